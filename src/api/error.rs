@@ -1,0 +1,192 @@
+//! The client's typed errors (spec section 7). Each message says what happened and what the
+//! user can do about it; none ever contains the API key.
+
+use std::fmt;
+use std::time::Duration;
+
+/// One failed call to the service.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ApiError {
+    /// 401/403: the key was refused. Never retried: the same key fails the same way.
+    #[error(
+        "the service refused the API key (HTTP {status}: {message}); check the key, and note that demo and live keys differ"
+    )]
+    Unauthenticated { status: u16, message: String },
+
+    /// 400 with the spec's body: parameter name → messages, shown verbatim.
+    #[error("the service rejected the request: {} (correct the value and try again)", ValidationList(.fields))]
+    Validation { fields: Vec<(String, Vec<String>)> },
+
+    /// 404: no such company (or no such path on this server).
+    #[error("not found: {what}")]
+    NotFound { what: String },
+
+    /// 429: too many requests; `retry_after` is what the service asked for, if anything.
+    #[error("the service is rate limiting requests{}; lower --concurrency or wait and retry", retry_hint(.retry_after))]
+    RateLimited { retry_after: Option<Duration> },
+
+    /// 5xx or any other unexpected status, with the start of the body (HTML included).
+    #[error(
+        "the service answered HTTP {status}: {snippet:?}; this is usually temporary, retry later"
+    )]
+    Server { status: u16, snippet: String },
+
+    /// The request never got an answer: connection refused or reset, timeout, TLS, DNS.
+    #[error("could not reach the service: {message}; check --base-url and the network")]
+    Transport { message: String, timeout: bool },
+
+    /// An answer came back but is not what the spec describes.
+    #[error("unexpected answer from the service ({what}): {message}; body starts {snippet:?}")]
+    Decode {
+        what: String,
+        message: String,
+        snippet: String,
+    },
+}
+
+impl ApiError {
+    /// Whether the same request may succeed if sent again later: transport failures,
+    /// timeouts, 408, 5xx and 429 may; a refused key, a bad parameter, a missing company
+    /// or an answer we cannot read will not change by asking again.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ApiError::Transport { .. } | ApiError::RateLimited { .. } => true,
+            ApiError::Server { status, .. } => *status >= 500 || *status == 408,
+            ApiError::Unauthenticated { .. }
+            | ApiError::Validation { .. }
+            | ApiError::NotFound { .. }
+            | ApiError::Decode { .. } => false,
+        }
+    }
+
+    /// A short machine-friendly name of the kind, for reports and logs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ApiError::Unauthenticated { .. } => "unauthenticated",
+            ApiError::Validation { .. } => "validation",
+            ApiError::NotFound { .. } => "not_found",
+            ApiError::RateLimited { .. } => "rate_limited",
+            ApiError::Server { .. } => "server",
+            ApiError::Transport { .. } => "transport",
+            ApiError::Decode { .. } => "decode",
+        }
+    }
+}
+
+struct ValidationList<'a>(&'a [(String, Vec<String>)]);
+
+impl fmt::Display for ValidationList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (field, messages)) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{field}: {}", messages.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+fn retry_hint(after: &Option<Duration>) -> String {
+    match after {
+        Some(d) => format!(" (asked to wait {} s)", d.as_secs_f64()),
+        None => String::new(),
+    }
+}
+
+/// The first `max` characters of a body, on one line, for error messages.
+pub fn snippet(body: &[u8], max: usize) -> String {
+    let text = String::from_utf8_lossy(body);
+    let mut out = String::with_capacity(max.min(text.len()));
+    let mut last_space = false;
+    for ch in text.chars() {
+        if out.chars().count() >= max {
+            out.push('…');
+            break;
+        }
+        let ch = if ch.is_control() || ch.is_whitespace() {
+            ' '
+        } else {
+            ch
+        };
+        if ch == ' ' && last_space {
+            continue;
+        }
+        last_space = ch == ' ';
+        out.push(ch);
+    }
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_message_lists_every_parameter_verbatim() {
+        let e = ApiError::Validation {
+            fields: vec![
+                (
+                    "country".into(),
+                    vec!["\"XX\" is not a valid choice.".into()],
+                ),
+                ("name".into(), vec!["This field is required.".into()]),
+            ],
+        };
+        let msg = e.to_string();
+        assert!(
+            msg.contains("country: \"XX\" is not a valid choice."),
+            "{msg}"
+        );
+        assert!(msg.contains("name: This field is required."), "{msg}");
+        assert!(!e.is_transient());
+    }
+
+    #[test]
+    fn snippet_flattens_and_cuts_html() {
+        let html = b"<html>\n  <head><title>502 Bad Gateway</title></head>\r\n<body>xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx</body></html>";
+        let s = snippet(html, 40);
+        assert!(s.starts_with("<html> <head><title>502 Bad Gateway"));
+        assert!(s.ends_with('…'));
+        assert!(!s.contains('\n'));
+    }
+
+    #[test]
+    fn only_passing_troubles_are_transient() {
+        assert!(
+            ApiError::Server {
+                status: 503,
+                snippet: String::new()
+            }
+            .is_transient()
+        );
+        assert!(
+            ApiError::Server {
+                status: 408,
+                snippet: String::new()
+            }
+            .is_transient()
+        );
+        assert!(
+            !ApiError::Server {
+                status: 418,
+                snippet: String::new()
+            }
+            .is_transient()
+        );
+        assert!(ApiError::RateLimited { retry_after: None }.is_transient());
+        assert!(
+            !ApiError::Unauthenticated {
+                status: 401,
+                message: String::new()
+            }
+            .is_transient()
+        );
+        assert!(
+            !ApiError::NotFound {
+                what: String::new()
+            }
+            .is_transient()
+        );
+    }
+}

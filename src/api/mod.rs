@@ -1,0 +1,9 @@
+//! The service's client: wire types (`models`), one method per endpoint (`client`), and the
+//! typed errors of spec section 7 (`error`). Knows nothing of the store or the pipeline.
+
+pub mod client;
+pub mod error;
+pub mod models;
+
+pub use client::{ApiKey, Client, ClientOptions, NameQuery};
+pub use error::ApiError;

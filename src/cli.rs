@@ -1,0 +1,175 @@
+//! Command-line definitions only (clap derive). The doc comments are the `--help` text.
+//! Nothing here is read past `config`, which turns these into validated settings.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+
+/// Screens a portfolio of counterparties for credit risk with a company-rating service.
+#[derive(Debug, Parser)]
+#[command(name = "ratewatch", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// More log output on stderr (-v info, -vv debug). Never shows the API key.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find a company by registry identifier or by name and show its current rating.
+    #[command(after_help = "Examples:\n  \
+        ratewatch lookup --demo --country fr --service SIREN --id 552100554\n  \
+        ratewatch lookup --demo --country de --name \"Müller Logistique\" --city Berlin --json")]
+    Lookup(LookupArgs),
+
+    /// List the service's country codes or identifier services.
+    #[command(after_help = "Examples:\n  \
+        ratewatch lookups countries --demo\n  \
+        ratewatch lookups services --demo --json")]
+    Lookups(LookupsArgs),
+
+    /// Serve the embedded simulator of the rating service over HTTP on 127.0.0.1.
+    ///
+    /// Prints its base URL as the first line of stdout, then serves until killed.
+    #[command(after_help = "Example:\n  \
+        ratewatch demo-server --port 0 --latency-ms 50 --rate-limit 200")]
+    DemoServer(DemoServerArgs),
+}
+
+/// Where the service is and how to authenticate.
+#[derive(Debug, Clone, Args)]
+pub struct ServiceArgs {
+    /// Use the embedded simulator instead of a real environment (no key, no network).
+    #[arg(long, conflicts_with_all = ["base_url", "api_key_file"])]
+    pub demo: bool,
+
+    /// The environment's root URL; `/v2/` is added unless present.
+    #[arg(long, env = "RATEWATCH_BASE_URL", value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Read the API key from this file (otherwise from RATEWATCH_API_KEY).
+    #[arg(long, value_name = "PATH")]
+    pub api_key_file: Option<PathBuf>,
+
+    /// Seconds before a request is abandoned.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("by").required(true).args(["id", "name"])))]
+pub struct LookupArgs {
+    /// ISO 3166-1 alpha-2 country code (any case).
+    #[arg(long, value_name = "CC")]
+    pub country: String,
+
+    /// Identifier service (SIREN, CRO, KVK, …; see `ratewatch lookups services`).
+    #[arg(long, requires = "id", value_name = "CODE")]
+    pub service: Option<String>,
+
+    /// Identifier value.
+    #[arg(long, requires = "service", conflicts_with = "name", value_name = "ID")]
+    pub id: Option<String>,
+
+    /// Company name (special characters allowed).
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// Narrow a name search to this street number.
+    #[arg(long, requires = "name", value_name = "NUMBER")]
+    pub street_number: Option<String>,
+
+    /// Narrow a name search to this street name.
+    #[arg(long, requires = "name", value_name = "STREET")]
+    pub street_name: Option<String>,
+
+    /// Narrow a name search to this city.
+    #[arg(long, requires = "name")]
+    pub city: Option<String>,
+
+    /// Narrow a name search to this postcode.
+    #[arg(long, requires = "name")]
+    pub postcode: Option<String>,
+
+    /// Narrow a name search to this phone number.
+    #[arg(long, requires = "name", value_name = "PHONE")]
+    pub phone: Option<String>,
+
+    /// Print JSON for scripts instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub service_args: ServiceArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LookupList {
+    /// Country codes (spec 4.7).
+    Countries,
+    /// Identifier services per country (spec 4.8).
+    Services,
+}
+
+#[derive(Debug, Args)]
+pub struct LookupsArgs {
+    /// Which list to show.
+    pub list: LookupList,
+
+    /// Print JSON for scripts instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub service_args: ServiceArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoServerArgs {
+    /// Port on 127.0.0.1; 0 picks a free one.
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+
+    /// Simulated day whose colors are served (day 0 is 2026-01-01).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    pub day: i64,
+
+    /// Delay added to every answer, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pub latency_ms: u64,
+
+    /// Requests per second allowed; beyond it, 429 with Retry-After.
+    #[arg(long, value_name = "RPS")]
+    pub rate_limit: Option<f64>,
+
+    /// Share of requests (0–1) answered 502/503 with an HTML page.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub fail_rate: f64,
+
+    /// Share of requests (0–1) whose connection is dropped without an answer.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub drop_rate: f64,
+
+    /// Share of requests (0–1) answered only after --slow-ms.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub slow_rate: f64,
+
+    /// Delay of a slow answer, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 5_000)]
+    pub slow_ms: u64,
+
+    /// The API key the simulator accepts.
+    #[arg(long, default_value = crate::sim::server::DEFAULT_KEY)]
+    pub key: String,
+
+    /// Seed of the simulated dataset.
+    #[arg(long, default_value_t = crate::sim::server::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Companies in each of the ten rated countries (at most 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = crate::sim::server::DEFAULT_PER_COUNTRY)]
+    pub companies_per_country: u32,
+}

@@ -1,0 +1,217 @@
+//! `ratewatch lookup` and `ratewatch lookups`: ad-hoc questions to the service, answered
+//! as a table for people or JSON for scripts.
+
+use serde::Serialize;
+
+use super::{Connection, emit};
+use crate::api::models::{Company, Rating};
+use crate::api::{ApiError, NameQuery};
+use crate::cli::{LookupArgs, LookupList, LookupsArgs};
+use crate::config::ServiceSettings;
+use crate::error::{Error, ExitCode};
+use crate::model::RATED_COUNTRIES;
+use crate::table;
+
+/// One company found, with its rating or why the rating could not be had.
+#[derive(Serialize)]
+struct Found {
+    company: Company,
+    rating: Option<Rating>,
+    error: Option<String>,
+}
+
+pub async fn lookup(args: LookupArgs) -> Result<ExitCode, Error> {
+    let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
+    let conn = Connection::open(&settings, true).await?;
+    let client = &conn.client;
+    let country = args.country.trim().to_lowercase();
+
+    let (described, searched) = match (&args.service, &args.id, &args.name) {
+        (Some(service), Some(id), _) => (
+            format!("{} {} in {}", service, id, country.to_uppercase()),
+            client
+                .company_by_external_id(&country, service.trim(), id.trim())
+                .await
+                .map(|c| vec![c]),
+        ),
+        (_, _, Some(name)) => {
+            let query = NameQuery {
+                country: country.clone(),
+                name: name.trim().to_string(),
+                street_number: args.street_number.clone(),
+                street_name: args.street_name.clone(),
+                city: args.city.clone(),
+                postcode: args.postcode.clone(),
+                phone_number: args.phone.clone(),
+            };
+            (
+                format!("named {:?} in {}", name.trim(), country.to_uppercase()),
+                client.companies_by_name(&query).await,
+            )
+        }
+        _ => return Err(Error::Config("give --service and --id, or --name".into())),
+    };
+    let companies = match searched {
+        Ok(c) => c,
+        Err(ApiError::NotFound { .. }) => Vec::new(),
+        Err(e) => return Err(conn.fail(e)),
+    };
+
+    // A handful of candidates at most: their ratings are fetched side by side.
+    let ratings =
+        futures::future::join_all(companies.iter().map(|c| client.rating(c.id, None))).await;
+    let mut found = Vec::with_capacity(companies.len());
+    for (company, rating) in companies.into_iter().zip(ratings) {
+        match rating {
+            Ok(r) => found.push(Found {
+                company,
+                rating: Some(r),
+                error: None,
+            }),
+            Err(e @ ApiError::Unauthenticated { .. }) => return Err(conn.fail(e)),
+            Err(e) => found.push(Found {
+                company,
+                rating: None,
+                error: Some(e.to_string()),
+            }),
+        }
+    }
+
+    if args.json {
+        #[derive(Serialize)]
+        struct Answer<'a> {
+            companies: &'a [Found],
+        }
+        emit(&to_json(&Answer { companies: &found })?)?;
+    } else {
+        emit(&render(&described, &found))?;
+    }
+    Ok(if found.is_empty() {
+        ExitCode::Attention
+    } else if found.iter().any(|f| f.error.is_some()) {
+        ExitCode::Partial
+    } else {
+        ExitCode::Clean
+    })
+}
+
+fn render(described: &str, found: &[Found]) -> String {
+    let mut out = match found.len() {
+        0 => return format!("No company {described}.\n"),
+        1 => String::new(),
+        n => format!(
+            "{n} companies {described}; narrow the search with --city, --postcode or --street-name.\n\n"
+        ),
+    };
+    for (i, f) in found.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let c = &f.company;
+        let a = &c.address;
+        let address = [
+            format!("{} {}", a.street_number, a.street_name)
+                .trim()
+                .to_string(),
+            format!("{} {}", a.post_code, a.city).trim().to_string(),
+            a.country_code.clone(),
+        ]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ");
+        let ids = c
+            .external_ids
+            .iter()
+            .map(|e| format!("{} {}", e.external_service, e.external_id))
+            .collect::<Vec<_>>()
+            .join(" · ");
+        let rating = match (&f.rating, &f.error) {
+            (Some(r), _) => {
+                let when = |t: &Option<crate::api::models::ApiTime>| {
+                    t.as_ref()
+                        .map(|t| t.instant.to_string())
+                        .unwrap_or_else(|| "?".into())
+                };
+                format!(
+                    "{}  (last change {}, refreshed {})",
+                    r.rating_color.as_str().to_uppercase(),
+                    when(&r.last_change_date),
+                    when(&r.last_refresh_date)
+                )
+            }
+            (None, Some(e)) => format!("unavailable: {e}"),
+            (None, None) => "unavailable".into(),
+        };
+        let rows = [
+            ("name", c.name.clone()),
+            ("rating", rating),
+            ("id", c.id.to_string()),
+            ("address", address),
+            (
+                "phone",
+                c.phone_number.clone().unwrap_or_else(|| "-".into()),
+            ),
+            ("legal form", c.legal_form_code.clone()),
+            ("identifiers", ids),
+        ];
+        for (label, value) in rows {
+            out.push_str(&format!("{label:<12} {value}\n"));
+        }
+    }
+    out
+}
+
+pub async fn lists(args: LookupsArgs) -> Result<ExitCode, Error> {
+    let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
+    let conn = Connection::open(&settings, false).await?;
+    let text = match args.list {
+        LookupList::Countries => {
+            let list = conn.client.countries().await.map_err(|e| conn.fail(e))?;
+            if args.json {
+                to_json(&list)?
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|c| {
+                        let rated = RATED_COUNTRIES
+                            .iter()
+                            .any(|r| r.eq_ignore_ascii_case(&c.country_code));
+                        vec![
+                            c.country_code.clone(),
+                            c.country_name.clone(),
+                            if rated { "yes" } else { "no" }.into(),
+                        ]
+                    })
+                    .collect();
+                table::render(&["CODE", "COUNTRY", "RATED"], &rows)
+            }
+        }
+        LookupList::Services => {
+            let list = conn.client.services().await.map_err(|e| conn.fail(e))?;
+            if args.json {
+                to_json(&list)?
+            } else {
+                let rows: Vec<Vec<String>> = list
+                    .iter()
+                    .map(|s| {
+                        vec![
+                            s.identifier_country.clone(),
+                            s.identifier_code.clone(),
+                            s.identifier_label.clone(),
+                        ]
+                    })
+                    .collect();
+                table::render(&["COUNTRY", "SERVICE", "LABEL"], &rows)
+            }
+        }
+    };
+    emit(&text)?;
+    Ok(ExitCode::Clean)
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| Error::Config(e.to_string()))
+}

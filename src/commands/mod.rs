@@ -1,0 +1,92 @@
+//! One module per command. Each turns settings into calls on the library's stages and
+//! text on stdout; the binary only parses arguments and maps the result to an exit code.
+
+mod demo_server;
+mod lookup;
+
+use std::io::Write;
+use std::net::{Ipv4Addr, SocketAddr};
+
+use crate::api::{ApiError, Client};
+use crate::cli::{Cli, Command};
+use crate::config::{KeySource, ServiceSettings, Target, missing_key};
+use crate::error::{Error, ExitCode};
+use crate::sim::{SimConfig, SimServer};
+
+/// Runs the command the user asked for.
+pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
+    match cli.command {
+        Command::Lookup(args) => lookup::lookup(args).await,
+        Command::Lookups(args) => lookup::lists(args).await,
+        Command::DemoServer(args) => demo_server::serve(args).await,
+    }
+}
+
+/// A client ready to use, and the in-process simulator behind it in demo mode.
+pub struct Connection {
+    pub client: Client,
+    key_source: Option<KeySource>,
+    /// Kept alive for as long as the client needs it.
+    _simulator: Option<SimServer>,
+}
+
+impl Connection {
+    /// Connects to the configured target; `need_key` refuses to start without a key.
+    pub async fn open(settings: &ServiceSettings, need_key: bool) -> Result<Self, Error> {
+        match &settings.target {
+            Target::Demo => {
+                let config = SimConfig::default();
+                let key = crate::api::ApiKey::new(config.key.clone());
+                let sim = SimServer::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
+                    .await
+                    .map_err(|e| Error::io("cannot start the embedded simulator", e))?;
+                let client = Client::new(&sim.base_url(), Some(&key), settings.client)?;
+                Ok(Connection {
+                    client,
+                    key_source: None,
+                    _simulator: Some(sim),
+                })
+            }
+            Target::Remote { base_url, key } => {
+                if need_key && key.is_none() {
+                    return Err(missing_key());
+                }
+                let client = Client::new(base_url, key.as_ref().map(|(k, _)| k), settings.client)
+                    .map_err(|e| Error::Config(e.to_string()))?;
+                Ok(Connection {
+                    client,
+                    key_source: key.as_ref().map(|(_, s)| s.clone()),
+                    _simulator: None,
+                })
+            }
+        }
+    }
+
+    /// Turns a call's error into the command's error, naming where a refused key came from.
+    pub fn fail(&self, e: ApiError) -> Error {
+        match (&e, &self.key_source) {
+            (ApiError::Unauthenticated { .. }, Some(source)) => Error::KeyRefused {
+                key_source: source.to_string(),
+                source: e,
+            },
+            (ApiError::Unauthenticated { .. }, None) if self._simulator.is_none() => {
+                Error::KeyRefused {
+                    key_source: "nowhere: no key was set".into(),
+                    source: e,
+                }
+            }
+            _ => Error::Api(e),
+        }
+    }
+}
+
+/// Writes to stdout; a closed pipe (`ratewatch … | head`) is not an error.
+pub fn emit(text: &str) -> Result<(), Error> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::io("cannot write to stdout", e))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,71 @@
+//! Fatal errors (those that stop a command) and the process exit codes, documented for cron.
+//!
+//! A failed row is not an error: it is a result, recorded and reported. Only set-up,
+//! input and service-wide problems end up here.
+
+use crate::api::ApiError;
+
+/// Exit codes of ratewatch (design contract §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    /// Everything worked and nothing needs attention.
+    Clean = 0,
+    /// Worked; something needs attention (alerts present, or a lookup found no company).
+    Attention = 1,
+    /// Usage, configuration or unreadable input; the service said a parameter is invalid.
+    Usage = 2,
+    /// Finished, but some items failed after retries.
+    Partial = 3,
+    /// Nothing could be done: key refused, service unreachable, database unusable.
+    Fatal = 4,
+}
+
+impl From<ExitCode> for std::process::ExitCode {
+    fn from(c: ExitCode) -> Self {
+        std::process::ExitCode::from(c as u8)
+    }
+}
+
+/// An error that stops the command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad command line or configuration; the message says which setting and what to do.
+    #[error("{0}")]
+    Config(String),
+    /// The service refused or failed a call that the command cannot do without.
+    #[error(transparent)]
+    Api(#[from] ApiError),
+    /// The service refused the key; says where the key came from, never what it is.
+    #[error("{source}; the key was read from {key_source}")]
+    KeyRefused {
+        key_source: String,
+        #[source]
+        source: ApiError,
+    },
+    /// A local file or socket could not be used.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            source,
+        }
+    }
+
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Error::Config(_) => ExitCode::Usage,
+            Error::Api(ApiError::Validation { .. }) => ExitCode::Usage,
+            Error::Api(ApiError::NotFound { .. }) => ExitCode::Attention,
+            Error::Api(_) | Error::KeyRefused { .. } => ExitCode::Fatal,
+            Error::Io { .. } => ExitCode::Fatal,
+        }
+    }
+}

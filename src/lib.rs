@@ -1,0 +1,25 @@
+//! ratewatch screens a portfolio of counterparties for credit risk with a company-rating
+//! service: it finds each company, fetches its traffic-light rating, keeps the history in
+//! SQLite and reports what needs attention.
+//!
+//! ```text
+//! portfolio.csv ─► input ─► resolve ─► rate ─► store ─► report
+//! ```
+//!
+//! - [`api`]: the service's client (one method per endpoint, typed errors).
+//! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
+//! - [`model`]: the domain types every stage shares.
+//! - [`commands`]: what each subcommand does; [`cli`] and [`config`] feed it settings.
+//!
+//! The library never exits the process; the binary maps [`error::ExitCode`] to one.
+
+pub mod api;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod error;
+pub mod model;
+pub mod sim;
+pub mod table;
+
+pub use error::{Error, ExitCode};

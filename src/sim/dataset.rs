@@ -1,0 +1,915 @@
+//! The simulated companies and their colors: a pure function of a seed.
+//!
+//! Nothing is stored. A company is a number `n` within a country; its UUID, registry
+//! identifiers and name are reversible encodings of that number, so a lookup by any of
+//! them finds the company again in constant time, whatever the dataset's size, and a
+//! restarted simulator with the same seed knows the same companies. Colors are a pure
+//! function of (company, simulated day).
+//!
+//! This module never decides what an HTTP answer looks like; that is `server`'s job.
+
+use jiff::Timestamp;
+use jiff::civil::Date;
+use uuid::Uuid;
+
+use super::catalog::{self, Check, IdFormat, RatedCountry};
+use crate::api::models::{Address, ApiTime, Company, Country, ExternalId, IdentifierService};
+use crate::model::Color;
+
+/// Largest dataset: six-digit registries (Irish CNIE, German HRB) hold a million numbers.
+pub const MAX_PER_COUNTRY: u32 = 1_000_000;
+
+/// Most candidates a name search returns, as real services cap their result lists.
+pub const MAX_NAME_RESULTS: usize = 20;
+
+/// Day 0 of the simulated calendar.
+pub const EPOCH: Date = jiff::civil::date(2026, 1, 1);
+
+/// Per-day chance, in thousandths, that a company's rating is recalculated with news.
+const EVENT_PER_MILLE: u64 = 40;
+/// How far back the color function looks for the last event before using the initial one.
+const HISTORY_FLOOR: i64 = -400;
+
+/// A company of the dataset: the `n`th of country `country` (index into `catalog::RATED`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CompanyRef {
+    pub country: usize,
+    pub n: u32,
+}
+
+/// A company's rating on one simulated day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayRating {
+    pub color: Color,
+    pub last_change: ApiTime,
+    pub last_refresh: ApiTime,
+}
+
+/// The optional filters of a name search, as received.
+#[derive(Debug, Clone, Default)]
+pub struct NameFilters {
+    pub street_number: Option<String>,
+    pub street_name: Option<String>,
+    pub city: Option<String>,
+    pub postcode: Option<String>,
+    pub phone_number: Option<String>,
+}
+
+/// A reversible affine scramble `x = (n·a + b) mod m`.
+#[derive(Debug, Clone, Copy)]
+struct Scramble {
+    a: u128,
+    a_inv: u128,
+    b: u128,
+    m: u128,
+}
+
+impl Scramble {
+    fn new(m: u64, h: u64) -> Self {
+        let m = m as u128;
+        let mut a = (h as u128 | 1) % m;
+        while gcd(a, m) != 1 || a < 2 {
+            a = (a + 2) % m;
+        }
+        Scramble {
+            a,
+            a_inv: mod_inverse(a, m),
+            b: (mix(h) as u128) % m,
+            m,
+        }
+    }
+    fn forward(&self, n: u64) -> u64 {
+        ((n as u128 * self.a + self.b) % self.m) as u64
+    }
+    fn backward(&self, x: u64) -> u64 {
+        (((x as u128 + self.m - self.b) % self.m * self.a_inv) % self.m) as u64
+    }
+}
+
+/// The whole simulated world for one seed.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    seed: u64,
+    per_country: u32,
+    names: Scramble,
+    name_space: u64,
+}
+
+impl Dataset {
+    /// `per_country` companies in each of the ten rated countries (at most
+    /// [`MAX_PER_COUNTRY`]).
+    pub fn new(seed: u64, per_country: u32) -> Self {
+        let per_country = per_country.clamp(1, MAX_PER_COUNTRY);
+        let name_space =
+            (catalog::FIRST.len() * catalog::SECOND.len() * catalog::THIRD.len()) as u64;
+        Dataset {
+            seed,
+            per_country,
+            names: Scramble::new(name_space, hash(seed, &[0x4e41_4d45])),
+            name_space,
+        }
+    }
+
+    pub fn per_country(&self) -> u32 {
+        self.per_country
+    }
+
+    /// Every company, country by country.
+    pub fn companies(&self) -> impl Iterator<Item = CompanyRef> + '_ {
+        (0..catalog::RATED.len())
+            .flat_map(move |country| (0..self.per_country).map(move |n| CompanyRef { country, n }))
+    }
+
+    /// Index of a rated country, any case.
+    pub fn country_index(code: &str) -> Option<usize> {
+        catalog::RATED
+            .iter()
+            .position(|c| c.code.eq_ignore_ascii_case(code.trim()))
+    }
+
+    // ----- identity -------------------------------------------------------------------
+
+    /// The company's UUID: a keyed permutation of (country, n) with a keyed check, so that
+    /// it looks random, maps back, and a made-up UUID is (almost surely) unknown.
+    pub fn uuid(&self, r: CompanyRef) -> Uuid {
+        let payload = feistel(self.seed, ((r.country as u64) << 32) | r.n as u64, false);
+        let check = hash(self.seed, &[payload, 0x55_55]);
+        let p = payload.to_be_bytes();
+        let c = check.to_be_bytes();
+        Uuid::from_bytes([
+            p[0],
+            p[1],
+            p[2],
+            p[3],
+            p[4],
+            p[5],
+            0x40 | (c[0] & 0x0f),
+            p[6],
+            0x80 | (c[1] & 0x3f),
+            p[7],
+            c[2],
+            c[3],
+            c[4],
+            c[5],
+            c[6],
+            c[7],
+        ])
+    }
+
+    /// The company behind a UUID, if it is one of ours.
+    pub fn find_uuid(&self, id: Uuid) -> Option<CompanyRef> {
+        let b = id.as_bytes();
+        let payload = u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[7], b[9]]);
+        let plain = feistel(self.seed, payload, true);
+        let r = CompanyRef {
+            country: (plain >> 32) as usize,
+            n: plain as u32,
+        };
+        (r.country < catalog::RATED.len() && r.n < self.per_country && self.uuid(r) == id)
+            .then_some(r)
+    }
+
+    /// The company's registry identifiers: always the country's main one, others by chance.
+    pub fn external_ids(&self, r: CompanyRef) -> Vec<ExternalId> {
+        let country = &catalog::RATED[r.country];
+        country
+            .services
+            .iter()
+            .filter(|s| self.has_service(r, s.code, s.presence))
+            .map(|s| ExternalId {
+                external_id: self.encode_id(r, s.code, &s.format),
+                external_service: s.code.to_string(),
+            })
+            .collect()
+    }
+
+    /// The company holding identifier `id` of `service` in the rated country `country`.
+    /// Spaces, dots and dashes are ignored and letters may be in any case.
+    pub fn find_external(&self, country: usize, service: &str, id: &str) -> Option<CompanyRef> {
+        let spec = catalog::RATED[country]
+            .services
+            .iter()
+            .find(|s| s.code.eq_ignore_ascii_case(service))?;
+        let wanted = id_key(id);
+        let n = self.decode_id(country, spec.code, &spec.format, &wanted)?;
+        let r = CompanyRef { country, n };
+        (self.has_service(r, spec.code, spec.presence)
+            && id_key(&self.encode_id(r, spec.code, &spec.format)) == wanted)
+            .then_some(r)
+    }
+
+    fn has_service(&self, r: CompanyRef, code: &str, presence: u8) -> bool {
+        presence >= 100
+            || hash(self.seed, &[r.country as u64, r.n as u64, str_key(code)]) % 100
+                < presence as u64
+    }
+
+    fn id_scramble(&self, country: usize, code: &str, format: &IdFormat) -> Scramble {
+        let key = format.number_of.unwrap_or(code);
+        Scramble::new(
+            10u64.pow(format.digits),
+            hash(self.seed, &[country as u64, str_key(key), 0x1d]),
+        )
+    }
+
+    fn encode_id(&self, r: CompanyRef, code: &str, format: &IdFormat) -> String {
+        let x = self
+            .id_scramble(r.country, code, format)
+            .forward(r.n as u64);
+        let mut digits = format!("{:0width$}", x, width = format.digits as usize);
+        match format.check {
+            Check::None => {}
+            Check::Luhn => digits.push(luhn_digit(&format!(
+                "{}{digits}",
+                lead_digits(format.prefix)
+            ))),
+            Check::Mod97 => {
+                let whole: u64 = format!("{}{digits}", lead_digits(format.prefix))
+                    .parse()
+                    .unwrap_or(0);
+                digits.push_str(&format!("{:02}", 97 - whole % 97));
+            }
+        }
+        if format.siret {
+            // The establishment number: four digits, then the digit that makes all 14 pass Luhn.
+            let nic = format!(
+                "{:04}",
+                10 + (hash(self.seed, &[r.country as u64, r.n as u64, 0x51]) % 90)
+            );
+            let body = format!("{digits}{nic}");
+            digits = format!("{body}{}", luhn_digit(&body));
+        }
+        let mut out = String::from(format.prefix);
+        for (i, ch) in digits.chars().enumerate() {
+            if format.groups.contains(&i) {
+                out.push(format.separator);
+            }
+            out.push(ch);
+        }
+        out.push_str(format.suffix);
+        out
+    }
+
+    fn decode_id(&self, country: usize, code: &str, format: &IdFormat, key: &str) -> Option<u32> {
+        let prefix = id_key(format.prefix);
+        let rest = key.strip_prefix(prefix.as_str())?;
+        let rest = rest.strip_suffix(id_key(format.suffix).as_str())?;
+        let digits: String = rest.chars().filter(|c| c.is_ascii_digit()).collect();
+        let scrambled = digits.get(..format.digits as usize)?;
+        let x: u64 = scrambled.parse().ok()?;
+        let n = self.id_scramble(country, code, format).backward(x);
+        (n < self.per_country as u64).then_some(n as u32)
+    }
+
+    // ----- names and addresses ---------------------------------------------------------
+
+    /// Companies come in same-name groups: in every ten numbers, the first three share a
+    /// base name (the first two exactly, in different cities; the third adds "Holding"),
+    /// the other seven have names of their own.
+    fn name_key(n: u32) -> (u64, u32) {
+        if n % 10 < 3 {
+            ((n - n % 10) as u64, n % 10)
+        } else {
+            (n as u64, 0)
+        }
+    }
+
+    fn base_words(&self, key: u64) -> String {
+        let (block, rest) = (key / self.name_space, key % self.name_space);
+        let combo = self.names.forward(rest) as usize;
+        let (l2, l3) = (catalog::SECOND.len(), catalog::THIRD.len());
+        let mut name = format!(
+            "{} {} {}",
+            catalog::FIRST[combo / (l2 * l3)],
+            catalog::SECOND[combo / l3 % l2],
+            catalog::THIRD[combo % l3]
+        );
+        if block > 0 {
+            name.push_str(&format!(" {}", block + 1));
+        }
+        name
+    }
+
+    fn legal_form(&self, r: CompanyRef) -> &'static str {
+        let forms = catalog::RATED[r.country].legal_forms;
+        let (key, _) = Self::name_key(r.n);
+        forms[(hash(self.seed, &[r.country as u64, key, 0x1f]) % forms.len() as u64) as usize]
+    }
+
+    /// The company's exact registered name.
+    pub fn name(&self, r: CompanyRef) -> String {
+        let (key, member) = Self::name_key(r.n);
+        let base = self.base_words(key);
+        let form = self.legal_form(r);
+        if member == 2 {
+            format!("{base} {} {form}", catalog::HOLDING)
+        } else {
+            format!("{base} {form}")
+        }
+    }
+
+    /// The full company record of spec 2.1.
+    pub fn company(&self, r: CompanyRef) -> Company {
+        let country: &RatedCountry = &catalog::RATED[r.country];
+        let h = hash(self.seed, &[r.country as u64, r.n as u64, 0xadd]);
+        let (key, member) = Self::name_key(r.n);
+        // Members of a same-name group live in different cities so a city filter tells
+        // them apart.
+        let city_index = (hash(self.seed, &[r.country as u64, key, 0xc1]) as usize
+            + member as usize * 3)
+            % country.cities.len();
+        let (city, postcode_shape) = country.cities[city_index];
+        let phone = (h % 4 != 0).then(|| fill_pattern(country.phone, mix(h ^ 0x9e)));
+        Company {
+            id: self.uuid(r),
+            name: self.name(r),
+            address: Address {
+                street_number: ((h >> 8) % 180 + 1).to_string(),
+                street_name: country.streets[((h >> 16) % country.streets.len() as u64) as usize]
+                    .to_string(),
+                post_code: fill_pattern(postcode_shape, mix(h ^ 0x70)),
+                city: city.to_string(),
+                state_code: String::new(),
+                country_code: country.code.to_string(),
+                r#type: "main".to_string(),
+            },
+            phone_number: phone,
+            legal_form_code: self
+                .legal_form(r)
+                .to_uppercase()
+                .replace([' ', '.', '&'], ""),
+            external_ids: self.external_ids(r),
+        }
+    }
+
+    /// Companies of `country` whose name starts with `name` (case, accents and
+    /// punctuation ignored) and that pass every given filter, at most
+    /// [`MAX_NAME_RESULTS`].
+    pub fn search_name(
+        &self,
+        country: usize,
+        name: &str,
+        filters: &NameFilters,
+    ) -> Vec<CompanyRef> {
+        let wanted = normalize(name);
+        let tokens: Vec<&str> = wanted.split(' ').filter(|t| !t.is_empty()).collect();
+        if tokens.is_empty() {
+            return Vec::new();
+        }
+        let choices = |list: &[&str], token: Option<&&str>| -> Vec<usize> {
+            match token {
+                Some(t) => list
+                    .iter()
+                    .position(|w| normalize(w) == **t)
+                    .into_iter()
+                    .collect(),
+                None => (0..list.len()).collect(),
+            }
+        };
+        let firsts = choices(catalog::FIRST, tokens.first());
+        let seconds = choices(catalog::SECOND, tokens.get(1));
+        let thirds = choices(catalog::THIRD, tokens.get(2));
+        let block = match tokens.get(3).and_then(|t| t.parse::<u64>().ok()) {
+            Some(b) if b >= 2 => vec![b - 1],
+            _ => (0..=(self.per_country as u64 / self.name_space)).collect(),
+        };
+        let (l2, l3) = (catalog::SECOND.len(), catalog::THIRD.len());
+        let mut found = Vec::new();
+        for &i1 in &firsts {
+            for &i2 in &seconds {
+                for &i3 in &thirds {
+                    let combo = ((i1 * l2 + i2) * l3 + i3) as u64;
+                    for &b in &block {
+                        let key = b * self.name_space + self.names.backward(combo);
+                        let members = if key % 10 == 0 {
+                            0..3u64
+                        } else if key % 10 >= 3 {
+                            0..1
+                        } else {
+                            0..0
+                        };
+                        for m in members {
+                            let n = key + m;
+                            if n >= self.per_country as u64 {
+                                continue;
+                            }
+                            let r = CompanyRef {
+                                country,
+                                n: n as u32,
+                            };
+                            let candidate = normalize(&self.name(r));
+                            let prefix_ok =
+                                candidate == wanted || candidate.starts_with(&format!("{wanted} "));
+                            if prefix_ok && self.passes(r, filters) {
+                                found.push(r);
+                                if found.len() >= MAX_NAME_RESULTS {
+                                    return found;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    fn passes(&self, r: CompanyRef, f: &NameFilters) -> bool {
+        let c = self.company(r);
+        let same = |want: &Option<String>, have: &str| {
+            want.as_deref()
+                .map(|w| normalize(w).is_empty() || normalize(w) == normalize(have))
+                .unwrap_or(true)
+        };
+        let digits = |s: &str| s.chars().filter(char::is_ascii_digit).collect::<String>();
+        let postcode_ok = f
+            .postcode
+            .as_deref()
+            .map(|p| id_key(p) == id_key(&c.address.post_code))
+            .unwrap_or(true);
+        let phone_ok = f
+            .phone_number
+            .as_deref()
+            .map(|p| c.phone_number.as_deref().map(digits) == Some(digits(p)))
+            .unwrap_or(true);
+        let street_ok = f
+            .street_name
+            .as_deref()
+            .map(|s| normalize(&c.address.street_name).contains(&normalize(s)))
+            .unwrap_or(true);
+        same(&f.city, &c.address.city)
+            && same(&f.street_number, &c.address.street_number)
+            && postcode_ok
+            && phone_ok
+            && street_ok
+    }
+
+    // ----- colors -----------------------------------------------------------------------
+
+    /// The company's rating on simulated `day` (day 0 is [`EPOCH`]).
+    ///
+    /// Most companies are green, some yellow, fewer red; about 4 % are white (no
+    /// information) throughout; about 1.5 % go insolvent on a day of their own, turning
+    /// red three weeks before and black for good after. On any day about 4 % of the
+    /// others are recalculated with news, which redraws their color (often the same one:
+    /// then only lastChangeDate moves).
+    pub fn rating(&self, r: CompanyRef, day: i64) -> DayRating {
+        let cid = ((r.country as u64) << 32) | r.n as u64;
+        let profile = hash(self.seed, &[cid, 0x9f]);
+        let (color, change_day) = if profile % 100 < 4 {
+            (Color::White, HISTORY_FLOOR - (profile >> 8) as i64 % 365)
+        } else {
+            let insolvency = (hash(self.seed, &[cid, 0x1b]) % 1000 < 15)
+                .then(|| (hash(self.seed, &[cid, 0x1c]) % 500) as i64 - 150);
+            match insolvency {
+                Some(d0) if day >= d0 => (Color::Black, d0),
+                Some(d0) if day >= d0 - 21 => (Color::Red, d0 - 21),
+                _ => {
+                    let event = (HISTORY_FLOOR..=day).rev().find(|&d| {
+                        hash(self.seed, &[cid, d as u64, 0xe7]) % 1000 < EVENT_PER_MILLE
+                    });
+                    match event {
+                        Some(e) => (draw_color(hash(self.seed, &[cid, e as u64, 0xc0])), e),
+                        None => (
+                            draw_color(hash(self.seed, &[cid, 0xc0])),
+                            HISTORY_FLOOR - 1 - (profile >> 16) as i64 % 365,
+                        ),
+                    }
+                }
+            }
+        };
+        let change_secs = day_start(change_day)
+            + (hash(self.seed, &[cid, change_day as u64, 0x7a]) % 86_400) as i64;
+        // Ratings are recalculated weekly, on a weekday of the company's own, and on every
+        // change.
+        let phase = (profile >> 24) as i64 % 7;
+        let refresh_day = day - (day - phase).rem_euclid(7);
+        let refresh_secs = day_start(refresh_day) + 3_600 + (profile >> 32) as i64 % 3_600;
+        let last_change = self.wire_time(cid, 1, change_secs);
+        let last_refresh = if refresh_secs > change_secs {
+            self.wire_time(cid, 2, refresh_secs)
+        } else {
+            last_change.clone()
+        };
+        DayRating {
+            color,
+            last_change,
+            last_refresh,
+        }
+    }
+
+    /// A time as the service might spell it: with or without `Z`, with 0–9 fractional
+    /// digits. The spelling is fixed for a given (company, field, second), so the same
+    /// fact always reads back as the same instant.
+    fn wire_time(&self, cid: u64, field: u64, secs: i64) -> ApiTime {
+        let h = hash(self.seed, &[cid, field, secs as u64, 0xf0]);
+        let digits = [0u32, 0, 1, 3, 3, 6, 6, 9][(h % 8) as usize];
+        let frac = if digits == 0 {
+            0
+        } else {
+            (h >> 8) % 10u64.pow(digits)
+        };
+        let nanos = frac * 10u64.pow(9 - digits);
+        let instant = Timestamp::new(secs, nanos as i32).unwrap_or(Timestamp::UNIX_EPOCH);
+        let mut raw = instant.strftime("%Y-%m-%dT%H:%M:%S").to_string();
+        if digits > 0 {
+            raw.push_str(&format!(".{:0width$}", frac, width = digits as usize));
+        }
+        if (h >> 40) % 2 == 0 {
+            raw.push('Z');
+        }
+        ApiTime::with_raw(instant, raw)
+    }
+}
+
+/// The lookup list of countries (spec 4.7): rated ones, French territories and others.
+pub fn countries() -> Vec<Country> {
+    let rated = catalog::RATED.iter().map(|c| (c.code, c.name));
+    rated
+        .chain(catalog::FRENCH_TERRITORIES)
+        .chain(catalog::UNRATED)
+        .map(|(code, name)| Country {
+            country_code: code.to_string(),
+            country_name: name.to_string(),
+        })
+        .collect()
+}
+
+/// The lookup list of identifier services (spec 4.8).
+pub fn services() -> Vec<IdentifierService> {
+    let mut out = Vec::new();
+    for c in &catalog::RATED {
+        for s in c.services {
+            out.push(IdentifierService {
+                identifier_code: s.code.to_string(),
+                identifier_country: c.code.to_string(),
+                identifier_label: s.label.to_string(),
+            });
+            if c.code == "FR" {
+                for (t, _) in catalog::FRENCH_TERRITORIES {
+                    out.push(IdentifierService {
+                        identifier_code: s.code.to_string(),
+                        identifier_country: t.to_string(),
+                        identifier_label: s.label.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Case, accents and punctuation folded away, words separated by single spaces: how the
+/// simulated service compares names.
+pub fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars().flat_map(char::to_lowercase) {
+        let base = match ch {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' => 'a',
+            'ç' => 'c',
+            'è' | 'é' | 'ê' | 'ë' => 'e',
+            'ì' | 'í' | 'î' | 'ï' => 'i',
+            'ñ' => 'n',
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' => 'o',
+            'ù' | 'ú' | 'û' | 'ü' => 'u',
+            'ý' | 'ÿ' => 'y',
+            'ß' => 's',
+            c if c.is_alphanumeric() => c,
+            _ => ' ',
+        };
+        if base == ' ' {
+            if !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(base);
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// An identifier as compared: upper case, without spaces, dots or dashes.
+fn id_key(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, ' ' | '.' | '-'))
+        .flat_map(char::to_uppercase)
+        .collect()
+}
+
+fn lead_digits(prefix: &str) -> String {
+    prefix.chars().filter(char::is_ascii_digit).collect()
+}
+
+/// The digit that, appended, makes `digits` pass the Luhn test.
+pub fn luhn_digit(digits: &str) -> char {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = (b - b'0') as u32;
+            if i % 2 == 0 {
+                let d2 = d * 2;
+                if d2 > 9 { d2 - 9 } else { d2 }
+            } else {
+                d
+            }
+        })
+        .sum();
+    char::from(b'0' + ((10 - sum % 10) % 10) as u8)
+}
+
+/// Whether a string of digits passes the Luhn test.
+pub fn luhn_valid(digits: &str) -> bool {
+    let (body, last) = digits.split_at(digits.len() - 1);
+    luhn_digit(body).to_string() == last
+}
+
+fn draw_color(h: u64) -> Color {
+    match h % 100 {
+        0..=74 => Color::Green,
+        75..=91 => Color::Yellow,
+        92..=98 => Color::Red,
+        _ => Color::White,
+    }
+}
+
+fn day_start(day: i64) -> i64 {
+    let date = EPOCH
+        .checked_add(jiff::Span::new().days(day))
+        .unwrap_or(EPOCH);
+    date.to_zoned(jiff::tz::TimeZone::UTC)
+        .map(|z| z.timestamp().as_second())
+        .unwrap_or(0)
+}
+
+/// The calendar date of a simulated day.
+pub fn day_date(day: i64) -> Date {
+    EPOCH
+        .checked_add(jiff::Span::new().days(day))
+        .unwrap_or(EPOCH)
+}
+
+fn fill_pattern(pattern: &str, mut h: u64) -> String {
+    pattern
+        .chars()
+        .map(|c| {
+            let out = match c {
+                'D' => char::from(b'0' + (h % 10) as u8),
+                'L' => char::from(b'A' + (h % 26) as u8),
+                other => return other,
+            };
+            h = mix(h);
+            out
+        })
+        .collect()
+}
+
+/// splitmix64's finalizer: a fast, well-mixed 64-bit hash step.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn hash(seed: u64, parts: &[u64]) -> u64 {
+    parts.iter().fold(mix(seed), |acc, p| {
+        mix(acc ^ p.wrapping_mul(0x100_0000_01b3))
+    })
+}
+
+fn str_key(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// A four-round Feistel network over 64 bits keyed by the seed: a bijection.
+fn feistel(seed: u64, x: u64, inverse: bool) -> u64 {
+    let (mut l, mut r) = ((x >> 32) as u32, x as u32);
+    let round = |i: u64, half: u32| hash(seed, &[i, half as u64, 0xfe]) as u32;
+    if inverse {
+        for i in (0..4).rev() {
+            let prev_r = l;
+            let prev_l = r ^ round(i, prev_r);
+            (l, r) = (prev_l, prev_r);
+        }
+    } else {
+        for i in 0..4 {
+            (l, r) = (r, l ^ round(i, r));
+        }
+    }
+    ((l as u64) << 32) | r as u64
+}
+
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+fn mod_inverse(a: u128, m: u128) -> u128 {
+    let (mut t, mut new_t) = (0i128, 1i128);
+    let (mut r, mut new_r) = (m as i128, a as i128);
+    while new_r != 0 {
+        let q = r / new_r;
+        (t, new_t) = (new_t, t - q * new_t);
+        (r, new_r) = (new_r, r - q * new_r);
+    }
+    t.rem_euclid(m as i128) as u128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn ds() -> Dataset {
+        Dataset::new(7, 2_000)
+    }
+
+    #[test]
+    fn every_name_word_is_one_distinct_token() {
+        for list in [catalog::FIRST, catalog::SECOND, catalog::THIRD] {
+            let mut seen = HashSet::new();
+            for w in list {
+                let n = normalize(w);
+                assert!(!n.is_empty() && !n.contains(' '), "{w:?} -> {n:?}");
+                assert!(seen.insert(n), "duplicate word {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn uuids_round_trip_and_strangers_are_unknown() {
+        let d = ds();
+        for r in d.companies().step_by(97) {
+            let u = d.uuid(r);
+            assert_eq!(u.get_version_num(), 4);
+            assert_eq!(d.find_uuid(u), Some(r));
+        }
+        assert_eq!(d.find_uuid(Uuid::nil()), None);
+        assert_eq!(
+            d.find_uuid(Uuid::from_u128(0x1234_5678_9abc_4def_8123_4567_89ab_cdef)),
+            None
+        );
+    }
+
+    #[test]
+    fn every_identifier_finds_its_company() {
+        let d = ds();
+        let mut slash = false;
+        for r in d.companies().step_by(13) {
+            let ids = d.external_ids(r);
+            assert!(!ids.is_empty());
+            for e in &ids {
+                slash |= e.external_id.contains('/');
+                assert_eq!(
+                    d.find_external(r.country, &e.external_service, &e.external_id),
+                    Some(r),
+                    "{e:?}"
+                );
+            }
+        }
+        assert!(slash, "some identifier must contain a slash");
+    }
+
+    #[test]
+    fn french_identifiers_are_valid() {
+        let d = ds();
+        for n in 0..200 {
+            let ids = d.external_ids(CompanyRef { country: 0, n });
+            let siren = &ids
+                .iter()
+                .find(|e| e.external_service == "SIREN")
+                .unwrap()
+                .external_id;
+            let siret = &ids
+                .iter()
+                .find(|e| e.external_service == "SIRET")
+                .unwrap()
+                .external_id;
+            assert_eq!(siren.len(), 9);
+            assert!(luhn_valid(siren), "{siren}");
+            assert_eq!(siret.len(), 14);
+            assert!(siret.starts_with(siren.as_str()));
+            assert!(luhn_valid(siret), "{siret}");
+        }
+    }
+
+    #[test]
+    fn a_wrong_check_digit_is_not_found() {
+        let d = ds();
+        let r = CompanyRef { country: 0, n: 5 };
+        let siren = d.external_ids(r)[0].external_id.clone();
+        let last = siren.chars().last().unwrap();
+        let bad = format!("{}{}", &siren[..8], if last == '0' { '1' } else { '0' });
+        assert_eq!(d.find_external(0, "SIREN", &bad), None);
+        assert_eq!(d.find_external(0, "siren", &siren), Some(r));
+    }
+
+    #[test]
+    fn same_name_groups_split_by_city() {
+        let d = ds();
+        let a = CompanyRef { country: 0, n: 40 };
+        let b = CompanyRef { country: 0, n: 41 };
+        let holding = CompanyRef { country: 0, n: 42 };
+        assert_eq!(d.name(a), d.name(b));
+        assert!(d.name(holding).contains("Holding"));
+        let name = d.name(a);
+        let base: String = name.rsplit_once(' ').unwrap().0.to_string();
+        let by_base = d.search_name(0, &base, &NameFilters::default());
+        assert!(by_base.contains(&a) && by_base.contains(&b) && by_base.contains(&holding));
+        let by_name = d.search_name(0, &name.to_uppercase(), &NameFilters::default());
+        assert_eq!(by_name, vec![a, b]);
+        let city = d.company(a).address.city;
+        assert_ne!(city, d.company(b).address.city);
+        let f = NameFilters {
+            city: Some(city.to_lowercase()),
+            ..Default::default()
+        };
+        assert_eq!(d.search_name(0, &name, &f), vec![a]);
+        let f = NameFilters {
+            postcode: Some(d.company(b).address.post_code),
+            ..Default::default()
+        };
+        assert_eq!(d.search_name(0, &name, &f), vec![b]);
+    }
+
+    #[test]
+    fn names_are_found_without_accents_or_punctuation() {
+        let d = ds();
+        for r in d.companies().step_by(211) {
+            let name = d.name(r);
+            let plain = normalize(&name);
+            assert!(
+                d.search_name(r.country, &plain, &NameFilters::default())
+                    .contains(&r),
+                "{name}"
+            );
+        }
+        assert!(
+            d.search_name(0, "Nobody Such Company", &NameFilters::default())
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn colors_are_deterministic_and_mostly_green_with_some_daily_change() {
+        let d = ds();
+        let again = Dataset::new(7, 2_000);
+        let mut counts = std::collections::HashMap::new();
+        let (mut changed, mut evolved, mut total) = (0, 0, 0);
+        for r in d.companies() {
+            let today = d.rating(r, 10);
+            assert_eq!(today, again.rating(r, 10));
+            let tomorrow = d.rating(r, 11);
+            *counts.entry(today.color.as_str().to_string()).or_insert(0) += 1;
+            total += 1;
+            if today.color != tomorrow.color {
+                changed += 1;
+            } else if today.last_change.instant != tomorrow.last_change.instant {
+                evolved += 1;
+            }
+            assert!(today.last_refresh.instant >= today.last_change.instant);
+        }
+        let share = |c: &str| counts.get(c).copied().unwrap_or(0) as f64 / total as f64;
+        assert!(share("green") > 0.6, "{counts:?}");
+        assert!(share("yellow") > 0.08 && share("yellow") < share("green"));
+        assert!(share("red") > 0.02 && share("red") < share("yellow"));
+        assert!(share("black") > 0.0 && share("white") > 0.02);
+        let change_rate = changed as f64 / total as f64;
+        assert!((0.005..0.06).contains(&change_rate), "{change_rate}");
+        assert!(
+            evolved > 0,
+            "lastChangeDate must sometimes move without a color change"
+        );
+    }
+
+    #[test]
+    fn times_vary_in_spelling_but_not_in_meaning() {
+        let d = ds();
+        let mut spellings = HashSet::new();
+        for r in d.companies().take(300) {
+            let t = d.rating(r, 3).last_change;
+            assert_eq!(t.raw.parse::<ApiTime>().unwrap().instant, t.instant);
+            let frac = t
+                .raw
+                .split_once('.')
+                .map(|(_, f)| f.trim_end_matches('Z').len())
+                .unwrap_or(0);
+            spellings.insert((frac, t.raw.ends_with('Z')));
+        }
+        assert!(spellings.len() >= 6, "{spellings:?}");
+    }
+
+    #[test]
+    fn feistel_and_scramble_are_bijections() {
+        for x in [0u64, 1, 42, u64::MAX, 0xdead_beef] {
+            assert_eq!(feistel(3, feistel(3, x, false), true), x);
+        }
+        let s = Scramble::new(1_000_000, 99);
+        for n in [0u64, 1, 999_999, 123_456] {
+            assert_eq!(s.backward(s.forward(n)), n);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! Plain-text tables for people: columns padded to their widest cell (by characters, so
+//! accented names line up), two spaces apart.
+
+/// Renders a header and rows as aligned text, one line each, ending in a newline.
+pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            if i < widths.len() {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut text = String::new();
+        for (i, cell) in cells.enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            text.push_str(cell);
+            let pad = widths
+                .get(i)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(cell.chars().count());
+            text.extend(std::iter::repeat_n(' ', pad));
+        }
+        out.push_str(text.trim_end());
+        out.push('\n');
+    };
+    line(&mut headers.iter().copied());
+    for row in rows {
+        line(&mut row.iter().map(String::as_str));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn columns_line_up_by_characters() {
+        let t = super::render(
+            &["CODE", "NAME"],
+            &[
+                vec!["DE".into(), "Müller".into()],
+                vec!["FRA".into(), "x".into()],
+            ],
+        );
+        assert_eq!(t, "CODE  NAME\nDE    Müller\nFRA   x\n");
+    }
+}

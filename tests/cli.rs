@@ -1,0 +1,317 @@
+//! The binary as a user runs it: lookups against the embedded simulator (`--demo`) or a
+//! simulator on a random port (`--base-url`), exit codes, messages, and `demo-server`.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use ratewatch::sim::server::{DEFAULT_PER_COUNTRY, DEFAULT_SEED};
+use ratewatch::sim::{CompanyRef, Dataset};
+
+use crate::common::{KEY, background, config};
+
+fn ratewatch() -> Command {
+    let mut cmd = Command::cargo_bin("ratewatch").unwrap();
+    cmd.env_remove("RATEWATCH_API_KEY")
+        .env_remove("RATEWATCH_BASE_URL");
+    cmd
+}
+
+/// The dataset `--demo` serves.
+fn demo_data() -> Dataset {
+    Dataset::new(DEFAULT_SEED, DEFAULT_PER_COUNTRY)
+}
+
+#[test]
+fn demo_lookup_by_identifier_prints_the_company_and_its_rating() {
+    let data = demo_data();
+    let r = CompanyRef {
+        country: 0,
+        n: 1234,
+    };
+    let siren = data.external_ids(r)[0].external_id.clone();
+    ratewatch()
+        .args([
+            "lookup",
+            "--demo",
+            "--country",
+            "FR",
+            "--service",
+            "SIREN",
+            "--id",
+            &siren,
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(data.name(r)))
+        .stdout(predicate::str::contains(data.uuid(r).to_string()))
+        .stdout(predicate::str::contains(
+            data.rating(r, 1).color.as_str().to_uppercase(),
+        ));
+}
+
+#[test]
+fn demo_lookup_by_name_lists_every_candidate_then_narrows() {
+    let data = demo_data();
+    let (a, b) = (
+        CompanyRef { country: 7, n: 500 },
+        CompanyRef { country: 7, n: 501 },
+    );
+    let name = data.name(a);
+    let out = ratewatch()
+        .args([
+            "lookup",
+            "--demo",
+            "--country",
+            "nl",
+            "--name",
+            &name,
+            "--json",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let ids: Vec<&str> = json["companies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["company"]["Id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![data.uuid(a).to_string(), data.uuid(b).to_string()]
+    );
+    assert!(json["companies"][0]["rating"]["ratingColor"].is_string());
+
+    let city = data.company(b).address.city;
+    ratewatch()
+        .args([
+            "lookup",
+            "--demo",
+            "--country",
+            "nl",
+            "--name",
+            &name,
+            "--city",
+            &city,
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(data.uuid(b).to_string()))
+        .stdout(predicate::str::contains(data.uuid(a).to_string()).not())
+        .stdout(predicate::str::contains("companies named").not());
+
+    ratewatch()
+        .args(["lookup", "--demo", "--country", "nl", "--name", &name])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("2 companies named"))
+        .stdout(predicate::str::contains("--city"));
+}
+
+#[test]
+fn validation_errors_are_shown_verbatim_with_exit_2() {
+    ratewatch()
+        .args(["lookup", "--demo", "--country", "xx", "--name", "Acme"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "country: \"xx\" is not a valid choice.",
+        ));
+}
+
+#[test]
+fn no_match_exits_1_with_a_plain_sentence() {
+    ratewatch()
+        .args([
+            "lookup",
+            "--demo",
+            "--country",
+            "fr",
+            "--service",
+            "SIREN",
+            "--id",
+            "000000000",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "No company SIREN 000000000 in FR.",
+        ));
+}
+
+#[test]
+fn a_wrong_key_fails_with_exit_4_naming_its_source_never_its_value() {
+    let sim = background(config());
+    let secret = "wrong-key-7f3a9c";
+    let assert = ratewatch()
+        .args(["lookup", "--country", "fr", "--name", "Martin"])
+        .args(["--base-url", &sim.server.base_url()])
+        .env("RATEWATCH_API_KEY", secret)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("RATEWATCH_API_KEY"))
+        .stderr(predicate::str::contains("demo and live keys differ"));
+    let out = assert.get_output();
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!all.contains(secret), "the key leaked: {all}");
+    assert_eq!(sim.server.stats().total(), 1, "one refused call, no more");
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("key.txt");
+    std::fs::write(&file, format!("{secret}\n")).unwrap();
+    ratewatch()
+        .args([
+            "lookup",
+            "--country",
+            "fr",
+            "--name",
+            "Martin",
+            "--api-key-file",
+        ])
+        .arg(&file)
+        .args(["--base-url", &sim.server.base_url()])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains(file.display().to_string()))
+        .stderr(predicate::str::contains(secret).not());
+}
+
+#[test]
+fn the_right_key_from_a_file_works_against_a_running_server() {
+    let sim = background(config());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("key.txt");
+    std::fs::write(&file, KEY).unwrap();
+    let r = CompanyRef { country: 8, n: 77 };
+    let cofis = sim.server.dataset().external_ids(r)[0].external_id.clone();
+    ratewatch()
+        .args([
+            "lookup",
+            "--country",
+            "it",
+            "--service",
+            "COFIS",
+            "--id",
+            &cofis,
+            "--api-key-file",
+        ])
+        .arg(&file)
+        .args(["--base-url", &format!("{}/v2/", sim.server.base_url())])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(sim.server.dataset().name(r)));
+}
+
+#[test]
+fn missing_settings_are_usage_errors() {
+    ratewatch()
+        .args(["lookup", "--country", "fr", "--name", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--base-url").and(predicate::str::contains("--demo")));
+    ratewatch()
+        .args([
+            "lookup",
+            "--country",
+            "fr",
+            "--name",
+            "x",
+            "--base-url",
+            "http://127.0.0.1:9",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("RATEWATCH_API_KEY"));
+    ratewatch()
+        .args(["lookup", "--demo", "--country", "fr", "--service", "SIREN"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn an_unreachable_service_is_fatal_exit_4() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    ratewatch()
+        .args([
+            "lookups",
+            "countries",
+            "--base-url",
+            &format!("http://{closed}"),
+        ])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("could not reach the service"));
+}
+
+#[test]
+fn lookups_print_tables_and_json() {
+    ratewatch()
+        .args(["lookups", "countries", "--demo"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with("CODE  COUNTRY"))
+        .stdout(predicate::str::is_match(r"(?m)^FR\s+France\s+yes$").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^US\s+United States\s+no$").unwrap());
+    let out = ratewatch()
+        .args(["lookups", "services", "--demo", "--json"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    assert!(
+        list.iter()
+            .any(|s| s["IdentifierCode"] == "KVK" && s["IdentifierCountry"] == "NL")
+    );
+}
+
+#[test]
+fn demo_server_prints_its_url_first_and_serves() {
+    let exe = assert_cmd::cargo::cargo_bin("ratewatch");
+    let mut child = std::process::Command::new(exe)
+        .args(["demo-server", "--port", "0", "--key", "k1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let url = first.trim().to_string();
+    let result = std::panic::catch_unwind(|| {
+        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let resp = reqwest::Client::new()
+                .get(format!("{url}/v2/lookups/countries"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 200);
+            let refused = reqwest::Client::new()
+                .get(format!("{url}/v2/ratings"))
+                .header("apikey", "demo-key")
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(refused.status(), 401, "--key replaces the default key");
+        });
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    result.unwrap();
+}

@@ -1,0 +1,102 @@
+//! Helpers shared by the integration tests: simulators on random loopback ports and a
+//! scripted HTTP server for answers the simulator would never give.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use ratewatch::api::{ApiKey, Client, ClientOptions};
+use ratewatch::sim::{SimConfig, SimServer};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+pub const KEY: &str = "test-key";
+
+pub fn loopback() -> SocketAddr {
+    SocketAddr::from((Ipv4Addr::LOCALHOST, 0))
+}
+
+/// A small, fast dataset with the test key.
+pub fn config() -> SimConfig {
+    SimConfig {
+        per_country: 5_000,
+        key: KEY.into(),
+        ..SimConfig::default()
+    }
+}
+
+pub async fn start(config: SimConfig) -> SimServer {
+    SimServer::start(config, loopback())
+        .await
+        .expect("simulator starts")
+}
+
+pub fn client_for(sim: &SimServer, key: &str) -> Client {
+    Client::new(
+        &sim.base_url(),
+        Some(&ApiKey::new(key)),
+        ClientOptions::default(),
+    )
+    .unwrap()
+}
+
+/// A simulator on a runtime of its own, for tests that run the binary synchronously.
+pub struct Background {
+    pub server: SimServer,
+    _runtime: tokio::runtime::Runtime,
+}
+
+pub fn background(config: SimConfig) -> Background {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(start(config));
+    Background {
+        server,
+        _runtime: runtime,
+    }
+}
+
+/// A scripted HTTP/1.1 server: `answer(path)` gives (status line, content type, body) for
+/// each request. Returns its base URL.
+pub async fn scripted<F>(answer: F) -> String
+where
+    F: Fn(&str, &str) -> (String, String, Vec<u8>) + Send + Sync + 'static,
+{
+    let listener = TcpListener::bind(loopback()).await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let answer = Arc::new(answer);
+    let host = base.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let answer = answer.clone();
+            let host = host.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&buf).to_string();
+                let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let (status, content_type, body) = answer(&host, &target);
+                let mut response = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    body.len()
+                )
+                .into_bytes();
+                response.extend_from_slice(&body);
+                let _ = stream.write_all(&response).await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    base
+}
