@@ -19,6 +19,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Screen a portfolio CSV: find each company, fetch its rating, keep the history in
+    /// SQLite, and report red/black companies and every color change since the last run.
+    #[command(after_help = "Examples:\n  \
+        ratewatch screen samples/portfolio.csv --demo\n  \
+        RATEWATCH_API_KEY=… ratewatch screen customers.csv --base-url https://… --db /var/lib/ratewatch/ratewatch.db --out /var/lib/ratewatch/reports --quiet\n\n\
+        Exit codes: 0 no alert, 1 alerts, 2 usage/input error or database busy, 3 some rows failed (retried next run), 4 nothing screened (key refused, service unreachable, database unusable).")]
+    Screen(ScreenArgs),
+
     /// Find a company by registry identifier or by name and show its current rating.
     #[command(after_help = "Examples:\n  \
         ratewatch lookup --demo --country fr --service SIREN --id 552100554\n  \
@@ -57,6 +65,62 @@ pub struct ServiceArgs {
     /// Seconds before a request is abandoned.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     pub timeout: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ScreenArgs {
+    /// The portfolio CSV: a `country` column plus `service` and `id`, or `name` (with
+    /// optional `streetnumber`, `streetname`, `city`, `postcode`, `phonenumber`), optional
+    /// `ref` and `company_id`. Comma, semicolon or tab separated; UTF-8.
+    pub portfolio: PathBuf,
+
+    /// The SQLite database with history and caches.
+    #[arg(
+        long,
+        env = "RATEWATCH_DB",
+        value_name = "PATH",
+        default_value = "ratewatch.db"
+    )]
+    pub db: PathBuf,
+
+    /// Folder for report.csv and report.json.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub out: PathBuf,
+
+    /// Requests in flight at most (resolution and rating together).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub concurrency: u16,
+
+    /// Rating endpoint: the current one, or the deprecated one for accounts that need it.
+    #[arg(long, value_enum, default_value_t = EndpointArg::Current)]
+    pub endpoint: EndpointArg,
+
+    /// Search every row again instead of using cached resolutions.
+    #[arg(long)]
+    pub refresh_resolutions: bool,
+
+    /// Cached resolutions older than this many days are searched again.
+    #[arg(long, value_name = "DAYS", default_value_t = 30)]
+    pub resolution_max_age: u32,
+
+    /// Name of the portfolio in the database and reports (default: the file's stem).
+    #[arg(long, value_name = "NAME")]
+    pub portfolio_name: Option<String>,
+
+    /// Print alerts only (nothing when nothing is flagged).
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub service_args: ServiceArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EndpointArg {
+    /// GET /v2/companies/{id}/ratings
+    Current,
+    /// GET /v2/ratings/company/{id}
+    Deprecated,
 }
 
 #[derive(Debug, Args)]

@@ -42,6 +42,16 @@ pub enum Error {
         #[source]
         source: ApiError,
     },
+    /// The portfolio file cannot be screened (not CSV, not UTF-8, no usable header).
+    #[error(transparent)]
+    Input(#[from] crate::portfolio::InputError),
+    /// The database cannot be used.
+    #[error("database {}: {source}", path.display())]
+    Store {
+        path: std::path::PathBuf,
+        #[source]
+        source: crate::store::StoreError,
+    },
     /// A local file or socket could not be used.
     #[error("{context}: {source}")]
     Io {
@@ -61,7 +71,8 @@ impl Error {
 
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::Config(_) => ExitCode::Usage,
+            Error::Config(_) | Error::Input(_) => ExitCode::Usage,
+            Error::Store { .. } => ExitCode::Fatal,
             Error::Api(ApiError::Validation { .. }) => ExitCode::Usage,
             Error::Api(ApiError::NotFound { .. }) => ExitCode::Attention,
             Error::Api(_) | Error::KeyRefused { .. } => ExitCode::Fatal,

@@ -6,6 +6,9 @@
 //! portfolio.csv ─► input ─► resolve ─► rate ─► store ─► report
 //! ```
 //!
+//! - [`portfolio`] reads and checks rows; [`resolve`] finds each company; [`rate`] fetches
+//!   ratings; [`pipeline`] runs them concurrently through the one [`limit`] gate;
+//!   [`store`] keeps history in SQLite; [`report`] formats a run's results.
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
@@ -18,8 +21,15 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod limit;
 pub mod model;
+pub mod pipeline;
+pub mod portfolio;
+pub mod rate;
+pub mod report;
+pub mod resolve;
 pub mod sim;
+pub mod store;
 pub mod table;
 
 pub use error::{Error, ExitCode};

@@ -104,6 +104,174 @@ pub struct Rating {
     pub last_change: Option<Timestamp>,
 }
 
+/// How a company's rating compares with its latest earlier observation (design §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// First observation of this company.
+    New,
+    /// Same color, same lastChangeDate.
+    Unchanged,
+    /// Same color, but the service's lastChangeDate moved: something happened.
+    Evolved,
+    /// Up the risk scale (green < yellow < red < black).
+    Deteriorated,
+    /// Down the risk scale.
+    Improved,
+    /// To or from white or an unknown color: not on the scale, so neither better nor worse.
+    Changed,
+}
+
+impl Change {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::New => "new",
+            Change::Unchanged => "unchanged",
+            Change::Evolved => "evolved",
+            Change::Deteriorated => "deteriorated",
+            Change::Improved => "improved",
+            Change::Changed => "changed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Change> {
+        [
+            Change::New,
+            Change::Unchanged,
+            Change::Evolved,
+            Change::Deteriorated,
+            Change::Improved,
+            Change::Changed,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
+    }
+
+    /// A color change of any kind.
+    pub fn is_color_change(self) -> bool {
+        matches!(
+            self,
+            Change::Deteriorated | Change::Improved | Change::Changed
+        )
+    }
+
+    /// Compares a new observation with the previous one, if any. `last_change` is the
+    /// service's lastChangeDate of each, in whatever comparable form the caller keeps.
+    pub fn classify<T: PartialEq>(
+        previous: Option<(&Color, Option<T>)>,
+        color: &Color,
+        last_change: Option<T>,
+    ) -> Change {
+        let Some((before, before_change)) = previous else {
+            return Change::New;
+        };
+        if before == color {
+            return if before_change == last_change {
+                Change::Unchanged
+            } else {
+                Change::Evolved
+            };
+        }
+        match (before.risk_rank(), color.risk_rank()) {
+            (Some(a), Some(b)) if b > a => Change::Deteriorated,
+            (Some(_), Some(_)) => Change::Improved,
+            _ => Change::Changed,
+        }
+    }
+}
+
+/// What became of one input row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RowStatus {
+    /// Resolved to a company and rated.
+    Rated,
+    /// The service knows no such company.
+    Unresolved,
+    /// Several companies match and none is a safe choice; see the candidates.
+    Ambiguous,
+    /// The row itself is wrong; the error names the field.
+    Invalid,
+    /// An API or network error after retries; the next run tries again.
+    Failed,
+}
+
+impl RowStatus {
+    pub const ALL: [RowStatus; 5] = [
+        RowStatus::Rated,
+        RowStatus::Unresolved,
+        RowStatus::Ambiguous,
+        RowStatus::Invalid,
+        RowStatus::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RowStatus::Rated => "rated",
+            RowStatus::Unresolved => "unresolved",
+            RowStatus::Ambiguous => "ambiguous",
+            RowStatus::Invalid => "invalid",
+            RowStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RowStatus> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// One of several companies a name matched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub id: Uuid,
+    pub name: String,
+    pub city: String,
+    pub postcode: String,
+}
+
+/// One input row's result as reported (report.json's `rows`, report.csv's lines).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResultRow {
+    pub line: u64,
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub country: Option<String>,
+    pub service: Option<String>,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub status: RowStatus,
+    pub company_id: Option<Uuid>,
+    pub company_name: Option<String>,
+    pub color: Option<Color>,
+    pub previous_color: Option<Color>,
+    pub change: Option<Change>,
+    pub last_change_date: Option<String>,
+    pub alert: bool,
+    pub error: Option<String>,
+    pub candidates: Vec<Candidate>,
+}
+
+/// A run as recorded: its header and counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunInfo {
+    pub id: i64,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub portfolio: String,
+    pub input_path: String,
+    pub portfolio_sha256: String,
+    pub status: String,
+    pub demo_day: Option<i64>,
+    pub rows: u64,
+    /// Rows per status, every status present (zero included).
+    pub by_status: Vec<(RowStatus, u64)>,
+    /// Rated rows per color, most common first.
+    pub by_color: Vec<(String, u64)>,
+    pub alerts: u64,
+    /// API calls made, by endpoint name.
+    pub calls: Vec<(String, u64)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +304,47 @@ mod tests {
         assert_eq!(Color::White.risk_rank(), None);
         assert!(Color::Red.is_alarming() && Color::Black.is_alarming());
         assert!(!Color::Yellow.is_alarming());
+    }
+
+    #[test]
+    fn changes_are_classified_against_the_previous_observation() {
+        use Change::*;
+        let c = |prev: Option<(Color, Option<u8>)>, now: Color, lc: Option<u8>| {
+            Change::classify(prev.as_ref().map(|(c, d)| (c, *d)), &now, lc)
+        };
+        assert_eq!(c(None, Color::Red, Some(1)), New);
+        assert_eq!(
+            c(Some((Color::Green, Some(1))), Color::Green, Some(1)),
+            Unchanged
+        );
+        assert_eq!(
+            c(Some((Color::Green, Some(1))), Color::Green, Some(2)),
+            Evolved
+        );
+        assert_eq!(
+            c(Some((Color::Green, Some(1))), Color::Red, Some(2)),
+            Deteriorated
+        );
+        assert_eq!(
+            c(Some((Color::Black, Some(1))), Color::Yellow, Some(2)),
+            Improved
+        );
+        assert_eq!(
+            c(Some((Color::Red, Some(1))), Color::White, Some(2)),
+            Changed
+        );
+        assert_eq!(
+            c(Some((Color::White, Some(1))), Color::Green, Some(2)),
+            Changed
+        );
+        assert_eq!(
+            c(
+                Some((Color::Green, None)),
+                Color::Other("orange".into()),
+                None
+            ),
+            Changed
+        );
+        assert!(Changed.is_color_change() && !Evolved.is_color_change());
     }
 }

@@ -22,7 +22,7 @@ struct Found {
 
 pub async fn lookup(args: LookupArgs) -> Result<ExitCode, Error> {
     let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
-    let conn = Connection::open(&settings, true).await?;
+    let conn = Connection::open(&settings, true, 1).await?;
     let client = &conn.client;
     let country = args.country.trim().to_lowercase();
 
@@ -164,7 +164,7 @@ fn render(described: &str, found: &[Found]) -> String {
 
 pub async fn lists(args: LookupsArgs) -> Result<ExitCode, Error> {
     let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
-    let conn = Connection::open(&settings, false).await?;
+    let conn = Connection::open(&settings, false, 1).await?;
     let text = match args.list {
         LookupList::Countries => {
             let list = conn.client.countries().await.map_err(|e| conn.fail(e))?;

@@ -3,6 +3,7 @@
 
 mod demo_server;
 mod lookup;
+mod screen;
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -16,6 +17,7 @@ use crate::sim::{SimConfig, SimServer};
 /// Runs the command the user asked for.
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
+        Command::Screen(args) => screen::screen(args).await,
         Command::Lookup(args) => lookup::lookup(args).await,
         Command::Lookups(args) => lookup::lists(args).await,
         Command::DemoServer(args) => demo_server::serve(args).await,
@@ -31,11 +33,19 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// Connects to the configured target; `need_key` refuses to start without a key.
-    pub async fn open(settings: &ServiceSettings, need_key: bool) -> Result<Self, Error> {
+    /// Connects to the configured target; `need_key` refuses to start without a key;
+    /// `demo_day` is the simulated day the embedded simulator serves in demo mode.
+    pub async fn open(
+        settings: &ServiceSettings,
+        need_key: bool,
+        demo_day: i64,
+    ) -> Result<Self, Error> {
         match &settings.target {
             Target::Demo => {
-                let config = SimConfig::default();
+                let config = SimConfig {
+                    day: demo_day,
+                    ..SimConfig::default()
+                };
                 let key = crate::api::ApiKey::new(config.key.clone());
                 let sim = SimServer::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
                     .await

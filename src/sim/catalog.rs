@@ -12,7 +12,7 @@ pub struct IdFormat {
     pub digits: u32,
     pub check: Check,
     pub suffix: &'static str,
-    /// Separator inserted after these digit counts (e.g. `21/815/08150`).
+    /// Separator inserted after this many characters of prefix and digits (e.g. `21/815/08150`).
     pub groups: &'static [usize],
     pub separator: char,
     /// Services that share the number (an Italian VAT number is the fiscal code).
@@ -67,7 +67,7 @@ const fn svc(
     }
 }
 
-/// A city and the shape of its postcodes: `D` a digit, `L` a letter, anything else as is.
+/// A city and the shape of its postcodes: `#` a digit, `@` a letter, anything else as is.
 pub type City = (&'static str, &'static str);
 
 /// One of the ten countries the service rates.
@@ -79,7 +79,7 @@ pub struct RatedCountry {
     pub cities: &'static [City],
     pub streets: &'static [&'static str],
     pub legal_forms: &'static [&'static str],
-    /// Phone pattern in the same `D` notation as postcodes.
+    /// Phone pattern in the same `#` notation as postcodes.
     pub phone: &'static str,
 }
 
@@ -108,14 +108,14 @@ pub const RATED: [RatedCountry; 10] = [
             ),
         ],
         cities: &[
-            ("Paris", "75DDD"),
-            ("Lyon", "690DD"),
-            ("Marseille", "130DD"),
-            ("Toulouse", "310DD"),
-            ("Nantes", "440DD"),
-            ("Lille", "590DD"),
-            ("Bordeaux", "330DD"),
-            ("Strasbourg", "670DD"),
+            ("Paris", "75###"),
+            ("Lyon", "690##"),
+            ("Marseille", "130##"),
+            ("Toulouse", "310##"),
+            ("Nantes", "440##"),
+            ("Lille", "590##"),
+            ("Bordeaux", "330##"),
+            ("Strasbourg", "670##"),
         ],
         streets: &[
             "Rue de la République",
@@ -126,7 +126,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Rue du Commerce",
         ],
         legal_forms: &["SAS", "SARL", "SA", "EURL"],
-        phone: "+33 D DD DD DD DD",
+        phone: "+33 # ## ## ## ##",
     },
     RatedCountry {
         code: "GB",
@@ -146,14 +146,14 @@ pub const RATED: [RatedCountry; 10] = [
             ),
         ],
         cities: &[
-            ("London", "EC1A DLL"),
-            ("Manchester", "M1 DLL"),
-            ("Birmingham", "B2 DLL"),
-            ("Leeds", "LS1 DLL"),
-            ("Glasgow", "G1 DLL"),
-            ("Bristol", "BS1 DLL"),
-            ("Liverpool", "L1 DLL"),
-            ("Edinburgh", "EH1 DLL"),
+            ("London", "EC1A #@@"),
+            ("Manchester", "M1 #@@"),
+            ("Birmingham", "B2 #@@"),
+            ("Leeds", "LS1 #@@"),
+            ("Glasgow", "G1 #@@"),
+            ("Bristol", "BS1 #@@"),
+            ("Liverpool", "L1 #@@"),
+            ("Edinburgh", "EH1 #@@"),
         ],
         streets: &[
             "High Street",
@@ -164,7 +164,7 @@ pub const RATED: [RatedCountry; 10] = [
             "King Street",
         ],
         legal_forms: &["Ltd", "PLC", "LLP"],
-        phone: "+44 20 DDDD DDDD",
+        phone: "+44 20 #### ####",
     },
     RatedCountry {
         code: "IE",
@@ -179,14 +179,14 @@ pub const RATED: [RatedCountry; 10] = [
             ),
         ],
         cities: &[
-            ("Dublin", "D02 LDDD"),
-            ("Cork", "T12 LDDD"),
-            ("Galway", "H91 LDDD"),
-            ("Limerick", "V94 LDDD"),
-            ("Waterford", "X91 LDDD"),
-            ("Kilkenny", "R95 LDDD"),
-            ("Sligo", "F91 LDDD"),
-            ("Athlone", "N37 LDDD"),
+            ("Dublin", "D02 @###"),
+            ("Cork", "T12 @###"),
+            ("Galway", "H91 @###"),
+            ("Limerick", "V94 @###"),
+            ("Waterford", "X91 @###"),
+            ("Kilkenny", "R95 @###"),
+            ("Sligo", "F91 @###"),
+            ("Athlone", "N37 @###"),
         ],
         streets: &[
             "Main Street",
@@ -197,7 +197,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Shop Street",
         ],
         legal_forms: &["Ltd", "DAC", "PLC"],
-        phone: "+353 1 DDD DDDD",
+        phone: "+353 1 ### ####",
     },
     RatedCountry {
         code: "DE",
@@ -224,14 +224,14 @@ pub const RATED: [RatedCountry; 10] = [
             svc("DUN", "DUNS number", DUN, 40),
         ],
         cities: &[
-            ("Berlin", "10DDD"),
-            ("Hamburg", "20DDD"),
-            ("München", "80DDD"),
-            ("Köln", "50DDD"),
-            ("Frankfurt am Main", "60DDD"),
-            ("Stuttgart", "70DDD"),
-            ("Düsseldorf", "40DDD"),
-            ("Leipzig", "04DDD"),
+            ("Berlin", "10###"),
+            ("Hamburg", "20###"),
+            ("München", "80###"),
+            ("Köln", "50###"),
+            ("Frankfurt am Main", "60###"),
+            ("Stuttgart", "70###"),
+            ("Düsseldorf", "40###"),
+            ("Leipzig", "04###"),
         ],
         streets: &[
             "Hauptstraße",
@@ -242,7 +242,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Marktplatz",
         ],
         legal_forms: &["GmbH", "AG", "KG", "GmbH & Co. KG"],
-        phone: "+49 30 DDDDDDD",
+        phone: "+49 30 #######",
     },
     RatedCountry {
         code: "ES",
@@ -252,14 +252,14 @@ pub const RATED: [RatedCountry; 10] = [
             svc("DUN", "DUNS number", DUN, 50),
         ],
         cities: &[
-            ("Madrid", "28DDD"),
-            ("Barcelona", "08DDD"),
-            ("Valencia", "46DDD"),
-            ("Sevilla", "41DDD"),
-            ("Bilbao", "48DDD"),
-            ("Málaga", "29DDD"),
-            ("Zaragoza", "50DDD"),
-            ("Alicante", "03DDD"),
+            ("Madrid", "28###"),
+            ("Barcelona", "08###"),
+            ("Valencia", "46###"),
+            ("Sevilla", "41###"),
+            ("Bilbao", "48###"),
+            ("Málaga", "29###"),
+            ("Zaragoza", "50###"),
+            ("Alicante", "03###"),
         ],
         streets: &[
             "Calle Mayor",
@@ -270,7 +270,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Paseo de Gracia",
         ],
         legal_forms: &["SL", "SA"],
-        phone: "+34 9DD DDD DDD",
+        phone: "+34 9## ### ###",
     },
     RatedCountry {
         code: "BE",
@@ -296,14 +296,14 @@ pub const RATED: [RatedCountry; 10] = [
             svc("EURODB", "EURODB", fmt("EU", 8, Check::None), 30),
         ],
         cities: &[
-            ("Bruxelles", "10DD"),
-            ("Antwerpen", "20DD"),
-            ("Gent", "90DD"),
-            ("Liège", "40DD"),
-            ("Charleroi", "60DD"),
-            ("Namur", "50DD"),
-            ("Brugge", "80DD"),
-            ("Leuven", "30DD"),
+            ("Bruxelles", "10##"),
+            ("Antwerpen", "20##"),
+            ("Gent", "90##"),
+            ("Liège", "40##"),
+            ("Charleroi", "60##"),
+            ("Namur", "50##"),
+            ("Brugge", "80##"),
+            ("Leuven", "30##"),
         ],
         streets: &[
             "Rue Neuve",
@@ -314,7 +314,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Korenmarkt",
         ],
         legal_forms: &["SRL", "SA", "BV", "NV"],
-        phone: "+32 2 DDD DD DD",
+        phone: "+32 2 ### ## ##",
     },
     RatedCountry {
         code: "LU",
@@ -329,14 +329,14 @@ pub const RATED: [RatedCountry; 10] = [
             svc("MERCAT", "MERCAT", fmt("", 11, Check::None), 60),
         ],
         cities: &[
-            ("Luxembourg", "L-1DDD"),
-            ("Esch-sur-Alzette", "L-4DDD"),
-            ("Differdange", "L-45DD"),
-            ("Dudelange", "L-34DD"),
-            ("Ettelbruck", "L-90DD"),
-            ("Diekirch", "L-92DD"),
-            ("Wiltz", "L-95DD"),
-            ("Echternach", "L-64DD"),
+            ("Luxembourg", "L-1###"),
+            ("Esch-sur-Alzette", "L-4###"),
+            ("Differdange", "L-45##"),
+            ("Dudelange", "L-34##"),
+            ("Ettelbruck", "L-90##"),
+            ("Diekirch", "L-92##"),
+            ("Wiltz", "L-95##"),
+            ("Echternach", "L-64##"),
         ],
         streets: &[
             "Grand-Rue",
@@ -347,7 +347,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Rue du Fossé",
         ],
         legal_forms: &["SARL", "SA", "SCS"],
-        phone: "+352 DD DD DD",
+        phone: "+352 ## ## ##",
     },
     RatedCountry {
         code: "NL",
@@ -377,14 +377,14 @@ pub const RATED: [RatedCountry; 10] = [
             svc("DUN", "DUNS number", DUN, 40),
         ],
         cities: &[
-            ("Amsterdam", "10DD LL"),
-            ("Rotterdam", "30DD LL"),
-            ("Den Haag", "25DD LL"),
-            ("Utrecht", "35DD LL"),
-            ("Eindhoven", "56DD LL"),
-            ("Groningen", "97DD LL"),
-            ("Tilburg", "50DD LL"),
-            ("Breda", "48DD LL"),
+            ("Amsterdam", "10## @@"),
+            ("Rotterdam", "30## @@"),
+            ("Den Haag", "25## @@"),
+            ("Utrecht", "35## @@"),
+            ("Eindhoven", "56## @@"),
+            ("Groningen", "97## @@"),
+            ("Tilburg", "50## @@"),
+            ("Breda", "48## @@"),
         ],
         streets: &[
             "Kalverstraat",
@@ -395,7 +395,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Hoofdstraat",
         ],
         legal_forms: &["BV", "NV"],
-        phone: "+31 20 DDD DDDD",
+        phone: "+31 20 ### ####",
     },
     RatedCountry {
         code: "IT",
@@ -425,14 +425,14 @@ pub const RATED: [RatedCountry; 10] = [
             svc("SIACID", "SIACID", fmt("", 8, Check::None), 30),
         ],
         cities: &[
-            ("Milano", "201DD"),
-            ("Roma", "001DD"),
-            ("Torino", "101DD"),
-            ("Napoli", "801DD"),
-            ("Firenze", "501DD"),
-            ("Bologna", "401DD"),
-            ("Genova", "161DD"),
-            ("Venezia", "301DD"),
+            ("Milano", "201##"),
+            ("Roma", "001##"),
+            ("Torino", "101##"),
+            ("Napoli", "801##"),
+            ("Firenze", "501##"),
+            ("Bologna", "401##"),
+            ("Genova", "161##"),
+            ("Venezia", "301##"),
         ],
         streets: &[
             "Via Roma",
@@ -443,7 +443,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Via Mazzini",
         ],
         legal_forms: &["SRL", "SPA", "SNC"],
-        phone: "+39 02 DDDD DDDD",
+        phone: "+39 02 #### ####",
     },
     RatedCountry {
         code: "CN",
@@ -468,14 +468,14 @@ pub const RATED: [RatedCountry; 10] = [
             svc("VATCN", "VAT number", fmt("", 15, Check::None), 60),
         ],
         cities: &[
-            ("Shanghai", "200DDD"),
-            ("Beijing", "100DDD"),
-            ("Shenzhen", "518DDD"),
-            ("Guangzhou", "510DDD"),
-            ("Hangzhou", "310DDD"),
-            ("Chengdu", "610DDD"),
-            ("Wuhan", "430DDD"),
-            ("Tianjin", "300DDD"),
+            ("Shanghai", "200###"),
+            ("Beijing", "100###"),
+            ("Shenzhen", "518###"),
+            ("Guangzhou", "510###"),
+            ("Hangzhou", "310###"),
+            ("Chengdu", "610###"),
+            ("Wuhan", "430###"),
+            ("Tianjin", "300###"),
         ],
         streets: &[
             "Nanjing Road",
@@ -486,7 +486,7 @@ pub const RATED: [RatedCountry; 10] = [
             "Zhongshan Road",
         ],
         legal_forms: &["Co. Ltd"],
-        phone: "+86 21 DDDD DDDD",
+        phone: "+86 21 #### ####",
     },
 ];
 

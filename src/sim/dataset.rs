@@ -239,8 +239,8 @@ impl Dataset {
             let body = format!("{digits}{nic}");
             digits = format!("{body}{}", luhn_digit(&body));
         }
-        let mut out = String::from(format.prefix);
-        for (i, ch) in digits.chars().enumerate() {
+        let mut out = String::new();
+        for (i, ch) in format.prefix.chars().chain(digits.chars()).enumerate() {
             if format.groups.contains(&i) {
                 out.push(format.separator);
             }
@@ -478,13 +478,13 @@ impl Dataset {
                 }
             }
         };
+        // Ratings are recalculated overnight, before the 02:00 cron runs of their users,
+        // and weekly on a weekday of the company's own.
         let change_secs = day_start(change_day)
-            + (hash(self.seed, &[cid, change_day as u64, 0x7a]) % 86_400) as i64;
-        // Ratings are recalculated weekly, on a weekday of the company's own, and on every
-        // change.
+            + (hash(self.seed, &[cid, change_day as u64, 0x7a]) % 5_400) as i64;
         let phase = (profile >> 24) as i64 % 7;
         let refresh_day = day - (day - phase).rem_euclid(7);
-        let refresh_secs = day_start(refresh_day) + 3_600 + (profile >> 32) as i64 % 3_600;
+        let refresh_secs = day_start(refresh_day) + 5_400 + (profile >> 32) as i64 % 1_800;
         let last_change = self.wire_time(cid, 1, change_secs);
         let last_refresh = if refresh_secs > change_secs {
             self.wire_time(cid, 2, refresh_secs)
@@ -575,6 +575,8 @@ pub fn normalize(s: &str) -> String {
             'ý' | 'ÿ' => 'y',
             'ß' => 's',
             c if c.is_alphanumeric() => c,
+            // "S.A." is "SA", "l'Étoile" is "letoile".
+            '.' | '\'' => continue,
             _ => ' ',
         };
         if base == ' ' {
@@ -655,8 +657,8 @@ fn fill_pattern(pattern: &str, mut h: u64) -> String {
         .chars()
         .map(|c| {
             let out = match c {
-                'D' => char::from(b'0' + (h % 10) as u8),
-                'L' => char::from(b'A' + (h % 26) as u8),
+                '#' => char::from(b'0' + (h % 10) as u8),
+                '@' => char::from(b'A' + (h % 26) as u8),
                 other => return other,
             };
             h = mix(h);

@@ -475,6 +475,16 @@ fn companies_by_name(state: &State, q: &HashMap<String, String>) -> Answer {
     if let Some(answer) = invalid_country(country) {
         return answer;
     }
+    let phone_ok = |p: &str| {
+        p.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | ' ' | '.' | '-' | '(' | ')'))
+    };
+    if let Some(phone) = q.get("phonenumber").filter(|p| !phone_ok(p)) {
+        return validation(&[(
+            "phonenumber",
+            format!("\"{phone}\" is not a valid phone number."),
+        )]);
+    }
     let filters = NameFilters {
         street_number: q.get("streetnumber").cloned(),
         street_name: q.get("streetname").cloned(),

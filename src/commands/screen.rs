@@ -1,0 +1,262 @@
+//! `ratewatch screen`: the main job. Checks the input, opens the database, fetches the
+//! lookup lists, runs the pipeline, records the run and writes its reports.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio::sync::mpsc;
+
+use super::Connection;
+use crate::api::ApiError;
+use crate::cli::{EndpointArg, ScreenArgs};
+use crate::config::{ServiceSettings, Target};
+use crate::error::{Error, ExitCode};
+use crate::limit::{Limiter, RetryPolicy};
+use crate::model::{RowStatus, RunInfo};
+use crate::pipeline::{Fatal, Options, Pipeline};
+use crate::portfolio::{self, Lookups, Portfolio};
+use crate::rate::RatingEndpoint;
+use crate::report::csv::CsvReport;
+use crate::report::json::JsonReport;
+use crate::report::summary::Summary;
+use crate::report::{AtomicFile, Format};
+use crate::store::{NewRun, Store, StoreError};
+
+/// Rows read ahead of the pipeline: enough to keep it busy, little enough to stay small.
+const READ_AHEAD: usize = 1_024;
+
+pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
+    let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
+    // The input is checked whole before anything is written.
+    let survey = portfolio::survey(&args.portfolio)?;
+    let reader = Portfolio::open(&args.portfolio)?;
+    let db_error = |source: StoreError| Error::Store {
+        path: args.db.clone(),
+        source,
+    };
+    let mut store = Store::open(&args.db).map_err(db_error)?;
+    let demo_day = match settings.target {
+        Target::Demo => Some(1 + store.demo_runs().map_err(db_error)?),
+        Target::Remote { .. } => None,
+    };
+    let conn = Connection::open(&settings, true, demo_day.unwrap_or(1)).await?;
+    let limiter = Arc::new(Limiter::new(
+        args.concurrency as usize,
+        RetryPolicy::default(),
+    ));
+    let lookups = fetch_lookups(&conn, &limiter, &mut store).await?;
+
+    let run_id = store
+        .start_run(&NewRun {
+            portfolio: args.portfolio_name.clone().unwrap_or_else(|| {
+                args.portfolio
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "portfolio".into())
+            }),
+            input_path: args.portfolio.display().to_string(),
+            sha256: survey.sha256.clone(),
+            demo_day,
+        })
+        .map_err(db_error)?;
+    tracing::info!(run_id, portfolio = %args.portfolio.display(), "run started");
+
+    let pipeline = Pipeline::new(
+        conn.client.clone(),
+        limiter.clone(),
+        store.resolution_cache().map_err(db_error)?,
+        store.writer(run_id).map_err(db_error)?,
+        lookups,
+        Options {
+            concurrency: args.concurrency as usize,
+            endpoint: match args.endpoint {
+                EndpointArg::Current => RatingEndpoint::Current,
+                EndpointArg::Deprecated => RatingEndpoint::Deprecated,
+            },
+            refresh_resolutions: args.refresh_resolutions,
+            resolution_max_age: jiff::SignedDuration::from_hours(
+                24 * i64::from(args.resolution_max_age),
+            ),
+        },
+    );
+
+    let (tx, rx) = mpsc::channel(READ_AHEAD);
+    let reading = std::thread::spawn(move || read_rows(reader, tx));
+    let progress = progress_bar(survey.lines.saturating_sub(1));
+    let failed_rows = AtomicU64::new(0);
+    let (writer, outcome) = pipeline
+        .run(rx, |status| {
+            progress.inc(1);
+            if status == RowStatus::Failed {
+                let n = failed_rows.fetch_add(1, Ordering::Relaxed) + 1;
+                progress.set_message(format!("{n} failed"));
+            }
+        })
+        .await;
+    progress.finish_and_clear();
+    let _ = reading.join();
+    let written = writer.finish().await;
+
+    let fatal = match (outcome, written) {
+        (Ok(()), Ok(_)) => None,
+        (Err(f), _) => Some(f),
+        (Ok(()), Err(e)) => Some(Fatal::Store(e)),
+    };
+    let calls = limiter.calls();
+    if let Some(fatal) = fatal {
+        // What was committed stays; the run is marked so nobody mistakes it for complete.
+        let _ = store.finish_run(run_id, "failed", &calls);
+        return Err(match fatal {
+            Fatal::KeyRefused(e) => conn.fail(e),
+            Fatal::Store(e) => db_error(e),
+            Fatal::Input(e) => Error::Input(e),
+        });
+    }
+    let failed_rows = failed_rows.into_inner();
+    let status = if failed_rows > 0 {
+        "partial"
+    } else {
+        "complete"
+    };
+    store.finish_run(run_id, status, &calls).map_err(db_error)?;
+    let info = write_reports(&store, run_id, &args.out, args.quiet).map_err(|e| match e {
+        ReportError::Store(e) => db_error(e),
+        ReportError::Io(e) => Error::io(
+            format!("cannot write the reports in {}", args.out.display()),
+            e,
+        ),
+    })?;
+    tracing::info!(
+        run_id,
+        rows = info.rows,
+        alerts = info.alerts,
+        "run finished"
+    );
+    Ok(if failed_rows > 0 {
+        ExitCode::Partial
+    } else if info.alerts > 0 {
+        ExitCode::Attention
+    } else {
+        ExitCode::Clean
+    })
+}
+
+/// Fetches the lookup lists once per run and keeps them; if the service cannot give them,
+/// the last kept copy is used.
+async fn fetch_lookups(
+    conn: &Connection,
+    limiter: &Limiter,
+    store: &mut Store,
+) -> Result<Lookups, Error> {
+    let client = &conn.client;
+    let fetched = futures::try_join!(
+        limiter.call("countries", || client.countries()),
+        limiter.call("services", || client.services()),
+    );
+    let path = store.path().to_path_buf();
+    let db_error = |source| Error::Store { path, source };
+    match fetched {
+        Ok((countries, services)) => {
+            store
+                .save_lookups(&countries, &services)
+                .map_err(db_error)?;
+            Ok(Lookups::new(&countries, &services))
+        }
+        Err(e @ ApiError::Unauthenticated { .. }) => Err(conn.fail(e)),
+        Err(e) => {
+            let (countries, services) = store.load_lookups().map_err(db_error)?;
+            if countries.is_empty() {
+                return Err(conn.fail(e));
+            }
+            tracing::warn!(error = %e, "lookup lists unavailable; using the copy kept from an earlier run");
+            Ok(Lookups::new(&countries, &services))
+        }
+    }
+}
+
+fn read_rows(
+    mut reader: Portfolio,
+    tx: mpsc::Sender<Result<portfolio::InputRow, portfolio::InputError>>,
+) {
+    loop {
+        let next = match reader.next_row() {
+            Ok(Some(row)) => Ok(row),
+            Ok(None) => return,
+            Err(e) => Err(e),
+        };
+        let stop = next.is_err();
+        if tx.blocking_send(next).is_err() || stop {
+            return;
+        }
+    }
+}
+
+/// A progress bar on stderr when a person is watching; nothing under cron.
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} rows  {per_sec}  ETA {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// Why reports could not be written.
+pub enum ReportError {
+    Store(StoreError),
+    Io(std::io::Error),
+}
+
+/// Writes report.csv and report.json into `out` and the summary to stdout, all from the
+/// database in one pass over the run's rows.
+pub fn write_reports(
+    store: &Store,
+    run_id: i64,
+    out: &Path,
+    quiet: bool,
+) -> Result<RunInfo, ReportError> {
+    let info = store.run_info(run_id).map_err(ReportError::Store)?;
+    std::fs::create_dir_all(out).map_err(ReportError::Io)?;
+    let csv_path: PathBuf = out.join("report.csv");
+    let json_path: PathBuf = out.join("report.json");
+    let mut formats: Vec<Box<dyn Format>> = vec![
+        Box::new(CsvReport::new(
+            AtomicFile::create(&csv_path).map_err(ReportError::Io)?,
+        )),
+        Box::new(JsonReport::new(
+            AtomicFile::create(&json_path).map_err(ReportError::Io)?,
+        )),
+        Box::new(Summary::new(
+            std::io::stdout(),
+            quiet,
+            vec![
+                csv_path.display().to_string(),
+                json_path.display().to_string(),
+            ],
+        )),
+    ];
+    for f in formats.iter_mut() {
+        f.begin(&info).map_err(ReportError::Io)?;
+    }
+    store
+        .for_each_result(run_id, false, |row| {
+            formats.iter_mut().try_for_each(|f| f.row(&row))
+        })
+        .map_err(ReportError::Store)?
+        .map_err(ReportError::Io)?;
+    for f in formats {
+        match f.finish() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.map_err(ReportError::Io)?,
+        }
+    }
+    Ok(info)
+}

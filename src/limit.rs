@@ -1,0 +1,290 @@
+//! The one gate every API call of a run goes through: a bound on requests in flight, a
+//! pause shared by the whole client when the service says 429, the retry policy, the
+//! call counts, and a stop after the key is refused.
+//!
+//! "Should I retry?" is decided here and only here, from [`ApiError::is_transient`].
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Mutex;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::api::ApiError;
+
+/// Wait after a 429 that names no Retry-After.
+const DEFAULT_RATE_LIMIT_WAIT: Duration = Duration::from_secs(5);
+/// Longest Retry-After honoured; a longer one is taken as this, and the call retried.
+const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(300);
+/// How many 429s one call waits out before giving up.
+const MAX_RATE_LIMIT_WAITS: u32 = 20;
+
+/// Retry settings for passing failures (network, 5xx, 408).
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Further attempts after the first.
+    pub retries: u32,
+    pub base_delay: Duration,
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            retries: 3,
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The gate. Shared by every task of a run.
+pub struct Limiter {
+    permits: Semaphore,
+    /// Until one call has been answered, calls go one at a time: a refused key then
+    /// costs exactly one call, not one per task in flight.
+    first: tokio::sync::Mutex<()>,
+    answered: std::sync::atomic::AtomicBool,
+    paused_until: Mutex<Option<Instant>>,
+    calls: Mutex<BTreeMap<&'static str, u64>>,
+    refused: OnceLock<ApiError>,
+    policy: RetryPolicy,
+    jitter: AtomicU64,
+}
+
+impl Limiter {
+    pub fn new(concurrency: usize, policy: RetryPolicy) -> Self {
+        Limiter {
+            permits: Semaphore::new(concurrency.max(1)),
+            first: tokio::sync::Mutex::new(()),
+            answered: std::sync::atomic::AtomicBool::new(false),
+            paused_until: Mutex::new(None),
+            calls: Mutex::new(BTreeMap::new()),
+            refused: OnceLock::new(),
+            policy,
+            jitter: AtomicU64::new(0x2545_f491_4f6c_dd1d),
+        }
+    }
+
+    /// Runs `call` (again, while it fails in a passing way) within the bound, counting
+    /// every request under `endpoint`.
+    pub async fn call<T, F, Fut>(&self, endpoint: &'static str, mut call: F) -> Result<T, ApiError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, ApiError>>,
+    {
+        let (mut failures, mut waits) = (0u32, 0u32);
+        loop {
+            if let Some(e) = self.refused.get() {
+                return Err(e.clone());
+            }
+            self.wait_for_pause().await;
+            let result = {
+                let _probe = if self.answered.load(Ordering::Acquire) {
+                    None
+                } else {
+                    Some(self.first.lock().await)
+                };
+                let _permit = self.permits.acquire().await.expect("never closed");
+                // The pause may have begun while this task queued for a permit.
+                self.wait_for_pause().await;
+                if let Some(e) = self.refused.get() {
+                    return Err(e.clone());
+                }
+                self.count(endpoint);
+                let result = call().await;
+                if !matches!(
+                    result,
+                    Err(ApiError::Unauthenticated { .. } | ApiError::Transport { .. })
+                ) {
+                    self.answered.store(true, Ordering::Release);
+                }
+                result
+            };
+            let error = match result {
+                Ok(v) => return Ok(v),
+                Err(e) => e,
+            };
+            match &error {
+                ApiError::Unauthenticated { .. } => {
+                    let _ = self.refused.set(error.clone());
+                    return Err(error);
+                }
+                ApiError::RateLimited { retry_after } if waits < MAX_RATE_LIMIT_WAITS => {
+                    waits += 1;
+                    let wait = retry_after
+                        .unwrap_or(DEFAULT_RATE_LIMIT_WAIT)
+                        .min(MAX_RATE_LIMIT_WAIT);
+                    self.pause_for(wait);
+                    tracing::info!(?wait, "rate limited: pausing every request");
+                }
+                e if e.is_transient() && failures < self.policy.retries => {
+                    let delay = self.backoff(failures);
+                    failures += 1;
+                    tracing::debug!(error = %e, ?delay, attempt = failures, "retrying");
+                    tokio::time::sleep(delay).await;
+                }
+                _ => return Err(error),
+            }
+        }
+    }
+
+    /// Requests made so far, by endpoint.
+    pub fn calls(&self) -> Vec<(String, u64)> {
+        self.calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect()
+    }
+
+    /// The refusal that stopped all calls, if the key was refused.
+    pub fn refused(&self) -> Option<&ApiError> {
+        self.refused.get()
+    }
+
+    fn count(&self, endpoint: &'static str) {
+        *self
+            .calls
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(endpoint)
+            .or_insert(0) += 1;
+    }
+
+    fn pause_for(&self, wait: Duration) {
+        let until = Instant::now() + wait;
+        let mut paused = self.paused_until.lock().unwrap_or_else(|p| p.into_inner());
+        if paused.is_none_or(|p| p < until) {
+            *paused = Some(until);
+        }
+    }
+
+    async fn wait_for_pause(&self) {
+        loop {
+            let until = *self.paused_until.lock().unwrap_or_else(|p| p.into_inner());
+            match until {
+                Some(t) if t > Instant::now() => {
+                    // Each waiter wakes a little apart so the end of a pause is no stampede.
+                    let spread = Duration::from_millis(self.random() % 250);
+                    tokio::time::sleep_until(t + spread).await;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Exponential backoff with jitter: half to all of base·2ⁿ, capped.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let full = self
+            .policy
+            .base_delay
+            .saturating_mul(1u32 << attempt.min(16))
+            .min(self.policy.max_delay);
+        let fraction = 0.5 + (self.random() % 1000) as f64 / 2000.0;
+        full.mul_f64(fraction)
+    }
+
+    fn random(&self) -> u64 {
+        let mut x = self
+            .jitter
+            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed);
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^ (x >> 33)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+
+    fn quick() -> RetryPolicy {
+        RetryPolicy {
+            retries: 2,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(5),
+        }
+    }
+
+    #[tokio::test]
+    async fn passing_failures_are_retried_then_given_up() {
+        let limiter = Limiter::new(2, quick());
+        let tries = AtomicU32::new(0);
+        let r: Result<(), _> = limiter
+            .call("x", || async {
+                tries.fetch_add(1, Ordering::SeqCst);
+                Err(ApiError::Server {
+                    status: 503,
+                    snippet: String::new(),
+                })
+            })
+            .await;
+        assert!(r.is_err());
+        assert_eq!(tries.load(Ordering::SeqCst), 3);
+        assert_eq!(limiter.calls(), vec![("x".to_string(), 3)]);
+    }
+
+    #[tokio::test]
+    async fn lasting_failures_are_not_retried_and_a_refused_key_stops_everything() {
+        let limiter = Limiter::new(2, quick());
+        let r: Result<(), _> = limiter
+            .call("x", || async {
+                Err(ApiError::NotFound {
+                    what: String::new(),
+                })
+            })
+            .await;
+        assert!(r.is_err());
+        let r: Result<(), _> = limiter
+            .call("x", || async {
+                Err(ApiError::Unauthenticated {
+                    status: 401,
+                    message: String::new(),
+                })
+            })
+            .await;
+        assert!(r.is_err());
+        let r: Result<u8, _> = limiter.call("y", || async { Ok(1) }).await;
+        assert!(matches!(r, Err(ApiError::Unauthenticated { .. })));
+        assert_eq!(
+            limiter.calls(),
+            vec![("x".to_string(), 2)],
+            "no call after the refusal"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_429_pauses_every_caller_for_retry_after() {
+        let limiter = std::sync::Arc::new(Limiter::new(4, quick()));
+        let started = Instant::now();
+        let first = AtomicU32::new(0);
+        let r = limiter
+            .call("x", || async {
+                if first.fetch_add(1, Ordering::SeqCst) == 0 {
+                    Err(ApiError::RateLimited {
+                        retry_after: Some(Duration::from_secs(3)),
+                    })
+                } else {
+                    Ok(())
+                }
+            })
+            .await;
+        assert!(r.is_ok());
+        assert!(started.elapsed() >= Duration::from_secs(3));
+        // Another caller arriving during a pause waits for it too.
+        limiter.pause_for(Duration::from_secs(2));
+        let t = Instant::now();
+        limiter
+            .call("y", || async { Ok::<_, ApiError>(()) })
+            .await
+            .unwrap();
+        assert!(t.elapsed() >= Duration::from_secs(2));
+    }
+}

@@ -1,0 +1,40 @@
+//! Company UUID → its rating, from the current endpoint (spec 4.3) or, for accounts that
+//! still need it, the deprecated one (4.4). Both become one [`model::Rating`].
+//!
+//! Deciding what changed is not done here: that needs the history, which the store keeps
+//! (`model::Change::classify` holds the rule).
+
+use uuid::Uuid;
+
+use crate::api::{ApiError, Client};
+use crate::model;
+
+/// Which rating endpoint to use.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RatingEndpoint {
+    #[default]
+    Current,
+    Deprecated,
+}
+
+impl RatingEndpoint {
+    /// The endpoint's name in call counts.
+    pub fn name(self) -> &'static str {
+        match self {
+            RatingEndpoint::Current => "rating",
+            RatingEndpoint::Deprecated => "rating_deprecated",
+        }
+    }
+}
+
+/// Fetches one company's rating.
+pub async fn fetch(
+    client: &Client,
+    endpoint: RatingEndpoint,
+    company: Uuid,
+) -> Result<model::Rating, ApiError> {
+    match endpoint {
+        RatingEndpoint::Current => client.rating(company, None).await.map(Into::into),
+        RatingEndpoint::Deprecated => client.rating_deprecated(company).await.map(Into::into),
+    }
+}

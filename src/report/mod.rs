@@ -1,0 +1,135 @@
+//! The reports of a run, one formatter per format behind one trait. Formatters get plain
+//! data (the run's header, then its rows in input order), never a connection or HTTP, so
+//! any past run's reports can be regenerated from the database alone.
+
+pub mod csv;
+pub mod json;
+pub mod summary;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::model::{ResultRow, RunInfo};
+
+/// One report format: told the run, then each row, then asked to finish.
+pub trait Format {
+    fn begin(&mut self, run: &RunInfo) -> io::Result<()>;
+    fn row(&mut self, row: &ResultRow) -> io::Result<()>;
+    /// Completes the output (for a file: moves it into place).
+    fn finish(self: Box<Self>) -> io::Result<()>;
+}
+
+/// Where a formatter writes: something that can be closed once complete.
+pub trait Output: Write {
+    fn close(self) -> io::Result<()>;
+}
+
+impl Output for AtomicFile {
+    fn close(self) -> io::Result<()> {
+        self.commit()
+    }
+}
+
+impl Output for &mut Vec<u8> {
+    fn close(self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Output for io::Stdout {
+    fn close(mut self) -> io::Result<()> {
+        self.flush()
+    }
+}
+
+/// A file that appears whole or not at all: written beside its destination under a
+/// temporary name, flushed to disk, then renamed over it.
+pub struct AtomicFile {
+    temp: PathBuf,
+    dest: PathBuf,
+    out: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    pub fn create(dest: &Path) -> io::Result<AtomicFile> {
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "report".into());
+        let temp = dest.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        let out = BufWriter::with_capacity(1 << 16, File::create(&temp)?);
+        Ok(AtomicFile {
+            temp,
+            dest: dest.to_path_buf(),
+            out: Some(out),
+        })
+    }
+
+    /// Flushes, syncs and moves the file into place.
+    pub fn commit(mut self) -> io::Result<()> {
+        let out = self.out.take().expect("committed once");
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&self.temp, &self.dest)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.out.as_mut().expect("not committed").write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.as_mut().expect("not committed").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.out.is_some() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Text for a cell of a spreadsheet: a leading `=`, `+`, `-`, `@`, tab or CR would make
+/// Excel or LibreOffice evaluate the cell as a formula, so such cells get a `'` first.
+pub fn defuse(cell: &str) -> std::borrow::Cow<'_, str> {
+    match cell.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
+        _ => cell.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_file_appears_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("r.csv");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"half").unwrap();
+        assert!(!dest.exists());
+        drop(f);
+        assert!(!dest.exists());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "no temp left behind"
+        );
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"whole").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn formula_cells_are_defused() {
+        assert_eq!(defuse("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(defuse("-1"), "'-1");
+        assert_eq!(defuse("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(defuse("Acme"), "Acme");
+    }
+}

@@ -1,0 +1,300 @@
+//! The stdout summary, written for a cron mail read over coffee: a line of counts, then
+//! only what needs action — red or black companies and every color change, old → new,
+//! with the user's reference first. Nothing flagged: one line saying so.
+
+use std::io;
+
+use super::{Format, Output};
+use crate::model::{Change, ResultRow, RowStatus, RunInfo};
+use crate::table;
+
+/// Alerts listed in full, color changes first; the rest are counted and left to the
+/// report files, so a scoring change at the service does not turn the mail into a
+/// thousand lines.
+pub const MAX_LISTED: usize = 50;
+
+pub struct Summary<W: Output> {
+    out: W,
+    /// Alerts only: no counts, nothing when nothing is flagged.
+    quiet: bool,
+    /// Where the report files are, for the pointers at the end.
+    reports: Vec<String>,
+    run: Option<RunInfo>,
+    /// Color changes, listed first.
+    changes: Vec<Vec<String>>,
+    /// Companies red or black without a color change.
+    standing: Vec<Vec<String>>,
+    alerts: u64,
+}
+
+impl<W: Output> Summary<W> {
+    pub fn new(out: W, quiet: bool, reports: Vec<String>) -> Self {
+        Summary {
+            out,
+            quiet,
+            reports,
+            run: None,
+            changes: Vec::new(),
+            standing: Vec::new(),
+            alerts: 0,
+        }
+    }
+}
+
+fn count(run: &RunInfo, status: RowStatus) -> u64 {
+    run.by_status
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map_or(0, |(_, n)| *n)
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What the alert says about the color: `yellow → red`, or `red` with why it is listed.
+fn movement(row: &ResultRow) -> String {
+    let now = row
+        .color
+        .as_ref()
+        .map_or("?".to_string(), |c| c.to_string());
+    match (row.change, &row.previous_color) {
+        (Some(c), Some(before)) if c.is_color_change() => format!("{before} → {now}"),
+        (Some(Change::New), _) => format!("{now} (first screening)"),
+        _ => format!("{now} (still)"),
+    }
+}
+
+impl<W: Output> Format for Summary<W> {
+    fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
+        self.run = Some(run.clone());
+        Ok(())
+    }
+
+    fn row(&mut self, row: &ResultRow) -> io::Result<()> {
+        if !row.alert {
+            return Ok(());
+        }
+        self.alerts += 1;
+        let is_change = row.change.is_some_and(Change::is_color_change);
+        let bucket = if is_change {
+            &mut self.changes
+        } else {
+            &mut self.standing
+        };
+        if bucket.len() >= MAX_LISTED {
+            return Ok(());
+        }
+        let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        bucket.push(vec![
+            row.reference
+                .clone()
+                .unwrap_or_else(|| format!("line {}", row.line)),
+            row.company_name
+                .clone()
+                .or_else(|| row.name.clone())
+                .unwrap_or_default(),
+            or_dash(&row.country),
+            movement(row),
+            row.change.map(|c| c.as_str()).unwrap_or("").to_string(),
+        ]);
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> io::Result<()> {
+        let run = self
+            .run
+            .take()
+            .unwrap_or_else(|| panic!("begin was not called"));
+        let alerts = self.alerts;
+        let mut listed = std::mem::take(&mut self.changes);
+        let room = MAX_LISTED.saturating_sub(listed.len());
+        listed.extend(self.standing.drain(..).take(room));
+        let unlisted = alerts - listed.len() as u64;
+        let failed = count(&run, RowStatus::Failed);
+        let mut text = String::new();
+        if !self.quiet {
+            let state = if failed > 0 {
+                format!(
+                    "PARTIAL: {} will be retried next run",
+                    plural(failed, "row failed and", "rows failed and")
+                )
+            } else {
+                run.status.clone()
+            };
+            let statuses = RowStatus::ALL
+                .iter()
+                .map(|s| format!("{} {}", count(&run, *s), s.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            text.push_str(&format!(
+                "ratewatch run {} of {} ({state}): {} — {statuses}\n",
+                run.id,
+                run.portfolio,
+                plural(run.rows, "row", "rows"),
+            ));
+            if !run.by_color.is_empty() {
+                let colors = run
+                    .by_color
+                    .iter()
+                    .map(|(c, n)| format!("{n} {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                text.push_str(&format!("colors: {colors}\n"));
+            }
+            if alerts == 0 {
+                text.push_str("Nothing flagged: no red or black company, no color change.\n");
+            }
+        }
+        if alerts > 0 {
+            if !self.quiet {
+                text.push_str(&format!(
+                    "{} (red or black now, or color changed):\n",
+                    plural(alerts, "alert", "alerts")
+                ));
+            }
+            let table = table::render(&["REF", "COMPANY", "COUNTRY", "COLOR", "CHANGE"], &listed);
+            for line in table.lines() {
+                text.push_str("  ");
+                text.push_str(line);
+                text.push('\n');
+            }
+            if unlisted > 0 {
+                text.push_str(&format!(
+                    "  … and {unlisted} more in the reports
+"
+                ));
+            }
+        }
+        if !self.quiet {
+            let ambiguous = count(&run, RowStatus::Ambiguous);
+            if ambiguous > 0 {
+                text.push_str(&format!(
+                    "{} several companies: the candidates are in the reports; add city/postcode or company_id\n",
+                    plural(ambiguous, "row matches", "rows match")
+                ));
+            }
+            if failed > 0 {
+                text.push_str(&format!(
+                    "{} on an API or network error; see `error` in the reports\n",
+                    plural(failed, "row failed", "rows failed")
+                ));
+            }
+            if !self.reports.is_empty() {
+                text.push_str(&format!("reports: {}\n", self.reports.join(", ")));
+            }
+        }
+        self.out.write_all(text.as_bytes())?;
+        self.out.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Color;
+
+    fn run(rows: u64, failed: u64) -> RunInfo {
+        RunInfo {
+            id: 3,
+            started_at: "2026-11-21T02:00:00Z".into(),
+            finished_at: None,
+            portfolio: "customers".into(),
+            input_path: "customers.csv".into(),
+            portfolio_sha256: String::new(),
+            status: "complete".into(),
+            demo_day: None,
+            rows,
+            by_status: RowStatus::ALL
+                .iter()
+                .map(|s| {
+                    (
+                        *s,
+                        if *s == RowStatus::Failed {
+                            failed
+                        } else if *s == RowStatus::Rated {
+                            rows - failed
+                        } else {
+                            0
+                        },
+                    )
+                })
+                .collect(),
+            by_color: vec![("green".into(), rows - failed)],
+            alerts: 0,
+            calls: vec![],
+        }
+    }
+
+    fn alert(line: u64, from: Color, to: Color, change: Change) -> ResultRow {
+        ResultRow {
+            line,
+            reference: Some(format!("C-{line}")),
+            country: Some("FR".into()),
+            service: None,
+            id: None,
+            name: None,
+            status: RowStatus::Rated,
+            company_id: None,
+            company_name: Some("Acme SA".into()),
+            color: Some(to),
+            previous_color: Some(from),
+            change: Some(change),
+            last_change_date: None,
+            alert: true,
+            error: None,
+            candidates: vec![],
+        }
+    }
+
+    fn render(run: RunInfo, rows: &[ResultRow], quiet: bool) -> String {
+        let mut buf = Vec::new();
+        let mut s = Box::new(Summary::new(&mut buf, quiet, vec!["./report.csv".into()]));
+        s.begin(&run).unwrap();
+        for r in rows {
+            s.row(r).unwrap();
+        }
+        s.finish().unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn a_quiet_night_is_two_lines_of_counts_and_one_saying_nothing_is_flagged() {
+        let text = render(run(120, 0), &[], false);
+        assert!(text.starts_with("ratewatch run 3 of customers (complete): 120 rows — 120 rated"));
+        assert!(text.contains("Nothing flagged"));
+        assert_eq!(render(run(120, 0), &[], true), "");
+    }
+
+    #[test]
+    fn alerts_show_ref_name_country_and_old_to_new() {
+        let rows = [
+            alert(2, Color::Yellow, Color::Red, Change::Deteriorated),
+            alert(5, Color::Black, Color::Black, Change::Unchanged),
+        ];
+        let text = render(run(10, 1), &rows, false);
+        assert!(text.starts_with(
+            "ratewatch run 3 of customers (PARTIAL: 1 row failed and will be retried next run)"
+        ));
+        assert!(text.contains("2 alerts"));
+        let line = text.lines().find(|l| l.contains("C-2")).unwrap();
+        assert!(
+            line.contains("Acme SA") && line.contains("FR") && line.contains("yellow → red"),
+            "{line}"
+        );
+        assert!(text.contains("black (still)"));
+        let quiet = render(run(10, 1), &rows, true);
+        assert_eq!(quiet.lines().count(), 3, "header and two alerts: {quiet}");
+    }
+
+    #[test]
+    fn a_flood_of_changes_is_capped() {
+        let rows: Vec<_> = (0..300)
+            .map(|i| alert(i + 2, Color::Green, Color::Yellow, Change::Deteriorated))
+            .collect();
+        let text = render(run(300, 0), &rows, false);
+        assert!(text.contains("300 alerts"));
+        assert!(text.contains("… and 250 more in the reports"));
+        assert!(text.lines().count() < MAX_LISTED + 10);
+    }
+}

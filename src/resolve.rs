@@ -1,0 +1,275 @@
+//! Row → company UUID: a search by identifier (spec 4.1) or by name (4.2), and the choice
+//! among several matches. Never a guess: several matches without a single exact name
+//! match are `ambiguous`, with every candidate kept.
+//!
+//! This module does not read the store; the pipeline checks the cache first.
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+use crate::api::models::Company;
+use crate::api::{ApiError, Client, NameQuery};
+use crate::model::Candidate;
+
+/// A search to make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    ById {
+        country: String,
+        service: String,
+        id: String,
+    },
+    ByName(NameQuery),
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    Resolved(Box<Company>),
+    Ambiguous(Vec<Company>),
+    Unresolved,
+}
+
+impl Query {
+    /// The cache key: the search with its inputs normalized, so the same company written
+    /// two ways ("ACME S.A." in Lyon, "Acme SA" in LYON) is searched once.
+    pub fn cache_key(&self) -> String {
+        match self {
+            Query::ById {
+                country,
+                service,
+                id,
+            } => {
+                let id: String = id
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .flat_map(char::to_uppercase)
+                    .collect();
+                format!(
+                    "id|{}|{}|{id}",
+                    country.to_uppercase(),
+                    service.to_uppercase()
+                )
+            }
+            Query::ByName(q) => {
+                let mut key = format!(
+                    "name|{}|{}",
+                    q.country.to_uppercase(),
+                    normalize_name(&q.name)
+                );
+                let filters = [
+                    ("streetnumber", &q.street_number),
+                    ("streetname", &q.street_name),
+                    ("city", &q.city),
+                    ("postcode", &q.postcode),
+                    ("phonenumber", &q.phone_number),
+                ];
+                for (k, v) in filters {
+                    if let Some(v) = v.as_deref().map(normalize_name).filter(|v| !v.is_empty()) {
+                        key.push_str(&format!("|{k}={v}"));
+                    }
+                }
+                key
+            }
+        }
+    }
+
+    /// The name of the endpoint the search uses, for call counts.
+    pub fn endpoint(&self) -> &'static str {
+        match self {
+            Query::ById { .. } => "company_by_id",
+            Query::ByName(_) => "companies_by_name",
+        }
+    }
+}
+
+/// Runs the search. A 404 on an identifier search means no such company.
+pub async fn resolve(client: &Client, query: &Query) -> Result<Resolution, ApiError> {
+    match query {
+        Query::ById {
+            country,
+            service,
+            id,
+        } => match client
+            .company_by_external_id(&country.to_lowercase(), service, id)
+            .await
+        {
+            Ok(c) => Ok(Resolution::Resolved(Box::new(c))),
+            Err(ApiError::NotFound { .. }) => Ok(Resolution::Unresolved),
+            Err(e) => Err(e),
+        },
+        Query::ByName(q) => {
+            let q = NameQuery {
+                country: q.country.to_lowercase(),
+                ..q.clone()
+            };
+            match client.companies_by_name(&q).await {
+                Ok(found) => Ok(choose(&q.name, found)),
+                Err(ApiError::NotFound { .. }) => Ok(Resolution::Unresolved),
+                Err(e) => Err(e),
+            }
+        }
+    }
+}
+
+/// One match is the company. Among several, a single one whose name equals the searched
+/// name (normalized) is taken; otherwise the row is ambiguous.
+pub fn choose(name: &str, mut found: Vec<Company>) -> Resolution {
+    // The same company listed twice is still one company.
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|c| seen.insert(c.id));
+    match found.len() {
+        0 => Resolution::Unresolved,
+        1 => Resolution::Resolved(Box::new(found.remove(0))),
+        _ => {
+            let wanted = normalize_name(name);
+            let exact: Vec<usize> = found
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| normalize_name(&c.name) == wanted)
+                .map(|(i, _)| i)
+                .collect();
+            if let [only] = exact[..] {
+                Resolution::Resolved(Box::new(found.swap_remove(only)))
+            } else {
+                Resolution::Ambiguous(found)
+            }
+        }
+    }
+}
+
+/// A company as a candidate of an ambiguous row.
+pub fn candidate(c: &Company) -> Candidate {
+    Candidate {
+        id: c.id,
+        name: c.name.clone(),
+        city: c.address.city.clone(),
+        postcode: c.address.post_code.clone(),
+    }
+}
+
+/// Case, accents, punctuation and repeated spaces folded away: "Société Générale S.A." and
+/// "SOCIETE GENERALE SA" compare equal. Dots join letters (S.A. → sa); other punctuation
+/// separates words.
+pub fn normalize_name(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for ch in s.nfkd().filter(|c| !is_combining_mark(*c)) {
+        let folded: &str = match ch {
+            'ß' => "ss",
+            'æ' | 'Æ' => "ae",
+            'œ' | 'Œ' => "oe",
+            'ø' | 'Ø' => "o",
+            'ł' | 'Ł' => "l",
+            'đ' | 'Đ' => "d",
+            'þ' | 'Þ' => "th",
+            '.' | '\'' | '’' => continue,
+            c if c.is_alphanumeric() => {
+                if space && !out.is_empty() {
+                    out.push(' ');
+                }
+                space = false;
+                out.extend(c.to_lowercase());
+                continue;
+            }
+            _ => {
+                space = true;
+                continue;
+            }
+        };
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push_str(folded);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::models::Address;
+    use uuid::Uuid;
+
+    fn company(name: &str, city: &str) -> Company {
+        Company {
+            id: Uuid::new_v4(),
+            name: name.into(),
+            address: Address {
+                city: city.into(),
+                ..Address::default()
+            },
+            phone_number: None,
+            legal_form_code: String::new(),
+            external_ids: vec![],
+        }
+    }
+
+    #[test]
+    fn names_normalize_across_case_accents_punctuation_and_spaces() {
+        assert_eq!(
+            normalize_name("  Société   Générale S.A. "),
+            "societe generale sa"
+        );
+        assert_eq!(normalize_name("SOCIETE-GENERALE SA"), "societe generale sa");
+        assert_eq!(normalize_name("Müller & Söhne GmbH"), "muller sohne gmbh");
+        assert_eq!(normalize_name("Straße l'Étoile"), "strasse letoile");
+        assert_eq!(normalize_name("Ørsted A/S"), "orsted a s");
+    }
+
+    #[test]
+    fn one_match_is_taken_several_need_a_single_exact_one() {
+        let a = company("Acme SA", "Lyon");
+        assert_eq!(
+            choose("acme", vec![a.clone()]),
+            Resolution::Resolved(Box::new(a.clone()))
+        );
+        let holding = company("Acme Holding SA", "Paris");
+        assert_eq!(
+            choose("ACME S.A.", vec![holding.clone(), a.clone()]),
+            Resolution::Resolved(Box::new(a.clone()))
+        );
+        let twin = company("Acme SA", "Nice");
+        match choose("Acme SA", vec![a.clone(), twin.clone(), holding.clone()]) {
+            Resolution::Ambiguous(c) => assert_eq!(c.len(), 3),
+            other => panic!("{other:?}"),
+        }
+        match choose("Acme", vec![a.clone(), holding]) {
+            Resolution::Ambiguous(c) => assert_eq!(c.len(), 2, "no exact match: never a guess"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(choose("Acme", vec![]), Resolution::Unresolved);
+        assert_eq!(
+            choose("x", vec![a.clone(), a.clone()]),
+            Resolution::Resolved(Box::new(a))
+        );
+    }
+
+    #[test]
+    fn cache_keys_fold_what_does_not_change_the_answer() {
+        let id = |id: &str| Query::ById {
+            country: "fr".into(),
+            service: "siren".into(),
+            id: id.into(),
+        };
+        assert_eq!(id("552 100 554").cache_key(), id("552100554").cache_key());
+        let name = |n: &str, city: Option<&str>| {
+            Query::ByName(NameQuery {
+                country: "FR".into(),
+                name: n.into(),
+                city: city.map(Into::into),
+                ..NameQuery::default()
+            })
+        };
+        assert_eq!(
+            name("ACME S.A.", Some("LYON")).cache_key(),
+            name("Acme SA", Some("Lyon ")).cache_key()
+        );
+        assert_ne!(
+            name("Acme SA", Some("Lyon")).cache_key(),
+            name("Acme SA", None).cache_key()
+        );
+        assert_ne!(id("1").cache_key(), name("1", None).cache_key());
+    }
+}

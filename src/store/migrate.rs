@@ -1,0 +1,77 @@
+//! Applies the SQL files of `migrations/` in order, each once, and records them.
+//!
+//! Forward only: a released file is never edited. A database from an older ratewatch is
+//! brought up to date; one from a newer ratewatch, or one that is not ratewatch's, is
+//! refused untouched.
+
+use rusqlite::Connection;
+
+use super::{StoreError, now_text};
+
+/// Every migration, in order: (version, name, SQL).
+pub const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "initial",
+    include_str!("../../migrations/0001_initial.sql"),
+)];
+
+/// The schema version this build writes.
+pub fn latest_version() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.0)
+}
+
+/// Brings the database to the latest version.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(StoreError::at("reading the schema version"))?;
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::at("reading the schema"))?;
+    let ours: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::at("reading the schema"))?;
+    if tables > 0 && ours == 0 {
+        return Err(StoreError::Foreign);
+    }
+    if version > latest_version() {
+        return Err(StoreError::Newer {
+            found: version,
+            known: latest_version(),
+        });
+    }
+    for (v, name, sql) in MIGRATIONS.iter().filter(|m| m.0 > version) {
+        let tx = conn
+            .transaction()
+            .map_err(StoreError::at("starting a migration"))?;
+        tx.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (
+                 version    INTEGER PRIMARY KEY,
+                 name       TEXT NOT NULL,
+                 applied_at TEXT NOT NULL
+             );",
+        )
+        .map_err(StoreError::at("recording migrations"))?;
+        tx.execute_batch(sql)
+            .map_err(StoreError::at(format!("applying migration {v:04}_{name}")))?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+            rusqlite::params![v, name, now_text()],
+        )
+        .map_err(StoreError::at("recording a migration"))?;
+        tx.pragma_update(None, "user_version", v)
+            .map_err(StoreError::at("recording the schema version"))?;
+        tx.commit().map_err(StoreError::at(format!(
+            "committing migration {v:04}_{name}"
+        )))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,430 @@
+//! SQLite storage: the schema (applied from `migrations/`), runs, the resolution cache,
+//! rating history and every row's outcome. All SQL of ratewatch lives under this module.
+//!
+//! One writer owns the connection that changes results (`writer`); the resolution cache
+//! reads through a connection of its own, which WAL lets run beside the writer.
+
+mod migrate;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use uuid::Uuid;
+
+use crate::api::models::{Country, IdentifierService};
+use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
+
+pub use migrate::latest_version;
+pub use writer::{Outcome, Record, RowRecord, Writer};
+
+/// A storage failure. The message names what was being done; the command adds the path.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{context}: {source}")]
+    Sql {
+        context: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error(
+        "it is not a ratewatch database (it has tables of another program); pass another --db, the file was left untouched"
+    )]
+    Foreign,
+    #[error(
+        "it was written by a newer ratewatch (schema version {found}, this one knows up to {known}); upgrade ratewatch, the file was left untouched"
+    )]
+    Newer { found: i64, known: i64 },
+    #[error("the database writer stopped: {0}")]
+    WriterGone(String),
+}
+
+impl StoreError {
+    fn at(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> StoreError {
+        let context = context.into();
+        move |source| StoreError::Sql { context, source }
+    }
+}
+
+/// Times are stored as ISO 8601 UTC text to the second: sortable, readable, and what
+/// SQLite's date functions understand.
+pub fn time_text(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+pub fn now_text() -> String {
+    time_text(Timestamp::now())
+}
+
+/// A cached resolution: what the service answered for one normalized input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachedResolution {
+    pub outcome: Outcome,
+    pub company_id: Option<Uuid>,
+    pub candidates: Vec<Candidate>,
+    pub resolved_at: Timestamp,
+}
+
+/// What a new run records about itself at the start.
+#[derive(Debug, Clone)]
+pub struct NewRun {
+    pub portfolio: String,
+    pub input_path: String,
+    pub sha256: String,
+    pub demo_day: Option<i64>,
+}
+
+/// The ratewatch database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn open_connection(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(StoreError::at("opening"))?;
+    conn.busy_timeout(Duration::from_secs(10))
+        .map_err(StoreError::at("setting the busy timeout"))?;
+    // WAL lets readers (sqlite3, the cache) work during a run; NORMAL sync is durable
+    // against a crash of ratewatch, which is the failure that matters here.
+    conn.execute_batch(
+        "PRAGMA foreign_keys = ON;
+         PRAGMA synchronous = NORMAL;",
+    )
+    .map_err(StoreError::at("setting pragmas"))?;
+    Ok(conn)
+}
+
+impl Store {
+    /// Opens (or creates) the database and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let mut conn = open_connection(path)?;
+        migrate::migrate(&mut conn)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(StoreError::at("switching to WAL"))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::warn!("the database could not switch to WAL (journal mode {mode})");
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many `--demo` runs this database has seen: the simulated day advances with them.
+    pub fn demo_runs(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM runs WHERE demo_day IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::at("counting demo runs"))
+    }
+
+    pub fn start_run(&mut self, run: &NewRun) -> Result<i64, StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO runs (portfolio, input_path, input_sha256, started_at, demo_day)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    run.portfolio,
+                    run.input_path,
+                    run.sha256,
+                    now_text(),
+                    run.demo_day
+                ],
+            )
+            .map_err(StoreError::at("recording the run"))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Records the end of a run with its counts, computed from what was stored.
+    pub fn finish_run(
+        &mut self,
+        run_id: i64,
+        status: &str,
+        calls: &[(String, u64)],
+    ) -> Result<(), StoreError> {
+        let calls: serde_json::Map<String, serde_json::Value> = calls
+            .iter()
+            .map(|(k, v)| (k.clone(), (*v).into()))
+            .collect();
+        self.conn
+            .execute(
+                "UPDATE runs SET
+                   finished_at     = ?2,
+                   status          = ?3,
+                   rows_total      = (SELECT count(*) FROM run_rows WHERE run_id = ?1),
+                   rows_rated      = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'rated'),
+                   rows_unresolved = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'unresolved'),
+                   rows_ambiguous  = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'ambiguous'),
+                   rows_invalid    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'invalid'),
+                   rows_failed     = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'failed'),
+                   alerts          = (SELECT count(*) FROM run_results WHERE run_id = ?1 AND alert = 1),
+                   calls           = ?4
+                 WHERE id = ?1",
+                params![
+                    run_id,
+                    now_text(),
+                    status,
+                    serde_json::Value::Object(calls).to_string()
+                ],
+            )
+            .map_err(StoreError::at("recording the end of the run"))?;
+        Ok(())
+    }
+
+    /// Keeps the service's lookup lists, replacing the previous copy.
+    pub fn save_lookups(
+        &mut self,
+        countries: &[Country],
+        services: &[IdentifierService],
+    ) -> Result<(), StoreError> {
+        let now = now_text();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(StoreError::at("saving the lookup lists"))?;
+        tx.execute_batch("DELETE FROM lookup_countries; DELETE FROM lookup_services;")
+            .map_err(StoreError::at("saving the lookup lists"))?;
+        {
+            let mut c = tx
+                .prepare("INSERT OR REPLACE INTO lookup_countries (code, name, fetched_at) VALUES (?1, ?2, ?3)")
+                .map_err(StoreError::at("saving countries"))?;
+            for country in countries {
+                c.execute(params![
+                    country.country_code.to_uppercase(),
+                    country.country_name,
+                    now
+                ])
+                .map_err(StoreError::at("saving countries"))?;
+            }
+            let mut s = tx
+                .prepare("INSERT OR REPLACE INTO lookup_services (country, code, label, fetched_at) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(StoreError::at("saving services"))?;
+            for service in services {
+                s.execute(params![
+                    service.identifier_country.to_uppercase(),
+                    service.identifier_code,
+                    service.identifier_label,
+                    now
+                ])
+                .map_err(StoreError::at("saving services"))?;
+            }
+        }
+        tx.commit()
+            .map_err(StoreError::at("saving the lookup lists"))
+    }
+
+    /// The last saved lookup lists (empty if never fetched).
+    pub fn load_lookups(&self) -> Result<(Vec<Country>, Vec<IdentifierService>), StoreError> {
+        let ctx = "reading the saved lookup lists";
+        let mut c = self
+            .conn
+            .prepare("SELECT code, name FROM lookup_countries ORDER BY code")
+            .map_err(StoreError::at(ctx))?;
+        let countries = c
+            .query_map([], |r| {
+                Ok(Country {
+                    country_code: r.get(0)?,
+                    country_name: r.get(1)?,
+                })
+            })
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))?;
+        let mut s = self
+            .conn
+            .prepare("SELECT country, code, label FROM lookup_services ORDER BY country, code")
+            .map_err(StoreError::at(ctx))?;
+        let services = s
+            .query_map([], |r| {
+                Ok(IdentifierService {
+                    identifier_country: r.get(0)?,
+                    identifier_code: r.get(1)?,
+                    identifier_label: r.get(2)?,
+                })
+            })
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))?;
+        Ok((countries, services))
+    }
+
+    /// A run's header and counts.
+    pub fn run_info(&self, run_id: i64) -> Result<RunInfo, StoreError> {
+        let ctx = format!("reading run {run_id}");
+        let mut info = self
+            .conn
+            .query_row(
+                "SELECT id, started_at, finished_at, portfolio, input_path, input_sha256, status,
+                        demo_day, rows_total, rows_rated, rows_unresolved, rows_ambiguous,
+                        rows_invalid, rows_failed, alerts, calls
+                 FROM runs WHERE id = ?1",
+                [run_id],
+                |r| {
+                    let counts: Vec<u64> = (9..14)
+                        .map(|i| r.get::<_, i64>(i).map(|v| v as u64))
+                        .collect::<Result<_, _>>()?;
+                    let calls: Option<String> = r.get(15)?;
+                    let calls: Vec<(String, u64)> = calls
+                        .and_then(|c| {
+                            serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&c)
+                                .ok()
+                        })
+                        .map(|m| {
+                            m.into_iter()
+                                .map(|(k, v)| (k, v.as_u64().unwrap_or(0)))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    Ok(RunInfo {
+                        id: r.get(0)?,
+                        started_at: r.get(1)?,
+                        finished_at: r.get(2)?,
+                        portfolio: r.get(3)?,
+                        input_path: r.get(4)?,
+                        portfolio_sha256: r.get(5)?,
+                        status: r.get(6)?,
+                        demo_day: r.get(7)?,
+                        rows: r.get::<_, i64>(8)? as u64,
+                        by_status: RowStatus::ALL.into_iter().zip(counts).collect(),
+                        by_color: Vec::new(),
+                        alerts: r.get::<_, i64>(14)? as u64,
+                        calls,
+                    })
+                },
+            )
+            .map_err(StoreError::at(ctx.clone()))?;
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT color, count(*) AS n FROM run_results
+                 WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL
+                 GROUP BY color ORDER BY n DESC, color",
+            )
+            .map_err(StoreError::at(ctx.clone()))?;
+        info.by_color = stmt
+            .query_map([run_id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))?;
+        Ok(info)
+    }
+
+    /// Calls `f` with each row's result of a run, in input order, without holding them all.
+    pub fn for_each_result<E>(
+        &self,
+        run_id: i64,
+        alerts_only: bool,
+        mut f: impl FnMut(ResultRow) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        let ctx = format!("reading the results of run {run_id}");
+        let sql = format!(
+            "SELECT line, ref, country, service, external_id, name, status, company_id,
+                    company_name, color, previous_color, change, last_change_date, alert,
+                    error, candidates
+             FROM run_results WHERE run_id = ?1 {} ORDER BY line",
+            if alerts_only { "AND alert = 1" } else { "" }
+        );
+        let mut stmt = self
+            .conn
+            .prepare(&sql)
+            .map_err(StoreError::at(ctx.clone()))?;
+        let mut rows = stmt.query([run_id]).map_err(StoreError::at(ctx.clone()))?;
+        while let Some(r) = rows.next().map_err(StoreError::at(ctx.clone()))? {
+            let row = result_row(r).map_err(StoreError::at(ctx.clone()))?;
+            if let Err(e) = f(row) {
+                return Ok(Err(e));
+            }
+        }
+        Ok(Ok(()))
+    }
+
+    /// The writer for a run's results, on a connection of its own.
+    pub fn writer(&self, run_id: i64) -> Result<Writer, StoreError> {
+        Writer::start(open_connection(&self.path)?, run_id)
+    }
+
+    /// The resolution cache, on a connection of its own.
+    pub fn resolution_cache(&self) -> Result<ResolutionCache, StoreError> {
+        Ok(ResolutionCache {
+            conn: Mutex::new(open_connection(&self.path)?),
+        })
+    }
+}
+
+fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
+    let status: String = r.get(6)?;
+    let company: Option<String> = r.get(7)?;
+    let color: Option<String> = r.get(9)?;
+    let previous: Option<String> = r.get(10)?;
+    let change: Option<String> = r.get(11)?;
+    let candidates: Option<String> = r.get(15)?;
+    Ok(ResultRow {
+        line: r.get::<_, i64>(0)? as u64,
+        reference: r.get(1)?,
+        country: r.get(2)?,
+        service: r.get(3)?,
+        id: r.get(4)?,
+        name: r.get(5)?,
+        status: RowStatus::parse(&status).unwrap_or(RowStatus::Failed),
+        company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+        company_name: r.get(8)?,
+        color: color.map(|c| Color::parse(&c)),
+        previous_color: previous.map(|c| Color::parse(&c)),
+        change: change.and_then(|c| Change::parse(&c)),
+        last_change_date: r.get(12)?,
+        alert: r.get::<_, i64>(13)? != 0,
+        error: r.get(14)?,
+        candidates: candidates
+            .and_then(|c| serde_json::from_str(&c).ok())
+            .unwrap_or_default(),
+    })
+}
+
+/// Read access to the resolution cache while a run writes.
+pub struct ResolutionCache {
+    conn: Mutex<Connection>,
+}
+
+impl ResolutionCache {
+    pub fn get(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let mut stmt = conn
+            .prepare_cached(
+                "SELECT outcome, company_id, candidates, resolved_at FROM resolutions WHERE input_key = ?1",
+            )
+            .map_err(StoreError::at("reading the resolution cache"))?;
+        stmt.query_row([key], |r| {
+            let outcome: String = r.get(0)?;
+            let company: Option<String> = r.get(1)?;
+            let candidates: Option<String> = r.get(2)?;
+            let at: String = r.get(3)?;
+            Ok(CachedResolution {
+                outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
+                company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                candidates: candidates
+                    .and_then(|c| serde_json::from_str(&c).ok())
+                    .unwrap_or_default(),
+                resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
+            })
+        })
+        .optional()
+        .map_err(StoreError::at("reading the resolution cache"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,282 @@
+//! Storage rules: migrations, history that grows with changes only, change detection.
+
+use super::*;
+use crate::model::Rating;
+
+fn ts(s: &str) -> Timestamp {
+    s.parse().unwrap()
+}
+
+fn rating(id: Uuid, color: Color, changed: &str, refreshed: &str, at: &str) -> Rating {
+    Rating {
+        company_id: id,
+        color,
+        requested_at: Some(ts(at)),
+        last_refresh: Some(ts(refreshed)),
+        last_change: Some(ts(changed)),
+    }
+}
+
+fn run(store: &mut Store) -> i64 {
+    store
+        .start_run(&NewRun {
+            portfolio: "p".into(),
+            input_path: "p.csv".into(),
+            sha256: "x".into(),
+            demo_day: None,
+        })
+        .unwrap()
+}
+
+async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
+    let writer = store.writer(run_id).unwrap();
+    for r in ratings {
+        writer.send(Record::Observation(r.clone())).await.unwrap();
+        writer
+            .send(Record::Row(Box::new(RowRecord {
+                line: 2,
+                reference: Some("R1".into()),
+                country: Some("FR".into()),
+                service: None,
+                external_id: None,
+                name: None,
+                status: RowStatus::Rated,
+                company_id: Some(r.company_id),
+                error: None,
+                candidates: vec![],
+            })))
+            .await
+            .unwrap();
+    }
+    writer.finish().await.unwrap();
+}
+
+fn history_len(store: &Store) -> i64 {
+    store
+        .conn
+        .query_row("SELECT count(*) FROM ratings", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn migrations_apply_from_every_earlier_version_and_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    for applied in 0..=migrate::MIGRATIONS.len() {
+        let path = dir.path().join(format!("v{applied}.db"));
+        {
+            let conn = Connection::open(&path).unwrap();
+            for (v, _, sql) in &migrate::MIGRATIONS[..applied] {
+                conn.execute_batch(
+                    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+                )
+                .unwrap();
+                conn.execute_batch(sql).unwrap();
+                conn.pragma_update(None, "user_version", v).unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        let version: i64 = store
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, latest_version());
+        let recorded: i64 = store
+            .conn
+            .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(recorded as usize, migrate::MIGRATIONS.len() - applied);
+        drop(store);
+        Store::open(&path).expect("opening again is a no-op");
+    }
+}
+
+#[test]
+fn a_foreign_or_newer_database_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("other.db");
+    Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE invoices (id INTEGER);")
+        .unwrap();
+    let before = std::fs::read(&foreign).unwrap();
+    assert!(matches!(Store::open(&foreign), Err(StoreError::Foreign)));
+    assert_eq!(std::fs::read(&foreign).unwrap(), before);
+
+    let newer = dir.path().join("newer.db");
+    drop(Store::open(&newer).unwrap());
+    Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", 999)
+        .unwrap();
+    let err = Store::open(&newer).err().unwrap();
+    assert!(err.to_string().contains("newer ratewatch"), "{err}");
+}
+
+#[tokio::test]
+async fn history_grows_with_changes_not_with_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+    let id = Uuid::new_v4();
+    let day = |d: u8| format!("2026-11-{d:02}T02:00:00Z");
+
+    let r1 = run(&mut store);
+    observe_all(
+        &store,
+        r1,
+        &[rating(id, Color::Green, &day(1), &day(1), &day(10))],
+    )
+    .await;
+    let r2 = run(&mut store);
+    observe_all(
+        &store,
+        r2,
+        &[rating(id, Color::Green, &day(1), &day(1), &day(11))],
+    )
+    .await;
+    assert_eq!(history_len(&store), 1, "an unchanged re-check adds no row");
+    let confirmed: String = store
+        .conn
+        .query_row("SELECT confirmed_at FROM ratings", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(confirmed, day(11));
+
+    let r3 = run(&mut store);
+    observe_all(
+        &store,
+        r3,
+        &[rating(id, Color::Green, &day(12), &day(12), &day(12))],
+    )
+    .await;
+    let r4 = run(&mut store);
+    observe_all(
+        &store,
+        r4,
+        &[rating(id, Color::Red, &day(13), &day(13), &day(13))],
+    )
+    .await;
+    let r5 = run(&mut store);
+    observe_all(
+        &store,
+        r5,
+        &[rating(id, Color::Red, &day(13), &day(14), &day(14))],
+    )
+    .await;
+    assert_eq!(
+        history_len(&store),
+        4,
+        "refresh date moved: a row; nothing else: none"
+    );
+
+    let changes: Vec<(i64, String)> = [r1, r2, r3, r4, r5]
+        .iter()
+        .map(|r| {
+            store
+                .conn
+                .query_row(
+                    "SELECT run_id, change FROM run_companies WHERE run_id = ?1",
+                    [r],
+                    |x| Ok((x.get(0)?, x.get(1)?)),
+                )
+                .unwrap()
+        })
+        .collect();
+    let names: Vec<&str> = changes.iter().map(|c| c.1.as_str()).collect();
+    assert_eq!(
+        names,
+        ["new", "unchanged", "evolved", "deteriorated", "unchanged"]
+    );
+
+    let view: Vec<(String, String, i64)> = store
+        .conn
+        .prepare("SELECT from_color, to_color, run_id FROM color_changes")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(view, vec![("green".into(), "red".into(), r4)]);
+    let latest: (String, String) = store
+        .conn
+        .query_row("SELECT color, confirmed_at FROM latest_ratings", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(latest, ("red".into(), day(14)));
+
+    store
+        .finish_run(r4, "complete", &[("rating".into(), 1)])
+        .unwrap();
+    let info = store.run_info(r4).unwrap();
+    assert_eq!((info.rows, info.alerts), (1, 1));
+    assert_eq!(info.by_color, vec![("red".to_string(), 1)]);
+    assert_eq!(info.calls, vec![("rating".to_string(), 1)]);
+    let mut rows = Vec::new();
+    store
+        .for_each_result(r4, false, |r| {
+            rows.push(r);
+            Ok::<_, ()>(())
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(rows[0].previous_color, Some(Color::Green));
+    assert_eq!(rows[0].change, Some(Change::Deteriorated));
+    assert!(rows[0].alert);
+}
+
+#[tokio::test]
+async fn a_resumed_run_does_not_observe_a_company_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let id = Uuid::new_v4();
+    let r1 = run(&mut store);
+    observe_all(
+        &store,
+        r1,
+        &[rating(
+            id,
+            Color::Yellow,
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+            "2026-01-02T00:00:00Z",
+        )],
+    )
+    .await;
+    let r2 = run(&mut store);
+    let red = rating(
+        id,
+        Color::Red,
+        "2026-01-03T00:00:00Z",
+        "2026-01-03T00:00:00Z",
+        "2026-01-03T00:00:00Z",
+    );
+    observe_all(&store, r2, std::slice::from_ref(&red)).await;
+    observe_all(&store, r2, &[red]).await;
+    assert_eq!(history_len(&store), 2);
+    let change: String = store
+        .conn
+        .query_row(
+            "SELECT change FROM run_companies WHERE run_id = ?1",
+            [r2],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(change, "deteriorated");
+}
+
+#[test]
+fn lookups_are_kept_between_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+    let countries = vec![Country {
+        country_code: "FR".into(),
+        country_name: "France".into(),
+    }];
+    let services = vec![IdentifierService {
+        identifier_code: "SIREN".into(),
+        identifier_country: "FR".into(),
+        identifier_label: "x".into(),
+    }];
+    store.save_lookups(&countries, &services).unwrap();
+    store.save_lookups(&countries, &services).unwrap();
+    assert_eq!(store.load_lookups().unwrap(), (countries, services));
+}
