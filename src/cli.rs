@@ -23,8 +23,8 @@ pub enum Command {
     /// SQLite, and report red/black companies and every color change since the last run.
     #[command(after_help = "Examples:\n  \
         ratewatch screen samples/portfolio.csv --demo\n  \
-        RATEWATCH_API_KEY=… ratewatch screen customers.csv --base-url https://… --db /var/lib/ratewatch/ratewatch.db --out /var/lib/ratewatch/reports --quiet\n\n\
-        Exit codes: 0 no alert, 1 alerts, 2 usage/input error or database busy, 3 some rows failed (retried next run), 4 nothing screened (key refused, service unreachable, database unusable).")]
+        ratewatch screen customers.csv --base-url https://… --api-key-file ~/.ratewatch-key --quiet\n\n\
+        Exit codes: 0 no alert, 1 alerts, 2 usage or input error, 3 some rows failed (retried next run), 4 nothing screened (key refused, service unreachable, database unusable).")]
     Screen(ScreenArgs),
 
     /// Find a company by registry identifier or by name and show its current rating.

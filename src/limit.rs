@@ -72,7 +72,34 @@ impl Limiter {
 
     /// Runs `call` (again, while it fails in a passing way) within the bound, counting
     /// every request under `endpoint`.
-    pub async fn call<T, F, Fut>(&self, endpoint: &'static str, mut call: F) -> Result<T, ApiError>
+    pub async fn call<T, F, Fut>(&self, endpoint: &'static str, call: F) -> Result<T, ApiError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, ApiError>>,
+    {
+        self.run(endpoint, true, call).await
+    }
+
+    /// As [`Limiter::call`], for endpoints that may answer without checking the key (the
+    /// lookups): their success proves nothing about the key.
+    pub async fn call_keyless<T, F, Fut>(
+        &self,
+        endpoint: &'static str,
+        call: F,
+    ) -> Result<T, ApiError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, ApiError>>,
+    {
+        self.run(endpoint, false, call).await
+    }
+
+    async fn run<T, F, Fut>(
+        &self,
+        endpoint: &'static str,
+        checks_key: bool,
+        mut call: F,
+    ) -> Result<T, ApiError>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, ApiError>>,
@@ -84,7 +111,7 @@ impl Limiter {
             }
             self.wait_for_pause().await;
             let result = {
-                let _probe = if self.answered.load(Ordering::Acquire) {
+                let _probe = if !checks_key || self.answered.load(Ordering::Acquire) {
                     None
                 } else {
                     Some(self.first.lock().await)
@@ -97,10 +124,12 @@ impl Limiter {
                 }
                 self.count(endpoint);
                 let result = call().await;
-                if !matches!(
-                    result,
-                    Err(ApiError::Unauthenticated { .. } | ApiError::Transport { .. })
-                ) {
+                if checks_key
+                    && !matches!(
+                        result,
+                        Err(ApiError::Unauthenticated { .. } | ApiError::Transport { .. })
+                    )
+                {
                     self.answered.store(true, Ordering::Release);
                 }
                 result

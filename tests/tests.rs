@@ -5,4 +5,5 @@ mod common;
 
 mod cli;
 mod client;
+mod screen;
 mod simulator;

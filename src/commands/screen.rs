@@ -154,8 +154,8 @@ async fn fetch_lookups(
 ) -> Result<Lookups, Error> {
     let client = &conn.client;
     let fetched = futures::try_join!(
-        limiter.call("countries", || client.countries()),
-        limiter.call("services", || client.services()),
+        limiter.call_keyless("countries", || client.countries()),
+        limiter.call_keyless("services", || client.services()),
     );
     let path = store.path().to_path_buf();
     let db_error = |source| Error::Store { path, source };

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Nightly screening for cron. cron mails whatever this prints: a short summary, or
+# nothing but the alerts with --quiet. The exit code tells cron-watchers what happened:
+#   0 no alert, 1 alerts, 2 input or usage problem, 3 some rows failed (retried next run),
+#   4 nothing screened (key refused, service unreachable, database unusable).
+#
+# crontab -e, then:
+#   0 2 * * *  /opt/ratewatch/nightly.sh /srv/erp/exports/customers.csv
+#
+# The key lives in a file readable only by the cron user (chmod 600), never on the
+# command line, where `ps` would show it.
+set -u
+
+PORTFOLIO=${1:?usage: nightly.sh PORTFOLIO.csv}
+STATE=${RATEWATCH_HOME:-/var/lib/ratewatch}
+REPORTS="$STATE/reports/$(date -u +%Y-%m-%d)"
+
+export RATEWATCH_BASE_URL=${RATEWATCH_BASE_URL:?set RATEWATCH_BASE_URL to the environment root}
+mkdir -p "$REPORTS"
+
+ratewatch screen "$PORTFOLIO" \
+    --db "$STATE/ratewatch.db" \
+    --out "$REPORTS" \
+    --api-key-file "$STATE/api-key"
+status=$?
+
+case $status in
+    0|1) ;;
+    3) echo "ratewatch: some rows failed; they will be retried tomorrow (see $REPORTS/report.csv)" ;;
+    *) echo "ratewatch: the night's screening did not complete (exit $status)" >&2 ;;
+esac
+exit $status

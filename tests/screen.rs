@@ -1,0 +1,435 @@
+//! `ratewatch screen` end to end: the binary against a simulator on a random loopback port,
+//! its reports, its database and the simulator's call counters.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use ratewatch::model::{Change, Color};
+use ratewatch::sim::server::DEFAULT_SEED;
+use ratewatch::sim::{CompanyRef, Dataset, Endpoint, SimConfig};
+use serde_json::Value;
+
+use crate::common::{Background, KEY, background};
+
+/// The samples' dataset (same seed as `--demo`), kept small.
+fn sample_sim() -> Background {
+    background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        ..SimConfig::default()
+    })
+}
+
+struct Workspace {
+    dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    fn new() -> Self {
+        Workspace {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn db(&self) -> PathBuf {
+        self.path("ratewatch.db")
+    }
+    fn write(&self, name: &str, content: &[u8]) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+    /// Runs `screen` against the simulator with the right key.
+    fn screen(&self, sim: &Background, portfolio: &Path) -> Command {
+        let mut cmd = Command::cargo_bin("ratewatch").unwrap();
+        cmd.env_remove("RATEWATCH_BASE_URL")
+            .env("RATEWATCH_API_KEY", KEY)
+            .arg("screen")
+            .arg(portfolio)
+            .arg("--db")
+            .arg(self.db())
+            .arg("--out")
+            .arg(self.path("out"))
+            .args(["--base-url", &sim.server.base_url()]);
+        cmd
+    }
+    fn report(&self) -> Value {
+        let text = std::fs::read_to_string(self.path("out/report.json")).unwrap();
+        let json: Value = serde_json::from_str(&text).unwrap();
+        let schema: Value = serde_json::from_str(ratewatch::report::json::SCHEMA).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "report.json breaks its schema: {errors:#?}"
+        );
+        json
+    }
+}
+
+fn rows_by_ref(report: &Value) -> HashMap<String, Value> {
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["ref"].as_str().unwrap_or("").to_string(), r.clone()))
+        .collect()
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
+}
+
+#[test]
+fn the_sample_reaches_every_status_with_its_reason() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample())
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("PARTIAL"));
+    let report = ws.report();
+    let rows = rows_by_ref(&report);
+    let status = |r: &str| rows[r]["status"].as_str().unwrap().to_string();
+    let error = |r: &str| rows[r]["error"].as_str().unwrap_or("").to_string();
+    for r in [
+        "C-1001", "C-1002", "C-1003", "C-1007", "C-1008", "C-1012", "C-1025",
+    ] {
+        assert_eq!(status(r), "rated", "{r}: {}", error(r));
+    }
+    assert_eq!(status("C-1006"), "ambiguous");
+    assert_eq!(rows["C-1006"]["candidates"].as_array().unwrap().len(), 2);
+    assert_eq!(status("C-1009"), "unresolved");
+    assert_eq!(status("C-1018"), "unresolved");
+    assert!(
+        error("C-1019").starts_with("service: \"CRO\""),
+        "{}",
+        error("C-1019")
+    );
+    assert!(error("C-1020").starts_with("country: missing"));
+    assert!(error("C-1021").starts_with("country: \"XX\""));
+    assert!(error("C-1022").contains("no ratings for US"));
+    assert!(error("C-1023").starts_with("id and name"));
+    for r in ["C-1019", "C-1020", "C-1021", "C-1022", "C-1023"] {
+        assert_eq!(status(r), "invalid", "{r}");
+    }
+    assert_eq!(status("C-1024"), "failed");
+    assert!(
+        error("C-1024").contains("phonenumber"),
+        "the service's message verbatim"
+    );
+    assert_eq!(rows["C-1011"]["id"], "1545625", "reported as given");
+    assert_eq!(
+        rows["C-1011"]["status"], "rated",
+        "leading zero restored for the search"
+    );
+    let by_status = &report["run"]["by_status"];
+    let total: u64 = ["rated", "unresolved", "ambiguous", "invalid", "failed"]
+        .iter()
+        .map(|s| by_status[s].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 25);
+    assert_eq!(report["run"]["rows"], 25);
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 26);
+}
+
+/// A portfolio of `n` companies of every country, searched by each kind of identifier or by
+/// name with its city.
+fn generated(data: &Dataset, n: u32) -> (String, Vec<CompanyRef>) {
+    let mut csv = String::from("ref,country,service,id,name,city\n");
+    let mut refs = Vec::new();
+    for i in 0..n {
+        let r = CompanyRef {
+            country: (i % 10) as usize,
+            n: 3 + i * 7,
+        };
+        let c = data.company(r);
+        if i % 3 == 0 {
+            csv.push_str(&format!(
+                "R{i},{},,,\"{}\",{}\n",
+                c.address.country_code, c.name, c.address.city
+            ));
+        } else {
+            let e = &c.external_ids[(i as usize) % c.external_ids.len()];
+            csv.push_str(&format!(
+                "R{i},{},{},{},,\n",
+                c.address.country_code, e.external_service, e.external_id
+            ));
+        }
+        refs.push(r);
+    }
+    (csv, refs)
+}
+
+#[test]
+fn two_days_give_exactly_the_changes_the_simulator_implies_and_nothing_is_searched_twice() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let ws = Workspace::new();
+    let (csv, refs) = generated(&data, 300);
+    let file = ws.write("p.csv", csv.as_bytes());
+    let distinct: HashSet<_> = refs.iter().collect();
+
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let first = sim.server.stats();
+    assert_eq!(
+        first.calls(Endpoint::Rating),
+        distinct.len() as u64,
+        "one rating call per company"
+    );
+    assert_eq!(
+        first.calls(Endpoint::CompanyById) + first.calls(Endpoint::CompaniesByName),
+        300,
+        "one search per distinct row"
+    );
+
+    sim.server.set_day(6);
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let second = sim.server.stats();
+    assert_eq!(
+        second.calls(Endpoint::CompanyById),
+        first.calls(Endpoint::CompanyById),
+        "no search on a re-run"
+    );
+    assert_eq!(
+        second.calls(Endpoint::CompaniesByName),
+        first.calls(Endpoint::CompaniesByName)
+    );
+    assert_eq!(
+        second.calls(Endpoint::Rating) - first.calls(Endpoint::Rating),
+        distinct.len() as u64
+    );
+
+    let report = ws.report();
+    let rows = rows_by_ref(&report);
+    let mut color_changes = 0;
+    for (i, r) in refs.iter().enumerate() {
+        let row = &rows[&format!("R{i}")];
+        assert_eq!(row["status"], "rated", "{row}");
+        let (before, after) = (data.rating(*r, 1), data.rating(*r, 6));
+        let want = Change::classify(
+            Some((&before.color, Some(before.last_change.instant.as_second()))),
+            &after.color,
+            Some(after.last_change.instant.as_second()),
+        );
+        assert_eq!(row["change"], want.as_str(), "{row}");
+        assert_eq!(row["color"], after.color.as_str());
+        assert_eq!(row["previous_color"], before.color.as_str());
+        let alert = want.is_color_change() || matches!(after.color, Color::Red | Color::Black);
+        assert_eq!(row["alert"], alert);
+        color_changes += usize::from(want.is_color_change());
+    }
+    assert!(color_changes > 0, "five days apart, some colors move");
+    let conn = rusqlite::Connection::open(ws.db()).unwrap();
+    let in_view: usize = conn
+        .query_row(
+            "SELECT count(*) FROM color_changes WHERE run_id = 2",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(in_view, color_changes);
+}
+
+#[test]
+fn duplicates_across_siren_siret_and_name_reach_one_company_with_one_rating_call() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let r = CompanyRef {
+        country: 0,
+        n: 1234,
+    };
+    let c = data.company(r);
+    let siren = &c.external_ids[0].external_id;
+    let siret = &c.external_ids[1].external_id;
+    let ws = Workspace::new();
+    let file = ws.write(
+        "dups.csv",
+        format!(
+            "ref,country,service,id,name,city\nA,FR,SIREN,{siren},,\nB,fr,siret,{siret},,\nC,FR,,,\"{}\",{}\nD,FR,SIREN,{siren},,\n",
+            c.name.to_uppercase(),
+            c.address.city
+        )
+        .as_bytes(),
+    );
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let rows = rows_by_ref(&ws.report());
+    let id = data.uuid(r).to_string();
+    for k in ["A", "B", "C", "D"] {
+        assert_eq!(rows[k]["company_id"], id.as_str(), "{k}");
+    }
+    let stats = sim.server.stats();
+    assert_eq!(stats.calls(Endpoint::Rating), 1);
+    assert_eq!(
+        stats.calls(Endpoint::CompanyById),
+        2,
+        "D repeats A's search: asked once"
+    );
+}
+
+#[test]
+fn a_semicolon_bom_crlf_export_screens_like_any_other() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let c = data.company(CompanyRef { country: 3, n: 6 });
+    let ws = Workspace::new();
+    let file = ws.write(
+        "excel.csv",
+        format!(
+            "\u{feff}Ref;Country;Name;City\r\n\"X;1\";de;\"{}\";{}\r\n\r\n",
+            c.name, c.address.city
+        )
+        .as_bytes(),
+    );
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["X;1"]["status"], "rated");
+    assert_eq!(rows["X;1"]["line"], 2);
+    assert_eq!(rows["X;1"]["company_id"], c.id.to_string());
+}
+
+#[test]
+fn an_unreadable_portfolio_exits_2_before_anything_is_written() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let latin1 = ws.write(
+        "latin1.csv",
+        b"country,name\nFR,Soci\xe9t\xe9 G\xe9n\xe9rale\n",
+    );
+    ws.screen(&sim, &latin1)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("latin1.csv:2: not UTF-8"));
+    let no_country = ws.write("cols.csv", b"name,city\nAcme,Lyon\n");
+    ws.screen(&sim, &no_country)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no `country` column"));
+    assert!(!ws.db().exists(), "nothing written");
+    assert_eq!(sim.server.stats().total(), 0, "no call made");
+}
+
+#[test]
+fn a_refused_key_costs_one_call_and_exits_4() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let secret = "definitely-wrong-key";
+    let assert = ws
+        .screen(&sim, &sample())
+        .env("RATEWATCH_API_KEY", secret)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("RATEWATCH_API_KEY"));
+    let out = assert.get_output();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(secret));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(secret));
+    assert_eq!(sim.server.stats().unauthenticated, 1);
+    let conn = rusqlite::Connection::open(ws.db()).unwrap();
+    let status: String = conn
+        .query_row("SELECT status FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(status, "failed");
+}
+
+#[test]
+fn a_quiet_night_exits_0_and_says_so_in_one_line() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let greens: Vec<_> = (0..400)
+        .map(|n| CompanyRef { country: 0, n })
+        .filter(|r| data.rating(*r, 1).color == Color::Green)
+        .take(5)
+        .collect();
+    let mut csv = String::from("country,service,id\n");
+    for r in &greens {
+        csv.push_str(&format!(
+            "FR,SIREN,{}\n",
+            data.external_ids(*r)[0].external_id
+        ));
+    }
+    let ws = Workspace::new();
+    let file = ws.write("green.csv", csv.as_bytes());
+    ws.screen(&sim, &file)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Nothing flagged"));
+    ws.screen(&sim, &file)
+        .arg("--quiet")
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn a_cached_company_the_service_no_longer_knows_is_searched_again() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let r = CompanyRef { country: 1, n: 13 };
+    let cro = data.external_ids(r)[0].external_id.clone();
+    let ws = Workspace::new();
+    let file = ws.write(
+        "one.csv",
+        format!("country,service,id\nGB,CRO,{cro}\n").as_bytes(),
+    );
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let stale = uuid::Uuid::new_v4().to_string();
+    let conn = rusqlite::Connection::open(ws.db()).unwrap();
+    conn.execute(
+        "INSERT INTO companies (id, first_seen_at, updated_at) VALUES (?1, 'x', 'x')",
+        [&stale],
+    )
+    .unwrap();
+    conn.execute("UPDATE resolutions SET company_id = ?1", [&stale])
+        .unwrap();
+    drop(conn);
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let rows = ws.report()["rows"].clone();
+    assert_eq!(rows[0]["status"], "rated");
+    assert_eq!(rows[0]["company_id"], data.uuid(r).to_string());
+    assert_eq!(sim.server.stats().calls(Endpoint::CompanyById), 2);
+}
+
+#[test]
+fn the_readme_demo_run_twice_shows_color_changes() {
+    let ws = Workspace::new();
+    let run = || {
+        let mut cmd = Command::cargo_bin("ratewatch").unwrap();
+        cmd.env_remove("RATEWATCH_API_KEY")
+            .current_dir(ws.dir.path())
+            .arg("screen")
+            .arg(sample())
+            .arg("--demo");
+        cmd.assert().code(3).get_output().stdout.clone()
+    };
+    let first = String::from_utf8(run()).unwrap();
+    assert!(!first.contains('→'), "{first}");
+    let second = String::from_utf8(run()).unwrap();
+    assert!(second.contains("yellow → green"), "{second}");
+    assert!(ws.path("ratewatch.db").exists() && ws.path("report.json").exists());
+    let conn = rusqlite::Connection::open(ws.path("ratewatch.db")).unwrap();
+    let changes: i64 = conn
+        .query_row("SELECT count(*) FROM color_changes", [], |r| r.get(0))
+        .unwrap();
+    assert!(changes > 0);
+}
