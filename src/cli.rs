@@ -39,6 +39,12 @@ pub enum Command {
         ratewatch lookups services --demo --json")]
     Lookups(LookupsArgs),
 
+    /// Write a portfolio CSV made from the simulator's dataset (for trying and benchmarking
+    /// `screen`): 70% identifier rows, 30% name rows, 10% duplicates.
+    #[command(after_help = "Example:\n  \
+        ratewatch demo-portfolio --rows 100000 > big.csv")]
+    DemoPortfolio(DemoPortfolioArgs),
+
     /// Serve the embedded simulator of the rating service over HTTP on 127.0.0.1.
     ///
     /// Prints its base URL as the first line of stdout, then serves until killed.
@@ -189,6 +195,21 @@ pub struct LookupsArgs {
 
     #[command(flatten)]
     pub service_args: ServiceArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoPortfolioArgs {
+    /// Rows to write.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    pub rows: u64,
+
+    /// Seed of the simulated dataset (as `demo-server --seed`).
+    #[arg(long, default_value_t = crate::sim::server::DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Companies per country of the dataset (as `demo-server --companies-per-country`).
+    #[arg(long, value_name = "N", default_value_t = crate::sim::server::DEFAULT_PER_COUNTRY)]
+    pub companies_per_country: u32,
 }
 
 #[derive(Debug, Args)]

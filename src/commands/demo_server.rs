@@ -1,13 +1,14 @@
 //! `ratewatch demo-server`: the embedded simulator as a standalone HTTP server, for
-//! benchmarks, scripts and trying the tool against something that looks like the service.
+//! benchmarks, scripts and trying the tool against something that looks like the service;
+//! `ratewatch demo-portfolio`: a portfolio of its companies to screen.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use super::emit;
-use crate::cli::DemoServerArgs;
+use crate::cli::{DemoPortfolioArgs, DemoServerArgs};
 use crate::error::{Error, ExitCode};
-use crate::sim::{Faults, SimConfig, SimServer};
+use crate::sim::{Dataset, Faults, SimConfig, SimServer};
 
 pub async fn serve(args: DemoServerArgs) -> Result<ExitCode, Error> {
     for (flag, p) in [
@@ -55,4 +56,21 @@ pub async fn serve(args: DemoServerArgs) -> Result<ExitCode, Error> {
         _ = tokio::signal::ctrl_c() => {},
     }
     Ok(ExitCode::Clean)
+}
+
+pub fn portfolio(args: DemoPortfolioArgs) -> Result<ExitCode, Error> {
+    let data = Dataset::new(args.seed, args.companies_per_country);
+    let out = std::io::BufWriter::new(std::io::stdout().lock());
+    match crate::sim::portfolio::write(&data, args.rows, out) {
+        Ok(()) => Ok(ExitCode::Clean),
+        Err(e) => match e.into_kind() {
+            csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe => {
+                Ok(ExitCode::Clean)
+            }
+            csv::ErrorKind::Io(io) => Err(Error::io("cannot write the portfolio", io)),
+            other => Err(Error::Config(format!(
+                "cannot write the portfolio: {other:?}"
+            ))),
+        },
+    }
 }

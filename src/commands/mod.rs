@@ -21,6 +21,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Lookup(args) => lookup::lookup(args).await,
         Command::Lookups(args) => lookup::lists(args).await,
         Command::DemoServer(args) => demo_server::serve(args).await,
+        Command::DemoPortfolio(args) => demo_server::portfolio(args),
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod dataset;
+pub mod portfolio;
 pub mod server;
 
 pub use dataset::{CompanyRef, Dataset};
