@@ -68,9 +68,13 @@ pub struct ServiceArgs {
     #[arg(long, value_name = "PATH")]
     pub api_key_file: Option<PathBuf>,
 
-    /// Seconds before a request is abandoned.
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
-    pub timeout: u64,
+    /// Seconds before a request is abandoned (and retried, for `screen`).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
+
+    /// Seconds to wait for a connection to the service.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+    pub connect_timeout: f64,
 }
 
 #[derive(Debug, Args)]
@@ -116,6 +120,23 @@ pub struct ScreenArgs {
     /// Print alerts only (nothing when nothing is flagged).
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Retries of a request that failed in a passing way (network, timeout, 5xx, 408).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub retries: u32,
+
+    /// First retry delay in milliseconds; it doubles each retry (with jitter), up to 10 s.
+    #[arg(long, value_name = "MS", default_value_t = 500)]
+    pub retry_delay_ms: u64,
+
+    /// Never send more than this many requests per second (a known quota is never hit).
+    #[arg(long, value_name = "RPS")]
+    pub max_rps: Option<f64>,
+
+    /// Make at most this many API calls in this run; rows beyond it fail with "call budget
+    /// reached" and are screened on the next run.
+    #[arg(long, value_name = "N")]
+    pub max_calls: Option<u64>,
 
     #[command(flatten)]
     pub service_args: ServiceArgs,
@@ -241,6 +262,11 @@ pub struct DemoServerArgs {
     /// Share of requests (0–1) answered only after --slow-ms.
     #[arg(long, value_name = "P", default_value_t = 0.0)]
     pub slow_rate: f64,
+
+    /// Share of good answers (0–1) spoiled: cut short, an HTML page, or JSON of the wrong
+    /// shape.
+    #[arg(long, value_name = "P", default_value_t = 0.0)]
+    pub corrupt_rate: f64,
 
     /// Delay of a slow answer, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 5_000)]

@@ -53,9 +53,18 @@ impl ServiceSettings {
         args: &ServiceArgs,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, Error> {
+        let seconds = |flag: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(Duration::from_secs_f64(v))
+            } else {
+                Err(Error::Config(format!(
+                    "{flag} must be a positive number of seconds, got {v}"
+                )))
+            }
+        };
         let client = ClientOptions {
-            timeout: Duration::from_secs(args.timeout.max(1)),
-            ..ClientOptions::default()
+            timeout: seconds("--timeout", args.timeout)?,
+            connect_timeout: seconds("--connect-timeout", args.connect_timeout)?,
         };
         if args.demo {
             return Ok(ServiceSettings {
@@ -115,7 +124,8 @@ mod tests {
             demo: false,
             base_url: Some("https://example.invalid".into()),
             api_key_file: None,
-            timeout: 30,
+            timeout: 30.0,
+            connect_timeout: 10.0,
         }
     }
 

@@ -72,6 +72,10 @@ impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Config(_) | Error::Input(_) => ExitCode::Usage,
+            Error::Store {
+                source: crate::store::StoreError::Busy { .. },
+                ..
+            } => ExitCode::Usage,
             Error::Store { .. } => ExitCode::Fatal,
             Error::Api(ApiError::Validation { .. }) => ExitCode::Usage,
             Error::Api(ApiError::NotFound { .. }) => ExitCode::Attention,

@@ -42,6 +42,29 @@ impl Default for RetryPolicy {
     }
 }
 
+/// Bounds of a run's calls.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Requests in flight at most.
+    pub concurrency: usize,
+    /// Requests per second at most, if set: a known quota is never hit.
+    pub max_rps: Option<f64>,
+    /// Requests in this run at most, retries included (a paid quota is real money).
+    pub max_calls: Option<u64>,
+    pub retry: RetryPolicy,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            concurrency: 8,
+            max_rps: None,
+            max_calls: None,
+            retry: RetryPolicy::default(),
+        }
+    }
+}
+
 /// The gate. Shared by every task of a run.
 pub struct Limiter {
     permits: Semaphore,
@@ -54,18 +77,29 @@ pub struct Limiter {
     refused: OnceLock<ApiError>,
     policy: RetryPolicy,
     jitter: AtomicU64,
+    /// When the next request may leave, under `max_rps`, and the spacing between two.
+    pace: Option<(Mutex<Instant>, Duration)>,
+    budget: Option<u64>,
+    spent: AtomicU64,
 }
 
 impl Limiter {
-    pub fn new(concurrency: usize, policy: RetryPolicy) -> Self {
+    pub fn new(limits: Limits) -> Self {
+        let pace = limits
+            .max_rps
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .map(|r| (Mutex::new(Instant::now()), Duration::from_secs_f64(1.0 / r)));
         Limiter {
-            permits: Semaphore::new(concurrency.max(1)),
+            pace,
+            budget: limits.max_calls,
+            spent: AtomicU64::new(0),
+            permits: Semaphore::new(limits.concurrency.max(1)),
             first: tokio::sync::Mutex::new(()),
             answered: std::sync::atomic::AtomicBool::new(false),
             paused_until: Mutex::new(None),
             calls: Mutex::new(BTreeMap::new()),
             refused: OnceLock::new(),
-            policy,
+            policy: limits.retry,
             jitter: AtomicU64::new(0x2545_f491_4f6c_dd1d),
         }
     }
@@ -122,6 +156,12 @@ impl Limiter {
                 if let Some(e) = self.refused.get() {
                     return Err(e.clone());
                 }
+                if let Some(limit) = self.budget
+                    && self.spent.fetch_add(1, Ordering::Relaxed) >= limit
+                {
+                    return Err(ApiError::CallBudget { limit });
+                }
+                self.wait_for_slot().await;
                 self.count(endpoint);
                 let result = call().await;
                 if checks_key
@@ -194,6 +234,20 @@ impl Limiter {
         }
     }
 
+    /// Spaces requests `1/max_rps` apart.
+    async fn wait_for_slot(&self) {
+        let Some((next, spacing)) = &self.pace else {
+            return;
+        };
+        let slot = {
+            let mut next = next.lock().unwrap_or_else(|p| p.into_inner());
+            let slot = (*next).max(Instant::now());
+            *next = slot + *spacing;
+            slot
+        };
+        tokio::time::sleep_until(slot).await;
+    }
+
     async fn wait_for_pause(&self) {
         loop {
             let until = *self.paused_until.lock().unwrap_or_else(|p| p.into_inner());
@@ -244,7 +298,11 @@ mod tests {
 
     #[tokio::test]
     async fn passing_failures_are_retried_then_given_up() {
-        let limiter = Limiter::new(2, quick());
+        let limiter = Limiter::new(Limits {
+            concurrency: 2,
+            retry: quick(),
+            ..Limits::default()
+        });
         let tries = AtomicU32::new(0);
         let r: Result<(), _> = limiter
             .call("x", || async {
@@ -262,7 +320,11 @@ mod tests {
 
     #[tokio::test]
     async fn lasting_failures_are_not_retried_and_a_refused_key_stops_everything() {
-        let limiter = Limiter::new(2, quick());
+        let limiter = Limiter::new(Limits {
+            concurrency: 2,
+            retry: quick(),
+            ..Limits::default()
+        });
         let r: Result<(), _> = limiter
             .call("x", || async {
                 Err(ApiError::NotFound {
@@ -291,7 +353,11 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_429_pauses_every_caller_for_retry_after() {
-        let limiter = std::sync::Arc::new(Limiter::new(4, quick()));
+        let limiter = std::sync::Arc::new(Limiter::new(Limits {
+            concurrency: 4,
+            retry: quick(),
+            ..Limits::default()
+        }));
         let started = Instant::now();
         let first = AtomicU32::new(0);
         let r = limiter

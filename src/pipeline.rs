@@ -34,6 +34,15 @@ pub struct Options {
     pub resolution_max_age: jiff::SignedDuration,
 }
 
+/// What an interrupted run being resumed has already done.
+#[derive(Debug, Clone, Default)]
+pub struct Resume {
+    /// Lines already settled, sorted: not screened again.
+    pub settled_lines: Vec<u64>,
+    /// Companies already rated in the run: not rated again.
+    pub rated: Vec<Uuid>,
+}
+
 /// What stops a run.
 #[derive(Debug)]
 pub enum Fatal {
@@ -76,6 +85,7 @@ pub struct Pipeline {
     options: Options,
     searches: Mutex<HashMap<String, Shared<Found>>>,
     ratings: Mutex<HashMap<Uuid, Shared<()>>>,
+    settled_lines: Vec<u64>,
 }
 
 impl Pipeline {
@@ -86,7 +96,13 @@ impl Pipeline {
         writer: Writer,
         lookups: Lookups,
         options: Options,
+        resume: Resume,
     ) -> Self {
+        let ratings = resume
+            .rated
+            .into_iter()
+            .map(|id| (id, Arc::new(OnceCell::new_with(Some(Ok(()))))))
+            .collect();
         Pipeline {
             client,
             limiter,
@@ -95,16 +111,18 @@ impl Pipeline {
             lookups,
             options,
             searches: Mutex::new(HashMap::new()),
-            ratings: Mutex::new(HashMap::new()),
+            ratings: Mutex::new(ratings),
+            settled_lines: resume.settled_lines,
         }
     }
 
-    /// Screens every row the channel delivers; `on_row` hears of each finished row.
+    /// Screens every row the channel delivers; `on_row` hears of each finished row (`None`
+    /// for a row settled before an interruption).
     /// Returns the writer, to be finished by the caller, whatever happened.
     pub async fn run(
         self,
         rows: mpsc::Receiver<Result<InputRow, InputError>>,
-        on_row: impl Fn(RowStatus),
+        on_row: impl Fn(Option<RowStatus>),
     ) -> (Writer, Result<(), Fatal>) {
         let in_progress = self.options.concurrency.max(1) * 4;
         let stream = futures::stream::unfold(rows, |mut rx| async move {
@@ -115,20 +133,32 @@ impl Pipeline {
             .map(|row| this.process(row))
             .buffer_unordered(in_progress)
             .try_for_each(|record| async {
+                // A row settled before an interruption is not screened again.
+                let Some(record) = record else {
+                    on_row(None);
+                    return Ok(());
+                };
                 let status = record.status;
                 this.writer
                     .send(Record::Row(Box::new(record)))
                     .await
                     .map_err(Fatal::Store)?;
-                on_row(status);
+                on_row(Some(status));
                 Ok(())
             })
             .await;
         (self.writer, result)
     }
 
-    async fn process(&self, row: Result<InputRow, InputError>) -> Result<RowRecord, Fatal> {
+    async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<RowRecord>, Fatal> {
         let row = row.map_err(Fatal::Input)?;
+        if self.settled_lines.binary_search(&row.line).is_ok() {
+            return Ok(None);
+        }
+        self.screen_row(row).await.map(Some)
+    }
+
+    async fn screen_row(&self, row: InputRow) -> Result<RowRecord, Fatal> {
         let mut record = RowRecord {
             line: row.line,
             reference: row.reference.clone(),
@@ -229,23 +259,25 @@ impl Pipeline {
             // The cache holds every answer that is not an error, so a nightly re-run
             // searches nothing; it is bypassed on demand, when stale, or when its company
             // turned out unknown.
-            if !again && !self.options.refresh_resolutions {
-                if let Some(hit) = self.cache.get(&key)? {
-                    let age = jiff::Timestamp::now().duration_since(hit.resolved_at);
-                    if age <= self.options.resolution_max_age {
-                        return Ok(match hit.outcome {
-                            Outcome::Resolved => match hit.company_id {
-                                Some(company) => Found::Resolved {
-                                    company,
-                                    cached: true,
-                                },
-                                None => Found::Unresolved,
-                            },
-                            Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
-                            Outcome::Unresolved => Found::Unresolved,
-                        });
-                    }
-                }
+            let cached = match again || self.options.refresh_resolutions {
+                true => None,
+                false => self.cache.get(&key)?,
+            };
+            if let Some(hit) = cached.filter(|hit| {
+                jiff::Timestamp::now().duration_since(hit.resolved_at)
+                    <= self.options.resolution_max_age
+            }) {
+                return Ok(match hit.outcome {
+                    Outcome::Resolved => match hit.company_id {
+                        Some(company) => Found::Resolved {
+                            company,
+                            cached: true,
+                        },
+                        None => Found::Unresolved,
+                    },
+                    Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
+                    Outcome::Unresolved => Found::Unresolved,
+                });
             }
             let answer = self
                 .limiter

@@ -404,8 +404,44 @@ pub enum Target {
     ByName(NameQuery),
 }
 
+/// Longest value a search field may have: company names run to about 160 characters;
+/// anything far longer is a broken export, and sending it would only waste a call.
+pub const MAX_FIELD_CHARS: usize = 300;
+
+/// A field's value fit to send: not absurdly long, no control characters (a tab or line
+/// break inside a name is a broken export, not a name).
+fn check_field(field: &str, value: Option<&String>) -> Result<(), String> {
+    let Some(v) = value else { return Ok(()) };
+    if v.chars().count() > MAX_FIELD_CHARS {
+        return Err(format!(
+            "{field}: longer than {MAX_FIELD_CHARS} characters ({} here)",
+            v.chars().count()
+        ));
+    }
+    if v.chars().any(char::is_control) {
+        return Err(format!(
+            "{field}: contains control characters (a line break or tab inside the value?)"
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a row against the lookup lists, locally; the reason names the field.
 pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
+    for (field, value) in [
+        ("country", &row.country),
+        ("service", &row.service),
+        ("id", &row.id),
+        ("name", &row.name),
+        ("streetnumber", &row.street_number),
+        ("streetname", &row.street_name),
+        ("city", &row.city),
+        ("postcode", &row.postcode),
+        ("phonenumber", &row.phone),
+        ("company_id", &row.company_id),
+    ] {
+        check_field(field, value.as_ref())?;
+    }
     if let Some(raw) = &row.company_id {
         let id = Uuid::parse_str(raw).map_err(|_| format!("company_id: {raw:?} is not a UUID"))?;
         return Ok(Target::Known(id));
@@ -586,6 +622,9 @@ mod tests {
             validate(&row("GP", "siren", "1", ""), &l),
             Ok(Target::ById { .. })
         ));
+        let huge = "x".repeat(5_000_000);
+        assert!(reason(row("FR", "", "", &huge)).starts_with("name: longer than 300"));
+        assert!(reason(row("FR", "", "", "Acme\u{1b}[2J")).starts_with("name: contains control"));
         assert!(matches!(
             validate(&row("FR", "", "", "Acme"), &l),
             Ok(Target::ByName(_))

@@ -1,7 +1,7 @@
 //! `ratewatch screen` end to end: the binary against a simulator on a random loopback port,
 //! its reports, its database and the simulator's call counters.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -9,9 +9,8 @@ use predicates::prelude::*;
 use ratewatch::model::{Change, Color};
 use ratewatch::sim::server::DEFAULT_SEED;
 use ratewatch::sim::{CompanyRef, Dataset, Endpoint, SimConfig};
-use serde_json::Value;
 
-use crate::common::{Background, KEY, background};
+use crate::common::{Background, KEY, Workspace, background, rows_by_ref};
 
 /// The samples' dataset (same seed as `--demo`), kept small.
 fn sample_sim() -> Background {
@@ -21,67 +20,6 @@ fn sample_sim() -> Background {
         key: KEY.into(),
         ..SimConfig::default()
     })
-}
-
-struct Workspace {
-    dir: tempfile::TempDir,
-}
-
-impl Workspace {
-    fn new() -> Self {
-        Workspace {
-            dir: tempfile::tempdir().unwrap(),
-        }
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-    fn db(&self) -> PathBuf {
-        self.path("ratewatch.db")
-    }
-    fn write(&self, name: &str, content: &[u8]) -> PathBuf {
-        let p = self.path(name);
-        std::fs::write(&p, content).unwrap();
-        p
-    }
-    /// Runs `screen` against the simulator with the right key.
-    fn screen(&self, sim: &Background, portfolio: &Path) -> Command {
-        let mut cmd = Command::cargo_bin("ratewatch").unwrap();
-        cmd.env_remove("RATEWATCH_BASE_URL")
-            .env("RATEWATCH_API_KEY", KEY)
-            .arg("screen")
-            .arg(portfolio)
-            .arg("--db")
-            .arg(self.db())
-            .arg("--out")
-            .arg(self.path("out"))
-            .args(["--base-url", &sim.server.base_url()]);
-        cmd
-    }
-    fn report(&self) -> Value {
-        let text = std::fs::read_to_string(self.path("out/report.json")).unwrap();
-        let json: Value = serde_json::from_str(&text).unwrap();
-        let schema: Value = serde_json::from_str(ratewatch::report::json::SCHEMA).unwrap();
-        let validator = jsonschema::validator_for(&schema).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&json)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
-        assert!(
-            errors.is_empty(),
-            "report.json breaks its schema: {errors:#?}"
-        );
-        json
-    }
-}
-
-fn rows_by_ref(report: &Value) -> HashMap<String, Value> {
-    report["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r["ref"].as_str().unwrap_or("").to_string(), r.clone()))
-        .collect()
 }
 
 fn sample() -> PathBuf {

@@ -5,5 +5,6 @@ mod common;
 
 mod cli;
 mod client;
+mod faults;
 mod screen;
 mod simulator;

@@ -35,6 +35,10 @@ pub enum ApiError {
     #[error("could not reach the service: {message}; check --base-url and the network")]
     Transport { message: String, timeout: bool },
 
+    /// Not sent: the run's call budget (`--max-calls`) is spent.
+    #[error("call budget reached (--max-calls {limit}); this row will be screened on the next run")]
+    CallBudget { limit: u64 },
+
     /// An answer came back but is not what the spec describes.
     #[error("unexpected answer from the service ({what}): {message}; body starts {snippet:?}")]
     Decode {
@@ -55,6 +59,7 @@ impl ApiError {
             ApiError::Unauthenticated { .. }
             | ApiError::Validation { .. }
             | ApiError::NotFound { .. }
+            | ApiError::CallBudget { .. }
             | ApiError::Decode { .. } => false,
         }
     }
@@ -68,6 +73,7 @@ impl ApiError {
             ApiError::RateLimited { .. } => "rate_limited",
             ApiError::Server { .. } => "server",
             ApiError::Transport { .. } => "transport",
+            ApiError::CallBudget { .. } => "budget",
             ApiError::Decode { .. } => "decode",
         }
     }

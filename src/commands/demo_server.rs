@@ -15,6 +15,7 @@ pub async fn serve(args: DemoServerArgs) -> Result<ExitCode, Error> {
         ("--fail-rate", args.fail_rate),
         ("--drop-rate", args.drop_rate),
         ("--slow-rate", args.slow_rate),
+        ("--corrupt-rate", args.corrupt_rate),
     ] {
         if !(0.0..=1.0).contains(&p) {
             return Err(Error::Config(format!(
@@ -39,6 +40,7 @@ pub async fn serve(args: DemoServerArgs) -> Result<ExitCode, Error> {
             drop_rate: args.drop_rate,
             slow_rate: args.slow_rate,
             slow: Duration::from_millis(args.slow_ms),
+            corrupt_rate: args.corrupt_rate,
         },
     };
     let server = SimServer::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)))

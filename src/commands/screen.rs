@@ -15,22 +15,27 @@ use crate::api::ApiError;
 use crate::cli::{EndpointArg, ScreenArgs};
 use crate::config::{ServiceSettings, Target};
 use crate::error::{Error, ExitCode};
-use crate::limit::{Limiter, RetryPolicy};
+use crate::limit::{Limiter, Limits, RetryPolicy};
 use crate::model::{RowStatus, RunInfo};
-use crate::pipeline::{Fatal, Options, Pipeline};
+use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, Lookups, Portfolio};
 use crate::rate::RatingEndpoint;
 use crate::report::csv::CsvReport;
 use crate::report::json::JsonReport;
 use crate::report::summary::Summary;
 use crate::report::{AtomicFile, Format};
-use crate::store::{NewRun, Store, StoreError};
+use crate::store::{NewRun, RunLock, Store, StoreError};
 
 /// Rows read ahead of the pipeline: enough to keep it busy, little enough to stay small.
 const READ_AHEAD: usize = 1_024;
 
 pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
+    if let Some(r) = args.max_rps.filter(|r| !r.is_finite() || *r <= 0.0) {
+        return Err(Error::Config(format!(
+            "--max-rps must be a positive number of requests per second, got {r}"
+        )));
+    }
     // The input is checked whole before anything is written.
     let survey = portfolio::survey(&args.portfolio)?;
     let reader = Portfolio::open(&args.portfolio)?;
@@ -38,31 +43,62 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         path: args.db.clone(),
         source,
     };
+    let _lock = RunLock::acquire(&args.db).map_err(db_error)?;
     let mut store = Store::open(&args.db).map_err(db_error)?;
-    let demo_day = match settings.target {
-        Target::Demo => Some(1 + store.demo_runs().map_err(db_error)?),
-        Target::Remote { .. } => None,
+    // With the lock held no other run is alive: a run still marked running has died.
+    store.mark_interrupted().map_err(db_error)?;
+    let portfolio_name = args.portfolio_name.clone().unwrap_or_else(|| {
+        args.portfolio
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "portfolio".into())
+    });
+    let resumed = store
+        .resumable(&portfolio_name, &survey.sha256)
+        .map_err(db_error)?;
+    let demo_day = match (&settings.target, resumed) {
+        (Target::Remote { .. }, _) => None,
+        (Target::Demo, Some((_, Some(day)))) => Some(day),
+        (Target::Demo, _) => Some(1 + store.demo_runs().map_err(db_error)?),
     };
     let conn = Connection::open(&settings, true, demo_day.unwrap_or(1)).await?;
-    let limiter = Arc::new(Limiter::new(
-        args.concurrency as usize,
-        RetryPolicy::default(),
-    ));
+    let limiter = Arc::new(Limiter::new(Limits {
+        concurrency: args.concurrency as usize,
+        max_rps: args.max_rps,
+        max_calls: args.max_calls,
+        retry: RetryPolicy {
+            retries: args.retries,
+            base_delay: Duration::from_millis(args.retry_delay_ms),
+            ..RetryPolicy::default()
+        },
+    }));
     let lookups = fetch_lookups(&conn, &limiter, &mut store).await?;
 
-    let run_id = store
-        .start_run(&NewRun {
-            portfolio: args.portfolio_name.clone().unwrap_or_else(|| {
-                args.portfolio
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "portfolio".into())
-            }),
-            input_path: args.portfolio.display().to_string(),
-            sha256: survey.sha256.clone(),
-            demo_day,
-        })
-        .map_err(db_error)?;
+    let (run_id, resume) = match resumed {
+        Some((run_id, _)) => {
+            store.resume_run(run_id).map_err(db_error)?;
+            let resume = Resume {
+                settled_lines: store.settled_lines(run_id).map_err(db_error)?,
+                rated: store.rated_companies(run_id).map_err(db_error)?,
+            };
+            eprintln!(
+                "ratewatch: resuming interrupted run {run_id} of {portfolio_name}: {} rows already screened",
+                resume.settled_lines.len()
+            );
+            (run_id, resume)
+        }
+        None => {
+            let run_id = store
+                .start_run(&NewRun {
+                    portfolio: portfolio_name.clone(),
+                    input_path: args.portfolio.display().to_string(),
+                    sha256: survey.sha256.clone(),
+                    demo_day,
+                })
+                .map_err(db_error)?;
+            (run_id, Resume::default())
+        }
+    };
     tracing::info!(run_id, portfolio = %args.portfolio.display(), "run started");
 
     let pipeline = Pipeline::new(
@@ -82,6 +118,7 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
                 24 * i64::from(args.resolution_max_age),
             ),
         },
+        resume,
     );
 
     let (tx, rx) = mpsc::channel(READ_AHEAD);
@@ -91,7 +128,7 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     let (writer, outcome) = pipeline
         .run(rx, |status| {
             progress.inc(1);
-            if status == RowStatus::Failed {
+            if status == Some(RowStatus::Failed) {
                 let n = failed_rows.fetch_add(1, Ordering::Relaxed) + 1;
                 progress.set_message(format!("{n} failed"));
             }

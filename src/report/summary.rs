@@ -52,6 +52,14 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Text from the portfolio or the service, safe for a terminal or a mail: control
+/// characters (an escape sequence could rewrite the screen) become spaces.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 /// What the alert says about the color: `yellow → red`, or `red` with why it is listed.
 fn movement(row: &ResultRow) -> String {
     let now = row
@@ -86,7 +94,7 @@ impl<W: Output> Format for Summary<W> {
             return Ok(());
         }
         let or_dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        bucket.push(vec![
+        let cells = [
             row.reference
                 .clone()
                 .unwrap_or_else(|| format!("line {}", row.line)),
@@ -97,7 +105,8 @@ impl<W: Output> Format for Summary<W> {
             or_dash(&row.country),
             movement(row),
             row.change.map(|c| c.as_str()).unwrap_or("").to_string(),
-        ]);
+        ];
+        bucket.push(cells.iter().map(|c| printable(c)).collect());
         Ok(())
     }
 
@@ -141,6 +150,16 @@ impl<W: Output> Format for Summary<W> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 text.push_str(&format!("colors: {colors}\n"));
+            }
+            if !run.calls.is_empty() {
+                let total: u64 = run.calls.iter().map(|(_, n)| n).sum();
+                let calls = run
+                    .calls
+                    .iter()
+                    .map(|(e, n)| format!("{n} {e}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                text.push_str(&format!("calls: {total} ({calls})\n"));
             }
             if alerts == 0 {
                 text.push_str("Nothing flagged: no red or black company, no color change.\n");
@@ -283,6 +302,13 @@ mod tests {
             "{line}"
         );
         assert!(text.contains("black (still)"));
+        let mut evil = alert(9, Color::Green, Color::Red, Change::Deteriorated);
+        evil.company_name = Some("Acme\u{1b}[2J\r\nSA".into());
+        let text = render(run(10, 0), &[evil], false);
+        assert!(
+            !text.contains('\u{1b}') && text.contains("Acme [2J  SA"),
+            "{text}"
+        );
         let quiet = render(run(10, 1), &rows, true);
         assert_eq!(quiet.lines().count(), 3, "header and two alerts: {quiet}");
     }

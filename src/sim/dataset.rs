@@ -319,7 +319,7 @@ impl Dataset {
             + member as usize * 3)
             % country.cities.len();
         let (city, postcode_shape) = country.cities[city_index];
-        let phone = (h % 4 != 0).then(|| fill_pattern(country.phone, mix(h ^ 0x9e)));
+        let phone = (!h.is_multiple_of(4)).then(|| fill_pattern(country.phone, mix(h ^ 0x9e)));
         Company {
             id: self.uuid(r),
             name: self.name(r),
@@ -381,7 +381,7 @@ impl Dataset {
                     let combo = ((i1 * l2 + i2) * l3 + i3) as u64;
                     for &b in &block {
                         let key = b * self.name_space + self.names.backward(combo);
-                        let members = if key % 10 == 0 {
+                        let members = if key.is_multiple_of(10) {
                             0..3u64
                         } else if key % 10 >= 3 {
                             0..1
@@ -515,7 +515,7 @@ impl Dataset {
         if digits > 0 {
             raw.push_str(&format!(".{:0width$}", frac, width = digits as usize));
         }
-        if (h >> 40) % 2 == 0 {
+        if (h >> 40).is_multiple_of(2) {
             raw.push('Z');
         }
         ApiTime::with_raw(instant, raw)

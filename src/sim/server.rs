@@ -76,6 +76,9 @@ pub struct Faults {
     /// Share of requests answered only after `slow`.
     pub slow_rate: f64,
     pub slow: Duration,
+    /// Share of successful answers spoiled on the way: cut in half, an HTML page with
+    /// status 200, or JSON of the wrong shape.
+    pub corrupt_rate: f64,
 }
 
 /// Which endpoint a request hit, for the call counters.
@@ -113,6 +116,7 @@ pub struct Stats {
     pub throttled: u64,
     pub failed: u64,
     pub dropped: u64,
+    pub corrupted: u64,
 }
 
 impl Stats {
@@ -142,6 +146,7 @@ struct State {
     throttled: AtomicU64,
     failed: AtomicU64,
     dropped: AtomicU64,
+    corrupted: AtomicU64,
     requests: AtomicU64,
     bucket: Mutex<Bucket>,
     history: Mutex<HashMap<String, VecDeque<Served>>>,
@@ -182,6 +187,7 @@ impl SimServer {
             throttled: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            corrupted: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             bucket: Mutex::new(Bucket {
                 tokens: burst,
@@ -237,6 +243,7 @@ impl State {
             throttled: self.throttled.load(Ordering::Relaxed),
             failed: self.failed.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
+            corrupted: self.corrupted.load(Ordering::Relaxed),
         }
     }
 
@@ -325,14 +332,41 @@ async fn handle(state: &State, req: Request<Incoming>) -> Result<Answer, Dropped
     }
     if f.fail_rate > 0.0 && state.chance(nth, 3) < f.fail_rate {
         state.failed.fetch_add(1, Ordering::Relaxed);
-        let status = if nth % 2 == 0 {
+        let status = if nth.is_multiple_of(2) {
             StatusCode::BAD_GATEWAY
         } else {
             StatusCode::SERVICE_UNAVAILABLE
         };
         return Ok(html_error(status));
     }
-    Ok(route(state, &req))
+    let answer = route(state, &req);
+    if f.corrupt_rate > 0.0
+        && answer.status() == StatusCode::OK
+        && state.chance(nth, 4) < f.corrupt_rate
+    {
+        state.corrupted.fetch_add(1, Ordering::Relaxed);
+        return Ok(corrupt(answer, nth));
+    }
+    Ok(answer)
+}
+
+/// Spoils a good answer in one of the ways broken proxies and servers do.
+fn corrupt(answer: Answer, nth: u64) -> Answer {
+    let (mut parts, body) = answer.into_parts();
+    let bytes = body.into_inner().unwrap_or_default();
+    let spoiled = match nth % 3 {
+        0 => bytes.slice(..bytes.len() / 2),
+        1 => {
+            parts
+                .headers
+                .insert(CONTENT_TYPE, "text/html".parse().expect("static"));
+            Bytes::from_static(
+                b"<html><body><h1>Service temporarily in maintenance</h1></body></html>",
+            )
+        }
+        _ => Bytes::from_static(br#"{"data": 42, "Id": [], "ratingColor": {"value": "green"}}"#),
+    };
+    Response::from_parts(parts, Full::new(spoiled))
 }
 
 fn route(state: &State, req: &Request<Incoming>) -> Answer {
@@ -389,14 +423,13 @@ fn route(state: &State, req: &Request<Incoming>) -> Answer {
         }
         (Endpoint::CompaniesByName, _) => companies_by_name(state, &query),
         (Endpoint::Rating, [_, _, id, _]) => {
-            if let Some(date) = query.get("date") {
-                if date.parse::<jiff::civil::Date>().is_err() || date.len() != 10 {
-                    return validation(&[(
-                        "date",
-                        "Date has wrong format. Use one of these formats instead: YYYY-MM-DD."
-                            .into(),
-                    )]);
-                }
+            if let Some(date) = query.get("date")
+                && (date.parse::<jiff::civil::Date>().is_err() || date.len() != 10)
+            {
+                return validation(&[(
+                    "date",
+                    "Date has wrong format. Use one of these formats instead: YYYY-MM-DD.".into(),
+                )]);
             }
             with_company(state, id, |r| {
                 let served = remember(state, key, r, day);

@@ -4,6 +4,7 @@
 //! One writer owns the connection that changes results (`writer`); the resolution cache
 //! reads through a connection of its own, which WAL lets run beside the writer.
 
+mod lock;
 mod migrate;
 mod writer;
 
@@ -18,6 +19,7 @@ use uuid::Uuid;
 use crate::api::models::{Country, IdentifierService};
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
 
+pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
 pub use writer::{Outcome, Record, RowRecord, Writer};
 
@@ -40,6 +42,12 @@ pub enum StoreError {
     Newer { found: i64, known: i64 },
     #[error("the database writer stopped: {0}")]
     WriterGone(String),
+    #[error(
+        "it is in use by another run ({holder}); wait for that run to finish, or use another --db"
+    )]
+    Busy { holder: String },
+    #[error("{0}")]
+    Lock(String),
 }
 
 impl StoreError {
@@ -133,6 +141,86 @@ impl Store {
                 |r| r.get(0),
             )
             .map_err(StoreError::at("counting demo runs"))
+    }
+
+    /// Marks runs left `running` as `interrupted`. Called with the run lock held, when no
+    /// run can be alive: those are runs whose process died.
+    pub fn mark_interrupted(&mut self) -> Result<usize, StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = 'interrupted' WHERE status = 'running'",
+                [],
+            )
+            .map_err(StoreError::at("marking interrupted runs"))
+    }
+
+    /// The interrupted run to resume for this portfolio, if its latest run was interrupted
+    /// on the same input: (run id, simulated day of a demo run).
+    pub fn resumable(
+        &self,
+        portfolio: &str,
+        sha256: &str,
+    ) -> Result<Option<(i64, Option<i64>)>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, demo_day, status, input_sha256 FROM runs
+                 WHERE portfolio = ?1 ORDER BY id DESC LIMIT 1",
+                [portfolio],
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, Option<i64>>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, String>(3)?,
+                    ))
+                },
+            )
+            .optional()
+            .map(|latest| {
+                latest
+                    .filter(|(_, _, status, sha)| status == "interrupted" && sha == sha256)
+                    .map(|(id, day, _, _)| (id, day))
+            })
+            .map_err(StoreError::at("looking for an interrupted run"))
+    }
+
+    /// Takes an interrupted run up again.
+    pub fn resume_run(&mut self, run_id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1",
+                [run_id],
+            )
+            .map(drop)
+            .map_err(StoreError::at("resuming the run"))
+    }
+
+    /// Lines a run has already settled (every status but `failed`), in order.
+    pub fn settled_lines(&self, run_id: i64) -> Result<Vec<u64>, StoreError> {
+        let ctx = "reading the rows already screened";
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT line FROM run_rows WHERE run_id = ?1 AND status <> 'failed' ORDER BY line",
+            )
+            .map_err(StoreError::at(ctx))?;
+        stmt.query_map([run_id], |r| r.get::<_, i64>(0).map(|l| l as u64))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// Companies a run has already rated.
+    pub fn rated_companies(&self, run_id: i64) -> Result<Vec<Uuid>, StoreError> {
+        let ctx = "reading the companies already rated";
+        let mut stmt = self
+            .conn
+            .prepare("SELECT company_id FROM run_companies WHERE run_id = ?1")
+            .map_err(StoreError::at(ctx))?;
+        let ids: Vec<String> = stmt
+            .query_map([run_id], |r| r.get(0))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))?;
+        Ok(ids.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
     }
 
     pub fn start_run(&mut self, run: &NewRun) -> Result<i64, StoreError> {

@@ -1,11 +1,15 @@
 //! Helpers shared by the integration tests: simulators on random loopback ports and a
 //! scripted HTTP server for answers the simulator would never give.
 
+use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use assert_cmd::Command;
 use ratewatch::api::{ApiKey, Client, ClientOptions};
 use ratewatch::sim::{SimConfig, SimServer};
+use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -99,4 +103,73 @@ where
         }
     });
     base
+}
+
+/// A temporary folder with a database, reports and portfolios, and `screen` run in it.
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+impl Workspace {
+    pub fn new() -> Self {
+        Workspace {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    pub fn db(&self) -> PathBuf {
+        self.path("ratewatch.db")
+    }
+    pub fn write(&self, name: &str, content: &[u8]) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+    /// Runs `screen` against the simulator with the right key.
+    pub fn screen(&self, sim: &Background, portfolio: &Path) -> Command {
+        Command::from_std(self.screen_process(sim, portfolio))
+    }
+
+    /// The same, as a process to spawn and kill.
+    pub fn screen_process(&self, sim: &Background, portfolio: &Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+        cmd.env_remove("RATEWATCH_BASE_URL")
+            .env("RATEWATCH_API_KEY", KEY)
+            .arg("screen")
+            .arg(portfolio)
+            .arg("--db")
+            .arg(self.db())
+            .arg("--out")
+            .arg(self.path("out"))
+            .args(["--base-url", &sim.server.base_url()]);
+        cmd
+    }
+
+    pub fn report(&self) -> Value {
+        let text = std::fs::read_to_string(self.path("out/report.json")).unwrap();
+        let json: Value = serde_json::from_str(&text).unwrap();
+        let schema: Value = serde_json::from_str(ratewatch::report::json::SCHEMA).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "report.json breaks its schema: {errors:#?}"
+        );
+        json
+    }
+}
+
+/// The rows of a report.json, by `ref`.
+pub fn rows_by_ref(report: &Value) -> HashMap<String, Value> {
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["ref"].as_str().unwrap_or("").to_string(), r.clone()))
+        .collect()
 }

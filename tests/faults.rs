@@ -1,0 +1,539 @@
+//! Faults and hostile data: flaky service, rate limits, crashes, concurrent runs, broken
+//! input and answers, and the key never leaking. Each must end in a clear message, a
+//! correct database and a correct next run.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+use ratewatch::sim::server::DEFAULT_SEED;
+use ratewatch::sim::{Endpoint, Faults, SimConfig};
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::common::{Background, KEY, Workspace, background, rows_by_ref};
+
+fn sim(faults: Faults) -> Background {
+    background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        faults,
+        ..SimConfig::default()
+    })
+}
+
+/// A generated portfolio of `rows` rows of the simulator's companies.
+fn portfolio(ws: &Workspace, sim: &Background, rows: u64) -> std::path::PathBuf {
+    let mut buf = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), rows, &mut buf).unwrap();
+    ws.write("p.csv", &buf)
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    Connection::open(db)
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
+}
+
+fn integrity(db: &Path) -> String {
+    Connection::open(db)
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_flaky_rate_limited_service_still_gets_every_row_screened_once() {
+    let sim = sim(Faults {
+        fail_rate: 0.05,
+        drop_rate: 0.02,
+        slow_rate: 0.01,
+        slow: Duration::from_millis(1_500),
+        rate_limit: Some(4_000.0),
+        ..Faults::default()
+    });
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 5_000);
+    let fast_retries = [
+        "--concurrency",
+        "32",
+        "--retries",
+        "8",
+        "--retry-delay-ms",
+        "5",
+        "--timeout",
+        "0.5",
+    ];
+    ws.screen(&sim, &file)
+        .args(fast_retries)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let report = ws.report();
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 5_000, "no row lost");
+    let lines: HashSet<u64> = rows.iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines.len(), 5_000, "no row twice");
+    let not_rated: Vec<&Value> = rows.iter().filter(|r| r["status"] != "rated").collect();
+    assert!(
+        not_rated.is_empty(),
+        "{:#?}",
+        &not_rated[..not_rated.len().min(3)]
+    );
+    let stats = sim.server.stats();
+    assert!(
+        stats.failed > 0 && stats.dropped > 0,
+        "the faults happened: {stats:?}"
+    );
+
+    let companies: HashSet<&str> = rows
+        .iter()
+        .map(|r| r["company_id"].as_str().unwrap())
+        .collect();
+    let db = ws.db();
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM ratings") as usize,
+        companies.len()
+    );
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM run_companies") as usize,
+        companies.len()
+    );
+
+    // The same day again: confirmations only, no new history.
+    ws.screen(&sim, &file)
+        .args(fast_retries)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM ratings") as usize,
+        companies.len()
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM run_rows WHERE run_id = 2 AND status = 'rated'"
+        ),
+        5_000
+    );
+}
+
+#[test]
+fn a_429_storm_is_waited_out_and_max_rps_avoids_it() {
+    let storm = sim(Faults {
+        rate_limit: Some(5.0),
+        ..Faults::default()
+    });
+    let ws = Workspace::new();
+    let data = storm.server.dataset().clone();
+    let mut csv = String::from("country,company_id\n");
+    for n in 0..12 {
+        let id = data.uuid(ratewatch::sim::CompanyRef { country: 0, n });
+        csv.push_str(&format!("FR,{id}\n"));
+    }
+    let file = ws.write("ids.csv", csv.as_bytes());
+    let started = Instant::now();
+    ws.screen(&storm, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r["status"] == "rated"), "{rows:#?}");
+    let stats = storm.server.stats();
+    assert_eq!(
+        stats.calls(Endpoint::Rating),
+        12,
+        "answered rating calls: {stats:?}"
+    );
+    assert!(
+        stats.throttled <= 12,
+        "the whole client pauses after a 429: no herd of retries ({stats:?})"
+    );
+    assert!(started.elapsed() >= Duration::from_secs(1));
+
+    let calm = sim(Faults {
+        rate_limit: Some(10.0),
+        ..Faults::default()
+    });
+    let ws = Workspace::new();
+    let file = ws.write("ids.csv", csv.as_bytes());
+    ws.screen(&calm, &file)
+        .args(["--max-rps", "8"])
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(
+        calm.server.stats().throttled,
+        0,
+        "a known quota is never hit"
+    );
+}
+
+#[test]
+fn the_call_budget_stops_calls_and_leaves_rows_for_the_next_run() {
+    let sim = sim(Faults::default());
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 40);
+    ws.screen(&sim, &file)
+        .args(["--max-calls", "20"])
+        .assert()
+        .code(3)
+        .stdout(predicate::str::contains("calls: 20"));
+    let stats = sim.server.stats();
+    // The lookups are two of the twenty.
+    assert_eq!(stats.total(), 20);
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    let budget: Vec<_> = rows.iter().filter(|r| r["status"] == "failed").collect();
+    assert!(!budget.is_empty());
+    assert!(
+        budget
+            .iter()
+            .all(|r| r["error"].as_str().unwrap().contains("call budget reached"))
+    );
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r["status"] == "rated"));
+}
+
+#[test]
+fn kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result() {
+    let sim = sim(Faults {
+        latency: Duration::from_millis(2),
+        ..Faults::default()
+    });
+    let steady = Workspace::new();
+    let crashy = Workspace::new();
+    let file = portfolio(&steady, &sim, 600);
+    let crash_file = crashy.write("p.csv", &std::fs::read(&file).unwrap());
+    let args = ["--concurrency", "4"];
+    // Day 1 in both databases, uninterrupted: the same starting history.
+    steady
+        .screen(&sim, &file)
+        .args(args)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    crashy
+        .screen(&sim, &crash_file)
+        .args(args)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    sim.server.set_day(9);
+    steady
+        .screen(&sim, &file)
+        .args(args)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
+    let (mut kills, mut finished) = (0, false);
+    for attempt in 0..6u64 {
+        let mut child = crashy
+            .screen_process(&sim, &crash_file)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let wait = 60 + (seed.wrapping_mul(attempt + 7) % 400);
+        std::thread::sleep(Duration::from_millis(wait));
+        if child.try_wait().unwrap().is_some() {
+            finished = true;
+            break;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+        assert_eq!(
+            integrity(&crashy.db()),
+            "ok",
+            "after kill {kills} (seed {seed})"
+        );
+        let open = count(
+            &crashy.db(),
+            "SELECT count(*) FROM runs WHERE status IN ('running', 'interrupted')",
+        );
+        assert!(open <= 1, "one interrupted run at most (seed {seed})");
+        if kills == 3 {
+            break;
+        }
+    }
+    // A last run completes whatever is left (a kill may also land after the run was
+    // recorded complete, while its reports were being written).
+    let recorded = count(
+        &crashy.db(),
+        "SELECT count(*) FROM runs WHERE status = 'complete' AND id > 1",
+    ) > 0;
+    if !finished && !recorded {
+        crashy
+            .screen(&sim, &crash_file)
+            .args(args)
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+    }
+    assert!(
+        kills > 0,
+        "the run was never interrupted: make it slower (seed {seed})"
+    );
+
+    type Outcome = (i64, String, Option<String>, Option<String>, Option<String>);
+    let results = |db: &Path| -> Vec<Outcome> {
+        let conn = Connection::open(db).unwrap();
+        let last: i64 = conn
+            .query_row("SELECT max(id) FROM runs", [], |r| r.get(0))
+            .unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT line, status, color, previous_color, change FROM run_results
+                 WHERE run_id = ?1 ORDER BY line",
+            )
+            .unwrap();
+        stmt.query_map([last], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    };
+    let (want, got) = (results(&steady.db()), results(&crashy.db()));
+    assert_eq!(got.len(), 600, "(seed {seed})");
+    assert_eq!(
+        got, want,
+        "same outcome as an uninterrupted run (seed {seed})"
+    );
+    for sql in [
+        "SELECT count(*) FROM ratings",
+        "SELECT count(*) FROM color_changes",
+        "SELECT count(*) FROM runs WHERE status IN ('complete', 'partial')",
+    ] {
+        assert_eq!(
+            count(&crashy.db(), sql),
+            count(&steady.db(), sql),
+            "{sql} (seed {seed})"
+        );
+    }
+    assert_eq!(integrity(&crashy.db()), "ok");
+}
+
+#[test]
+fn a_second_run_on_the_same_database_is_refused_at_once() {
+    let sim = sim(Faults::default());
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 10);
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let _held = ratewatch::store::RunLock::acquire(&ws.db()).unwrap();
+    let started = Instant::now();
+    ws.screen(&sim, &file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("in use by another run"))
+        .stderr(predicate::str::contains(format!(
+            "process {}",
+            std::process::id()
+        )));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Readers are not blocked by a run.
+    assert!(count(&ws.db(), "SELECT count(*) FROM latest_ratings") > 0);
+}
+
+#[test]
+fn hostile_portfolios_get_a_clear_error_or_a_clean_run() {
+    let sim = sim(Faults::default());
+    let ws = Workspace::new();
+    let empty = ws.write("empty.csv", b"");
+    ws.screen(&sim, &empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("empty.csv: the file is empty"));
+    let header_only = ws.write("header.csv", b"country,service,id\r\n");
+    ws.screen(&sim, &header_only)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("0 rows"));
+    let no_header = ws.write("noheader.csv", b"FR,SIREN,552100554\n");
+    ws.screen(&sim, &no_header)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no `country` column"));
+    let twice = ws.write("twice.csv", b"country,Country,name\nFR,FR,x\n");
+    ws.screen(&sim, &twice)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("both `country`"));
+    let mut big = b"ref,country,name\nBIG,FR,\"".to_vec();
+    big.extend(std::iter::repeat_n(b'x', 4 * 1024 * 1024));
+    big.extend_from_slice(b"\"\nCTL,FR,\"Acme\x1b[2J\x07\"\n");
+    let big = ws.write("big.csv", &big);
+    ws.screen(&sim, &big).assert().code(0);
+    let rows = rows_by_ref(&ws.report());
+    assert!(
+        rows["BIG"]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("name: longer than")
+    );
+    assert!(
+        rows["CTL"]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("name: contains control")
+    );
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    assert!(
+        csv.len() > 4 * 1024 * 1024,
+        "the report keeps what was given"
+    );
+}
+
+#[test]
+fn an_unusable_database_is_a_clear_error_and_left_untouched() {
+    let sim = sim(Faults::default());
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 3);
+    let foreign = ws.path("other.db");
+    Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (1);")
+        .unwrap();
+    let before = std::fs::read(&foreign).unwrap();
+    let screen_on = |db: &Path| {
+        let mut cmd = assert_cmd::Command::cargo_bin("ratewatch").unwrap();
+        cmd.env("RATEWATCH_API_KEY", KEY)
+            .arg("screen")
+            .arg(&file)
+            .arg("--db")
+            .arg(db)
+            .arg("--out")
+            .arg(ws.path("out"))
+            .args(["--base-url", &sim.server.base_url()]);
+        cmd
+    };
+    screen_on(&foreign)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("not a ratewatch database"));
+    assert_eq!(std::fs::read(&foreign).unwrap(), before);
+
+    let folder = ws.path("a-folder.db");
+    std::fs::create_dir(&folder).unwrap();
+    screen_on(&folder)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("a-folder.db"));
+    assert_eq!(
+        sim.server.stats().total(),
+        0,
+        "no call before the database is usable"
+    );
+}
+
+#[test]
+fn broken_answers_fail_their_rows_with_a_snippet_and_the_next_run_heals() {
+    let broken = sim(Faults {
+        corrupt_rate: 0.3,
+        ..Faults::default()
+    });
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &broken, 200);
+    // The lookups may be spoiled too: then there is no kept copy yet, a clear fatal error.
+    let first = ws
+        .screen(&broken, &file)
+        .args(["--retries", "0"])
+        .output()
+        .unwrap();
+    let code = first.status.code().unwrap();
+    assert!(code == 3 || code == 4, "{first:?}");
+    if code == 3 {
+        let rows = ws.report()["rows"].as_array().unwrap().clone();
+        let failed: Vec<_> = rows.iter().filter(|r| r["status"] == "failed").collect();
+        assert!(!failed.is_empty());
+        assert!(failed.iter().all(|r| {
+            r["error"]
+                .as_str()
+                .unwrap()
+                .contains("unexpected answer from the service")
+        }));
+        assert!(
+            rows.iter().any(|r| r["status"] == "rated"),
+            "the run went on"
+        );
+    }
+    let healthy = background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        ..SimConfig::default()
+    });
+    ws.screen(&healthy, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r["status"] == "rated"));
+    let companies: HashSet<&str> = rows
+        .iter()
+        .map(|r| r["company_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        count(&ws.db(), "SELECT count(*) FROM ratings") as usize,
+        companies.len()
+    );
+}
+
+#[test]
+fn the_key_appears_nowhere_even_in_debug_logs() {
+    let secret = "s3cr3t-KEY-0f-the-live-account";
+    let sim = background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: secret.into(),
+        faults: Faults {
+            fail_rate: 0.05,
+            ..Faults::default()
+        },
+        ..SimConfig::default()
+    });
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 50);
+    let out = ws
+        .screen(&sim, &file)
+        .env("RATEWATCH_API_KEY", secret)
+        .env("RUST_LOG", "trace")
+        .args(["-vv", "--retry-delay-ms", "1"])
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{out:?}");
+    let wrong = ws
+        .screen(&sim, &file)
+        .env("RATEWATCH_API_KEY", format!("{secret}-old"))
+        .arg("-vv")
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(4));
+    let mut haystack = Vec::new();
+    for o in [&out, &wrong] {
+        haystack.extend_from_slice(&o.stdout);
+        haystack.extend_from_slice(&o.stderr);
+    }
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).is_empty(),
+        "debug logs were written"
+    );
+    for entry in std::fs::read_dir(ws.dir.path())
+        .unwrap()
+        .chain(std::fs::read_dir(ws.path("out")).unwrap())
+    {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            haystack.extend(std::fs::read(&path).unwrap());
+        }
+    }
+    let text = String::from_utf8_lossy(&haystack);
+    assert!(!text.contains(secret), "the key leaked");
+}
