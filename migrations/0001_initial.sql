@@ -25,9 +25,11 @@ CREATE TABLE runs (
     calls           TEXT                           -- JSON: API calls made, by endpoint
 );
 
--- Companies as the service describes them, keyed by the service's UUID.
+-- Companies as the service describes them. `id` is a small internal key that the other
+-- tables use (compact history); `company_id` is the service's UUID, which the views show.
 CREATE TABLE companies (
-    id            TEXT PRIMARY KEY,
+    id            INTEGER PRIMARY KEY,
+    company_id    TEXT NOT NULL UNIQUE,
     name          TEXT,
     country       TEXT,
     street_number TEXT,
@@ -41,10 +43,10 @@ CREATE TABLE companies (
 );
 
 CREATE TABLE company_external_ids (
-    company_id  TEXT NOT NULL REFERENCES companies (id),
-    service     TEXT NOT NULL,
-    external_id TEXT NOT NULL,
-    PRIMARY KEY (company_id, service, external_id)
+    company     INTEGER NOT NULL REFERENCES companies (id),
+    service     TEXT    NOT NULL,
+    external_id TEXT    NOT NULL,
+    PRIMARY KEY (company, service, external_id)
 ) WITHOUT ROWID;
 
 CREATE INDEX company_external_ids_by_value ON company_external_ids (external_id);
@@ -54,7 +56,7 @@ CREATE INDEX company_external_ids_by_value ON company_external_ids (external_id)
 CREATE TABLE resolutions (
     input_key   TEXT PRIMARY KEY,
     outcome     TEXT NOT NULL CHECK (outcome IN ('resolved', 'ambiguous', 'unresolved')),
-    company_id  TEXT REFERENCES companies (id),
+    company     INTEGER REFERENCES companies (id),
     candidates  TEXT,                              -- JSON array for 'ambiguous'
     resolved_at TEXT NOT NULL
 );
@@ -62,7 +64,7 @@ CREATE TABLE resolutions (
 -- Rating history: one row per distinct observation of a company's rating.
 CREATE TABLE ratings (
     id                INTEGER PRIMARY KEY,
-    company_id        TEXT    NOT NULL REFERENCES companies (id),
+    company           INTEGER NOT NULL REFERENCES companies (id),
     color             TEXT    NOT NULL,
     last_change_date  TEXT,                        -- the service's lastChangeDate
     last_refresh_date TEXT,                        -- the service's lastRefreshDate
@@ -72,39 +74,51 @@ CREATE TABLE ratings (
     last_run_id       INTEGER REFERENCES runs (id)
 );
 
-CREATE INDEX ratings_by_company ON ratings (company_id, id);
+CREATE INDEX ratings_by_company ON ratings (company, id);
 CREATE INDEX ratings_by_observed ON ratings (observed_at);
 
 -- What each run observed for each company it rated, and how that compares with the
 -- company's latest earlier observation.
 CREATE TABLE run_companies (
     run_id             INTEGER NOT NULL REFERENCES runs (id),
-    company_id         TEXT    NOT NULL REFERENCES companies (id),
+    company            INTEGER NOT NULL REFERENCES companies (id),
     rating_id          INTEGER NOT NULL REFERENCES ratings (id),
     previous_rating_id INTEGER REFERENCES ratings (id),
     change             TEXT    NOT NULL
                        CHECK (change IN ('new', 'unchanged', 'evolved', 'deteriorated', 'improved', 'changed')),
-    PRIMARY KEY (run_id, company_id)
+    PRIMARY KEY (run_id, company)
 ) WITHOUT ROWID;
+
+-- Input rows as given, stored once however many runs read them: a nightly re-run of the
+-- same portfolio adds no input rows, only its outcomes.
+CREATE TABLE inputs (
+    id               INTEGER PRIMARY KEY,
+    digest           BLOB NOT NULL UNIQUE,         -- hash of every field below
+    ref              TEXT,
+    country          TEXT,
+    service          TEXT,
+    external_id      TEXT,
+    name             TEXT,
+    street_number    TEXT,
+    street_name      TEXT,
+    city             TEXT,
+    postcode         TEXT,
+    phone            TEXT,
+    given_company_id TEXT
+);
 
 -- Each input row's outcome in each run.
 CREATE TABLE run_rows (
-    run_id      INTEGER NOT NULL REFERENCES runs (id),
-    line        INTEGER NOT NULL,                  -- line where the record starts; header is 1
-    ref         TEXT,
-    country     TEXT,
-    service     TEXT,
-    external_id TEXT,
-    name        TEXT,
-    status      TEXT    NOT NULL
-                CHECK (status IN ('rated', 'unresolved', 'ambiguous', 'invalid', 'failed')),
-    company_id  TEXT REFERENCES companies (id),
-    error       TEXT,
-    candidates  TEXT,                              -- JSON array for 'ambiguous'
+    run_id     INTEGER NOT NULL REFERENCES runs (id),
+    line       INTEGER NOT NULL,                   -- line where the record starts; header is 1
+    input_id   INTEGER NOT NULL REFERENCES inputs (id),
+    status     TEXT    NOT NULL
+               CHECK (status IN ('rated', 'unresolved', 'ambiguous', 'invalid', 'failed')),
+    company    INTEGER REFERENCES companies (id),
+    error      TEXT,
+    candidates TEXT,                               -- JSON array for 'ambiguous'
     PRIMARY KEY (run_id, line)
 ) WITHOUT ROWID;
-
-CREATE INDEX run_rows_by_company ON run_rows (company_id);
 
 -- The service's lookup lists, fetched once per run; the last good copy is kept.
 CREATE TABLE lookup_countries (
@@ -125,13 +139,13 @@ CREATE TABLE lookup_services (
 CREATE VIEW run_results AS
 SELECT rr.run_id,
        rr.line,
-       rr.ref,
-       rr.country,
-       rr.service,
-       rr.external_id,
-       rr.name,
+       i.ref,
+       i.country,
+       i.service,
+       i.external_id,
+       i.name,
        rr.status,
-       rr.company_id,
+       c.company_id,
        c.name                 AS company_name,
        r.color                AS color,
        p.color                AS previous_color,
@@ -143,23 +157,24 @@ SELECT rr.run_id,
        rr.error,
        rr.candidates
 FROM run_rows rr
-LEFT JOIN companies c      ON c.id = rr.company_id
-LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company_id = rr.company_id
+JOIN inputs i              ON i.id = rr.input_id
+LEFT JOIN companies c      ON c.id = rr.company
+LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
                           AND rr.status = 'rated'
 LEFT JOIN ratings r        ON r.id = rc.rating_id
 LEFT JOIN ratings p        ON p.id = rc.previous_rating_id;
 
 -- One row per company: its latest known rating.
 CREATE VIEW latest_ratings AS
-SELECT r.company_id,
+SELECT c.company_id,
        c.name,
        c.country,
        r.color,
        r.last_change_date,
        r.confirmed_at
 FROM ratings r
-JOIN companies c ON c.id = r.company_id
-WHERE r.id = (SELECT max(id) FROM ratings WHERE company_id = r.company_id);
+JOIN companies c ON c.id = r.company
+WHERE r.id = (SELECT max(id) FROM ratings WHERE company = r.company);
 
 -- Every change of color, with the run that saw it.
 CREATE VIEW color_changes AS
@@ -171,14 +186,14 @@ SELECT company_id,
        observed_at,
        run_id
 FROM (
-    SELECT r.company_id,
+    SELECT c.company_id,
            c.name,
-           lag(r.color) OVER (PARTITION BY r.company_id ORDER BY r.id) AS from_color,
-           r.color                                                    AS to_color,
-           coalesce(r.last_change_date, r.observed_at)                AS changed_at,
+           lag(r.color) OVER (PARTITION BY r.company ORDER BY r.id) AS from_color,
+           r.color                                                  AS to_color,
+           coalesce(r.last_change_date, r.observed_at)              AS changed_at,
            r.observed_at,
-           r.first_run_id                                             AS run_id
+           r.first_run_id                                           AS run_id
     FROM ratings r
-    JOIN companies c ON c.id = r.company_id
+    JOIN companies c ON c.id = r.company
 )
 WHERE from_color IS NOT NULL AND from_color <> to_color;

@@ -181,7 +181,7 @@ impl Change {
 }
 
 /// What became of one input row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RowStatus {
     /// Resolved to a company and rated.
@@ -191,6 +191,7 @@ pub enum RowStatus {
     /// Several companies match and none is a safe choice; see the candidates.
     Ambiguous,
     /// The row itself is wrong; the error names the field.
+    #[default]
     Invalid,
     /// An API or network error after retries; the next run tries again.
     Failed,

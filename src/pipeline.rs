@@ -3,9 +3,14 @@
 //! This is the only place where work runs concurrently. Rows stream from the reader over a
 //! bounded channel (backpressure: the reader waits when the pipeline is busy); a bounded
 //! number of rows are in progress at once; every HTTP request goes through the one
-//! [`Limiter`], so `--concurrency` bounds resolution and rating together. Each distinct
-//! search and each distinct company is asked once per run: concurrent rows needing the
-//! same answer wait for the first one's call.
+//! [`Limiter`], so `--concurrency` bounds resolution and rating together.
+//!
+//! Each distinct search and each distinct company is asked once per run. Rows needing an
+//! answer that is on its way wait for it (the in-flight maps, as small as the work in
+//! progress); answers already given are found where they were written, by asking the
+//! writer (whose answers see everything sent before the question). So memory does not grow
+//! with the portfolio, only with the failures of the run, which are kept so that a
+//! duplicate of a failed row costs no second call.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,7 +25,7 @@ use crate::model::{Candidate, RowStatus};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Target};
 use crate::rate::{self, RatingEndpoint};
 use crate::resolve::{self, Query, Resolution};
-use crate::store::{Outcome, Record, ResolutionCache, RowRecord, StoreError, Writer};
+use crate::store::{Outcome, Record, RowRecord, StoreError, Writer};
 
 /// How a run resolves and rates.
 #[derive(Debug, Clone)]
@@ -37,10 +42,9 @@ pub struct Options {
 /// What an interrupted run being resumed has already done.
 #[derive(Debug, Clone, Default)]
 pub struct Resume {
-    /// Lines already settled, sorted: not screened again.
+    /// Lines already settled, sorted: not screened again. (Companies already rated are
+    /// known to the writer.)
     pub settled_lines: Vec<u64>,
-    /// Companies already rated in the run: not rated again.
-    pub rated: Vec<Uuid>,
 }
 
 /// What stops a run.
@@ -75,16 +79,67 @@ enum Found {
 
 type Shared<T> = Arc<OnceCell<Result<T, Failure>>>;
 
+/// Work on its way, shared by the rows that need it, and the failures of the run.
+struct InFlight<K, T> {
+    pending: Mutex<HashMap<K, Shared<T>>>,
+    failed: Mutex<HashMap<K, ApiError>>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone, T: Clone> InFlight<K, T> {
+    fn new() -> Self {
+        InFlight {
+            pending: Mutex::new(HashMap::new()),
+            failed: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Runs `work` for `key` unless it is on its way (then waits for it) or already failed
+    /// in this run (then fails the same way without a call).
+    async fn once<F, Fut>(&self, key: K, work: F) -> Result<T, Failure>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<T, Failure>>,
+    {
+        if let Some(e) = lock(&self.failed).get(&key) {
+            return Err(Failure::Api(e.clone()));
+        }
+        let (cell, owner) = {
+            let mut pending = lock(&self.pending);
+            match pending.get(&key) {
+                Some(cell) => (cell.clone(), false),
+                None => {
+                    let cell: Shared<T> = Arc::new(OnceCell::new());
+                    pending.insert(key.clone(), cell.clone());
+                    (cell, true)
+                }
+            }
+        };
+        let result = cell.get_or_init(work).await.clone();
+        if owner {
+            // Only the owner ends the entry, once every record of the work was sent: a
+            // later row asks the writer, which then knows the answer.
+            if let Err(Failure::Api(e)) = &result {
+                lock(&self.failed).insert(key.clone(), e.clone());
+            }
+            lock(&self.pending).remove(&key);
+        }
+        result
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// One run's moving parts.
 pub struct Pipeline {
     client: Client,
     limiter: Arc<Limiter>,
-    cache: ResolutionCache,
     writer: Writer,
     lookups: Lookups,
     options: Options,
-    searches: Mutex<HashMap<String, Shared<Found>>>,
-    ratings: Mutex<HashMap<Uuid, Shared<()>>>,
+    searches: InFlight<String, Found>,
+    ratings: InFlight<Uuid, ()>,
     settled_lines: Vec<u64>,
 }
 
@@ -92,26 +147,19 @@ impl Pipeline {
     pub fn new(
         client: Client,
         limiter: Arc<Limiter>,
-        cache: ResolutionCache,
         writer: Writer,
         lookups: Lookups,
         options: Options,
         resume: Resume,
     ) -> Self {
-        let ratings = resume
-            .rated
-            .into_iter()
-            .map(|id| (id, Arc::new(OnceCell::new_with(Some(Ok(()))))))
-            .collect();
         Pipeline {
             client,
             limiter,
-            cache,
             writer,
             lookups,
             options,
-            searches: Mutex::new(HashMap::new()),
-            ratings: Mutex::new(ratings),
+            searches: InFlight::new(),
+            ratings: InFlight::new(),
             settled_lines: resume.settled_lines,
         }
     }
@@ -166,10 +214,13 @@ impl Pipeline {
             service: row.service.clone(),
             external_id: row.id.clone(),
             name: row.name.clone(),
-            status: RowStatus::Invalid,
-            company_id: None,
-            error: None,
-            candidates: Vec::new(),
+            street_number: row.street_number.clone(),
+            street_name: row.street_name.clone(),
+            city: row.city.clone(),
+            postcode: row.postcode.clone(),
+            phone: row.phone.clone(),
+            given_company_id: row.company_id.clone(),
+            ..RowRecord::default()
         };
         let query = match portfolio::validate(&row, &self.lookups) {
             Err(reason) => {
@@ -243,117 +294,107 @@ impl Pipeline {
     /// The answer to a search: from this run, from the cache, or from the service.
     async fn search(&self, query: &Query, again: bool) -> Result<Found, Failure> {
         let key = query.cache_key();
-        let slot_key = if again {
+        let slot = if again {
             format!("{key}\u{0}again")
         } else {
             key.clone()
         };
-        let cell = self
-            .searches
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(slot_key)
-            .or_default()
-            .clone();
-        cell.get_or_init(|| async {
-            // The cache holds every answer that is not an error, so a nightly re-run
-            // searches nothing; it is bypassed on demand, when stale, or when its company
-            // turned out unknown.
-            let cached = match again || self.options.refresh_resolutions {
-                true => None,
-                false => self.cache.get(&key)?,
-            };
-            if let Some(hit) = cached.filter(|hit| {
-                jiff::Timestamp::now().duration_since(hit.resolved_at)
-                    <= self.options.resolution_max_age
-            }) {
-                return Ok(match hit.outcome {
-                    Outcome::Resolved => match hit.company_id {
-                        Some(company) => Found::Resolved {
-                            company,
-                            cached: true,
+        self.searches
+            .once(slot, || async {
+                // The cache holds every answer that is not an error, so a nightly re-run
+                // searches nothing; it is bypassed on demand, when stale, or when its
+                // company turned out unknown.
+                let cached = match again || self.options.refresh_resolutions {
+                    true => None,
+                    false => self.writer.cached_resolution(&key).await?,
+                };
+                if let Some(hit) = cached.filter(|hit| {
+                    jiff::Timestamp::now().duration_since(hit.resolved_at)
+                        <= self.options.resolution_max_age
+                }) {
+                    return Ok(match hit.outcome {
+                        Outcome::Resolved => match hit.company_id {
+                            Some(company) => Found::Resolved {
+                                company,
+                                cached: true,
+                            },
+                            None => Found::Unresolved,
                         },
-                        None => Found::Unresolved,
-                    },
-                    Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
-                    Outcome::Unresolved => Found::Unresolved,
-                });
-            }
-            let answer = self
-                .limiter
-                .call(query.endpoint(), || resolve::resolve(&self.client, query))
-                .await
-                .map_err(Failure::Api)?;
-            let (found, outcome, company_id) = match &answer {
-                Resolution::Resolved(c) => {
-                    self.writer.send(Record::Company(c.clone())).await?;
-                    (
-                        Found::Resolved {
-                            company: c.id,
-                            cached: false,
-                        },
-                        Outcome::Resolved,
-                        Some(c.id),
-                    )
+                        Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
+                        Outcome::Unresolved => Found::Unresolved,
+                    });
                 }
-                Resolution::Ambiguous(list) => {
-                    for c in list {
-                        self.writer
-                            .send(Record::Company(Box::new(c.clone())))
-                            .await?;
+                let answer = self
+                    .limiter
+                    .call(query.endpoint(), || resolve::resolve(&self.client, query))
+                    .await
+                    .map_err(Failure::Api)?;
+                let (found, outcome, company_id) = match &answer {
+                    Resolution::Resolved(c) => {
+                        self.writer.send(Record::Company(c.clone())).await?;
+                        (
+                            Found::Resolved {
+                                company: c.id,
+                                cached: false,
+                            },
+                            Outcome::Resolved,
+                            Some(c.id),
+                        )
                     }
-                    let candidates = list.iter().map(resolve::candidate).collect();
-                    (
-                        Found::Ambiguous(Arc::new(candidates)),
-                        Outcome::Ambiguous,
-                        None,
-                    )
-                }
-                Resolution::Unresolved => (Found::Unresolved, Outcome::Unresolved, None),
-            };
-            let candidates = match &found {
-                Found::Ambiguous(c) => c.to_vec(),
-                _ => Vec::new(),
-            };
-            self.writer
-                .send(Record::Resolution {
-                    key: key.clone(),
-                    outcome,
-                    company_id,
-                    candidates,
-                })
-                .await?;
-            Ok(found)
-        })
-        .await
-        .clone()
+                    Resolution::Ambiguous(list) => {
+                        for c in list {
+                            self.writer
+                                .send(Record::Company(Box::new(c.clone())))
+                                .await?;
+                        }
+                        let candidates = list.iter().map(resolve::candidate).collect();
+                        (
+                            Found::Ambiguous(Arc::new(candidates)),
+                            Outcome::Ambiguous,
+                            None,
+                        )
+                    }
+                    Resolution::Unresolved => (Found::Unresolved, Outcome::Unresolved, None),
+                };
+                let candidates = match &found {
+                    Found::Ambiguous(c) => c.to_vec(),
+                    _ => Vec::new(),
+                };
+                self.writer
+                    .send(Record::Resolution {
+                        key: key.clone(),
+                        outcome,
+                        company_id,
+                        candidates,
+                    })
+                    .await?;
+                Ok(found)
+            })
+            .await
     }
 
     /// Rates a company once per run, however many rows reach it.
     async fn rate(&self, company: Uuid) -> Result<(), Failure> {
-        let cell = self
-            .ratings
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(company)
-            .or_default()
-            .clone();
-        cell.get_or_init(|| async {
-            let endpoint = self.options.endpoint;
-            let mut rating = self
-                .limiter
-                .call(endpoint.name(), || {
-                    rate::fetch(&self.client, endpoint, company)
-                })
-                .await
-                .map_err(Failure::Api)?;
-            // Stored under the id that was asked for, whatever the answer echoes.
-            rating.company_id = company;
-            self.writer.send(Record::Observation(rating)).await?;
-            Ok(())
-        })
-        .await
-        .clone()
+        self.ratings
+            .once(company, || async {
+                // Rated already by an earlier row of this run, or before an interruption.
+                if self.writer.rated(company).await? {
+                    return Ok(());
+                }
+                let endpoint = self.options.endpoint;
+                let mut rating = self
+                    .limiter
+                    .call(endpoint.name(), || {
+                        rate::fetch(&self.client, endpoint, company)
+                    })
+                    .await
+                    .map_err(Failure::Api)?;
+                // Stored under the id that was asked for, whatever the answer echoes.
+                rating.company_id = company;
+                self.writer.send(Record::Observation(rating)).await?;
+                Ok(())
+            })
+            .await
     }
 }
 

@@ -79,7 +79,6 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
             store.resume_run(run_id).map_err(db_error)?;
             let resume = Resume {
                 settled_lines: store.settled_lines(run_id).map_err(db_error)?,
-                rated: store.rated_companies(run_id).map_err(db_error)?,
             };
             eprintln!(
                 "ratewatch: resuming interrupted run {run_id} of {portfolio_name}: {} rows already screened",
@@ -104,7 +103,6 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     let pipeline = Pipeline::new(
         conn.client.clone(),
         limiter.clone(),
-        store.resolution_cache().map_err(db_error)?,
         store.writer(run_id).map_err(db_error)?,
         lookups,
         Options {

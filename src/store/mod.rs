@@ -9,7 +9,6 @@ mod migrate;
 mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -207,20 +206,6 @@ impl Store {
         stmt.query_map([run_id], |r| r.get::<_, i64>(0).map(|l| l as u64))
             .and_then(Iterator::collect)
             .map_err(StoreError::at(ctx))
-    }
-
-    /// Companies a run has already rated.
-    pub fn rated_companies(&self, run_id: i64) -> Result<Vec<Uuid>, StoreError> {
-        let ctx = "reading the companies already rated";
-        let mut stmt = self
-            .conn
-            .prepare("SELECT company_id FROM run_companies WHERE run_id = ?1")
-            .map_err(StoreError::at(ctx))?;
-        let ids: Vec<String> = stmt
-            .query_map([run_id], |r| r.get(0))
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))?;
-        Ok(ids.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
     }
 
     pub fn start_run(&mut self, run: &NewRun) -> Result<i64, StoreError> {
@@ -442,14 +427,12 @@ impl Store {
 
     /// The writer for a run's results, on a connection of its own.
     pub fn writer(&self, run_id: i64) -> Result<Writer, StoreError> {
-        Writer::start(open_connection(&self.path)?, run_id)
-    }
-
-    /// The resolution cache, on a connection of its own.
-    pub fn resolution_cache(&self) -> Result<ResolutionCache, StoreError> {
-        Ok(ResolutionCache {
-            conn: Mutex::new(open_connection(&self.path)?),
-        })
+        let conn = open_connection(&self.path)?;
+        // The writer's working set (recent companies, their latest ratings, the cache
+        // index) stays in memory; 16 MiB holds it for portfolios of a million rows.
+        conn.execute_batch("PRAGMA cache_size = -16384;")
+            .map_err(StoreError::at("sizing the page cache"))?;
+        Writer::start(conn, run_id)
     }
 }
 
@@ -480,38 +463,6 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
             .and_then(|c| serde_json::from_str(&c).ok())
             .unwrap_or_default(),
     })
-}
-
-/// Read access to the resolution cache while a run writes.
-pub struct ResolutionCache {
-    conn: Mutex<Connection>,
-}
-
-impl ResolutionCache {
-    pub fn get(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
-        let conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT outcome, company_id, candidates, resolved_at FROM resolutions WHERE input_key = ?1",
-            )
-            .map_err(StoreError::at("reading the resolution cache"))?;
-        stmt.query_row([key], |r| {
-            let outcome: String = r.get(0)?;
-            let company: Option<String> = r.get(1)?;
-            let candidates: Option<String> = r.get(2)?;
-            let at: String = r.get(3)?;
-            Ok(CachedResolution {
-                outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
-                company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
-                candidates: candidates
-                    .and_then(|c| serde_json::from_str(&c).ok())
-                    .unwrap_or_default(),
-                resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
-            })
-        })
-        .optional()
-        .map_err(StoreError::at("reading the resolution cache"))
-    }
 }
 
 #[cfg(test)]

@@ -42,8 +42,7 @@ async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
                 name: None,
                 status: RowStatus::Rated,
                 company_id: Some(r.company_id),
-                error: None,
-                candidates: vec![],
+                ..RowRecord::default()
             })))
             .await
             .unwrap();

@@ -1,22 +1,37 @@
-//! The one writer of a run's results. Records arrive over a bounded channel and are
-//! committed in batches: a crash loses at most the batch in flight and never leaves half
-//! a row. Rating history and change detection happen here, where the history is.
+//! The one connection that writes a run's results, on a thread of its own.
+//!
+//! Records arrive over a bounded channel (backpressure) and are committed in batches: a
+//! transaction stays open for a short while and takes every record that arrives meanwhile,
+//! so a crash loses at most that moment's work and never half a row. The pipeline's
+//! questions (is this search cached? is this company already rated in this run?) go through
+//! the same channel and are answered from the same connection: the answers see everything
+//! sent before them, committed or not, and the page cache is never invalidated by another
+//! writer. Rating history and change detection happen here, where the history is.
 
+use std::collections::HashMap;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
-use tokio::sync::mpsc;
+use rusqlite::{Connection, OptionalExtension, params};
+use sha2::{Digest, Sha256};
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
-use super::{StoreError, now_text, time_text};
+use super::{CachedResolution, StoreError, now_text, time_text};
 use crate::api::models::Company;
 use crate::model::{self, Candidate, Change, Color, RowStatus};
 
-/// Most records per transaction: large enough to amortize the commit, small enough that
-/// a crash loses little and readers see progress.
-const BATCH: usize = 2_000;
-/// Records waiting for the writer before senders wait (backpressure).
+/// Most records per transaction.
+const BATCH: usize = 20_000;
+/// A transaction waits this long for more records before committing when the queue is
+/// idle: fewer, larger commits cost far less than one per record.
+const LINGER: Duration = Duration::from_millis(50);
+/// A busy transaction commits at least this often, so readers see progress.
+const MAX_TRANSACTION: Duration = Duration::from_millis(500);
+/// Messages waiting for the writer before senders wait (backpressure).
 const QUEUE: usize = 4_096;
+/// Company UUIDs → internal keys remembered; past this the memo starts over.
+const COMPANY_MEMO: usize = 100_000;
 
 /// How a resolution ended, as cached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +56,8 @@ impl Outcome {
     }
 }
 
-/// One input row's outcome as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One input row as given and what became of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowRecord {
     pub line: u64,
     pub reference: Option<String>,
@@ -50,6 +65,12 @@ pub struct RowRecord {
     pub service: Option<String>,
     pub external_id: Option<String>,
     pub name: Option<String>,
+    pub street_number: Option<String>,
+    pub street_name: Option<String>,
+    pub city: Option<String>,
+    pub postcode: Option<String>,
+    pub phone: Option<String>,
+    pub given_company_id: Option<String>,
     pub status: RowStatus,
     pub company_id: Option<Uuid>,
     pub error: Option<String>,
@@ -74,10 +95,20 @@ pub enum Record {
     Row(Box<RowRecord>),
 }
 
-/// Sends records to the writer thread.
+enum Message {
+    Record(Record),
+    Resolution(String, oneshot::Sender<Option<CachedResolution>>),
+    Rated(Uuid, oneshot::Sender<bool>),
+}
+
+/// The writer of one run.
 pub struct Writer {
-    tx: mpsc::Sender<Record>,
+    tx: mpsc::Sender<Message>,
     thread: JoinHandle<Result<u64, StoreError>>,
+}
+
+fn gone() -> StoreError {
+    StoreError::WriterGone("it failed earlier; see the error above".into())
 }
 
 impl Writer {
@@ -85,7 +116,14 @@ impl Writer {
         let (tx, rx) = mpsc::channel(QUEUE);
         let thread = std::thread::Builder::new()
             .name("ratewatch-writer".into())
-            .spawn(move || write_loop(conn, run_id, rx))
+            .spawn(move || {
+                let mut actor = Actor {
+                    conn,
+                    run_id,
+                    companies: HashMap::new(),
+                };
+                actor.serve(rx)
+            })
             .map_err(|e| StoreError::WriterGone(e.to_string()))?;
         Ok(Writer { tx, thread })
     }
@@ -93,9 +131,32 @@ impl Writer {
     /// Queues a record; waits while the queue is full.
     pub async fn send(&self, record: Record) -> Result<(), StoreError> {
         self.tx
-            .send(record)
+            .send(Message::Record(record))
             .await
-            .map_err(|_| StoreError::WriterGone("it failed earlier; see the error above".into()))
+            .map_err(|_| gone())
+    }
+
+    /// The cached answer to a search, if any (whatever its age).
+    pub async fn cached_resolution(
+        &self,
+        key: &str,
+    ) -> Result<Option<CachedResolution>, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(Message::Resolution(key.to_string(), reply))
+            .await
+            .map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())
+    }
+
+    /// Whether this run has already rated the company.
+    pub async fn rated(&self, company: Uuid) -> Result<bool, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.tx
+            .send(Message::Rated(company, reply))
+            .await
+            .map_err(|_| gone())?;
+        answer.await.map_err(|_| gone())
     }
 
     /// Commits what is queued and stops; returns how many records were written.
@@ -109,231 +170,385 @@ impl Writer {
     }
 }
 
-fn write_loop(
-    mut conn: Connection,
+struct Actor {
+    conn: Connection,
     run_id: i64,
-    mut rx: mpsc::Receiver<Record>,
-) -> Result<u64, StoreError> {
-    let mut written = 0u64;
-    while let Some(first) = rx.blocking_recv() {
-        let tx = conn
-            .transaction()
-            .map_err(StoreError::at("starting a batch"))?;
-        apply(&tx, run_id, first)?;
-        let mut n = 1;
-        while n < BATCH {
-            match rx.try_recv() {
-                Ok(record) => {
-                    apply(&tx, run_id, record)?;
-                    n += 1;
-                }
-                Err(_) => break,
-            }
-        }
-        tx.commit().map_err(StoreError::at("committing a batch"))?;
-        written += n as u64;
-    }
-    Ok(written)
+    /// UUID → internal key of companies already seen.
+    companies: HashMap<Uuid, i64>,
 }
 
-fn apply(tx: &Transaction<'_>, run_id: i64, record: Record) -> Result<(), StoreError> {
-    match record {
-        Record::Company(c) => upsert_company(tx, &c),
-        Record::Resolution {
-            key,
-            outcome,
-            company_id,
-            candidates,
-        } => {
-            if let Some(id) = company_id {
-                ensure_company(tx, id)?;
+impl Actor {
+    fn serve(&mut self, mut rx: mpsc::Receiver<Message>) -> Result<u64, StoreError> {
+        let mut written = 0u64;
+        while let Some(first) = rx.blocking_recv() {
+            self.conn
+                .execute_batch("BEGIN")
+                .map_err(StoreError::at("starting a batch"))?;
+            let started = Instant::now();
+            let mut idle_since: Option<Instant> = None;
+            let mut n = 0;
+            let mut next = Some(first);
+            loop {
+                if let Some(message) = next.take() {
+                    written += self.handle(message)?;
+                    n += 1;
+                    idle_since = None;
+                }
+                if n >= BATCH || started.elapsed() >= MAX_TRANSACTION {
+                    break;
+                }
+                match rx.try_recv() {
+                    Ok(m) => next = Some(m),
+                    Err(mpsc::error::TryRecvError::Disconnected) => break,
+                    Err(mpsc::error::TryRecvError::Empty) => {
+                        let idle = *idle_since.get_or_insert_with(Instant::now);
+                        if idle.elapsed() >= LINGER {
+                            break;
+                        }
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
             }
-            tx.prepare_cached(
-                "INSERT OR REPLACE INTO resolutions (input_key, outcome, company_id, candidates, resolved_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    key,
-                    outcome.as_str(),
-                    company_id.map(|u| u.to_string()),
-                    candidates_json(&candidates),
-                    now_text()
-                ])
-            })
-            .map(drop)
-            .map_err(StoreError::at("caching a resolution"))
+            self.conn
+                .execute_batch("COMMIT")
+                .map_err(StoreError::at("committing a batch"))?;
         }
-        Record::Observation(rating) => observe(tx, run_id, &rating),
-        Record::Row(row) => {
-            if let Some(id) = row.company_id {
-                ensure_company(tx, id)?;
+        Ok(written)
+    }
+
+    /// Handles one message; returns 1 for a record written, 0 for a question answered.
+    fn handle(&mut self, message: Message) -> Result<u64, StoreError> {
+        match message {
+            Message::Record(record) => {
+                self.apply(record)?;
+                Ok(1)
             }
-            tx.prepare_cached(
-                "INSERT OR REPLACE INTO run_rows
-                   (run_id, line, ref, country, service, external_id, name, status, company_id, error, candidates)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            Message::Resolution(key, reply) => {
+                let _ = reply.send(self.cached_resolution(&key)?);
+                Ok(0)
+            }
+            Message::Rated(company, reply) => {
+                let _ = reply.send(self.rated(company)?);
+                Ok(0)
+            }
+        }
+    }
+
+    fn apply(&mut self, record: Record) -> Result<(), StoreError> {
+        match record {
+            Record::Company(c) => self.upsert_company(&c).map(drop),
+            Record::Resolution {
+                key,
+                outcome,
+                company_id,
+                candidates,
+            } => {
+                let company = company_id.map(|id| self.company_key(id)).transpose()?;
+                self.conn
+                    .prepare_cached(
+                        "INSERT OR REPLACE INTO resolutions (input_key, outcome, company, candidates, resolved_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                    )
+                    .and_then(|mut s| {
+                        s.execute(params![
+                            key,
+                            outcome.as_str(),
+                            company,
+                            candidates_json(&candidates),
+                            now_text()
+                        ])
+                    })
+                    .map(drop)
+                    .map_err(StoreError::at("caching a resolution"))
+            }
+            Record::Observation(rating) => self.observe(&rating),
+            Record::Row(row) => self.record_row(&row),
+        }
+    }
+
+    fn cached_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+        let ctx = "reading the resolution cache";
+        self.conn
+            .prepare_cached(
+                "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at
+                 FROM resolutions r LEFT JOIN companies c ON c.id = r.company
+                 WHERE r.input_key = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row([key], |r| {
+                    let outcome: String = r.get(0)?;
+                    let company: Option<String> = r.get(1)?;
+                    let candidates: Option<String> = r.get(2)?;
+                    let at: String = r.get(3)?;
+                    Ok(CachedResolution {
+                        outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
+                        company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                        candidates: candidates
+                            .and_then(|c| serde_json::from_str(&c).ok())
+                            .unwrap_or_default(),
+                        resolved_at: at.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+                    })
+                })
+                .optional()
+            })
+            .map_err(StoreError::at(ctx))
+    }
+
+    fn rated(&mut self, company: Uuid) -> Result<bool, StoreError> {
+        let ctx = "reading the companies rated in this run";
+        let key = match self.companies.get(&company) {
+            Some(k) => Some(*k),
+            None => self
+                .conn
+                .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")
+                .and_then(|mut s| {
+                    s.query_row([company.to_string()], |r| r.get::<_, i64>(0))
+                        .optional()
+                })
+                .map_err(StoreError::at(ctx))?,
+        };
+        let Some(key) = key else { return Ok(false) };
+        self.conn
+            .prepare_cached("SELECT 1 FROM run_companies WHERE run_id = ?1 AND company = ?2")
+            .and_then(|mut s| s.exists(params![self.run_id, key]))
+            .map_err(StoreError::at(ctx))
+    }
+
+    fn remember(&mut self, company: Uuid, key: i64) {
+        if self.companies.len() >= COMPANY_MEMO {
+            self.companies.clear();
+        }
+        self.companies.insert(company, key);
+    }
+
+    /// The internal key of a company, recording it (by UUID only) if it is new.
+    fn company_key(&mut self, company: Uuid) -> Result<i64, StoreError> {
+        if let Some(k) = self.companies.get(&company) {
+            return Ok(*k);
+        }
+        let ctx = "recording a company";
+        let now = now_text();
+        let key: i64 = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (?1, ?2, ?2)
+                 ON CONFLICT (company_id) DO UPDATE SET company_id = excluded.company_id
+                 RETURNING id",
+            )
+            .and_then(|mut s| s.query_row(params![company.to_string(), now], |r| r.get(0)))
+            .map_err(StoreError::at(ctx))?;
+        self.remember(company, key);
+        Ok(key)
+    }
+
+    fn upsert_company(&mut self, c: &Company) -> Result<i64, StoreError> {
+        let now = now_text();
+        let a = &c.address;
+        let key: i64 = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO companies (company_id, name, country, street_number, street_name, postcode,
+                                        city, phone, legal_form, first_seen_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                 ON CONFLICT (company_id) DO UPDATE SET
+                   name = excluded.name, country = excluded.country,
+                   street_number = excluded.street_number, street_name = excluded.street_name,
+                   postcode = excluded.postcode, city = excluded.city, phone = excluded.phone,
+                   legal_form = excluded.legal_form, updated_at = excluded.updated_at
+                 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![
+                        c.id.to_string(),
+                        c.name,
+                        a.country_code.to_uppercase(),
+                        a.street_number,
+                        a.street_name,
+                        a.post_code,
+                        a.city,
+                        c.phone_number,
+                        c.legal_form_code,
+                        now
+                    ],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(StoreError::at("recording a company"))?;
+        self.remember(c.id, key);
+        let mut ids = self
+            .conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO company_external_ids (company, service, external_id) VALUES (?1, ?2, ?3)",
+            )
+            .map_err(StoreError::at("recording identifiers"))?;
+        for e in &c.external_ids {
+            ids.execute(params![key, e.external_service, e.external_id])
+                .map_err(StoreError::at("recording identifiers"))?;
+        }
+        Ok(key)
+    }
+
+    /// Stores the row as given (once, however many runs read it) and its outcome.
+    fn record_row(&mut self, row: &RowRecord) -> Result<(), StoreError> {
+        let ctx = format!("recording line {}", row.line);
+        let fields = [
+            &row.reference,
+            &row.country,
+            &row.service,
+            &row.external_id,
+            &row.name,
+            &row.street_number,
+            &row.street_name,
+            &row.city,
+            &row.postcode,
+            &row.phone,
+            &row.given_company_id,
+        ];
+        let mut hasher = Sha256::new();
+        for f in fields {
+            match f {
+                Some(v) => {
+                    hasher.update(b"\x1f");
+                    hasher.update(v.as_bytes());
+                }
+                None => hasher.update(b"\x1e"),
+            }
+        }
+        let digest = &hasher.finalize()[..16];
+        let existing: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT id FROM inputs WHERE digest = ?1")
+            .and_then(|mut s| s.query_row([digest], |r| r.get(0)).optional())
+            .map_err(StoreError::at(ctx.clone()))?;
+        let input = match existing {
+            Some(id) => id,
+            None => self
+                .conn
+                .prepare_cached(
+                    "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
+                                         street_name, city, postcode, phone, given_company_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
+                )
+                .and_then(|mut s| {
+                    s.query_row(
+                        params![
+                            digest, fields[0], fields[1], fields[2], fields[3], fields[4],
+                            fields[5], fields[6], fields[7], fields[8], fields[9], fields[10]
+                        ],
+                        |r| r.get(0),
+                    )
+                })
+                .map_err(StoreError::at(ctx.clone()))?,
+        };
+        let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )
             .and_then(|mut s| {
                 s.execute(params![
-                    run_id,
+                    self.run_id,
                     row.line as i64,
-                    row.reference,
-                    row.country,
-                    row.service,
-                    row.external_id,
-                    row.name,
+                    input,
                     row.status.as_str(),
-                    row.company_id.map(|u| u.to_string()),
+                    company,
                     row.error,
                     candidates_json(&row.candidates),
                 ])
             })
             .map(drop)
-            .map_err(StoreError::at(format!("recording line {}", row.line)))
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// Adds a rating to the history (or confirms the latest one) and records the change.
+    fn observe(&mut self, rating: &model::Rating) -> Result<(), StoreError> {
+        let ctx = "recording a rating";
+        let company = self.company_key(rating.company_id)?;
+        let run_id = self.run_id;
+        // Each company is observed once per run; a resumed run may have it already.
+        let seen = self
+            .conn
+            .prepare_cached("SELECT 1 FROM run_companies WHERE run_id = ?1 AND company = ?2")
+            .and_then(|mut s| s.exists(params![run_id, company]))
+            .map_err(StoreError::at(ctx))?;
+        if seen {
+            return Ok(());
         }
+        let latest: Option<(i64, String, Option<String>, Option<String>)> = self
+            .conn
+            .prepare_cached(
+                "SELECT id, color, last_change_date, last_refresh_date FROM ratings
+                 WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row([company], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
+                .optional()
+            })
+            .map_err(StoreError::at(ctx))?;
+        let color = rating.color.as_str().to_string();
+        let last_change = rating.last_change.map(time_text);
+        let last_refresh = rating.last_refresh.map(time_text);
+        let observed = rating.requested_at.map(time_text).unwrap_or_else(now_text);
+
+        let (rating_id, previous_id, change) = match &latest {
+            Some((id, c, lc, lr)) if *c == color && *lc == last_change && *lr == last_refresh => {
+                self.conn
+                    .prepare_cached(
+                        "UPDATE ratings SET confirmed_at = ?2, last_run_id = ?3 WHERE id = ?1",
+                    )
+                    .and_then(|mut s| s.execute(params![id, observed, run_id]))
+                    .map_err(StoreError::at(ctx))?;
+                (*id, Some(*id), Change::Unchanged)
+            }
+            _ => {
+                let new_id: i64 = self
+                    .conn
+                    .prepare_cached(
+                        "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
+                                              observed_at, confirmed_at, first_run_id, last_run_id)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?6) RETURNING id",
+                    )
+                    .and_then(|mut s| {
+                        s.query_row(
+                            params![company, color, last_change, last_refresh, observed, run_id],
+                            |r| r.get(0),
+                        )
+                    })
+                    .map_err(StoreError::at(ctx))?;
+                let previous = latest
+                    .as_ref()
+                    .map(|(_, c, lc, _)| (Color::parse(c), lc.clone()));
+                let change = Change::classify(
+                    previous.as_ref().map(|(c, lc)| (c, lc.as_deref())),
+                    &rating.color,
+                    last_change.as_deref(),
+                );
+                (new_id, latest.map(|l| l.0), change)
+            }
+        };
+        self.conn
+            .prepare_cached(
+                "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    run_id,
+                    company,
+                    rating_id,
+                    previous_id,
+                    change.as_str()
+                ])
+            })
+            .map(drop)
+            .map_err(StoreError::at(ctx))
     }
 }
 
 fn candidates_json(c: &[Candidate]) -> Option<String> {
     (!c.is_empty()).then(|| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()))
-}
-
-fn upsert_company(tx: &Transaction<'_>, c: &Company) -> Result<(), StoreError> {
-    let now = now_text();
-    let id = c.id.to_string();
-    let a = &c.address;
-    tx.prepare_cached(
-        "INSERT INTO companies (id, name, country, street_number, street_name, postcode, city, phone,
-                                legal_form, first_seen_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
-         ON CONFLICT (id) DO UPDATE SET
-           name = excluded.name, country = excluded.country,
-           street_number = excluded.street_number, street_name = excluded.street_name,
-           postcode = excluded.postcode, city = excluded.city, phone = excluded.phone,
-           legal_form = excluded.legal_form, updated_at = excluded.updated_at",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            id,
-            c.name,
-            a.country_code.to_uppercase(),
-            a.street_number,
-            a.street_name,
-            a.post_code,
-            a.city,
-            c.phone_number,
-            c.legal_form_code,
-            now
-        ])
-    })
-    .map_err(StoreError::at("recording a company"))?;
-    let mut ids = tx
-        .prepare_cached(
-            "INSERT OR IGNORE INTO company_external_ids (company_id, service, external_id) VALUES (?1, ?2, ?3)",
-        )
-        .map_err(StoreError::at("recording identifiers"))?;
-    for e in &c.external_ids {
-        ids.execute(params![id, e.external_service, e.external_id])
-            .map_err(StoreError::at("recording identifiers"))?;
-    }
-    Ok(())
-}
-
-/// A company known only by its UUID (given in the portfolio) still needs its row.
-fn ensure_company(tx: &Transaction<'_>, id: Uuid) -> Result<(), StoreError> {
-    let now = now_text();
-    tx.prepare_cached(
-        "INSERT OR IGNORE INTO companies (id, first_seen_at, updated_at) VALUES (?1, ?2, ?2)",
-    )
-    .and_then(|mut s| s.execute(params![id.to_string(), now]))
-    .map(drop)
-    .map_err(StoreError::at("recording a company"))
-}
-
-/// Adds a rating to the history (or confirms the latest one) and records the change.
-fn observe(tx: &Transaction<'_>, run_id: i64, rating: &model::Rating) -> Result<(), StoreError> {
-    let ctx = "recording a rating";
-    let company = rating.company_id.to_string();
-    ensure_company(tx, rating.company_id)?;
-    // Each company is observed once per run; a resumed run has it already.
-    let seen: Option<i64> = tx
-        .prepare_cached("SELECT 1 FROM run_companies WHERE run_id = ?1 AND company_id = ?2")
-        .and_then(|mut s| {
-            s.query_row(params![run_id, company], |r| r.get(0))
-                .optional()
-        })
-        .map_err(StoreError::at(ctx))?;
-    if seen.is_some() {
-        return Ok(());
-    }
-    let latest: Option<(i64, String, Option<String>, Option<String>)> = tx
-        .prepare_cached(
-            "SELECT id, color, last_change_date, last_refresh_date FROM ratings
-             WHERE company_id = ?1 ORDER BY id DESC LIMIT 1",
-        )
-        .and_then(|mut s| {
-            s.query_row([&company], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .optional()
-        })
-        .map_err(StoreError::at(ctx))?;
-    let color = rating.color.as_str().to_string();
-    let last_change = rating.last_change.map(time_text);
-    let last_refresh = rating.last_refresh.map(time_text);
-    let observed = rating.requested_at.map(time_text).unwrap_or_else(now_text);
-
-    let (rating_id, previous_id, change) = match &latest {
-        Some((id, c, lc, lr)) if *c == color && *lc == last_change && *lr == last_refresh => {
-            tx.prepare_cached(
-                "UPDATE ratings SET confirmed_at = ?2, last_run_id = ?3 WHERE id = ?1",
-            )
-            .and_then(|mut s| s.execute(params![id, observed, run_id]))
-            .map_err(StoreError::at(ctx))?;
-            (*id, Some(*id), Change::Unchanged)
-        }
-        _ => {
-            tx.prepare_cached(
-                "INSERT INTO ratings (company_id, color, last_change_date, last_refresh_date,
-                                      observed_at, confirmed_at, first_run_id, last_run_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?6)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    company,
-                    color,
-                    last_change,
-                    last_refresh,
-                    observed,
-                    run_id
-                ])
-            })
-            .map_err(StoreError::at(ctx))?;
-            let previous = latest
-                .as_ref()
-                .map(|(_, c, lc, _)| (Color::parse(c), lc.clone()));
-            let change = Change::classify(
-                previous.as_ref().map(|(c, lc)| (c, lc.as_deref())),
-                &rating.color,
-                last_change.as_deref(),
-            );
-            (tx.last_insert_rowid(), latest.map(|l| l.0), change)
-        }
-    };
-    tx.prepare_cached(
-        "INSERT INTO run_companies (run_id, company_id, rating_id, previous_rating_id, change)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )
-    .and_then(|mut s| {
-        s.execute(params![
-            run_id,
-            company,
-            rating_id,
-            previous_id,
-            change.as_str()
-        ])
-    })
-    .map(drop)
-    .map_err(StoreError::at(ctx))
 }
