@@ -148,7 +148,9 @@ impl Limiter {
                 let _probe = if !checks_key || self.answered.load(Ordering::Acquire) {
                     None
                 } else {
-                    Some(self.first.lock().await)
+                    // Queued behind the first call: once it is answered, go on at once.
+                    let guard = self.first.lock().await;
+                    (!self.answered.load(Ordering::Acquire)).then_some(guard)
                 };
                 let _permit = self.permits.acquire().await.expect("never closed");
                 // The pause may have begun while this task queued for a permit.
@@ -381,5 +383,58 @@ mod tests {
             .await
             .unwrap();
         assert!(t.elapsed() >= Duration::from_secs(2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn only_the_first_call_waits_for_the_key_to_be_answered() {
+        let limiter = Limiter::new(Limits {
+            concurrency: 16,
+            ..Limits::default()
+        });
+        let t = Instant::now();
+        let calls = (0..16).map(|_| {
+            limiter.call("x", || async {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                Ok::<_, ApiError>(())
+            })
+        });
+        futures::future::join_all(calls).await;
+        assert!(
+            t.elapsed() < Duration::from_millis(2_100),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn max_rps_spaces_requests() {
+        let limiter = Limiter::new(Limits {
+            concurrency: 8,
+            max_rps: Some(10.0),
+            ..Limits::default()
+        });
+        let t = Instant::now();
+        let calls = (0..21).map(|_| limiter.call("x", || async { Ok::<_, ApiError>(()) }));
+        futures::future::join_all(calls).await;
+        let took = t.elapsed();
+        assert!(
+            took >= Duration::from_secs(2) && took < Duration::from_millis(2_100),
+            "{took:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_call_budget_is_never_exceeded() {
+        let limiter = Limiter::new(Limits {
+            max_calls: Some(3),
+            ..Limits::default()
+        });
+        let mut results = Vec::new();
+        for _ in 0..5 {
+            results.push(limiter.call("x", || async { Ok::<_, ApiError>(()) }).await);
+        }
+        assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 3);
+        assert!(matches!(results[4], Err(ApiError::CallBudget { limit: 3 })));
+        assert_eq!(limiter.calls(), vec![("x".to_string(), 3)]);
     }
 }

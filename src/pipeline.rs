@@ -15,8 +15,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use futures::{StreamExt, TryStreamExt};
-use tokio::sync::{OnceCell, mpsc};
+use tokio::sync::{OnceCell, Semaphore, mpsc};
+use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::api::{ApiError, Client};
@@ -167,35 +167,64 @@ impl Pipeline {
     /// Screens every row the channel delivers; `on_row` hears of each finished row (`None`
     /// for a row settled before an interruption).
     /// Returns the writer, to be finished by the caller, whatever happened.
+    ///
+    /// Each row is a task of its own, so rows run on every worker thread and one slow row
+    /// never holds up the others; a bounded number of them are in progress at once.
     pub async fn run(
         self,
-        rows: mpsc::Receiver<Result<InputRow, InputError>>,
+        mut rows: mpsc::Receiver<Result<InputRow, InputError>>,
         on_row: impl Fn(Option<RowStatus>),
     ) -> (Writer, Result<(), Fatal>) {
-        let in_progress = self.options.concurrency.max(1) * 4;
-        let stream = futures::stream::unfold(rows, |mut rx| async move {
-            rx.recv().await.map(|row| (row, rx))
-        });
-        let this = &self;
-        let result = stream
-            .map(|row| this.process(row))
-            .buffer_unordered(in_progress)
-            .try_for_each(|record| async {
-                // A row settled before an interruption is not screened again.
-                let Some(record) = record else {
-                    on_row(None);
-                    return Ok(());
+        let this = Arc::new(self);
+        let slots = Arc::new(Semaphore::new(this.options.concurrency.max(1) * 4));
+        let mut tasks: JoinSet<Result<Option<RowStatus>, Fatal>> = JoinSet::new();
+        let mut outcome = Ok(());
+        let settle = |done: Result<Result<Option<RowStatus>, Fatal>, tokio::task::JoinError>,
+                      outcome: &mut Result<(), Fatal>| {
+            match done {
+                Ok(Ok(status)) => on_row(status),
+                Ok(Err(fatal)) => {
+                    if outcome.is_ok() {
+                        *outcome = Err(fatal);
+                    }
+                }
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Err(_) => {}
+            }
+        };
+        while outcome.is_ok() {
+            let slot = tokio::select! {
+                biased;
+                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
+                    settle(done, &mut outcome);
+                    continue;
+                }
+                slot = slots.clone().acquire_owned() => slot.expect("never closed"),
+            };
+            let Some(row) = rows.recv().await else { break };
+            let this = this.clone();
+            tasks.spawn(async move {
+                let _slot = slot;
+                let Some(record) = this.process(row).await? else {
+                    return Ok(None);
                 };
                 let status = record.status;
                 this.writer
                     .send(Record::Row(Box::new(record)))
                     .await
                     .map_err(Fatal::Store)?;
-                on_row(Some(status));
-                Ok(())
-            })
-            .await;
-        (self.writer, result)
+                Ok(Some(status))
+            });
+        }
+        if outcome.is_err() {
+            tasks.abort_all();
+        }
+        while let Some(done) = tasks.join_next().await {
+            settle(done, &mut outcome);
+        }
+        let this = Arc::try_unwrap(this)
+            .unwrap_or_else(|_| unreachable!("every task has ended and dropped its handle"));
+        (this.writer, outcome)
     }
 
     async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<RowRecord>, Fatal> {

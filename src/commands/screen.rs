@@ -158,6 +158,7 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         "complete"
     };
     store.finish_run(run_id, status, &calls).map_err(db_error)?;
+    let reporting = std::time::Instant::now();
     let info = write_reports(&store, run_id, &args.out, args.quiet).map_err(|e| match e {
         ReportError::Store(e) => db_error(e),
         ReportError::Io(e) => Error::io(
@@ -169,6 +170,7 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         run_id,
         rows = info.rows,
         alerts = info.alerts,
+        report_ms = reporting.elapsed().as_millis() as u64,
         "run finished"
     );
     Ok(if failed_rows > 0 {

@@ -1,0 +1,463 @@
+//! Throughput, CPU, memory and database growth of `ratewatch screen` against
+//! `ratewatch demo-server`, each in its own process so the client is measured alone.
+//!
+//! ```text
+//! cargo bench --bench throughput                  # the full set (about half an hour)
+//! cargo bench --bench throughput -- --quick       # smaller portfolios (a few minutes)
+//! cargo bench --bench throughput -- --latency-ms 20 --rate-limit 3000 --skip-million
+//! ```
+//!
+//! The service's speed bounds the job: with latency L and C requests in flight, at most
+//! C / L requests per second leave, so the ideal is C / L divided by the calls each row
+//! really needs. Each setting prints rows/s against that ideal, the client's CPU per row
+//! (user + system time of the ratewatch process alone, from wait4), its peak RSS, the
+//! database bytes per row, and the calls made against the fewest possible.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const KEY: &str = "demo-key";
+/// Companies per country: enough for a million rows (900,000 distinct companies).
+const PER_COUNTRY: &str = "100000";
+
+struct Options {
+    quick: bool,
+    latency_ms: u64,
+    rate_limit: Option<f64>,
+    skip_million: bool,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        quick: false,
+        latency_ms: 50,
+        rate_limit: None,
+        skip_million: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--skip-million" => o.skip_million = true,
+            "--latency-ms" => {
+                o.latency_ms = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--latency-ms N")
+            }
+            "--rate-limit" => o.rate_limit = args.next().and_then(|v| v.parse().ok()),
+            _ => {} // cargo passes --bench
+        }
+    }
+    o
+}
+
+/// A `ratewatch demo-server` child, killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(extra: &[String]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ratewatch"))
+            .args([
+                "demo-server",
+                "--port",
+                "0",
+                "--companies-per-country",
+                PER_COUNTRY,
+            ])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("demo-server starts");
+        let mut url = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut url)
+            .unwrap();
+        Server {
+            child,
+            url: url.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Requests per second the simulator answers at zero latency, loaded by this process.
+fn simulator_ceiling() -> f64 {
+    let server = Server::start(&[]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let data = ratewatch::sim::Dataset::new(ratewatch::sim::server::DEFAULT_SEED, 100_000);
+        let ids: Vec<String> = (0..1_000)
+            .map(|n| {
+                data.uuid(ratewatch::sim::CompanyRef {
+                    country: n % 10,
+                    n: n as u32,
+                })
+                .to_string()
+            })
+            .collect();
+        let until = Instant::now() + Duration::from_secs(3);
+        let tasks = (0..64).map(|t| {
+            let (client, url, ids) = (client.clone(), server.url.clone(), ids.clone());
+            tokio::spawn(async move {
+                let mut done = 0u64;
+                let mut i = t;
+                while Instant::now() < until {
+                    let id = &ids[i % ids.len()];
+                    i += 64;
+                    let ok = client
+                        .get(format!("{url}/v2/companies/{id}/ratings"))
+                        .header("apikey", KEY)
+                        .send()
+                        .await
+                        .map(|r| r.status().is_success())
+                        .unwrap_or(false);
+                    done += u64::from(ok);
+                }
+                done
+            })
+        });
+        let started = Instant::now();
+        let mut total = 0;
+        for t in tasks.collect::<Vec<_>>() {
+            total += t.await.unwrap();
+        }
+        total as f64 / started.elapsed().as_secs_f64()
+    })
+}
+
+fn portfolio(dir: &Path, rows: u64) -> PathBuf {
+    let path = dir.join(format!("portfolio-{rows}.csv"));
+    let file = std::fs::File::create(&path).unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_ratewatch"))
+        .args([
+            "demo-portfolio",
+            "--rows",
+            &rows.to_string(),
+            "--companies-per-country",
+            PER_COUNTRY,
+        ])
+        .stdout(file)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    path
+}
+
+struct Measure {
+    rows: u64,
+    wall: Duration,
+    cpu: Duration,
+    max_rss_kib: u64,
+    calls: u64,
+    min_calls: u64,
+    db_growth: u64,
+    report_ms: u64,
+}
+
+fn db_size(db: &Path) -> u64 {
+    let wal = db.with_extension("db-wal");
+    [db, wal.as_path()]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Runs one `screen` and measures it.
+fn screen(
+    url: &str,
+    file: &Path,
+    db: &Path,
+    out: &Path,
+    concurrency: u32,
+    searches_needed: bool,
+) -> Measure {
+    let before = db_size(db);
+    let started = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ratewatch"))
+        .env("RATEWATCH_API_KEY", KEY)
+        .arg("screen")
+        .arg(file)
+        .arg("--db")
+        .arg(db)
+        .arg("--out")
+        .arg(out)
+        .args([
+            "--base-url",
+            url,
+            "--concurrency",
+            &concurrency.to_string(),
+            "--quiet",
+            "-v",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let (status, usage) = wait_with_usage(child);
+    let wall = started.elapsed();
+    assert!(
+        matches!(status, 0 | 1),
+        "screen failed ({status}): {stderr}"
+    );
+    let cpu = timeval(usage.ru_utime) + timeval(usage.ru_stime);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let run = &report["run"];
+    let rows = run["rows"].as_u64().unwrap();
+    let calls: u64 = run["calls"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter_map(|v| v.as_u64())
+        .sum();
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let run_id = run["id"].as_i64().unwrap();
+    let companies: u64 = conn
+        .query_row(
+            "SELECT count(*) FROM run_companies WHERE run_id = ?1",
+            [run_id],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let searches: u64 = if searches_needed {
+        conn.query_row("SELECT count(*) FROM resolutions", [], |r| r.get(0))
+            .unwrap()
+    } else {
+        0
+    };
+    let report_ms = stderr
+        .split("report_ms=")
+        .nth(1)
+        .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    Measure {
+        rows,
+        wall,
+        cpu,
+        max_rss_kib: usage.ru_maxrss as u64,
+        calls,
+        // Two lookup lists, one search per distinct search, one rating per company.
+        min_calls: 2 + searches + companies,
+        db_growth: db_size(db).saturating_sub(before),
+        report_ms,
+    }
+}
+
+fn timeval(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+}
+
+/// Waits for the child and returns its exit code and resource usage (its own, alone).
+fn wait_with_usage(child: Child) -> (i32, libc::rusage) {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is a child of this process that nobody else waits for.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4 failed");
+    std::mem::forget(child);
+    (libc::WEXITSTATUS(status), usage)
+}
+
+struct Row {
+    setting: String,
+    m: Measure,
+    ideal: f64,
+}
+
+fn main() {
+    let o = options();
+    let dir = tempfile::tempdir().unwrap();
+    let latency = Duration::from_millis(o.latency_ms);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!(
+        "ratewatch throughput benchmark — {cores} cores, simulated latency {} ms{}",
+        o.latency_ms,
+        o.rate_limit
+            .map(|r| format!(", rate limit {r}/s"))
+            .unwrap_or_default()
+    );
+    let ceiling = simulator_ceiling();
+    println!("simulator ceiling: {ceiling:.0} requests/s at zero latency (64 connections)\n");
+
+    let mut extra = vec!["--latency-ms".to_string(), o.latency_ms.to_string()];
+    if let Some(r) = o.rate_limit {
+        extra.extend(["--rate-limit".to_string(), r.to_string()]);
+    }
+    let server = Server::start(&extra);
+    let n = if o.quick { 20_000 } else { 100_000 };
+    let file = portfolio(dir.path(), n);
+    let mut rows = Vec::new();
+    let ideal = |c: u32, m: &Measure| {
+        let per_second = c as f64 / latency.as_secs_f64();
+        let mut ideal = per_second / (m.min_calls as f64 / m.rows as f64);
+        if let Some(r) = o.rate_limit {
+            ideal = ideal.min(r / (m.min_calls as f64 / m.rows as f64));
+        }
+        ideal
+    };
+    for c in [8u32, 64, 256] {
+        let (file, label) = if c == 8 && o.quick {
+            (portfolio(dir.path(), 2_000), "2k".to_string())
+        } else {
+            (file.clone(), format!("{}k", n / 1000))
+        };
+        let db = dir.path().join(format!("c{c}.db"));
+        let m = screen(
+            &server.url,
+            &file,
+            &db,
+            &dir.path().join(format!("out{c}")),
+            c,
+            true,
+        );
+        rows.push(Row {
+            setting: format!("N={label} C={c}"),
+            ideal: ideal(c, &m),
+            m,
+        });
+        print_row(rows.last().unwrap());
+    }
+    let db = dir.path().join("c256.db");
+    let m = screen(
+        &server.url,
+        &file,
+        &db,
+        &dir.path().join("out-nightly"),
+        256,
+        false,
+    );
+    rows.push(Row {
+        setting: format!("N={}k C=256 nightly", n / 1000),
+        ideal: ideal(256, &m),
+        m,
+    });
+    print_row(rows.last().unwrap());
+    if !o.skip_million {
+        let big = if o.quick { 200_000 } else { 1_000_000 };
+        let file = portfolio(dir.path(), big);
+        let db = dir.path().join("million.db");
+        let m = screen(
+            &server.url,
+            &file,
+            &db,
+            &dir.path().join("out-million"),
+            256,
+            true,
+        );
+        rows.push(Row {
+            setting: format!("N={}k C=256", big / 1000),
+            ideal: ideal(256, &m),
+            m,
+        });
+        print_row(rows.last().unwrap());
+    }
+    println!();
+    targets(&rows);
+}
+
+fn header() -> &'static str {
+    "setting                 rows/s   ideal  ratio  CPU µs/row  peak RSS  DB B/row  calls/min  report"
+}
+
+fn print_row(r: &Row) {
+    if r.setting.starts_with("N=") && r.setting.contains("C=8") {
+        println!("{}", header());
+    }
+    let m = &r.m;
+    let rate = m.rows as f64 / m.wall.as_secs_f64();
+    println!(
+        "{:<22} {:>7.0} {:>7.0} {:>5.1}% {:>11.1} {:>6.1} MB {:>9.0} {:>5}/{:<5} {:>5} ms",
+        r.setting,
+        rate,
+        r.ideal,
+        100.0 * rate / r.ideal,
+        m.cpu.as_secs_f64() * 1e6 / m.rows as f64,
+        m.max_rss_kib as f64 / 1024.0,
+        m.db_growth as f64 / m.rows as f64,
+        m.calls,
+        m.min_calls,
+        m.report_ms
+    );
+}
+
+fn targets(rows: &[Row]) {
+    let mut met = true;
+    let mut check = |ok: bool, what: String| {
+        met &= ok;
+        println!("[{}] {what}", if ok { "met" } else { "MISSED" });
+    };
+    for r in rows {
+        let rate = r.m.rows as f64 / r.m.wall.as_secs_f64();
+        check(
+            rate >= 0.95 * r.ideal,
+            format!(
+                "{}: {:.1}% of ideal (target 95%)",
+                r.setting,
+                100.0 * rate / r.ideal
+            ),
+        );
+        check(
+            r.m.calls == r.m.min_calls,
+            format!(
+                "{}: {} calls, {} needed",
+                r.setting, r.m.calls, r.m.min_calls
+            ),
+        );
+        let cpu = r.m.cpu.as_secs_f64() * 1e6 / r.m.rows as f64;
+        check(
+            cpu <= 30.0,
+            format!("{}: {cpu:.1} µs CPU per row (target 30)", r.setting),
+        );
+    }
+    if let Some(n) = rows.iter().find(|r| r.setting.contains("nightly")) {
+        let growth = n.m.db_growth as f64 / n.m.rows as f64;
+        check(
+            growth <= 100.0,
+            format!("nightly: database grows {growth:.0} bytes per row (target 100)"),
+        );
+    }
+    if let Some(big) = rows.iter().find(|r| r.setting.starts_with("N=1000k")) {
+        let rss = big.m.max_rss_kib as f64 / 1024.0;
+        check(
+            rss <= 64.0,
+            format!("1M rows: peak RSS {rss:.1} MB (target 64)"),
+        );
+        check(
+            big.m.report_ms < 10_000,
+            format!("1M rows: reports in {} ms (target 10 s)", big.m.report_ms),
+        );
+    }
+    println!(
+        "\n{}",
+        if met {
+            "every target met"
+        } else {
+            "some targets missed"
+        }
+    );
+}
