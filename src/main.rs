@@ -1,8 +1,10 @@
 //! The `ratewatch` binary: parse arguments, set up logging and the runtime, run the
 //! command, turn the outcome into an exit code. Everything else is in the library.
 
+use std::io::IsTerminal;
+
 use clap::Parser;
-use ratewatch::cli::Cli;
+use ratewatch::cli::{Cli, Command};
 use ratewatch::{Error, ExitCode};
 use tracing_subscriber::EnvFilter;
 
@@ -16,12 +18,18 @@ fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::new(format!("ratewatch={level}")))
         .with_writer(std::io::stderr)
+        // Escape codes only for a person at a terminal, never in a cron mail or a log file.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // Screening runs on one thread: its work is waiting on the network, and SQL and HTTP
+    // on one thread need no handoffs between threads, which cost more than the work.
+    // The simulator serves on every core.
+    let mut builder = match cli.command {
+        Command::Screen(_) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => return report(&Error::io("cannot start the async runtime", e)),
     };

@@ -79,6 +79,9 @@ enum Found {
 
 type Shared<T> = Arc<OnceCell<Result<T, Failure>>>;
 
+/// How often the writer's open transaction is checked for committing.
+const COMMIT_TICK: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Work on its way, shared by the rows that need it, and the failures of the run.
 struct InFlight<K, T> {
     pending: Mutex<HashMap<K, Shared<T>>>,
@@ -135,7 +138,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct Pipeline {
     client: Client,
     limiter: Arc<Limiter>,
-    writer: Writer,
+    writer: Mutex<Writer>,
     lookups: Lookups,
     options: Options,
     searches: InFlight<String, Found>,
@@ -155,7 +158,7 @@ impl Pipeline {
         Pipeline {
             client,
             limiter,
-            writer,
+            writer: Mutex::new(writer),
             lookups,
             options,
             searches: InFlight::new(),
@@ -168,8 +171,9 @@ impl Pipeline {
     /// for a row settled before an interruption).
     /// Returns the writer, to be finished by the caller, whatever happened.
     ///
-    /// Each row is a task of its own, so rows run on every worker thread and one slow row
-    /// never holds up the others; a bounded number of them are in progress at once.
+    /// Each row is a task of its own, so one slow row never holds up the others; a bounded
+    /// number of them are in progress at once. A ticker commits the writer's work during
+    /// quiet moments.
     pub async fn run(
         self,
         mut rows: mpsc::Receiver<Result<InputRow, InputError>>,
@@ -178,6 +182,8 @@ impl Pipeline {
         let this = Arc::new(self);
         let slots = Arc::new(Semaphore::new(this.options.concurrency.max(1) * 4));
         let mut tasks: JoinSet<Result<Option<RowStatus>, Fatal>> = JoinSet::new();
+        let mut ticker = tokio::time::interval(COMMIT_TICK);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut outcome = Ok(());
         let settle = |done: Result<Result<Option<RowStatus>, Fatal>, tokio::task::JoinError>,
                       outcome: &mut Result<(), Fatal>| {
@@ -192,29 +198,36 @@ impl Pipeline {
                 Err(_) => {}
             }
         };
-        while outcome.is_ok() {
-            let slot = tokio::select! {
+        let mut input_done = false;
+        while outcome.is_ok() && !(input_done && tasks.is_empty()) {
+            tokio::select! {
                 biased;
-                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                    settle(done, &mut outcome);
-                    continue;
+                Some(done) = tasks.join_next(), if !tasks.is_empty() => settle(done, &mut outcome),
+                _ = ticker.tick() => {
+                    if let Err(e) = this.store().tick() {
+                        outcome = Err(Fatal::Store(e));
+                    }
                 }
-                slot = slots.clone().acquire_owned() => slot.expect("never closed"),
-            };
-            let Some(row) = rows.recv().await else { break };
-            let this = this.clone();
-            tasks.spawn(async move {
-                let _slot = slot;
-                let Some(record) = this.process(row).await? else {
-                    return Ok(None);
-                };
-                let status = record.status;
-                this.writer
-                    .send(Record::Row(Box::new(record)))
-                    .await
-                    .map_err(Fatal::Store)?;
-                Ok(Some(status))
-            });
+                slot = slots.clone().acquire_owned(), if !input_done => {
+                    let slot = slot.expect("never closed");
+                    let Some(row) = rows.recv().await else {
+                        input_done = true;
+                        continue;
+                    };
+                    let this = this.clone();
+                    tasks.spawn(async move {
+                        let _slot = slot;
+                        let Some(record) = this.process(row).await? else {
+                            return Ok(None);
+                        };
+                        let status = record.status;
+                        this.store()
+                            .send(Record::Row(Box::new(record)))
+                            .map_err(Fatal::Store)?;
+                        Ok(Some(status))
+                    });
+                }
+            }
         }
         if outcome.is_err() {
             tasks.abort_all();
@@ -224,7 +237,14 @@ impl Pipeline {
         }
         let this = Arc::try_unwrap(this)
             .unwrap_or_else(|_| unreachable!("every task has ended and dropped its handle"));
-        (this.writer, outcome)
+        let writer = this.writer.into_inner().unwrap_or_else(|p| p.into_inner());
+        (writer, outcome)
+    }
+
+    /// The writer. Never held across an await (the guard is not `Send`, so the compiler
+    /// sees to it).
+    fn store(&self) -> std::sync::MutexGuard<'_, Writer> {
+        lock(&self.writer)
     }
 
     async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<RowRecord>, Fatal> {
@@ -335,7 +355,7 @@ impl Pipeline {
                 // company turned out unknown.
                 let cached = match again || self.options.refresh_resolutions {
                     true => None,
-                    false => self.writer.cached_resolution(&key).await?,
+                    false => self.store().cached_resolution(&key)?,
                 };
                 if let Some(hit) = cached.filter(|hit| {
                     jiff::Timestamp::now().duration_since(hit.resolved_at)
@@ -360,7 +380,7 @@ impl Pipeline {
                     .map_err(Failure::Api)?;
                 let (found, outcome, company_id) = match &answer {
                     Resolution::Resolved(c) => {
-                        self.writer.send(Record::Company(c.clone())).await?;
+                        self.store().send(Record::Company(c.clone()))?;
                         (
                             Found::Resolved {
                                 company: c.id,
@@ -372,9 +392,7 @@ impl Pipeline {
                     }
                     Resolution::Ambiguous(list) => {
                         for c in list {
-                            self.writer
-                                .send(Record::Company(Box::new(c.clone())))
-                                .await?;
+                            self.store().send(Record::Company(Box::new(c.clone())))?;
                         }
                         let candidates = list.iter().map(resolve::candidate).collect();
                         (
@@ -389,14 +407,12 @@ impl Pipeline {
                     Found::Ambiguous(c) => c.to_vec(),
                     _ => Vec::new(),
                 };
-                self.writer
-                    .send(Record::Resolution {
-                        key: key.clone(),
-                        outcome,
-                        company_id,
-                        candidates,
-                    })
-                    .await?;
+                self.store().send(Record::Resolution {
+                    key: key.clone(),
+                    outcome,
+                    company_id,
+                    candidates,
+                })?;
                 Ok(found)
             })
             .await
@@ -407,7 +423,7 @@ impl Pipeline {
         self.ratings
             .once(company, || async {
                 // Rated already by an earlier row of this run, or before an interruption.
-                if self.writer.rated(company).await? {
+                if self.store().rated(company)? {
                     return Ok(());
                 }
                 let endpoint = self.options.endpoint;
@@ -420,7 +436,7 @@ impl Pipeline {
                     .map_err(Failure::Api)?;
                 // Stored under the id that was asked for, whatever the answer echoes.
                 rating.company_id = company;
-                self.writer.send(Record::Observation(rating)).await?;
+                self.store().send(Record::Observation(rating))?;
                 Ok(())
             })
             .await

@@ -134,7 +134,7 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         .await;
     progress.finish_and_clear();
     let _ = reading.join();
-    let written = writer.finish().await;
+    let written = writer.finish();
 
     let fatal = match (outcome, written) {
         (Ok(()), Ok(_)) => None,

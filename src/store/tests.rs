@@ -29,9 +29,9 @@ fn run(store: &mut Store) -> i64 {
 }
 
 async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
-    let writer = store.writer(run_id).unwrap();
+    let mut writer = store.writer(run_id).unwrap();
     for r in ratings {
-        writer.send(Record::Observation(r.clone())).await.unwrap();
+        writer.send(Record::Observation(r.clone())).unwrap();
         writer
             .send(Record::Row(Box::new(RowRecord {
                 line: 2,
@@ -44,10 +44,9 @@ async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
                 company_id: Some(r.company_id),
                 ..RowRecord::default()
             })))
-            .await
             .unwrap();
     }
-    writer.finish().await.unwrap();
+    writer.finish().unwrap();
 }
 
 fn history_len(store: &Store) -> i64 {

@@ -1,20 +1,20 @@
-//! The one connection that writes a run's results, on a thread of its own.
+//! The one connection that writes a run's results.
 //!
-//! Records arrive over a bounded channel (backpressure) and are committed in batches: a
-//! transaction stays open for a short while and takes every record that arrives meanwhile,
-//! so a crash loses at most that moment's work and never half a row. The pipeline's
-//! questions (is this search cached? is this company already rated in this run?) go through
-//! the same channel and are answered from the same connection: the answers see everything
-//! sent before them, committed or not, and the page cache is never invalidated by another
-//! writer. Rating history and change detection happen here, where the history is.
+//! Records are applied inside a transaction that stays open for a moment and is then
+//! committed with everything that arrived meanwhile: a crash loses at most that moment's
+//! work and never half a row, and commits stay few. The pipeline's questions (is this search
+//! cached? is this company already rated in this run?) are answered by the same connection,
+//! so the answers see every record written before them, committed or not.
+//!
+//! The screening runtime is single-threaded, so the writer is called directly, without a
+//! thread or a channel: a handoff between threads costs more than the SQL it carries.
+//! Rating history and change detection happen here, where the history is.
 
 use std::collections::HashMap;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
-use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::{CachedResolution, StoreError, now_text, time_text};
@@ -23,13 +23,9 @@ use crate::model::{self, Candidate, Change, Color, RowStatus};
 
 /// Most records per transaction.
 const BATCH: usize = 20_000;
-/// A transaction waits this long for more records before committing when the queue is
-/// idle: fewer, larger commits cost far less than one per record.
-const LINGER: Duration = Duration::from_millis(50);
-/// A busy transaction commits at least this often, so readers see progress.
-const MAX_TRANSACTION: Duration = Duration::from_millis(500);
-/// Messages waiting for the writer before senders wait (backpressure).
-const QUEUE: usize = 4_096;
+/// A transaction is committed once it is this old: readers see progress, and a crash
+/// loses no more than this.
+const MAX_TRANSACTION: Duration = Duration::from_millis(200);
 /// Company UUIDs → internal keys remembered; past this the memo starts over.
 const COMPANY_MEMO: usize = 100_000;
 
@@ -95,143 +91,80 @@ pub enum Record {
     Row(Box<RowRecord>),
 }
 
-enum Message {
-    Record(Record),
-    Resolution(String, oneshot::Sender<Option<CachedResolution>>),
-    Rated(Uuid, oneshot::Sender<bool>),
-}
-
 /// The writer of one run.
 pub struct Writer {
-    tx: mpsc::Sender<Message>,
-    thread: JoinHandle<Result<u64, StoreError>>,
-}
-
-fn gone() -> StoreError {
-    StoreError::WriterGone("it failed earlier; see the error above".into())
-}
-
-impl Writer {
-    pub(super) fn start(conn: Connection, run_id: i64) -> Result<Writer, StoreError> {
-        let (tx, rx) = mpsc::channel(QUEUE);
-        let thread = std::thread::Builder::new()
-            .name("ratewatch-writer".into())
-            .spawn(move || {
-                let mut actor = Actor {
-                    conn,
-                    run_id,
-                    companies: HashMap::new(),
-                };
-                actor.serve(rx)
-            })
-            .map_err(|e| StoreError::WriterGone(e.to_string()))?;
-        Ok(Writer { tx, thread })
-    }
-
-    /// Queues a record; waits while the queue is full.
-    pub async fn send(&self, record: Record) -> Result<(), StoreError> {
-        self.tx
-            .send(Message::Record(record))
-            .await
-            .map_err(|_| gone())
-    }
-
-    /// The cached answer to a search, if any (whatever its age).
-    pub async fn cached_resolution(
-        &self,
-        key: &str,
-    ) -> Result<Option<CachedResolution>, StoreError> {
-        let (reply, answer) = oneshot::channel();
-        self.tx
-            .send(Message::Resolution(key.to_string(), reply))
-            .await
-            .map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())
-    }
-
-    /// Whether this run has already rated the company.
-    pub async fn rated(&self, company: Uuid) -> Result<bool, StoreError> {
-        let (reply, answer) = oneshot::channel();
-        self.tx
-            .send(Message::Rated(company, reply))
-            .await
-            .map_err(|_| gone())?;
-        answer.await.map_err(|_| gone())
-    }
-
-    /// Commits what is queued and stops; returns how many records were written.
-    pub async fn finish(self) -> Result<u64, StoreError> {
-        drop(self.tx);
-        let thread = self.thread;
-        tokio::task::spawn_blocking(move || thread.join())
-            .await
-            .map_err(|e| StoreError::WriterGone(e.to_string()))?
-            .map_err(|_| StoreError::WriterGone("the writer thread panicked".into()))?
-    }
-}
-
-struct Actor {
     conn: Connection,
     run_id: i64,
     /// UUID → internal key of companies already seen.
     companies: HashMap<Uuid, i64>,
+    /// When the open transaction began, if one is open, and how many records it holds.
+    open: Option<(Instant, usize)>,
+    written: u64,
 }
 
-impl Actor {
-    fn serve(&mut self, mut rx: mpsc::Receiver<Message>) -> Result<u64, StoreError> {
-        let mut written = 0u64;
-        while let Some(first) = rx.blocking_recv() {
+impl Writer {
+    pub(super) fn start(conn: Connection, run_id: i64) -> Result<Writer, StoreError> {
+        Ok(Writer {
+            conn,
+            run_id,
+            companies: HashMap::new(),
+            open: None,
+            written: 0,
+        })
+    }
+
+    /// Writes a record in the open transaction.
+    pub fn send(&mut self, record: Record) -> Result<(), StoreError> {
+        self.begin()?;
+        self.apply(record)?;
+        self.written += 1;
+        if let Some((started, n)) = &mut self.open {
+            *n += 1;
+            if *n >= BATCH || started.elapsed() >= MAX_TRANSACTION {
+                self.commit()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The cached answer to a search, if any (whatever its age).
+    pub fn cached_resolution(&mut self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+        self.begin()?;
+        self.lookup_resolution(key)
+    }
+
+    /// Commits the open transaction if it has been open long enough; called on a timer so
+    /// that a quiet moment does not leave work uncommitted.
+    pub fn tick(&mut self) -> Result<(), StoreError> {
+        match self.open {
+            Some((started, _)) if started.elapsed() >= MAX_TRANSACTION => self.commit(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Commits what is written; returns how many records were written in all.
+    pub fn finish(mut self) -> Result<u64, StoreError> {
+        self.commit()?;
+        Ok(self.written)
+    }
+
+    fn begin(&mut self) -> Result<(), StoreError> {
+        if self.open.is_none() {
             self.conn
                 .execute_batch("BEGIN")
                 .map_err(StoreError::at("starting a batch"))?;
-            let started = Instant::now();
-            let mut idle_since: Option<Instant> = None;
-            let mut n = 0;
-            let mut next = Some(first);
-            loop {
-                if let Some(message) = next.take() {
-                    written += self.handle(message)?;
-                    n += 1;
-                    idle_since = None;
-                }
-                if n >= BATCH || started.elapsed() >= MAX_TRANSACTION {
-                    break;
-                }
-                match rx.try_recv() {
-                    Ok(m) => next = Some(m),
-                    Err(mpsc::error::TryRecvError::Disconnected) => break,
-                    Err(mpsc::error::TryRecvError::Empty) => {
-                        let idle = *idle_since.get_or_insert_with(Instant::now);
-                        if idle.elapsed() >= LINGER {
-                            break;
-                        }
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                }
-            }
+            self.open = Some((Instant::now(), 0));
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        if self.open.take().is_some() {
             self.conn
                 .execute_batch("COMMIT")
                 .map_err(StoreError::at("committing a batch"))?;
         }
-        Ok(written)
-    }
-
-    /// Handles one message; returns 1 for a record written, 0 for a question answered.
-    fn handle(&mut self, message: Message) -> Result<u64, StoreError> {
-        match message {
-            Message::Record(record) => {
-                self.apply(record)?;
-                Ok(1)
-            }
-            Message::Resolution(key, reply) => {
-                let _ = reply.send(self.cached_resolution(&key)?);
-                Ok(0)
-            }
-            Message::Rated(company, reply) => {
-                let _ = reply.send(self.rated(company)?);
-                Ok(0)
-            }
-        }
+        Ok(())
     }
 
     fn apply(&mut self, record: Record) -> Result<(), StoreError> {
@@ -266,7 +199,7 @@ impl Actor {
         }
     }
 
-    fn cached_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+    fn lookup_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
         let ctx = "reading the resolution cache";
         self.conn
             .prepare_cached(
@@ -294,7 +227,9 @@ impl Actor {
             .map_err(StoreError::at(ctx))
     }
 
-    fn rated(&mut self, company: Uuid) -> Result<bool, StoreError> {
+    /// Whether this run has already rated the company.
+    pub fn rated(&mut self, company: Uuid) -> Result<bool, StoreError> {
+        self.begin()?;
         let ctx = "reading the companies rated in this run";
         let key = match self.companies.get(&company) {
             Some(k) => Some(*k),
