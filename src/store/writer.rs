@@ -130,7 +130,14 @@ impl Writer {
     /// The cached answer to a search, if any (whatever its age).
     pub fn cached_resolution(&mut self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
         self.begin()?;
-        self.lookup_resolution(key)
+        let found = self.lookup_resolution(key)?;
+        Ok(found.map(|(hit, internal)| {
+            // The row's company will be asked about next: remember its key.
+            if let (Some(id), Some(k)) = (hit.company_id, internal) {
+                self.remember(id, k);
+            }
+            hit
+        }))
     }
 
     /// Commits the open transaction if it has been open long enough; called on a timer so
@@ -199,11 +206,14 @@ impl Writer {
         }
     }
 
-    fn lookup_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+    fn lookup_resolution(
+        &self,
+        key: &str,
+    ) -> Result<Option<(CachedResolution, Option<i64>)>, StoreError> {
         let ctx = "reading the resolution cache";
         self.conn
             .prepare_cached(
-                "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at
+                "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id
                  FROM resolutions r LEFT JOIN companies c ON c.id = r.company
                  WHERE r.input_key = ?1",
             )
@@ -213,14 +223,18 @@ impl Writer {
                     let company: Option<String> = r.get(1)?;
                     let candidates: Option<String> = r.get(2)?;
                     let at: String = r.get(3)?;
-                    Ok(CachedResolution {
-                        outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
-                        company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
-                        candidates: candidates
-                            .and_then(|c| serde_json::from_str(&c).ok())
-                            .unwrap_or_default(),
-                        resolved_at: at.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH),
-                    })
+                    let internal: Option<i64> = r.get(4)?;
+                    Ok((
+                        CachedResolution {
+                            outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
+                            company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                            candidates: candidates
+                                .and_then(|c| serde_json::from_str(&c).ok())
+                                .unwrap_or_default(),
+                            resolved_at: at.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+                        },
+                        internal,
+                    ))
                 })
                 .optional()
             })
@@ -402,15 +416,9 @@ impl Writer {
         let ctx = "recording a rating";
         let company = self.company_key(rating.company_id)?;
         let run_id = self.run_id;
-        // Each company is observed once per run; a resumed run may have it already.
-        let seen = self
-            .conn
-            .prepare_cached("SELECT 1 FROM run_companies WHERE run_id = ?1 AND company = ?2")
-            .and_then(|mut s| s.exists(params![run_id, company]))
-            .map_err(StoreError::at(ctx))?;
-        if seen {
-            return Ok(());
-        }
+        // Each company is observed once per run: the pipeline asks `rated` before it fetches
+        // (a resumed run included), and a second observation would break the primary key
+        // of run_companies below, loudly, rather than double the history.
         let latest: Option<(i64, String, Option<String>, Option<String>)> = self
             .conn
             .prepare_cached(
