@@ -221,34 +221,32 @@ async fn history_grows_with_changes_not_with_runs() {
     assert!(rows[0].alert);
 }
 
-#[tokio::test]
-async fn a_resumed_run_does_not_observe_a_company_twice() {
+#[test]
+fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("r.db")).unwrap();
     let id = Uuid::new_v4();
+    let day = |d: u8| format!("2026-01-{d:02}T00:00:00Z");
     let r1 = run(&mut store);
-    observe_all(
-        &store,
-        r1,
-        &[rating(
-            id,
-            Color::Yellow,
-            "2026-01-01T00:00:00Z",
-            "2026-01-01T00:00:00Z",
-            "2026-01-02T00:00:00Z",
-        )],
-    )
-    .await;
+    let mut w = store.writer(r1).unwrap();
+    assert!(!w.rated(id).unwrap());
+    w.send(Record::Observation(rating(id, Color::Yellow, &day(1), &day(1), &day(2))))
+        .unwrap();
+    assert!(w.rated(id).unwrap(), "seen before the commit");
+    w.finish().unwrap();
+
+    // A resumed run asks the same question and gets the same answer from the database.
     let r2 = run(&mut store);
-    let red = rating(
-        id,
-        Color::Red,
-        "2026-01-03T00:00:00Z",
-        "2026-01-03T00:00:00Z",
-        "2026-01-03T00:00:00Z",
-    );
-    observe_all(&store, r2, std::slice::from_ref(&red)).await;
-    observe_all(&store, r2, &[red]).await;
+    let mut w = store.writer(r2).unwrap();
+    assert!(!w.rated(id).unwrap());
+    let red = rating(id, Color::Red, &day(3), &day(3), &day(3));
+    w.send(Record::Observation(red.clone())).unwrap();
+    w.finish().unwrap();
+    let mut resumed = store.writer(r2).unwrap();
+    assert!(resumed.rated(id).unwrap());
+    // A second observation in the same run is refused loudly, not added to the history.
+    assert!(resumed.send(Record::Observation(red)).is_err());
+    resumed.finish().unwrap();
     assert_eq!(history_len(&store), 2);
     let change: String = store
         .conn

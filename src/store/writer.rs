@@ -113,10 +113,15 @@ impl Writer {
         })
     }
 
-    /// Writes a record in the open transaction.
+    /// Writes a record in the open transaction. If it fails, the whole transaction is
+    /// rolled back: the run stops, and the next one redoes that moment's work from a
+    /// consistent database rather than keeping half of it.
     pub fn send(&mut self, record: Record) -> Result<(), StoreError> {
         self.begin()?;
-        self.apply(record)?;
+        if let Err(e) = self.apply(record) {
+            self.rollback();
+            return Err(e);
+        }
         self.written += 1;
         if let Some((started, n)) = &mut self.open {
             *n += 1;
@@ -163,6 +168,14 @@ impl Writer {
             self.open = Some((Instant::now(), 0));
         }
         Ok(())
+    }
+
+    fn rollback(&mut self) {
+        if self.open.take().is_some()
+            && let Err(e) = self.conn.execute_batch("ROLLBACK")
+        {
+            tracing::warn!("rolling back a failed batch: {e}");
+        }
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
