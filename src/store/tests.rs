@@ -230,8 +230,14 @@ fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
     let r1 = run(&mut store);
     let mut w = store.writer(r1).unwrap();
     assert!(!w.rated(id).unwrap());
-    w.send(Record::Observation(rating(id, Color::Yellow, &day(1), &day(1), &day(2))))
-        .unwrap();
+    w.send(Record::Observation(rating(
+        id,
+        Color::Yellow,
+        &day(1),
+        &day(1),
+        &day(2),
+    )))
+    .unwrap();
     assert!(w.rated(id).unwrap(), "seen before the commit");
     w.finish().unwrap();
 
