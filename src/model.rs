@@ -221,6 +221,23 @@ impl RowStatus {
     }
 }
 
+/// One portfolio record as read: trimmed, empty cells as `None`, with the line it starts on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InputRow {
+    pub line: u64,
+    pub reference: Option<String>,
+    pub country: Option<String>,
+    pub service: Option<String>,
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub street_number: Option<String>,
+    pub street_name: Option<String>,
+    pub city: Option<String>,
+    pub postcode: Option<String>,
+    pub phone: Option<String>,
+    pub company_id: Option<String>,
+}
+
 /// One of several companies a name matched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Candidate {

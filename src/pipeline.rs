@@ -256,22 +256,12 @@ impl Pipeline {
     }
 
     async fn screen_row(&self, row: InputRow) -> Result<RowRecord, Fatal> {
+        let target = portfolio::validate(&row, &self.lookups);
         let mut record = RowRecord {
-            line: row.line,
-            reference: row.reference.clone(),
-            country: row.country.clone(),
-            service: row.service.clone(),
-            external_id: row.id.clone(),
-            name: row.name.clone(),
-            street_number: row.street_number.clone(),
-            street_name: row.street_name.clone(),
-            city: row.city.clone(),
-            postcode: row.postcode.clone(),
-            phone: row.phone.clone(),
-            given_company_id: row.company_id.clone(),
+            input: row,
             ..RowRecord::default()
         };
-        let query = match portfolio::validate(&row, &self.lookups) {
+        let query = match target {
             Err(reason) => {
                 record.error = Some(reason);
                 return Ok(record);
@@ -330,7 +320,7 @@ impl Pipeline {
             match self.rate(company).await {
                 Ok(()) => return Ok(rated(record)),
                 Err(Failure::Api(ApiError::NotFound { .. })) if cached && !second_try => {
-                    tracing::info!(line = record.line, %company, "cached company unknown to the service; searching again");
+                    tracing::info!(line = record.input.line, %company, "cached company unknown to the service; searching again");
                     record.company_id = None;
                     found = self.search(&query, true).await;
                 }

@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use crate::api::NameQuery;
 use crate::api::models::{Country, IdentifierService};
+pub use crate::model::InputRow;
 use crate::model::RATED_COUNTRIES;
 
 /// A problem with the portfolio file as a whole: the run cannot start.
@@ -103,23 +104,6 @@ struct Columns {
     phone: Option<usize>,
     reference: Option<usize>,
     company_id: Option<usize>,
-}
-
-/// One record as read: trimmed, empty cells as `None`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InputRow {
-    pub line: u64,
-    pub reference: Option<String>,
-    pub country: Option<String>,
-    pub service: Option<String>,
-    pub id: Option<String>,
-    pub name: Option<String>,
-    pub street_number: Option<String>,
-    pub street_name: Option<String>,
-    pub city: Option<String>,
-    pub postcode: Option<String>,
-    pub phone: Option<String>,
-    pub company_id: Option<String>,
 }
 
 /// An open portfolio, read one record at a time.

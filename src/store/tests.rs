@@ -34,12 +34,12 @@ async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
         writer.send(Record::Observation(r.clone())).unwrap();
         writer
             .send(Record::Row(Box::new(RowRecord {
-                line: 2,
-                reference: Some("R1".into()),
-                country: Some("FR".into()),
-                service: None,
-                external_id: None,
-                name: None,
+                input: crate::model::InputRow {
+                    line: 2,
+                    reference: Some("R1".into()),
+                    country: Some("FR".into()),
+                    ..Default::default()
+                },
                 status: RowStatus::Rated,
                 company_id: Some(r.company_id),
                 ..RowRecord::default()

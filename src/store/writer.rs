@@ -19,7 +19,7 @@ use uuid::Uuid;
 
 use super::{CachedResolution, StoreError, now_text, time_text};
 use crate::api::models::Company;
-use crate::model::{self, Candidate, Change, Color, RowStatus};
+use crate::model::{self, Candidate, Change, Color, InputRow, RowStatus};
 
 /// Most records per transaction.
 const BATCH: usize = 20_000;
@@ -55,18 +55,7 @@ impl Outcome {
 /// One input row as given and what became of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowRecord {
-    pub line: u64,
-    pub reference: Option<String>,
-    pub country: Option<String>,
-    pub service: Option<String>,
-    pub external_id: Option<String>,
-    pub name: Option<String>,
-    pub street_number: Option<String>,
-    pub street_name: Option<String>,
-    pub city: Option<String>,
-    pub postcode: Option<String>,
-    pub phone: Option<String>,
-    pub given_company_id: Option<String>,
+    pub input: InputRow,
     pub status: RowStatus,
     pub company_id: Option<Uuid>,
     pub error: Option<String>,
@@ -353,19 +342,20 @@ impl Writer {
 
     /// Stores the row as given (once, however many runs read it) and its outcome.
     fn record_row(&mut self, row: &RowRecord) -> Result<(), StoreError> {
-        let ctx = format!("recording line {}", row.line);
+        let ctx = format!("recording line {}", row.input.line);
+        let i = &row.input;
         let fields = [
-            &row.reference,
-            &row.country,
-            &row.service,
-            &row.external_id,
-            &row.name,
-            &row.street_number,
-            &row.street_name,
-            &row.city,
-            &row.postcode,
-            &row.phone,
-            &row.given_company_id,
+            &i.reference,
+            &i.country,
+            &i.service,
+            &i.id,
+            &i.name,
+            &i.street_number,
+            &i.street_name,
+            &i.city,
+            &i.postcode,
+            &i.phone,
+            &i.company_id,
         ];
         let mut hasher = Sha256::new();
         for f in fields {
@@ -412,7 +402,7 @@ impl Writer {
             .and_then(|mut s| {
                 s.execute(params![
                     self.run_id,
-                    row.line as i64,
+                    row.input.line as i64,
                     input,
                     row.status.as_str(),
                     company,
