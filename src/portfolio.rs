@@ -362,10 +362,6 @@ impl Lookups {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.countries.is_empty()
-    }
-
     /// The service rates the ten countries of the spec, and registries are listed for
     /// their territories; elsewhere a search could never resolve and would waste a call.
     fn rated(&self, country: &str) -> bool {

@@ -63,20 +63,6 @@ impl ApiError {
             | ApiError::Decode { .. } => false,
         }
     }
-
-    /// A short machine-friendly name of the kind, for reports and logs.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            ApiError::Unauthenticated { .. } => "unauthenticated",
-            ApiError::Validation { .. } => "validation",
-            ApiError::NotFound { .. } => "not_found",
-            ApiError::RateLimited { .. } => "rate_limited",
-            ApiError::Server { .. } => "server",
-            ApiError::Transport { .. } => "transport",
-            ApiError::CallBudget { .. } => "budget",
-            ApiError::Decode { .. } => "decode",
-        }
-    }
 }
 
 struct ValidationList<'a>(&'a [(String, Vec<String>)]);

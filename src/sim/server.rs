@@ -206,10 +206,6 @@ impl SimServer {
         format!("http://{}", self.addr)
     }
 
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
     pub fn dataset(&self) -> &Dataset {
         &self.state.data
     }
