@@ -1,8 +1,8 @@
 //! Wires the stages of a screening run: rows in → resolve → rate → records to the writer.
 //!
-//! This is the only place where work runs concurrently. Rows stream from the reader over a
-//! bounded channel (backpressure: the reader waits when the pipeline is busy); a bounded
-//! number of rows are in progress at once; every HTTP request goes through the one
+//! This is the only place where work runs concurrently. Rows are pulled from the reader
+//! only when there is room for them (backpressure: nothing is read ahead of the work); a
+//! bounded number of rows are in progress at once; every HTTP request goes through the one
 //! [`Limiter`], so `--concurrency` bounds resolution and rating together.
 //!
 //! Each distinct search and each distinct company is asked once per run. Rows needing an
@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{OnceCell, Semaphore, mpsc};
+use tokio::sync::{OnceCell, Semaphore};
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
@@ -167,16 +167,17 @@ impl Pipeline {
         }
     }
 
-    /// Screens every row the channel delivers; `on_row` hears of each finished row (`None`
+    /// Screens every row `rows` yields; `on_row` hears of each finished row (`None`
     /// for a row settled before an interruption).
     /// Returns the writer, to be finished by the caller, whatever happened.
     ///
     /// Each row is a task of its own, so one slow row never holds up the others; a bounded
     /// number of them are in progress at once. A ticker commits the writer's work during
-    /// quiet moments.
+    /// quiet moments. Rows are read on this thread as slots free up: reading a buffered
+    /// file costs less than handing rows over from another thread.
     pub async fn run(
         self,
-        mut rows: mpsc::Receiver<Result<InputRow, InputError>>,
+        mut rows: impl Iterator<Item = Result<InputRow, InputError>>,
         on_row: impl Fn(Option<RowStatus>),
     ) -> (Writer, Result<(), Fatal>) {
         let this = Arc::new(self);
@@ -210,7 +211,7 @@ impl Pipeline {
                 }
                 slot = slots.clone().acquire_owned(), if !input_done => {
                     let slot = slot.expect("never closed");
-                    let Some(row) = rows.recv().await else {
+                    let Some(row) = rows.next() else {
                         input_done = true;
                         continue;
                     };

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use tokio::sync::mpsc;
 
 use super::Connection;
 use crate::api::ApiError;
@@ -25,9 +24,6 @@ use crate::report::json::JsonReport;
 use crate::report::summary::Summary;
 use crate::report::{AtomicFile, Format};
 use crate::store::{NewRun, RunLock, Store, StoreError};
-
-/// Rows read ahead of the pipeline: enough to keep it busy, little enough to stay small.
-const READ_AHEAD: usize = 1_024;
 
 pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
@@ -119,12 +115,10 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         resume,
     );
 
-    let (tx, rx) = mpsc::channel(READ_AHEAD);
-    let reading = std::thread::spawn(move || read_rows(reader, tx));
     let progress = progress_bar(survey.lines.saturating_sub(1));
     let failed_rows = AtomicU64::new(0);
     let (writer, outcome) = pipeline
-        .run(rx, |status| {
+        .run(rows(reader), |status| {
             progress.inc(1);
             if status == Some(RowStatus::Failed) {
                 let n = failed_rows.fetch_add(1, Ordering::Relaxed) + 1;
@@ -133,7 +127,6 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         })
         .await;
     progress.finish_and_clear();
-    let _ = reading.join();
     let written = writer.finish();
 
     let fatal = match (outcome, written) {
@@ -215,21 +208,19 @@ async fn fetch_lookups(
     }
 }
 
-fn read_rows(
+/// The portfolio's rows, ending after the first error (which stops the run).
+fn rows(
     mut reader: Portfolio,
-    tx: mpsc::Sender<Result<portfolio::InputRow, portfolio::InputError>>,
-) {
-    loop {
-        let next = match reader.next_row() {
-            Ok(Some(row)) => Ok(row),
-            Ok(None) => return,
-            Err(e) => Err(e),
-        };
-        let stop = next.is_err();
-        if tx.blocking_send(next).is_err() || stop {
-            return;
+) -> impl Iterator<Item = Result<portfolio::InputRow, portfolio::InputError>> {
+    let mut stopped = false;
+    std::iter::from_fn(move || {
+        if stopped {
+            return None;
         }
-    }
+        let next = reader.next_row().transpose();
+        stopped = matches!(next, Some(Err(_)) | None);
+        next
+    })
 }
 
 /// A progress bar on stderr when a person is watching; nothing under cron.

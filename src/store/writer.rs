@@ -422,60 +422,77 @@ impl Writer {
         // Each company is observed once per run: the pipeline asks `rated` before it fetches
         // (a resumed run included), and a second observation would break the primary key
         // of run_companies below, loudly, rather than double the history.
-        let latest: Option<(i64, String, Option<String>, Option<String>)> = self
-            .conn
-            .prepare_cached(
-                "SELECT id, color, last_change_date, last_refresh_date FROM ratings
-                 WHERE company = ?1 ORDER BY id DESC LIMIT 1",
-            )
-            .and_then(|mut s| {
-                s.query_row([company], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                })
-                .optional()
-            })
-            .map_err(StoreError::at(ctx))?;
-        let color = rating.color.as_str().to_string();
+        let color = rating.color.as_str();
         let last_change = rating.last_change.map(time_text);
         let last_refresh = rating.last_refresh.map(time_text);
         let observed = rating.requested_at.map(time_text).unwrap_or_else(now_text);
 
-        let (rating_id, previous_id, change) = match &latest {
-            Some((id, c, lc, lr)) if *c == color && *lc == last_change && *lr == last_refresh => {
-                self.conn
-                    .prepare_cached(
-                        "UPDATE ratings SET confirmed_at = ?2, last_run_id = ?3 WHERE id = ?1",
-                    )
-                    .and_then(|mut s| s.execute(params![id, observed, run_id]))
-                    .map_err(StoreError::at(ctx))?;
-                (*id, Some(*id), Change::Unchanged)
-            }
-            _ => {
-                let new_id: i64 = self
-                    .conn
-                    .prepare_cached(
-                        "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
+        // Most nights most ratings are unchanged: confirming the latest observation in one
+        // statement when it matches spares reading it first.
+        let confirmed: Option<i64> = self
+            .conn
+            .prepare_cached(
+                "UPDATE ratings SET confirmed_at = ?5, last_run_id = ?6
+                 WHERE id = (SELECT max(id) FROM ratings WHERE company = ?1)
+                   AND color = ?2 AND last_change_date IS ?3 AND last_refresh_date IS ?4
+                 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![company, color, last_change, last_refresh, observed, run_id],
+                    |r| r.get(0),
+                )
+                .optional()
+            })
+            .map_err(StoreError::at(ctx))?;
+        if let Some(id) = confirmed {
+            return self.record_change(company, id, Some(id), Change::Unchanged);
+        }
+        let latest: Option<(i64, String, Option<String>)> = self
+            .conn
+            .prepare_cached(
+                "SELECT id, color, last_change_date FROM ratings
+                 WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row([company], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
+            .map_err(StoreError::at(ctx))?;
+        let new_id: i64 = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
                                               observed_at, confirmed_at, first_run_id, last_run_id)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?6) RETURNING id",
-                    )
-                    .and_then(|mut s| {
-                        s.query_row(
-                            params![company, color, last_change, last_refresh, observed, run_id],
-                            |r| r.get(0),
-                        )
-                    })
-                    .map_err(StoreError::at(ctx))?;
-                let previous = latest
-                    .as_ref()
-                    .map(|(_, c, lc, _)| (Color::parse(c), lc.clone()));
-                let change = Change::classify(
-                    previous.as_ref().map(|(c, lc)| (c, lc.as_deref())),
-                    &rating.color,
-                    last_change.as_deref(),
-                );
-                (new_id, latest.map(|l| l.0), change)
-            }
-        };
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![company, color, last_change, last_refresh, observed, run_id],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(StoreError::at(ctx))?;
+        let previous = latest
+            .as_ref()
+            .map(|(_, c, lc)| (Color::parse(c), lc.clone()));
+        let change = Change::classify(
+            previous.as_ref().map(|(c, lc)| (c, lc.as_deref())),
+            &rating.color,
+            last_change.as_deref(),
+        );
+        self.record_change(company, new_id, latest.map(|l| l.0), change)
+    }
+
+    /// Records what this run observed for a company against its previous observation.
+    fn record_change(
+        &mut self,
+        company: i64,
+        rating_id: i64,
+        previous_id: Option<i64>,
+        change: Change,
+    ) -> Result<(), StoreError> {
+        let run_id = self.run_id;
         self.conn
             .prepare_cached(
                 "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
@@ -491,7 +508,7 @@ impl Writer {
                 ])
             })
             .map(drop)
-            .map_err(StoreError::at(ctx))
+            .map_err(StoreError::at("recording a rating"))
     }
 }
 
