@@ -93,7 +93,7 @@ pub struct ScreenArgs {
     )]
     pub db: PathBuf,
 
-    /// Folder for report.csv and report.json.
+    /// Folder for report.csv, report.json and report.html.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out: PathBuf,
 

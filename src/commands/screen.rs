@@ -21,6 +21,7 @@ use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, Lookups, Portfolio};
 use crate::rate::RatingEndpoint;
 use crate::report::csv::CsvReport;
+use crate::report::html::HtmlReport;
 use crate::report::json::JsonReport;
 use crate::report::summary::Summary;
 use crate::report::{AtomicFile, Format};
@@ -252,8 +253,8 @@ pub enum ReportError {
     Io(std::io::Error),
 }
 
-/// Writes report.csv and report.json into `out` and the summary to stdout, all from the
-/// database in one pass over the run's rows.
+/// Writes report.csv, report.json and report.html into `out` and the summary to stdout,
+/// all from the database in one pass over the run's rows.
 pub fn write_reports(
     store: &Store,
     run_id: i64,
@@ -264,6 +265,7 @@ pub fn write_reports(
     std::fs::create_dir_all(out).map_err(ReportError::Io)?;
     let csv_path: PathBuf = out.join("report.csv");
     let json_path: PathBuf = out.join("report.json");
+    let html_path: PathBuf = out.join("report.html");
     let mut formats: Vec<Box<dyn Format>> = vec![
         Box::new(CsvReport::new(
             AtomicFile::create(&csv_path).map_err(ReportError::Io)?,
@@ -271,12 +273,18 @@ pub fn write_reports(
         Box::new(JsonReport::new(
             AtomicFile::create(&json_path).map_err(ReportError::Io)?,
         )),
+        Box::new(HtmlReport::new(
+            AtomicFile::create(&html_path).map_err(ReportError::Io)?,
+            "report.csv",
+            out,
+        )),
         Box::new(Summary::new(
             std::io::stdout(),
             quiet,
             vec![
                 csv_path.display().to_string(),
                 json_path.display().to_string(),
+                html_path.display().to_string(),
             ],
         )),
     ];

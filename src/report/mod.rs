@@ -3,6 +3,7 @@
 //! any past run's reports can be regenerated from the database alone.
 
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod summary;
 
