@@ -93,9 +93,19 @@ pub struct ScreenArgs {
     )]
     pub db: PathBuf,
 
-    /// Folder for report.csv and report.json.
+    /// Folder for report.csv, report.json and report.html.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub out: PathBuf,
+
+    /// Name the reports after the run's start time in UTC (report-20261121T020000Z.csv, …)
+    /// so that each run keeps its own.
+    #[arg(long)]
+    pub timestamped: bool,
+
+    /// report.csv for programs (standard: comma, LF) or for Excel in a European locale
+    /// (excel: semicolon, CRLF, UTF-8 BOM, identifiers kept as text).
+    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard)]
+    pub csv_dialect: CsvDialectArg,
 
     /// Requests in flight at most (resolution and rating together).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -148,6 +158,14 @@ pub enum EndpointArg {
     Current,
     /// GET /v2/ratings/company/{id}
     Deprecated,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CsvDialectArg {
+    /// Comma, LF, no BOM (RFC 4180).
+    Standard,
+    /// Semicolon, CRLF, UTF-8 BOM; `ref` and `id` as ="…" so leading zeros survive.
+    Excel,
 }
 
 #[derive(Debug, Args)]

@@ -6,5 +6,6 @@ mod common;
 mod cli;
 mod client;
 mod faults;
+mod reports;
 mod screen;
 mod simulator;

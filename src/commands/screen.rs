@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Connection;
 use crate::api::ApiError;
-use crate::cli::{EndpointArg, ScreenArgs};
+use crate::cli::{CsvDialectArg, EndpointArg, ScreenArgs};
 use crate::config::{ServiceSettings, Target};
 use crate::error::{Error, ExitCode};
 use crate::limit::{Limiter, Limits, RetryPolicy};
@@ -19,10 +19,11 @@ use crate::model::{RowStatus, RunInfo};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, Lookups, Portfolio};
 use crate::rate::RatingEndpoint;
-use crate::report::csv::CsvReport;
+use crate::report::csv::{CsvReport, Dialect};
+use crate::report::html::HtmlReport;
 use crate::report::json::JsonReport;
 use crate::report::summary::Summary;
-use crate::report::{AtomicFile, Format};
+use crate::report::{AtomicFile, Format, ReportFiles};
 use crate::store::{NewRun, RunLock, Store, StoreError};
 
 pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
@@ -152,13 +153,14 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     };
     store.finish_run(run_id, status, &calls).map_err(db_error)?;
     let reporting = std::time::Instant::now();
-    let info = write_reports(&store, run_id, &args.out, args.quiet).map_err(|e| match e {
-        ReportError::Store(e) => db_error(e),
-        ReportError::Io(e) => Error::io(
-            format!("cannot write the reports in {}", args.out.display()),
-            e,
-        ),
-    })?;
+    let info =
+        write_reports(&store, run_id, &ReportOptions::from_args(&args)).map_err(|e| match e {
+            ReportError::Store(e) => db_error(e),
+            ReportError::Io(e) => Error::io(
+                format!("cannot write the reports in {}", args.out.display()),
+                e,
+            ),
+        })?;
     tracing::info!(
         run_id,
         rows = info.rows,
@@ -243,32 +245,60 @@ pub enum ReportError {
     Io(std::io::Error),
 }
 
-/// Writes report.csv and report.json into `out` and the summary to stdout, all from the
-/// database in one pass over the run's rows.
+/// Where and how a run's reports are written.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// The folder of the report files.
+    pub out: PathBuf,
+    /// The summary on stdout lists alerts only.
+    pub quiet: bool,
+    pub csv_dialect: Dialect,
+    /// File names carry the run's start time (see [`ReportFiles::new`]).
+    pub timestamped: bool,
+}
+
+impl ReportOptions {
+    pub fn from_args(args: &ScreenArgs) -> ReportOptions {
+        ReportOptions {
+            out: args.out.clone(),
+            quiet: args.quiet,
+            csv_dialect: match args.csv_dialect {
+                CsvDialectArg::Standard => Dialect::Standard,
+                CsvDialectArg::Excel => Dialect::Excel,
+            },
+            timestamped: args.timestamped,
+        }
+    }
+}
+
+/// Writes report.csv, report.json and report.html into the folder and the summary to
+/// stdout, all from the database in one pass over the run's rows.
 pub fn write_reports(
     store: &Store,
     run_id: i64,
-    out: &Path,
-    quiet: bool,
+    options: &ReportOptions,
 ) -> Result<RunInfo, ReportError> {
     let info = store.run_info(run_id).map_err(ReportError::Store)?;
+    let out = &options.out;
     std::fs::create_dir_all(out).map_err(ReportError::Io)?;
-    let csv_path: PathBuf = out.join("report.csv");
-    let json_path: PathBuf = out.join("report.json");
+    let files = ReportFiles::new(out, &info, options.timestamped).map_err(ReportError::Io)?;
+    let file = |path: &Path| AtomicFile::create(path).map_err(ReportError::Io);
+    let csv_name = files
+        .csv
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut formats: Vec<Box<dyn Format>> = vec![
-        Box::new(CsvReport::new(
-            AtomicFile::create(&csv_path).map_err(ReportError::Io)?,
-        )),
-        Box::new(JsonReport::new(
-            AtomicFile::create(&json_path).map_err(ReportError::Io)?,
-        )),
+        Box::new(CsvReport::new(file(&files.csv)?, options.csv_dialect)),
+        Box::new(JsonReport::new(file(&files.json)?)),
+        Box::new(HtmlReport::new(file(&files.html)?, &csv_name, out)),
         Box::new(Summary::new(
             std::io::stdout(),
-            quiet,
-            vec![
-                csv_path.display().to_string(),
-                json_path.display().to_string(),
-            ],
+            options.quiet,
+            [&files.csv, &files.json, &files.html]
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
         )),
     ];
     for f in formats.iter_mut() {

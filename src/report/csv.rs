@@ -1,5 +1,9 @@
 //! `report.csv`: one line per input row with the fields of report.json; candidates as
 //! `uuid name; …`. Cells that a spreadsheet would run as formulas are defused.
+//!
+//! Two dialects: `standard` (RFC 4180: comma, LF, no BOM) for programs, and `excel` for a
+//! spreadsheet set to a European locale (semicolon, UTF-8 BOM, CRLF), where identifiers are
+//! written so that Excel keeps them as text. This module writes; it never decides where.
 
 use std::io;
 
@@ -25,21 +29,66 @@ pub const COLUMNS: [&str; 16] = [
     "candidates",
 ];
 
+/// Columns holding identifiers (the user's reference and the registry id), which Excel
+/// would turn into numbers or dates (`00123` → 123, `1-2` → 2 January).
+const IDENTIFIER_COLUMNS: [&str; 2] = ["ref", "id"];
+
+/// Excel's longest string literal in a formula; a longer identifier is written as plain text.
+const EXCEL_LITERAL_MAX: usize = 255;
+
+/// How the CSV is spelled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Dialect {
+    /// Comma, LF line ends, no BOM: what programs and `csv` libraries expect.
+    #[default]
+    Standard,
+    /// Semicolon, CRLF, UTF-8 BOM, identifiers as `="00123"`: what a French or German Excel
+    /// opens by double-click with accents, columns and leading zeros intact.
+    Excel,
+}
+
 pub struct CsvReport<W: Output> {
     out: ::csv::Writer<W>,
+    dialect: Dialect,
 }
 
 impl<W: Output> CsvReport<W> {
-    pub fn new(out: W) -> Self {
+    pub fn new(out: W, dialect: Dialect) -> Self {
+        let mut builder = ::csv::WriterBuilder::new();
+        if dialect == Dialect::Excel {
+            builder.delimiter(b';').terminator(::csv::Terminator::CRLF);
+        }
         CsvReport {
-            out: ::csv::WriterBuilder::new().from_writer(out),
+            out: builder.from_writer(out),
+            dialect,
         }
     }
 }
 
+/// An identifier as Excel keeps it: Excel guesses a cell's type even inside CSV quotes, so
+/// `"00123"` still becomes the number 123; a formula yielding a text, `="00123"`, does not.
+/// Inside the literal only `"` is special (doubled), so a value such as `=cmd|…` stays an
+/// inert string. Values Excel cannot hold in a literal (too long, control characters) fall
+/// back to plain defused text.
+pub fn excel_text(value: &str) -> String {
+    if value.is_empty() {
+        return String::new();
+    }
+    if value.chars().count() > EXCEL_LITERAL_MAX || value.chars().any(char::is_control) {
+        return defuse(value).into_owned();
+    }
+    format!("=\"{}\"", value.replace('"', "\"\""))
+}
+
 impl<W: Output> Format for CsvReport<W> {
     fn begin(&mut self, _run: &RunInfo) -> io::Result<()> {
-        self.out.write_record(COLUMNS).map_err(io::Error::from)
+        let mut header = COLUMNS.map(String::from);
+        if self.dialect == Dialect::Excel {
+            // The BOM opens the file: without it Excel reads UTF-8 as the local code page
+            // (`LÃ³pez`). It needs no quoting, so it can ride on the first column's name.
+            header[0].insert(0, '\u{feff}');
+        }
+        self.out.write_record(header).map_err(io::Error::from)
     }
 
     fn row(&mut self, r: &ResultRow) -> io::Result<()> {
@@ -71,12 +120,146 @@ impl<W: Output> Format for CsvReport<W> {
             text(&r.error),
             candidates,
         ];
-        self.out
-            .write_record(cells.iter().map(|c| defuse(c).into_owned()))
-            .map_err(io::Error::from)
+        let excel = self.dialect == Dialect::Excel;
+        let cells = cells.iter().zip(COLUMNS).map(|(cell, column)| {
+            if excel && IDENTIFIER_COLUMNS.contains(&column) {
+                excel_text(cell)
+            } else {
+                defuse(cell).into_owned()
+            }
+        });
+        self.out.write_record(cells).map_err(io::Error::from)
     }
 
     fn finish(self: Box<Self>) -> io::Result<()> {
         self.out.into_inner().map_err(|e| e.into_error())?.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Candidate, RowStatus};
+
+    fn run() -> RunInfo {
+        RunInfo {
+            id: 1,
+            started_at: "2026-11-21T02:00:00Z".into(),
+            finished_at: None,
+            portfolio: "customers".into(),
+            input_path: "customers.csv".into(),
+            portfolio_sha256: String::new(),
+            status: "complete".into(),
+            demo_day: None,
+            rows: 1,
+            by_status: vec![],
+            by_color: vec![],
+            alerts: 0,
+            calls: vec![],
+        }
+    }
+
+    fn row() -> ResultRow {
+        ResultRow {
+            line: 2,
+            reference: Some("00123".into()),
+            country: Some("FR".into()),
+            service: Some("SIREN".into()),
+            id: Some("012345678".into()),
+            name: Some("=HYPERLINK(\"http://x\")".into()),
+            status: RowStatus::Ambiguous,
+            company_id: None,
+            company_name: Some("López & Fils; \"SA\"".into()),
+            color: None,
+            previous_color: None,
+            change: None,
+            last_change_date: None,
+            alert: false,
+            error: Some("-2 companies".into()),
+            candidates: vec![Candidate {
+                id: uuid::Uuid::nil(),
+                name: "A".into(),
+                city: "B".into(),
+                postcode: "C".into(),
+            }],
+        }
+    }
+
+    fn render(dialect: Dialect, rows: &[ResultRow]) -> Vec<u8> {
+        let mut buf = Vec::new();
+        let mut r = Box::new(CsvReport::new(&mut buf, dialect));
+        r.begin(&run()).unwrap();
+        for row in rows {
+            r.row(row).unwrap();
+        }
+        r.finish().unwrap();
+        buf
+    }
+
+    /// The cells as a spreadsheet's CSV parser sees them.
+    fn cells(bytes: &[u8], delimiter: u8) -> Vec<Vec<String>> {
+        ::csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(false)
+            .from_reader(bytes)
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect()
+    }
+
+    #[test]
+    fn standard_is_comma_lf_without_bom_and_keeps_values_as_given() {
+        let out = render(Dialect::Standard, &[row()]);
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(text.starts_with("line,ref,country,"), "{text}");
+        assert!(!text.contains('\r'));
+        let rows = cells(&out, b',');
+        assert_eq!(rows[0], COLUMNS);
+        let r = &rows[1];
+        assert_eq!(r[1], "00123");
+        assert_eq!(r[4], "012345678");
+        assert_eq!(r[5], "'=HYPERLINK(\"http://x\")");
+        assert_eq!(r[8], "López & Fils; \"SA\"");
+        assert_eq!(r[14], "'-2 companies");
+        assert_eq!(r[15], "00000000-0000-0000-0000-000000000000 A");
+    }
+
+    #[test]
+    fn excel_is_semicolon_crlf_with_bom_and_identifiers_as_text_formulas() {
+        let out = render(Dialect::Excel, &[row()]);
+        assert!(out.starts_with("\u{feff}line;ref;country;".as_bytes()));
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert_eq!(text.matches("\r\n").count(), 2, "{text:?}");
+        assert_eq!(text.matches('\n').count(), 2, "only CRLF line ends");
+        assert!(
+            text.contains(";\"=\"\"012345678\"\"\";"),
+            "the id as Excel reads it: {text}"
+        );
+        let rows = cells(&out["\u{feff}".len()..], b';');
+        assert_eq!(rows[0], COLUMNS);
+        let r = &rows[1];
+        assert_eq!(r[1], "=\"00123\"");
+        assert_eq!(r[4], "=\"012345678\"");
+        assert_eq!(r[5], "'=HYPERLINK(\"http://x\")", "other text is defused");
+        assert_eq!(r[8], "López & Fils; \"SA\"", "the delimiter inside a cell");
+        assert_eq!(r[0], "2");
+    }
+
+    #[test]
+    fn an_identifier_cannot_escape_its_literal() {
+        assert_eq!(excel_text("00123"), "=\"00123\"");
+        assert_eq!(excel_text(""), "");
+        assert_eq!(
+            excel_text("1\")&cmd|' /c calc'!A0&(\""),
+            "=\"1\"\")&cmd|' /c calc'!A0&(\"\"\""
+        );
+        assert_eq!(excel_text("=1+1"), "=\"=1+1\"");
+        let long = "0".repeat(EXCEL_LITERAL_MAX + 1);
+        assert_eq!(excel_text(&long), long, "too long for a literal");
+        assert_eq!(
+            excel_text("-1\n2"),
+            "'-1\n2",
+            "control characters: defused text"
+        );
     }
 }

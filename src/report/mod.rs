@@ -3,6 +3,7 @@
 //! any past run's reports can be regenerated from the database alone.
 
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod summary;
 
@@ -11,6 +12,41 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::model::{ResultRow, RunInfo};
+
+/// The files of a run's reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportFiles {
+    pub csv: PathBuf,
+    pub json: PathBuf,
+    pub html: PathBuf,
+}
+
+impl ReportFiles {
+    /// `report.csv`, `report.json` and `report.html` in `dir`; `timestamped`, named after
+    /// the run's start in UTC (`report-20261121T020000Z.csv`, …) so that nightly runs do
+    /// not overwrite each other, and a regenerated report replaces its own run's files.
+    pub fn new(dir: &Path, run: &RunInfo, timestamped: bool) -> io::Result<ReportFiles> {
+        let stem = if timestamped {
+            let started: jiff::Timestamp = run.started_at.parse().map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "run {} has a start time that is not a time ({:?}: {e})",
+                        run.id, run.started_at
+                    ),
+                )
+            })?;
+            format!("report-{}", started.strftime("%Y%m%dT%H%M%SZ"))
+        } else {
+            "report".to_string()
+        };
+        Ok(ReportFiles {
+            csv: dir.join(format!("{stem}.csv")),
+            json: dir.join(format!("{stem}.json")),
+            html: dir.join(format!("{stem}.html")),
+        })
+    }
+}
 
 /// One report format: told the run, then each row, then asked to finish.
 pub trait Format {
@@ -123,6 +159,42 @@ mod tests {
         f.write_all(b"whole").unwrap();
         f.commit().unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn timestamped_names_come_from_the_runs_start_in_utc() {
+        let mut run = RunInfo {
+            id: 7,
+            started_at: "2026-11-21T02:00:00Z".into(),
+            finished_at: None,
+            portfolio: "p".into(),
+            input_path: "p.csv".into(),
+            portfolio_sha256: String::new(),
+            status: "complete".into(),
+            demo_day: None,
+            rows: 0,
+            by_status: vec![],
+            by_color: vec![],
+            alerts: 0,
+            calls: vec![],
+        };
+        let dir = Path::new("out");
+        let plain = ReportFiles::new(dir, &run, false).unwrap();
+        assert_eq!(plain.csv, dir.join("report.csv"));
+        assert_eq!(plain.html, dir.join("report.html"));
+        let stamped = ReportFiles::new(dir, &run, true).unwrap();
+        assert_eq!(stamped.csv, dir.join("report-20261121T020000Z.csv"));
+        assert_eq!(stamped.json, dir.join("report-20261121T020000Z.json"));
+        assert_eq!(stamped.html, dir.join("report-20261121T020000Z.html"));
+        run.started_at = "2026-11-21T03:00:00+01:00".into();
+        assert_eq!(
+            ReportFiles::new(dir, &run, true).unwrap().csv,
+            dir.join("report-20261121T020000Z.csv"),
+            "an offset is converted to UTC"
+        );
+        run.started_at = "yesterday".into();
+        let err = ReportFiles::new(dir, &run, true).unwrap_err();
+        assert!(err.to_string().contains("run 7"), "{err}");
     }
 
     #[test]

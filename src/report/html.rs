@@ -1,0 +1,870 @@
+//! `report.html`: the run for a person to look at — its header, tiles of counts by color,
+//! the alerts first (color changes, then companies red or black), then every row in a table
+//! that sorts, filters and searches, with the candidates of ambiguous rows.
+//!
+//! One self-contained file: inline style and script, no fonts, images or links to fetch, so
+//! it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
+//! style and script. The page reads fine with scripts off (the controls stay hidden), when
+//! printed and on a phone. Every value from the portfolio or the service goes through
+//! [`escape`]. Rows stream: what comes later in the page waits in a `Spool`, in memory up
+//! to `SPILL_BYTES` and then in an anonymous temporary file. This module renders; it never
+//! reads the database and never decides where the file goes.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::{Format, Output};
+use crate::model::{Change, Color, ResultRow, RowStatus, RunInfo};
+
+/// Rows shown in the full table. Beyond this a browser grows slow to sort and filter, so the
+/// rest are left to report.csv, with a note saying so. Alerts are always listed in full.
+pub const TABLE_ROWS: u64 = 10_000;
+
+/// Bytes a spool keeps in memory before it moves to a temporary file.
+const SPILL_BYTES: usize = 1 << 20;
+
+const STYLE: &str = include_str!("html/report.css");
+const SCRIPT: &str = include_str!("html/report.js");
+
+/// The five colors of the service, in the order of the tiles.
+const COLORS: [Color; 5] = [
+    Color::Green,
+    Color::Yellow,
+    Color::Red,
+    Color::Black,
+    Color::White,
+];
+
+/// Text made safe anywhere in HTML, element content and quoted attribute values alike.
+pub fn escape(text: &str) -> Cow<'_, str> {
+    if !text.contains(['&', '<', '>', '"', '\'']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A Content-Security-Policy source allowing exactly `text` as an inline style or script:
+/// `'sha256-…'`. Injected markup, were an escape ever missed, would not run.
+pub fn csp_source(text: &str) -> String {
+    format!("'sha256-{}'", base64(&Sha256::digest(text.as_bytes())))
+}
+
+/// Standard base64 with padding (RFC 4648), for the policy's hashes.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Bytes set aside for later in the page: in memory up to `SPILL_BYTES`, then in an
+/// anonymous temporary file (removed by the system however the process ends).
+struct Spool {
+    memory: Vec<u8>,
+    file: Option<BufWriter<File>>,
+    dir: PathBuf,
+}
+
+impl Spool {
+    fn new(dir: &Path) -> Spool {
+        Spool {
+            memory: Vec::new(),
+            file: None,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if let Some(file) = &mut self.file {
+            return file.write_all(bytes);
+        }
+        self.memory.extend_from_slice(bytes);
+        if self.memory.len() > SPILL_BYTES {
+            let mut file = BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(&self.dir)?);
+            file.write_all(&self.memory)?;
+            self.memory = Vec::new();
+            self.file = Some(file);
+        }
+        Ok(())
+    }
+
+    fn copy_to(self, out: &mut impl Write) -> io::Result<()> {
+        match self.file {
+            None => out.write_all(&self.memory),
+            Some(file) => {
+                let mut file = file.into_inner().map_err(|e| e.into_error())?;
+                file.seek(SeekFrom::Start(0))?;
+                io::copy(&mut file, out).map(|_| ())
+            }
+        }
+    }
+}
+
+pub struct HtmlReport<W: Output> {
+    out: W,
+    /// File name of the CSV report, which the page points to for every row.
+    csv_name: String,
+    run: Option<RunInfo>,
+    /// Alert rows whose color changed: listed first.
+    changes: Spool,
+    /// Alert rows red or black without a color change: listed after the changes.
+    standing: Spool,
+    /// The first `TABLE_ROWS` rows of the full table.
+    table: Spool,
+    alerts: u64,
+    rows: u64,
+    /// One row's markup, reused.
+    line: String,
+}
+
+impl<W: Output> HtmlReport<W> {
+    /// `csv_name` is what the page calls the CSV report; `spool_dir` holds the temporary
+    /// files of a large run (the report's own folder: it has room for the report).
+    pub fn new(out: W, csv_name: &str, spool_dir: &Path) -> Self {
+        HtmlReport {
+            out,
+            csv_name: csv_name.to_string(),
+            run: None,
+            changes: Spool::new(spool_dir),
+            standing: Spool::new(spool_dir),
+            table: Spool::new(spool_dir),
+            alerts: 0,
+            rows: 0,
+            line: String::new(),
+        }
+    }
+}
+
+/// The class of a color's badge or tile; anything outside the five gets a neutral look
+/// (never a class made from the service's text).
+fn color_class(color: &Color) -> &'static str {
+    match color {
+        Color::Green => "c-green",
+        Color::Yellow => "c-yellow",
+        Color::Red => "c-red",
+        Color::Black => "c-black",
+        Color::White => "c-white",
+        Color::Other(_) => "c-other",
+    }
+}
+
+/// Sort key of a color: along the risk scale, then white, unknown colors and none.
+fn color_rank(color: Option<&Color>) -> u8 {
+    match color {
+        Some(c) => c.risk_rank().unwrap_or(match c {
+            Color::White => 4,
+            _ => 5,
+        }),
+        None => 6,
+    }
+}
+
+fn badge(out: &mut String, color: &Color) {
+    let _ = write!(
+        out,
+        "<span class=\"badge {}\">{}</span>",
+        color_class(color),
+        escape(color.as_str())
+    );
+}
+
+/// The color cell: `old → new` when the color changed, else the color; sorted by risk.
+fn color_cell(out: &mut String, row: &ResultRow, label: &str) {
+    let _ = write!(
+        out,
+        "<td data-label=\"{label}\" data-sort=\"{}\" class=\"color\">",
+        color_rank(row.color.as_ref())
+    );
+    if let Some(color) = &row.color {
+        match (row.change, &row.previous_color) {
+            (Some(change), Some(before)) if change.is_color_change() => {
+                badge(out, before);
+                out.push_str(" <span class=\"arrow\" aria-label=\"became\">→</span> ");
+                badge(out, color);
+            }
+            _ => badge(out, color),
+        }
+    }
+    out.push_str("</td>");
+}
+
+fn change_text(row: &ResultRow) -> &'static str {
+    row.change.map_or("", Change::as_str)
+}
+
+fn text<'a>(value: &'a Option<String>) -> Cow<'a, str> {
+    escape(value.as_deref().unwrap_or(""))
+}
+
+/// The user's reference, or the line when the portfolio has none.
+fn reference(out: &mut String, row: &ResultRow) {
+    match &row.reference {
+        Some(r) => out.push_str(&escape(r)),
+        None => {
+            let _ = write!(out, "<span class=\"muted\">line {}</span>", row.line);
+        }
+    }
+}
+
+fn cell(out: &mut String, label: &str, content: &str) {
+    let _ = write!(out, "<td data-label=\"{label}\">{content}</td>");
+}
+
+/// The service's lastChangeDate, sorted as stored, shown as `2026-11-20 00:00:00 UTC`.
+fn date_cell(out: &mut String, row: &ResultRow) {
+    let stored = row.last_change_date.as_deref().unwrap_or("");
+    let _ = write!(
+        out,
+        "<td data-label=\"Last change\" data-sort=\"{}\" class=\"date\">{}</td>",
+        escape(stored),
+        escape(&when(stored))
+    );
+}
+
+fn row_open(out: &mut String, row: &ResultRow) {
+    let _ = write!(
+        out,
+        "<tr class=\"{}\" data-status=\"{}\" data-color=\"{}\">",
+        if row.alert { "alert" } else { "" },
+        row.status.as_str(),
+        escape(row.color.as_ref().map_or("", Color::as_str))
+    );
+}
+
+/// One line of the alerts table.
+fn alert_row(out: &mut String, row: &ResultRow) {
+    row_open(out, row);
+    out.push_str("<td data-label=\"Ref\" class=\"ref\">");
+    reference(out, row);
+    out.push_str("</td>");
+    let company = row.company_name.as_ref().or(row.name.as_ref());
+    cell(out, "Company", &escape(company.map_or("", String::as_str)));
+    cell(out, "Country", &text(&row.country));
+    color_cell(out, row, "Color");
+    cell(out, "Change", change_text(row));
+    date_cell(out, row);
+    let _ = writeln!(out, "<td data-label=\"Line\">{}</td></tr>", row.line);
+}
+
+/// One line of the full table.
+fn table_row(out: &mut String, row: &ResultRow) {
+    row_open(out, row);
+    let _ = write!(out, "<td>{}</td><td class=\"ref\">", row.line);
+    if let Some(r) = &row.reference {
+        out.push_str(&escape(r));
+    }
+    out.push_str("</td>");
+    cell(out, "Country", &text(&row.country));
+    let identifier = [row.service.as_deref(), row.id.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let searched = [identifier.as_str(), row.name.as_deref().unwrap_or("")]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ");
+    cell(out, "Searched", &escape(&searched));
+    let _ = write!(
+        out,
+        "<td><span class=\"status s-{0}\">{0}</span></td><td class=\"company\">",
+        row.status.as_str()
+    );
+    out.push_str(&text(&row.company_name));
+    if let Some(id) = row.company_id {
+        let _ = write!(out, "<code class=\"uuid\">{id}</code>");
+    }
+    out.push_str("</td>");
+    color_cell(out, row, "Color");
+    cell(out, "Change", change_text(row));
+    date_cell(out, row);
+    out.push_str("<td class=\"details\">");
+    out.push_str(&text(&row.error));
+    if !row.candidates.is_empty() {
+        out.push_str("<ol class=\"candidates\">");
+        for c in &row.candidates {
+            let place = [c.postcode.as_str(), c.city.as_str()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let _ = write!(
+                out,
+                "<li>{} <span class=\"muted\">{}</span> <code>{}</code></li>",
+                escape(&c.name),
+                escape(&place),
+                c.id
+            );
+        }
+        out.push_str("</ol>");
+    }
+    out.push_str("</td></tr>\n");
+}
+
+/// `2026-11-21T02:00:00Z` as `2026-11-21 02:00:00 UTC`; anything else as stored.
+fn when(time: &str) -> String {
+    match time.strip_suffix('Z') {
+        Some(t) => format!("{} UTC", t.replacen('T', " ", 1)),
+        None => time.to_string(),
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn count(run: &RunInfo, status: RowStatus) -> u64 {
+    run.by_status
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The page's head and the run's header: everything known before the first row.
+fn header(out: &mut String, run: &RunInfo) {
+    let policy = format!(
+        "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
+        csp_source(STYLE),
+        csp_source(SCRIPT)
+    );
+    let title = format!("{} — ratewatch run {}", run.portfolio, run.id);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header>\n\
+         <p class=\"eyebrow\">ratewatch report</p>\n\
+         <h1>{} <span class=\"muted\">· run {}</span></h1>\n<p class=\"meta\">",
+        escape(&title),
+        escape(&run.portfolio),
+        run.id
+    );
+    let mut facts = vec![format!("started {}", escape(&when(&run.started_at)))];
+    if let Some(f) = &run.finished_at {
+        facts.push(format!("finished {}", escape(&when(f))));
+    }
+    facts.push(format!(
+        "status <b class=\"run-{}\">{}</b>",
+        match run.status.as_str() {
+            "complete" => "ok",
+            _ => "warn",
+        },
+        escape(&run.status)
+    ));
+    facts.push(plural(run.rows, "row", "rows"));
+    facts.push(plural(run.alerts, "alert", "alerts"));
+    if let Some(day) = run.demo_day {
+        facts.push(format!("simulated day {day} (demo)"));
+    }
+    out.push_str(&facts.join(" · "));
+    out.push_str("</p>\n<ul class=\"tiles\" aria-label=\"Rated rows by color\">\n");
+    let mut colors: Vec<(Color, u64)> = COLORS
+        .iter()
+        .map(|c| {
+            let n = run
+                .by_color
+                .iter()
+                .find(|(name, _)| name == c.as_str())
+                .map_or(0, |(_, n)| *n);
+            (c.clone(), n)
+        })
+        .collect();
+    for (name, n) in &run.by_color {
+        let color = Color::parse(name);
+        if matches!(color, Color::Other(_)) {
+            // Shown as received, not folded into the five.
+            colors.push((Color::Other(name.clone()), *n));
+        }
+    }
+    for (color, n) in &colors {
+        let _ = writeln!(
+            out,
+            "<li class=\"tile {}{}\"><b>{n}</b> {}</li>",
+            color_class(color),
+            if *n == 0 { " zero" } else { "" },
+            escape(color.as_str())
+        );
+    }
+    out.push_str("</ul>\n<p class=\"statuses\">");
+    let statuses: Vec<String> = RowStatus::ALL
+        .iter()
+        .map(|s| {
+            format!(
+                "<span class=\"status s-{0}\">{1} {0}</span>",
+                s.as_str(),
+                count(run, *s)
+            )
+        })
+        .collect();
+    out.push_str(&statuses.join(" "));
+    out.push_str("</p>\n");
+    let failed = count(run, RowStatus::Failed);
+    if failed > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"notice\">{} on an API or network error and will be retried next run; \
+             see the details column.</p>",
+            plural(failed, "row failed", "rows failed")
+        );
+    }
+    let ambiguous = count(run, RowStatus::Ambiguous);
+    if ambiguous > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"notice\">{} several companies: the candidates are listed in the table; \
+             add city or postcode, or put the chosen company_id in the portfolio.</p>",
+            plural(ambiguous, "row matches", "rows match")
+        );
+    }
+    out.push_str("</header>\n<main>\n");
+}
+
+const ALERT_HEAD: &str = "<thead><tr><th>Ref</th><th>Company</th><th>Country</th>\
+    <th>Color</th><th>Change</th><th>Last change</th><th>Line</th></tr></thead>\n";
+
+const TABLE_HEAD: &str = "<thead><tr><th>Line</th><th>Ref</th><th>Country</th>\
+    <th>Searched</th><th>Status</th><th>Company</th><th>Color</th><th>Change</th>\
+    <th>Last change</th><th>Details</th></tr></thead>\n";
+
+impl<W: Output> Format for HtmlReport<W> {
+    fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
+        let mut head = String::new();
+        header(&mut head, run);
+        self.out.write_all(head.as_bytes())?;
+        self.run = Some(run.clone());
+        Ok(())
+    }
+
+    fn row(&mut self, row: &ResultRow) -> io::Result<()> {
+        self.rows += 1;
+        if row.alert {
+            self.alerts += 1;
+            self.line.clear();
+            alert_row(&mut self.line, row);
+            if row.change.is_some_and(Change::is_color_change) {
+                self.changes.push(self.line.as_bytes())?;
+            } else {
+                self.standing.push(self.line.as_bytes())?;
+            }
+        }
+        if self.rows <= TABLE_ROWS {
+            self.line.clear();
+            table_row(&mut self.line, row);
+            self.table.push(self.line.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> io::Result<()> {
+        let run = self.run.take().expect("begin was called");
+        let this = *self;
+        let mut out = this.out;
+        let csv = escape(&this.csv_name).into_owned();
+        write!(
+            out,
+            "<section id=\"alerts\">\n<h2>Alerts <span class=\"count\">{}</span></h2>\n",
+            this.alerts
+        )?;
+        if this.alerts == 0 {
+            out.write_all(
+                b"<p class=\"quiet\">Nothing flagged: no red or black company, no color change.</p>\n",
+            )?;
+        } else {
+            out.write_all(
+                b"<p class=\"hint\">Red or black now, or the color changed; color changes first.</p>\n\
+                  <table class=\"alerts sortable\">\n",
+            )?;
+            out.write_all(ALERT_HEAD.as_bytes())?;
+            out.write_all(b"<tbody>\n")?;
+            this.changes.copy_to(&mut out)?;
+            this.standing.copy_to(&mut out)?;
+            out.write_all(b"</tbody>\n</table>\n")?;
+        }
+        write!(
+            out,
+            "</section>\n<section id=\"rows\">\n<h2>All rows <span class=\"count\">{}</span></h2>\n",
+            this.rows
+        )?;
+        if this.rows > TABLE_ROWS {
+            writeln!(
+                out,
+                "<p class=\"notice\" id=\"capped\">The table shows the first {} of {} rows; \
+                 every row is in {csv}.</p>",
+                TABLE_ROWS, this.rows
+            )?;
+        }
+        let mut controls = String::from(
+            "<div class=\"controls\" id=\"controls\" hidden>\n\
+             <input type=\"search\" id=\"q\" placeholder=\"Search ref, company, id, error…\" \
+             aria-label=\"Search the rows\">\n\
+             <select id=\"f-status\" aria-label=\"Status\"><option value=\"\">every status</option>",
+        );
+        for s in RowStatus::ALL {
+            let n = count(&run, s);
+            if n > 0 {
+                let _ = write!(
+                    controls,
+                    "<option value=\"{0}\">{0} ({n})</option>",
+                    s.as_str()
+                );
+            }
+        }
+        controls.push_str(
+            "</select>\n<select id=\"f-color\" aria-label=\"Color\"><option value=\"\">every color</option>",
+        );
+        for (name, n) in &run.by_color {
+            let _ = write!(
+                controls,
+                "<option value=\"{0}\">{0} ({n})</option>",
+                escape(name)
+            );
+        }
+        controls.push_str("</select>\n<span id=\"shown\" aria-live=\"polite\"></span>\n</div>\n");
+        out.write_all(controls.as_bytes())?;
+        out.write_all(
+            b"<div class=\"scroll\">\n<table class=\"rows sortable\" id=\"rows-table\">\n",
+        )?;
+        out.write_all(TABLE_HEAD.as_bytes())?;
+        out.write_all(b"<tbody>\n")?;
+        this.table.copy_to(&mut out)?;
+        out.write_all(b"</tbody>\n</table>\n</div>\n")?;
+        let calls: u64 = run.calls.iter().map(|(_, n)| n).sum();
+        write!(
+            out,
+            "</section>\n</main>\n<footer>\n<p>ratewatch {} · run {} of {} · input {} \
+             (SHA-256 <code>{}</code>) · {} · every row and field is in {csv}</p>\n\
+             </footer>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
+            env!("CARGO_PKG_VERSION"),
+            run.id,
+            escape(&run.portfolio),
+            escape(&run.input_path),
+            escape(&run.portfolio_sha256),
+            plural(calls, "API call", "API calls"),
+        )?;
+        out.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Candidate;
+
+    fn run(rows: u64, alerts: u64) -> RunInfo {
+        RunInfo {
+            id: 3,
+            started_at: "2026-11-21T02:00:00Z".into(),
+            finished_at: Some("2026-11-21T02:03:10Z".into()),
+            portfolio: "customers".into(),
+            input_path: "customers.csv".into(),
+            portfolio_sha256: "ab".repeat(32),
+            status: "complete".into(),
+            demo_day: None,
+            rows,
+            by_status: RowStatus::ALL
+                .iter()
+                .map(|s| (*s, if *s == RowStatus::Rated { rows } else { 0 }))
+                .collect(),
+            by_color: vec![("green".into(), rows)],
+            alerts,
+            calls: vec![("rating".into(), rows)],
+        }
+    }
+
+    fn rated(line: u64, color: Color, before: Option<Color>) -> ResultRow {
+        let change = match &before {
+            None => Change::New,
+            Some(b) => Change::classify(Some((b, Some(1))), &color, Some(2)),
+        };
+        ResultRow {
+            line,
+            reference: Some(format!("C-{line}")),
+            country: Some("FR".into()),
+            service: Some("SIREN".into()),
+            id: Some("552100554".into()),
+            name: None,
+            status: RowStatus::Rated,
+            company_id: Some(uuid::Uuid::nil()),
+            company_name: Some(format!("Company {line}")),
+            alert: color.is_alarming() || change.is_color_change(),
+            color: Some(color),
+            previous_color: before,
+            change: Some(change),
+            last_change_date: Some("2026-11-20T00:00:00Z".into()),
+            error: None,
+            candidates: vec![],
+        }
+    }
+
+    fn render(run: &RunInfo, rows: &[ResultRow]) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let mut buf = Vec::new();
+        let mut r = Box::new(HtmlReport::new(&mut buf, "report.csv", dir.path()));
+        r.begin(run).unwrap();
+        for row in rows {
+            r.row(row).unwrap();
+        }
+        r.finish().unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "no temporary file left behind"
+        );
+        String::from_utf8(buf).unwrap()
+    }
+
+    /// The markup between `start` and the next `end`.
+    fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+        let from = html.find(start).unwrap_or_else(|| panic!("no {start}")) + start.len();
+        let to = html[from..].find(end).unwrap_or_else(|| panic!("no {end}")) + from;
+        &html[from..to]
+    }
+
+    #[test]
+    fn a_spool_moves_to_a_file_past_its_memory_and_gives_back_every_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spool = Spool::new(dir.path());
+        let chunk: Vec<u8> = (0..=255).collect();
+        let mut expected = Vec::new();
+        while expected.len() <= SPILL_BYTES + 1000 {
+            spool.push(&chunk).unwrap();
+            expected.extend_from_slice(&chunk);
+        }
+        assert!(spool.file.is_some() && spool.memory.is_empty());
+        let mut out = Vec::new();
+        spool.copy_to(&mut out).unwrap();
+        assert!(
+            out == expected,
+            "{} bytes back of {}",
+            out.len(),
+            expected.len()
+        );
+    }
+
+    #[test]
+    fn escape_covers_markup_and_both_quotes() {
+        assert_eq!(escape("Acme SA"), "Acme SA");
+        assert!(matches!(escape("Acme SA"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape("<a href=\"x\" title='y'>Tom & Jerry</a>"),
+            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;Tom &amp; Jerry&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn hostile_values_are_shown_as_text_never_as_markup() {
+        let mut info = run(2, 1);
+        info.portfolio = "</title><script>alert('p')</script>".into();
+        info.by_color = vec![("<i>orange</i>".into(), 1), ("red".into(), 1)];
+        let mut evil = rated(2, Color::Red, Some(Color::Other("<i>orange</i>".into())));
+        evil.reference = Some("<script>alert(1)</script>".into());
+        evil.company_name = Some("\"><img src=x onerror=alert(2)>".into());
+        evil.last_change_date = Some("'><svg onload=alert(3)>".into());
+        let mut ambiguous = rated(3, Color::Green, None);
+        ambiguous.status = RowStatus::Ambiguous;
+        ambiguous.color = None;
+        ambiguous.name = Some("Tom & Jerry's <u>".into());
+        ambiguous.error = Some("<iframe src=x>".into());
+        ambiguous.candidates = vec![Candidate {
+            id: uuid::Uuid::nil(),
+            name: "<style>*{display:none}</style>".into(),
+            city: "\"Paris\"".into(),
+            postcode: "75&001".into(),
+        }];
+        let html = render(&info, &[evil, ambiguous]);
+        assert_eq!(
+            html.matches("<script").count(),
+            1,
+            "only the page's own script"
+        );
+        assert_eq!(
+            html.matches("<style").count(),
+            1,
+            "only the page's own style"
+        );
+        for raw in ["<img", "<svg", "<iframe", "<i>", "<u>", "'>"] {
+            assert!(!html.contains(raw), "{raw} got through");
+        }
+        for shown in [
+            "&lt;script&gt;alert(1)&lt;/script&gt;",
+            "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;",
+            "Tom &amp; Jerry&#39;s &lt;u&gt;",
+            "&lt;iframe src=x&gt;",
+            "&lt;style&gt;*{display:none}&lt;/style&gt;",
+            "75&amp;001 &quot;Paris&quot;",
+            "<title>&lt;/title&gt;&lt;script&gt;alert(&#39;p&#39;)&lt;/script&gt; — ratewatch run 3</title>",
+        ] {
+            assert!(html.contains(shown), "{shown} missing");
+        }
+        // An unknown color is shown as received, with a neutral look.
+        assert!(html.contains("<span class=\"badge c-other\">&lt;i&gt;orange&lt;/i&gt;</span>"));
+        assert!(
+            html.contains("<li class=\"tile c-other\"><b>1</b> &lt;i&gt;orange&lt;/i&gt;</li>")
+        );
+    }
+
+    #[test]
+    fn the_policy_allows_exactly_the_pages_own_style_and_script() {
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(
+            csp_source(""),
+            "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='"
+        );
+        let html = render(&run(1, 0), &[rated(2, Color::Green, None)]);
+        let policy = between(
+            &html,
+            "http-equiv=\"Content-Security-Policy\" content=\"",
+            "\"",
+        );
+        let script = between(&html, "<script>", "</script>");
+        let style = between(&html, "<style>", "</style>");
+        assert!(policy.starts_with("default-src 'none';"), "{policy}");
+        assert!(policy.contains(&format!("script-src {};", csp_source(script))));
+        assert!(policy.contains(&format!("style-src {};", csp_source(style))));
+        assert!(
+            !html.contains("http://") && !html.contains("https://"),
+            "nothing to fetch"
+        );
+    }
+
+    #[test]
+    fn alerts_come_first_changes_before_red_and_black_with_old_to_new() {
+        let rows = [
+            rated(2, Color::Red, Some(Color::Red)),
+            rated(3, Color::Green, Some(Color::Green)),
+            rated(4, Color::Red, Some(Color::Yellow)),
+            rated(5, Color::Black, None),
+            rated(6, Color::Green, Some(Color::White)),
+        ];
+        let html = render(&run(5, 4), &rows);
+        let alerts = between(&html, "<table class=\"alerts sortable\">", "</table>");
+        let refs: Vec<&str> = alerts
+            .split("class=\"ref\">")
+            .skip(1)
+            .map(|s| &s[..s.find('<').unwrap()])
+            .collect();
+        assert_eq!(refs, ["C-4", "C-6", "C-2", "C-5"]);
+        assert!(alerts.contains(
+            "<span class=\"badge c-yellow\">yellow</span> <span class=\"arrow\" aria-label=\"became\">→</span> <span class=\"badge c-red\">red</span>"
+        ));
+        assert!(html.find("id=\"alerts\"").unwrap() < html.find("id=\"rows-table\"").unwrap());
+        let table = between(&html, "id=\"rows-table\">", "</table>");
+        assert_eq!(
+            table.matches("<tr class=").count(),
+            5,
+            "every row in the table"
+        );
+        assert_eq!(table.matches("<tr class=\"alert\"").count(), 4);
+        assert!(html.contains("<h2>Alerts <span class=\"count\">4</span></h2>"));
+        assert!(!html.contains("Nothing flagged"));
+    }
+
+    #[test]
+    fn a_quiet_run_says_nothing_is_flagged() {
+        let html = render(&run(1, 0), &[rated(2, Color::Green, Some(Color::Green))]);
+        assert!(html.contains("Nothing flagged: no red or black company, no color change."));
+        assert!(!html.contains("<table class=\"alerts"));
+        assert!(html.contains("<li class=\"tile c-green\"><b>1</b> green</li>"));
+        assert!(html.contains("<li class=\"tile c-black zero\"><b>0</b> black</li>"));
+    }
+
+    #[test]
+    fn the_table_stops_at_its_cap_with_a_note_but_every_alert_is_listed() {
+        let n = TABLE_ROWS + 5;
+        let rows: Vec<ResultRow> = (0..n)
+            .map(|i| {
+                let color = if i >= n - 3 {
+                    Color::Black
+                } else {
+                    Color::Green
+                };
+                rated(i + 2, color, Some(Color::Green))
+            })
+            .collect();
+        let html = render(&run(n, 3), &rows);
+        let table = between(&html, "id=\"rows-table\">", "</table>");
+        let lines: Vec<u64> = table
+            .split("\"><td>")
+            .skip(1)
+            .map(|s| s[..s.find('<').unwrap()].parse().unwrap())
+            .collect();
+        assert_eq!(
+            lines,
+            (2..TABLE_ROWS + 2).collect::<Vec<_>>(),
+            "in input order"
+        );
+        assert!(html.contains(&format!(
+            "The table shows the first {TABLE_ROWS} of {n} rows; every row is in report.csv."
+        )));
+        let alerts = between(&html, "<table class=\"alerts sortable\">", "</table>");
+        assert_eq!(alerts.matches("<tr class=\"alert\"").count(), 3);
+        assert!(
+            alerts.contains(&format!("C-{}", n + 1)),
+            "the last row's alert"
+        );
+    }
+
+    #[test]
+    fn ambiguous_rows_show_their_candidates() {
+        let mut row = rated(7, Color::Green, None);
+        row.status = RowStatus::Ambiguous;
+        row.color = None;
+        row.change = None;
+        row.alert = false;
+        row.company_id = None;
+        row.company_name = None;
+        row.error = Some("2 companies match".into());
+        row.candidates = ["Bordeaux", "Lyon"]
+            .iter()
+            .map(|city| Candidate {
+                id: uuid::Uuid::nil(),
+                name: "López Motors & Fils SA".into(),
+                city: city.to_string(),
+                postcode: "33000".into(),
+            })
+            .collect();
+        let html = render(&run(1, 0), &[row]);
+        let candidates = between(&html, "<ol class=\"candidates\">", "</ol>");
+        assert_eq!(candidates.matches("<li>").count(), 2);
+        assert!(
+            candidates
+                .contains("López Motors &amp; Fils SA <span class=\"muted\">33000 Lyon</span>")
+        );
+        assert!(html.contains("data-status=\"ambiguous\""));
+    }
+}

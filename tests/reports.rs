@@ -1,0 +1,385 @@
+//! The report files as their readers open them: report.html in a real browser (headless
+//! Chromium measures what a person would see), report.csv as Excel reads it, and reports
+//! named after their run.
+//!
+//! The browser tests need Chromium (`apt-get install chromium`; another binary via the
+//! `CHROMIUM` variable), so they are ignored by default: `cargo test -- --ignored` runs them.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Process, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use ratewatch::report::html::csp_source;
+use serde_json::Value;
+
+use crate::common::Workspace;
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
+}
+
+/// `screen PORTFOLIO --demo` in the workspace, as the README runs it; returns stdout.
+fn demo_screen(ws: &Workspace, portfolio: &Path, extra: &[&str]) -> String {
+    let out = Command::cargo_bin("ratewatch")
+        .unwrap()
+        .env_remove("RATEWATCH_API_KEY")
+        .env_remove("RATEWATCH_BASE_URL")
+        .current_dir(ws.dir.path())
+        .arg("screen")
+        .arg(portfolio)
+        .arg("--demo")
+        .args(extra)
+        .assert()
+        .code(3)
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+/// Added to a copy of the report: measures the page as laid out, uses its controls as a
+/// person would, and leaves the findings as JSON in `<pre id="measured">`.
+const MEASURE: &str = r#"
+(function () {
+  function box(el) {
+    var r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    return { top: r.top + window.scrollY, left: r.left, right: r.right, width: r.width,
+      height: r.height, display: s.display, visibility: s.visibility, opacity: s.opacity };
+  }
+  function shown() {
+    return Array.prototype.filter.call(table.tBodies[0].rows, function (r) {
+      return r.getBoundingClientRect().height > 0;
+    }).length;
+  }
+  function set(id, value) {
+    var e = document.getElementById(id);
+    e.value = value;
+    e.dispatchEvent(new Event('input'));
+  }
+  var table = document.getElementById('rows-table');
+  var red = document.querySelector('#alerts .badge.c-red');
+  var out = {
+    viewport: window.innerWidth,
+    pageWidth: document.documentElement.scrollWidth,
+    alerts: Array.prototype.map.call(document.querySelectorAll('#alerts tbody tr'), function (tr) {
+      var b = box(tr);
+      b.ref = tr.querySelector('.ref').textContent;
+      b.text = tr.innerText;
+      return b;
+    }),
+    tableTop: box(table).top,
+    controls: box(document.getElementById('controls')),
+    headers: document.querySelectorAll('th').length,
+    sortButtons: document.querySelectorAll('th button').length,
+    redBadge: red ? getComputedStyle(red).backgroundColor : null,
+    title: document.title,
+    foreign: document.querySelectorAll('img, svg, iframe, object, embed, link').length,
+    scripts: document.scripts.length
+  };
+  out.allShown = shown();
+  set('f-status', 'ambiguous');
+  out.ambiguousShown = shown();
+  set('f-status', '');
+  set('f-color', 'red');
+  out.redShown = shown();
+  set('f-color', '');
+  set('q', 'ZHAO robotique');
+  out.searchShown = shown();
+  set('q', '');
+  var line = table.tHead.rows[0].cells[0].querySelector('button');
+  line.click();
+  line.click();
+  out.firstLineAfterSortingDown = table.tBodies[0].rows[0].cells[0].textContent;
+  var pre = document.createElement('pre');
+  pre.id = 'measured';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"#;
+
+/// Runs headless Chromium on `page` with `args`; its stdout. Fails the test (never hangs)
+/// if Chromium is missing, fails or takes over a minute.
+fn chromium(page: &Path, args: &[String]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let exe = std::env::var_os("CHROMIUM").unwrap_or_else(|| "chromium".into());
+    let url = url::Url::from_file_path(page).unwrap();
+    let mut child = Process::new(&exe)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(url.as_str())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {exe:?} ({e}): apt-get install chromium"));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        stdout.read_to_string(&mut text).map(|_| text)
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium took over a minute on {}", page.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "chromium failed: {status}");
+    reader.join().unwrap().unwrap()
+}
+
+/// The report with `MEASURE` appended, its hash added to the page's policy (so the page's
+/// own policy stays in force), laid out in a window `width` pixels wide.
+fn measure(report: &Path, width: u32) -> Value {
+    let html = std::fs::read_to_string(report).unwrap();
+    assert_eq!(html.matches("script-src ").count(), 1);
+    let html = html
+        .replacen(
+            "script-src ",
+            &format!("script-src {} ", csp_source(MEASURE)),
+            1,
+        )
+        .replacen(
+            "</body>",
+            &format!("<script>{MEASURE}</script>\n</body>"),
+            1,
+        );
+    let copy = report.with_file_name(format!("measured-{width}.html"));
+    std::fs::write(&copy, html).unwrap();
+    let dom = chromium(
+        &copy,
+        &[
+            format!("--window-size={width},1400"),
+            "--dump-dom".to_string(),
+        ],
+    );
+    let start = dom
+        .find("<pre id=\"measured\">")
+        .unwrap_or_else(|| panic!("the measuring script did not run:\n{dom}"))
+        + "<pre id=\"measured\">".len();
+    let end = dom[start..].find("</pre>").unwrap() + start;
+    let text = dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The refs of report.json's alerts in the order the page must list them: color changes
+/// first, then the companies red or black, each in input order.
+fn expected_alerts(report: &Value) -> Vec<String> {
+    let rows = report["rows"].as_array().unwrap();
+    let is_change = |r: &Value| {
+        matches!(
+            r["change"].as_str(),
+            Some("deteriorated" | "improved" | "changed")
+        )
+    };
+    let alerts = rows.iter().filter(|r| r["alert"] == true);
+    let (changes, standing): (Vec<&Value>, Vec<&Value>) = alerts.partition(|r| is_change(r));
+    changes
+        .into_iter()
+        .chain(standing)
+        .map(|r| r["ref"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn assert_visible(alert: &Value, viewport: f64) {
+    let what = &alert["ref"];
+    assert!(alert["width"].as_f64().unwrap() > 100.0, "{what}: {alert}");
+    assert!(alert["height"].as_f64().unwrap() > 10.0, "{what}: {alert}");
+    assert_ne!(alert["display"], "none", "{what}");
+    assert_eq!(alert["visibility"], "visible", "{what}");
+    assert_eq!(alert["opacity"], "1", "{what}");
+    assert!(alert["left"].as_f64().unwrap() >= 0.0, "{what}: {alert}");
+    assert!(
+        alert["right"].as_f64().unwrap() <= viewport,
+        "{what} runs off the page: {alert}"
+    );
+}
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn the_samples_alerts_are_visible_first_in_a_browser_wide_and_narrow() {
+    let ws = Workspace::new();
+    demo_screen(&ws, &sample(), &[]);
+    let stdout = demo_screen(&ws, &sample(), &[]);
+    assert!(stdout.contains("report.html"), "{stdout}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path("report.json")).unwrap()).unwrap();
+    let expected = expected_alerts(&report);
+    assert!(
+        expected.len() >= 10,
+        "the second demo run has changes and red companies"
+    );
+
+    for width in [1280u32, 500] {
+        let m = measure(&ws.path("report.html"), width);
+        let viewport = m["viewport"].as_f64().unwrap();
+        assert_eq!(viewport, f64::from(width));
+        assert!(
+            m["pageWidth"].as_f64().unwrap() <= viewport,
+            "the page scrolls sideways at {width}px: {m}"
+        );
+        let alerts = m["alerts"].as_array().unwrap();
+        let refs: Vec<&str> = alerts.iter().map(|a| a["ref"].as_str().unwrap()).collect();
+        assert_eq!(refs, expected, "at {width}px");
+        for a in alerts {
+            assert_visible(a, viewport);
+            assert!(
+                a["top"].as_f64().unwrap() < m["tableTop"].as_f64().unwrap(),
+                "alerts come before the table"
+            );
+        }
+        let change = alerts
+            .iter()
+            .find(|a| a["text"].as_str().unwrap().contains("deteriorated"))
+            .expect("a deterioration on day 2");
+        assert!(
+            change["text"].as_str().unwrap().contains("→"),
+            "old → new: {change}"
+        );
+        assert_eq!(m["redBadge"], "rgb(207, 34, 46)", "red looks red");
+
+        // The page's own script ran under its policy and its controls work.
+        assert!(m["controls"]["height"].as_f64().unwrap() > 0.0, "{m}");
+        assert_eq!(m["sortButtons"], m["headers"]);
+        assert_eq!(m["allShown"], 25);
+        assert_eq!(m["ambiguousShown"], 1);
+        let red = report["run"]["by_color"]["red"].as_u64().unwrap();
+        assert_eq!(m["redShown"].as_u64().unwrap(), red);
+        assert_eq!(m["searchShown"], 3, "C-1001 to C-1003 are Zhao Robotique");
+        assert_eq!(m["firstLineAfterSortingDown"], "26");
+        assert_eq!(m["foreign"], 0, "nothing but the page itself");
+    }
+}
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn hostile_names_stay_text_in_a_browser() {
+    let ws = Workspace::new();
+    let hostile_ref = "<script>document.title='pwned'</script>\"'&";
+    let hostile_name = "\"><img src=x onerror=\"document.title='pwned'\">&amp;";
+    let mut csv = String::from("ref,country,service,id,name\n");
+    // C-1001's company is red in the demo, so the hostile reference is also an alert.
+    csv.push_str(&format!(
+        "\"{}\",FR,SIREN,734531544,\n",
+        hostile_ref.replace('"', "\"\"")
+    ));
+    csv.push_str(&format!(
+        "C-2,FR,,,\"{}\"\n",
+        hostile_name.replace('"', "\"\"")
+    ));
+    let portfolio = ws.write("hostile.csv", csv.as_bytes());
+    let out = Command::cargo_bin("ratewatch")
+        .unwrap()
+        .env_remove("RATEWATCH_API_KEY")
+        .env_remove("RATEWATCH_BASE_URL")
+        .current_dir(ws.dir.path())
+        .arg("screen")
+        .arg(&portfolio)
+        .arg("--demo")
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("report.html"));
+
+    // The page as shipped: no injected element, title untouched.
+    let dom = chromium(&ws.path("report.html"), &["--dump-dom".to_string()]);
+    assert!(!dom.contains("<img"), "an injected element: {dom}");
+    assert!(dom.contains("<title>hostile — ratewatch run 1</title>"));
+
+    let m = measure(&ws.path("report.html"), 1280);
+    assert_eq!(m["title"], "hostile — ratewatch run 1");
+    assert_eq!(m["foreign"], 0);
+    assert_eq!(m["scripts"], 2, "the page's and the measuring one");
+    let alerts = m["alerts"].as_array().unwrap();
+    assert_eq!(alerts.len(), 1);
+    assert_eq!(alerts[0]["ref"], hostile_ref, "shown exactly as given");
+    assert_visible(&alerts[0], 1280.0);
+}
+
+#[test]
+fn excel_dialect_and_timestamped_names_from_the_command_line() {
+    let ws = Workspace::new();
+    let out = ws.path("out");
+    let stdout = demo_screen(
+        &ws,
+        &sample(),
+        &[
+            "--out",
+            out.to_str().unwrap(),
+            "--timestamped",
+            "--csv-dialect",
+            "excel",
+        ],
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
+    let json = out.join(&names[2]);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let started = report["run"]["started_at"].as_str().unwrap();
+    let stamp: String = started.chars().filter(|c| *c != '-' && *c != ':').collect();
+    for (name, ext) in names.iter().zip(["csv", "html", "json"]) {
+        assert_eq!(name, &format!("report-{stamp}.{ext}"));
+        assert!(
+            stdout.contains(&out.join(name).display().to_string()),
+            "the summary says where {name} went: {stdout}"
+        );
+    }
+
+    let csv = std::fs::read(out.join(&names[0])).unwrap();
+    assert!(csv.starts_with("\u{feff}line;ref;country;service;id;".as_bytes()));
+    let text = String::from_utf8(csv).unwrap();
+    assert!(
+        text.split_inclusive('\n').all(|l| l.ends_with("\r\n")),
+        "CRLF line ends"
+    );
+    assert_eq!(text.lines().count(), 26);
+    let c1009 = text.lines().find(|l| l.contains("C-1009")).unwrap();
+    assert!(
+        c1009.starts_with("10;\"=\"\"C-1009\"\"\";FR;SIREN;\"=\"\"000000000\"\"\";"),
+        "the id keeps its zeros in Excel: {c1009}"
+    );
+
+    // A second run keeps the first one's reports.
+    std::thread::sleep(Duration::from_millis(1100));
+    demo_screen(
+        &ws,
+        &sample(),
+        &["--out", out.to_str().unwrap(), "--timestamped"],
+    );
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 6);
+    Command::cargo_bin("ratewatch")
+        .unwrap()
+        .args(["screen", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--csv-dialect <DIALECT>"))
+        .stdout(predicate::str::contains("--timestamped"));
+}
