@@ -12,14 +12,13 @@ use tokio::sync::mpsc;
 
 use super::Connection;
 use crate::api::ApiError;
-use crate::cli::{EndpointArg, ScreenArgs};
-use crate::config::{ServiceSettings, Target};
+use crate::cli::ScreenArgs;
+use crate::config::{ServiceSettings, Settings, Sources, Target};
 use crate::error::{Error, ExitCode};
 use crate::limit::{Limiter, Limits, RetryPolicy};
 use crate::model::{RowStatus, RunInfo};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, Lookups, Portfolio};
-use crate::rate::RatingEndpoint;
 use crate::report::csv::CsvReport;
 use crate::report::json::JsonReport;
 use crate::report::summary::Summary;
@@ -29,22 +28,19 @@ use crate::store::{NewRun, RunLock, Store, StoreError};
 /// Rows read ahead of the pipeline: enough to keep it busy, little enough to stay small.
 const READ_AHEAD: usize = 1_024;
 
-pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
-    let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
-    if let Some(r) = args.max_rps.filter(|r| !r.is_finite() || *r <= 0.0) {
-        return Err(Error::Config(format!(
-            "--max-rps must be a positive number of requests per second, got {r}"
-        )));
-    }
+pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let run = Settings::for_run(&args.settings, &sources)?;
+    let settings = ServiceSettings::new(&run, &sources)?;
+    let (db, out) = (&run.db.value, &run.out.value);
     // The input is checked whole before anything is written.
     let survey = portfolio::survey(&args.portfolio)?;
     let reader = Portfolio::open(&args.portfolio)?;
     let db_error = |source: StoreError| Error::Store {
-        path: args.db.clone(),
+        path: db.clone(),
         source,
     };
-    let _lock = RunLock::acquire(&args.db).map_err(db_error)?;
-    let mut store = Store::open(&args.db).map_err(db_error)?;
+    let _lock = RunLock::acquire(db).map_err(db_error)?;
+    let mut store = Store::open(db).map_err(db_error)?;
     // With the lock held no other run is alive: a run still marked running has died.
     store.mark_interrupted().map_err(db_error)?;
     let portfolio_name = args.portfolio_name.clone().unwrap_or_else(|| {
@@ -63,12 +59,12 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     };
     let conn = Connection::open(&settings, true, demo_day.unwrap_or(1)).await?;
     let limiter = Arc::new(Limiter::new(Limits {
-        concurrency: args.concurrency as usize,
-        max_rps: args.max_rps,
-        max_calls: args.max_calls,
+        concurrency: run.concurrency.value,
+        max_rps: run.max_rps.value,
+        max_calls: run.max_calls.value,
         retry: RetryPolicy {
-            retries: args.retries,
-            base_delay: Duration::from_millis(args.retry_delay_ms),
+            retries: run.retries.value,
+            base_delay: run.retry_delay.value,
             ..RetryPolicy::default()
         },
     }));
@@ -106,14 +102,11 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         store.writer(run_id).map_err(db_error)?,
         lookups,
         Options {
-            concurrency: args.concurrency as usize,
-            endpoint: match args.endpoint {
-                EndpointArg::Current => RatingEndpoint::Current,
-                EndpointArg::Deprecated => RatingEndpoint::Deprecated,
-            },
+            concurrency: run.concurrency.value,
+            endpoint: run.endpoint.value,
             refresh_resolutions: args.refresh_resolutions,
             resolution_max_age: jiff::SignedDuration::from_hours(
-                24 * i64::from(args.resolution_max_age),
+                24 * i64::from(run.resolution_max_age_days.value),
             ),
         },
         resume,
@@ -159,12 +152,11 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     };
     store.finish_run(run_id, status, &calls).map_err(db_error)?;
     let reporting = std::time::Instant::now();
-    let info = write_reports(&store, run_id, &args.out, args.quiet).map_err(|e| match e {
+    let info = write_reports(&store, run_id, out, args.quiet).map_err(|e| match e {
         ReportError::Store(e) => db_error(e),
-        ReportError::Io(e) => Error::io(
-            format!("cannot write the reports in {}", args.out.display()),
-            e,
-        ),
+        ReportError::Io(e) => {
+            Error::io(format!("cannot write the reports in {}", out.display()), e)
+        }
     })?;
     tracing::info!(
         run_id,
