@@ -20,6 +20,11 @@ pub struct Cli {
     #[arg(short, long, action = ArgAction::Count, global = true, help_heading = GLOBAL)]
     pub verbose: u8,
 
+    /// Log lines as text for people, or as JSON for log collectors (one object per line,
+    /// the event's fields at the top level).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text, global = true, help_heading = GLOBAL)]
+    pub log_format: LogFormat,
+
     /// Read settings from this file instead of ./ratewatch.toml [env: RATEWATCH_CONFIG].
     #[arg(long, value_name = "PATH", global = true, help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
@@ -27,6 +32,12 @@ pub struct Cli {
 
 /// The heading of the options every command takes.
 const GLOBAL: &str = "Global options";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

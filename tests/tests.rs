@@ -7,5 +7,6 @@ mod cli;
 mod client;
 mod config;
 mod faults;
+mod logs;
 mod screen;
 mod simulator;

@@ -29,6 +29,7 @@ use crate::store::{NewRun, RunLock, Store, StoreError};
 const READ_AHEAD: usize = 1_024;
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let started = std::time::Instant::now();
     let run = Settings::for_run(&args.settings, &sources)?;
     let settings = ServiceSettings::new(&run, &sources)?;
     let (db, out) = (&run.db.value, &run.out.value);
@@ -94,8 +95,6 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
             (run_id, Resume::default())
         }
     };
-    tracing::info!(run_id, portfolio = %args.portfolio.display(), "run started");
-
     let pipeline = Pipeline::new(
         conn.client.clone(),
         limiter.clone(),
@@ -110,6 +109,16 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
             ),
         },
         resume,
+    );
+    // One line when a run starts and one when it ends, for whoever reads the logs.
+    tracing::info!(
+        run_id,
+        portfolio = %portfolio_name,
+        input = %args.portfolio.display(),
+        lines = survey.lines,
+        db = %db.display(),
+        resumed = resumed.is_some(),
+        "run started"
     );
 
     let (tx, rx) = mpsc::channel(READ_AHEAD);
@@ -135,14 +144,24 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         (Ok(()), Err(e)) => Some(Fatal::Store(e)),
     };
     let calls = limiter.calls();
+    let total_calls: u64 = calls.iter().map(|(_, n)| n).sum();
     if let Some(fatal) = fatal {
         // What was committed stays; the run is marked so nobody mistakes it for complete.
         let _ = store.finish_run(run_id, "failed", &calls);
-        return Err(match fatal {
+        let error = match fatal {
             Fatal::KeyRefused(e) => conn.fail(e),
             Fatal::Store(e) => db_error(e),
             Fatal::Input(e) => Error::Input(e),
-        });
+        };
+        tracing::info!(
+            run_id,
+            status = "failed",
+            duration_ms = started.elapsed().as_millis() as u64,
+            calls = total_calls,
+            error = %error,
+            "run finished"
+        );
+        return Err(error);
     }
     let failed_rows = failed_rows.into_inner();
     let status = if failed_rows > 0 {
@@ -150,18 +169,50 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     } else {
         "complete"
     };
-    store.finish_run(run_id, status, &calls).map_err(db_error)?;
     let reporting = std::time::Instant::now();
-    let info = write_reports(&store, run_id, out, args.quiet).map_err(|e| match e {
-        ReportError::Store(e) => db_error(e),
-        ReportError::Io(e) => {
-            Error::io(format!("cannot write the reports in {}", out.display()), e)
+    let reported = store
+        .finish_run(run_id, status, &calls)
+        .map_err(db_error)
+        .and_then(|()| {
+            write_reports(&store, run_id, out, args.quiet).map_err(|e| match e {
+                ReportError::Store(e) => db_error(e),
+                ReportError::Io(e) => {
+                    Error::io(format!("cannot write the reports in {}", out.display()), e)
+                }
+            })
+        });
+    let info = match reported {
+        Ok(info) => info,
+        Err(error) => {
+            tracing::info!(
+                run_id,
+                status,
+                duration_ms = started.elapsed().as_millis() as u64,
+                calls = total_calls,
+                error = %error,
+                "run finished"
+            );
+            return Err(error);
         }
-    })?;
+    };
+    let count = |status: RowStatus| {
+        info.by_status
+            .iter()
+            .find(|(s, _)| *s == status)
+            .map_or(0, |(_, n)| *n)
+    };
     tracing::info!(
         run_id,
+        status,
         rows = info.rows,
+        rated = count(RowStatus::Rated),
+        unresolved = count(RowStatus::Unresolved),
+        ambiguous = count(RowStatus::Ambiguous),
+        invalid = count(RowStatus::Invalid),
+        failed = count(RowStatus::Failed),
         alerts = info.alerts,
+        calls = total_calls,
+        duration_ms = started.elapsed().as_millis() as u64,
         report_ms = reporting.elapsed().as_millis() as u64,
         "run finished"
     );
