@@ -82,6 +82,21 @@ pub enum Command {
         ratewatch config\n  \
         ratewatch --config /etc/ratewatch.toml config --concurrency 32 --json")]
     Config(ConfigArgs),
+
+    /// Print a shell completion script to stdout.
+    #[command(after_help = "Examples:\n  \
+        ratewatch completions bash > ~/.local/share/bash-completion/completions/ratewatch\n  \
+        ratewatch completions zsh > ~/.zfunc/_ratewatch\n  \
+        ratewatch completions fish > ~/.config/fish/completions/ratewatch.fish")]
+    Completions(CompletionsArgs),
+
+    /// Print the manual page (roff) of ratewatch or of one command, or write every page
+    /// into a folder.
+    #[command(after_help = "Examples:\n  \
+        ratewatch man | man -l -\n  \
+        ratewatch man screen | man -l -\n  \
+        ratewatch man --out /usr/local/share/man/man1")]
+    Man(ManArgs),
 }
 
 /// Where the service is and how to authenticate.
@@ -333,4 +348,28 @@ pub struct ConfigArgs {
 
     #[command(flatten)]
     pub settings: RunArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (default: ratewatch's own page).
+    #[arg(value_name = "COMMAND", conflicts_with = "out")]
+    pub command: Option<String>,
+
+    /// Write every page (ratewatch.1, ratewatch-screen.1, …) into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }

@@ -9,4 +9,5 @@ mod config;
 mod faults;
 mod logs;
 mod screen;
+mod shell;
 mod simulator;

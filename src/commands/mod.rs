@@ -5,6 +5,7 @@ mod config;
 mod demo_server;
 mod lookup;
 mod screen;
+mod shell;
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -18,7 +19,7 @@ use crate::sim::{SimConfig, SimServer};
 /// Runs the command the user asked for.
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     // Read only by the commands that use settings: a broken ratewatch.toml must not stop
-    // `demo-server`.
+    // `completions` or `demo-server`.
     let config_flag = cli.config;
     let sources = || Sources::load(config_flag.as_deref(), |k| std::env::var(k).ok());
     match cli.command {
@@ -28,6 +29,8 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::DemoServer(args) => demo_server::serve(args).await,
         Command::DemoPortfolio(args) => demo_server::portfolio(args),
         Command::Config(args) => config::show(args, sources()?),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
     }
 }
 
