@@ -11,3 +11,4 @@ mod logs;
 mod screen;
 mod shell;
 mod simulator;
+mod usage;
