@@ -246,3 +246,25 @@ fn screen_takes_its_settings_from_the_file_and_the_environment() {
         .code(predicate::in_iter([0, 1]));
     assert!(rated(&ws.path("adhoc/report.json")));
 }
+
+#[test]
+fn the_sample_config_file_is_valid_and_complete() {
+    let ws = Workspace::new();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/ratewatch.toml");
+    let copy = ws.path("ratewatch.toml");
+    std::fs::copy(&sample, &copy).unwrap();
+    ws.write("ratewatch.key", b"from-the-key-file\n");
+    let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
+    let settings = json["settings"].as_object().unwrap();
+    for (key, setting) in settings {
+        // max_calls is left commented out: most accounts have no call budget.
+        let expected = if key == "max_calls" {
+            "default"
+        } else {
+            "file"
+        };
+        assert_eq!(setting["source"], expected, "{key}");
+    }
+    assert_eq!(json["api_key"], "set (file ratewatch.key)");
+    assert_eq!(settings["concurrency"]["value"], 8);
+}
