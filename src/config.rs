@@ -325,8 +325,10 @@ fn closest(name: &str) -> Option<Key> {
 /// Where settings come from besides the flags: the environment and the config file.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
-    /// The environment's values of the variables ratewatch reads; empty ones left out.
+    /// The environment's values of the settings' variables; empty ones left out.
     env: BTreeMap<&'static str, String>,
+    /// [`KEY_ENV`], kept apart as an [`ApiKey`] so that `Debug` never shows it.
+    env_key: Option<ApiKey>,
     pub file: Option<ConfigFile>,
 }
 
@@ -338,11 +340,10 @@ impl Sources {
         config_flag: Option<&Path>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, Error> {
-        let env = Self::read_env(env);
         let named = match config_flag {
             Some(path) => Some((path.to_path_buf(), FoundBy::Flag)),
-            None => env
-                .get(CONFIG_ENV)
+            None => env(CONFIG_ENV)
+                .filter(|p| !p.trim().is_empty())
                 .map(|p| (PathBuf::from(p), FoundBy::Env)),
         };
         let file = match named {
@@ -369,24 +370,20 @@ impl Sources {
                 }
             },
         };
-        Ok(Sources { env, file })
+        Ok(Self::new(env, file))
     }
 
     /// Sources from an environment and an already parsed file, for tests.
     pub fn new(env: impl Fn(&str) -> Option<String>, file: Option<ConfigFile>) -> Self {
+        let read = |var| env(var).filter(|v| !v.trim().is_empty());
         Sources {
-            env: Self::read_env(env),
+            env: Key::ALL
+                .iter()
+                .filter_map(|k| read(k.env()).map(|v| (k.env(), v)))
+                .collect(),
+            env_key: read(KEY_ENV).map(|k| ApiKey::new(k.trim())),
             file,
         }
-    }
-
-    fn read_env(env: impl Fn(&str) -> Option<String>) -> BTreeMap<&'static str, String> {
-        Key::ALL
-            .iter()
-            .map(|k| k.env())
-            .chain([KEY_ENV, CONFIG_ENV])
-            .filter_map(|var| env(var).filter(|v| !v.trim().is_empty()).map(|v| (var, v)))
-            .collect()
     }
 
     /// A setting from its flag, else the environment, else the file; `None` if none of
@@ -473,10 +470,7 @@ impl Sources {
     ) -> Result<Option<(ApiKey, KeySource)>, Error> {
         Ok(match &api_key_file.value {
             Some(path) => Some((read_key_file(path)?, KeySource::File(path.clone()))),
-            None => self
-                .env
-                .get(KEY_ENV)
-                .map(|k| (ApiKey::new(k.trim()), KeySource::Env)),
+            None => self.env_key.clone().map(|k| (k, KeySource::Env)),
         })
     }
 }
@@ -1097,6 +1091,24 @@ mod tests {
         std::fs::write(&path, "  \n").unwrap();
         let err = service(&[], &[url, file_var]).unwrap_err();
         assert!(err.to_string().contains("is empty"), "{err}");
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let sources = Sources::new(env_of(&[(KEY_ENV, "s3cr3t-value")]), None);
+        let settings = Settings::for_run(&flags(&["--base-url", "https://x.invalid"]), &sources);
+        let service = ServiceSettings::new(settings.as_ref().unwrap(), &sources).unwrap();
+        for text in [
+            format!("{sources:?}"),
+            format!("{settings:?}"),
+            format!("{service:?}"),
+        ] {
+            assert!(!text.contains("s3cr3t"), "{text}");
+        }
+        assert!(
+            format!("{service:?}").contains("Env"),
+            "the key is there, redacted"
+        );
     }
 
     #[test]
