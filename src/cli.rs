@@ -1,5 +1,9 @@
 //! Command-line definitions only (clap derive). The doc comments are the `--help` text.
 //! Nothing here is read past `config`, which turns these into validated settings.
+//!
+//! Settings that `ratewatch.toml` and `RATEWATCH_*` variables can also give have no clap
+//! default: an absent flag must stay absent so the environment and the file can speak.
+//! Their defaults live in `config` and are repeated in the help text as `[default: …]`.
 
 use std::path::PathBuf;
 
@@ -13,8 +17,26 @@ pub struct Cli {
     pub command: Command,
 
     /// More log output on stderr (-v info, -vv debug). Never shows the API key.
-    #[arg(short, long, action = ArgAction::Count, global = true)]
+    #[arg(short, long, action = ArgAction::Count, global = true, help_heading = GLOBAL)]
     pub verbose: u8,
+
+    /// Log lines as text for people, or as JSON for log collectors (one object per line,
+    /// the event's fields at the top level).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text, global = true, help_heading = GLOBAL)]
+    pub log_format: LogFormat,
+
+    /// Read settings from this file instead of ./ratewatch.toml [env: RATEWATCH_CONFIG].
+    #[arg(long, value_name = "PATH", global = true, help_heading = GLOBAL)]
+    pub config: Option<PathBuf>,
+}
+
+/// The heading of the options every command takes.
+const GLOBAL: &str = "Global options";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -24,6 +46,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         ratewatch screen samples/portfolio.csv --demo\n  \
         ratewatch screen customers.csv --base-url https://… --api-key-file ~/.ratewatch-key --quiet\n\n\
+        Settings come from flags, then RATEWATCH_<SETTING> variables, then ratewatch.toml, then the defaults; `ratewatch config` shows them.\n\n\
         Exit codes: 0 no alert, 1 alerts, 2 usage or input error or database busy, 3 some rows failed (retried next run), 4 nothing screened (key refused, service unreachable, database unusable).")]
     Screen(ScreenArgs),
 
@@ -51,30 +74,54 @@ pub enum Command {
     #[command(after_help = "Example:\n  \
         ratewatch demo-server --port 0 --latency-ms 50 --rate-limit 200")]
     DemoServer(DemoServerArgs),
+
+    /// Show the settings `screen` would use and where each comes from: a flag, a
+    /// RATEWATCH_* variable, the config file or the default. The API key is shown as set
+    /// or unset, never its value.
+    #[command(after_help = "Examples:\n  \
+        ratewatch config\n  \
+        ratewatch --config /etc/ratewatch.toml config --concurrency 32 --json")]
+    Config(ConfigArgs),
+
+    /// Print a shell completion script to stdout.
+    #[command(after_help = "Examples:\n  \
+        ratewatch completions bash > ~/.local/share/bash-completion/completions/ratewatch\n  \
+        ratewatch completions zsh > ~/.zfunc/_ratewatch\n  \
+        ratewatch completions fish > ~/.config/fish/completions/ratewatch.fish")]
+    Completions(CompletionsArgs),
+
+    /// Print the manual page (roff) of ratewatch or of one command, or write every page
+    /// into a folder.
+    #[command(after_help = "Examples:\n  \
+        ratewatch man | man -l -\n  \
+        ratewatch man screen | man -l -\n  \
+        ratewatch man --out /usr/local/share/man/man1")]
+    Man(ManArgs),
 }
 
 /// Where the service is and how to authenticate.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Service")]
 pub struct ServiceArgs {
     /// Use the embedded simulator instead of a real environment (no key, no network).
     #[arg(long, conflicts_with_all = ["base_url", "api_key_file"])]
     pub demo: bool,
 
-    /// The environment's root URL; `/v2/` is added unless present.
-    #[arg(long, env = "RATEWATCH_BASE_URL", value_name = "URL")]
+    /// The environment's root URL; `/v2/` is added unless present [env: RATEWATCH_BASE_URL].
+    #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
 
     /// Read the API key from this file (otherwise from RATEWATCH_API_KEY).
     #[arg(long, value_name = "PATH")]
     pub api_key_file: Option<PathBuf>,
 
-    /// Seconds before a request is abandoned (and retried, for `screen`).
-    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
-    pub timeout: f64,
+    /// Seconds before a request is abandoned (and retried, for `screen`) [default: 30].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
 
-    /// Seconds to wait for a connection to the service.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0)]
-    pub connect_timeout: f64,
+    /// Seconds to wait for a connection to the service [default: 10].
+    #[arg(long, value_name = "SECS")]
+    pub connect_timeout: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -83,19 +130,6 @@ pub struct ScreenArgs {
     /// optional `streetnumber`, `streetname`, `city`, `postcode`, `phonenumber`), optional
     /// `ref` and `company_id`. Comma, semicolon or tab separated; UTF-8.
     pub portfolio: PathBuf,
-
-    /// The SQLite database with history and caches.
-    #[arg(
-        long,
-        env = "RATEWATCH_DB",
-        value_name = "PATH",
-        default_value = "ratewatch.db"
-    )]
-    pub db: PathBuf,
-
-    /// Folder for report.csv, report.json and report.html.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub out: PathBuf,
 
     /// Name the reports after the run's start time in UTC (report-20261121T020000Z.csv, …)
     /// so that each run keeps its own.
@@ -107,21 +141,9 @@ pub struct ScreenArgs {
     #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard)]
     pub csv_dialect: CsvDialectArg,
 
-    /// Requests in flight at most (resolution and rating together).
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub concurrency: u16,
-
-    /// Rating endpoint: the current one, or the deprecated one for accounts that need it.
-    #[arg(long, value_enum, default_value_t = EndpointArg::Current)]
-    pub endpoint: EndpointArg,
-
     /// Search every row again instead of using cached resolutions.
     #[arg(long)]
     pub refresh_resolutions: bool,
-
-    /// Cached resolutions older than this many days are searched again.
-    #[arg(long, value_name = "DAYS", default_value_t = 30)]
-    pub resolution_max_age: u32,
 
     /// Name of the portfolio in the database and reports (default: the file's stem).
     #[arg(long, value_name = "NAME")]
@@ -131,13 +153,46 @@ pub struct ScreenArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Retries of a request that failed in a passing way (network, timeout, 5xx, 408).
-    #[arg(long, value_name = "N", default_value_t = 3)]
-    pub retries: u32,
+    #[command(flatten)]
+    pub settings: RunArgs,
+}
 
-    /// First retry delay in milliseconds; it doubles each retry (with jitter), up to 10 s.
-    #[arg(long, value_name = "MS", default_value_t = 500)]
-    pub retry_delay_ms: u64,
+/// The settings of a screening run that `ratewatch.toml` and `RATEWATCH_*` variables can
+/// also give (shared by `screen` and `config`).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Settings")]
+pub struct RunArgs {
+    /// The SQLite database with history and caches [env: RATEWATCH_DB] [default:
+    /// ratewatch.db].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Folder for report.csv, report.json and report.html [default: .].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Requests in flight at most (resolution and rating together) [default: 8].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<u16>,
+
+    /// Rating endpoint: the current one, or the deprecated one for accounts that need it
+    /// [default: current].
+    #[arg(long, value_enum, value_name = "ENDPOINT")]
+    pub endpoint: Option<EndpointArg>,
+
+    /// Cached resolutions older than this many days are searched again [default: 30].
+    #[arg(long, value_name = "DAYS")]
+    pub resolution_max_age: Option<u32>,
+
+    /// Retries of a request that failed in a passing way (network, timeout, 5xx, 408)
+    /// [default: 3].
+    #[arg(long, value_name = "N")]
+    pub retries: Option<u32>,
+
+    /// First retry delay in milliseconds; it doubles each retry (with jitter), up to 10 s
+    /// [default: 500].
+    #[arg(long, value_name = "MS")]
+    pub retry_delay_ms: Option<u64>,
 
     /// Never send more than this many requests per second (a known quota is never hit).
     #[arg(long, value_name = "RPS")]
@@ -301,4 +356,38 @@ pub struct DemoServerArgs {
     /// Companies in each of the ten rated countries (at most 1,000,000).
     #[arg(long, value_name = "N", default_value_t = crate::sim::server::DEFAULT_PER_COUNTRY)]
     pub companies_per_country: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// Print JSON for scripts instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub settings: RunArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The command whose page to print (default: ratewatch's own page).
+    #[arg(value_name = "COMMAND", conflicts_with = "out")]
+    pub command: Option<String>,
+
+    /// Write every page (ratewatch.1, ratewatch-screen.1, …) into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }

@@ -1,15 +1,685 @@
-//! Turns command-line arguments and the environment into validated settings.
-//! No clap type travels past this module.
+//! Turns command-line flags, `RATEWATCH_*` environment variables and the `ratewatch.toml`
+//! config file into one validated set of settings, each knowing where it came from.
+//!
+//! Precedence: flags, then the environment, then the file, then the defaults below. No
+//! clap type travels past this module. The API key itself is never read from the config
+//! file (a file of settings gets copied and shared; a key must not travel with it): only
+//! from `RATEWATCH_API_KEY` or from a file of its own named by `api_key_file`.
 
+use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::api::{ApiKey, ClientOptions};
-use crate::cli::ServiceArgs;
+use crate::cli::{EndpointArg, RunArgs, ServiceArgs};
 use crate::error::Error;
+use crate::rate::RatingEndpoint;
 
 /// Environment variable holding the API key.
 pub const KEY_ENV: &str = "RATEWATCH_API_KEY";
+/// The config file looked for in the working directory.
+pub const CONFIG_FILE: &str = "ratewatch.toml";
+/// Environment variable naming the config file (`--config` wins over it).
+pub const CONFIG_ENV: &str = "RATEWATCH_CONFIG";
+
+// The defaults. The flags' help text repeats them as `[default: …]`; a test keeps both equal.
+pub const DEFAULT_DB: &str = "ratewatch.db";
+/// Reports are written where ratewatch runs.
+pub const DEFAULT_OUT: &str = ".";
+pub const DEFAULT_CONCURRENCY: u16 = 8;
+pub const MAX_CONCURRENCY: u16 = 1024;
+pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+pub const DEFAULT_CONNECT_TIMEOUT_SECS: f64 = 10.0;
+pub const DEFAULT_ENDPOINT: RatingEndpoint = RatingEndpoint::Current;
+pub const DEFAULT_RESOLUTION_MAX_AGE_DAYS: u32 = 30;
+pub const DEFAULT_RETRIES: u32 = 3;
+pub const DEFAULT_RETRY_DELAY_MS: u64 = 500;
+
+/// A setting that the config file and the environment can give, named as in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Key {
+    BaseUrl,
+    ApiKeyFile,
+    Timeout,
+    ConnectTimeout,
+    Db,
+    Out,
+    Concurrency,
+    Endpoint,
+    ResolutionMaxAge,
+    Retries,
+    RetryDelayMs,
+    MaxRps,
+    MaxCalls,
+}
+
+impl Key {
+    pub const ALL: [Key; 13] = [
+        Key::BaseUrl,
+        Key::ApiKeyFile,
+        Key::Timeout,
+        Key::ConnectTimeout,
+        Key::Db,
+        Key::Out,
+        Key::Concurrency,
+        Key::Endpoint,
+        Key::ResolutionMaxAge,
+        Key::Retries,
+        Key::RetryDelayMs,
+        Key::MaxRps,
+        Key::MaxCalls,
+    ];
+
+    /// The key in `ratewatch.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::BaseUrl => "base_url",
+            Key::ApiKeyFile => "api_key_file",
+            Key::Timeout => "timeout",
+            Key::ConnectTimeout => "connect_timeout",
+            Key::Db => "db",
+            Key::Out => "out",
+            Key::Concurrency => "concurrency",
+            Key::Endpoint => "endpoint",
+            Key::ResolutionMaxAge => "resolution_max_age",
+            Key::Retries => "retries",
+            Key::RetryDelayMs => "retry_delay_ms",
+            Key::MaxRps => "max_rps",
+            Key::MaxCalls => "max_calls",
+        }
+    }
+
+    /// The environment variable: `RATEWATCH_` and the key in capitals.
+    pub fn env(self) -> &'static str {
+        match self {
+            Key::BaseUrl => "RATEWATCH_BASE_URL",
+            Key::ApiKeyFile => "RATEWATCH_API_KEY_FILE",
+            Key::Timeout => "RATEWATCH_TIMEOUT",
+            Key::ConnectTimeout => "RATEWATCH_CONNECT_TIMEOUT",
+            Key::Db => "RATEWATCH_DB",
+            Key::Out => "RATEWATCH_OUT",
+            Key::Concurrency => "RATEWATCH_CONCURRENCY",
+            Key::Endpoint => "RATEWATCH_ENDPOINT",
+            Key::ResolutionMaxAge => "RATEWATCH_RESOLUTION_MAX_AGE",
+            Key::Retries => "RATEWATCH_RETRIES",
+            Key::RetryDelayMs => "RATEWATCH_RETRY_DELAY_MS",
+            Key::MaxRps => "RATEWATCH_MAX_RPS",
+            Key::MaxCalls => "RATEWATCH_MAX_CALLS",
+        }
+    }
+
+    /// The command-line flag: `--` and the key with dashes.
+    pub fn flag(self) -> String {
+        format!("--{}", self.name().replace('_', "-"))
+    }
+
+    /// Paths in the config file are relative to the file's folder, not to where ratewatch
+    /// runs, so one file works from anywhere.
+    fn is_path(self) -> bool {
+        matches!(self, Key::ApiKeyFile | Key::Db | Key::Out)
+    }
+
+    fn by_name(name: &str) -> Option<Key> {
+        Key::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Flag(String),
+    Env(&'static str),
+    File { path: PathBuf, line: usize },
+    Default,
+}
+
+impl Origin {
+    /// One word for scripts: `flag`, `env`, `file` or `default`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Origin::Flag(_) => "flag",
+            Origin::Env(_) => "env",
+            Origin::File { .. } => "file",
+            Origin::Default => "default",
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Flag(flag) => write!(f, "flag {flag}"),
+            Origin::Env(var) => write!(f, "env {var}"),
+            Origin::File { path, line } => write!(f, "file {}:{line}", path.display()),
+            Origin::Default => f.write_str("default"),
+        }
+    }
+}
+
+/// A setting's value and where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub origin: Origin,
+}
+
+impl<T> Sourced<T> {
+    fn by_default(value: T) -> Self {
+        Sourced {
+            value,
+            origin: Origin::Default,
+        }
+    }
+
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Sourced<U> {
+        Sourced {
+            value: f(self.value),
+            origin: self.origin,
+        }
+    }
+}
+
+/// A value as written in the config file, before it is checked against its key.
+#[derive(Debug, Clone, PartialEq)]
+enum FileValue {
+    Text(String),
+    Integer(i64),
+    Float(f64),
+    /// A value of a kind no setting takes (boolean, date, array, table), by its kind.
+    Other(&'static str),
+}
+
+impl fmt::Display for FileValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileValue::Text(s) => write!(f, "{s:?}"),
+            FileValue::Integer(i) => write!(f, "{i}"),
+            FileValue::Float(x) => write!(f, "{x}"),
+            FileValue::Other(kind) => write!(f, "a value of type {kind}"),
+        }
+    }
+}
+
+/// How the config file was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FoundBy {
+    Flag,
+    Env,
+    WorkingDirectory,
+}
+
+impl fmt::Display for FoundBy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FoundBy::Flag => f.write_str("flag --config"),
+            FoundBy::Env => write!(f, "env {CONFIG_ENV}"),
+            FoundBy::WorkingDirectory => f.write_str("working directory"),
+        }
+    }
+}
+
+/// A config file whose keys are all known, each with its value and line.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub found_by: FoundBy,
+    entries: BTreeMap<Key, (FileValue, usize)>,
+}
+
+impl ConfigFile {
+    /// Checks the text of a config file: TOML, known keys only (a typo must not be
+    /// silently ignored), and never the API key itself. Values are checked when read.
+    pub fn parse(path: &Path, found_by: FoundBy, text: &str) -> Result<Self, Error> {
+        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        let at = |offset: usize, message: String| {
+            Error::Config(format!("{}:{}: {message}", path.display(), line_of(offset)))
+        };
+        let table = toml::de::DeTable::parse(text).map_err(|e| {
+            // Only the parser's message and position: its snippet of the line could show a
+            // key written where it does not belong.
+            let message = e.message().trim().replace('\n', "; ");
+            at(
+                e.span().map_or(0, |s| s.start),
+                format!("not valid TOML: {message}"),
+            )
+        })?;
+        let mut entries = BTreeMap::new();
+        for (name, value) in table.get_ref() {
+            let offset = name.span().start;
+            let name = name.get_ref().as_ref();
+            let squeezed: String = name
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            if squeezed == "key" || squeezed == "apikey" {
+                return Err(at(
+                    offset,
+                    format!(
+                        "`{name}`: the API key is never read from the config file; put it in a file of its own and name that file with `api_key_file = \"PATH\"`, or set {KEY_ENV}"
+                    ),
+                ));
+            }
+            let Some(key) = Key::by_name(name) else {
+                let hint = closest(name)
+                    .map(|k| format!(" (did you mean `{}`?)", k.name()))
+                    .unwrap_or_default();
+                let known: Vec<&str> = Key::ALL.iter().map(|k| k.name()).collect();
+                return Err(at(
+                    offset,
+                    format!(
+                        "unknown key `{name}`{hint}; the keys are {}",
+                        known.join(", ")
+                    ),
+                ));
+            };
+            let value = match value.get_ref() {
+                toml::de::DeValue::String(s) => FileValue::Text(s.to_string()),
+                toml::de::DeValue::Integer(i) => match i64::from_str_radix(i.as_str(), i.radix()) {
+                    Ok(i) => FileValue::Integer(i),
+                    Err(_) => FileValue::Other("integer (too large)"),
+                },
+                toml::de::DeValue::Float(x) => match x.as_str().parse() {
+                    Ok(x) => FileValue::Float(x),
+                    Err(_) => FileValue::Other("float"),
+                },
+                other => FileValue::Other(other.type_str()),
+            };
+            entries.insert(key, (value, line_of(offset)));
+        }
+        Ok(ConfigFile {
+            path: path.to_path_buf(),
+            found_by,
+            entries,
+        })
+    }
+}
+
+/// The known key nearest to a misspelt one, if it is near enough to be the one meant.
+fn closest(name: &str) -> Option<Key> {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let cost = usize::from(ca != *cb);
+                let next = (prev + cost).min(row[j] + 1).min(row[j + 1] + 1);
+                prev = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    };
+    let name = name.to_lowercase().replace('-', "_");
+    Key::ALL
+        .into_iter()
+        .map(|k| (distance(&name, k.name()), k))
+        .min()
+        .filter(|(d, _)| *d <= 3)
+        .map(|(_, k)| k)
+}
+
+/// Where settings come from besides the flags: the environment and the config file.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The environment's values of the settings' variables; empty ones left out.
+    env: BTreeMap<&'static str, String>,
+    /// [`KEY_ENV`], kept apart as an [`ApiKey`] so that `Debug` never shows it.
+    env_key: Option<ApiKey>,
+    pub file: Option<ConfigFile>,
+}
+
+impl Sources {
+    /// Reads the environment (through `env`, injectable for tests) and the config file:
+    /// `--config PATH`, else `RATEWATCH_CONFIG`, else `ratewatch.toml` in the working
+    /// directory if there is one. A file named explicitly must exist.
+    pub fn load(
+        config_flag: Option<&Path>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, Error> {
+        let named = match config_flag {
+            Some(path) => Some((path.to_path_buf(), FoundBy::Flag)),
+            None => env(CONFIG_ENV)
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| (PathBuf::from(p), FoundBy::Env)),
+        };
+        let file = match named {
+            Some((path, found_by)) => {
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    Error::Config(format!(
+                        "cannot read the config file {} (given by {found_by}): {e}",
+                        path.display()
+                    ))
+                })?;
+                Some(ConfigFile::parse(&path, found_by, &text)?)
+            }
+            None => match std::fs::read_to_string(CONFIG_FILE) {
+                Ok(text) => Some(ConfigFile::parse(
+                    Path::new(CONFIG_FILE),
+                    FoundBy::WorkingDirectory,
+                    &text,
+                )?),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => {
+                    return Err(Error::Config(format!(
+                        "cannot read the config file {CONFIG_FILE}: {e}"
+                    )));
+                }
+            },
+        };
+        Ok(Self::new(env, file))
+    }
+
+    /// Sources from an environment and an already parsed file, for tests.
+    pub fn new(env: impl Fn(&str) -> Option<String>, file: Option<ConfigFile>) -> Self {
+        let read = |var| env(var).filter(|v| !v.trim().is_empty());
+        Sources {
+            env: Key::ALL
+                .iter()
+                .filter_map(|k| read(k.env()).map(|v| (k.env(), v)))
+                .collect(),
+            env_key: read(KEY_ENV).map(|k| ApiKey::new(k.trim())),
+            file,
+        }
+    }
+
+    /// A setting from its flag, else the environment, else the file; `None` if none of
+    /// them gives it. Every value, a flag's included, is checked by `spec`.
+    fn pick<T: fmt::Debug>(
+        &self,
+        key: Key,
+        spec: &Spec<T>,
+        flag: Option<T>,
+    ) -> Result<Option<Sourced<T>>, Error> {
+        let expected = |place: String, got: String| {
+            Error::Config(format!("{place}: expected {}, got {got}", spec.expected))
+        };
+        if let Some(value) = flag {
+            return if (spec.valid)(&value) {
+                Ok(Some(Sourced {
+                    value,
+                    origin: Origin::Flag(key.flag()),
+                }))
+            } else {
+                Err(expected(key.flag(), format!("{value:?}")))
+            };
+        }
+        if let Some(text) = self.env.get(key.env()) {
+            return match (spec.parse)(&FileValue::Text(text.trim().to_string())) {
+                Some(value) if (spec.valid)(&value) => Ok(Some(Sourced {
+                    value,
+                    origin: Origin::Env(key.env()),
+                })),
+                _ => Err(expected(key.env().to_string(), format!("{text:?}"))),
+            };
+        }
+        let Some(file) = &self.file else {
+            return Ok(None);
+        };
+        let Some((raw, line)) = file.entries.get(&key) else {
+            return Ok(None);
+        };
+        match (spec.parse)(raw) {
+            Some(value) if (spec.valid)(&value) => Ok(Some(Sourced {
+                value,
+                origin: Origin::File {
+                    path: file.path.clone(),
+                    line: *line,
+                },
+            })),
+            _ => Err(expected(
+                format!("{}:{line}: {}", file.path.display(), key.name()),
+                raw.to_string(),
+            )),
+        }
+    }
+
+    /// A path setting; one from the config file is taken relative to the file's folder.
+    fn pick_path(
+        &self,
+        key: Key,
+        flag: Option<PathBuf>,
+    ) -> Result<Option<Sourced<PathBuf>>, Error> {
+        debug_assert!(key.is_path());
+        Ok(self.pick(key, &PATH, flag)?.map(|s| match &s.origin {
+            Origin::File { path, .. } if s.value.is_relative() => {
+                let folder = path.parent().unwrap_or(Path::new(""));
+                let value = folder.join(&s.value);
+                Sourced { value, ..s }
+            }
+            _ => s,
+        }))
+    }
+
+    /// The database a command reads or writes: `--db`, `RATEWATCH_DB`, `db` in the file,
+    /// or `ratewatch.db`.
+    pub fn database(&self, flag: Option<PathBuf>) -> Result<Sourced<PathBuf>, Error> {
+        Ok(self
+            .pick_path(Key::Db, flag)?
+            .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_DB))))
+    }
+
+    /// The API key and where it came from: the file named by `api_key_file` (read now),
+    /// else `RATEWATCH_API_KEY`, else none.
+    pub fn api_key(
+        &self,
+        api_key_file: &Sourced<Option<PathBuf>>,
+    ) -> Result<Option<(ApiKey, KeySource)>, Error> {
+        Ok(match &api_key_file.value {
+            Some(path) => Some((read_key_file(path)?, KeySource::File(path.clone()))),
+            None => self.env_key.clone().map(|k| (k, KeySource::Env)),
+        })
+    }
+}
+
+/// How to read and check one kind of setting.
+struct Spec<T> {
+    /// What a valid value is, for the error message.
+    expected: &'static str,
+    /// From the environment's text or the file's value.
+    parse: fn(&FileValue) -> Option<T>,
+    valid: fn(&T) -> bool,
+}
+
+fn text(v: &FileValue) -> Option<String> {
+    match v {
+        FileValue::Text(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn whole<T: TryFrom<i64> + std::str::FromStr>(v: &FileValue) -> Option<T> {
+    match v {
+        FileValue::Integer(i) => T::try_from(*i).ok(),
+        // The environment's values arrive as text.
+        FileValue::Text(s) => s.parse().ok(),
+        _ => None,
+    }
+}
+
+fn number(v: &FileValue) -> Option<f64> {
+    match v {
+        FileValue::Float(x) => Some(*x),
+        FileValue::Integer(i) => Some(*i as f64),
+        FileValue::Text(s) => s.parse().ok(),
+        FileValue::Other(_) => None,
+    }
+}
+
+fn positive(x: &f64) -> bool {
+    x.is_finite() && *x > 0.0
+}
+
+const URL: Spec<String> = Spec {
+    expected: "the service's root URL",
+    parse: text,
+    valid: |s| !s.trim().is_empty(),
+};
+const PATH: Spec<PathBuf> = Spec {
+    expected: "a path",
+    parse: |v| text(v).map(PathBuf::from),
+    valid: |p| !p.as_os_str().is_empty(),
+};
+const SECONDS: Spec<f64> = Spec {
+    expected: "a positive number of seconds",
+    parse: number,
+    valid: positive,
+};
+const CONCURRENCY: Spec<u16> = Spec {
+    expected: "a whole number from 1 to 1024",
+    parse: whole,
+    valid: |n| (1..=MAX_CONCURRENCY).contains(n),
+};
+const ENDPOINT: Spec<RatingEndpoint> = Spec {
+    expected: "\"current\" or \"deprecated\"",
+    parse: |v| match text(v)?.to_lowercase().as_str() {
+        "current" => Some(RatingEndpoint::Current),
+        "deprecated" => Some(RatingEndpoint::Deprecated),
+        _ => None,
+    },
+    valid: |_| true,
+};
+const DAYS: Spec<u32> = Spec {
+    expected: "a whole number of days",
+    parse: whole,
+    valid: |_| true,
+};
+const COUNT: Spec<u32> = Spec {
+    expected: "a whole number",
+    parse: whole,
+    valid: |_| true,
+};
+const MILLISECONDS: Spec<u64> = Spec {
+    expected: "a whole number of milliseconds",
+    parse: whole,
+    valid: |_| true,
+};
+const RPS: Spec<f64> = Spec {
+    expected: "a positive number of requests per second",
+    parse: number,
+    valid: positive,
+};
+const CALLS: Spec<u64> = Spec {
+    expected: "a whole number of calls",
+    parse: whole,
+    valid: |_| true,
+};
+
+/// Every setting of a screening run, each with where it came from: what `screen` uses and
+/// `ratewatch config` shows. Commands that only talk to the service use the first four.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `--demo`: the embedded simulator; the base URL and the key are not used.
+    pub demo: bool,
+    pub base_url: Sourced<Option<String>>,
+    pub api_key_file: Sourced<Option<PathBuf>>,
+    pub timeout: Sourced<Duration>,
+    pub connect_timeout: Sourced<Duration>,
+    pub db: Sourced<PathBuf>,
+    pub out: Sourced<PathBuf>,
+    pub concurrency: Sourced<usize>,
+    pub endpoint: Sourced<RatingEndpoint>,
+    pub resolution_max_age_days: Sourced<u32>,
+    pub retries: Sourced<u32>,
+    pub retry_delay: Sourced<Duration>,
+    pub max_rps: Sourced<Option<f64>>,
+    pub max_calls: Sourced<Option<u64>>,
+}
+
+impl Settings {
+    /// Settings of a screening run from its flags and the other sources.
+    pub fn for_run(args: &RunArgs, sources: &Sources) -> Result<Self, Error> {
+        Self::resolve(&args.service_args, Some(args), sources)
+    }
+
+    /// Settings of a command that only talks to the service (the run's settings are still
+    /// checked: a bad file or variable is reported whichever command reads it).
+    pub fn for_service(args: &ServiceArgs, sources: &Sources) -> Result<Self, Error> {
+        Self::resolve(args, None, sources)
+    }
+
+    fn resolve(
+        service: &ServiceArgs,
+        run: Option<&RunArgs>,
+        sources: &Sources,
+    ) -> Result<Self, Error> {
+        let seconds = |s: Sourced<f64>| s.map(Duration::from_secs_f64);
+        Ok(Settings {
+            demo: service.demo,
+            base_url: optional(sources.pick(Key::BaseUrl, &URL, service.base_url.clone())?),
+            api_key_file: optional(
+                sources.pick_path(Key::ApiKeyFile, service.api_key_file.clone())?,
+            ),
+            timeout: seconds(
+                sources
+                    .pick(Key::Timeout, &SECONDS, service.timeout)?
+                    .unwrap_or(Sourced::by_default(DEFAULT_TIMEOUT_SECS)),
+            ),
+            connect_timeout: seconds(
+                sources
+                    .pick(Key::ConnectTimeout, &SECONDS, service.connect_timeout)?
+                    .unwrap_or(Sourced::by_default(DEFAULT_CONNECT_TIMEOUT_SECS)),
+            ),
+            db: sources.database(run.and_then(|r| r.db.clone()))?,
+            out: sources
+                .pick_path(Key::Out, run.and_then(|r| r.out.clone()))?
+                .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_OUT))),
+            concurrency: sources
+                .pick(
+                    Key::Concurrency,
+                    &CONCURRENCY,
+                    run.and_then(|r| r.concurrency),
+                )?
+                .unwrap_or(Sourced::by_default(DEFAULT_CONCURRENCY))
+                .map(usize::from),
+            endpoint: sources
+                .pick(
+                    Key::Endpoint,
+                    &ENDPOINT,
+                    run.and_then(|r| r.endpoint).map(|e| match e {
+                        EndpointArg::Current => RatingEndpoint::Current,
+                        EndpointArg::Deprecated => RatingEndpoint::Deprecated,
+                    }),
+                )?
+                .unwrap_or(Sourced::by_default(DEFAULT_ENDPOINT)),
+            resolution_max_age_days: sources
+                .pick(
+                    Key::ResolutionMaxAge,
+                    &DAYS,
+                    run.and_then(|r| r.resolution_max_age),
+                )?
+                .unwrap_or(Sourced::by_default(DEFAULT_RESOLUTION_MAX_AGE_DAYS)),
+            retries: sources
+                .pick(Key::Retries, &COUNT, run.and_then(|r| r.retries))?
+                .unwrap_or(Sourced::by_default(DEFAULT_RETRIES)),
+            retry_delay: sources
+                .pick(
+                    Key::RetryDelayMs,
+                    &MILLISECONDS,
+                    run.and_then(|r| r.retry_delay_ms),
+                )?
+                .unwrap_or(Sourced::by_default(DEFAULT_RETRY_DELAY_MS))
+                .map(Duration::from_millis),
+            max_rps: optional(sources.pick(Key::MaxRps, &RPS, run.and_then(|r| r.max_rps))?),
+            max_calls: optional(sources.pick(
+                Key::MaxCalls,
+                &CALLS,
+                run.and_then(|r| r.max_calls),
+            )?),
+        })
+    }
+}
+
+/// An optional setting that nothing gave: unset, by default.
+fn optional<T>(s: Option<Sourced<T>>) -> Sourced<Option<T>> {
+    match s {
+        Some(s) => s.map(Some),
+        None => Sourced::by_default(None),
+    }
+}
 
 /// Where the key came from, so a refusal can say where to look, never what it was.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,8 +688,8 @@ pub enum KeySource {
     File(PathBuf),
 }
 
-impl std::fmt::Display for KeySource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for KeySource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KeySource::Env => write!(f, "the {KEY_ENV} environment variable"),
             KeySource::File(p) => write!(f, "the file {}", p.display()),
@@ -47,43 +717,26 @@ pub struct ServiceSettings {
 }
 
 impl ServiceSettings {
-    /// Reads the key from `--api-key-file` or [`KEY_ENV`] (never from a flag, which `ps`
-    /// would show). `env` is the environment lookup, injectable for tests.
-    pub fn from_args(
-        args: &ServiceArgs,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, Error> {
-        let seconds = |flag: &str, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(Duration::from_secs_f64(v))
-            } else {
-                Err(Error::Config(format!(
-                    "{flag} must be a positive number of seconds, got {v}"
-                )))
-            }
-        };
+    /// The service to talk to: the simulator with `--demo`, else the base URL with the key
+    /// from `api_key_file` or [`KEY_ENV`] (never from a flag, which `ps` would show).
+    pub fn new(settings: &Settings, sources: &Sources) -> Result<Self, Error> {
         let client = ClientOptions {
-            timeout: seconds("--timeout", args.timeout)?,
-            connect_timeout: seconds("--connect-timeout", args.connect_timeout)?,
+            timeout: settings.timeout.value,
+            connect_timeout: settings.connect_timeout.value,
         };
-        if args.demo {
+        if settings.demo {
             return Ok(ServiceSettings {
                 target: Target::Demo,
                 client,
             });
         }
-        let Some(base_url) = args.base_url.clone().filter(|u| !u.trim().is_empty()) else {
-            return Err(Error::Config(
-                "no service address: pass --base-url URL (or set RATEWATCH_BASE_URL) for a real environment, or --demo for the embedded simulator".into(),
-            ));
+        let Some(base_url) = settings.base_url.value.clone() else {
+            return Err(Error::Config(format!(
+                "no service address: pass --base-url URL (or set {}, or `base_url` in {CONFIG_FILE}) for a real environment, or --demo for the embedded simulator",
+                Key::BaseUrl.env()
+            )));
         };
-        let key = match &args.api_key_file {
-            Some(path) => Some((read_key_file(path)?, KeySource::File(path.clone()))),
-            None => env(KEY_ENV)
-                .map(|k| k.trim().to_string())
-                .filter(|k| !k.is_empty())
-                .map(|k| (ApiKey::new(k), KeySource::Env)),
-        };
+        let key = sources.api_key(&settings.api_key_file)?;
         Ok(ServiceSettings {
             target: Target::Remote { base_url, key },
             client,
@@ -117,23 +770,297 @@ pub fn missing_key() -> Error {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use clap::{CommandFactory, Parser};
 
-    fn args() -> ServiceArgs {
-        ServiceArgs {
-            demo: false,
-            base_url: Some("https://example.invalid".into()),
-            api_key_file: None,
-            timeout: 30.0,
-            connect_timeout: 10.0,
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// The run settings of `ratewatch config FLAGS…`, parsed as the binary would.
+    fn flags(flags: &[&str]) -> RunArgs {
+        let argv = ["ratewatch", "config"].iter().chain(flags);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Command::Config(args) => args.settings,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let vars: Vec<(String, String)> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    const PATH_OF_FILE: &str = "/etc/ratewatch/ratewatch.toml";
+
+    fn file(text: &str) -> Result<ConfigFile, Error> {
+        ConfigFile::parse(Path::new(PATH_OF_FILE), FoundBy::Flag, text)
+    }
+
+    fn settings(args: &[&str], env: &[(&str, &str)], text: &str) -> Result<Settings, Error> {
+        let sources = Sources::new(env_of(env), Some(file(text)?));
+        Settings::for_run(&flags(args), &sources)
+    }
+
+    #[test]
+    fn precedence_is_flag_then_env_then_file_then_default() {
+        let text = "concurrency = 16\nretries = 5\nmax_rps = 20\n";
+        let env = [("RATEWATCH_CONCURRENCY", "32"), ("RATEWATCH_RETRIES", "7")];
+        let file_at = |line| Origin::File {
+            path: PathBuf::from(PATH_OF_FILE),
+            line,
+        };
+
+        let s = settings(&[], &[], "").unwrap();
+        assert_eq!(s.concurrency, Sourced::by_default(8));
+        assert_eq!(s.retries, Sourced::by_default(3));
+        assert_eq!(s.max_rps, Sourced::by_default(None));
+
+        let s = settings(&[], &[], text).unwrap();
+        assert_eq!(
+            (s.concurrency.value, s.concurrency.origin),
+            (16, file_at(1))
+        );
+        assert_eq!(
+            (s.max_rps.value, s.max_rps.origin),
+            (Some(20.0), file_at(3))
+        );
+
+        let s = settings(&[], &env, text).unwrap();
+        assert_eq!(
+            (s.concurrency.value, s.concurrency.origin),
+            (32, Origin::Env("RATEWATCH_CONCURRENCY"))
+        );
+        assert_eq!(s.retries.value, 7);
+        assert_eq!(s.max_rps.origin, file_at(3));
+
+        let s = settings(&["--concurrency", "64"], &env, text).unwrap();
+        assert_eq!(
+            (s.concurrency.value, s.concurrency.origin),
+            (64, Origin::Flag("--concurrency".into()))
+        );
+        assert_eq!(s.retries.origin, Origin::Env("RATEWATCH_RETRIES"));
+        assert_eq!(s.timeout, Sourced::by_default(Duration::from_secs(30)));
+    }
+
+    #[test]
+    fn every_key_is_read_from_the_file_and_the_environment() {
+        let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
+            connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
+            endpoint = \"deprecated\"\nresolution_max_age = 7\nretries = 1\nretry_delay_ms = 250\n\
+            max_rps = 2.5\nmax_calls = 1000\n";
+        let s = settings(&[], &[], text).unwrap();
+        assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
+        // Relative paths are the file's folder's, not the working directory's.
+        assert_eq!(
+            s.api_key_file.value,
+            Some(PathBuf::from("/etc/ratewatch/key"))
+        );
+        assert_eq!(s.out.value, PathBuf::from("/etc/ratewatch/reports"));
+        assert_eq!(s.db.value, PathBuf::from("/var/lib/rw.db"));
+        assert_eq!(s.timeout.value, Duration::from_millis(12_500));
+        assert_eq!(s.connect_timeout.value, Duration::from_secs(3));
+        assert_eq!(s.concurrency.value, 4);
+        assert_eq!(s.endpoint.value, RatingEndpoint::Deprecated);
+        assert_eq!(s.resolution_max_age_days.value, 7);
+        assert_eq!(s.retries.value, 1);
+        assert_eq!(s.retry_delay.value, Duration::from_millis(250));
+        assert_eq!(s.max_calls.value, Some(1000));
+        for key in Key::ALL {
+            let origin = match key {
+                Key::BaseUrl => &s.base_url.origin,
+                Key::ApiKeyFile => &s.api_key_file.origin,
+                Key::Timeout => &s.timeout.origin,
+                Key::ConnectTimeout => &s.connect_timeout.origin,
+                Key::Db => &s.db.origin,
+                Key::Out => &s.out.origin,
+                Key::Concurrency => &s.concurrency.origin,
+                Key::Endpoint => &s.endpoint.origin,
+                Key::ResolutionMaxAge => &s.resolution_max_age_days.origin,
+                Key::Retries => &s.retries.origin,
+                Key::RetryDelayMs => &s.retry_delay.origin,
+                Key::MaxRps => &s.max_rps.origin,
+                Key::MaxCalls => &s.max_calls.origin,
+            };
+            assert_eq!(origin.kind(), "file", "{key:?}");
+        }
+
+        let env = [
+            ("RATEWATCH_DB", "here.db"),
+            ("RATEWATCH_OUT", "out"),
+            ("RATEWATCH_ENDPOINT", "Current"),
+            ("RATEWATCH_TIMEOUT", "1.5"),
+            ("RATEWATCH_MAX_CALLS", "9"),
+        ];
+        let s = settings(&[], &env, text).unwrap();
+        // The environment's relative paths are the working directory's.
+        assert_eq!(s.db.value, PathBuf::from("here.db"));
+        assert_eq!(s.out.value, PathBuf::from("out"));
+        assert_eq!(s.endpoint.value, RatingEndpoint::Current);
+        assert_eq!(s.timeout.value, Duration::from_millis(1_500));
+        assert_eq!(s.max_calls.value, Some(9));
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_file_the_line_and_the_key() {
+        let err = file("db = \"x.db\"\n\nconcurency = 4\n").unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with(&format!("{PATH_OF_FILE}:3: unknown key `concurency`")),
+            "{text}"
+        );
+        assert!(text.contains("did you mean `concurrency`?"), "{text}");
+        assert!(matches!(err, Error::Config(_)));
+
+        let err = file("[screen]\nconcurrency = 4\n").unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{PATH_OF_FILE}:1: unknown key `screen`")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_bad_value_names_the_file_the_line_the_key_and_what_is_expected() {
+        let cases = [
+            (
+                "concurrency = \"eight\"",
+                "concurrency: expected a whole number from 1 to 1024, got \"eight\"",
+            ),
+            (
+                "concurrency = 0",
+                "concurrency: expected a whole number from 1 to 1024, got 0",
+            ),
+            (
+                "timeout = -1",
+                "timeout: expected a positive number of seconds, got -1",
+            ),
+            (
+                "endpoint = \"newest\"",
+                "endpoint: expected \"current\" or \"deprecated\", got \"newest\"",
+            ),
+            ("retries = 1.5", "retries: expected a whole number, got 1.5"),
+            (
+                "db = true",
+                "db: expected a path, got a value of type boolean",
+            ),
+            (
+                "max_calls = -3",
+                "max_calls: expected a whole number of calls, got -3",
+            ),
+        ];
+        for (line, message) in cases {
+            let err = settings(&[], &[], &format!("# settings\n{line}\n"))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(err, format!("{PATH_OF_FILE}:2: {message}"));
         }
     }
 
     #[test]
+    fn bad_flags_and_variables_name_themselves() {
+        let err = settings(&["--timeout", "0"], &[], "")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "--timeout: expected a positive number of seconds, got 0.0"
+        );
+        let err = settings(&[], &[("RATEWATCH_RETRY_DELAY_MS", "soon")], "")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "RATEWATCH_RETRY_DELAY_MS: expected a whole number of milliseconds, got \"soon\""
+        );
+        // A flag still wins over a bad variable: the variable is not read.
+        let s = settings(
+            &["--retry-delay-ms", "5"],
+            &[("RATEWATCH_RETRY_DELAY_MS", "soon")],
+            "",
+        );
+        assert_eq!(s.unwrap().retry_delay.value, Duration::from_millis(5));
+    }
+
+    #[test]
+    fn the_api_key_is_refused_in_the_file_without_echoing_it() {
+        for text in [
+            "api_key = \"s3cr3t-value\"",
+            "key = \"s3cr3t-value\"",
+            "apiKey = \"s3cr3t-value\"",
+            "\"api-key\" = \"s3cr3t-value\"",
+        ] {
+            let err = file(&format!("db = \"x.db\"\n{text}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with(&format!("{PATH_OF_FILE}:2: `")), "{err}");
+            assert!(
+                err.contains("api_key_file") && err.contains(KEY_ENV),
+                "{err}"
+            );
+            assert!(!err.contains("s3cr3t"), "{err}");
+        }
+        // Not even when the line is not valid TOML.
+        let err = file("api_key = s3cr3t-value\n").unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{PATH_OF_FILE}:1: not valid TOML")),
+            "{err}"
+        );
+        assert!(!err.contains("s3cr3t"), "{err}");
+    }
+
+    #[test]
+    fn the_help_shows_the_defaults_config_applies() {
+        let mut cli = Cli::command();
+        cli.build();
+        let screen = cli.find_subcommand("screen").unwrap();
+        let help = |id: &str| {
+            let arg = screen.get_arguments().find(|a| a.get_id() == id).unwrap();
+            assert!(
+                arg.get_default_values().is_empty(),
+                "{id} has a clap default"
+            );
+            arg.get_long_help()
+                .or(arg.get_help())
+                .map(|h| h.to_string().replace('\n', " "))
+                .unwrap_or_default()
+        };
+        let expect = [
+            ("db", DEFAULT_DB.to_string()),
+            ("out", DEFAULT_OUT.to_string()),
+            ("concurrency", DEFAULT_CONCURRENCY.to_string()),
+            ("endpoint", "current".to_string()),
+            (
+                "resolution_max_age",
+                DEFAULT_RESOLUTION_MAX_AGE_DAYS.to_string(),
+            ),
+            ("retries", DEFAULT_RETRIES.to_string()),
+            ("retry_delay_ms", DEFAULT_RETRY_DELAY_MS.to_string()),
+            ("timeout", DEFAULT_TIMEOUT_SECS.to_string()),
+            ("connect_timeout", DEFAULT_CONNECT_TIMEOUT_SECS.to_string()),
+        ];
+        assert_eq!(DEFAULT_ENDPOINT, RatingEndpoint::Current);
+        for (id, default) in expect {
+            let text = help(id);
+            assert!(
+                text.contains(&format!("[default: {default}]")),
+                "{id}: {text}"
+            );
+        }
+    }
+
+    fn service(args: &[&str], env: &[(&str, &str)]) -> Result<ServiceSettings, Error> {
+        let sources = Sources::new(env_of(env), None);
+        ServiceSettings::new(&Settings::for_run(&flags(args), &sources)?, &sources)
+    }
+
+    #[test]
     fn key_comes_from_the_environment_trimmed() {
-        let s =
-            ServiceSettings::from_args(&args(), |k| (k == KEY_ENV).then(|| " abc\n".to_string()))
-                .unwrap();
+        let s = service(
+            &["--base-url", "https://example.invalid"],
+            &[(KEY_ENV, " abc\n")],
+        )
+        .unwrap();
         match s.target {
             Target::Remote {
                 key: Some((key, KeySource::Env)),
@@ -148,9 +1075,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("key");
         std::fs::write(&path, "from-file\n").unwrap();
-        let mut a = args();
-        a.api_key_file = Some(path.clone());
-        let s = ServiceSettings::from_args(&a, |_| Some("from-env".into())).unwrap();
+        let url = ("RATEWATCH_BASE_URL", "https://example.invalid");
+        let file_var = ("RATEWATCH_API_KEY_FILE", path.to_str().unwrap());
+        let s = service(&[], &[url, file_var, (KEY_ENV, "from-env")]).unwrap();
         match s.target {
             Target::Remote {
                 key: Some((key, KeySource::File(p))),
@@ -162,15 +1089,38 @@ mod tests {
             other => panic!("{other:?}"),
         }
         std::fs::write(&path, "  \n").unwrap();
-        let err = ServiceSettings::from_args(&a, |_| None).unwrap_err();
+        let err = service(&[], &[url, file_var]).unwrap_err();
         assert!(err.to_string().contains("is empty"), "{err}");
     }
 
     #[test]
+    fn debug_output_never_shows_the_key() {
+        let sources = Sources::new(env_of(&[(KEY_ENV, "s3cr3t-value")]), None);
+        let settings = Settings::for_run(&flags(&["--base-url", "https://x.invalid"]), &sources);
+        let service = ServiceSettings::new(settings.as_ref().unwrap(), &sources).unwrap();
+        for text in [
+            format!("{sources:?}"),
+            format!("{settings:?}"),
+            format!("{service:?}"),
+        ] {
+            assert!(!text.contains("s3cr3t"), "{text}");
+        }
+        assert!(
+            format!("{service:?}").contains("Env"),
+            "the key is there, redacted"
+        );
+    }
+
+    #[test]
     fn no_base_url_and_no_demo_is_a_clear_error() {
-        let mut a = args();
-        a.base_url = None;
-        let err = ServiceSettings::from_args(&a, |_| None).unwrap_err();
-        assert!(err.to_string().contains("--base-url") && err.to_string().contains("--demo"));
+        let err = service(&[], &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("--base-url") && err.contains("--demo"),
+            "{err}"
+        );
+        assert!(matches!(
+            service(&["--demo"], &[]).unwrap().target,
+            Target::Demo
+        ));
     }
 }

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use clap::Parser;
-use ratewatch::cli::{Cli, Command};
+use ratewatch::cli::{Cli, Command, LogFormat};
 use ratewatch::{Error, ExitCode};
 use tracing_subscriber::EnvFilter;
 
@@ -15,12 +15,19 @@ fn main() -> std::process::ExitCode {
         1 => "info",
         _ => "debug",
     };
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::new(format!("ratewatch={level}")))
-        .with_writer(std::io::stderr)
+        .with_writer(std::io::stderr);
+    match cli.log_format {
         // Escape codes only for a person at a terminal, never in a cron mail or a log file.
-        .with_ansi(std::io::stderr().is_terminal())
-        .init();
+        LogFormat::Text => logs.with_ansi(std::io::stderr().is_terminal()).init(),
+        // One object per line with the event's fields at the top, as collectors expect.
+        LogFormat::Json => logs
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .init(),
+    }
 
     // Screening runs on one thread: its work is waiting on the network, and SQL and HTTP
     // on one thread need no handoffs between threads, which cost more than the work.

@@ -5,7 +5,11 @@ mod common;
 
 mod cli;
 mod client;
+mod config;
 mod faults;
+mod logs;
 mod reports;
 mod screen;
+mod shell;
 mod simulator;
+mod usage;

@@ -7,7 +7,7 @@ use super::{Connection, emit};
 use crate::api::models::{Company, Rating};
 use crate::api::{ApiError, NameQuery};
 use crate::cli::{LookupArgs, LookupList, LookupsArgs};
-use crate::config::ServiceSettings;
+use crate::config::{ServiceSettings, Settings, Sources};
 use crate::error::{Error, ExitCode};
 use crate::model::RATED_COUNTRIES;
 use crate::table;
@@ -20,8 +20,9 @@ struct Found {
     error: Option<String>,
 }
 
-pub async fn lookup(args: LookupArgs) -> Result<ExitCode, Error> {
-    let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
+pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let settings = Settings::for_service(&args.service_args, &sources)?;
+    let settings = ServiceSettings::new(&settings, &sources)?;
     let conn = Connection::open(&settings, true, 1).await?;
     let client = &conn.client;
     let country = args.country.trim().to_lowercase();
@@ -162,8 +163,9 @@ fn render(described: &str, found: &[Found]) -> String {
     out
 }
 
-pub async fn lists(args: LookupsArgs) -> Result<ExitCode, Error> {
-    let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
+pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let settings = Settings::for_service(&args.service_args, &sources)?;
+    let settings = ServiceSettings::new(&settings, &sources)?;
     let conn = Connection::open(&settings, false, 1).await?;
     let text = match args.list {
         LookupList::Countries => {

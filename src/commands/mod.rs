@@ -1,27 +1,36 @@
 //! One module per command. Each turns settings into calls on the library's stages and
 //! text on stdout; the binary only parses arguments and maps the result to an exit code.
 
+mod config;
 mod demo_server;
 mod lookup;
 mod screen;
+mod shell;
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
 
 use crate::api::{ApiError, Client};
 use crate::cli::{Cli, Command};
-use crate::config::{KeySource, ServiceSettings, Target, missing_key};
+use crate::config::{KeySource, ServiceSettings, Sources, Target, missing_key};
 use crate::error::{Error, ExitCode};
 use crate::sim::{SimConfig, SimServer};
 
 /// Runs the command the user asked for.
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
+    // Read only by the commands that use settings: a broken ratewatch.toml must not stop
+    // `completions` or `demo-server`.
+    let config_flag = cli.config;
+    let sources = || Sources::load(config_flag.as_deref(), |k| std::env::var(k).ok());
     match cli.command {
-        Command::Screen(args) => screen::screen(args).await,
-        Command::Lookup(args) => lookup::lookup(args).await,
-        Command::Lookups(args) => lookup::lists(args).await,
+        Command::Screen(args) => screen::screen(args, sources()?).await,
+        Command::Lookup(args) => lookup::lookup(args, sources()?).await,
+        Command::Lookups(args) => lookup::lists(args, sources()?).await,
         Command::DemoServer(args) => demo_server::serve(args).await,
         Command::DemoPortfolio(args) => demo_server::portfolio(args),
+        Command::Config(args) => config::show(args, sources()?),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
     }
 }
 

@@ -11,14 +11,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Connection;
 use crate::api::ApiError;
-use crate::cli::{CsvDialectArg, EndpointArg, ScreenArgs};
-use crate::config::{ServiceSettings, Target};
+use crate::cli::{CsvDialectArg, ScreenArgs};
+use crate::config::{ServiceSettings, Settings, Sources, Target};
 use crate::error::{Error, ExitCode};
 use crate::limit::{Limiter, Limits, RetryPolicy};
 use crate::model::{RowStatus, RunInfo};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, Lookups, Portfolio};
-use crate::rate::RatingEndpoint;
 use crate::report::csv::{CsvReport, Dialect};
 use crate::report::html::HtmlReport;
 use crate::report::json::JsonReport;
@@ -26,22 +25,20 @@ use crate::report::summary::Summary;
 use crate::report::{AtomicFile, Format, ReportFiles};
 use crate::store::{NewRun, RunLock, Store, StoreError};
 
-pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
-    let settings = ServiceSettings::from_args(&args.service_args, |k| std::env::var(k).ok())?;
-    if let Some(r) = args.max_rps.filter(|r| !r.is_finite() || *r <= 0.0) {
-        return Err(Error::Config(format!(
-            "--max-rps must be a positive number of requests per second, got {r}"
-        )));
-    }
+pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let started = std::time::Instant::now();
+    let run = Settings::for_run(&args.settings, &sources)?;
+    let settings = ServiceSettings::new(&run, &sources)?;
+    let (db, out) = (&run.db.value, &run.out.value);
     // The input is checked whole before anything is written.
     let survey = portfolio::survey(&args.portfolio)?;
     let reader = Portfolio::open(&args.portfolio)?;
     let db_error = |source: StoreError| Error::Store {
-        path: args.db.clone(),
+        path: db.clone(),
         source,
     };
-    let _lock = RunLock::acquire(&args.db).map_err(db_error)?;
-    let mut store = Store::open(&args.db).map_err(db_error)?;
+    let _lock = RunLock::acquire(db).map_err(db_error)?;
+    let mut store = Store::open(db).map_err(db_error)?;
     // With the lock held no other run is alive: a run still marked running has died.
     store.mark_interrupted().map_err(db_error)?;
     let portfolio_name = args.portfolio_name.clone().unwrap_or_else(|| {
@@ -60,12 +57,12 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     };
     let conn = Connection::open(&settings, true, demo_day.unwrap_or(1)).await?;
     let limiter = Arc::new(Limiter::new(Limits {
-        concurrency: args.concurrency as usize,
-        max_rps: args.max_rps,
-        max_calls: args.max_calls,
+        concurrency: run.concurrency.value,
+        max_rps: run.max_rps.value,
+        max_calls: run.max_calls.value,
         retry: RetryPolicy {
-            retries: args.retries,
-            base_delay: Duration::from_millis(args.retry_delay_ms),
+            retries: run.retries.value,
+            base_delay: run.retry_delay.value,
             ..RetryPolicy::default()
         },
     }));
@@ -95,25 +92,30 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
             (run_id, Resume::default())
         }
     };
-    tracing::info!(run_id, portfolio = %args.portfolio.display(), "run started");
-
     let pipeline = Pipeline::new(
         conn.client.clone(),
         limiter.clone(),
         store.writer(run_id).map_err(db_error)?,
         lookups,
         Options {
-            concurrency: args.concurrency as usize,
-            endpoint: match args.endpoint {
-                EndpointArg::Current => RatingEndpoint::Current,
-                EndpointArg::Deprecated => RatingEndpoint::Deprecated,
-            },
+            concurrency: run.concurrency.value,
+            endpoint: run.endpoint.value,
             refresh_resolutions: args.refresh_resolutions,
             resolution_max_age: jiff::SignedDuration::from_hours(
-                24 * i64::from(args.resolution_max_age),
+                24 * i64::from(run.resolution_max_age_days.value),
             ),
         },
         resume,
+    );
+    // One line when a run starts and one when it ends, for whoever reads the logs.
+    tracing::info!(
+        run_id,
+        portfolio = %portfolio_name,
+        input = %args.portfolio.display(),
+        lines = survey.lines,
+        db = %db.display(),
+        resumed = resumed.is_some(),
+        "run started"
     );
 
     let progress = progress_bar(survey.lines.saturating_sub(1));
@@ -136,14 +138,24 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
         (Ok(()), Err(e)) => Some(Fatal::Store(e)),
     };
     let calls = limiter.calls();
+    let total_calls: u64 = calls.iter().map(|(_, n)| n).sum();
     if let Some(fatal) = fatal {
         // What was committed stays; the run is marked so nobody mistakes it for complete.
         let _ = store.finish_run(run_id, "failed", &calls);
-        return Err(match fatal {
+        let error = match fatal {
             Fatal::KeyRefused(e) => conn.fail(e),
             Fatal::Store(e) => db_error(e),
             Fatal::Input(e) => Error::Input(e),
-        });
+        };
+        tracing::info!(
+            run_id,
+            status = "failed",
+            duration_ms = started.elapsed().as_millis() as u64,
+            calls = total_calls,
+            error = %error,
+            "run finished"
+        );
+        return Err(error);
     }
     let failed_rows = failed_rows.into_inner();
     let status = if failed_rows > 0 {
@@ -151,20 +163,50 @@ pub async fn screen(args: ScreenArgs) -> Result<ExitCode, Error> {
     } else {
         "complete"
     };
-    store.finish_run(run_id, status, &calls).map_err(db_error)?;
     let reporting = std::time::Instant::now();
-    let info =
-        write_reports(&store, run_id, &ReportOptions::from_args(&args)).map_err(|e| match e {
-            ReportError::Store(e) => db_error(e),
-            ReportError::Io(e) => Error::io(
-                format!("cannot write the reports in {}", args.out.display()),
-                e,
-            ),
-        })?;
+    let reported = store
+        .finish_run(run_id, status, &calls)
+        .map_err(db_error)
+        .and_then(|()| {
+            write_reports(&store, run_id, &ReportOptions::new(&args, out)).map_err(|e| match e {
+                ReportError::Store(e) => db_error(e),
+                ReportError::Io(e) => {
+                    Error::io(format!("cannot write the reports in {}", out.display()), e)
+                }
+            })
+        });
+    let info = match reported {
+        Ok(info) => info,
+        Err(error) => {
+            tracing::info!(
+                run_id,
+                status,
+                duration_ms = started.elapsed().as_millis() as u64,
+                calls = total_calls,
+                error = %error,
+                "run finished"
+            );
+            return Err(error);
+        }
+    };
+    let count = |status: RowStatus| {
+        info.by_status
+            .iter()
+            .find(|(s, _)| *s == status)
+            .map_or(0, |(_, n)| *n)
+    };
     tracing::info!(
         run_id,
+        status,
         rows = info.rows,
+        rated = count(RowStatus::Rated),
+        unresolved = count(RowStatus::Unresolved),
+        ambiguous = count(RowStatus::Ambiguous),
+        invalid = count(RowStatus::Invalid),
+        failed = count(RowStatus::Failed),
         alerts = info.alerts,
+        calls = total_calls,
+        duration_ms = started.elapsed().as_millis() as u64,
         report_ms = reporting.elapsed().as_millis() as u64,
         "run finished"
     );
@@ -258,9 +300,9 @@ pub struct ReportOptions {
 }
 
 impl ReportOptions {
-    pub fn from_args(args: &ScreenArgs) -> ReportOptions {
+    pub fn new(args: &ScreenArgs, out: &std::path::Path) -> ReportOptions {
         ReportOptions {
-            out: args.out.clone(),
+            out: out.to_path_buf(),
             quiet: args.quiet,
             csv_dialect: match args.csv_dialect {
                 CsvDialectArg::Standard => Dialect::Standard,

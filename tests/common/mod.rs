@@ -105,6 +105,19 @@ where
     base
 }
 
+/// Keeps the caller's settings out of a test: no RATEWATCH_* variable that ratewatch reads
+/// (a config file in the working directory is the caller's to avoid).
+pub fn isolated(cmd: &mut std::process::Command) {
+    use ratewatch::config::{CONFIG_ENV, KEY_ENV, Key};
+    for var in Key::ALL
+        .iter()
+        .map(|k| k.env())
+        .chain([KEY_ENV, CONFIG_ENV])
+    {
+        cmd.env_remove(var);
+    }
+}
+
 /// A temporary folder with a database, reports and portfolios, and `screen` run in it.
 pub struct Workspace {
     pub dir: tempfile::TempDir,
@@ -135,7 +148,8 @@ impl Workspace {
     /// The same, as a process to spawn and kill.
     pub fn screen_process(&self, sim: &Background, portfolio: &Path) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-        cmd.env_remove("RATEWATCH_BASE_URL")
+        isolated(&mut cmd);
+        cmd.current_dir(self.dir.path())
             .env("RATEWATCH_API_KEY", KEY)
             .arg("screen")
             .arg(portfolio)

@@ -1,0 +1,270 @@
+//! Settings as a user gives them: `ratewatch.toml` in the working directory or named by
+//! `--config` / `RATEWATCH_CONFIG`, `RATEWATCH_*` variables and flags; what `ratewatch
+//! config` shows of them; and the API key, which is never shown.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use ratewatch::sim::CompanyRef;
+use serde_json::Value;
+
+use crate::common::{KEY, Workspace, background, config, isolated};
+
+/// The binary run in `dir`, with none of the caller's RATEWATCH_* variables.
+fn ratewatch_in(dir: &Path) -> Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    cmd.current_dir(dir);
+    Command::from_std(cmd)
+}
+
+/// `ratewatch config --json FLAGS…`, parsed.
+fn config_json(cmd: &mut Command, flags: &[&str]) -> Value {
+    let out = cmd.args(["config", "--json"]).args(flags).assert().code(0);
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+#[test]
+fn config_shows_each_setting_and_where_it_came_from() {
+    let ws = Workspace::new();
+    ws.write(
+        "ratewatch.toml",
+        b"# nightly screening\nconcurrency = 16\nretries = 4\ndb = \"state/rw.db\"\nendpoint = \"deprecated\"\n",
+    );
+    let json = config_json(
+        ratewatch_in(ws.dir.path()).env("RATEWATCH_RETRIES", "9"),
+        &["--timeout", "5"],
+    );
+    let setting = |key: &str| {
+        let s = &json["settings"][key];
+        (s["value"].clone(), s["from"].as_str().unwrap().to_string())
+    };
+    assert_eq!(json["config_file"]["path"], "ratewatch.toml");
+    assert_eq!(json["config_file"]["found_by"], "working directory");
+    assert_eq!(
+        setting("concurrency"),
+        (Value::from(16), "file ratewatch.toml:2".into())
+    );
+    assert_eq!(
+        setting("retries"),
+        (Value::from(9), "env RATEWATCH_RETRIES".into())
+    );
+    assert_eq!(
+        setting("timeout"),
+        (Value::from(5.0), "flag --timeout".into())
+    );
+    assert_eq!(
+        setting("db"),
+        (Value::from("state/rw.db"), "file ratewatch.toml:4".into())
+    );
+    assert_eq!(
+        setting("endpoint"),
+        (Value::from("deprecated"), "file ratewatch.toml:5".into())
+    );
+    assert_eq!(setting("out"), (Value::from("."), "default".into()));
+    assert_eq!(setting("max_rps"), (Value::Null, "default".into()));
+    assert_eq!(json["settings"]["concurrency"]["source"], "file");
+    assert_eq!(json["api_key"], "unset");
+
+    // The same as a table for people.
+    ratewatch_in(ws.dir.path())
+        .arg("config")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "config file: ratewatch.toml (working directory)",
+        ))
+        .stdout(predicate::str::is_match(r"\nconcurrency +16 +file ratewatch.toml:2\n").unwrap())
+        .stdout(predicate::str::is_match(r"\nretry_delay_ms +500 +default\n").unwrap());
+}
+
+#[test]
+fn a_file_named_by_flag_or_variable_replaces_the_working_directory_one() {
+    let ws = Workspace::new();
+    ws.write("ratewatch.toml", b"concurrency = 16\n");
+    std::fs::create_dir(ws.path("etc")).unwrap();
+    ws.write("etc/other.toml", b"concurrency = 2\nout = \"reports\"\n");
+    let json = config_json(
+        ratewatch_in(ws.dir.path()).env("RATEWATCH_CONFIG", "etc/other.toml"),
+        &[],
+    );
+    assert_eq!(json["settings"]["concurrency"]["value"], 2);
+    assert_eq!(json["config_file"]["found_by"], "env RATEWATCH_CONFIG");
+    // A relative path in a file is the file's folder's.
+    assert_eq!(json["settings"]["out"]["value"], "etc/reports");
+
+    let json = config_json(
+        ratewatch_in(ws.dir.path()).env("RATEWATCH_CONFIG", "etc/other.toml"),
+        &["--config", "ratewatch.toml"],
+    );
+    assert_eq!(json["settings"]["concurrency"]["value"], 16);
+    assert_eq!(json["config_file"]["found_by"], "flag --config");
+
+    ratewatch_in(ws.dir.path())
+        .args(["--config", "missing.toml", "config"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot read the config file missing.toml (given by flag --config)",
+        ));
+}
+
+#[test]
+fn an_unknown_key_or_a_bad_value_stops_with_file_line_and_key() {
+    let ws = Workspace::new();
+    ws.write("ratewatch.toml", b"db = \"x.db\"\nconcurency = 4\n");
+    for command in [&["config"][..], &["lookups", "countries", "--demo"][..]] {
+        ratewatch_in(ws.dir.path())
+            .args(command)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(
+                "ratewatch.toml:2: unknown key `concurency` (did you mean `concurrency`?)",
+            ));
+    }
+    // Commands that use no settings do not read the file.
+    ratewatch_in(ws.dir.path())
+        .args(["demo-portfolio", "--rows", "1"])
+        .assert()
+        .code(0);
+
+    ws.write("ratewatch.toml", b"\n\ntimeout = \"soon\"\n");
+    ratewatch_in(ws.dir.path())
+        .arg("config")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "ratewatch.toml:3: timeout: expected a positive number of seconds, got \"soon\"",
+        ));
+    ratewatch_in(ws.dir.path())
+        .args(["config", "--timeout", "2"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn the_api_key_is_never_printed() {
+    const SECRET: &str = "k3y-that-must-never-show";
+    let ws = Workspace::new();
+    let key_file = ws.write("key", format!("{SECRET}\n").as_bytes());
+
+    for json in [false, true] {
+        let mut cmd = ratewatch_in(ws.dir.path());
+        cmd.env("RATEWATCH_API_KEY", SECRET).arg("config");
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.assert()
+            .code(0)
+            .stdout(predicate::str::contains("set (RATEWATCH_API_KEY)"))
+            .stdout(predicate::str::contains(SECRET).not());
+    }
+    ratewatch_in(ws.dir.path())
+        .env("RATEWATCH_API_KEY", SECRET)
+        .args(["config", "--api-key-file"])
+        .arg(&key_file)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!(
+            "set (file {})",
+            key_file.display()
+        )))
+        .stdout(predicate::str::contains(SECRET).not());
+    ratewatch_in(ws.dir.path())
+        .arg("config")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::is_match(r"\napi key +unset\n").unwrap());
+
+    // A key written into the config file is refused, and not echoed.
+    ws.write(
+        "ratewatch.toml",
+        format!("concurrency = 4\napi_key = \"{SECRET}\"\n").as_bytes(),
+    );
+    ratewatch_in(ws.dir.path())
+        .arg("config")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("ratewatch.toml:2: `api_key`"))
+        .stderr(predicate::str::contains("api_key_file"))
+        .stderr(predicate::str::contains("RATEWATCH_API_KEY"))
+        .stderr(predicate::str::contains(SECRET).not());
+}
+
+#[test]
+fn screen_takes_its_settings_from_the_file_and_the_environment() {
+    let sim = background(config());
+    let ws = Workspace::new();
+    let company = CompanyRef { country: 0, n: 42 };
+    let siren = sim.server.dataset().external_ids(company)[0]
+        .external_id
+        .clone();
+    let portfolio = ws.write(
+        "book.csv",
+        format!("ref,country,service,id\nA,fr,SIREN,{siren}\n").as_bytes(),
+    );
+    ws.write(
+        "ratewatch.toml",
+        format!(
+            "base_url = \"{}\"\ndb = \"state/book.db\"\nout = \"reports\"\napi_key_file = \"key\"\n",
+            sim.server.base_url()
+        )
+        .as_bytes(),
+    );
+    ws.write("key", KEY.as_bytes());
+    std::fs::create_dir(ws.path("state")).unwrap();
+    let rated = |report: &Path| {
+        let text = std::fs::read_to_string(report).unwrap();
+        let json: Value = serde_json::from_str(&text).unwrap();
+        json["rows"][0]["status"] == "rated"
+    };
+    ratewatch_in(ws.dir.path())
+        .arg("screen")
+        .arg(&portfolio)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert!(ws.path("state/book.db").is_file());
+    // Rated: the key was read from the file `api_key_file` names.
+    assert!(rated(&ws.path("reports/report.json")));
+
+    // A variable wins over the file, a flag over both.
+    ratewatch_in(ws.dir.path())
+        .env("RATEWATCH_OUT", "nightly")
+        .arg("screen")
+        .arg(&portfolio)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert!(rated(&ws.path("nightly/report.json")));
+    ratewatch_in(ws.dir.path())
+        .env("RATEWATCH_OUT", "nightly")
+        .args(["screen", "--out", "adhoc"])
+        .arg(&portfolio)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert!(rated(&ws.path("adhoc/report.json")));
+}
+
+#[test]
+fn the_sample_config_file_is_valid_and_complete() {
+    let ws = Workspace::new();
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/ratewatch.toml");
+    let copy = ws.path("ratewatch.toml");
+    std::fs::copy(&sample, &copy).unwrap();
+    ws.write("ratewatch.key", b"from-the-key-file\n");
+    let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
+    let settings = json["settings"].as_object().unwrap();
+    for (key, setting) in settings {
+        // max_calls is left commented out: most accounts have no call budget.
+        let expected = if key == "max_calls" {
+            "default"
+        } else {
+            "file"
+        };
+        assert_eq!(setting["source"], expected, "{key}");
+    }
+    assert_eq!(json["api_key"], "set (file ratewatch.key)");
+    assert_eq!(settings["concurrency"]["value"], 8);
+}
