@@ -4,6 +4,7 @@
 //! One writer owns the connection that changes results (`writer`); the resolution cache
 //! reads through a connection of its own, which WAL lets run beside the writer.
 
+mod checkpoint;
 mod lock;
 mod migrate;
 mod writer;
@@ -432,7 +433,12 @@ impl Store {
         // index) stays in memory; 16 MiB holds it for portfolios of a million rows.
         conn.execute_batch("PRAGMA cache_size = -16384;")
             .map_err(StoreError::at("sizing the page cache"))?;
-        Writer::start(conn, run_id)
+        let checkpointer = checkpoint::Checkpointer::start(&self.path);
+        if checkpointer.is_some() {
+            conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
+                .map_err(StoreError::at("handing checkpoints to their thread"))?;
+        }
+        Writer::start(conn, run_id, checkpointer)
     }
 }
 

@@ -282,3 +282,45 @@ fn lookups_are_kept_between_runs() {
     store.save_lookups(&countries, &services).unwrap();
     assert_eq!(store.load_lookups().unwrap(), (countries, services));
 }
+
+#[test]
+fn the_log_is_copied_into_the_database_while_the_writer_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let mut store = Store::open(&path).unwrap();
+    let run_id = run(&mut store);
+    let main_file = || std::fs::metadata(&path).unwrap().len();
+    let before = main_file();
+    let mut writer = store.writer(run_id).unwrap();
+    for n in 0..2_000u32 {
+        let id = Uuid::from_u128(u128::from(n) + 1);
+        writer
+            .send(Record::Observation(rating(
+                id,
+                Color::Green,
+                "2026-01-01T00:00:00Z",
+                "2026-01-02T00:00:00Z",
+                "2026-01-03T00:00:00Z",
+            )))
+            .unwrap();
+    }
+    // Committed (the transaction is old enough) but still only in the log: the writer's
+    // own checkpoints are off.
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
+    writer.tick().unwrap();
+    assert_eq!(main_file(), before, "the writer does not checkpoint itself");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while main_file() == before {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the checkpoint thread never copied the log"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    writer.finish().unwrap();
+    let n: i64 = store
+        .conn
+        .query_row("SELECT count(*) FROM ratings", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2_000);
+}

@@ -17,6 +17,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use super::checkpoint::Checkpointer;
 use super::{CachedResolution, StoreError, now_text, time_text};
 use crate::api::models::Company;
 use crate::model::{self, Candidate, Change, Color, InputRow, RowStatus};
@@ -91,16 +92,23 @@ pub struct Writer {
     /// When the open transaction began, if one is open, and how many records it holds.
     open: Option<(Instant, usize)>,
     written: u64,
+    /// Copies the log into the database meanwhile; stops with the writer.
+    _checkpointer: Option<Checkpointer>,
 }
 
 impl Writer {
-    pub(super) fn start(conn: Connection, run_id: i64) -> Result<Writer, StoreError> {
+    pub(super) fn start(
+        conn: Connection,
+        run_id: i64,
+        checkpointer: Option<Checkpointer>,
+    ) -> Result<Writer, StoreError> {
         Ok(Writer {
             conn,
             run_id,
             companies: HashMap::new(),
             open: None,
             written: 0,
+            _checkpointer: checkpointer,
         })
     }
 

@@ -1,0 +1,60 @@
+//! Copies the write-ahead log into the database file on a thread of its own.
+//!
+//! SQLite normally checkpoints inside the commit that makes the log long, which would stall
+//! the screening thread (and every response waiting on it) for the time of the copy and
+//! its syncs. The writer turns that off and this thread checkpoints instead, passively: it
+//! never blocks the writer, and it writes nothing but the log's pages.
+
+use std::path::Path;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::open_connection;
+
+/// How often the log is copied: about once per writer transaction.
+const EVERY: Duration = Duration::from_secs(1);
+
+/// The checkpointing thread; stopped when dropped.
+pub struct Checkpointer {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    /// Starts checkpointing the database at `path`; `None` (logged) if it cannot, and then
+    /// SQLite's own checkpoints must stay on.
+    pub fn start(path: &Path) -> Option<Checkpointer> {
+        let conn = open_connection(path)
+            .inspect_err(|e| tracing::warn!("checkpoints stay in the writer: {e}"))
+            .ok()?;
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("checkpoint".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
+                    // A failed checkpoint loses nothing: the pages stay in the log, and the
+                    // next checkpoint (or the next connection) copies them.
+                    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                    {
+                        tracing::debug!("checkpoint deferred: {e}");
+                    }
+                }
+            })
+            .inspect_err(|e| tracing::warn!("checkpoints stay in the writer: {e}"))
+            .ok()?;
+        Some(Checkpointer {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
