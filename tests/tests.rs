@@ -5,6 +5,7 @@ mod common;
 
 mod cli;
 mod client;
+mod database;
 mod faults;
 mod screen;
 mod simulator;

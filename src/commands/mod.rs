@@ -2,17 +2,22 @@
 //! text on stdout; the binary only parses arguments and maps the result to an exit code.
 
 mod demo_server;
+mod history;
 mod lookup;
+mod output;
+mod runs;
 mod screen;
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
 
 use crate::api::{ApiError, Client};
 use crate::cli::{Cli, Command};
 use crate::config::{KeySource, ServiceSettings, Target, missing_key};
 use crate::error::{Error, ExitCode};
 use crate::sim::{SimConfig, SimServer};
+use crate::store::Store;
 
 /// Runs the command the user asked for.
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
@@ -22,7 +27,20 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Lookups(args) => lookup::lists(args).await,
         Command::DemoServer(args) => demo_server::serve(args).await,
         Command::DemoPortfolio(args) => demo_server::portfolio(args),
+        Command::Runs(args) => runs::runs(args),
+        Command::Report(args) => runs::report(args),
+        Command::History(args) => history::history(args),
+        Command::Changes(args) => history::changes(args),
     }
+}
+
+/// The database for a command that only reads it: never created or changed, no lock
+/// taken, so a screening run in progress goes on undisturbed.
+fn open_read_only(db: &Path) -> Result<Store, Error> {
+    Store::open_read_only(db).map_err(|source| Error::Store {
+        path: db.to_path_buf(),
+        source,
+    })
 }
 
 /// A client ready to use, and the in-process simulator behind it in demo mode.
