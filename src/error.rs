@@ -76,6 +76,7 @@ impl Error {
                 source:
                     crate::store::StoreError::Busy { .. }
                     | crate::store::StoreError::Missing
+                    | crate::store::StoreError::Empty
                     | crate::store::StoreError::NoSuchRun(_),
                 ..
             } => ExitCode::Usage,

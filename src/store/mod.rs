@@ -55,6 +55,10 @@ pub enum StoreError {
     )]
     Missing,
     #[error(
+        "it is empty, not yet a ratewatch database; `ratewatch screen` with this --db fills it"
+    )]
+    Empty,
+    #[error(
         "it has schema version {found} and this command needs version {needed}; the next `ratewatch screen` with this --db upgrades it (reading commands never write)"
     )]
     Older { found: i64, needed: i64 },
@@ -154,7 +158,9 @@ impl Store {
         .map_err(StoreError::at("opening"))?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(StoreError::at("setting the busy timeout"))?;
-        migrate::check(&conn)?;
+        if migrate::check(&conn)? == 0 {
+            return Err(StoreError::Empty);
+        }
         Ok(Store {
             conn,
             path: path.to_path_buf(),

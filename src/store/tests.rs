@@ -821,6 +821,13 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
         Err(StoreError::Missing)
     ));
     assert!(!missing.exists(), "not created");
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(matches!(
+        Store::open_read_only(&empty),
+        Err(StoreError::Empty)
+    ));
+    assert_eq!(std::fs::read(&empty).unwrap(), b"", "left empty");
 
     // A database of the first schema: readable, but not for what needs the second.
     let old = dir.path().join("v1.db");
