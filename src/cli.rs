@@ -62,6 +62,43 @@ pub enum Command {
         ratewatch lookups services --demo --json")]
     Lookups(LookupsArgs),
 
+    /// List the recent runs, newest first: when, which portfolio, how it ended, its counts.
+    #[command(after_help = "Examples:\n  \
+        ratewatch runs\n  \
+        ratewatch runs --limit 5 --json\n\n\
+        Exit codes: 0 listed, 2 usage error or no database at --db, 4 database unusable.")]
+    Runs(RunsArgs),
+
+    /// Write a past run's report.csv and report.json again, byte for byte as the run wrote
+    /// them, and print its summary.
+    #[command(after_help = "Examples:\n  \
+        ratewatch report --run 12 --out reports/run-12\n  \
+        ratewatch report --run 3 --db /var/lib/ratewatch/ratewatch.db\n\n\
+        Exit codes: 0 written, 2 usage error, unknown run or no database at --db, 4 database unusable.")]
+    Report(ReportArgs),
+
+    /// Show a company's color timeline: each color it held, since when (as the service
+    /// dates it), when ratewatch first and last saw it, and in which runs.
+    ///
+    /// COMPANY is the service's company id (UUID), your reference as in a portfolio's
+    /// latest finished run (e.g. a customer number), or a part of the company's name (case
+    /// and accents ignored).
+    #[command(after_help = "Examples:\n  \
+        ratewatch history C-1003\n  \
+        ratewatch history \"zhao robotique\" --json\n  \
+        ratewatch history fc1e733d-c34f-4564-940a-51e0f4d721c0 --csv\n\n\
+        Exit codes: 0 shown, 1 no company matches, 2 usage error, several companies match (they are listed) or no database at --db, 4 database unusable.")]
+    History(HistoryArgs),
+
+    /// List the color changes ratewatch saw in a time window (default: the last 7 days),
+    /// newest first, with the portfolio references that hold each company.
+    #[command(after_help = "Examples:\n  \
+        ratewatch changes\n  \
+        ratewatch changes --since 2026-11-01 --until 2026-11-30 --csv > november.csv\n  \
+        ratewatch changes --since 2026-11-20T02:00:00Z --json\n\n\
+        Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
+    Changes(ChangesArgs),
+
     /// Write a portfolio CSV made from the simulator's dataset (for trying and benchmarking
     /// `screen`): 70% identifier rows, 30% name rows, 10% duplicates.
     #[command(after_help = "Example:\n  \
@@ -124,13 +161,9 @@ pub struct ServiceArgs {
     pub connect_timeout: Option<f64>,
 }
 
-#[derive(Debug, Args)]
-pub struct ScreenArgs {
-    /// The portfolio CSV: a `country` column plus `service` and `id`, or `name` (with
-    /// optional `streetnumber`, `streetname`, `city`, `postcode`, `phonenumber`), optional
-    /// `ref` and `company_id`. Comma, semicolon or tab separated; UTF-8.
-    pub portfolio: PathBuf,
-
+/// How the report files are written (shared by `screen` and `report`).
+#[derive(Debug, Clone, Args)]
+pub struct ReportFormatArgs {
     /// Name the reports after the run's start time in UTC (report-20261121T020000Z.csv, …)
     /// so that each run keeps its own.
     #[arg(long)]
@@ -140,6 +173,17 @@ pub struct ScreenArgs {
     /// (excel: semicolon, CRLF, UTF-8 BOM, identifiers kept as text).
     #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard)]
     pub csv_dialect: CsvDialectArg,
+}
+
+#[derive(Debug, Args)]
+pub struct ScreenArgs {
+    /// The portfolio CSV: a `country` column plus `service` and `id`, or `name` (with
+    /// optional `streetnumber`, `streetname`, `city`, `postcode`, `phonenumber`), optional
+    /// `ref` and `company_id`. Comma, semicolon or tab separated; UTF-8.
+    pub portfolio: PathBuf,
+
+    #[command(flatten)]
+    pub reports: ReportFormatArgs,
 
     /// Search every row again instead of using cached resolutions.
     #[arg(long)]
@@ -390,4 +434,88 @@ pub struct ManArgs {
     /// Write every page (ratewatch.1, ratewatch-screen.1, …) into this folder instead.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+/// The database a reading command reads.
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// The SQLite database that `ratewatch screen` writes. Opened read-only: never created
+    /// or changed, and a run in progress is not disturbed [env: RATEWATCH_DB] [default:
+    /// ratewatch.db].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+/// How a reading command prints: a table for people, or JSON or CSV for scripts.
+#[derive(Debug, Clone, Args)]
+pub struct ListingArgs {
+    /// Print JSON for scripts instead of a table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+
+    /// Print CSV for scripts and spreadsheets instead of a table.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// How many runs to list, newest first.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: u64,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub listing: ListingArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run whose reports to write (`ratewatch runs` lists them).
+    #[arg(long, value_name = "N")]
+    pub run: i64,
+
+    /// Folder for report.csv, report.json and report.html [env: RATEWATCH_OUT] [default: .].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub reports: ReportFormatArgs,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Company id (UUID), your reference, or part of the company's name.
+    #[arg(value_name = "COMPANY")]
+    pub company: String,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub listing: ListingArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    /// Changes seen from this date (UTC, start of the day) or time (2026-11-20T02:00:00Z);
+    /// default: 7 days ago.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Changes seen up to this date (included, to the end of the day) or time; default:
+    /// now.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub listing: ListingArgs,
 }

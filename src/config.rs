@@ -462,6 +462,13 @@ impl Sources {
             .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_DB))))
     }
 
+    /// The folder of the reports: `--out`, `RATEWATCH_OUT`, `out` in the file, or `.`.
+    pub fn output_folder(&self, flag: Option<PathBuf>) -> Result<Sourced<PathBuf>, Error> {
+        Ok(self
+            .pick_path(Key::Out, flag)?
+            .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_OUT))))
+    }
+
     /// The API key and where it came from: the file named by `api_key_file` (read now),
     /// else `RATEWATCH_API_KEY`, else none.
     pub fn api_key(
@@ -624,9 +631,7 @@ impl Settings {
                     .unwrap_or(Sourced::by_default(DEFAULT_CONNECT_TIMEOUT_SECS)),
             ),
             db: sources.database(run.and_then(|r| r.db.clone()))?,
-            out: sources
-                .pick_path(Key::Out, run.and_then(|r| r.out.clone()))?
-                .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_OUT))),
+            out: sources.output_folder(run.and_then(|r| r.out.clone()))?,
             concurrency: sources
                 .pick(
                     Key::Concurrency,

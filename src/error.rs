@@ -73,7 +73,11 @@ impl Error {
         match self {
             Error::Config(_) | Error::Input(_) => ExitCode::Usage,
             Error::Store {
-                source: crate::store::StoreError::Busy { .. },
+                source:
+                    crate::store::StoreError::Busy { .. }
+                    | crate::store::StoreError::Missing
+                    | crate::store::StoreError::Empty
+                    | crate::store::StoreError::NoSuchRun(_),
                 ..
             } => ExitCode::Usage,
             Error::Store { .. } => ExitCode::Fatal,

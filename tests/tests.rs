@@ -6,6 +6,7 @@ mod common;
 mod cli;
 mod client;
 mod config;
+mod database;
 mod faults;
 mod logs;
 mod reports;

@@ -3,18 +3,23 @@
 
 mod config;
 mod demo_server;
+mod history;
 mod lookup;
+mod output;
+mod runs;
 mod screen;
 mod shell;
 
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
 
 use crate::api::{ApiError, Client};
 use crate::cli::{Cli, Command};
 use crate::config::{KeySource, ServiceSettings, Sources, Target, missing_key};
 use crate::error::{Error, ExitCode};
 use crate::sim::{SimConfig, SimServer};
+use crate::store::Store;
 
 /// Runs the command the user asked for.
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
@@ -31,7 +36,20 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Config(args) => config::show(args, sources()?),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
+        Command::Runs(args) => runs::runs(args, sources()?),
+        Command::Report(args) => runs::report(args, sources()?),
+        Command::History(args) => history::history(args, sources()?),
+        Command::Changes(args) => history::changes(args, sources()?),
     }
+}
+
+/// The database for a command that only reads it: never created or changed, no lock
+/// taken, so a screening run in progress goes on undisturbed.
+fn open_read_only(db: &Path) -> Result<Store, Error> {
+    Store::open_read_only(db).map_err(|source| Error::Store {
+        path: db.to_path_buf(),
+        source,
+    })
 }
 
 /// A client ready to use, and the in-process simulator behind it in demo mode.

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::Connection;
 use crate::api::ApiError;
-use crate::cli::{CsvDialectArg, ScreenArgs};
+use crate::cli::{CsvDialectArg, ReportFormatArgs, ScreenArgs};
 use crate::config::{ServiceSettings, Settings, Sources, Target};
 use crate::error::{Error, ExitCode};
 use crate::limit::{Limiter, Limits, RetryPolicy};
@@ -168,7 +168,12 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         .finish_run(run_id, status, &calls)
         .map_err(db_error)
         .and_then(|()| {
-            write_reports(&store, run_id, &ReportOptions::new(&args, out)).map_err(|e| match e {
+            write_reports(
+                &store,
+                run_id,
+                &ReportOptions::new(&args.reports, out, args.quiet),
+            )
+            .map_err(|e| match e {
                 ReportError::Store(e) => db_error(e),
                 ReportError::Io(e) => {
                     Error::io(format!("cannot write the reports in {}", out.display()), e)
@@ -300,15 +305,15 @@ pub struct ReportOptions {
 }
 
 impl ReportOptions {
-    pub fn new(args: &ScreenArgs, out: &std::path::Path) -> ReportOptions {
+    pub fn new(format: &ReportFormatArgs, out: &Path, quiet: bool) -> ReportOptions {
         ReportOptions {
             out: out.to_path_buf(),
-            quiet: args.quiet,
-            csv_dialect: match args.csv_dialect {
+            quiet,
+            csv_dialect: match format.csv_dialect {
                 CsvDialectArg::Standard => Dialect::Standard,
                 CsvDialectArg::Excel => Dialect::Excel,
             },
-            timestamped: args.timestamped,
+            timestamped: format.timestamped,
         }
     }
 }

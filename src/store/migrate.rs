@@ -9,11 +9,18 @@ use rusqlite::Connection;
 use super::{StoreError, now_text};
 
 /// Every migration, in order: (version, name, SQL).
-pub const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "initial",
-    include_str!("../../migrations/0001_initial.sql"),
-)];
+pub const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "initial",
+        include_str!("../../migrations/0001_initial.sql"),
+    ),
+    (
+        2,
+        "color_periods",
+        include_str!("../../migrations/0002_color_periods.sql"),
+    ),
+];
 
 /// The schema version this build writes.
 pub fn latest_version() -> i64 {
@@ -22,32 +29,7 @@ pub fn latest_version() -> i64 {
 
 /// Brings the database to the latest version.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(StoreError::at("reading the schema version"))?;
-    let tables: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(StoreError::at("reading the schema"))?;
-    let ours: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(StoreError::at("reading the schema"))?;
-    if tables > 0 && ours == 0 {
-        return Err(StoreError::Foreign);
-    }
-    if version > latest_version() {
-        return Err(StoreError::Newer {
-            found: version,
-            known: latest_version(),
-        });
-    }
+    let version = check(conn)?;
     for (v, name, sql) in MIGRATIONS.iter().filter(|m| m.0 > version) {
         let tx = conn
             .transaction()
@@ -74,4 +56,36 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         )))?;
     }
     Ok(())
+}
+
+/// The schema version of a database that ratewatch can use, without changing anything:
+/// refuses one of another program or of a newer ratewatch.
+pub fn check(conn: &Connection) -> Result<i64, StoreError> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(StoreError::at("reading the schema version"))?;
+    let tables: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::at("reading the schema"))?;
+    let ours: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(StoreError::at("reading the schema"))?;
+    if tables > 0 && ours == 0 {
+        return Err(StoreError::Foreign);
+    }
+    if version > latest_version() {
+        return Err(StoreError::Newer {
+            found: version,
+            known: latest_version(),
+        });
+    }
+    Ok(version)
 }

@@ -2,9 +2,11 @@
 //! rating history and every row's outcome. All SQL of ratewatch lives under this module.
 //!
 //! One writer owns the connection that changes results (`writer`); the resolution cache
-//! reads through a connection of its own, which WAL lets run beside the writer.
+//! reads through a connection of its own, which WAL lets run beside the writer. The
+//! reading commands open the database read-only (`Store::open_read_only`, `history`).
 
 mod checkpoint;
+mod history;
 mod lock;
 mod migrate;
 mod writer;
@@ -19,6 +21,7 @@ use uuid::Uuid;
 use crate::api::models::{Country, IdentifierService};
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
 
+pub use history::{ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding, RunOverview};
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
 pub use writer::{Outcome, Record, RowRecord, Writer};
@@ -48,6 +51,20 @@ pub enum StoreError {
     Busy { holder: String },
     #[error("{0}")]
     Lock(String),
+    #[error(
+        "there is no database there; pass --db PATH (or set RATEWATCH_DB) to the file `ratewatch screen` writes"
+    )]
+    Missing,
+    #[error(
+        "it is empty, not yet a ratewatch database; `ratewatch screen` with this --db fills it"
+    )]
+    Empty,
+    #[error(
+        "it has schema version {found} and this command needs version {needed}; the next `ratewatch screen` with this --db upgrades it (reading commands never write)"
+    )]
+    Older { found: i64, needed: i64 },
+    #[error("it has no run {0}; `ratewatch runs` lists the runs it has")]
+    NoSuchRun(i64),
 }
 
 impl StoreError {
@@ -126,6 +143,39 @@ impl Store {
             conn,
             path: path.to_path_buf(),
         })
+    }
+
+    /// Opens an existing database for reading only: it is never created, upgraded or
+    /// written, and no lock is taken, so this runs beside a screening run without blocking
+    /// or slowing it (WAL gives readers a snapshot of what was committed).
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::Missing);
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(StoreError::at("opening"))?;
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(StoreError::at("setting the busy timeout"))?;
+        if migrate::check(&conn)? == 0 {
+            return Err(StoreError::Empty);
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Refuses a database whose schema is older than `needed` (a read-only store cannot
+    /// upgrade it).
+    pub fn require_schema(&self, needed: i64) -> Result<(), StoreError> {
+        let found = migrate::check(&self.conn)?;
+        if found < needed {
+            return Err(StoreError::Older { found, needed });
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -381,7 +431,9 @@ impl Store {
                     })
                 },
             )
-            .map_err(StoreError::at(ctx.clone()))?;
+            .optional()
+            .map_err(StoreError::at(ctx.clone()))?
+            .ok_or(StoreError::NoSuchRun(run_id))?;
         let mut stmt = self
             .conn
             .prepare(

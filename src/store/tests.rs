@@ -324,3 +324,627 @@ fn the_log_is_copied_into_the_database_while_the_writer_works() {
         .unwrap();
     assert_eq!(n, 2_000);
 }
+
+// ----- reading the history -----------------------------------------------------------
+
+/// One observation of a company by a run: color, the service's lastChangeDate and
+/// lastRefreshDate, and when it was requested.
+struct Seen {
+    company: Uuid,
+    color: Color,
+    changed: Option<&'static str>,
+    refreshed: &'static str,
+    at: &'static str,
+}
+
+fn seen(
+    company: Uuid,
+    color: Color,
+    changed: Option<&'static str>,
+    refreshed: &'static str,
+    at: &'static str,
+) -> Seen {
+    Seen {
+        company,
+        color,
+        changed,
+        refreshed,
+        at,
+    }
+}
+
+/// A finished run of portfolio `p` that saw these ratings, each company held by a row
+/// whose reference is given.
+fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
+    let run_id = store
+        .start_run(&NewRun {
+            portfolio: portfolio.into(),
+            input_path: format!("{portfolio}.csv"),
+            sha256: "x".into(),
+            demo_day: None,
+        })
+        .unwrap();
+    let mut writer = store.writer(run_id).unwrap();
+    for (line, (reference, s)) in seen.iter().enumerate() {
+        writer
+            .send(Record::Observation(Rating {
+                company_id: s.company,
+                color: s.color.clone(),
+                requested_at: Some(ts(s.at)),
+                last_refresh: Some(ts(s.refreshed)),
+                last_change: s.changed.map(ts),
+            }))
+            .unwrap();
+        writer
+            .send(Record::Row(Box::new(RowRecord {
+                input: crate::model::InputRow {
+                    line: line as u64 + 2,
+                    reference: Some(reference.to_string()),
+                    country: Some("FR".into()),
+                    ..Default::default()
+                },
+                status: RowStatus::Rated,
+                company_id: Some(s.company),
+                ..RowRecord::default()
+            })))
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    store.finish_run(run_id, "complete", &[]).unwrap();
+    run_id
+}
+
+fn uuid(n: u8) -> Uuid {
+    Uuid::from_bytes([n; 16])
+}
+
+/// A history with every case the periods must get right: refreshes and evolutions that
+/// keep a color, a change dated inside the gap between two sightings, one dated before
+/// the last sighting of the old color, one dated after it was seen, and no date at all.
+fn eventful_history(store: &mut Store) {
+    use Color::*;
+    let (a, b, c) = (uuid(0xa), uuid(0xb), uuid(0xc));
+    let at =
+        |d: u8| -> &'static str { Box::leak(format!("2026-01-{d:02}T02:00:00Z").into_boxed_str()) };
+    screened(
+        store,
+        "p",
+        &[
+            (
+                "A",
+                seen(a, Green, Some("2025-12-01T00:00:00Z"), at(1), at(1)),
+            ),
+            ("B", seen(b, White, None, at(1), at(1))),
+            (
+                "C",
+                seen(c, Yellow, Some("2025-12-24T00:00:00Z"), at(1), at(1)),
+            ),
+        ],
+    );
+    screened(
+        store,
+        "p",
+        &[
+            (
+                "A",
+                seen(a, Green, Some("2025-12-01T00:00:00Z"), at(1), at(2)),
+            ),
+            ("B", seen(b, White, None, at(1), at(2))),
+        ],
+    );
+    // A: a refresh only (new row, same color); B: green, dated after it was seen.
+    screened(
+        store,
+        "p",
+        &[
+            (
+                "A",
+                seen(a, Green, Some("2025-12-01T00:00:00Z"), at(3), at(3)),
+            ),
+            (
+                "B",
+                seen(b, Green, Some("2026-01-10T00:00:00Z"), at(3), at(3)),
+            ),
+        ],
+    );
+    // A: red, dated between the last green (3rd) and this sighting.
+    screened(
+        store,
+        "p",
+        &[(
+            "A",
+            seen(a, Red, Some("2026-01-03T12:00:00Z"), at(4), at(4)),
+        )],
+    );
+    // A: red evolved (lastChangeDate moved), then yellow dated before the last red.
+    screened(
+        store,
+        "p",
+        &[(
+            "A",
+            seen(a, Red, Some("2026-01-05T01:00:00Z"), at(5), at(5)),
+        )],
+    );
+    screened(
+        store,
+        "p",
+        &[
+            (
+                "A",
+                seen(a, Yellow, Some("2026-01-02T00:00:00Z"), at(6), at(6)),
+            ),
+            (
+                "B",
+                seen(b, Green, Some("2026-01-10T00:00:00Z"), at(3), at(6)),
+            ),
+        ],
+    );
+}
+
+type Period = (String, String, String, Option<String>, String, String);
+
+/// The periods of every company as the view gives them.
+fn view_periods(store: &Store) -> Vec<Period> {
+    store
+        .conn
+        .prepare(
+            "SELECT company_id, color, valid_from, valid_to, observed_at, confirmed_at
+             FROM color_periods ORDER BY company_id, valid_from",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// The same periods worked out from the raw history, by the rule the migration states:
+/// runs of one color; from the service's date kept between the last sighting of the old
+/// color and the first of the new; to the next period's start.
+fn periods_from_history(store: &Store) -> Vec<Period> {
+    let rows: Vec<(String, String, Option<String>, String, String)> = store
+        .conn
+        .prepare(
+            "SELECT c.company_id, r.color, r.last_change_date, r.observed_at, r.confirmed_at
+             FROM ratings r JOIN companies c ON c.id = r.company
+             ORDER BY c.company_id, r.id",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut periods: Vec<Period> = Vec::new();
+    let mut last_confirmed: Option<String> = None;
+    for (i, (company, color, changed, observed, confirmed)) in rows.iter().enumerate() {
+        let same_company = i > 0 && rows[i - 1].0 == *company;
+        if same_company && rows[i - 1].1 == *color {
+            periods.last_mut().unwrap().5 = confirmed.clone();
+            last_confirmed = Some(confirmed.clone());
+            continue;
+        }
+        let since = changed
+            .clone()
+            .unwrap_or(observed.clone())
+            .min(observed.clone());
+        let from = match (&last_confirmed, same_company) {
+            (Some(seen), true) => since.max(seen.clone()),
+            _ => since,
+        };
+        if same_company {
+            periods.last_mut().unwrap().3 = Some(from.clone());
+        }
+        periods.push((
+            company.clone(),
+            color.clone(),
+            from,
+            None,
+            observed.clone(),
+            confirmed.clone(),
+        ));
+        last_confirmed = Some(confirmed.clone());
+    }
+    periods
+}
+
+#[test]
+fn color_periods_follow_the_rule_the_migration_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("p.db")).unwrap();
+    eventful_history(&mut store);
+    let view = view_periods(&store);
+    assert_eq!(view, periods_from_history(&store));
+
+    let a = uuid(0xa).to_string();
+    let of = |id: &str| -> Vec<(String, String, Option<String>)> {
+        view.iter()
+            .filter(|p| p.0 == id)
+            .map(|p| (p.1.clone(), p.2.clone(), p.3.clone()))
+            .collect()
+    };
+    let t = |s: &str| s.to_string();
+    assert_eq!(
+        of(&a),
+        vec![
+            // Known back to the service's date, before ratewatch first looked.
+            (
+                t("green"),
+                t("2025-12-01T00:00:00Z"),
+                Some(t("2026-01-03T12:00:00Z"))
+            ),
+            // Dated inside the gap: the service's date.
+            (
+                t("red"),
+                t("2026-01-03T12:00:00Z"),
+                Some(t("2026-01-05T02:00:00Z"))
+            ),
+            // Dated before red was last seen: red was seen then, so yellow starts after.
+            (t("yellow"), t("2026-01-05T02:00:00Z"), None),
+        ]
+    );
+    assert_eq!(
+        of(&uuid(0xb).to_string()),
+        vec![
+            // No date from the service: when it was seen.
+            (
+                t("white"),
+                t("2026-01-01T02:00:00Z"),
+                Some(t("2026-01-03T02:00:00Z"))
+            ),
+            // Dated after it was seen: when it was seen.
+            (t("green"), t("2026-01-03T02:00:00Z"), None),
+        ]
+    );
+    let confirmed: String = store
+        .conn
+        .query_row(
+            "SELECT confirmed_at FROM color_periods WHERE company_id = ?1 AND color = 'green'",
+            [&a],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        confirmed, "2026-01-03T02:00:00Z",
+        "the refresh row's sighting"
+    );
+
+    // At most one color per company at any instant, and the one the timeline says.
+    let on = |at: &str| -> Vec<(String, String)> {
+        store
+            .conn
+            .prepare(
+                "SELECT company_id, color FROM color_periods
+                 WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)
+                 ORDER BY company_id",
+            )
+            .unwrap()
+            .query_map([at], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let (b, c) = (uuid(0xb).to_string(), uuid(0xc).to_string());
+    assert_eq!(
+        on("2025-11-30T00:00:00Z"),
+        vec![],
+        "before anything was known"
+    );
+    assert_eq!(
+        on("2026-01-01T00:00:00Z"),
+        vec![(a.clone(), t("green")), (c.clone(), t("yellow"))]
+    );
+    assert_eq!(
+        on("2026-01-05T01:30:00Z"),
+        vec![
+            (a.clone(), t("red")),
+            (b.clone(), t("green")),
+            (c.clone(), t("yellow"))
+        ]
+    );
+    assert_eq!(on("2026-01-05T02:00:00Z")[0], (a, t("yellow")));
+}
+
+#[test]
+fn color_changes_gives_the_rows_it_gave_before_0002() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    eventful_history(&mut store);
+    let first = migrate::MIGRATIONS[0].2;
+    let old = &first[first.find("CREATE VIEW color_changes AS").unwrap()..];
+    store
+        .conn
+        .execute_batch(&old.replace(
+            "CREATE VIEW color_changes AS",
+            "CREATE TEMP VIEW color_changes_0001 AS",
+        ))
+        .unwrap();
+    let rows = |view: &str| -> Vec<Vec<String>> {
+        store
+            .conn
+            .prepare(&format!(
+                "SELECT company_id, name, from_color, to_color, changed_at, observed_at, run_id
+                 FROM {view} ORDER BY company_id, observed_at"
+            ))
+            .unwrap()
+            .query_map([], |r| {
+                (0..7)
+                    .map(|i| {
+                        r.get::<_, rusqlite::types::Value>(i)
+                            .map(|v| format!("{v:?}"))
+                    })
+                    .collect()
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let now = rows("main.color_changes");
+    assert_eq!(now, rows("temp.color_changes_0001"));
+    assert_eq!(
+        now.len(),
+        3,
+        "A: green → red → yellow, B: white → green: {now:?}"
+    );
+}
+
+/// The query plan's lines.
+fn plan(store: &Store, sql: &str) -> Vec<String> {
+    let mut stmt = store
+        .conn
+        .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+        .unwrap();
+    let params = vec!["x"; stmt.parameter_count()];
+    stmt.query_map(rusqlite::params_from_iter(params), |r| {
+        r.get::<_, String>(3)
+    })
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// Full scans in a plan, but for those of the small tables (runs) and of what the query
+/// builds itself.
+fn full_scans(lines: &[String]) -> Vec<&String> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("SCAN"))
+        .filter(|l| {
+            !["SCAN runs", "SCAN h", "SCAN json_each"]
+                .iter()
+                .any(|ok| l.starts_with(ok))
+        })
+        .collect()
+}
+
+#[test]
+fn the_history_is_read_through_indexes_never_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("i.db")).unwrap();
+
+    let one = plan(&store, history::PERIODS);
+    assert_eq!(full_scans(&one), Vec::<&String>::new(), "{one:#?}");
+    assert!(
+        one.iter()
+            .any(|l| l.contains("run_companies_color_starts (company=?)")),
+        "{one:#?}"
+    );
+
+    // Every company on a date: one pass over where colors started, nothing else.
+    let all = plan(
+        &store,
+        "SELECT * FROM color_periods WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)",
+    );
+    let scans = full_scans(&all);
+    assert_eq!(scans.len(), 1, "{all:#?}");
+    assert!(
+        scans[0].contains("INDEX run_companies_color_starts"),
+        "{all:#?}"
+    );
+
+    let changes = plan(&store, history::CHANGES);
+    let scans = full_scans(&changes);
+    assert_eq!(scans.len(), 1, "{changes:#?}");
+    assert!(
+        scans[0].contains("INDEX run_companies_color_changes"),
+        "{changes:#?}"
+    );
+
+    for sql in [history::BY_REF, history::HOLDINGS] {
+        let lines = plan(&store, sql);
+        assert_eq!(full_scans(&lines), Vec::<&String>::new(), "{lines:#?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("SEARCH rr USING PRIMARY KEY (run_id=?)")),
+            "{lines:#?}"
+        );
+    }
+    let by_ref = plan(&store, history::BY_REF);
+    assert!(
+        by_ref.iter().any(|l| l.contains("inputs_by_ref (ref=?)")),
+        "{by_ref:#?}"
+    );
+}
+
+#[test]
+fn references_and_holdings_come_from_each_portfolios_latest_finished_run() {
+    use Color::*;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+    let (a, b) = (uuid(1), uuid(2));
+    let day = "2026-01-01T00:00:00Z";
+    screened(
+        &mut store,
+        "customers",
+        &[("C-1", seen(a, Green, Some(day), day, day))],
+    );
+    screened(
+        &mut store,
+        "customers",
+        &[("C-2", seen(b, Red, Some(day), day, day))],
+    );
+    screened(
+        &mut store,
+        "suppliers",
+        &[("S-1", seen(b, Red, Some(day), day, day))],
+    );
+    // A run still going: its rows count for nothing yet.
+    let running = store
+        .start_run(&NewRun {
+            portfolio: "customers".into(),
+            input_path: "customers.csv".into(),
+            sha256: "y".into(),
+            demo_day: None,
+        })
+        .unwrap();
+    let mut w = store.writer(running).unwrap();
+    w.send(Record::Row(Box::new(RowRecord {
+        input: crate::model::InputRow {
+            line: 2,
+            reference: Some("C-1".into()),
+            ..Default::default()
+        },
+        status: RowStatus::Failed,
+        error: Some("timeout".into()),
+        ..RowRecord::default()
+    })))
+    .unwrap();
+    w.finish().unwrap();
+
+    let ro = Store::open_read_only(store.path()).unwrap();
+    assert_eq!(
+        ro.companies_by_ref("C-1").unwrap(),
+        vec![],
+        "C-1 left customers"
+    );
+    let by_ref = ro.companies_by_ref("C-2").unwrap();
+    assert_eq!(by_ref.len(), 1);
+    assert_eq!(by_ref[0].company_id, b.to_string());
+    let held = ro.holdings(&[&b.to_string(), &a.to_string()]).unwrap();
+    assert_eq!(held.get(&a.to_string()), None);
+    let portfolios: Vec<(&str, Option<&str>)> = held[&b.to_string()]
+        .iter()
+        .map(|h| (h.portfolio.as_str(), h.reference.as_deref()))
+        .collect();
+    assert_eq!(
+        portfolios,
+        [("customers", Some("C-2")), ("suppliers", Some("S-1"))]
+    );
+
+    let runs = ro.recent_runs(10).unwrap();
+    assert_eq!(runs.iter().map(|r| r.id).collect::<Vec<_>>(), [4, 3, 2, 1]);
+    assert_eq!(
+        (runs[0].status.as_str(), runs[0].rows),
+        ("running", 1),
+        "counted so far"
+    );
+    assert_eq!(runs[0].by_status[4], (RowStatus::Failed, 1));
+    assert_eq!(runs[1].by_status[0], (RowStatus::Rated, 1));
+    assert_eq!(ro.recent_runs(2).unwrap().len(), 2);
+}
+
+#[test]
+fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.db");
+    assert!(matches!(
+        Store::open_read_only(&missing),
+        Err(StoreError::Missing)
+    ));
+    assert!(!missing.exists(), "not created");
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(matches!(
+        Store::open_read_only(&empty),
+        Err(StoreError::Empty)
+    ));
+    assert_eq!(std::fs::read(&empty).unwrap(), b"", "left empty");
+
+    // A database of the first schema: readable, but not for what needs the second.
+    let old = dir.path().join("v1.db");
+    {
+        let conn = Connection::open(&old).unwrap();
+        let (v, name, sql) = migrate::MIGRATIONS[0];
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+        )
+        .unwrap();
+        conn.execute_batch(sql).unwrap();
+        conn.execute(
+            "INSERT INTO schema_migrations VALUES (?1, ?2, 'x')",
+            params![v, name],
+        )
+        .unwrap();
+        conn.pragma_update(None, "user_version", v).unwrap();
+    }
+    let before = std::fs::read(&old).unwrap();
+    let ro = Store::open_read_only(&old).unwrap();
+    assert_eq!(ro.recent_runs(5).unwrap(), vec![]);
+    match ro.require_schema(HISTORY_SCHEMA) {
+        Err(
+            e @ StoreError::Older {
+                found: 1,
+                needed: 2,
+            },
+        ) => {
+            assert!(e.to_string().contains("ratewatch screen"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    drop(ro);
+    assert_eq!(std::fs::read(&old).unwrap(), before, "not upgraded");
+
+    // A run writing, its batch not yet committed: the reader sees what was committed and
+    // does not wait.
+    let path = dir.path().join("busy.db");
+    let mut store = Store::open(&path).unwrap();
+    let r1 = run(&mut store);
+    let mut writer = store.writer(r1).unwrap();
+    writer
+        .send(Record::Observation(rating(
+            uuid(7),
+            Color::Red,
+            "2026-01-01T00:00:00Z",
+            "2026-01-01T00:00:00Z",
+            "2026-01-02T00:00:00Z",
+        )))
+        .unwrap();
+    let mut ro = Store::open_read_only(&path).unwrap();
+    let started = std::time::Instant::now();
+    assert_eq!(ro.recent_runs(5).unwrap()[0].status, "running");
+    assert_eq!(
+        ro.color_changes("2000-01-01T00:00:00Z", None).unwrap(),
+        vec![]
+    );
+    assert!(
+        ro.company_by_id(&uuid(7).to_string()).unwrap().is_none(),
+        "not committed yet"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(
+        ro.start_run(&NewRun {
+            portfolio: "p".into(),
+            input_path: "p.csv".into(),
+            sha256: "x".into(),
+            demo_day: None,
+        })
+        .is_err(),
+        "read-only"
+    );
+    writer.finish().unwrap();
+    assert!(
+        ro.company_by_id(&uuid(7).to_string()).unwrap().is_some(),
+        "committed now"
+    );
+}

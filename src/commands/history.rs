@@ -1,0 +1,540 @@
+//! `ratewatch history` and `ratewatch changes`: how companies' colors moved, from the
+//! database alone (no call to the service). Neither writes the database.
+
+use std::collections::HashMap;
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::output::{self, Style};
+use super::{emit, open_read_only};
+use crate::cli::{ChangesArgs, HistoryArgs};
+use crate::config::Sources;
+use crate::error::{Error, ExitCode};
+use crate::model::Change;
+use crate::resolve::normalize_name;
+use crate::store::{
+    ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding, Store, StoreError, time_text,
+};
+
+/// The window `changes` looks back over when no `--since` is given.
+const DEFAULT_WINDOW: SignedDuration = SignedDuration::from_hours(7 * 24);
+
+pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db.clone())?.value;
+    let db_error = |source| Error::Store {
+        path: db.clone(),
+        source,
+    };
+    let wanted = args.company.trim();
+    if wanted.is_empty() {
+        return Err(Error::Config(
+            "COMPANY is empty: give a company id, your reference or part of the name".into(),
+        ));
+    }
+    let store = open_read_only(db)?;
+    store.require_schema(HISTORY_SCHEMA).map_err(db_error)?;
+    let style = Style::of(&args.listing);
+    let found = find_company(&store, wanted).map_err(db_error)?;
+    let company = match found.as_slice() {
+        [one] => one,
+        _ => {
+            let ids: Vec<&str> = found.iter().map(|c| c.company_id.as_str()).collect();
+            let held = store.holdings(&ids).map_err(db_error)?;
+            emit(&matches_text(&found, &held, wanted, style)?)?;
+            if found.is_empty() {
+                return Ok(ExitCode::Attention);
+            }
+            return Err(Error::Config(format!(
+                "{} companies match {wanted:?}: give the company id of the one you mean, or more of its name",
+                found.len()
+            )));
+        }
+    };
+    let periods = store.color_periods(&company.company_id).map_err(db_error)?;
+    let held = store
+        .holdings(&[company.company_id.as_str()])
+        .map_err(db_error)?
+        .remove(&company.company_id)
+        .unwrap_or_default();
+    let text = match style {
+        Style::Table => timeline_table(company, &held, &periods),
+        Style::Csv => output::csv(
+            &[
+                "company_id",
+                "name",
+                "city",
+                "country",
+                "color",
+                "valid_from",
+                "valid_to",
+                "observed_at",
+                "confirmed_at",
+                "first_run_id",
+                "last_run_id",
+            ],
+            &periods
+                .iter()
+                .map(|p| {
+                    let mut row = company_cells(company);
+                    row.extend([
+                        p.color.to_string(),
+                        p.valid_from.clone(),
+                        output::or_empty(&p.valid_to),
+                        p.observed_at.clone(),
+                        p.confirmed_at.clone(),
+                        run_text(p.first_run_id),
+                        run_text(p.last_run_id),
+                    ]);
+                    row
+                })
+                .collect::<Vec<_>>(),
+        )?,
+        Style::Json => {
+            let mut c = company_json(company);
+            c["held_by"] = held_json(&held);
+            output::json(&json!({
+                "company": c,
+                "periods": periods.iter().map(|p| json!({
+                    "color": p.color,
+                    "valid_from": p.valid_from,
+                    "valid_to": p.valid_to,
+                    "observed_at": p.observed_at,
+                    "confirmed_at": p.confirmed_at,
+                    "first_run_id": p.first_run_id,
+                    "last_run_id": p.last_run_id,
+                })).collect::<Vec<_>>(),
+            }))?
+        }
+    };
+    emit(&text)?;
+    Ok(ExitCode::Clean)
+}
+
+/// The companies `wanted` names, trying in turn: a company id (exact), a reference as
+/// the portfolios hold it (exact), part of a name (case, accents and punctuation
+/// ignored). The first that finds any wins; several found are for the user to choose
+/// from, never a guess.
+fn find_company(store: &Store, wanted: &str) -> Result<Vec<CompanySummary>, StoreError> {
+    if let Ok(id) = Uuid::parse_str(wanted)
+        && let Some(c) = store.company_by_id(&id.to_string())?
+    {
+        return Ok(vec![c]);
+    }
+    let by_ref = store.companies_by_ref(wanted)?;
+    if !by_ref.is_empty() {
+        return Ok(by_ref);
+    }
+    let needle = normalize_name(wanted);
+    if needle.is_empty() {
+        return Ok(Vec::new());
+    }
+    store.companies_named(|name| normalize_name(name).contains(&needle))
+}
+
+/// None or several companies found: the list to choose from, with the references that
+/// hold each.
+fn matches_text(
+    found: &[CompanySummary],
+    held: &HashMap<String, Vec<Holding>>,
+    wanted: &str,
+    style: Style,
+) -> Result<String, Error> {
+    let no_holding = Vec::new();
+    let held_by = |c: &CompanySummary| held.get(&c.company_id).unwrap_or(&no_holding);
+    let with_portfolio = portfolios(held.values().flatten()) > 1;
+    let rows = |separator: &str| -> Vec<Vec<String>> {
+        found
+            .iter()
+            .map(|c| {
+                let mut row = vec![refs_text(held_by(c), with_portfolio, separator)];
+                row.extend(company_cells(c));
+                row
+            })
+            .collect()
+    };
+    Ok(match style {
+        Style::Table if found.is_empty() => {
+            format!("No company matches {wanted:?} by company id, reference or name.\n")
+        }
+        Style::Table => format!(
+            "{} companies match {wanted:?}:\n\n{}",
+            found.len(),
+            output::table(
+                &["REF", "COMPANY ID", "NAME", "CITY", "COUNTRY"],
+                &rows(", ")
+            )
+        ),
+        Style::Csv => output::csv(
+            &["refs", "company_id", "name", "city", "country"],
+            &rows("; "),
+        )?,
+        Style::Json => output::json(&json!({
+            "matches": found.iter().map(|c| {
+                let mut v = company_json(c);
+                v["held_by"] = held_json(held_by(c));
+                v
+            }).collect::<Vec<_>>()
+        }))?,
+    })
+}
+
+fn timeline_table(company: &CompanySummary, held: &[Holding], periods: &[ColorPeriod]) -> String {
+    let name = company.name.as_deref().unwrap_or("(name not known)");
+    let place = [&company.city, &company.country]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut out = if place.is_empty() {
+        format!("{}\n", output::printable(name))
+    } else {
+        output::printable(&format!("{name} ({place})")) + "\n"
+    };
+    out.push_str(&format!("company id  {}\n", company.company_id));
+    let holders = refs_text(held, portfolios(held.iter()) > 1, ", ");
+    out.push_str(&format!(
+        "held by     {}\n\n",
+        if holders.is_empty() {
+            "no row of a portfolio's latest finished run".to_string()
+        } else {
+            output::printable(&holders)
+        }
+    ));
+    if periods.is_empty() {
+        out.push_str("No rating recorded yet.\n");
+        return out;
+    }
+    let rows: Vec<Vec<String>> = periods
+        .iter()
+        .map(|p| {
+            vec![
+                p.color.to_string(),
+                p.valid_from.clone(),
+                p.valid_to.clone().unwrap_or_else(|| "-".into()),
+                p.observed_at.clone(),
+                p.confirmed_at.clone(),
+                match (p.first_run_id, p.last_run_id) {
+                    (Some(a), Some(b)) if a != b => format!("{a}–{b}"),
+                    (a, b) => run_text(a.or(b)),
+                },
+            ]
+        })
+        .collect();
+    out.push_str(&output::table(
+        &[
+            "COLOR",
+            "SINCE",
+            "UNTIL",
+            "FIRST SEEN",
+            "LAST CONFIRMED",
+            "RUNS",
+        ],
+        &rows,
+    ));
+    out
+}
+
+pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db.clone())?.value;
+    let db_error = |source| Error::Store {
+        path: db.clone(),
+        source,
+    };
+    let now = Timestamp::now();
+    let since = match &args.since {
+        Some(text) => parse_time("--since", text, Bound::From)?,
+        None => now - DEFAULT_WINDOW,
+    };
+    let until = args
+        .until
+        .as_deref()
+        .map(|text| parse_time("--until", text, Bound::To))
+        .transpose()?;
+    let (since, until) = (time_text(since), until.map(time_text));
+    if let Some(until) = &until
+        && *until <= since
+    {
+        return Err(Error::Config(format!(
+            "--until ends the window at {until}, which is not after --since {since}"
+        )));
+    }
+    let store = open_read_only(db)?;
+    store.require_schema(HISTORY_SCHEMA).map_err(db_error)?;
+    let changes = store
+        .color_changes(&since, until.as_deref())
+        .map_err(db_error)?;
+    let ids: Vec<&str> = changes
+        .iter()
+        .map(|c| c.company.company_id.as_str())
+        .collect();
+    let held = store.holdings(&ids).map_err(db_error)?;
+    let no_holding = Vec::new();
+    let held_by = |c: &ColorChange| held.get(&c.company.company_id).unwrap_or(&no_holding);
+    let with_portfolio = portfolios(held.values().flatten()) > 1;
+
+    let text = match Style::of(&args.listing) {
+        Style::Table => {
+            let window = match &until {
+                Some(until) => format!("since {since} and before {until}"),
+                None => format!("since {since}"),
+            };
+            if changes.is_empty() {
+                format!("No color change seen {window}.\n")
+            } else {
+                let rows: Vec<Vec<String>> = changes
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            refs_text(held_by(c), with_portfolio, ", "),
+                            c.company
+                                .name
+                                .clone()
+                                .unwrap_or_else(|| c.company.company_id.clone()),
+                            output::or_empty(&c.company.country),
+                            format!("{} → {}", c.from, c.to),
+                            c.changed_at.clone(),
+                            c.observed_at.clone(),
+                            c.run_id.to_string(),
+                        ]
+                    })
+                    .collect();
+                format!(
+                    "{} seen {window}:\n\n{}",
+                    if changes.len() == 1 {
+                        "1 color change".to_string()
+                    } else {
+                        format!("{} color changes", changes.len())
+                    },
+                    output::table(
+                        &[
+                            "REF", "COMPANY", "COUNTRY", "CHANGE", "CHANGED", "SEEN", "RUN"
+                        ],
+                        &rows
+                    )
+                )
+            }
+        }
+        Style::Csv => output::csv(
+            &[
+                "refs",
+                "company_id",
+                "name",
+                "city",
+                "country",
+                "from_color",
+                "to_color",
+                "change",
+                "changed_at",
+                "observed_at",
+                "run_id",
+            ],
+            &changes
+                .iter()
+                .map(|c| {
+                    let mut row = vec![refs_text(held_by(c), with_portfolio, "; ")];
+                    row.extend(company_cells(&c.company));
+                    row.extend([
+                        c.from.to_string(),
+                        c.to.to_string(),
+                        change_kind(c).as_str().to_string(),
+                        c.changed_at.clone(),
+                        c.observed_at.clone(),
+                        c.run_id.to_string(),
+                    ]);
+                    row
+                })
+                .collect::<Vec<_>>(),
+        )?,
+        Style::Json => output::json(&json!({
+            "since": since,
+            "until": until,
+            "changes": changes.iter().map(|c| {
+                let mut v = company_json(&c.company);
+                v["from_color"] = json!(c.from);
+                v["to_color"] = json!(c.to);
+                v["change"] = json!(change_kind(c));
+                v["changed_at"] = json!(c.changed_at);
+                v["observed_at"] = json!(c.observed_at);
+                v["run_id"] = json!(c.run_id);
+                v["held_by"] = held_json(held_by(c));
+                v
+            }).collect::<Vec<_>>(),
+        }))?,
+    };
+    emit(&text)?;
+    Ok(ExitCode::Clean)
+}
+
+/// Deteriorated, improved, or changed (to or from white or an unknown color).
+fn change_kind(c: &ColorChange) -> Change {
+    Change::classify(Some((&c.from, None::<()>)), &c.to, None)
+}
+
+/// Which end of the window a time given on the command line bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// Included: a date means the start of that day.
+    From,
+    /// Included too: a date means up to the end of that day, a time up to that second.
+    /// The instant returned is the first one after, so the window is `[from, to)`.
+    To,
+}
+
+/// A date (`2026-11-01`, UTC) or a time (`2026-11-01T02:00:00Z`; without an offset,
+/// UTC), to the second like the stored times.
+fn parse_time(flag: &str, text: &str, bound: Bound) -> Result<Timestamp, Error> {
+    let text = text.trim();
+    let bad = || {
+        Error::Config(format!(
+            "{flag} {text:?} is neither a date (2026-11-01) nor a time (2026-11-01T02:00:00Z)"
+        ))
+    };
+    let utc = jiff::tz::TimeZone::UTC;
+    if let Ok(date) = text.parse::<jiff::civil::Date>()
+        && text.len() == 10
+    {
+        let date = match bound {
+            Bound::From => date,
+            Bound::To => date.tomorrow().map_err(|_| bad())?,
+        };
+        return date.to_zoned(utc).map(|z| z.timestamp()).map_err(|_| bad());
+    }
+    let at = text
+        .parse::<Timestamp>()
+        .or_else(|_| {
+            text.parse::<jiff::civil::DateTime>()
+                .and_then(|t| t.to_zoned(utc.clone()))
+                .map(|z| z.timestamp())
+        })
+        .map_err(|_| bad())?;
+    let second = Timestamp::from_second(at.as_second()).map_err(|_| bad())?;
+    match bound {
+        Bound::From => Ok(second),
+        Bound::To => second
+            .checked_add(SignedDuration::from_secs(1))
+            .map_err(|_| bad()),
+    }
+}
+
+fn company_cells(c: &CompanySummary) -> Vec<String> {
+    vec![
+        c.company_id.clone(),
+        output::or_empty(&c.name),
+        output::or_empty(&c.city),
+        output::or_empty(&c.country),
+    ]
+}
+
+fn company_json(c: &CompanySummary) -> Value {
+    json!({"company_id": c.company_id, "name": c.name, "city": c.city, "country": c.country})
+}
+
+fn held_json(held: &[Holding]) -> Value {
+    json!(
+        held.iter()
+            .map(|h| json!({"portfolio": h.portfolio, "ref": h.reference, "line": h.line}))
+            .collect::<Vec<_>>()
+    )
+}
+
+/// How many portfolios these rows come from.
+fn portfolios<'a>(held: impl Iterator<Item = &'a Holding>) -> usize {
+    let mut names: Vec<&str> = held.map(|h| h.portfolio.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names.len()
+}
+
+/// The references holding a company, each once: `C-1001, C-1002`, or
+/// `customers:C-1001, suppliers:S-77` when the database holds several portfolios. A row
+/// without a reference is named by its line.
+fn refs_text(held: &[Holding], with_portfolio: bool, separator: &str) -> String {
+    let mut seen: HashMap<String, ()> = HashMap::new();
+    let mut refs = Vec::new();
+    for h in held {
+        let reference = h
+            .reference
+            .clone()
+            .unwrap_or_else(|| format!("line {}", h.line));
+        let text = if with_portfolio {
+            format!("{}:{reference}", h.portfolio)
+        } else {
+            reference
+        };
+        if seen.insert(text.clone(), ()).is_none() {
+            refs.push(text);
+        }
+    }
+    refs.join(separator)
+}
+
+fn run_text(run: Option<i64>) -> String {
+    run.map(|r| r.to_string()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(flag: &str, text: &str, bound: Bound) -> String {
+        time_text(parse_time(flag, text, bound).unwrap())
+    }
+
+    #[test]
+    fn dates_bound_whole_days_and_times_whole_seconds() {
+        assert_eq!(
+            at("--since", "2026-11-01", Bound::From),
+            "2026-11-01T00:00:00Z"
+        );
+        assert_eq!(
+            at("--until", "2026-11-30", Bound::To),
+            "2026-12-01T00:00:00Z"
+        );
+        assert_eq!(
+            at("--since", "2026-11-20T03:00:00+01:00", Bound::From),
+            "2026-11-20T02:00:00Z"
+        );
+        assert_eq!(
+            at("--until", "2026-11-20T02:00:00.5Z", Bound::To),
+            "2026-11-20T02:00:01Z"
+        );
+        assert_eq!(
+            at("--since", "2026-11-20T02:00:00", Bound::From),
+            "2026-11-20T02:00:00Z",
+            "no offset: UTC"
+        );
+    }
+
+    #[test]
+    fn a_bad_time_names_the_flag_and_the_forms_it_takes() {
+        let err = parse_time("--since", "last week", Bound::From).unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("--since \"last week\""), "{text}");
+        assert!(text.contains("2026-11-01T02:00:00Z"), "{text}");
+        assert!(parse_time("--until", "2026-02-30", Bound::To).is_err());
+    }
+
+    #[test]
+    fn references_are_listed_once_with_their_portfolio_when_there_are_several() {
+        let h = |p: &str, r: Option<&str>, line| Holding {
+            portfolio: p.into(),
+            reference: r.map(String::from),
+            line,
+        };
+        let held = [
+            h("customers", Some("C-1"), 2),
+            h("customers", Some("C-1"), 9),
+            h("customers", None, 4),
+            h("suppliers", Some("S-7"), 3),
+        ];
+        assert_eq!(refs_text(&held[..3], false, ", "), "C-1, line 4");
+        assert_eq!(portfolios(held.iter()), 2);
+        assert_eq!(
+            refs_text(&held, true, "; "),
+            "customers:C-1; customers:line 4; suppliers:S-7"
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! How the reading commands print what they found: an aligned table for people, JSON or
+//! CSV for scripts. Works on plain rows of text; never touches the database.
+
+use serde::Serialize;
+
+use crate::cli::ListingArgs;
+use crate::error::Error;
+use crate::report::defuse;
+use crate::table;
+
+/// The form asked for on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Table,
+    Json,
+    Csv,
+}
+
+impl Style {
+    pub fn of(args: &ListingArgs) -> Style {
+        if args.json {
+            Style::Json
+        } else if args.csv {
+            Style::Csv
+        } else {
+            Style::Table
+        }
+    }
+}
+
+/// An aligned table. Text from portfolios or the service is made safe for a terminal: a
+/// control character (an escape sequence could rewrite the screen) becomes a space.
+pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| printable(cell)).collect())
+        .collect();
+    table::render(headers, &rows)
+}
+
+/// Text safe for a terminal or a mail.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// CSV with a header line. Cells that a spreadsheet would run as formulas are defused, as
+/// in report.csv.
+pub fn csv(headers: &[&str], rows: &[Vec<String>]) -> Result<String, Error> {
+    let mut out = ::csv::Writer::from_writer(Vec::new());
+    let failed = |e: ::csv::Error| Error::io("cannot format CSV", e.into());
+    out.write_record(headers).map_err(failed)?;
+    for row in rows {
+        out.write_record(row.iter().map(|cell| defuse(cell).into_owned()))
+            .map_err(failed)?;
+    }
+    let bytes = out
+        .into_inner()
+        .map_err(|e| Error::io("cannot format CSV", e.into_error()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        Error::io(
+            "cannot format CSV",
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })
+}
+
+/// Pretty JSON ending in a newline.
+pub fn json<T: Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| Error::io("cannot format JSON", e.into()))
+}
+
+/// Text for an optional value: empty when absent.
+pub fn or_empty(value: &Option<String>) -> String {
+    value.clone().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_and_defuses_cells() {
+        let text = csv(
+            &["name", "ref"],
+            &[vec!["Müller, Söhne".into(), "=1+1".into()]],
+        )
+        .unwrap();
+        assert_eq!(text, "name,ref\n\"Müller, Söhne\",'=1+1\n");
+    }
+
+    #[test]
+    fn tables_never_carry_control_characters() {
+        let text = table(&["NAME"], &[vec!["Evil\u{1b}[2JCorp".into()]]);
+        assert_eq!(text, "NAME\nEvil [2JCorp\n");
+    }
+}

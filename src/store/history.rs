@@ -1,0 +1,331 @@
+//! Reading the history for people and scripts: the runs, which companies a reference or a
+//! name points to, a company's color periods, the color changes seen in a time window,
+//! and which portfolio rows hold a company.
+//!
+//! Read only: nothing here writes, so it runs beside a screening run without blocking it.
+//! Each query reaches its rows through an index (see `migrations/0002_color_periods.sql`
+//! and the plan tests in `tests.rs`); none reads the whole history.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, StoreError};
+use crate::model::{Color, RowStatus};
+
+/// The schema version that brought `color_periods` and the indexes these queries rely on.
+pub const HISTORY_SCHEMA: i64 = 2;
+
+/// A run as listed by `ratewatch runs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOverview {
+    pub id: i64,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub portfolio: String,
+    pub input_path: String,
+    pub status: String,
+    pub demo_day: Option<i64>,
+    pub rows: u64,
+    /// Rows per status, every status present (zero included).
+    pub by_status: Vec<(RowStatus, u64)>,
+    pub alerts: u64,
+}
+
+/// A company as the database knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompanySummary {
+    /// The service's UUID, as stored.
+    pub company_id: String,
+    /// None for a company only known by the `company_id` a portfolio gave.
+    pub name: Option<String>,
+    pub city: Option<String>,
+    pub country: Option<String>,
+}
+
+/// A portfolio row that holds a company: in its portfolio's latest finished run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holding {
+    pub portfolio: String,
+    pub reference: Option<String>,
+    pub line: u64,
+}
+
+/// One row of the `color_periods` view: a color a company held, and when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColorPeriod {
+    pub color: Color,
+    /// When the color began (the service's lastChangeDate, kept between observations).
+    pub valid_from: String,
+    /// When the next color began; None for the current one.
+    pub valid_to: Option<String>,
+    /// When ratewatch first saw this color.
+    pub observed_at: String,
+    /// When ratewatch last saw it.
+    pub confirmed_at: String,
+    pub first_run_id: Option<i64>,
+    pub last_run_id: Option<i64>,
+}
+
+/// One row of the `color_changes` view, with the company's country.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColorChange {
+    pub company: CompanySummary,
+    pub from: Color,
+    pub to: Color,
+    /// When the service says it changed.
+    pub changed_at: String,
+    /// When ratewatch saw it.
+    pub observed_at: String,
+    pub run_id: i64,
+}
+
+/// The run that says what a portfolio holds: its latest finished one. A run still going,
+/// interrupted or failed may hold only part of the file. Each such run's rows are read
+/// once, by primary key.
+macro_rules! with_holding_runs {
+    ($select:literal) => {
+        concat!(
+            "WITH holding_runs AS (
+                 SELECT max(id) AS run_id FROM runs
+                 WHERE status IN ('complete', 'partial') GROUP BY portfolio
+             ) ",
+            $select
+        )
+    };
+}
+
+/// The companies that rows with a reference point to.
+pub(super) const BY_REF: &str = with_holding_runs!(
+    "SELECT DISTINCT c.company_id, c.name, c.city, c.country
+     FROM holding_runs h
+     CROSS JOIN run_rows rr ON rr.run_id = h.run_id
+     JOIN companies c ON c.id = rr.company
+     WHERE rr.input_id IN (SELECT id FROM inputs WHERE ref = ?1)
+     ORDER BY c.name, c.company_id"
+);
+
+/// The rows holding companies given as a JSON array of UUIDs.
+pub(super) const HOLDINGS: &str = with_holding_runs!(
+    "SELECT c.company_id, r.portfolio, i.ref, rr.line
+     FROM holding_runs h
+     JOIN runs r ON r.id = h.run_id
+     CROSS JOIN run_rows rr ON rr.run_id = h.run_id
+     JOIN companies c ON c.id = rr.company
+     JOIN inputs i ON i.id = rr.input_id
+     WHERE rr.company IN (SELECT id FROM companies
+                          WHERE company_id IN (SELECT value FROM json_each(?1)))
+     ORDER BY r.portfolio, rr.line"
+);
+
+/// A company's color periods.
+pub(super) const PERIODS: &str =
+    "SELECT color, valid_from, valid_to, observed_at, confirmed_at, first_run_id, last_run_id
+     FROM color_periods WHERE company_id = ?1
+     ORDER BY valid_from, observed_at";
+
+/// The color changes seen in a window.
+pub(super) const CHANGES: &str =
+    "SELECT cc.company_id, cc.name, c.city, c.country, cc.from_color, cc.to_color,
+            cc.changed_at, cc.observed_at, cc.run_id
+     FROM color_changes cc
+     JOIN companies c ON c.company_id = cc.company_id
+     WHERE cc.observed_at >= ?1 AND (?2 IS NULL OR cc.observed_at < ?2)
+     ORDER BY cc.observed_at DESC, cc.name, cc.company_id";
+
+fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
+    Ok(CompanySummary {
+        company_id: r.get(at)?,
+        name: r.get(at + 1)?,
+        city: r.get(at + 2)?,
+        country: r.get(at + 3)?,
+    })
+}
+
+impl Store {
+    /// The latest `limit` runs, newest first. A run that has not finished (running, or
+    /// interrupted) has its counts taken from its rows so far.
+    pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunOverview>, StoreError> {
+        let ctx = "listing the runs";
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, started_at, finished_at, portfolio, input_path, status, demo_day,
+                        rows_total, rows_rated, rows_unresolved, rows_ambiguous, rows_invalid,
+                        rows_failed, alerts
+                 FROM runs ORDER BY id DESC LIMIT ?1",
+            )
+            .map_err(StoreError::at(ctx))?;
+        let mut runs: Vec<RunOverview> = stmt
+            .query_map([limit as i64], |r| {
+                let counts: Vec<u64> = (8..13)
+                    .map(|i| r.get::<_, i64>(i).map(|v| v as u64))
+                    .collect::<Result<_, _>>()?;
+                Ok(RunOverview {
+                    id: r.get(0)?,
+                    started_at: r.get(1)?,
+                    finished_at: r.get(2)?,
+                    portfolio: r.get(3)?,
+                    input_path: r.get(4)?,
+                    status: r.get(5)?,
+                    demo_day: r.get(6)?,
+                    rows: r.get::<_, i64>(7)? as u64,
+                    by_status: RowStatus::ALL.into_iter().zip(counts).collect(),
+                    alerts: r.get::<_, i64>(13)? as u64,
+                })
+            })
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))?;
+        for run in runs.iter_mut().filter(|r| r.finished_at.is_none()) {
+            self.count_so_far(run)?;
+        }
+        Ok(runs)
+    }
+
+    /// Counts an unfinished run's rows as they stand (the run records its counts only
+    /// when it finishes).
+    fn count_so_far(&self, run: &mut RunOverview) -> Result<(), StoreError> {
+        let ctx = format!("counting the rows of run {}", run.id);
+        let mut stmt = self
+            .conn
+            .prepare("SELECT status, count(*) FROM run_rows WHERE run_id = ?1 GROUP BY status")
+            .map_err(StoreError::at(ctx.clone()))?;
+        let counted: HashMap<String, u64> = stmt
+            .query_map([run.id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx.clone()))?;
+        run.by_status = RowStatus::ALL
+            .into_iter()
+            .map(|s| (s, counted.get(s.as_str()).copied().unwrap_or(0)))
+            .collect();
+        run.rows = counted.values().sum();
+        run.alerts = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM run_results WHERE run_id = ?1 AND alert = 1",
+                [run.id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(StoreError::at(ctx))? as u64;
+        Ok(())
+    }
+
+    /// The company with this UUID (as the service writes it, lowercase).
+    pub fn company_by_id(&self, company_id: &str) -> Result<Option<CompanySummary>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT company_id, name, city, country FROM companies WHERE company_id = ?1",
+                [company_id],
+                |r| company(r, 0),
+            )
+            .optional()
+            .map_err(StoreError::at("looking up a company id"))
+    }
+
+    /// The companies that rows with this reference point to, in what each portfolio held
+    /// at its latest finished run.
+    pub fn companies_by_ref(&self, reference: &str) -> Result<Vec<CompanySummary>, StoreError> {
+        let ctx = "looking up a reference";
+        let mut stmt = self.conn.prepare(BY_REF).map_err(StoreError::at(ctx))?;
+        stmt.query_map([reference], |r| company(r, 0))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// The named companies whose name `matches` accepts, by name. Every name is read: the
+    /// caller decides what matching means (case, accents) where SQL could not.
+    pub fn companies_named(
+        &self,
+        mut matches: impl FnMut(&str) -> bool,
+    ) -> Result<Vec<CompanySummary>, StoreError> {
+        let ctx = "looking up company names";
+        let mut stmt = self
+            .conn
+            .prepare("SELECT company_id, name, city, country FROM companies WHERE name IS NOT NULL")
+            .map_err(StoreError::at(ctx))?;
+        let mut rows = stmt.query([]).map_err(StoreError::at(ctx))?;
+        let mut found = Vec::new();
+        while let Some(r) = rows.next().map_err(StoreError::at(ctx))? {
+            let name: String = r.get(1).map_err(StoreError::at(ctx))?;
+            if matches(&name) {
+                found.push(company(r, 0).map_err(StoreError::at(ctx))?);
+            }
+        }
+        found.sort_by(|a, b| (&a.name, &a.company_id).cmp(&(&b.name, &b.company_id)));
+        Ok(found)
+    }
+
+    /// The rows holding each of these companies (by UUID), in what each portfolio held at
+    /// its latest finished run, by portfolio and line. Reads each of those runs' rows
+    /// once, however many companies are asked about.
+    pub fn holdings(
+        &self,
+        company_ids: &[&str],
+    ) -> Result<HashMap<String, Vec<Holding>>, StoreError> {
+        let mut held: HashMap<String, Vec<Holding>> = HashMap::new();
+        if company_ids.is_empty() {
+            return Ok(held);
+        }
+        let ctx = "looking up the rows holding companies";
+        let wanted = serde_json::to_string(company_ids).unwrap_or_else(|_| "[]".into());
+        let mut stmt = self.conn.prepare(HOLDINGS).map_err(StoreError::at(ctx))?;
+        let mut rows = stmt.query([wanted]).map_err(StoreError::at(ctx))?;
+        while let Some(r) = rows.next().map_err(StoreError::at(ctx))? {
+            let get = || -> rusqlite::Result<(String, Holding)> {
+                Ok((
+                    r.get(0)?,
+                    Holding {
+                        portfolio: r.get(1)?,
+                        reference: r.get(2)?,
+                        line: r.get::<_, i64>(3)? as u64,
+                    },
+                ))
+            };
+            let (id, holding) = get().map_err(StoreError::at(ctx))?;
+            held.entry(id).or_default().push(holding);
+        }
+        Ok(held)
+    }
+
+    /// A company's color periods, oldest first.
+    pub fn color_periods(&self, company_id: &str) -> Result<Vec<ColorPeriod>, StoreError> {
+        let ctx = "reading a company's color periods";
+        let mut stmt = self.conn.prepare(PERIODS).map_err(StoreError::at(ctx))?;
+        stmt.query_map([company_id], |r| {
+            Ok(ColorPeriod {
+                color: Color::parse(&r.get::<_, String>(0)?),
+                valid_from: r.get(1)?,
+                valid_to: r.get(2)?,
+                observed_at: r.get(3)?,
+                confirmed_at: r.get(4)?,
+                first_run_id: r.get(5)?,
+                last_run_id: r.get(6)?,
+            })
+        })
+        .and_then(Iterator::collect)
+        .map_err(StoreError::at(ctx))
+    }
+
+    /// The color changes ratewatch saw from `since` (included) to `until` (excluded, none:
+    /// up to now), newest first. Times are ISO 8601 UTC text like the stored ones.
+    pub fn color_changes(
+        &self,
+        since: &str,
+        until: Option<&str>,
+    ) -> Result<Vec<ColorChange>, StoreError> {
+        let ctx = "reading the color changes";
+        let mut stmt = self.conn.prepare(CHANGES).map_err(StoreError::at(ctx))?;
+        stmt.query_map(params![since, until], |r| {
+            Ok(ColorChange {
+                company: company(r, 0)?,
+                from: Color::parse(&r.get::<_, String>(4)?),
+                to: Color::parse(&r.get::<_, String>(5)?),
+                changed_at: r.get(6)?,
+                observed_at: r.get(7)?,
+                run_id: r.get(8)?,
+            })
+        })
+        .and_then(Iterator::collect)
+        .map_err(StoreError::at(ctx))
+    }
+}

@@ -1,0 +1,646 @@
+//! The database as its readers see it: `runs`, `report`, `history` and `changes` on a
+//! database filled by `screen --demo`, checked against what the simulator's dataset
+//! implies; that they never write it nor wait for a run; and every query of
+//! samples/queries.sql.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use ratewatch::model::Color;
+use ratewatch::sim::server::{DEFAULT_PER_COUNTRY, DEFAULT_SEED};
+use ratewatch::sim::{CompanyRef, Dataset};
+use serde_json::Value;
+
+/// A folder where the sample portfolio was screened with `--demo` on simulated days
+/// 1, 2, … (run N on day N), with the database and the reports of the last run.
+struct Demo {
+    dir: tempfile::TempDir,
+}
+
+impl Demo {
+    fn screened(days: usize) -> Demo {
+        let demo = Demo {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        for _ in 0..days {
+            demo.screen();
+        }
+        demo
+    }
+
+    /// One more demo run (the sample has a row that fails on purpose: exit 3).
+    fn screen(&self) {
+        self.ratewatch()
+            .arg("screen")
+            .arg(sample("portfolio.csv"))
+            .arg("--demo")
+            .assert()
+            .code(3);
+    }
+
+    /// ratewatch in this folder, its default database here.
+    fn ratewatch(&self) -> Command {
+        let mut cmd = Command::cargo_bin("ratewatch").unwrap();
+        cmd.env_remove("RATEWATCH_API_KEY")
+            .env_remove("RATEWATCH_BASE_URL")
+            .env_remove("RATEWATCH_DB")
+            .current_dir(self.dir.path());
+        cmd
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn db(&self) -> PathBuf {
+        self.path("ratewatch.db")
+    }
+
+    /// stdout of a command that must succeed, as JSON.
+    fn json(&self, args: &[&str]) -> Value {
+        let out = self.ratewatch().args(args).assert().code(0);
+        serde_json::from_slice(&out.get_output().stdout).unwrap()
+    }
+
+    /// The last run's report.
+    fn report(&self) -> Value {
+        serde_json::from_slice(&std::fs::read(self.path("report.json")).unwrap()).unwrap()
+    }
+}
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples")
+        .join(name)
+}
+
+/// The dataset `--demo` serves.
+fn demo_data() -> Dataset {
+    Dataset::new(DEFAULT_SEED, DEFAULT_PER_COUNTRY)
+}
+
+/// The companies the sample's rows were rated as (company id → the dataset's company),
+/// with the references holding each.
+fn rated(report: &Value, data: &Dataset) -> BTreeMap<String, (CompanyRef, BTreeSet<String>)> {
+    let mut rated: BTreeMap<String, (CompanyRef, BTreeSet<String>)> = BTreeMap::new();
+    for row in report["rows"].as_array().unwrap() {
+        if row["status"] != "rated" {
+            continue;
+        }
+        let id = row["company_id"].as_str().unwrap().to_string();
+        let r = data
+            .find_uuid(id.parse().unwrap())
+            .expect("a company of the dataset");
+        rated
+            .entry(id)
+            .or_insert_with(|| (r, BTreeSet::new()))
+            .1
+            .insert(row["ref"].as_str().unwrap().to_string());
+    }
+    assert!(rated.len() > 10, "the sample rates most of its companies");
+    rated
+}
+
+fn color(data: &Dataset, r: CompanyRef, day: i64) -> String {
+    data.rating(r, day).color.as_str().to_string()
+}
+
+/// (company id, from, to, run) of every color change between consecutive demo days.
+fn changes_between(
+    rated: &BTreeMap<String, (CompanyRef, BTreeSet<String>)>,
+    data: &Dataset,
+    days: std::ops::RangeInclusive<i64>,
+) -> BTreeSet<(String, String, String, i64)> {
+    let mut changes = BTreeSet::new();
+    for (id, (r, _)) in rated {
+        for day in days.clone() {
+            let (before, after) = (color(data, *r, day - 1), color(data, *r, day));
+            if before != after {
+                changes.insert((id.clone(), before, after, day));
+            }
+        }
+    }
+    changes
+}
+
+#[test]
+fn report_writes_any_past_run_again_byte_for_byte() {
+    let demo = Demo::screened(1);
+    let first_csv = std::fs::read(demo.path("report.csv")).unwrap();
+    let first_json = std::fs::read(demo.path("report.json")).unwrap();
+    demo.screen();
+    assert_ne!(
+        std::fs::read(demo.path("report.json")).unwrap(),
+        first_json,
+        "run 2 has reports of its own"
+    );
+
+    demo.ratewatch()
+        .args(["report", "--run", "1", "--out", "other"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("other/report.csv"));
+    assert_eq!(
+        std::fs::read(demo.path("other/report.csv")).unwrap(),
+        first_csv
+    );
+    assert_eq!(
+        std::fs::read(demo.path("other/report.json")).unwrap(),
+        first_json
+    );
+    demo.ratewatch()
+        .args(["report", "--run", "2", "--out", "again"])
+        .assert()
+        .code(0);
+    for name in ["report.csv", "report.json"] {
+        assert_eq!(
+            std::fs::read(demo.path(&format!("again/{name}"))).unwrap(),
+            std::fs::read(demo.path(name)).unwrap(),
+            "{name}"
+        );
+    }
+
+    demo.ratewatch()
+        .args(["report", "--run", "7", "--out", "none"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no run 7"));
+    assert!(
+        !demo.path("none").exists(),
+        "nothing written for an unknown run"
+    );
+}
+
+#[test]
+fn runs_are_listed_newest_first_with_the_counts_of_their_reports() {
+    let demo = Demo::screened(2);
+    let listed = demo.json(&["runs", "--json"]);
+    let runs = listed["runs"].as_array().unwrap();
+    assert_eq!(
+        runs.iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect::<Vec<_>>(),
+        [2, 1]
+    );
+    let reported = &demo.report()["run"];
+    for field in [
+        "status",
+        "rows",
+        "by_status",
+        "alerts",
+        "started_at",
+        "finished_at",
+    ] {
+        assert_eq!(runs[0][field], reported[field], "{field}");
+    }
+    assert_eq!(runs[1]["demo_day"], 1);
+    assert_eq!(
+        demo.json(&["runs", "--json", "--limit", "1"])["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    let csv = demo.ratewatch().args(["runs", "--csv"]).assert().code(0);
+    let csv = String::from_utf8(csv.get_output().stdout.clone()).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(
+        csv.starts_with("id,started_at,finished_at,portfolio,"),
+        "{csv}"
+    );
+    demo.ratewatch()
+        .args(["runs"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::is_match(r"(?m)^RUN +STARTED +PORTFOLIO +STATUS").unwrap())
+        .stdout(predicate::str::is_match(r"(?m)^2 +\S+ +portfolio +partial +25 +16 ").unwrap());
+}
+
+#[test]
+fn changes_are_exactly_those_the_simulator_made_with_the_references_holding_them() {
+    let demo = Demo::screened(3);
+    let data = demo_data();
+    let rated = rated(&demo.report(), &data);
+    let expected = changes_between(&rated, &data, 2..=3);
+    assert!(!expected.is_empty(), "three demo days bring color changes");
+
+    let listed = demo.json(&["changes", "--since", "2026-01-01", "--json"]);
+    assert_eq!(listed["since"], "2026-01-01T00:00:00Z");
+    let changes = listed["changes"].as_array().unwrap();
+    let got: BTreeSet<(String, String, String, i64)> = changes
+        .iter()
+        .map(|c| {
+            (
+                c["company_id"].as_str().unwrap().to_string(),
+                c["from_color"].as_str().unwrap().to_string(),
+                c["to_color"].as_str().unwrap().to_string(),
+                c["run_id"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    let seen: Vec<&str> = changes
+        .iter()
+        .map(|c| c["observed_at"].as_str().unwrap())
+        .collect();
+    assert!(
+        seen.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {seen:?}"
+    );
+    for c in changes {
+        let refs: BTreeSet<String> = c["held_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["ref"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(refs, rated[c["company_id"].as_str().unwrap()].1, "{c}");
+        let kind = c["change"].as_str().unwrap();
+        assert!(
+            ["deteriorated", "improved", "changed"].contains(&kind),
+            "{c}"
+        );
+    }
+
+    // Until the close of 3 January: the changes of day 2 only (seen on 3 January).
+    let until = demo.json(&[
+        "changes",
+        "--since",
+        "2026-01-01",
+        "--until",
+        "2026-01-03",
+        "--json",
+    ]);
+    let runs: BTreeSet<i64> = until["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["run_id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        until["changes"].as_array().unwrap().len(),
+        changes_between(&rated, &data, 2..=2).len()
+    );
+    assert!(runs.iter().all(|r| *r == 2), "{runs:?}");
+
+    let csv = demo
+        .ratewatch()
+        .args(["changes", "--since", "2026-01-01", "--csv"])
+        .assert()
+        .code(0);
+    let csv = String::from_utf8(csv.get_output().stdout.clone()).unwrap();
+    assert_eq!(csv.lines().count(), expected.len() + 1, "{csv}");
+    demo.ratewatch()
+        .args(["changes", "--since", "2026-01-01"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!(
+            "{} color changes seen since 2026-01-01T00:00:00Z",
+            expected.len()
+        )))
+        .stdout(predicate::str::contains(" → "));
+    demo.ratewatch()
+        .args(["changes", "--since", "2100-01-01"])
+        .assert()
+        .code(0)
+        .stdout("No color change seen since 2100-01-01T00:00:00Z.\n");
+    demo.ratewatch()
+        .args(["changes", "--since", "yesterday"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--since \"yesterday\" is neither a date",
+        ));
+    demo.ratewatch()
+        .args(["changes", "--since", "2026-01-03", "--until", "2026-01-02"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not after --since"));
+}
+
+#[test]
+fn history_finds_a_company_by_reference_id_or_name_and_shows_its_colors_over_the_runs() {
+    let demo = Demo::screened(3);
+    let data = demo_data();
+    let rated = rated(&demo.report(), &data);
+    // A company whose color moved over the three days, held by a single reference.
+    let (id, (r, refs)) = rated
+        .iter()
+        .find(|(_, (r, refs))| refs.len() == 1 && color(&data, *r, 1) != color(&data, *r, 3))
+        .expect("a company that changed color");
+    let reference = refs.iter().next().unwrap();
+
+    let shown = demo.json(&["history", reference, "--json"]);
+    assert_eq!(shown["company"]["company_id"], id.as_str());
+    assert_eq!(shown["company"]["name"], data.name(*r));
+    assert_eq!(shown["company"]["held_by"][0]["ref"], reference.as_str());
+    // The days merged into periods of one color: (color, first run, last run).
+    let mut expected: Vec<(String, i64, i64)> = Vec::new();
+    for day in 1..=3 {
+        let c = color(&data, *r, day);
+        match expected.last_mut() {
+            Some(last) if last.0 == c => last.2 = day,
+            _ => expected.push((c, day, day)),
+        }
+    }
+    let periods = shown["periods"].as_array().unwrap();
+    let got: Vec<(String, i64, i64)> = periods
+        .iter()
+        .map(|p| {
+            (
+                p["color"].as_str().unwrap().to_string(),
+                p["first_run_id"].as_i64().unwrap(),
+                p["last_run_id"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    for (p, (_, first_day, _)) in periods.iter().zip(&expected) {
+        // Since the service's lastChangeDate, unless that is later than the sighting.
+        let changed = ratewatch::store::time_text(data.rating(*r, *first_day).last_change.instant);
+        let observed = p["observed_at"].as_str().unwrap();
+        assert_eq!(p["valid_from"], changed.as_str().min(observed), "{p}");
+    }
+    assert_eq!(periods.last().unwrap()["valid_to"], Value::Null);
+    for (earlier, later) in periods.iter().zip(periods.iter().skip(1)) {
+        assert_eq!(earlier["valid_to"], later["valid_from"]);
+    }
+
+    // The same timeline by company id, in capitals, and by a part of the name written
+    // without its accents or case.
+    assert_eq!(demo.json(&["history", &id.to_uppercase(), "--json"]), shown);
+    let name = data.name(*r);
+    let words: Vec<&str> = name.split_whitespace().take(2).collect();
+    let plain: String = words
+        .join(" ")
+        .to_lowercase()
+        .replace(['é', 'è'], "e")
+        .replace('á', "a")
+        .replace(['í', 'ï'], "i")
+        .replace(['ó', 'ö'], "o")
+        .replace(['ú', 'ü'], "u")
+        .replace('ñ', "n");
+    let by_name = demo
+        .ratewatch()
+        .args(["history", &plain, "--json"])
+        .assert();
+    let out: Value = serde_json::from_slice(&by_name.get_output().stdout).unwrap();
+    match by_name.get_output().status.code() {
+        Some(0) => assert_eq!(out, shown),
+        Some(2) => assert!(
+            out["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|m| m["company_id"] == id.as_str()),
+            "{out}"
+        ),
+        other => panic!("{other:?}: {out}"),
+    }
+    demo.ratewatch()
+        .args(["history", reference])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!("company id  {id}")))
+        .stdout(
+            predicate::str::is_match(
+                r"(?m)^COLOR +SINCE +UNTIL +FIRST SEEN +LAST CONFIRMED +RUNS$",
+            )
+            .unwrap(),
+        );
+
+    // Two companies are named "López Motors & Fils SA": never a guess.
+    demo.ratewatch()
+        .args(["history", "lopez motors & fils sa"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("companies match"))
+        .stdout(predicate::str::contains("Bordeaux"))
+        .stdout(predicate::str::contains("Toulouse"))
+        .stderr(predicate::str::contains("give the company id"));
+    demo.ratewatch()
+        .args(["history", "Nobody Such Trading"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("No company matches"));
+}
+
+#[test]
+fn reading_never_creates_or_writes_the_database_and_never_waits_for_a_run() {
+    let demo = Demo::screened(2);
+    for args in [
+        &["runs"][..],
+        &["report", "--run", "1"],
+        &["history", "C-1001"],
+        &["changes"],
+    ] {
+        demo.ratewatch()
+            .args(args)
+            .args(["--db", "elsewhere.db"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "database elsewhere.db: there is no database there",
+            ));
+    }
+    assert!(!demo.path("elsewhere.db").exists(), "never created");
+
+    // A run in progress: it holds the run lock and has a batch open, not yet committed.
+    let before = std::fs::read(demo.db()).unwrap();
+    let _lock = ratewatch::store::RunLock::acquire(&demo.db()).unwrap();
+    let writer = rusqlite::Connection::open(demo.db()).unwrap();
+    writer
+        .execute_batch(
+            "BEGIN IMMEDIATE;
+             INSERT INTO runs (portfolio, input_path, input_sha256, started_at)
+             VALUES ('nightly', 'n.csv', 'x', '2026-11-21T02:00:00Z');",
+        )
+        .unwrap();
+    let started = std::time::Instant::now();
+    let listed = demo.json(&["runs", "--json"]);
+    assert_eq!(
+        listed["runs"].as_array().unwrap().len(),
+        2,
+        "what was committed"
+    );
+    demo.json(&["history", "C-1001", "--json"]);
+    demo.json(&["changes", "--since", "2026-01-01", "--json"]);
+    demo.ratewatch()
+        .args(["report", "--run", "2", "--out", "copy"])
+        .assert()
+        .code(0);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "no wait for the writer: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        std::fs::read(demo.db()).unwrap(),
+        before,
+        "the readers changed nothing"
+    );
+    writer.execute_batch("COMMIT").unwrap();
+    assert_eq!(
+        demo.json(&["runs", "--json"])["runs"][0]["status"],
+        "running",
+        "and see the run once committed"
+    );
+
+    // A database of another program is refused, whatever is asked.
+    let foreign = demo.path("other.db");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE invoices (id INTEGER);")
+        .unwrap();
+    demo.ratewatch()
+        .args(["changes", "--db", "other.db"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("not a ratewatch database"));
+}
+
+/// The queries of samples/queries.sql, each under its `-- N.` heading.
+fn sample_queries(text: &str) -> Vec<String> {
+    let mut queries: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let numbered = line
+            .strip_prefix("-- ")
+            .and_then(|l| l.split_once(". "))
+            .is_some_and(|(n, _)| n.parse::<u32>().is_ok());
+        if numbered {
+            queries.push(String::new());
+        }
+        if let Some(q) = queries.last_mut() {
+            q.push_str(line);
+            q.push('\n');
+        }
+    }
+    queries
+}
+
+/// Every row of a query, each column as text (NULL as "").
+fn rows(conn: &rusqlite::Connection, sql: &str) -> Vec<Vec<String>> {
+    let mut stmt = conn.prepare(sql).unwrap_or_else(|e| panic!("{e}:\n{sql}"));
+    let n = stmt.column_count();
+    stmt.query_map([], |r| {
+        (0..n)
+            .map(|i| {
+                Ok(match r.get::<_, rusqlite::types::Value>(i)? {
+                    rusqlite::types::Value::Null => String::new(),
+                    rusqlite::types::Value::Integer(v) => v.to_string(),
+                    rusqlite::types::Value::Real(v) => v.to_string(),
+                    rusqlite::types::Value::Text(v) => v,
+                    rusqlite::types::Value::Blob(_) => "<blob>".into(),
+                })
+            })
+            .collect()
+    })
+    .unwrap_or_else(|e| panic!("{e}:\n{sql}"))
+    .collect::<Result<_, _>>()
+    .unwrap_or_else(|e| panic!("{e}:\n{sql}"))
+}
+
+#[test]
+fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
+    let demo = Demo::screened(3);
+    let data = demo_data();
+    let rated = rated(&demo.report(), &data);
+    let text = std::fs::read_to_string(sample("queries.sql")).unwrap();
+    let queries = sample_queries(&text);
+    let conn = rusqlite::Connection::open_with_flags(
+        demo.db(),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+
+    // The file as a whole, as `sqlite3 db < file` runs it; then each query, which must
+    // be a single statement under its heading (nothing outside one).
+    conn.execute_batch(&text).unwrap();
+    assert!(
+        text.lines()
+            .take_while(|l| !l.starts_with("-- 1."))
+            .all(|l| l.is_empty() || l.starts_with("--")),
+        "nothing before the first heading but comments"
+    );
+    assert_eq!(queries.len(), 9);
+    for q in &queries {
+        rows(&conn, q);
+    }
+
+    // The questions about "now" asked on the last demo day, at its close.
+    let now = "'2026-01-04T23:59:59Z'";
+    let asked = |n: usize| rows(&conn, &queries[n - 1].replace("'now'", now));
+    let by_company = |rows: Vec<Vec<String>>, color_at: usize| -> BTreeSet<(String, String)> {
+        rows.into_iter()
+            .map(|r| (r[0].clone(), r[color_at].clone()))
+            .collect()
+    };
+    let colors_on = |day: i64| -> BTreeSet<(String, String)> {
+        rated
+            .iter()
+            .map(|(id, (r, _))| (id.clone(), color(&data, *r, day)))
+            .collect()
+    };
+
+    // 1. Latest colors: those of the last day.
+    assert_eq!(by_company(asked(1), 3), colors_on(3));
+    // 2. This week's changes: every change of the three days.
+    let changes: BTreeSet<(String, String, String, i64)> = asked(2)
+        .into_iter()
+        .map(|r| {
+            (
+                r[0].clone(),
+                r[2].clone(),
+                r[3].clone(),
+                r[6].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(changes, changes_between(&rated, &data, 2..=3));
+    assert!(!changes.is_empty());
+    // 3. The color on 3 January, at its close: that of simulated day 2.
+    assert_eq!(by_company(asked(3), 3), colors_on(2));
+    assert_ne!(
+        colors_on(2),
+        colors_on(1),
+        "a date that tells the days apart"
+    );
+    // 4. Red or black for more than 30 days: the same color all three days, since a
+    //    lastChangeDate at least 30 days before.
+    let cutoff: jiff::Timestamp = "2025-12-05T23:59:59Z".parse().unwrap();
+    let long: BTreeSet<(String, String)> = rated
+        .iter()
+        .filter(|(_, (r, _))| {
+            let c = data.rating(*r, 1).color;
+            matches!(c, Color::Red | Color::Black)
+                && (2..=3).all(|d| data.rating(*r, d).color == c)
+                && data.rating(*r, 1).last_change.instant <= cutoff
+        })
+        .map(|(id, (r, _))| (id.clone(), color(&data, *r, 3)))
+        .collect();
+    assert_eq!(by_company(asked(4), 3), long);
+    assert!(
+        !long.is_empty(),
+        "the sample holds long-standing black companies"
+    );
+    // 5. A timeline.
+    assert!(!asked(5).is_empty());
+    // 6. The row that fails on purpose.
+    let failed: Vec<String> = asked(6).into_iter().map(|r| r[1].clone()).collect();
+    assert_eq!(failed, ["C-1024"]);
+}
+
+#[test]
+fn the_readme_shows_the_sample_queries_as_they_are() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let text = std::fs::read_to_string(sample("queries.sql")).unwrap();
+    let queries = &text[text.find("-- 1.").unwrap()..];
+    assert!(
+        readme.contains(&format!("```sql\n{queries}```\n")),
+        "README.md's example queries differ from samples/queries.sql"
+    );
+}
