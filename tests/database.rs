@@ -130,6 +130,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
     let demo = Demo::screened(1);
     let first_csv = std::fs::read(demo.path("report.csv")).unwrap();
     let first_json = std::fs::read(demo.path("report.json")).unwrap();
+    let first_html = std::fs::read(demo.path("report.html")).unwrap();
     demo.screen();
     assert_ne!(
         std::fs::read(demo.path("report.json")).unwrap(),
@@ -150,11 +151,15 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         std::fs::read(demo.path("other/report.json")).unwrap(),
         first_json
     );
+    assert_eq!(
+        std::fs::read(demo.path("other/report.html")).unwrap(),
+        first_html
+    );
     demo.ratewatch()
         .args(["report", "--run", "2", "--out", "again"])
         .assert()
         .code(0);
-    for name in ["report.csv", "report.json"] {
+    for name in ["report.csv", "report.json", "report.html"] {
         assert_eq!(
             std::fs::read(demo.path(&format!("again/{name}"))).unwrap(),
             std::fs::read(demo.path(name)).unwrap(),
@@ -170,6 +175,78 @@ fn report_writes_any_past_run_again_byte_for_byte() {
     assert!(
         !demo.path("none").exists(),
         "nothing written for an unknown run"
+    );
+}
+
+#[test]
+fn report_writes_excel_and_timestamped_reports_again_as_screen_wrote_them() {
+    let demo = Demo::screened(0);
+    demo.ratewatch()
+        .arg("screen")
+        .arg(sample("portfolio.csv"))
+        .args([
+            "--demo",
+            "--csv-dialect",
+            "excel",
+            "--timestamped",
+            "--out",
+            "nightly",
+        ])
+        .assert()
+        .code(3);
+    demo.ratewatch()
+        .args([
+            "report",
+            "--run",
+            "1",
+            "--csv-dialect",
+            "excel",
+            "--timestamped",
+        ])
+        .args(["--out", "again"])
+        .assert()
+        .code(0);
+    let names = |dir: &str| {
+        let mut n: Vec<String> = std::fs::read_dir(demo.path(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    let written = names("nightly");
+    assert_eq!(written.len(), 3, "{written:?}");
+    assert!(
+        written.iter().all(|n| n.starts_with("report-2")),
+        "{written:?}"
+    );
+    assert_eq!(names("again"), written);
+    for name in &written {
+        assert_eq!(
+            std::fs::read(demo.path(&format!("again/{name}"))).unwrap(),
+            std::fs::read(demo.path(&format!("nightly/{name}"))).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn reading_commands_find_the_database_named_in_ratewatch_toml() {
+    let demo = Demo::screened(0);
+    std::fs::write(demo.path("ratewatch.toml"), "db = \"kept/screening.db\"\n").unwrap();
+    std::fs::create_dir(demo.path("kept")).unwrap();
+    demo.screen();
+    assert!(demo.path("kept/screening.db").exists());
+    assert!(!demo.db().exists(), "the default database is not used");
+    let runs = demo.json(&["runs", "--json"]);
+    assert_eq!(runs["runs"].as_array().map(Vec::len), Some(1), "{runs}");
+    demo.ratewatch()
+        .args(["report", "--run", "1", "--out", "again"])
+        .assert()
+        .code(0);
+    assert_eq!(
+        std::fs::read(demo.path("again/report.json")).unwrap(),
+        std::fs::read(demo.path("report.json")).unwrap()
     );
 }
 
