@@ -228,6 +228,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "DAYS")]
     pub resolution_max_age: Option<u32>,
 
+    /// Use a company's rating as last seen, without a call, when a run that started less than
+    /// this many hours ago saw it (several portfolios screened the same night share their
+    /// companies' ratings); 0 always fetches [default: 0].
+    #[arg(long, value_name = "HOURS")]
+    pub rating_max_age: Option<u32>,
+
     /// Retries of a request that failed in a passing way (network, timeout, 5xx, 408)
     /// [default: 3].
     #[arg(long, value_name = "N")]

@@ -33,6 +33,8 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 pub const DEFAULT_CONNECT_TIMEOUT_SECS: f64 = 10.0;
 pub const DEFAULT_ENDPOINT: RatingEndpoint = RatingEndpoint::Current;
 pub const DEFAULT_RESOLUTION_MAX_AGE_DAYS: u32 = 30;
+/// Ratings are fetched on every run unless asked otherwise: a color is what is paid for.
+pub const DEFAULT_RATING_MAX_AGE_HOURS: u32 = 0;
 pub const DEFAULT_RETRIES: u32 = 3;
 pub const DEFAULT_RETRY_DELAY_MS: u64 = 500;
 
@@ -48,6 +50,7 @@ pub enum Key {
     Concurrency,
     Endpoint,
     ResolutionMaxAge,
+    RatingMaxAge,
     Retries,
     RetryDelayMs,
     MaxRps,
@@ -55,7 +58,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 13] = [
+    pub const ALL: [Key; 14] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -65,6 +68,7 @@ impl Key {
         Key::Concurrency,
         Key::Endpoint,
         Key::ResolutionMaxAge,
+        Key::RatingMaxAge,
         Key::Retries,
         Key::RetryDelayMs,
         Key::MaxRps,
@@ -83,6 +87,7 @@ impl Key {
             Key::Concurrency => "concurrency",
             Key::Endpoint => "endpoint",
             Key::ResolutionMaxAge => "resolution_max_age",
+            Key::RatingMaxAge => "rating_max_age",
             Key::Retries => "retries",
             Key::RetryDelayMs => "retry_delay_ms",
             Key::MaxRps => "max_rps",
@@ -102,6 +107,7 @@ impl Key {
             Key::Concurrency => "RATEWATCH_CONCURRENCY",
             Key::Endpoint => "RATEWATCH_ENDPOINT",
             Key::ResolutionMaxAge => "RATEWATCH_RESOLUTION_MAX_AGE",
+            Key::RatingMaxAge => "RATEWATCH_RATING_MAX_AGE",
             Key::Retries => "RATEWATCH_RETRIES",
             Key::RetryDelayMs => "RATEWATCH_RETRY_DELAY_MS",
             Key::MaxRps => "RATEWATCH_MAX_RPS",
@@ -554,6 +560,11 @@ const DAYS: Spec<u32> = Spec {
     parse: whole,
     valid: |_| true,
 };
+const HOURS: Spec<u32> = Spec {
+    expected: "a whole number of hours",
+    parse: whole,
+    valid: |_| true,
+};
 const COUNT: Spec<u32> = Spec {
     expected: "a whole number",
     parse: whole,
@@ -590,6 +601,8 @@ pub struct Settings {
     pub concurrency: Sourced<usize>,
     pub endpoint: Sourced<RatingEndpoint>,
     pub resolution_max_age_days: Sourced<u32>,
+    /// A rating seen by a run that started this recently is used instead of fetched.
+    pub rating_max_age_hours: Sourced<u32>,
     pub retries: Sourced<u32>,
     pub retry_delay: Sourced<Duration>,
     pub max_rps: Sourced<Option<f64>>,
@@ -657,6 +670,13 @@ impl Settings {
                     run.and_then(|r| r.resolution_max_age),
                 )?
                 .unwrap_or(Sourced::by_default(DEFAULT_RESOLUTION_MAX_AGE_DAYS)),
+            rating_max_age_hours: sources
+                .pick(
+                    Key::RatingMaxAge,
+                    &HOURS,
+                    run.and_then(|r| r.rating_max_age),
+                )?
+                .unwrap_or(Sourced::by_default(DEFAULT_RATING_MAX_AGE_HOURS)),
             retries: sources
                 .pick(Key::Retries, &COUNT, run.and_then(|r| r.retries))?
                 .unwrap_or(Sourced::by_default(DEFAULT_RETRIES)),
@@ -853,7 +873,7 @@ mod tests {
     fn every_key_is_read_from_the_file_and_the_environment() {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
-            endpoint = \"deprecated\"\nresolution_max_age = 7\nretries = 1\nretry_delay_ms = 250\n\
+            endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nretries = 1\nretry_delay_ms = 250\n\
             max_rps = 2.5\nmax_calls = 1000\n";
         let s = settings(&[], &[], text).unwrap();
         assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
@@ -869,6 +889,7 @@ mod tests {
         assert_eq!(s.concurrency.value, 4);
         assert_eq!(s.endpoint.value, RatingEndpoint::Deprecated);
         assert_eq!(s.resolution_max_age_days.value, 7);
+        assert_eq!(s.rating_max_age_hours.value, 12);
         assert_eq!(s.retries.value, 1);
         assert_eq!(s.retry_delay.value, Duration::from_millis(250));
         assert_eq!(s.max_calls.value, Some(1000));
@@ -883,6 +904,7 @@ mod tests {
                 Key::Concurrency => &s.concurrency.origin,
                 Key::Endpoint => &s.endpoint.origin,
                 Key::ResolutionMaxAge => &s.resolution_max_age_days.origin,
+                Key::RatingMaxAge => &s.rating_max_age_hours.origin,
                 Key::Retries => &s.retries.origin,
                 Key::RetryDelayMs => &s.retry_delay.origin,
                 Key::MaxRps => &s.max_rps.origin,
@@ -1039,6 +1061,7 @@ mod tests {
                 "resolution_max_age",
                 DEFAULT_RESOLUTION_MAX_AGE_DAYS.to_string(),
             ),
+            ("rating_max_age", DEFAULT_RATING_MAX_AGE_HOURS.to_string()),
             ("retries", DEFAULT_RETRIES.to_string()),
             ("retry_delay_ms", DEFAULT_RETRY_DELAY_MS.to_string()),
             ("timeout", DEFAULT_TIMEOUT_SECS.to_string()),

@@ -37,6 +37,9 @@ pub struct Options {
     pub refresh_resolutions: bool,
     /// Cached resolutions older than this are searched again.
     pub resolution_max_age: jiff::SignedDuration,
+    /// A rating seen by a run that started within this long is used instead of fetched;
+    /// `None`: always fetch.
+    pub rating_max_age: Option<jiff::SignedDuration>,
 }
 
 /// What an interrupted run being resumed has already done.
@@ -415,6 +418,15 @@ impl Pipeline {
             .once(company, || async {
                 // Rated already by an earlier row of this run, or before an interruption.
                 if self.store().rated(company)? {
+                    return Ok(());
+                }
+                // Seen by a recent run (another portfolio's, the same night): the user
+                // chose to spare the call.
+                if let Some(age) = self.options.rating_max_age
+                    && self
+                        .store()
+                        .reuse_rating(company, jiff::Timestamp::now() - age)?
+                {
                     return Ok(());
                 }
                 let endpoint = self.options.endpoint;

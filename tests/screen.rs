@@ -374,3 +374,57 @@ fn the_readme_demo_run_twice_shows_color_changes() {
         .unwrap();
     assert!(changes > 0);
 }
+
+#[test]
+fn a_second_portfolio_uses_the_ratings_a_recent_run_saw_when_asked_to() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let siren = |n: u32| {
+        data.company(CompanyRef { country: 0, n }).external_ids[0]
+            .external_id
+            .clone()
+    };
+    let portfolio = |numbers: &[u32]| {
+        let mut text = String::from("ref,country,service,id\n");
+        for n in numbers {
+            text.push_str(&format!("R{n},FR,SIREN,{}\n", siren(*n)));
+        }
+        text
+    };
+    let ws = Workspace::new();
+    let customers = ws.write("customers.csv", portfolio(&[11, 12, 13]).as_bytes());
+    let suppliers = ws.write("suppliers.csv", portfolio(&[12, 13, 14, 15]).as_bytes());
+    let ratings = || sim.server.stats().calls(Endpoint::Rating);
+
+    ws.screen(&sim, &customers)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let seen = rows_by_ref(&ws.report());
+    assert_eq!(ratings(), 3);
+
+    ws.screen(&sim, &suppliers)
+        .args(["--rating-max-age", "12"])
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(ratings(), 5, "only the two companies the customers lack");
+    let rows = rows_by_ref(&ws.report());
+    for r in ["R12", "R13"] {
+        assert_eq!(rows[r]["status"], "rated", "{r}");
+        assert_eq!(rows[r]["color"], seen[r]["color"], "{r}");
+        assert_eq!(rows[r]["change"], "unchanged", "{r}");
+    }
+    for r in ["R14", "R15"] {
+        assert_eq!(rows[r]["change"], "new", "{r}");
+    }
+
+    // By default every run asks: a color is what the service is paid for.
+    ws.screen(&sim, &suppliers)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(ratings(), 9);
+    let db = rusqlite::Connection::open(ws.db()).unwrap();
+    let history: i64 = db
+        .query_row("SELECT count(*) FROM ratings", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(history, 5, "reusing a rating adds nothing to the history");
+}

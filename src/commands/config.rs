@@ -118,6 +118,10 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
             }),
             &s.endpoint.origin,
         ),
+        Key::RatingMaxAge => (
+            json!(s.rating_max_age_hours.value),
+            &s.rating_max_age_hours.origin,
+        ),
         Key::ResolutionMaxAge => (
             json!(s.resolution_max_age_days.value),
             &s.resolution_max_age_days.origin,

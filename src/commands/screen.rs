@@ -104,6 +104,10 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
             resolution_max_age: jiff::SignedDuration::from_hours(
                 24 * i64::from(run.resolution_max_age_days.value),
             ),
+            rating_max_age: match run.rating_max_age_hours.value {
+                0 => None,
+                h => Some(jiff::SignedDuration::from_hours(i64::from(h))),
+            },
         },
         resume,
     );

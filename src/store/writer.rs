@@ -79,6 +79,8 @@ pub enum Record {
     },
     /// A rating fetched in this run.
     Observation(model::Rating),
+    /// A company's latest rating (`ratings.id`), used as it is instead of fetched.
+    Reused { company: Uuid, rating: i64 },
     /// An input row's outcome.
     Row(Box<RowRecord>),
 }
@@ -214,6 +216,10 @@ impl Writer {
                     .map_err(StoreError::at("caching a resolution"))
             }
             Record::Observation(rating) => self.observe(&rating),
+            Record::Reused { company, rating } => {
+                let company = self.company_key(company)?;
+                self.record_change(company, rating, Some(rating), Change::Unchanged)
+            }
             Record::Row(row) => self.record_row(&row),
         }
     }
@@ -273,6 +279,34 @@ impl Writer {
             .prepare_cached("SELECT 1 FROM run_companies WHERE run_id = ?1 AND company = ?2")
             .and_then(|mut s| s.exists(params![self.run_id, key]))
             .map_err(StoreError::at(ctx))
+    }
+
+    /// Records the company's latest rating as this run's when a run that started at
+    /// `since` or later saw it; tells whether it did. Its history is left as it is: no
+    /// one has looked again, so nothing is confirmed.
+    pub fn reuse_rating(
+        &mut self,
+        company: Uuid,
+        since: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.begin()?;
+        let recent: Option<i64> = self
+            .conn
+            .prepare_cached(
+                "SELECT r.id FROM ratings r JOIN runs u ON u.id = r.last_run_id
+                 WHERE r.id = (SELECT max(l.id) FROM ratings l JOIN companies c ON c.id = l.company
+                               WHERE c.company_id = ?1)
+                   AND u.started_at >= ?2",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![company.to_string(), time_text(since)], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(StoreError::at("reading the latest rating"))?;
+        match recent {
+            Some(rating) => self.send(Record::Reused { company, rating }).map(|()| true),
+            None => Ok(false),
+        }
     }
 
     fn remember(&mut self, company: Uuid, key: i64) {
