@@ -487,8 +487,12 @@ impl Store {
             .map_err(StoreError::at("sizing the page cache"))?;
         let checkpointer = checkpoint::Checkpointer::start(&self.path);
         if checkpointer.is_some() {
-            conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
-                .map_err(StoreError::at("handing checkpoints to their thread"))?;
+            // The log starts over every few seconds; the file is cut back when it does
+            // rather than staying as long as the longest stretch.
+            conn.execute_batch(
+                "PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864;",
+            )
+            .map_err(StoreError::at("handing checkpoints to their thread"))?;
         }
         Writer::start(conn, run_id, checkpointer)
     }

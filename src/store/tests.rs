@@ -948,3 +948,43 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
         "committed now"
     );
 }
+
+/// The salts in the write-ahead log's header, which change each time the log starts over.
+fn log_salts(db: &std::path::Path) -> [u8; 8] {
+    let wal = std::fs::read(db.with_extension("db-wal")).unwrap();
+    wal[16..24].try_into().unwrap()
+}
+
+#[test]
+fn the_log_starts_over_while_the_writer_keeps_writing() {
+    // A writer that begins again straight after each commit never saw the log wholly
+    // copied, so the log grew for the whole run (hundreds of MB on a million rows).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let mut store = Store::open(&path).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    writer.log_restart = std::time::Duration::ZERO;
+    let observe = |writer: &mut Writer, n: u128| {
+        writer
+            .send(Record::Observation(rating(
+                Uuid::from_u128(n),
+                Color::Green,
+                "2026-01-01T00:00:00Z",
+                "2026-01-02T00:00:00Z",
+                "2026-01-03T00:00:00Z",
+            )))
+            .unwrap();
+    };
+    let commit = |writer: &mut Writer| {
+        std::thread::sleep(std::time::Duration::from_millis(1_050));
+        writer.tick().unwrap();
+    };
+    observe(&mut writer, 1);
+    commit(&mut writer);
+    let first = log_salts(&path);
+    observe(&mut writer, 2);
+    commit(&mut writer);
+    assert_ne!(log_salts(&path), first, "the log started over");
+    writer.finish().unwrap();
+}
