@@ -291,6 +291,28 @@ pub struct RunInfo {
 }
 
 #[cfg(test)]
+impl RunInfo {
+    /// An empty, complete run of the portfolio "customers", for formatters' tests.
+    pub fn example() -> RunInfo {
+        RunInfo {
+            id: 1,
+            started_at: "2026-11-21T02:00:00Z".into(),
+            finished_at: None,
+            portfolio: "customers".into(),
+            input_path: "customers.csv".into(),
+            portfolio_sha256: String::new(),
+            status: "complete".into(),
+            demo_day: None,
+            rows: 0,
+            by_status: vec![],
+            by_color: vec![],
+            alerts: 0,
+            calls: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

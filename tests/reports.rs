@@ -22,7 +22,12 @@ fn sample() -> PathBuf {
 }
 
 /// `screen PORTFOLIO --demo` in the workspace, as the README runs it; returns stdout.
+/// The sample exits 3 (one of its rows fails on purpose).
 fn demo_screen(ws: &Workspace, portfolio: &Path, extra: &[&str]) -> String {
+    demo_screen_exiting(ws, portfolio, extra, 3)
+}
+
+fn demo_screen_exiting(ws: &Workspace, portfolio: &Path, extra: &[&str], code: i32) -> String {
     let out = Command::cargo_bin("ratewatch")
         .unwrap()
         .env_remove("RATEWATCH_API_KEY")
@@ -33,7 +38,7 @@ fn demo_screen(ws: &Workspace, portfolio: &Path, extra: &[&str]) -> String {
         .arg("--demo")
         .args(extra)
         .assert()
-        .code(3)
+        .code(code)
         .get_output()
         .stdout
         .clone();
@@ -290,20 +295,8 @@ fn hostile_names_stay_text_in_a_browser() {
         hostile_name.replace('"', "\"\"")
     ));
     let portfolio = ws.write("hostile.csv", csv.as_bytes());
-    let out = Command::cargo_bin("ratewatch")
-        .unwrap()
-        .env_remove("RATEWATCH_API_KEY")
-        .env_remove("RATEWATCH_BASE_URL")
-        .current_dir(ws.dir.path())
-        .arg("screen")
-        .arg(&portfolio)
-        .arg("--demo")
-        .assert()
-        .code(1)
-        .get_output()
-        .stdout
-        .clone();
-    assert!(String::from_utf8_lossy(&out).contains("report.html"));
+    let out = demo_screen_exiting(&ws, &portfolio, &[], 1);
+    assert!(out.contains("report.html"));
 
     // The page as shipped: no injected element, title untouched.
     let dom = chromium(&ws.path("report.html"), &["--dump-dom".to_string()]);

@@ -143,19 +143,8 @@ mod tests {
 
     fn run() -> RunInfo {
         RunInfo {
-            id: 1,
-            started_at: "2026-11-21T02:00:00Z".into(),
-            finished_at: None,
-            portfolio: "customers".into(),
-            input_path: "customers.csv".into(),
-            portfolio_sha256: String::new(),
-            status: "complete".into(),
-            demo_day: None,
             rows: 1,
-            by_status: vec![],
-            by_color: vec![],
-            alerts: 0,
-            calls: vec![],
+            ..RunInfo::example()
         }
     }
 

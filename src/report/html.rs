@@ -586,13 +586,8 @@ mod tests {
     fn run(rows: u64, alerts: u64) -> RunInfo {
         RunInfo {
             id: 3,
-            started_at: "2026-11-21T02:00:00Z".into(),
             finished_at: Some("2026-11-21T02:03:10Z".into()),
-            portfolio: "customers".into(),
-            input_path: "customers.csv".into(),
             portfolio_sha256: "ab".repeat(32),
-            status: "complete".into(),
-            demo_day: None,
             rows,
             by_status: RowStatus::ALL
                 .iter()
@@ -601,6 +596,7 @@ mod tests {
             by_color: vec![("green".into(), rows)],
             alerts,
             calls: vec![("rating".into(), rows)],
+            ..RunInfo::example()
         }
     }
 

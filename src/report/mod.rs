@@ -165,18 +165,7 @@ mod tests {
     fn timestamped_names_come_from_the_runs_start_in_utc() {
         let mut run = RunInfo {
             id: 7,
-            started_at: "2026-11-21T02:00:00Z".into(),
-            finished_at: None,
-            portfolio: "p".into(),
-            input_path: "p.csv".into(),
-            portfolio_sha256: String::new(),
-            status: "complete".into(),
-            demo_day: None,
-            rows: 0,
-            by_status: vec![],
-            by_color: vec![],
-            alerts: 0,
-            calls: vec![],
+            ..RunInfo::example()
         };
         let dir = Path::new("out");
         let plain = ReportFiles::new(dir, &run, false).unwrap();

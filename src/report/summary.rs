@@ -216,13 +216,6 @@ mod tests {
     fn run(rows: u64, failed: u64) -> RunInfo {
         RunInfo {
             id: 3,
-            started_at: "2026-11-21T02:00:00Z".into(),
-            finished_at: None,
-            portfolio: "customers".into(),
-            input_path: "customers.csv".into(),
-            portfolio_sha256: String::new(),
-            status: "complete".into(),
-            demo_day: None,
             rows,
             by_status: RowStatus::ALL
                 .iter()
@@ -240,8 +233,7 @@ mod tests {
                 })
                 .collect(),
             by_color: vec![("green".into(), rows - failed)],
-            alerts: 0,
-            calls: vec![],
+            ..RunInfo::example()
         }
     }
 
