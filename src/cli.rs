@@ -69,8 +69,9 @@ pub enum Command {
         Exit codes: 0 listed, 2 usage error or no database at --db, 4 database unusable.")]
     Runs(RunsArgs),
 
-    /// Write a past run's report.csv and report.json again, byte for byte as the run wrote
-    /// them, and print its summary.
+    /// Write a past run's report.csv, report.json and report.html again, byte for byte as
+    /// the run wrote them (given the same --csv-dialect and --timestamped), and print its
+    /// summary.
     #[command(after_help = "Examples:\n  \
         ratewatch report --run 12 --out reports/run-12\n  \
         ratewatch report --run 3 --db /var/lib/ratewatch/ratewatch.db\n\n\

@@ -38,12 +38,7 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     table::render(headers, &rows)
 }
 
-/// Text safe for a terminal or a mail.
-pub fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
+pub use crate::report::summary::printable;
 
 /// CSV with a header line. Cells that a spreadsheet would run as formulas are defused, as
 /// in report.csv.

@@ -9,7 +9,7 @@ use super::{emit, open_read_only};
 use crate::cli::{ReportArgs, RunsArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
-use crate::store::RunOverview;
+use crate::model::RunInfo;
 
 const HEADERS: [&str; 11] = [
     "RUN",
@@ -63,7 +63,7 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
 }
 
 /// One line per run: for people, or every field for CSV.
-fn rows(runs: &[RunOverview], every_field: bool) -> Vec<Vec<String>> {
+fn rows(runs: &[RunInfo], every_field: bool) -> Vec<Vec<String>> {
     runs.iter()
         .map(|r| {
             let mut row = vec![r.id.to_string(), r.started_at.clone()];
@@ -83,7 +83,7 @@ fn rows(runs: &[RunOverview], every_field: bool) -> Vec<Vec<String>> {
         .collect()
 }
 
-fn to_json(r: &RunOverview) -> Value {
+fn to_json(r: &RunInfo) -> Value {
     let by_status: Map<String, Value> = r
         .by_status
         .iter()

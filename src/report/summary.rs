@@ -54,7 +54,7 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 
 /// Text from the portfolio or the service, safe for a terminal or a mail: control
 /// characters (an escape sequence could rewrite the screen) become spaces.
-fn printable(s: &str) -> String {
+pub fn printable(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()

@@ -11,26 +11,10 @@ use std::collections::HashMap;
 use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError};
-use crate::model::{Color, RowStatus};
+use crate::model::{Color, RowStatus, RunInfo};
 
 /// The schema version that brought `color_periods` and the indexes these queries rely on.
 pub const HISTORY_SCHEMA: i64 = 2;
-
-/// A run as listed by `ratewatch runs`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOverview {
-    pub id: i64,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    pub portfolio: String,
-    pub input_path: String,
-    pub status: String,
-    pub demo_day: Option<i64>,
-    pub rows: u64,
-    /// Rows per status, every status present (zero included).
-    pub by_status: Vec<(RowStatus, u64)>,
-    pub alerts: u64,
-}
 
 /// A company as the database knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,48 +127,22 @@ fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary>
 }
 
 impl Store {
-    /// The latest `limit` runs, newest first. A run that has not finished (running, or
-    /// interrupted) has its counts taken from its rows so far.
-    pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunOverview>, StoreError> {
-        let ctx = "listing the runs";
-        let mut stmt = self
+    /// The latest `limit` runs, newest first, as [`Store::run_info`] reads them.
+    pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunInfo>, StoreError> {
+        let ids: Vec<i64> = self
             .conn
-            .prepare(
-                "SELECT id, started_at, finished_at, portfolio, input_path, status, demo_day,
-                        rows_total, rows_rated, rows_unresolved, rows_ambiguous, rows_invalid,
-                        rows_failed, alerts
-                 FROM runs ORDER BY id DESC LIMIT ?1",
-            )
-            .map_err(StoreError::at(ctx))?;
-        let mut runs: Vec<RunOverview> = stmt
-            .query_map([limit as i64], |r| {
-                let counts: Vec<u64> = (8..13)
-                    .map(|i| r.get::<_, i64>(i).map(|v| v as u64))
-                    .collect::<Result<_, _>>()?;
-                Ok(RunOverview {
-                    id: r.get(0)?,
-                    started_at: r.get(1)?,
-                    finished_at: r.get(2)?,
-                    portfolio: r.get(3)?,
-                    input_path: r.get(4)?,
-                    status: r.get(5)?,
-                    demo_day: r.get(6)?,
-                    rows: r.get::<_, i64>(7)? as u64,
-                    by_status: RowStatus::ALL.into_iter().zip(counts).collect(),
-                    alerts: r.get::<_, i64>(13)? as u64,
-                })
+            .prepare("SELECT id FROM runs ORDER BY id DESC LIMIT ?1")
+            .and_then(|mut s| {
+                s.query_map([limit as i64], |r| r.get(0))?
+                    .collect::<Result<_, _>>()
             })
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))?;
-        for run in runs.iter_mut().filter(|r| r.finished_at.is_none()) {
-            self.count_so_far(run)?;
-        }
-        Ok(runs)
+            .map_err(StoreError::at("listing the runs"))?;
+        ids.into_iter().map(|id| self.run_info(id)).collect()
     }
 
     /// Counts an unfinished run's rows as they stand (the run records its counts only
     /// when it finishes).
-    fn count_so_far(&self, run: &mut RunOverview) -> Result<(), StoreError> {
+    pub(super) fn count_so_far(&self, run: &mut RunInfo) -> Result<(), StoreError> {
         let ctx = format!("counting the rows of run {}", run.id);
         let mut stmt = self
             .conn

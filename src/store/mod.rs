@@ -21,7 +21,7 @@ use uuid::Uuid;
 use crate::api::models::{Country, IdentifierService};
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
 
-pub use history::{ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding, RunOverview};
+pub use history::{ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding};
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
 pub use writer::{Outcome, Record, RowRecord, Writer};
@@ -434,6 +434,10 @@ impl Store {
             .optional()
             .map_err(StoreError::at(ctx.clone()))?
             .ok_or(StoreError::NoSuchRun(run_id))?;
+        // A run records its counts when it finishes; until then they are its rows so far.
+        if info.finished_at.is_none() {
+            self.count_so_far(&mut info)?;
+        }
         let mut stmt = self
             .conn
             .prepare(

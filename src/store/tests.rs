@@ -988,3 +988,36 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
     assert_ne!(log_salts(&path), first, "the log started over");
     writer.finish().unwrap();
 }
+
+#[test]
+fn an_unfinished_run_is_counted_from_its_rows_so_far() {
+    // A run records its counts when it finishes: the reports of an interrupted run said 0
+    // rows while listing them.
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    for line in [2, 3] {
+        writer
+            .send(Record::Row(Box::new(RowRecord {
+                input: crate::model::InputRow {
+                    line,
+                    reference: Some(format!("R{line}")),
+                    ..Default::default()
+                },
+                status: RowStatus::Invalid,
+                error: Some("country: missing".into()),
+                ..RowRecord::default()
+            })))
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    let info = store.run_info(run_id).unwrap();
+    assert_eq!(info.finished_at, None);
+    assert_eq!(info.rows, 2);
+    assert!(
+        info.by_status.contains(&(RowStatus::Invalid, 2)),
+        "{info:?}"
+    );
+    assert_eq!(store.recent_runs(5).unwrap(), vec![info]);
+}

@@ -205,10 +205,14 @@ impl Writer {
     /// that begins when it is wholly copied, which a writer that begins again straight
     /// after each commit never sees otherwise: the log would grow for the whole run.
     fn finish_checkpoint(&mut self) -> Result<(), StoreError> {
-        self.conn
-            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+        // Busy when the thread is copying at that moment: then try again at the next commit.
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(0))
             .map_err(StoreError::at("checkpointing"))?;
-        self.log_started = Instant::now();
+        if busy == 0 {
+            self.log_started = Instant::now();
+        }
         Ok(())
     }
 
@@ -287,18 +291,9 @@ impl Writer {
     pub fn rated(&mut self, company: Uuid) -> Result<bool, StoreError> {
         self.begin()?;
         let ctx = "reading the companies rated in this run";
-        let key = match self.companies.get(&company) {
-            Some(k) => Some(*k),
-            None => self
-                .conn
-                .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")
-                .and_then(|mut s| {
-                    s.query_row([company.to_string()], |r| r.get::<_, i64>(0))
-                        .optional()
-                })
-                .map_err(StoreError::at(ctx))?,
+        let Some(key) = self.known_company(company)? else {
+            return Ok(false);
         };
-        let Some(key) = key else { return Ok(false) };
         self.conn
             .prepare_cached("SELECT 1 FROM run_companies WHERE run_id = ?1 AND company = ?2")
             .and_then(|mut s| s.exists(params![self.run_id, key]))
@@ -314,16 +309,18 @@ impl Writer {
         since: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.begin()?;
+        let Some(key) = self.known_company(company)? else {
+            return Ok(false);
+        };
         let recent: Option<i64> = self
             .conn
             .prepare_cached(
                 "SELECT r.id FROM ratings r JOIN runs u ON u.id = r.last_run_id
-                 WHERE r.id = (SELECT max(l.id) FROM ratings l JOIN companies c ON c.id = l.company
-                               WHERE c.company_id = ?1)
+                 WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)
                    AND u.started_at >= ?2",
             )
             .and_then(|mut s| {
-                s.query_row(params![company.to_string(), time_text(since)], |r| r.get(0))
+                s.query_row(params![key, time_text(since)], |r| r.get(0))
                     .optional()
             })
             .map_err(StoreError::at("reading the latest rating"))?;
@@ -331,6 +328,22 @@ impl Writer {
             Some(rating) => self.send(Record::Reused { company, rating }).map(|()| true),
             None => Ok(false),
         }
+    }
+
+    /// The internal key of a company the database knows, without recording it.
+    fn known_company(&mut self, company: Uuid) -> Result<Option<i64>, StoreError> {
+        if let Some(k) = self.companies.get(&company) {
+            return Ok(Some(*k));
+        }
+        let key: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")
+            .and_then(|mut s| s.query_row([company.to_string()], |r| r.get(0)).optional())
+            .map_err(StoreError::at("looking up a company"))?;
+        if let Some(k) = key {
+            self.remember(company, k);
+        }
+        Ok(key)
     }
 
     fn remember(&mut self, company: Uuid, key: i64) {
