@@ -95,6 +95,11 @@ pub struct Writer {
     run_id: i64,
     /// UUID → internal key of companies already seen.
     companies: HashMap<Uuid, i64>,
+    /// Internal keys of the companies this run has rated (a bit each: keys are dense).
+    rated: KeySet,
+    /// The highest company key before this run: a higher one was recorded by this run, so
+    /// it has no rating history to read.
+    known_before: i64,
     /// When the open transaction began, if one is open, and how many records it holds.
     open: Option<(Instant, usize)>,
     written: u64,
@@ -111,10 +116,26 @@ impl Writer {
         run_id: i64,
         checkpointer: Option<Checkpointer>,
     ) -> Result<Writer, StoreError> {
+        let ctx = "reading what the run has done";
+        let known_before: i64 = conn
+            .query_row("SELECT coalesce(max(id), 0) FROM companies", [], |r| {
+                r.get(0)
+            })
+            .map_err(StoreError::at(ctx))?;
+        // A resumed run goes on knowing which companies it has rated.
+        let mut rated = KeySet::default();
+        conn.prepare("SELECT company FROM run_companies WHERE run_id = ?1")
+            .and_then(|mut s| {
+                s.query_map([run_id], |r| r.get::<_, i64>(0))?
+                    .try_for_each(|k| k.map(|k| rated.insert(k)))
+            })
+            .map_err(StoreError::at(ctx))?;
         Ok(Writer {
             conn,
             run_id,
             companies: HashMap::new(),
+            rated,
+            known_before,
             open: None,
             written: 0,
             checkpointer,
@@ -290,14 +311,9 @@ impl Writer {
     /// Whether this run has already rated the company.
     pub fn rated(&mut self, company: Uuid) -> Result<bool, StoreError> {
         self.begin()?;
-        let ctx = "reading the companies rated in this run";
-        let Some(key) = self.known_company(company)? else {
-            return Ok(false);
-        };
-        self.conn
-            .prepare_cached("SELECT 1 FROM run_companies WHERE run_id = ?1 AND company = ?2")
-            .and_then(|mut s| s.exists(params![self.run_id, key]))
-            .map_err(StoreError::at(ctx))
+        Ok(self
+            .known_company(company)?
+            .is_some_and(|key| self.rated.contains(key)))
     }
 
     /// Records the company's latest rating as this run's when a run that started at
@@ -423,7 +439,12 @@ impl Writer {
 
     /// Stores the row as given (once, however many runs read it) and its outcome.
     fn record_row(&mut self, row: &RowRecord) -> Result<(), StoreError> {
-        let ctx = format!("recording line {}", row.input.line);
+        let line = row.input.line;
+        // The message is only built if a statement fails.
+        let ctx = move |source| StoreError::Sql {
+            context: format!("recording line {line}"),
+            source,
+        };
         let i = &row.input;
         let fields = [
             &i.reference,
@@ -453,7 +474,7 @@ impl Writer {
             .conn
             .prepare_cached("SELECT id FROM inputs WHERE digest = ?1")
             .and_then(|mut s| s.query_row([digest], |r| r.get(0)).optional())
-            .map_err(StoreError::at(ctx.clone()))?;
+            .map_err(ctx)?;
         let input = match existing {
             Some(id) => id,
             None => self
@@ -472,7 +493,7 @@ impl Writer {
                         |r| r.get(0),
                     )
                 })
-                .map_err(StoreError::at(ctx.clone()))?,
+                .map_err(ctx)?,
         };
         let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
         self.conn
@@ -492,7 +513,7 @@ impl Writer {
                 ])
             })
             .map(drop)
-            .map_err(StoreError::at(ctx))
+            .map_err(ctx)
     }
 
     /// Adds a rating to the history (or confirms the latest one) and records the change.
@@ -507,6 +528,25 @@ impl Writer {
         let last_change = rating.last_change.map(time_text);
         let last_refresh = rating.last_refresh.map(time_text);
         let observed = rating.requested_at.map(time_text).unwrap_or_else(now_text);
+        let insert = |conn: &Connection| -> Result<i64, StoreError> {
+            conn.prepare_cached(
+                "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
+                                      observed_at, confirmed_at, first_run_id, last_run_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?6) RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![company, color, last_change, last_refresh, observed, run_id],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(StoreError::at(ctx))
+        };
+        // A company first recorded by this run has no history to compare with.
+        if company > self.known_before {
+            let id = insert(&self.conn)?;
+            return self.record_change(company, id, None, Change::New);
+        }
 
         // Most nights most ratings are unchanged: confirming the latest observation in one
         // statement when it matches spares reading it first.
@@ -540,20 +580,7 @@ impl Writer {
                     .optional()
             })
             .map_err(StoreError::at(ctx))?;
-        let new_id: i64 = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
-                                              observed_at, confirmed_at, first_run_id, last_run_id)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?6) RETURNING id",
-            )
-            .and_then(|mut s| {
-                s.query_row(
-                    params![company, color, last_change, last_refresh, observed, run_id],
-                    |r| r.get(0),
-                )
-            })
-            .map_err(StoreError::at(ctx))?;
+        let new_id = insert(&self.conn)?;
         let previous = latest
             .as_ref()
             .map(|(_, c, lc)| (Color::parse(c), lc.clone()));
@@ -588,11 +615,61 @@ impl Writer {
                     change.as_str()
                 ])
             })
-            .map(drop)
-            .map_err(StoreError::at("recording a rating"))
+            .map_err(StoreError::at("recording a rating"))?;
+        self.rated.insert(company);
+        Ok(())
+    }
+}
+
+/// A set of internal keys, one bit each. Keys are row ids handed out one after another, so
+/// a million companies take 125 KB, and a lookup costs no query.
+#[derive(Debug, Default)]
+struct KeySet(Vec<u64>);
+
+impl KeySet {
+    fn insert(&mut self, key: i64) {
+        let Ok(key) = usize::try_from(key) else {
+            return;
+        };
+        let word = key / 64;
+        if word >= self.0.len() {
+            self.0.resize(word + 1, 0);
+        }
+        self.0[word] |= 1 << (key % 64);
+    }
+
+    fn contains(&self, key: i64) -> bool {
+        usize::try_from(key)
+            .ok()
+            .and_then(|k| self.0.get(k / 64).map(|w| w & (1 << (k % 64)) != 0))
+            .unwrap_or(false)
     }
 }
 
 fn candidates_json(c: &[Candidate]) -> Option<String> {
     (!c.is_empty()).then(|| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeySet;
+
+    #[test]
+    fn a_key_set_holds_exactly_the_keys_put_in() {
+        let mut set = KeySet::default();
+        for k in [1, 63, 64, 65, 1_000_003] {
+            set.insert(k);
+        }
+        for k in [1, 63, 64, 65, 1_000_003] {
+            assert!(set.contains(k), "{k}");
+        }
+        for k in [0, 2, 62, 66, 127, 1_000_002, 1_000_004, 5_000_000, -1] {
+            assert!(!set.contains(k), "{k}");
+        }
+        set.insert(-5);
+        assert!(
+            !set.contains(-5),
+            "row ids are never negative; such a key is ignored"
+        );
+    }
 }
