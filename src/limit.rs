@@ -176,6 +176,11 @@ impl Limiter {
                 }
                 result
             };
+            // The permit is free again and a waiter has been woken; step aside so that it
+            // sends its request before this answer is processed (the caller stores it next).
+            // On the single screening thread, taking answers first left the permit idle
+            // behind every answer of a burst: idle permits are lost throughput.
+            tokio::task::yield_now().await;
             let error = match result {
                 Ok(v) => return Ok(v),
                 Err(e) => e,
@@ -420,6 +425,52 @@ mod tests {
         assert!(
             took >= Duration::from_secs(2) && took < Duration::from_millis(2_100),
             "{took:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_freed_permit_is_taken_up_before_the_answer_is_processed() {
+        let limiter = std::sync::Arc::new(Limiter::new(Limits {
+            concurrency: 1,
+            ..Limits::default()
+        }));
+        // Answered once so that calls no longer queue behind the key check.
+        limiter
+            .call("x", || async { Ok::<_, ApiError>(()) })
+            .await
+            .unwrap();
+        let order = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let answer = std::sync::Arc::new(tokio::sync::Notify::new());
+        let (a, b) = (limiter.clone(), limiter.clone());
+        let (order_a, order_b, answer_a) = (order.clone(), order.clone(), answer.clone());
+        // The first call holds the only permit until it is answered ...
+        let first = tokio::spawn(async move {
+            a.call("x", || async {
+                answer_a.notified().await;
+                Ok::<_, ApiError>(())
+            })
+            .await
+            .unwrap();
+            order_a.lock().unwrap().push("first answer processed");
+        });
+        tokio::task::yield_now().await;
+        // ... while the second waits for it.
+        let second = tokio::spawn(async move {
+            b.call("x", || async {
+                order_b.lock().unwrap().push("second request sent");
+                Ok::<_, ApiError>(())
+            })
+            .await
+            .unwrap();
+        });
+        tokio::task::yield_now().await;
+        assert_eq!(limiter.permits.available_permits(), 0);
+        answer.notify_one();
+        first.await.unwrap();
+        second.await.unwrap();
+        assert_eq!(
+            *order.lock().unwrap(),
+            ["second request sent", "first answer processed"]
         );
     }
 
