@@ -176,13 +176,17 @@ impl Limiter {
                 }
                 result
             };
-            // The permit is free again and a waiter has been woken; step aside so that it
-            // sends its request before this answer is processed (the caller stores it next).
-            // On the single screening thread, taking answers first left the permit idle
-            // behind every answer of a burst: idle permits are lost throughput.
-            tokio::task::yield_now().await;
             let error = match result {
-                Ok(v) => return Ok(v),
+                Ok(v) => {
+                    // The permit is free again and a waiter has been woken; step aside so
+                    // that it sends its request before this answer is processed (the caller
+                    // stores it next). On the single screening thread, taking answers first
+                    // left the permit idle behind every answer of a burst. (A failure is
+                    // dealt with first: a refusal or a pause must be in place before anyone
+                    // else calls.)
+                    tokio::task::yield_now().await;
+                    return Ok(v);
+                }
                 Err(e) => e,
             };
             match &error {
