@@ -25,7 +25,7 @@ use crate::model::{Candidate, RowStatus};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Target};
 use crate::rate::{self, RatingEndpoint};
 use crate::resolve::{self, Query, Resolution};
-use crate::store::{Outcome, Record, RowRecord, StoreError, Writer};
+use crate::store::{Committed, Outcome, Record, RowRecord, StoreError, Writer};
 
 /// How a run resolves and rates.
 #[derive(Debug, Clone)]
@@ -142,6 +142,8 @@ pub struct Pipeline {
     client: Client,
     limiter: Arc<Limiter>,
     writer: Mutex<Writer>,
+    /// Wakes the questions that wait while the writer's connection is away committing.
+    writer_home: tokio::sync::Notify,
     lookups: Lookups,
     options: Options,
     searches: InFlight<String, Found>,
@@ -162,6 +164,7 @@ impl Pipeline {
             client,
             limiter,
             writer: Mutex::new(writer),
+            writer_home: tokio::sync::Notify::new(),
             lookups,
             options,
             searches: InFlight::new(),
@@ -175,9 +178,10 @@ impl Pipeline {
     /// Returns the writer, to be finished by the caller, whatever happened.
     ///
     /// Each row is a task of its own, so one slow row never holds up the others; a bounded
-    /// number of them are in progress at once. A ticker commits the writer's work during
-    /// quiet moments. Rows are read on this thread as slots free up: reading a buffered
-    /// file costs less than handing rows over from another thread.
+    /// number of them are in progress at once. A ticker commits the writer's work on a
+    /// blocking thread, so the pages a commit writes never hold up the answers arriving
+    /// meanwhile. Rows are read on this thread as slots free up: reading a buffered file
+    /// costs less than handing rows over from another thread.
     pub async fn run(
         self,
         mut rows: impl Iterator<Item = Result<InputRow, InputError>>,
@@ -188,6 +192,7 @@ impl Pipeline {
         let mut tasks: JoinSet<Result<Option<RowStatus>, Fatal>> = JoinSet::new();
         let mut ticker = tokio::time::interval(COMMIT_TICK);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut commit: Option<tokio::task::JoinHandle<Committed>> = None;
         let mut outcome = Ok(());
         let settle = |done: Result<Result<Option<RowStatus>, Fatal>, tokio::task::JoinError>,
                       outcome: &mut Result<(), Fatal>| {
@@ -206,10 +211,17 @@ impl Pipeline {
         while outcome.is_ok() && !(input_done && tasks.is_empty()) {
             tokio::select! {
                 biased;
-                Some(done) = tasks.join_next(), if !tasks.is_empty() => settle(done, &mut outcome),
-                _ = ticker.tick() => {
-                    if let Err(e) = this.store().tick() {
+                // First: questions are waiting for the writer.
+                done = async { commit.as_mut().expect("checked").await }, if commit.is_some() => {
+                    commit = None;
+                    if let Err(e) = this.writer_back(done) {
                         outcome = Err(Fatal::Store(e));
+                    }
+                }
+                Some(done) = tasks.join_next(), if !tasks.is_empty() => settle(done, &mut outcome),
+                _ = ticker.tick(), if commit.is_none() => {
+                    if let Some(job) = this.store().commit_job() {
+                        commit = Some(tokio::task::spawn_blocking(|| job.run()));
                     }
                 }
                 slot = slots.clone().acquire_owned(), if !input_done => {
@@ -236,8 +248,23 @@ impl Pipeline {
         if outcome.is_err() {
             tasks.abort_all();
         }
-        while let Some(done) = tasks.join_next().await {
-            settle(done, &mut outcome);
+        // Tasks waiting for the writer need it back to finish.
+        let mut tasks_done = false;
+        while !tasks_done || commit.is_some() {
+            tokio::select! {
+                done = async { commit.as_mut().expect("checked").await }, if commit.is_some() => {
+                    commit = None;
+                    if let Err(e) = this.writer_back(done)
+                        && outcome.is_ok()
+                    {
+                        outcome = Err(Fatal::Store(e));
+                    }
+                }
+                done = tasks.join_next(), if !tasks_done => match done {
+                    Some(done) => settle(done, &mut outcome),
+                    None => tasks_done = true,
+                },
+            }
         }
         let this = Arc::try_unwrap(this)
             .unwrap_or_else(|_| unreachable!("every task has ended and dropped its handle"));
@@ -245,10 +272,46 @@ impl Pipeline {
         (writer, outcome)
     }
 
-    /// The writer. Never held across an await (the guard is not `Send`, so the compiler
-    /// sees to it).
+    /// The writer, to send it records. Never held across an await (the guard is not
+    /// `Send`, so the compiler sees to it).
     fn store(&self) -> std::sync::MutexGuard<'_, Writer> {
         lock(&self.writer)
+    }
+
+    /// The writer, to ask it a question: waits while its connection is away committing.
+    async fn ask_store(&self) -> std::sync::MutexGuard<'_, Writer> {
+        loop {
+            let home = self.writer_home.notified();
+            tokio::pin!(home);
+            // Registered before looking, so the return cannot slip between look and wait.
+            home.as_mut().enable();
+            {
+                let store = self.store();
+                if store.is_home() {
+                    return store;
+                }
+            }
+            home.await;
+        }
+    }
+
+    /// Hands the writer its connection back after a commit and wakes the questions waiting.
+    fn writer_back(
+        &self,
+        done: Result<Committed, tokio::task::JoinError>,
+    ) -> Result<(), StoreError> {
+        let done = match done {
+            Ok(done) => done,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => {
+                return Err(StoreError::WriterGone(format!(
+                    "its commit was stopped: {e}"
+                )));
+            }
+        };
+        let result = self.store().committed(done);
+        self.writer_home.notify_waiters();
+        result
     }
 
     async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<RowRecord>, Fatal> {
@@ -349,7 +412,7 @@ impl Pipeline {
                 // company turned out unknown.
                 let cached = match again || self.options.refresh_resolutions {
                     true => None,
-                    false => self.store().cached_resolution(&key)?,
+                    false => self.ask_store().await.cached_resolution(&key)?,
                 };
                 if let Some(hit) = cached.filter(|hit| {
                     jiff::Timestamp::now().duration_since(hit.resolved_at)
@@ -417,14 +480,15 @@ impl Pipeline {
         self.ratings
             .once(company, || async {
                 // Rated already by an earlier row of this run, or before an interruption.
-                if self.store().rated(company)? {
+                if self.ask_store().await.rated(company)? {
                     return Ok(());
                 }
                 // Seen by a recent run (another portfolio's, the same night): the user
                 // chose to spare the call.
                 if let Some(age) = self.options.rating_max_age
                     && self
-                        .store()
+                        .ask_store()
+                        .await
                         .reuse_rating(company, jiff::Timestamp::now() - age)?
                 {
                     return Ok(());

@@ -24,7 +24,7 @@ use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
 pub use history::{ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding};
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
-pub use writer::{Outcome, Record, RowRecord, Writer};
+pub use writer::{CommitJob, Committed, Outcome, Record, RowRecord, Writer};
 
 /// A storage failure. The message names what was being done; the command adds the path.
 #[derive(Debug, thiserror::Error)]

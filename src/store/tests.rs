@@ -292,6 +292,7 @@ fn the_log_is_copied_into_the_database_while_the_writer_works() {
     let main_file = || std::fs::metadata(&path).unwrap().len();
     let before = main_file();
     let mut writer = store.writer(run_id).unwrap();
+    writer.max_transaction = std::time::Duration::ZERO;
     for n in 0..2_000u32 {
         let id = Uuid::from_u128(u128::from(n) + 1);
         writer
@@ -306,7 +307,6 @@ fn the_log_is_copied_into_the_database_while_the_writer_works() {
     }
     // Committed (the transaction is old enough) but still only in the log: the writer's
     // own checkpoints are off.
-    std::thread::sleep(std::time::Duration::from_millis(1_100));
     writer.tick().unwrap();
     assert_eq!(main_file(), before, "the writer does not checkpoint itself");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -965,6 +965,7 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
     let run_id = run(&mut store);
     let mut writer = store.writer(run_id).unwrap();
     writer.log_restart = std::time::Duration::ZERO;
+    writer.max_transaction = std::time::Duration::ZERO;
     let observe = |writer: &mut Writer, n: u128| {
         writer
             .send(Record::Observation(rating(
@@ -976,10 +977,7 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
             )))
             .unwrap();
     };
-    let commit = |writer: &mut Writer| {
-        std::thread::sleep(std::time::Duration::from_millis(1_050));
-        writer.tick().unwrap();
-    };
+    let commit = |writer: &mut Writer| writer.tick().unwrap();
     observe(&mut writer, 1);
     commit(&mut writer);
     let first = log_salts(&path);
@@ -987,6 +985,57 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
     commit(&mut writer);
     assert_ne!(log_salts(&path), first, "the log started over");
     writer.finish().unwrap();
+}
+
+#[test]
+fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    let mut store = Store::open(&path).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    let observe = |writer: &mut Writer, n: u128| {
+        writer
+            .send(Record::Observation(rating(
+                Uuid::from_u128(n),
+                Color::Green,
+                "2026-01-01T00:00:00Z",
+                "2026-01-02T00:00:00Z",
+                "2026-01-03T00:00:00Z",
+            )))
+            .unwrap();
+    };
+    let ratings = || -> i64 {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT count(*) FROM ratings", [], |r| r.get(0))
+            .unwrap()
+    };
+    observe(&mut writer, 1);
+    assert!(writer.commit_job().is_none(), "not open long enough yet");
+    writer.max_transaction = std::time::Duration::ZERO;
+    let job = writer.commit_job().expect("due");
+    assert!(!writer.is_home());
+    assert!(writer.commit_job().is_none(), "one commit away at a time");
+    observe(&mut writer, 2);
+    observe(&mut writer, 3);
+    let done = std::thread::spawn(move || job.run()).join().unwrap();
+    assert_eq!(
+        ratings(),
+        1,
+        "committed: what was written before the commit left"
+    );
+    writer.committed(done).unwrap();
+    assert!(writer.is_home());
+    for n in 1..=3 {
+        assert!(writer.rated(Uuid::from_u128(n)).unwrap(), "company {n}");
+    }
+    writer.finish().unwrap();
+    assert_eq!(
+        ratings(),
+        3,
+        "the queued records, in a transaction of their own"
+    );
 }
 
 #[test]

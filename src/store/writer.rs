@@ -8,6 +8,10 @@
 //!
 //! The screening runtime is single-threaded, so the writer is called directly, without a
 //! thread or a channel: a handoff between threads costs more than the SQL it carries.
+//! Only the commit leaves the thread ([`Writer::commit_job`]): it writes every page the
+//! transaction dirtied, tens of milliseconds on a first run, during which answers would
+//! pile up unread. While the connection is away, records queue and are written when it
+//! returns; questions wait for it ([`Writer::is_home`]).
 //! Rating history and change detection happen here, where the history is.
 
 use std::collections::HashMap;
@@ -22,8 +26,6 @@ use super::{CachedResolution, StoreError, now_text, time_text};
 use crate::api::models::Company;
 use crate::model::{self, Candidate, Change, Color, InputRow, RowStatus};
 
-/// Most records per transaction.
-const BATCH: usize = 20_000;
 /// A transaction is committed once it is this old: readers see progress, and a crash
 /// loses no more than this. Longer transactions write each page of the randomly ordered
 /// indexes (company UUIDs, input digests, search keys) once for many rows: a second
@@ -91,7 +93,10 @@ pub enum Record {
 
 /// The writer of one run.
 pub struct Writer {
-    conn: Connection,
+    /// `None` while a commit runs on another thread.
+    conn: Option<Connection>,
+    /// Records sent while the connection was away, written when it returns.
+    queued: Vec<Record>,
     run_id: i64,
     /// UUID → internal key of companies already seen.
     companies: HashMap<Uuid, i64>,
@@ -100,14 +105,16 @@ pub struct Writer {
     /// The highest company key before this run: a higher one was recorded by this run, so
     /// it has no rating history to read.
     known_before: i64,
-    /// When the open transaction began, if one is open, and how many records it holds.
-    open: Option<(Instant, usize)>,
+    /// When the open transaction began, if one is open.
+    open: Option<Instant>,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
     /// When the log last started over, and how often it does.
     log_started: Instant,
     pub(super) log_restart: Duration,
+    /// How long a transaction stays open ([`MAX_TRANSACTION`]).
+    pub(super) max_transaction: Duration,
 }
 
 impl Writer {
@@ -131,7 +138,8 @@ impl Writer {
             })
             .map_err(StoreError::at(ctx))?;
         Ok(Writer {
-            conn,
+            conn: Some(conn),
+            queued: Vec::new(),
             run_id,
             companies: HashMap::new(),
             rated,
@@ -141,26 +149,39 @@ impl Writer {
             checkpointer,
             log_started: Instant::now(),
             log_restart: LOG_RESTART,
+            max_transaction: MAX_TRANSACTION,
         })
     }
 
     /// Writes a record in the open transaction. If it fails, the whole transaction is
     /// rolled back: the run stops, and the next one redoes that moment's work from a
     /// consistent database rather than keeping half of it.
+    /// While a commit is away, the record waits for the connection to return.
     pub fn send(&mut self, record: Record) -> Result<(), StoreError> {
+        if self.conn.is_none() {
+            self.queued.push(record);
+            return Ok(());
+        }
         self.begin()?;
         if let Err(e) = self.apply(record) {
             self.rollback();
             return Err(e);
         }
         self.written += 1;
-        if let Some((started, n)) = &mut self.open {
-            *n += 1;
-            if *n >= BATCH || started.elapsed() >= MAX_TRANSACTION {
-                self.commit()?;
-            }
-        }
         Ok(())
+    }
+
+    /// Whether the connection is here to answer questions (not away committing).
+    pub fn is_home(&self) -> bool {
+        self.conn.is_some()
+    }
+
+    /// The connection. Questions are only asked while it is home (the pipeline waits for
+    /// [`Writer::is_home`]); records sent meanwhile are queued instead.
+    fn conn(&self) -> &Connection {
+        self.conn
+            .as_ref()
+            .expect("the writer's connection is asked for only while it is home")
     }
 
     /// The cached answer to a search, if any (whatever its age).
@@ -176,34 +197,69 @@ impl Writer {
         }))
     }
 
-    /// Commits the open transaction if it has been open long enough; called on a timer so
-    /// that a quiet moment does not leave work uncommitted.
+    /// Once the open transaction is old enough, takes the connection away and returns the
+    /// work that commits it, to be run on another thread and handed back to
+    /// [`Writer::committed`]. Called on a timer, so a quiet moment leaves nothing
+    /// uncommitted for long.
+    pub fn commit_job(&mut self) -> Option<CommitJob> {
+        let due = matches!(self.open, Some(started) if started.elapsed() >= self.max_transaction);
+        if !due || self.conn.is_none() {
+            return None;
+        }
+        self.open = None;
+        let restart_log =
+            self.checkpointer.is_some() && self.log_started.elapsed() >= self.log_restart;
+        Some(CommitJob {
+            conn: self.conn.take()?,
+            restart_log,
+        })
+    }
+
+    /// Takes the connection back after its commit, then writes what was queued meanwhile.
+    pub fn committed(&mut self, done: Committed) -> Result<(), StoreError> {
+        self.conn = Some(done.conn);
+        if done.result.map_err(StoreError::at("committing a batch"))? {
+            self.log_started = Instant::now();
+        }
+        for record in std::mem::take(&mut self.queued) {
+            self.send(record)?;
+        }
+        Ok(())
+    }
+
+    /// [`Writer::commit_job`] and [`Writer::committed`] on this thread.
     pub fn tick(&mut self) -> Result<(), StoreError> {
-        match self.open {
-            Some((started, _)) if started.elapsed() >= MAX_TRANSACTION => self.commit(),
-            _ => Ok(()),
+        match self.commit_job() {
+            Some(job) => self.committed(job.run()),
+            None => Ok(()),
         }
     }
 
     /// Commits what is written; returns how many records were written in all.
     pub fn finish(mut self) -> Result<u64, StoreError> {
+        if !self.is_home() {
+            return Err(StoreError::WriterGone(format!(
+                "finished while a commit was away; {} records not written",
+                self.queued.len()
+            )));
+        }
         self.commit()?;
         Ok(self.written)
     }
 
     fn begin(&mut self) -> Result<(), StoreError> {
         if self.open.is_none() {
-            self.conn
+            self.conn()
                 .execute_batch("BEGIN")
                 .map_err(StoreError::at("starting a batch"))?;
-            self.open = Some((Instant::now(), 0));
+            self.open = Some(Instant::now());
         }
         Ok(())
     }
 
     fn rollback(&mut self) {
         if self.open.take().is_some()
-            && let Err(e) = self.conn.execute_batch("ROLLBACK")
+            && let Err(e) = self.conn().execute_batch("ROLLBACK")
         {
             tracing::warn!("rolling back a failed batch: {e}");
         }
@@ -211,28 +267,10 @@ impl Writer {
 
     fn commit(&mut self) -> Result<(), StoreError> {
         if self.open.take().is_some() {
-            self.conn
-                .execute_batch("COMMIT")
-                .map_err(StoreError::at("committing a batch"))?;
-            if self.checkpointer.is_some() && self.log_started.elapsed() >= self.log_restart {
-                self.finish_checkpoint()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Copies what the checkpoint thread has not yet copied, so that the next transaction
-    /// writes the log from its start again. The log is only ever restarted by a transaction
-    /// that begins when it is wholly copied, which a writer that begins again straight
-    /// after each commit never sees otherwise: the log would grow for the whole run.
-    fn finish_checkpoint(&mut self) -> Result<(), StoreError> {
-        // Busy when the thread is copying at that moment: then try again at the next commit.
-        let busy: i64 = self
-            .conn
-            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(0))
-            .map_err(StoreError::at("checkpointing"))?;
-        if busy == 0 {
-            self.log_started = Instant::now();
+            let restart_log =
+                self.checkpointer.is_some() && self.log_started.elapsed() >= self.log_restart;
+            let conn = self.conn.take().expect("home: no commit is away");
+            self.committed(CommitJob { conn, restart_log }.run())?;
         }
         Ok(())
     }
@@ -247,7 +285,7 @@ impl Writer {
                 candidates,
             } => {
                 let company = company_id.map(|id| self.company_key(id)).transpose()?;
-                self.conn
+                self.conn()
                     .prepare_cached(
                         "INSERT OR REPLACE INTO resolutions (input_key, outcome, company, candidates, resolved_at)
                          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -278,7 +316,7 @@ impl Writer {
         key: &str,
     ) -> Result<Option<(CachedResolution, Option<i64>)>, StoreError> {
         let ctx = "reading the resolution cache";
-        self.conn
+        self.conn()
             .prepare_cached(
                 "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id
                  FROM resolutions r LEFT JOIN companies c ON c.id = r.company
@@ -329,7 +367,7 @@ impl Writer {
             return Ok(false);
         };
         let recent: Option<i64> = self
-            .conn
+            .conn()
             .prepare_cached(
                 "SELECT r.id FROM ratings r JOIN runs u ON u.id = r.last_run_id
                  WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)
@@ -352,7 +390,7 @@ impl Writer {
             return Ok(Some(*k));
         }
         let key: Option<i64> = self
-            .conn
+            .conn()
             .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")
             .and_then(|mut s| s.query_row([company.to_string()], |r| r.get(0)).optional())
             .map_err(StoreError::at("looking up a company"))?;
@@ -377,7 +415,7 @@ impl Writer {
         let ctx = "recording a company";
         let now = now_text();
         let key: i64 = self
-            .conn
+            .conn()
             .prepare_cached(
                 "INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (?1, ?2, ?2)
                  ON CONFLICT (company_id) DO UPDATE SET company_id = excluded.company_id
@@ -393,7 +431,7 @@ impl Writer {
         let now = now_text();
         let a = &c.address;
         let key: i64 = self
-            .conn
+            .conn()
             .prepare_cached(
                 "INSERT INTO companies (company_id, name, country, street_number, street_name, postcode,
                                         city, phone, legal_form, first_seen_at, updated_at)
@@ -425,7 +463,7 @@ impl Writer {
             .map_err(StoreError::at("recording a company"))?;
         self.remember(c.id, key);
         let mut ids = self
-            .conn
+            .conn()
             .prepare_cached(
                 "INSERT OR IGNORE INTO company_external_ids (company, service, external_id) VALUES (?1, ?2, ?3)",
             )
@@ -471,14 +509,14 @@ impl Writer {
         }
         let digest = &hasher.finalize()[..16];
         let existing: Option<i64> = self
-            .conn
+            .conn()
             .prepare_cached("SELECT id FROM inputs WHERE digest = ?1")
             .and_then(|mut s| s.query_row([digest], |r| r.get(0)).optional())
             .map_err(ctx)?;
         let input = match existing {
             Some(id) => id,
             None => self
-                .conn
+                .conn()
                 .prepare_cached(
                     "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
                                          street_name, city, postcode, phone, given_company_id)
@@ -496,7 +534,7 @@ impl Writer {
                 .map_err(ctx)?,
         };
         let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
-        self.conn
+        self.conn()
             .prepare_cached(
                 "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -544,14 +582,14 @@ impl Writer {
         };
         // A company first recorded by this run has no history to compare with.
         if company > self.known_before {
-            let id = insert(&self.conn)?;
+            let id = insert(self.conn())?;
             return self.record_change(company, id, None, Change::New);
         }
 
         // Most nights most ratings are unchanged: confirming the latest observation in one
         // statement when it matches spares reading it first.
         let confirmed: Option<i64> = self
-            .conn
+            .conn()
             .prepare_cached(
                 "UPDATE ratings SET confirmed_at = ?5, last_run_id = ?6
                  WHERE id = (SELECT max(id) FROM ratings WHERE company = ?1)
@@ -570,7 +608,7 @@ impl Writer {
             return self.record_change(company, id, Some(id), Change::Unchanged);
         }
         let latest: Option<(i64, String, Option<String>)> = self
-            .conn
+            .conn()
             .prepare_cached(
                 "SELECT id, color, last_change_date FROM ratings
                  WHERE company = ?1 ORDER BY id DESC LIMIT 1",
@@ -580,7 +618,7 @@ impl Writer {
                     .optional()
             })
             .map_err(StoreError::at(ctx))?;
-        let new_id = insert(&self.conn)?;
+        let new_id = insert(self.conn())?;
         let previous = latest
             .as_ref()
             .map(|(_, c, lc)| (Color::parse(c), lc.clone()));
@@ -601,7 +639,7 @@ impl Writer {
         change: Change,
     ) -> Result<(), StoreError> {
         let run_id = self.run_id;
-        self.conn
+        self.conn()
             .prepare_cached(
                 "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -618,6 +656,43 @@ impl Writer {
             .map_err(StoreError::at("recording a rating"))?;
         self.rated.insert(company);
         Ok(())
+    }
+}
+
+/// A commit to run away from the screening thread: it holds the writer's connection.
+pub struct CommitJob {
+    conn: Connection,
+    /// Also copy what the checkpoint thread has not yet copied (see [`CommitJob::run`]).
+    restart_log: bool,
+}
+
+/// A commit done, to hand back to [`Writer::committed`].
+pub struct Committed {
+    conn: Connection,
+    /// Whether the log now starts over.
+    result: Result<bool, rusqlite::Error>,
+}
+
+impl CommitJob {
+    /// Commits. When the log is due to start over, also copies what the checkpoint thread
+    /// has not yet copied, so that the next transaction writes the log from its start again:
+    /// the log only ever restarts for a transaction that begins when it is wholly copied,
+    /// which a writer that begins again straight after each commit never sees otherwise,
+    /// and the log would grow for the whole run. (Busy when the thread is copying at that
+    /// moment: then the next commit tries again.)
+    pub fn run(self) -> Committed {
+        let result = self.conn.execute_batch("COMMIT").and_then(|()| {
+            if !self.restart_log {
+                return Ok(false);
+            }
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
+                .map(|busy| busy == 0)
+        });
+        Committed {
+            conn: self.conn,
+            result,
+        }
     }
 }
 
