@@ -214,9 +214,7 @@ impl Pipeline {
                 // First: questions are waiting for the writer.
                 done = async { commit.as_mut().expect("checked").await }, if commit.is_some() => {
                     commit = None;
-                    if let Err(e) = this.writer_back(done) {
-                        outcome = Err(Fatal::Store(e));
-                    }
+                    this.writer_back(done, &mut outcome);
                 }
                 Some(done) = tasks.join_next(), if !tasks.is_empty() => settle(done, &mut outcome),
                 _ = ticker.tick(), if commit.is_none() => {
@@ -254,11 +252,7 @@ impl Pipeline {
             tokio::select! {
                 done = async { commit.as_mut().expect("checked").await }, if commit.is_some() => {
                     commit = None;
-                    if let Err(e) = this.writer_back(done)
-                        && outcome.is_ok()
-                    {
-                        outcome = Err(Fatal::Store(e));
-                    }
+                    this.writer_back(done, &mut outcome);
                 }
                 done = tasks.join_next(), if !tasks_done => match done {
                     Some(done) => settle(done, &mut outcome),
@@ -295,23 +289,26 @@ impl Pipeline {
         }
     }
 
-    /// Hands the writer its connection back after a commit and wakes the questions waiting.
+    /// Hands the writer its connection back after a commit and wakes the questions waiting;
+    /// a failure stops the run (the first one is kept).
     fn writer_back(
         &self,
         done: Result<Committed, tokio::task::JoinError>,
-    ) -> Result<(), StoreError> {
-        let done = match done {
-            Ok(done) => done,
+        outcome: &mut Result<(), Fatal>,
+    ) {
+        let result = match done {
+            Ok(done) => self.store().committed(done),
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(e) => {
-                return Err(StoreError::WriterGone(format!(
-                    "its commit was stopped: {e}"
-                )));
-            }
+            Err(e) => Err(StoreError::WriterGone(format!(
+                "its commit was stopped: {e}"
+            ))),
         };
-        let result = self.store().committed(done);
         self.writer_home.notify_waiters();
-        result
+        if let Err(e) = result
+            && outcome.is_ok()
+        {
+            *outcome = Err(Fatal::Store(e));
+        }
     }
 
     async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<RowRecord>, Fatal> {

@@ -283,6 +283,19 @@ fn lookups_are_kept_between_runs() {
     assert_eq!(store.load_lookups().unwrap(), (countries, services));
 }
 
+/// Sends a green rating of company `n`, with the same dates every time.
+fn observe_green(writer: &mut Writer, n: u128) {
+    writer
+        .send(Record::Observation(rating(
+            Uuid::from_u128(n),
+            Color::Green,
+            "2026-01-01T00:00:00Z",
+            "2026-01-02T00:00:00Z",
+            "2026-01-03T00:00:00Z",
+        )))
+        .unwrap();
+}
+
 #[test]
 fn the_log_is_copied_into_the_database_while_the_writer_works() {
     let dir = tempfile::tempdir().unwrap();
@@ -293,17 +306,8 @@ fn the_log_is_copied_into_the_database_while_the_writer_works() {
     let before = main_file();
     let mut writer = store.writer(run_id).unwrap();
     writer.max_transaction = std::time::Duration::ZERO;
-    for n in 0..2_000u32 {
-        let id = Uuid::from_u128(u128::from(n) + 1);
-        writer
-            .send(Record::Observation(rating(
-                id,
-                Color::Green,
-                "2026-01-01T00:00:00Z",
-                "2026-01-02T00:00:00Z",
-                "2026-01-03T00:00:00Z",
-            )))
-            .unwrap();
+    for n in 1..=2_000 {
+        observe_green(&mut writer, n);
     }
     // Committed (the transaction is old enough) but still only in the log: the writer's
     // own checkpoints are off.
@@ -966,22 +970,11 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
     let mut writer = store.writer(run_id).unwrap();
     writer.log_restart = std::time::Duration::ZERO;
     writer.max_transaction = std::time::Duration::ZERO;
-    let observe = |writer: &mut Writer, n: u128| {
-        writer
-            .send(Record::Observation(rating(
-                Uuid::from_u128(n),
-                Color::Green,
-                "2026-01-01T00:00:00Z",
-                "2026-01-02T00:00:00Z",
-                "2026-01-03T00:00:00Z",
-            )))
-            .unwrap();
-    };
     let commit = |writer: &mut Writer| writer.tick().unwrap();
-    observe(&mut writer, 1);
+    observe_green(&mut writer, 1);
     commit(&mut writer);
     let first = log_salts(&path);
-    observe(&mut writer, 2);
+    observe_green(&mut writer, 2);
     commit(&mut writer);
     assert_ne!(log_salts(&path), first, "the log started over");
     writer.finish().unwrap();
@@ -994,31 +987,20 @@ fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
     let mut store = Store::open(&path).unwrap();
     let run_id = run(&mut store);
     let mut writer = store.writer(run_id).unwrap();
-    let observe = |writer: &mut Writer, n: u128| {
-        writer
-            .send(Record::Observation(rating(
-                Uuid::from_u128(n),
-                Color::Green,
-                "2026-01-01T00:00:00Z",
-                "2026-01-02T00:00:00Z",
-                "2026-01-03T00:00:00Z",
-            )))
-            .unwrap();
-    };
     let ratings = || -> i64 {
         rusqlite::Connection::open(&path)
             .unwrap()
             .query_row("SELECT count(*) FROM ratings", [], |r| r.get(0))
             .unwrap()
     };
-    observe(&mut writer, 1);
+    observe_green(&mut writer, 1);
     assert!(writer.commit_job().is_none(), "not open long enough yet");
     writer.max_transaction = std::time::Duration::ZERO;
     let job = writer.commit_job().expect("due");
     assert!(!writer.is_home());
     assert!(writer.commit_job().is_none(), "one commit away at a time");
-    observe(&mut writer, 2);
-    observe(&mut writer, 3);
+    observe_green(&mut writer, 2);
+    observe_green(&mut writer, 3);
     let done = std::thread::spawn(move || job.run()).join().unwrap();
     assert_eq!(
         ratings(),
