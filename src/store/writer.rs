@@ -155,8 +155,8 @@ impl Writer {
 
     /// Writes a record in the open transaction. If it fails, the whole transaction is
     /// rolled back: the run stops, and the next one redoes that moment's work from a
-    /// consistent database rather than keeping half of it.
-    /// While a commit is away, the record waits for the connection to return.
+    /// consistent database rather than keeping half of it. While a commit is away, the
+    /// record waits for the connection to return.
     pub fn send(&mut self, record: Record) -> Result<(), StoreError> {
         if self.conn.is_none() {
             self.queued.push(record);
@@ -202,16 +202,20 @@ impl Writer {
     /// [`Writer::committed`]. Called on a timer, so a quiet moment leaves nothing
     /// uncommitted for long.
     pub fn commit_job(&mut self) -> Option<CommitJob> {
-        let due = matches!(self.open, Some(started) if started.elapsed() >= self.max_transaction);
-        if !due || self.conn.is_none() {
-            return None;
+        match self.open {
+            Some(started) if started.elapsed() >= self.max_transaction => self.take_commit(),
+            _ => None,
         }
-        self.open = None;
-        let restart_log =
-            self.checkpointer.is_some() && self.log_started.elapsed() >= self.log_restart;
+    }
+
+    /// Closes the open transaction, if any, and takes the connection away to commit it.
+    fn take_commit(&mut self) -> Option<CommitJob> {
+        self.conn.as_ref()?;
+        self.open.take()?;
         Some(CommitJob {
             conn: self.conn.take()?,
-            restart_log,
+            restart_log: self.checkpointer.is_some()
+                && self.log_started.elapsed() >= self.log_restart,
         })
     }
 
@@ -266,13 +270,10 @@ impl Writer {
     }
 
     fn commit(&mut self) -> Result<(), StoreError> {
-        if self.open.take().is_some() {
-            let restart_log =
-                self.checkpointer.is_some() && self.log_started.elapsed() >= self.log_restart;
-            let conn = self.conn.take().expect("home: no commit is away");
-            self.committed(CommitJob { conn, restart_log }.run())?;
+        match self.take_commit() {
+            Some(job) => self.committed(job.run()),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn apply(&mut self, record: Record) -> Result<(), StoreError> {
