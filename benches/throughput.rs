@@ -520,6 +520,25 @@ fn main() {
         }
         ideal
     };
+    // Screens `file` into `db` at concurrency `c`, then records and prints the figures.
+    let mut measure = |setting: String, file: &Path, db: &str, out: &str, c: u32, fresh: bool| {
+        let db = dir.path().join(db);
+        let m = screen(
+            &server.url,
+            file,
+            &db,
+            &dir.path().join(out),
+            c,
+            fresh,
+            o.pin,
+        );
+        rows.push(Row {
+            setting,
+            ideal: ideal(c, &m),
+            m,
+        });
+        print_row(rows.last().unwrap());
+    };
     println!("{}", header());
     for &c in &o.concurrency {
         let c8_rows = o.c8_rows.unwrap_or(if o.quick { 2_000 } else { n });
@@ -531,60 +550,18 @@ fn main() {
         } else {
             (file.clone(), format!("{}k", n / 1000))
         };
-        let db = dir.path().join(format!("c{c}.db"));
-        let m = screen(
-            &server.url,
-            &file,
-            &db,
-            &dir.path().join(format!("out{c}")),
-            c,
-            true,
-            o.pin,
-        );
-        rows.push(Row {
-            setting: format!("N={label} C={c}"),
-            ideal: ideal(c, &m),
-            m,
-        });
-        print_row(rows.last().unwrap());
+        let (db, out) = (format!("c{c}.db"), format!("out{c}"));
+        measure(format!("N={label} C={c}"), &file, &db, &out, c, true);
     }
     if o.concurrency.contains(&256) {
-        let db = dir.path().join("c256.db");
-        let m = screen(
-            &server.url,
-            &file,
-            &db,
-            &dir.path().join("out-nightly"),
-            256,
-            false,
-            o.pin,
-        );
-        rows.push(Row {
-            setting: format!("N={}k C=256 nightly", n / 1000),
-            ideal: ideal(256, &m),
-            m,
-        });
-        print_row(rows.last().unwrap());
+        let setting = format!("N={}k C=256 nightly", n / 1000);
+        measure(setting, &file, "c256.db", "out-nightly", 256, false);
     }
     if !o.skip_million {
         let big = if o.quick { 200_000 } else { 1_000_000 };
         let file = portfolio(dir.path(), big);
-        let db = dir.path().join("million.db");
-        let m = screen(
-            &server.url,
-            &file,
-            &db,
-            &dir.path().join("out-million"),
-            256,
-            true,
-            o.pin,
-        );
-        rows.push(Row {
-            setting: format!("N={}k C=256", big / 1000),
-            ideal: ideal(256, &m),
-            m,
-        });
-        print_row(rows.last().unwrap());
+        let setting = format!("N={}k C=256", big / 1000);
+        measure(setting, &file, "million.db", "out-million", 256, true);
     }
     println!();
     targets(&rows, floor_cpu);
