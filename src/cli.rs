@@ -194,9 +194,15 @@ pub struct ScreenArgs {
     #[arg(long, value_name = "NAME")]
     pub portfolio_name: Option<String>,
 
-    /// Print alerts only (nothing when nothing is flagged).
+    /// Print alerts only (nothing when nothing is flagged); a run with failed rows, or
+    /// where nothing could be screened, still prints one line saying so.
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// Refuse to screen a portfolio that lost more than half its rows since the last run
+    /// of the same portfolio (a truncated export), instead of only saying so first.
+    #[arg(long)]
+    pub fail_on_shrink: bool,
 
     #[command(flatten)]
     pub settings: RunArgs,
@@ -253,6 +259,12 @@ pub struct RunArgs {
     /// reached" and are screened on the next run.
     #[arg(long, value_name = "N")]
     pub max_calls: Option<u64>,
+
+    /// Longest the run waits for the service's rate limit, in one pause or in all; a
+    /// longer Retry-After (a spent quota) stops the run, and the next run resumes it
+    /// [default: 600].
+    #[arg(long, value_name = "SECONDS")]
+    pub max_wait: Option<f64>,
 
     #[command(flatten)]
     pub service_args: ServiceArgs,

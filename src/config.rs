@@ -30,6 +30,8 @@ pub const DEFAULT_OUT: &str = ".";
 pub const DEFAULT_CONCURRENCY: u16 = 8;
 pub const MAX_CONCURRENCY: u16 = 1024;
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+/// `--max-wait`: as long as the limiter's own default.
+pub const DEFAULT_MAX_WAIT_SECS: f64 = crate::limit::DEFAULT_MAX_WAIT.as_secs() as f64;
 pub const DEFAULT_CONNECT_TIMEOUT_SECS: f64 = 10.0;
 pub const DEFAULT_ENDPOINT: RatingEndpoint = RatingEndpoint::Current;
 pub const DEFAULT_RESOLUTION_MAX_AGE_DAYS: u32 = 30;
@@ -55,10 +57,11 @@ pub enum Key {
     RetryDelayMs,
     MaxRps,
     MaxCalls,
+    MaxWait,
 }
 
 impl Key {
-    pub const ALL: [Key; 14] = [
+    pub const ALL: [Key; 15] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -73,6 +76,7 @@ impl Key {
         Key::RetryDelayMs,
         Key::MaxRps,
         Key::MaxCalls,
+        Key::MaxWait,
     ];
 
     /// The key in `ratewatch.toml`.
@@ -92,6 +96,7 @@ impl Key {
             Key::RetryDelayMs => "retry_delay_ms",
             Key::MaxRps => "max_rps",
             Key::MaxCalls => "max_calls",
+            Key::MaxWait => "max_wait",
         }
     }
 
@@ -112,6 +117,7 @@ impl Key {
             Key::RetryDelayMs => "RATEWATCH_RETRY_DELAY_MS",
             Key::MaxRps => "RATEWATCH_MAX_RPS",
             Key::MaxCalls => "RATEWATCH_MAX_CALLS",
+            Key::MaxWait => "RATEWATCH_MAX_WAIT",
         }
     }
 
@@ -607,6 +613,8 @@ pub struct Settings {
     pub retry_delay: Sourced<Duration>,
     pub max_rps: Sourced<Option<f64>>,
     pub max_calls: Sourced<Option<u64>>,
+    /// Longest wait for the service's rate limit in one run; past it the run stops.
+    pub max_wait: Sourced<Duration>,
 }
 
 impl Settings {
@@ -694,6 +702,11 @@ impl Settings {
                 &CALLS,
                 run.and_then(|r| r.max_calls),
             )?),
+            max_wait: seconds(
+                sources
+                    .pick(Key::MaxWait, &SECONDS, run.and_then(|r| r.max_wait))?
+                    .unwrap_or(Sourced::by_default(DEFAULT_MAX_WAIT_SECS)),
+            ),
         })
     }
 }
@@ -874,7 +887,7 @@ mod tests {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
             endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nretries = 1\nretry_delay_ms = 250\n\
-            max_rps = 2.5\nmax_calls = 1000\n";
+            max_rps = 2.5\nmax_calls = 1000\nmax_wait = 90\n";
         let s = settings(&[], &[], text).unwrap();
         assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
         // Relative paths are the file's folder's, not the working directory's.
@@ -893,6 +906,7 @@ mod tests {
         assert_eq!(s.retries.value, 1);
         assert_eq!(s.retry_delay.value, Duration::from_millis(250));
         assert_eq!(s.max_calls.value, Some(1000));
+        assert_eq!(s.max_wait.value, Duration::from_secs(90));
         for key in Key::ALL {
             let origin = match key {
                 Key::BaseUrl => &s.base_url.origin,
@@ -909,6 +923,7 @@ mod tests {
                 Key::RetryDelayMs => &s.retry_delay.origin,
                 Key::MaxRps => &s.max_rps.origin,
                 Key::MaxCalls => &s.max_calls.origin,
+                Key::MaxWait => &s.max_wait.origin,
             };
             assert_eq!(origin.kind(), "file", "{key:?}");
         }
@@ -1066,6 +1081,7 @@ mod tests {
             ("retry_delay_ms", DEFAULT_RETRY_DELAY_MS.to_string()),
             ("timeout", DEFAULT_TIMEOUT_SECS.to_string()),
             ("connect_timeout", DEFAULT_CONNECT_TIMEOUT_SECS.to_string()),
+            ("max_wait", DEFAULT_MAX_WAIT_SECS.to_string()),
         ];
         assert_eq!(DEFAULT_ENDPOINT, RatingEndpoint::Current);
         for (id, default) in expect {

@@ -45,6 +45,25 @@ pub enum Error {
     /// The portfolio file cannot be screened (not CSV, not UTF-8, no usable header).
     #[error(transparent)]
     Input(#[from] crate::portfolio::InputError),
+    /// The portfolio gave nothing to screen (no rows, or only invalid ones), or it shrank
+    /// past what `--fail-on-shrink` accepts: not a quiet night.
+    #[error("{0}")]
+    NothingToScreen(String),
+    /// The address answers, but not as the rating service: a wrong `--base-url`, a proxy
+    /// or a gateway. The kept lookup lists are not used for this: they would hide it.
+    #[error(
+        "{url} did not answer as the rating service ({source}); check --base-url: it is the service's root, to which ratewatch adds /v2/"
+    )]
+    NotTheService {
+        url: String,
+        #[source]
+        source: ApiError,
+    },
+    /// Every search and rating of the run answered "not found": nothing was recorded.
+    #[error(
+        "the service answered 'not found' to every request ({not_found} searches and ratings, nothing else): check --base-url; nothing was recorded as unmatched and the cache is as it was"
+    )]
+    WrongAddress { not_found: u64 },
     /// The database cannot be used.
     #[error("database {}: {source}", path.display())]
     Store {
@@ -71,7 +90,8 @@ impl Error {
 
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::Config(_) | Error::Input(_) => ExitCode::Usage,
+            Error::Config(_) | Error::Input(_) | Error::NothingToScreen(_) => ExitCode::Usage,
+            Error::NotTheService { .. } | Error::WrongAddress { .. } => ExitCode::Fatal,
             Error::Store {
                 source:
                     crate::store::StoreError::Busy { .. }

@@ -1,6 +1,7 @@
 //! The one gate every API call of a run goes through: a bound on requests in flight, a
 //! pause shared by the whole client when the service says 429, the retry policy, the
-//! call counts, and a stop after the key is refused.
+//! call counts, and a stop when every further call would fail: the key or the product is
+//! refused, or the service asks to wait longer than the run may (a spent quota).
 //!
 //! "Should I retry?" is decided here and only here, from [`ApiError::is_transient`].
 
@@ -18,10 +19,14 @@ use crate::api::ApiError;
 
 /// Wait after a 429 that names no Retry-After.
 const DEFAULT_RATE_LIMIT_WAIT: Duration = Duration::from_secs(5);
-/// Longest Retry-After honoured; a longer one is taken as this, and the call retried.
-const MAX_RATE_LIMIT_WAIT: Duration = Duration::from_secs(300);
 /// How many 429s one call waits out before giving up.
 const MAX_RATE_LIMIT_WAITS: u32 = 20;
+/// Longest wait a run accepts from the service, in one pause or in all (`--max-wait`): a
+/// spent quota answers with hours, and a nightly run must end and say so, not sleep.
+pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(600);
+/// A pause at least this long is logged as a warning: a cron mail then says why the run
+/// is slow.
+const LONG_PAUSE: Duration = Duration::from_secs(30);
 
 /// Retry settings for passing failures (network, 5xx, 408).
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +56,8 @@ pub struct Limits {
     pub max_rps: Option<f64>,
     /// Requests in this run at most, retries included (a paid quota is real money).
     pub max_calls: Option<u64>,
+    /// Longest wait for the service's rate limit, in one pause or in all of the run's.
+    pub max_wait: Duration,
     pub retry: RetryPolicy,
 }
 
@@ -60,6 +67,7 @@ impl Default for Limits {
             concurrency: 8,
             max_rps: None,
             max_calls: None,
+            max_wait: DEFAULT_MAX_WAIT,
             retry: RetryPolicy::default(),
         }
     }
@@ -73,8 +81,12 @@ pub struct Limiter {
     first: tokio::sync::Mutex<()>,
     answered: std::sync::atomic::AtomicBool,
     paused_until: Mutex<Option<Instant>>,
+    /// Time spent paused by the service's rate limit so far.
+    waited: Mutex<Duration>,
+    max_wait: Duration,
     calls: Mutex<BTreeMap<&'static str, u64>>,
-    refused: OnceLock<ApiError>,
+    /// Why no further call is made, once one is known (see [`ApiError::stops_calls`]).
+    stopped: OnceLock<ApiError>,
     policy: RetryPolicy,
     jitter: AtomicU64,
     /// When the next request may leave, under `max_rps`, and the spacing between two.
@@ -97,8 +109,10 @@ impl Limiter {
             first: tokio::sync::Mutex::new(()),
             answered: std::sync::atomic::AtomicBool::new(false),
             paused_until: Mutex::new(None),
+            waited: Mutex::new(Duration::ZERO),
+            max_wait: limits.max_wait,
             calls: Mutex::new(BTreeMap::new()),
-            refused: OnceLock::new(),
+            stopped: OnceLock::new(),
             policy: limits.retry,
             jitter: AtomicU64::new(0x2545_f491_4f6c_dd1d),
         }
@@ -140,7 +154,7 @@ impl Limiter {
     {
         let (mut failures, mut waits) = (0u32, 0u32);
         loop {
-            if let Some(e) = self.refused.get() {
+            if let Some(e) = self.stopped.get() {
                 return Err(e.clone());
             }
             self.wait_for_pause().await;
@@ -155,7 +169,7 @@ impl Limiter {
                 let _permit = self.permits.acquire().await.expect("never closed");
                 // The pause may have begun while this task queued for a permit.
                 self.wait_for_pause().await;
-                if let Some(e) = self.refused.get() {
+                if let Some(e) = self.stopped.get() {
                     return Err(e.clone());
                 }
                 if let Some(limit) = self.budget
@@ -169,7 +183,9 @@ impl Limiter {
                 if checks_key
                     && !matches!(
                         result,
-                        Err(ApiError::Unauthenticated { .. } | ApiError::Transport { .. })
+                        Err(ApiError::Unauthenticated { .. }
+                            | ApiError::Forbidden { .. }
+                            | ApiError::Transport { .. })
                     )
                 {
                     self.answered.store(true, Ordering::Release);
@@ -190,17 +206,14 @@ impl Limiter {
                 Err(e) => e,
             };
             match &error {
-                ApiError::Unauthenticated { .. } => {
-                    let _ = self.refused.set(error.clone());
-                    return Err(error);
+                e if e.stops_calls() => {
+                    let _ = self.stopped.set(error.clone());
+                    return Err(self.stopped.get().cloned().unwrap_or(error));
                 }
                 ApiError::RateLimited { retry_after } if waits < MAX_RATE_LIMIT_WAITS => {
                     waits += 1;
-                    let wait = retry_after
-                        .unwrap_or(DEFAULT_RATE_LIMIT_WAIT)
-                        .min(MAX_RATE_LIMIT_WAIT);
-                    self.pause_for(wait);
-                    tracing::info!(?wait, "rate limited: pausing every request");
+                    let wait = retry_after.unwrap_or(DEFAULT_RATE_LIMIT_WAIT);
+                    self.pause_for(wait)?;
                 }
                 e if e.is_transient() && failures < self.policy.retries => {
                     let delay = self.backoff(failures);
@@ -223,9 +236,14 @@ impl Limiter {
             .collect()
     }
 
-    /// The refusal that stopped all calls, if the key was refused.
-    pub fn refused(&self) -> Option<&ApiError> {
-        self.refused.get()
+    /// Why calls stopped, if they did: a refused key or product, or a spent quota.
+    pub fn stopped(&self) -> Option<&ApiError> {
+        self.stopped.get()
+    }
+
+    /// Time the run spent paused by the service's rate limit.
+    pub fn waited(&self) -> Duration {
+        *self.waited.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn count(&self, endpoint: &'static str) {
@@ -237,12 +255,43 @@ impl Limiter {
             .or_insert(0) += 1;
     }
 
-    fn pause_for(&self, wait: Duration) {
-        let until = Instant::now() + wait;
+    /// Pauses every caller for `wait`, unless that takes the run's waiting past
+    /// `max_wait`: then calls stop, with the time the service named.
+    fn pause_for(&self, wait: Duration) -> Result<(), ApiError> {
+        let now = Instant::now();
+        let until = now + wait;
         let mut paused = self.paused_until.lock().unwrap_or_else(|p| p.into_inner());
+        // Only the part beyond a pause already under way is more waiting.
+        let added = until.saturating_duration_since(paused.map_or(now, |p| p.max(now)));
+        let mut waited = self.waited.lock().unwrap_or_else(|p| p.into_inner());
+        if wait > self.max_wait || *waited + added > self.max_wait {
+            let until = jiff::Timestamp::now()
+                .checked_add(
+                    jiff::SignedDuration::try_from(wait).unwrap_or(jiff::SignedDuration::MAX),
+                )
+                .unwrap_or(jiff::Timestamp::MAX);
+            let spent = ApiError::QuotaSpent {
+                until: until.round(jiff::Unit::Second).unwrap_or(until),
+            };
+            let _ = self.stopped.set(spent);
+            tracing::warn!(
+                ?wait,
+                waited = ?*waited,
+                max_wait = ?self.max_wait,
+                "the service asks to wait longer than --max-wait allows: the run stops"
+            );
+            return Err(self.stopped.get().cloned().expect("just set"));
+        }
+        *waited += added;
         if paused.is_none_or(|p| p < until) {
             *paused = Some(until);
         }
+        if wait >= LONG_PAUSE {
+            tracing::warn!(?wait, "rate limited by the service: pausing every request");
+        } else {
+            tracing::info!(?wait, "rate limited: pausing every request");
+        }
+        Ok(())
     }
 
     /// Spaces requests `1/max_rps` apart.
@@ -385,7 +434,7 @@ mod tests {
         assert!(r.is_ok());
         assert!(started.elapsed() >= Duration::from_secs(3));
         // Another caller arriving during a pause waits for it too.
-        limiter.pause_for(Duration::from_secs(2));
+        limiter.pause_for(Duration::from_secs(2)).unwrap();
         let t = Instant::now();
         limiter
             .call("y", || async { Ok::<_, ApiError>(()) })

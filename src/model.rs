@@ -120,6 +120,8 @@ pub enum Change {
     Improved,
     /// To or from white or an unknown color: not on the scale, so neither better nor worse.
     Changed,
+    /// The service no longer knows a company it had rated: its last color is kept.
+    Gone,
 }
 
 impl Change {
@@ -131,6 +133,7 @@ impl Change {
             Change::Deteriorated => "deteriorated",
             Change::Improved => "improved",
             Change::Changed => "changed",
+            Change::Gone => "gone",
         }
     }
 
@@ -142,6 +145,7 @@ impl Change {
             Change::Deteriorated,
             Change::Improved,
             Change::Changed,
+            Change::Gone,
         ]
         .into_iter()
         .find(|c| c.as_str() == s)
@@ -264,6 +268,8 @@ pub struct ResultRow {
     pub previous_color: Option<Color>,
     pub change: Option<Change>,
     pub last_change_date: Option<String>,
+    /// When the service last recalculated the rating (its lastRefreshDate).
+    pub last_refresh_date: Option<String>,
     pub alert: bool,
     pub error: Option<String>,
     pub candidates: Vec<Candidate>,
@@ -286,8 +292,11 @@ pub struct RunInfo {
     /// Rated rows per color, most common first.
     pub by_color: Vec<(String, u64)>,
     pub alerts: u64,
-    /// API calls made, by endpoint name.
+    /// API calls made, by endpoint name, by every process that worked on the run.
     pub calls: Vec<(String, u64)>,
+    /// What the summary says first about the run as a whole (kept lookup lists used, a
+    /// portfolio that shrank, a rate limit that stopped the run).
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]
@@ -308,6 +317,7 @@ impl RunInfo {
             by_color: vec![],
             alerts: 0,
             calls: vec![],
+            notes: vec![],
         }
     }
 }

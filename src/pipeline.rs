@@ -11,8 +11,14 @@
 //! writer (whose answers see everything sent before the question). So memory does not grow
 //! with the portfolio, only with the failures of the run, which are kept so that a
 //! duplicate of a failed row costs no second call.
+//!
+//! "Not found" is believed only from a service that has shown it is the service: until
+//! one search or rating succeeds, what rests on a "not found" is held back, and
+//! [`WRONG_ADDRESS_PROOF`] of them with no success stop the run (a wrong `--base-url`, a
+//! proxy answering 404 to everything) before anything is recorded as unmatched.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{OnceCell, Semaphore};
@@ -53,10 +59,89 @@ pub struct Resume {
 /// What stops a run.
 #[derive(Debug)]
 pub enum Fatal {
-    /// The service refused the key: every further call would be refused too.
-    KeyRefused(ApiError),
+    /// The service refused the key or the product: every further call would be refused.
+    Refused(ApiError),
+    /// Every search and rating answered "not found", [`WRONG_ADDRESS_PROOF`] of them at
+    /// least: not the service, or not the right address.
+    WrongAddress {
+        not_found: u64,
+    },
     Store(StoreError),
     Input(InputError),
+}
+
+/// "Not found" answers that, with no other answer, stop a run as talking to the wrong
+/// address. Twenty unknown companies in a row, first thing, is not a portfolio.
+pub const WRONG_ADDRESS_PROOF: u64 = 20;
+
+/// How a run ended, when it was not stopped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ended {
+    /// "Not found" answers of a run where no search or rating succeeded (fewer than
+    /// [`WRONG_ADDRESS_PROOF`]): their rows are recorded, but nothing was cached.
+    pub unconfirmed_not_found: u64,
+}
+
+/// A screened row before it is recorded.
+#[derive(Debug)]
+struct Screened {
+    record: RowRecord,
+    /// Its outcome rests on a "not found" answer of this run.
+    not_found: bool,
+    /// A company the service had answered for and now says it does not know.
+    vanished: Option<Uuid>,
+}
+
+impl From<RowRecord> for Screened {
+    fn from(record: RowRecord) -> Self {
+        Screened {
+            record,
+            not_found: false,
+            vanished: None,
+        }
+    }
+}
+
+/// Work held back until the service has shown it is the service.
+#[derive(Debug)]
+enum Deferred {
+    Record(Record),
+    Row(Box<Screened>),
+}
+
+/// Whether the run talks to the service: proven by one search or rating that succeeds.
+#[derive(Default)]
+struct Canary {
+    proven: AtomicBool,
+    not_found: AtomicU64,
+    deferred: Mutex<Vec<Deferred>>,
+}
+
+impl Canary {
+    /// Hears every answer to a search or a rating.
+    fn hear<T>(&self, answer: &Result<T, ApiError>) {
+        match answer {
+            Ok(_) => self.proven.store(true, Ordering::Relaxed),
+            Err(ApiError::NotFound { .. }) => {
+                self.not_found.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => {}
+        }
+    }
+
+    fn proven(&self) -> bool {
+        self.proven.load(Ordering::Relaxed)
+    }
+
+    fn wrong_address(&self) -> Option<Fatal> {
+        let not_found = self.not_found.load(Ordering::Relaxed);
+        (!self.proven() && not_found >= WRONG_ADDRESS_PROOF)
+            .then_some(Fatal::WrongAddress { not_found })
+    }
+
+    fn defer(&self, work: Deferred) {
+        lock(&self.deferred).push(work);
+    }
 }
 
 /// Why one search or rating failed, shared by every row that waited for it.
@@ -75,9 +160,15 @@ impl From<StoreError> for Failure {
 /// A search's answer as rows need it.
 #[derive(Debug, Clone)]
 enum Found {
-    Resolved { company: Uuid, cached: bool },
+    Resolved {
+        company: Uuid,
+        cached: bool,
+    },
     Ambiguous(Arc<Vec<Candidate>>),
-    Unresolved,
+    /// No match; `not_found`: the service said so with a 404 in this run.
+    Unresolved {
+        not_found: bool,
+    },
 }
 
 type Shared<T> = Arc<OnceCell<Result<T, Failure>>>;
@@ -149,6 +240,7 @@ pub struct Pipeline {
     searches: InFlight<String, Found>,
     ratings: InFlight<Uuid, ()>,
     settled_lines: Vec<u64>,
+    canary: Canary,
 }
 
 impl Pipeline {
@@ -170,6 +262,7 @@ impl Pipeline {
             searches: InFlight::new(),
             ratings: InFlight::new(),
             settled_lines: resume.settled_lines,
+            canary: Canary::default(),
         }
     }
 
@@ -186,7 +279,7 @@ impl Pipeline {
         self,
         mut rows: impl Iterator<Item = Result<InputRow, InputError>>,
         on_row: impl Fn(Option<RowStatus>),
-    ) -> (Writer, Result<(), Fatal>) {
+    ) -> (Writer, Result<Ended, Fatal>) {
         let this = Arc::new(self);
         let slots = Arc::new(Semaphore::new(this.options.concurrency.max(1) * 4));
         let mut tasks: JoinSet<Result<Option<RowStatus>, Fatal>> = JoinSet::new();
@@ -231,13 +324,14 @@ impl Pipeline {
                     let this = this.clone();
                     tasks.spawn(async move {
                         let _slot = slot;
-                        let Some(record) = this.process(row).await? else {
+                        let Some(screened) = this.process(row).await? else {
                             return Ok(None);
                         };
-                        let status = record.status;
-                        this.store()
-                            .send(Record::Row(Box::new(record)))
-                            .map_err(Fatal::Store)?;
+                        if let Some(fatal) = this.canary.wrong_address() {
+                            return Err(fatal);
+                        }
+                        let status = screened.record.status;
+                        this.record(screened).await?;
                         Ok(Some(status))
                     });
                 }
@@ -260,10 +354,81 @@ impl Pipeline {
                 },
             }
         }
+        let ended = match outcome {
+            Ok(()) => this.release_deferred().await,
+            Err(fatal) => Err(fatal),
+        };
         let this = Arc::try_unwrap(this)
             .unwrap_or_else(|_| unreachable!("every task has ended and dropped its handle"));
         let writer = this.writer.into_inner().unwrap_or_else(|p| p.into_inner());
-        (writer, outcome)
+        (writer, ended)
+    }
+
+    /// Records a screened row, or holds it back while its "not found" is not yet believed.
+    async fn record(&self, screened: Screened) -> Result<(), Fatal> {
+        if screened.not_found && !self.canary.proven() {
+            self.canary.defer(Deferred::Row(Box::new(screened)));
+            return Ok(());
+        }
+        let record = self.settle_vanished(screened).await?;
+        self.store()
+            .send(Record::Row(Box::new(record)))
+            .map_err(Fatal::Store)
+    }
+
+    /// A row whose company the service no longer knows: `gone`, with its last color, if it
+    /// had been rated before (news once); otherwise the row stays as it was.
+    async fn settle_vanished(&self, screened: Screened) -> Result<RowRecord, Fatal> {
+        let Screened {
+            mut record,
+            vanished,
+            ..
+        } = screened;
+        let Some(company) = vanished else {
+            return Ok(record);
+        };
+        if let Some(gone) = self.ask_store().await.gone(company).map_err(Fatal::Store)? {
+            record.company_id = Some(company);
+            record.error = Some(format!(
+                "gone: the service no longer knows this company (last seen {} on {})",
+                gone.color,
+                gone.last_seen.get(..10).unwrap_or(&gone.last_seen)
+            ));
+        }
+        Ok(record)
+    }
+
+    /// At the end of a run that was not stopped: what was held back is recorded. If no
+    /// answer ever proved the service, the rows are recorded as they are but their
+    /// searches are not cached and no company is reported gone.
+    async fn release_deferred(&self) -> Result<Ended, Fatal> {
+        let deferred = std::mem::take(&mut *lock(&self.canary.deferred));
+        let proven = self.canary.proven();
+        for work in deferred {
+            match work {
+                Deferred::Record(record) if proven => {
+                    self.store().send(record).map_err(Fatal::Store)?;
+                }
+                Deferred::Record(_) => {}
+                Deferred::Row(screened) => {
+                    let record = if proven {
+                        self.settle_vanished(*screened).await?
+                    } else {
+                        screened.record
+                    };
+                    self.store()
+                        .send(Record::Row(Box::new(record)))
+                        .map_err(Fatal::Store)?;
+                }
+            }
+        }
+        Ok(Ended {
+            unconfirmed_not_found: if proven {
+                0
+            } else {
+                self.canary.not_found.load(Ordering::Relaxed)
+            },
+        })
     }
 
     /// The writer, to send it records. Never held across an await (the guard is not
@@ -311,7 +476,7 @@ impl Pipeline {
         }
     }
 
-    async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<RowRecord>, Fatal> {
+    async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<Screened>, Fatal> {
         let row = row.map_err(Fatal::Input)?;
         if self.settled_lines.binary_search(&row.line).is_ok() {
             return Ok(None);
@@ -319,7 +484,7 @@ impl Pipeline {
         self.screen_row(row).await.map(Some)
     }
 
-    async fn screen_row(&self, row: InputRow) -> Result<RowRecord, Fatal> {
+    async fn screen_row(&self, row: InputRow) -> Result<Screened, Fatal> {
         let target = portfolio::validate(&row, &self.lookups);
         let mut record = RowRecord {
             input: row,
@@ -328,18 +493,25 @@ impl Pipeline {
         let query = match target {
             Err(reason) => {
                 record.error = Some(reason);
-                return Ok(record);
+                return Ok(record.into());
             }
             Ok(Target::Known(company)) => {
                 record.company_id = Some(company);
                 return match self.rate(company).await {
-                    Ok(()) => Ok(rated(record)),
-                    Err(Failure::Api(ApiError::NotFound { .. })) => Ok(RowRecord {
-                        status: RowStatus::Unresolved,
-                        error: Some("company_id: the service knows no company with this id".into()),
-                        ..record
+                    Ok(()) => Ok(rated(record).into()),
+                    Err(Failure::Api(ApiError::NotFound { .. })) => Ok(Screened {
+                        record: RowRecord {
+                            status: RowStatus::Unresolved,
+                            company_id: None,
+                            error: Some(
+                                "company_id: the service knows no company with this id".into(),
+                            ),
+                            ..record
+                        },
+                        not_found: true,
+                        vanished: Some(company),
                     }),
-                    Err(f) => failed(record, f),
+                    Err(f) => failed(record, f).map(Into::into),
                 };
             }
             Ok(Target::ById {
@@ -356,15 +528,20 @@ impl Pipeline {
 
         let mut found = self.search(&query, false).await;
         // A cached company the service no longer knows (ids can change) is searched again,
-        // once per run.
+        // once per run; if the search finds nothing, the company is gone.
+        let mut vanished = None;
         for second_try in [false, true] {
             let (company, cached) = match found {
-                Err(f) => return failed(record, f),
-                Ok(Found::Unresolved) => {
-                    return Ok(RowRecord {
-                        status: RowStatus::Unresolved,
-                        error: Some("no company matches".into()),
-                        ..record
+                Err(f) => return failed(record, f).map(Into::into),
+                Ok(Found::Unresolved { not_found }) => {
+                    return Ok(Screened {
+                        record: RowRecord {
+                            status: RowStatus::Unresolved,
+                            error: Some("no company matches".into()),
+                            ..record
+                        },
+                        not_found: not_found || vanished.is_some(),
+                        vanished,
                     });
                 }
                 Ok(Found::Ambiguous(candidates)) => {
@@ -376,19 +553,21 @@ impl Pipeline {
                         )),
                         candidates: candidates.to_vec(),
                         ..record
-                    });
+                    }
+                    .into());
                 }
                 Ok(Found::Resolved { company, cached }) => (company, cached),
             };
             record.company_id = Some(company);
             match self.rate(company).await {
-                Ok(()) => return Ok(rated(record)),
+                Ok(()) => return Ok(rated(record).into()),
                 Err(Failure::Api(ApiError::NotFound { .. })) if cached && !second_try => {
                     tracing::info!(line = record.input.line, %company, "cached company unknown to the service; searching again");
                     record.company_id = None;
+                    vanished = Some(company);
                     found = self.search(&query, true).await;
                 }
-                Err(f) => return failed(record, f),
+                Err(f) => return failed(record, f).map(Into::into),
             }
         }
         unreachable!("the second try always returns")
@@ -421,17 +600,21 @@ impl Pipeline {
                                 company,
                                 cached: true,
                             },
-                            None => Found::Unresolved,
+                            None => Found::Unresolved { not_found: false },
                         },
                         Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
-                        Outcome::Unresolved => Found::Unresolved,
+                        Outcome::Unresolved => Found::Unresolved { not_found: false },
                     });
                 }
                 let answer = self
                     .limiter
-                    .call(query.endpoint(), || resolve::resolve(&self.client, query))
-                    .await
-                    .map_err(Failure::Api)?;
+                    .call(query.endpoint(), || resolve::search(&self.client, query))
+                    .await;
+                self.canary.hear(&answer);
+                let (answer, not_found) = match answer {
+                    Err(ApiError::NotFound { .. }) => (Resolution::Unresolved, true),
+                    other => (other.map_err(Failure::Api)?, false),
+                };
                 let (found, outcome, company_id) = match &answer {
                     Resolution::Resolved(c) => {
                         self.store().send(Record::Company(c.clone()))?;
@@ -455,18 +638,26 @@ impl Pipeline {
                             None,
                         )
                     }
-                    Resolution::Unresolved => (Found::Unresolved, Outcome::Unresolved, None),
+                    Resolution::Unresolved => {
+                        (Found::Unresolved { not_found }, Outcome::Unresolved, None)
+                    }
                 };
                 let candidates = match &found {
                     Found::Ambiguous(c) => c.to_vec(),
                     _ => Vec::new(),
                 };
-                self.store().send(Record::Resolution {
+                let cache = Record::Resolution {
                     key: key.clone(),
                     outcome,
                     company_id,
                     candidates,
-                })?;
+                };
+                // A "not found" from what may not be the service is never cached unseen.
+                if not_found && !self.canary.proven() {
+                    self.canary.defer(Deferred::Record(cache));
+                } else {
+                    self.store().send(cache)?;
+                }
                 Ok(found)
             })
             .await
@@ -491,13 +682,14 @@ impl Pipeline {
                     return Ok(());
                 }
                 let endpoint = self.options.endpoint;
-                let mut rating = self
+                let rating = self
                     .limiter
                     .call(endpoint.name(), || {
                         rate::fetch(&self.client, endpoint, company)
                     })
-                    .await
-                    .map_err(Failure::Api)?;
+                    .await;
+                self.canary.hear(&rating);
+                let mut rating = rating.map_err(Failure::Api)?;
                 // Stored under the id that was asked for, whatever the answer echoes.
                 rating.company_id = company;
                 self.store().send(Record::Observation(rating))?;
@@ -515,10 +707,13 @@ fn rated(record: RowRecord) -> RowRecord {
     }
 }
 
-/// An API error fails the row; a refused key or a storage error stops the run.
+/// An API error fails the row; a refused key or product, or a storage error, stops the
+/// run. (A spent quota fails this row and every later one without a call.)
 fn failed(record: RowRecord, failure: Failure) -> Result<RowRecord, Fatal> {
     match failure {
-        Failure::Api(e @ ApiError::Unauthenticated { .. }) => Err(Fatal::KeyRefused(e)),
+        Failure::Api(e @ (ApiError::Unauthenticated { .. } | ApiError::Forbidden { .. })) => {
+            Err(Fatal::Refused(e))
+        }
         Failure::Api(e) => Ok(RowRecord {
             status: RowStatus::Failed,
             error: Some(e.to_string()),

@@ -83,31 +83,35 @@ impl Query {
     }
 }
 
-/// Runs the search. A 404 on an identifier search means no such company.
+/// Runs the search. A 404 (the service's "no such company") means no match.
 pub async fn resolve(client: &Client, query: &Query) -> Result<Resolution, ApiError> {
+    match search(client, query).await {
+        Err(ApiError::NotFound { .. }) => Ok(Resolution::Unresolved),
+        other => other,
+    }
+}
+
+/// As [`resolve`], but a 404 stays an error: a screening run counts them, since a run
+/// where every answer is "not found" is talking to the wrong address.
+pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiError> {
     match query {
         Query::ById {
             country,
             service,
             id,
-        } => match client
+        } => client
             .company_by_external_id(&country.to_lowercase(), service, id)
             .await
-        {
-            Ok(c) => Ok(Resolution::Resolved(Box::new(c))),
-            Err(ApiError::NotFound { .. }) => Ok(Resolution::Unresolved),
-            Err(e) => Err(e),
-        },
+            .map(|c| Resolution::Resolved(Box::new(c))),
         Query::ByName(q) => {
             let q = NameQuery {
                 country: q.country.to_lowercase(),
                 ..q.clone()
             };
-            match client.companies_by_name(&q).await {
-                Ok(found) => Ok(choose(&q.name, found)),
-                Err(ApiError::NotFound { .. }) => Ok(Resolution::Unresolved),
-                Err(e) => Err(e),
-            }
+            client
+                .companies_by_name(&q)
+                .await
+                .map(|found| choose(&q.name, found))
         }
     }
 }

@@ -352,11 +352,19 @@ fn hostile_portfolios_get_a_clear_error_or_a_clean_run() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("empty.csv: the file is empty"));
+    // Nothing to screen is not a quiet night.
     let header_only = ws.write("header.csv", b"country,service,id\r\n");
     ws.screen(&sim, &header_only)
         .assert()
-        .code(0)
-        .stdout(predicate::str::contains("0 rows"));
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "header.csv: a header and no rows: nothing to screen",
+        ));
+    assert!(
+        !ws.db().exists() || count(&ws.db(), "SELECT count(*) FROM runs") == 0,
+        "nothing recorded"
+    );
     let no_header = ws.write("noheader.csv", b"FR,SIREN,552100554\n");
     ws.screen(&sim, &no_header)
         .assert()
@@ -371,7 +379,14 @@ fn hostile_portfolios_get_a_clear_error_or_a_clean_run() {
     big.extend(std::iter::repeat_n(b'x', 4 * 1024 * 1024));
     big.extend_from_slice(b"\"\nCTL,FR,\"Acme\x1b[2J\x07\"\n");
     let big = ws.write("big.csv", &big);
-    ws.screen(&sim, &big).assert().code(0);
+    // Both rows are invalid: reported, and not a clean night.
+    ws.screen(&sim, &big)
+        .assert()
+        .code(2)
+        .stdout(predicate::str::starts_with("NOTHING SCREENED"))
+        .stderr(predicate::str::contains(
+            "none of its 2 rows could be screened: every one is invalid",
+        ));
     let rows = rows_by_ref(&ws.report());
     assert!(
         rows["BIG"]["error"]

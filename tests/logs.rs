@@ -157,7 +157,8 @@ fn text_logs_are_one_line_per_event() {
     cmd.current_dir(ws.dir.path())
         .args(["-v", "screen", "--demo", "--quiet"])
         .arg(&portfolio);
-    let out = Command::from_std(cmd).assert().code(0);
+    // Its only row is invalid: nothing screened, exit 2, and still one line each.
+    let out = Command::from_std(cmd).assert().code(2);
     let text = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     let started: Vec<&str> = text.lines().filter(|l| l.contains("run started")).collect();
     assert_eq!(started.len(), 1, "{text}");

@@ -322,12 +322,34 @@ fn error_from_status(
         400 => ApiError::Validation {
             fields: validation_fields(body),
         },
-        401 | 403 => ApiError::Unauthenticated {
-            status: status.as_u16(),
+        401 => ApiError::Unauthenticated {
+            status: 401,
             message: detail_message(body),
         },
-        404 => ApiError::NotFound {
+        403 => {
+            let message = detail_message(body);
+            if is_about_the_key(&message) {
+                ApiError::Unauthenticated {
+                    status: 403,
+                    message,
+                }
+            } else {
+                ApiError::Forbidden { message }
+            }
+        }
+        // The service says "no such company" in JSON; anything else under a 404 (an HTML
+        // page, an empty body) is a server that is not the service: a wrong --base-url,
+        // a proxy or a gateway. Taken for "no such company", it would turn a whole
+        // portfolio into unmatched rows on a night that looks quiet.
+        404 if is_json_error(body) => ApiError::NotFound {
             what: format!("{what} at {}", url.path()),
+        },
+        404 => ApiError::Decode {
+            what: what.to_string(),
+            message: format!(
+                "HTTP 404 from {url} without the service's JSON error: not the rating service answering (check --base-url)"
+            ),
+            snippet: snippet(body, SNIPPET_CHARS),
         },
         429 => ApiError::RateLimited { retry_after },
         code => ApiError::Server {
@@ -335,6 +357,23 @@ fn error_from_status(
             snippet: snippet(body, SNIPPET_CHARS),
         },
     }
+}
+
+/// Whether a body is a JSON object, as the service's errors are.
+fn is_json_error(body: &[u8]) -> bool {
+    matches!(
+        serde_json::from_slice::<serde_json::Value>(body),
+        Ok(serde_json::Value::Object(_))
+    )
+}
+
+/// Whether a 403's message is about the key (spec 5.5: "you couldn't be authenticated")
+/// rather than about what the account may use.
+fn is_about_the_key(message: &str) -> bool {
+    let m = message.to_lowercase();
+    ["authenticat", "credential", "key", "token"]
+        .iter()
+        .any(|w| m.contains(w))
 }
 
 /// Reads the spec's validation body `{"param": ["message", …], …}`. A single string in

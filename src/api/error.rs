@@ -17,7 +17,15 @@ pub enum ApiError {
     #[error("the service rejected the request: {} (correct the value and try again)", ValidationList(.fields))]
     Validation { fields: Vec<(String, Vec<String>)> },
 
-    /// 404: no such company (or no such path on this server).
+    /// 403 that is not about the key: the account lacks what was asked (a product it has
+    /// not bought). Never retried, and no further call is made.
+    #[error(
+        "the service refused access (HTTP 403: {message}); the key was accepted, so the account probably does not include this product: ask the provider to enable the rating package"
+    )]
+    Forbidden { message: String },
+
+    /// 404 with the service's JSON error: no such company. (A 404 with any other body is a
+    /// [`ApiError::Decode`]: a wrong path or a proxy, not the service saying "no".)
     #[error("not found: {what}")]
     NotFound { what: String },
 
@@ -36,8 +44,17 @@ pub enum ApiError {
     Transport { message: String, timeout: bool },
 
     /// Not sent: the run's call budget (`--max-calls`) is spent.
-    #[error("call budget reached (--max-calls {limit}); this row will be screened on the next run")]
+    #[error(
+        "not screened: call budget reached (--max-calls {limit}); this row is screened on a later run"
+    )]
     CallBudget { limit: u64 },
+
+    /// Not sent: the service asked to wait longer than `--max-wait` (a spent quota), so
+    /// the run stops instead of waiting for hours.
+    #[error(
+        "not screened: rate limit: the service asked to wait until {until}; run again after that"
+    )]
+    QuotaSpent { until: jiff::Timestamp },
 
     /// An answer came back but is not what the spec describes.
     #[error("unexpected answer from the service ({what}): {message}; body starts {snippet:?}")]
@@ -49,6 +66,17 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// Whether every further call of the run would fail the same way, so none is made:
+    /// a refused key, a refused product, a spent quota.
+    pub fn stops_calls(&self) -> bool {
+        matches!(
+            self,
+            ApiError::Unauthenticated { .. }
+                | ApiError::Forbidden { .. }
+                | ApiError::QuotaSpent { .. }
+        )
+    }
+
     /// Whether the same request may succeed if sent again later: transport failures,
     /// timeouts, 408, 5xx and 429 may; a refused key, a bad parameter, a missing company
     /// or an answer we cannot read will not change by asking again.
@@ -57,9 +85,11 @@ impl ApiError {
             ApiError::Transport { .. } | ApiError::RateLimited { .. } => true,
             ApiError::Server { status, .. } => *status >= 500 || *status == 408,
             ApiError::Unauthenticated { .. }
+            | ApiError::Forbidden { .. }
             | ApiError::Validation { .. }
             | ApiError::NotFound { .. }
             | ApiError::CallBudget { .. }
+            | ApiError::QuotaSpent { .. }
             | ApiError::Decode { .. } => false,
         }
     }

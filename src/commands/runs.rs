@@ -4,12 +4,13 @@
 use serde_json::{Map, Value, json};
 
 use super::output::{self, Style};
-use super::screen::{ReportError, ReportOptions, write_reports};
+use super::screen::report_options;
 use super::{emit, open_read_only};
 use crate::cli::{ReportArgs, RunsArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::RunInfo;
+use crate::report::{ReportError, write_reports};
 
 const HEADERS: [&str; 11] = [
     "RUN",
@@ -107,20 +108,16 @@ pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let out = &sources.output_folder(args.out.clone())?.value;
     let store = open_read_only(db)?;
-    let info = write_reports(
-        &store,
-        args.run,
-        &ReportOptions::new(&args.reports, out, false),
-    )
-    .map_err(|e| match e {
-        ReportError::Store(source) => Error::Store {
-            path: db.clone(),
-            source,
-        },
-        ReportError::Io(e) => {
-            Error::io(format!("cannot write the reports in {}", out.display()), e)
-        }
-    })?;
+    let info = write_reports(&store, args.run, &report_options(&args.reports, out, false))
+        .map_err(|e| match e {
+            ReportError::Store(source) => Error::Store {
+                path: db.clone(),
+                source,
+            },
+            ReportError::Io(e) => {
+                Error::io(format!("cannot write the reports in {}", out.display()), e)
+            }
+        })?;
     if info.finished_at.is_none() {
         eprintln!(
             "ratewatch: run {} is {}: its reports hold the rows it had screened so far",

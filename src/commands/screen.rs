@@ -2,7 +2,7 @@
 //! lookup lists, runs the pipeline, records the run and writes its reports.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -18,11 +18,8 @@ use crate::limit::{Limiter, Limits, RetryPolicy};
 use crate::model::{RowStatus, RunInfo};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, Lookups, Portfolio};
-use crate::report::csv::{CsvReport, Dialect};
-use crate::report::html::HtmlReport;
-use crate::report::json::JsonReport;
-use crate::report::summary::Summary;
-use crate::report::{AtomicFile, Format, ReportFiles};
+use crate::report::csv::Dialect;
+use crate::report::{self, ReportError, ReportOptions};
 use crate::store::{NewRun, RunLock, Store, StoreError};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
@@ -33,6 +30,12 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     // The input is checked whole before anything is written.
     let survey = portfolio::survey(&args.portfolio)?;
     let reader = Portfolio::open(&args.portfolio)?;
+    if Portfolio::open(&args.portfolio)?.next_row()?.is_none() {
+        return Err(Error::NothingToScreen(format!(
+            "{}: a header and no rows: nothing to screen (an empty export?)",
+            args.portfolio.display()
+        )));
+    }
     let db_error = |source: StoreError| Error::Store {
         path: db.clone(),
         source,
@@ -47,6 +50,18 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "portfolio".into())
     });
+    let previous = store.last_rows(&portfolio_name).map_err(db_error)?;
+    // Lines bound the rows from above, so this never refuses a file that did not shrink.
+    if args.fail_on_shrink
+        && let Some((_, before)) = previous
+        && shrank(before, survey.lines.saturating_sub(1))
+    {
+        return Err(Error::NothingToScreen(format!(
+            "{}: at most {} rows against {before} in the last run of {portfolio_name}: more than half are gone (a truncated export?); refused by --fail-on-shrink",
+            args.portfolio.display(),
+            survey.lines.saturating_sub(1)
+        )));
+    }
     let resumed = store
         .resumable(&portfolio_name, &survey.sha256)
         .map_err(db_error)?;
@@ -60,13 +75,15 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         concurrency: run.concurrency.value,
         max_rps: run.max_rps.value,
         max_calls: run.max_calls.value,
+        max_wait: run.max_wait.value,
         retry: RetryPolicy {
             retries: run.retries.value,
             base_delay: run.retry_delay.value,
             ..RetryPolicy::default()
         },
     }));
-    let lookups = fetch_lookups(&conn, &limiter, &mut store).await?;
+    let mut notes = Vec::new();
+    let lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes).await?;
 
     let (run_id, resume) = match resumed {
         Some((run_id, _)) => {
@@ -136,91 +153,130 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     progress.finish_and_clear();
     let written = writer.finish();
 
-    let fatal = match (outcome, written) {
-        (Ok(()), Ok(_)) => None,
-        (Err(f), _) => Some(f),
-        (Ok(()), Err(e)) => Some(Fatal::Store(e)),
-    };
     let calls = limiter.calls();
     let total_calls: u64 = calls.iter().map(|(_, n)| n).sum();
-    if let Some(fatal) = fatal {
-        // What was committed stays; the run is marked so nobody mistakes it for complete.
-        let _ = store.finish_run(run_id, "failed", &calls);
-        let error = match fatal {
-            Fatal::KeyRefused(e) => conn.fail(e),
-            Fatal::Store(e) => db_error(e),
-            Fatal::Input(e) => Error::Input(e),
+    let finished = |status: &str, error: Option<&Error>, rows: Option<&RunInfo>| {
+        let count = |s: RowStatus| {
+            rows.and_then(|i| i.by_status.iter().find(|(x, _)| *x == s))
+                .map_or(0, |(_, n)| *n)
         };
         tracing::info!(
             run_id,
-            status = "failed",
-            duration_ms = started.elapsed().as_millis() as u64,
+            status,
+            rows = rows.map_or(0, |i| i.rows),
+            rated = count(RowStatus::Rated),
+            unresolved = count(RowStatus::Unresolved),
+            ambiguous = count(RowStatus::Ambiguous),
+            invalid = count(RowStatus::Invalid),
+            failed = count(RowStatus::Failed),
+            alerts = rows.map_or(0, |i| i.alerts),
             calls = total_calls,
-            error = %error,
+            duration_ms = started.elapsed().as_millis() as u64,
+            error = error.map(tracing::field::display),
             "run finished"
         );
-        return Err(error);
+    };
+    let options = report_options(&args.reports, out, args.quiet);
+    let ended = match (outcome, written) {
+        (Ok(ended), Ok(_)) => ended,
+        (Err(fatal), _) => {
+            // What was committed stays; the run is marked so nobody mistakes it for complete.
+            let _ = store.finish_run(run_id, "failed", &calls, &notes);
+            let error = match fatal {
+                Fatal::Refused(e) => conn.fail(e),
+                Fatal::WrongAddress { not_found } => Error::WrongAddress { not_found },
+                Fatal::Store(e) => db_error(e),
+                Fatal::Input(e) => Error::Input(e),
+            };
+            // Alerts found before the stop are still news: they are printed before the
+            // error, with the reports of what was screened.
+            if matches!(error, Error::KeyRefused { .. } | Error::Api(_))
+                && let Ok(info) = store.run_info(run_id)
+                && info.rows > 0
+            {
+                let _ = report::write_reports(&store, run_id, &options);
+            }
+            finished("failed", Some(&error), None);
+            return Err(error);
+        }
+        (Ok(_), Err(e)) => {
+            let _ = store.finish_run(run_id, "failed", &calls, &notes);
+            let error = db_error(e);
+            finished("failed", Some(&error), None);
+            return Err(error);
+        }
+    };
+    if ended.unconfirmed_not_found > 0 {
+        notes.push(format!(
+            "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else; if that is unexpected, check --base-url (those answers were not cached)",
+            ended.unconfirmed_not_found
+        ));
+    }
+    let stopped = match limiter.stopped() {
+        Some(ApiError::QuotaSpent { until }) => Some(*until),
+        _ => None,
+    };
+    if let Some(until) = stopped {
+        notes.insert(
+            0,
+            format!(
+                "STOPPED: the service's rate limit asks to wait until {until}, longer than --max-wait ({} s); run again after that: the next run of this portfolio resumes with the rows not screened",
+                run.max_wait.value.as_secs()
+            ),
+        );
+    }
+    let rows_now = store.run_info(run_id).map_err(db_error)?.rows;
+    if let Some((before_run, before)) = previous
+        && shrank(before, rows_now)
+    {
+        notes.push(format!(
+            "SHRUNK: the portfolio has {rows_now} rows against {before} in run {before_run} of {portfolio_name}: more than half are gone; check the export (--fail-on-shrink refuses such a file)"
+        ));
     }
     let failed_rows = failed_rows.into_inner();
-    let status = if failed_rows > 0 {
+    // A run stopped by the rate limit stays resumable: the next run takes up its rows.
+    let status = if stopped.is_some() {
+        "interrupted"
+    } else if failed_rows > 0 {
         "partial"
     } else {
         "complete"
     };
-    let mut reporting = std::time::Instant::now();
-    let reported = store
-        .finish_run(run_id, status, &calls)
-        .map_err(db_error)
-        .and_then(|()| {
-            // `report_ms` times the reports alone, not the closing of the run.
-            reporting = std::time::Instant::now();
-            write_reports(
-                &store,
-                run_id,
-                &ReportOptions::new(&args.reports, out, args.quiet),
-            )
-            .map_err(|e| match e {
+    store
+        .finish_run(run_id, status, &calls, &notes)
+        .map_err(db_error)?;
+    let reporting = std::time::Instant::now();
+    let info = match report::write_reports(&store, run_id, &options) {
+        Ok(info) => info,
+        Err(e) => {
+            let error = match e {
                 ReportError::Store(e) => db_error(e),
                 ReportError::Io(e) => {
                     Error::io(format!("cannot write the reports in {}", out.display()), e)
                 }
-            })
-        });
-    let info = match reported {
-        Ok(info) => info,
-        Err(error) => {
-            tracing::info!(
-                run_id,
-                status,
-                duration_ms = started.elapsed().as_millis() as u64,
-                calls = total_calls,
-                error = %error,
-                "run finished"
-            );
+            };
+            finished(status, Some(&error), None);
             return Err(error);
         }
     };
-    let count = |status: RowStatus| {
+    tracing::info!(
+        report_ms = reporting.elapsed().as_millis() as u64,
+        "reports written"
+    );
+    finished(status, None, Some(&info));
+    let count = |s: RowStatus| {
         info.by_status
             .iter()
-            .find(|(s, _)| *s == status)
+            .find(|(x, _)| *x == s)
             .map_or(0, |(_, n)| *n)
     };
-    tracing::info!(
-        run_id,
-        status,
-        rows = info.rows,
-        rated = count(RowStatus::Rated),
-        unresolved = count(RowStatus::Unresolved),
-        ambiguous = count(RowStatus::Ambiguous),
-        invalid = count(RowStatus::Invalid),
-        failed = count(RowStatus::Failed),
-        alerts = info.alerts,
-        calls = total_calls,
-        duration_ms = started.elapsed().as_millis() as u64,
-        report_ms = reporting.elapsed().as_millis() as u64,
-        "run finished"
-    );
+    if info.rows > 0 && count(RowStatus::Invalid) == info.rows {
+        return Err(Error::NothingToScreen(format!(
+            "{}: none of its {} rows could be screened: every one is invalid (see `error` in the reports)",
+            args.portfolio.display(),
+            info.rows
+        )));
+    }
     Ok(if failed_rows > 0 {
         ExitCode::Partial
     } else if info.alerts > 0 {
@@ -230,37 +286,61 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     })
 }
 
-/// Fetches the lookup lists once per run and keeps them; if the service cannot give them,
-/// the last kept copy is used.
+/// Whether a portfolio of `now` rows lost more than half of the `before` it had.
+fn shrank(before: u64, now: u64) -> bool {
+    before > 0 && now.saturating_mul(2) < before
+}
+
+/// Fetches the lookup lists once per run and keeps them. They are the run's first proof
+/// that the address is the service: an answer that is not the service's (a 404, HTML,
+/// JSON of another shape) stops the run. Only a passing failure (timeout, 5xx, refused
+/// connection, a rate limit) falls back on the copy kept from an earlier run, and the
+/// summary says so.
 async fn fetch_lookups(
     conn: &Connection,
     limiter: &Limiter,
     store: &mut Store,
+    notes: &mut Vec<String>,
 ) -> Result<Lookups, Error> {
     let client = &conn.client;
-    let fetched = futures::try_join!(
+    let (countries, services) = futures::join!(
         limiter.call_keyless("countries", || client.countries()),
         limiter.call_keyless("services", || client.services()),
     );
     let path = store.path().to_path_buf();
     let db_error = |source| Error::Store { path, source };
-    match fetched {
-        Ok((countries, services)) => {
+    let failure = match (countries, services) {
+        (Ok(countries), Ok(services)) => {
             store
                 .save_lookups(&countries, &services)
                 .map_err(db_error)?;
-            Ok(Lookups::new(&countries, &services))
+            return Ok(Lookups::new(&countries, &services));
         }
-        Err(e @ ApiError::Unauthenticated { .. }) => Err(conn.fail(e)),
-        Err(e) => {
-            let (countries, services) = store.load_lookups().map_err(db_error)?;
-            if countries.is_empty() {
-                return Err(conn.fail(e));
-            }
-            tracing::warn!(error = %e, "lookup lists unavailable; using the copy kept from an earlier run");
-            Ok(Lookups::new(&countries, &services))
-        }
+        (Err(e), _) => ("lookups/countries", e),
+        (_, Err(e)) => ("lookups/services", e),
+    };
+    let (endpoint, e) = failure;
+    if e.stops_calls() && !matches!(e, ApiError::QuotaSpent { .. }) {
+        return Err(conn.fail(e));
     }
+    if !e.is_transient() && !matches!(e, ApiError::QuotaSpent { .. }) {
+        return Err(Error::NotTheService {
+            url: client.base_url().join(endpoint).map_or_else(
+                |_| format!("{}{endpoint}", client.base_url()),
+                |u| u.to_string(),
+            ),
+            source: e,
+        });
+    }
+    let (countries, services) = store.load_lookups().map_err(db_error)?;
+    if countries.is_empty() {
+        return Err(conn.fail(e));
+    }
+    tracing::warn!(error = %e, "lookup lists unavailable; using the copy kept from an earlier run");
+    notes.push(format!(
+        "NOTE: the service's lookup lists could not be fetched ({e}); the copy kept from an earlier run was used"
+    ));
+    Ok(Lookups::new(&countries, &services))
 }
 
 /// The portfolio's rows, ending after the first error (which stops the run).
@@ -292,82 +372,15 @@ fn progress_bar(total: u64) -> ProgressBar {
     bar
 }
 
-/// Why reports could not be written.
-pub enum ReportError {
-    Store(StoreError),
-    Io(std::io::Error),
-}
-
-/// Where and how a run's reports are written.
-#[derive(Debug, Clone)]
-pub struct ReportOptions {
-    /// The folder of the report files.
-    pub out: PathBuf,
-    /// The summary on stdout lists alerts only.
-    pub quiet: bool,
-    pub csv_dialect: Dialect,
-    /// File names carry the run's start time (see [`ReportFiles::new`]).
-    pub timestamped: bool,
-}
-
-impl ReportOptions {
-    pub fn new(format: &ReportFormatArgs, out: &Path, quiet: bool) -> ReportOptions {
-        ReportOptions {
-            out: out.to_path_buf(),
-            quiet,
-            csv_dialect: match format.csv_dialect {
-                CsvDialectArg::Standard => Dialect::Standard,
-                CsvDialectArg::Excel => Dialect::Excel,
-            },
-            timestamped: format.timestamped,
-        }
+/// The report settings of the command line.
+pub fn report_options(format: &ReportFormatArgs, out: &Path, quiet: bool) -> ReportOptions {
+    ReportOptions {
+        out: out.to_path_buf(),
+        quiet,
+        csv_dialect: match format.csv_dialect {
+            CsvDialectArg::Standard => Dialect::Standard,
+            CsvDialectArg::Excel => Dialect::Excel,
+        },
+        timestamped: format.timestamped,
     }
-}
-
-/// Writes report.csv, report.json and report.html into the folder and the summary to
-/// stdout, all from the database in one pass over the run's rows.
-pub fn write_reports(
-    store: &Store,
-    run_id: i64,
-    options: &ReportOptions,
-) -> Result<RunInfo, ReportError> {
-    let info = store.run_info(run_id).map_err(ReportError::Store)?;
-    let out = &options.out;
-    std::fs::create_dir_all(out).map_err(ReportError::Io)?;
-    let files = ReportFiles::new(out, &info, options.timestamped).map_err(ReportError::Io)?;
-    let file = |path: &Path| AtomicFile::create(path).map_err(ReportError::Io);
-    let csv_name = files
-        .csv
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut formats: Vec<Box<dyn Format>> = vec![
-        Box::new(CsvReport::new(file(&files.csv)?, options.csv_dialect)),
-        Box::new(JsonReport::new(file(&files.json)?)),
-        Box::new(HtmlReport::new(file(&files.html)?, &csv_name, out)),
-        Box::new(Summary::new(
-            std::io::stdout(),
-            options.quiet,
-            [&files.csv, &files.json, &files.html]
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-        )),
-    ];
-    for f in formats.iter_mut() {
-        f.begin(&info).map_err(ReportError::Io)?;
-    }
-    store
-        .for_each_result(run_id, false, |row| {
-            formats.iter_mut().try_for_each(|f| f.row(&row))
-        })
-        .map_err(ReportError::Store)?
-        .map_err(ReportError::Io)?;
-    for f in formats {
-        match f.finish() {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-            other => other.map_err(ReportError::Io)?,
-        }
-    }
-    Ok(info)
 }

@@ -163,6 +163,7 @@ mod tests {
             previous_color: None,
             change: None,
             last_change_date: None,
+            last_refresh_date: None,
             alert: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {

@@ -620,6 +620,7 @@ mod tests {
             previous_color: before,
             change: Some(change),
             last_change_date: Some("2026-11-20T00:00:00Z".into()),
+            last_refresh_date: None,
             error: None,
             candidates: vec![],
         }

@@ -52,6 +52,7 @@ pub fn run_object(run: &RunInfo) -> Value {
         "by_color": by_color,
         "alerts": run.alerts,
         "calls": calls,
+        "notes": run.notes,
     })
 }
 

@@ -48,6 +48,117 @@ impl ReportFiles {
     }
 }
 
+/// Why a run's reports could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+/// Where and how a run's reports are written.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// The folder of the report files.
+    pub out: PathBuf,
+    /// The summary on stdout lists alerts only.
+    pub quiet: bool,
+    pub csv_dialect: csv::Dialect,
+    /// File names carry the run's start time (see [`ReportFiles::new`]).
+    pub timestamped: bool,
+}
+
+/// Writes report.csv, report.json and report.html into the folder and the summary to
+/// stdout, all from the database in one pass over the run's rows.
+///
+/// The summary is printed whatever happens to the files: when the folder cannot be
+/// written (read-only, full, a file in its place), the alerts still reach the cron mail,
+/// and the error is returned after them. A file that failed is left as it was before.
+pub fn write_reports(
+    store: &crate::store::Store,
+    run_id: i64,
+    options: &ReportOptions,
+) -> Result<RunInfo, ReportError> {
+    let info = store.run_info(run_id)?;
+    let mut trouble: Option<io::Error> = None;
+    let mut files = open_files(&info, options).unwrap_or_else(|e| {
+        trouble = Some(e);
+        (Vec::new(), Vec::new())
+    });
+    let mut summary: Box<dyn Format> = Box::new(summary::Summary::new(
+        io::stdout(),
+        options.quiet,
+        files.1.clone(),
+    ));
+    summary.begin(&info)?;
+    let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {
+        if let Err(e) = result {
+            trouble.get_or_insert(e);
+            files.clear();
+        }
+    };
+    let begun = files.0.iter_mut().try_for_each(|f| f.begin(&info));
+    keep(begun, &mut files.0);
+    store
+        .for_each_result(run_id, false, |row| {
+            let written = files.0.iter_mut().try_for_each(|f| f.row(&row));
+            keep(written, &mut files.0);
+            summary.row(&row)
+        })?
+        .or_else(ignore_broken_pipe)?;
+    for f in files.0 {
+        let done = f.finish();
+        if let Err(e) = done {
+            trouble.get_or_insert(e);
+        }
+    }
+    summary.finish().or_else(ignore_broken_pipe)?;
+    match trouble {
+        Some(e) => Err(ReportError::Io(e)),
+        None => Ok(info),
+    }
+}
+
+/// The report files' formatters, and their paths for the summary.
+type Files = (Vec<Box<dyn Format>>, Vec<String>);
+
+fn open_files(info: &RunInfo, options: &ReportOptions) -> io::Result<Files> {
+    let out = &options.out;
+    std::fs::create_dir_all(out)?;
+    let files = ReportFiles::new(out, info, options.timestamped)?;
+    let csv_name = files
+        .csv
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let formats: Vec<Box<dyn Format>> = vec![
+        Box::new(csv::CsvReport::new(
+            AtomicFile::create(&files.csv)?,
+            options.csv_dialect,
+        )),
+        Box::new(json::JsonReport::new(AtomicFile::create(&files.json)?)),
+        Box::new(html::HtmlReport::new(
+            AtomicFile::create(&files.html)?,
+            &csv_name,
+            out,
+        )),
+    ];
+    let paths = [&files.csv, &files.json, &files.html]
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    Ok((formats, paths))
+}
+
+/// A closed stdout (`ratewatch … | head`) is not an error.
+fn ignore_broken_pipe(e: io::Error) -> io::Result<()> {
+    match e.kind() {
+        io::ErrorKind::BrokenPipe => Ok(()),
+        _ => Err(e),
+    }
+}
+
 /// One report format: told the run, then each row, then asked to finish.
 pub trait Format {
     fn begin(&mut self, run: &RunInfo) -> io::Result<()>;

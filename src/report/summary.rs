@@ -1,12 +1,17 @@
 //! The stdout summary, written for a cron mail read over coffee: a line of counts, then
 //! only what needs action — red or black companies and every color change, old → new,
-//! with the user's reference first. Nothing flagged: one line saying so.
+//! with the user's reference first. Nothing flagged: one line saying so, and only when rows
+//! were actually rated: a night that screened nothing, stopped early or failed rows says so
+//! first, even under `--quiet`.
 
 use std::io;
 
 use super::{Format, Output};
-use crate::model::{Change, ResultRow, RowStatus, RunInfo};
+use crate::model::{Change, Color, ResultRow, RowStatus, RunInfo};
 use crate::table;
+
+/// How the error of a row left out by `--max-calls` begins (`ApiError::CallBudget`).
+const BUDGET_ERROR: &str = "not screened: call budget reached";
 
 /// Alerts listed in full, color changes first; the rest are counted and left to the
 /// report files, so a scoring change at the service does not turn the mail into a
@@ -25,6 +30,8 @@ pub struct Summary<W: Output> {
     /// Companies red or black without a color change.
     standing: Vec<Vec<String>>,
     alerts: u64,
+    /// Failed rows that were not sent because of the call budget.
+    over_budget: u64,
 }
 
 impl<W: Output> Summary<W> {
@@ -37,6 +44,7 @@ impl<W: Output> Summary<W> {
             changes: Vec::new(),
             standing: Vec::new(),
             alerts: 0,
+            over_budget: 0,
         }
     }
 }
@@ -68,6 +76,15 @@ fn movement(row: &ResultRow) -> String {
         .map_or("?".to_string(), |c| c.to_string());
     match (row.change, &row.previous_color) {
         (Some(c), Some(before)) if c.is_color_change() => format!("{before} → {now}"),
+        (Some(Change::Gone), _) => format!("{now} → gone"),
+        (Some(Change::New), _)
+            if row
+                .color
+                .as_ref()
+                .is_some_and(|c| c.risk_rank().is_none() && *c != Color::White) =>
+        {
+            format!("unknown color {now}")
+        }
         (Some(Change::New), _) => format!("{now} (first screening)"),
         _ => format!("{now} (still)"),
     }
@@ -80,11 +97,21 @@ impl<W: Output> Format for Summary<W> {
     }
 
     fn row(&mut self, row: &ResultRow) -> io::Result<()> {
+        if row.status == RowStatus::Failed
+            && row
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with(BUDGET_ERROR))
+        {
+            self.over_budget += 1;
+        }
         if !row.alert {
             return Ok(());
         }
         self.alerts += 1;
-        let is_change = row.change.is_some_and(Change::is_color_change);
+        let is_change = row
+            .change
+            .is_some_and(|c| c.is_color_change() || c == Change::Gone);
         let bucket = if is_change {
             &mut self.changes
         } else {
@@ -121,16 +148,39 @@ impl<W: Output> Format for Summary<W> {
         listed.extend(self.standing.drain(..).take(room));
         let unlisted = alerts - listed.len() as u64;
         let failed = count(&run, RowStatus::Failed);
+        let rated = count(&run, RowStatus::Rated);
         let mut text = String::new();
+        // What makes the night loud comes first, whatever else follows.
+        for note in &run.notes {
+            text.push_str(&printable(note));
+            text.push('\n');
+        }
+        if rated == 0 && run.rows > 0 {
+            text.push_str(&format!(
+                "NOTHING SCREENED: not one of the {} could be rated; see the counts and `error` in the reports\n",
+                plural(run.rows, "row", "rows")
+            ));
+        }
+        let state = if run.status == "interrupted" {
+            format!(
+                "STOPPED: {} not screened, the next run resumes them",
+                plural(failed, "row", "rows")
+            )
+        } else if failed > 0 {
+            format!(
+                "PARTIAL: {} will be retried next run",
+                plural(failed, "row failed and", "rows failed and")
+            )
+        } else {
+            run.status.clone()
+        };
+        if self.quiet && (failed > 0 || run.status != "complete") {
+            text.push_str(&format!(
+                "ratewatch run {} of {}: {state}\n",
+                run.id, run.portfolio
+            ));
+        }
         if !self.quiet {
-            let state = if failed > 0 {
-                format!(
-                    "PARTIAL: {} will be retried next run",
-                    plural(failed, "row failed and", "rows failed and")
-                )
-            } else {
-                run.status.clone()
-            };
             let statuses = RowStatus::ALL
                 .iter()
                 .map(|s| format!("{} {}", count(&run, *s), s.as_str()))
@@ -161,14 +211,14 @@ impl<W: Output> Format for Summary<W> {
                     .join(", ");
                 text.push_str(&format!("calls: {total} ({calls})\n"));
             }
-            if alerts == 0 {
+            if alerts == 0 && rated > 0 {
                 text.push_str("Nothing flagged: no red or black company, no color change.\n");
             }
         }
         if alerts > 0 {
             if !self.quiet {
                 text.push_str(&format!(
-                    "{} (red or black now, or color changed):\n",
+                    "{} (red or black now, color changed, gone, or a color not known):\n",
                     plural(alerts, "alert", "alerts")
                 ));
             }
@@ -193,10 +243,17 @@ impl<W: Output> Format for Summary<W> {
                     plural(ambiguous, "row matches", "rows match")
                 ));
             }
-            if failed > 0 {
+            if self.over_budget > 0 {
                 text.push_str(&format!(
-                    "{} on an API or network error; see `error` in the reports\n",
-                    plural(failed, "row failed", "rows failed")
+                    "{} not screened: call budget reached (--max-calls); screened on a later run\n",
+                    plural(self.over_budget, "row", "rows")
+                ));
+            }
+            let other_failures = failed - self.over_budget.min(failed);
+            if other_failures > 0 {
+                text.push_str(&format!(
+                    "{} not screened on an API or network error or a rate limit; see `error` in the reports\n",
+                    plural(other_failures, "row was", "rows were")
                 ));
             }
             if !self.reports.is_empty() {
@@ -252,6 +309,7 @@ mod tests {
             previous_color: Some(from),
             change: Some(change),
             last_change_date: None,
+            last_refresh_date: None,
             alert: true,
             error: None,
             candidates: vec![],
@@ -302,7 +360,77 @@ mod tests {
             "{text}"
         );
         let quiet = render(run(10, 1), &rows, true);
-        assert_eq!(quiet.lines().count(), 3, "header and two alerts: {quiet}");
+        assert_eq!(
+            quiet.lines().count(),
+            4,
+            "the failed rows, the table's header and two alerts: {quiet}"
+        );
+        assert!(quiet.starts_with(
+            "ratewatch run 3 of customers: PARTIAL: 1 row failed and will be retried next run\n"
+        ));
+    }
+
+    #[test]
+    fn nothing_flagged_only_when_rows_were_rated() {
+        // Every row failed: no "Nothing flagged", and the first line says so.
+        let text = render(run(40, 40), &[], false);
+        assert!(
+            text.starts_with("NOTHING SCREENED: not one of the 40 rows"),
+            "{text}"
+        );
+        assert!(!text.contains("Nothing flagged"), "{text}");
+        let quiet = render(run(40, 40), &[], true);
+        assert!(quiet.starts_with("NOTHING SCREENED"), "{quiet}");
+        assert!(quiet.contains("PARTIAL: 40 rows failed"), "{quiet}");
+    }
+
+    #[test]
+    fn notes_come_first_even_when_quiet() {
+        let stopped = RunInfo {
+            status: "interrupted".into(),
+            notes: vec![
+                "STOPPED: the service's rate limit asks to wait until 2026-11-24T00:00:00Z".into(),
+            ],
+            ..run(10, 6)
+        };
+        for quiet in [false, true] {
+            let text = render(stopped.clone(), &[], quiet);
+            assert!(
+                text.starts_with(
+                    "STOPPED: the service's rate limit asks to wait until 2026-11-24T00:00:00Z\n"
+                ),
+                "{text}"
+            );
+            assert!(
+                text.contains("STOPPED: 6 rows not screened, the next run resumes them"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn rows_left_out_by_the_call_budget_are_not_called_errors() {
+        let mut over = alert(7, Color::Green, Color::Green, Change::Unchanged);
+        over.status = RowStatus::Failed;
+        over.alert = false;
+        over.error = Some("not screened: call budget reached (--max-calls 5); this row is screened on a later run".into());
+        let text = render(run(10, 1), &[over], false);
+        assert!(
+            text.contains("1 row not screened: call budget reached"),
+            "{text}"
+        );
+        assert!(!text.contains("network error"), "{text}");
+    }
+
+    #[test]
+    fn a_gone_company_and_an_unknown_color_are_listed_as_news() {
+        let gone = alert(4, Color::Red, Color::Red, Change::Gone);
+        let mut orange = alert(6, Color::Green, Color::Other("orange".into()), Change::New);
+        orange.previous_color = None;
+        let text = render(run(10, 0), &[gone, orange], false);
+        let line = |r: &str| text.lines().find(|l| l.contains(r)).unwrap().to_string();
+        assert!(line("C-4").contains("red → gone"), "{text}");
+        assert!(line("C-6").contains("unknown color orange"), "{text}");
     }
 
     #[test]

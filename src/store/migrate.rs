@@ -20,6 +20,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "color_periods",
         include_str!("../../migrations/0002_color_periods.sql"),
     ),
+    (
+        3,
+        "gone_and_notices",
+        include_str!("../../migrations/0003_gone_and_notices.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -24,7 +24,7 @@ use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
 pub use history::{ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding};
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
-pub use writer::{CommitJob, Committed, Outcome, Record, RowRecord, Writer};
+pub use writer::{CommitJob, Committed, Gone, Outcome, Record, RowRecord, Writer};
 
 /// A storage failure. The message names what was being done; the command adds the path.
 #[derive(Debug, thiserror::Error)]
@@ -234,6 +234,21 @@ impl Store {
             .map_err(StoreError::at("looking for an interrupted run"))
     }
 
+    /// The rows of the latest finished run of a portfolio (run id, rows), to notice an
+    /// export that lost most of its rows.
+    pub fn last_rows(&self, portfolio: &str) -> Result<Option<(i64, u64)>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id, rows_total FROM runs
+                 WHERE portfolio = ?1 AND status IN ('complete', 'partial')
+                 ORDER BY id DESC LIMIT 1",
+                [portfolio],
+                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)),
+            )
+            .optional()
+            .map_err(StoreError::at("reading the previous run"))
+    }
+
     /// Takes an interrupted run up again.
     pub fn resume_run(&mut self, run_id: i64) -> Result<(), StoreError> {
         self.conn
@@ -276,17 +291,35 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
-    /// Records the end of a run with its counts, computed from what was stored.
+    /// Records the end of a run with its counts, computed from what was stored. `calls`
+    /// are added to those of the processes that worked on the run before (a resumed run),
+    /// so the count a quota audit reads is the count that was spent; `notes` replace any
+    /// earlier ones.
     pub fn finish_run(
         &mut self,
         run_id: i64,
         status: &str,
         calls: &[(String, u64)],
+        notes: &[String],
     ) -> Result<(), StoreError> {
-        let calls: serde_json::Map<String, serde_json::Value> = calls
-            .iter()
-            .map(|(k, v)| (k.clone(), (*v).into()))
-            .collect();
+        let earlier: Option<String> = self
+            .conn
+            .query_row("SELECT calls FROM runs WHERE id = ?1", [run_id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(StoreError::at("reading the run's calls"))?
+            .flatten();
+        let mut totals: std::collections::BTreeMap<String, u64> = earlier
+            .and_then(|c| serde_json::from_str(&c).ok())
+            .unwrap_or_default();
+        for (k, v) in calls {
+            *totals.entry(k.clone()).or_insert(0) += v;
+        }
+        let calls: serde_json::Map<String, serde_json::Value> =
+            totals.into_iter().map(|(k, v)| (k, v.into())).collect();
+        let notes = (!notes.is_empty())
+            .then(|| serde_json::to_string(notes).unwrap_or_else(|_| "[]".into()));
         self.conn
             .execute(
                 "UPDATE runs SET
@@ -299,13 +332,15 @@ impl Store {
                    rows_invalid    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'invalid'),
                    rows_failed     = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'failed'),
                    alerts          = (SELECT count(*) FROM run_results WHERE run_id = ?1 AND alert = 1),
-                   calls           = ?4
+                   calls           = ?4,
+                   notes           = ?5
                  WHERE id = ?1",
                 params![
                     run_id,
                     now_text(),
                     status,
-                    serde_json::Value::Object(calls).to_string()
+                    serde_json::Value::Object(calls).to_string(),
+                    notes
                 ],
             )
             .map_err(StoreError::at("recording the end of the run"))?;
@@ -395,7 +430,7 @@ impl Store {
             .query_row(
                 "SELECT id, started_at, finished_at, portfolio, input_path, input_sha256, status,
                         demo_day, rows_total, rows_rated, rows_unresolved, rows_ambiguous,
-                        rows_invalid, rows_failed, alerts, calls
+                        rows_invalid, rows_failed, alerts, calls, notes
                  FROM runs WHERE id = ?1",
                 [run_id],
                 |r| {
@@ -428,6 +463,10 @@ impl Store {
                         by_color: Vec::new(),
                         alerts: r.get::<_, i64>(14)? as u64,
                         calls,
+                        notes: r
+                            .get::<_, Option<String>>(16)?
+                            .and_then(|n| serde_json::from_str(&n).ok())
+                            .unwrap_or_default(),
                     })
                 },
             )
@@ -464,7 +503,7 @@ impl Store {
         let sql = format!(
             "SELECT line, ref, country, service, external_id, name, status, company_id,
                     company_name, color, previous_color, change, last_change_date, alert,
-                    error, candidates
+                    error, candidates, last_refresh_date
              FROM run_results WHERE run_id = ?1 {} ORDER BY line",
             if alerts_only { "AND alert = 1" } else { "" }
         );
@@ -523,6 +562,7 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         previous_color: previous.map(|c| Color::parse(&c)),
         change: change.and_then(|c| Change::parse(&c)),
         last_change_date: r.get(12)?,
+        last_refresh_date: r.get(16)?,
         alert: r.get::<_, i64>(13)? != 0,
         error: r.get(14)?,
         candidates: candidates

@@ -202,7 +202,7 @@ async fn history_grows_with_changes_not_with_runs() {
     assert_eq!(latest, ("red".into(), day(14)));
 
     store
-        .finish_run(r4, "complete", &[("rating".into(), 1)])
+        .finish_run(r4, "complete", &[("rating".into(), 1)], &[])
         .unwrap();
     let info = store.run_info(r4).unwrap();
     assert_eq!((info.rows, info.alerts), (1, 1));
@@ -394,7 +394,7 @@ fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
             .unwrap();
     }
     writer.finish().unwrap();
-    store.finish_run(run_id, "complete", &[]).unwrap();
+    store.finish_run(run_id, "complete", &[], &[]).unwrap();
     run_id
 }
 

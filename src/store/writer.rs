@@ -61,6 +61,14 @@ impl Outcome {
     }
 }
 
+/// A company the service no longer knows, as ratewatch last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gone {
+    pub color: Color,
+    /// When its last rating was last confirmed (ISO 8601 UTC).
+    pub last_seen: String,
+}
+
 /// One input row as given and what became of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowRecord {
@@ -87,6 +95,8 @@ pub enum Record {
     Observation(model::Rating),
     /// A company's latest rating (`ratings.id`), used as it is instead of fetched.
     Reused { company: Uuid, rating: i64 },
+    /// A company the service no longer knows, with its last rating (`ratings.id`).
+    Gone { company: Uuid, rating: i64 },
     /// An input row's outcome.
     Row(Box<RowRecord>),
 }
@@ -311,6 +321,10 @@ impl Writer {
                 let company = self.company_key(company)?;
                 self.record_change(company, rating, Some(rating), Change::Unchanged)
             }
+            Record::Gone { company, rating } => {
+                let company = self.company_key(company)?;
+                self.record_change(company, rating, Some(rating), Change::Gone)
+            }
             Record::Row(row) => self.record_row(&row),
         }
     }
@@ -386,6 +400,49 @@ impl Writer {
             Some(rating) => self.send(Record::Reused { company, rating }).map(|()| true),
             None => Ok(false),
         }
+    }
+
+    /// Records that the service no longer knows a company it had rated, and returns how
+    /// it was last seen; `None` when there is no news: it was never rated, this run rated
+    /// it, or an earlier run already reported it gone with the same last rating.
+    pub fn gone(&mut self, company: Uuid) -> Result<Option<Gone>, StoreError> {
+        let ctx = "reading a company's last rating";
+        self.begin()?;
+        let Some(key) = self.known_company(company)? else {
+            return Ok(None);
+        };
+        let latest: Option<(i64, String, String)> = self
+            .conn()
+            .prepare_cached(
+                "SELECT id, color, confirmed_at FROM ratings WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
+            .map_err(StoreError::at(ctx))?;
+        let Some((rating, color, last_seen)) = latest else {
+            return Ok(None);
+        };
+        let reported_by: Option<i64> = self
+            .conn()
+            .prepare_cached(
+                "SELECT max(run_id) FROM run_companies
+                 WHERE company = ?1 AND rating_id = ?2 AND change = 'gone'",
+            )
+            .and_then(|mut s| s.query_row(params![key, rating], |r| r.get(0)))
+            .map_err(StoreError::at(ctx))?;
+        match reported_by {
+            // Every row of this run that names the company hears the same.
+            Some(run) if run == self.run_id => {}
+            Some(_) => return Ok(None),
+            None if self.rated.contains(key) => return Ok(None),
+            None => self.send(Record::Gone { company, rating })?,
+        }
+        Ok(Some(Gone {
+            color: Color::parse(&color),
+            last_seen,
+        }))
     }
 
     /// The internal key of a company the database knows, without recording it.
