@@ -35,6 +35,12 @@ pub enum ApiError {
     #[error("could not reach the service: {message}; check --base-url and the network")]
     Transport { message: String, timeout: bool },
 
+    /// A redirect not followed: to another server (scheme, host or port changed), where the
+    /// `apikey` header would go along, or one hop past the limit. Never retried: the
+    /// service would say the same again.
+    #[error("{}", redirect_text(.to, *.too_many))]
+    Redirected { to: String, too_many: bool },
+
     /// Not sent: the run's call budget (`--max-calls`) is spent.
     #[error("call budget reached (--max-calls {limit}); this row will be screened on the next run")]
     CallBudget { limit: u64 },
@@ -60,6 +66,7 @@ impl ApiError {
             | ApiError::Validation { .. }
             | ApiError::NotFound { .. }
             | ApiError::CallBudget { .. }
+            | ApiError::Redirected { .. }
             | ApiError::Decode { .. } => false,
         }
     }
@@ -83,6 +90,18 @@ fn retry_hint(after: &Option<Duration>) -> String {
     match after {
         Some(d) => format!(" (asked to wait {} s)", d.as_secs_f64()),
         None => String::new(),
+    }
+}
+
+fn redirect_text(to: &str, too_many: bool) -> String {
+    if too_many {
+        format!(
+            "the service redirected too many times (last to {to}); ratewatch stopped following: check --base-url"
+        )
+    } else {
+        format!(
+            "the service redirected to {to}, another server; ratewatch does not follow it, so the API key is not sent there: check --base-url"
+        )
     }
 }
 
@@ -177,6 +196,13 @@ mod tests {
         assert!(
             !ApiError::NotFound {
                 what: String::new()
+            }
+            .is_transient()
+        );
+        assert!(
+            !ApiError::Redirected {
+                to: "http://elsewhere/".into(),
+                too_many: false
             }
             .is_transient()
         );
