@@ -37,6 +37,8 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         path: db.clone(),
         source,
     };
+    // Declared before the store and everything holding a connection, so it is dropped
+    // after them: closing its descriptor of the database earlier would drop SQLite's locks.
     let _lock = RunLock::acquire(db).map_err(db_error)?;
     let mut store = Store::open(db).map_err(db_error)?;
     // With the lock held no other run is alive: a run still marked running has died.

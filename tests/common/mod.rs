@@ -214,6 +214,16 @@ impl Workspace {
 
     /// The same, as a process to spawn and kill.
     pub fn screen_process(&self, sim: &Background, portfolio: &Path) -> std::process::Command {
+        self.screen_process_on(sim, portfolio, &self.db())
+    }
+
+    /// The same, on the database at `db`.
+    pub fn screen_process_on(
+        &self,
+        sim: &Background,
+        portfolio: &Path,
+        db: &Path,
+    ) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
         isolated(&mut cmd);
         cmd.current_dir(self.dir.path())
@@ -221,7 +231,7 @@ impl Workspace {
             .arg("screen")
             .arg(portfolio)
             .arg("--db")
-            .arg(self.db())
+            .arg(db)
             .arg("--out")
             .arg(self.path("out"))
             .args(["--base-url", &sim.server.base_url()]);
