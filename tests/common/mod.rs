@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use assert_cmd::Command;
 use ratewatch::api::{ApiKey, Client, ClientOptions};
@@ -86,6 +87,7 @@ pub struct Seen {
     pub target: String,
     /// Header names in lower case, values as sent.
     pub headers: Vec<(String, String)>,
+    pub at: Instant,
 }
 
 impl Seen {
@@ -151,7 +153,11 @@ where
                     .filter_map(|l| l.split_once(':'))
                     .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
                     .collect();
-                let seen = Seen { target, headers };
+                let seen = Seen {
+                    target,
+                    headers,
+                    at: Instant::now(),
+                };
                 record.lock().unwrap().push(seen.clone());
                 let reply = answer(&host, &seen);
                 let mut response = format!("HTTP/1.1 {}\r\n", reply.status);
