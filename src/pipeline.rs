@@ -59,7 +59,8 @@ pub struct Resume {
 /// What stops a run.
 #[derive(Debug)]
 pub enum Fatal {
-    /// The service refused the key or the product: every further call would be refused.
+    /// The service refused the key or the product, or sent the calls to another server:
+    /// every further call would fail the same way.
     Refused(ApiError),
     /// Every search and rating answered "not found", [`WRONG_ADDRESS_PROOF`] of them at
     /// least: not the service, or not the right address.
@@ -711,9 +712,11 @@ fn rated(record: RowRecord) -> RowRecord {
 /// run. (A spent quota fails this row and every later one without a call.)
 fn failed(record: RowRecord, failure: Failure) -> Result<RowRecord, Fatal> {
     match failure {
-        Failure::Api(e @ (ApiError::Unauthenticated { .. } | ApiError::Forbidden { .. })) => {
-            Err(Fatal::Refused(e))
-        }
+        Failure::Api(
+            e @ (ApiError::Unauthenticated { .. }
+            | ApiError::Forbidden { .. }
+            | ApiError::Redirected { .. }),
+        ) => Err(Fatal::Refused(e)),
         Failure::Api(e) => Ok(RowRecord {
             status: RowStatus::Failed,
             error: Some(e.to_string()),

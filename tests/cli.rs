@@ -6,10 +6,11 @@ use std::process::Stdio;
 
 use assert_cmd::Command;
 use predicates::prelude::*;
+use ratewatch::sim::dataset::NameFilters;
 use ratewatch::sim::server::{DEFAULT_PER_COUNTRY, DEFAULT_SEED};
-use ratewatch::sim::{CompanyRef, Dataset};
+use ratewatch::sim::{CompanyRef, Dataset, Faults, SimConfig, catalog};
 
-use crate::common::{KEY, background, config};
+use crate::common::{KEY, Reply, background, config, recording};
 
 fn ratewatch() -> Command {
     let mut cmd = Command::cargo_bin("ratewatch").unwrap();
@@ -111,6 +112,117 @@ fn demo_lookup_by_name_lists_every_candidate_then_narrows() {
         .code(0)
         .stdout(predicate::str::contains("2 companies named"))
         .stdout(predicate::str::contains("--city"));
+}
+
+#[test]
+fn lookup_by_an_ambiguous_name_under_a_rate_limit_rates_every_candidate() {
+    let config = SimConfig {
+        faults: Faults {
+            rate_limit: Some(2.0),
+            ..Faults::default()
+        },
+        ..config()
+    };
+    let day = config.day;
+    let sim = background(config);
+    let data = sim.server.dataset();
+    // A same-name group: the base words are shared by the holding's name and its siblings'.
+    let holding = data.name(CompanyRef { country: 0, n: 502 });
+    let name = holding
+        .split(&format!(" {} ", catalog::HOLDING))
+        .next()
+        .unwrap()
+        .to_string();
+    let candidates = data.search_name(0, &name, &NameFilters::default());
+    assert!(candidates.len() >= 3, "{name}: {candidates:?}");
+
+    let out = ratewatch()
+        .args(["lookup", "--country", "fr", "--name", &name, "--json"])
+        .args(["--base-url", &sim.server.base_url()])
+        .env("RATEWATCH_API_KEY", KEY)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let found = json["companies"].as_array().unwrap();
+    assert_eq!(found.len(), candidates.len());
+    for r in candidates {
+        let id = data.uuid(r).to_string();
+        let f = found
+            .iter()
+            .find(|f| f["company"]["Id"] == id.as_str())
+            .unwrap_or_else(|| panic!("{id} missing: {json:#}"));
+        assert!(f["error"].is_null(), "{f:#}");
+        assert_eq!(
+            f["rating"]["ratingColor"],
+            data.rating(r, day).color.as_str(),
+            "{f:#}"
+        );
+    }
+    assert!(
+        sim.server.stats().throttled > 0,
+        "the service rate limited the lookup"
+    );
+}
+
+#[test]
+fn lookup_waits_out_a_429_as_long_as_retry_after_says() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let data = demo_data();
+    let r = CompanyRef { country: 0, n: 77 };
+    let company = serde_json::to_vec(&data.company(r)).unwrap();
+    let id = data.uuid(r);
+    let rated = std::sync::atomic::AtomicBool::new(false);
+    let (base, seen) = runtime.block_on(recording(move |_, request| {
+        if request.target.starts_with("/v2/transactor/") {
+            return Reply::json(company.clone());
+        }
+        if !rated.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Reply {
+                status: "429 Too Many Requests".into(),
+                headers: vec![("retry-after".into(), "1".into())],
+                body: br#"{"detail":"Request was throttled."}"#.to_vec(),
+            };
+        }
+        Reply::json(format!(
+            r#"{{"ratingColor":"red","companyId":"{id}","requestDate":"2026-11-21T02:00:00Z",
+            "lastRefreshDate":"2026-11-20T01:00:00Z","lastChangeDate":"2026-11-01T00:00:00Z"}}"#
+        ))
+    }));
+    let siren = data.external_ids(r)[0].external_id.clone();
+    ratewatch()
+        .args([
+            "lookup",
+            "--country",
+            "fr",
+            "--service",
+            "SIREN",
+            "--id",
+            &siren,
+        ])
+        .args(["--base-url", &base])
+        .env("RATEWATCH_API_KEY", KEY)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(data.name(r)))
+        .stdout(predicate::str::is_match(r"(?m)^rating\s+RED\s").unwrap());
+    let seen = seen.lock().unwrap();
+    let ratings: Vec<_> = seen
+        .iter()
+        .filter(|s| s.target.ends_with("/ratings"))
+        .collect();
+    assert_eq!(ratings.len(), 2, "{seen:#?}");
+    let waited = ratings[1].at - ratings[0].at;
+    assert!(
+        waited >= std::time::Duration::from_millis(950),
+        "asked again after {waited:?}"
+    );
 }
 
 #[test]

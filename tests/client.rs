@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
+use ratewatch::api::client::MAX_REDIRECTS;
 use ratewatch::api::{ApiError, ApiKey, Client, ClientOptions, NameQuery};
+use ratewatch::limit::{Limiter, Limits};
 use ratewatch::model::{self, Color};
 use ratewatch::sim::{CompanyRef, Endpoint, Faults, SimConfig};
 use uuid::Uuid;
 
-use crate::common::{self, KEY, client_for, config, scripted, start};
+use crate::common::{self, KEY, Reply, client_for, config, recording, scripted, start};
 
 fn fr(n: u32) -> CompanyRef {
     CompanyRef { country: 0, n }
@@ -446,4 +448,107 @@ async fn base_url_with_or_without_v2_reaches_the_same_service() {
         let client = Client::new(&base, None, ClientOptions::default()).unwrap();
         assert!(!client.countries().await.unwrap().is_empty(), "{base}");
     }
+}
+
+/// A reply that redirects to `location`.
+fn redirect(status: &str, location: &str) -> Reply {
+    Reply {
+        status: status.into(),
+        headers: vec![("location".into(), location.into())],
+        body: Vec::new(),
+    }
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_server_fails_and_the_key_never_goes_there() {
+    let (elsewhere, reached) = recording(|_, _| Reply::json("[]")).await;
+    let port = |base: &str| base.rsplit(':').next().unwrap().to_string();
+    for status in ["302 Found", "307 Temporary Redirect"] {
+        // Another port; then, on the redirecting server's own port, another host and
+        // another scheme.
+        let targets: [fn(&str, &str) -> String; 3] = [
+            |elsewhere, _| format!("{elsewhere}/v2/lookups/countries"),
+            |_, own| format!("http://localhost:{own}/v2/lookups/countries"),
+            |_, own| format!("https://127.0.0.1:{own}/v2/lookups/countries"),
+        ];
+        for target in targets {
+            let other = elsewhere.clone();
+            let (base, seen) =
+                recording(move |host, _| redirect(status, &target(&other, &port(host)))).await;
+            let location = target(&elsewhere, &port(&base));
+            let client =
+                Client::new(&base, Some(&ApiKey::new(KEY)), ClientOptions::default()).unwrap();
+            let limiter = Limiter::new(Limits::default());
+            let err = limiter
+                .call("countries", || client.countries())
+                .await
+                .unwrap_err();
+            match &err {
+                ApiError::Redirected { to, too_many } => {
+                    assert_eq!((to.as_str(), *too_many), (location.as_str(), false))
+                }
+                other => panic!("{status} to {location}: {other:?}"),
+            }
+            let message = err.to_string();
+            assert!(message.contains(&location), "{message}");
+            assert!(message.contains("another server"), "{message}");
+            assert!(message.contains("--base-url"), "{message}");
+            assert!(!message.contains(KEY), "{message}");
+            assert!(!err.is_transient());
+            let seen = seen.lock().unwrap();
+            assert_eq!(seen.len(), 1, "not retried: {seen:?}");
+            assert_eq!(
+                seen[0].header("apikey"),
+                Some(KEY),
+                "the key went to the service"
+            );
+        }
+    }
+    let reached = reached.lock().unwrap();
+    assert!(
+        reached.is_empty(),
+        "the other server was reached: {reached:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_within_the_service_is_followed_up_to_a_limit() {
+    let (base, seen) = recording(|host, request| match request.target.as_str() {
+        "/v2/lookups/countries" => redirect("302 Found", "/v2/moved/countries"),
+        "/v2/moved/countries" => redirect(
+            "307 Temporary Redirect",
+            &format!("{host}/v2/moved/again/countries"),
+        ),
+        "/v2/moved/again/countries" => {
+            Reply::json(r#"[{"CountryCode":"FR","CountryName":"France"}]"#)
+        }
+        looping => redirect("302 Found", looping),
+    })
+    .await;
+    let client = Client::new(&base, Some(&ApiKey::new(KEY)), ClientOptions::default()).unwrap();
+    let countries = client.countries().await.unwrap();
+    assert_eq!(countries[0].country_code, "FR");
+    {
+        let seen = seen.lock().unwrap();
+        let paths: Vec<&str> = seen.iter().map(|s| s.target.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/v2/lookups/countries",
+                "/v2/moved/countries",
+                "/v2/moved/again/countries"
+            ]
+        );
+        assert!(seen.iter().all(|s| s.header("apikey") == Some(KEY)));
+    }
+
+    seen.lock().unwrap().clear();
+    let err = client.services().await.unwrap_err();
+    assert!(
+        matches!(err, ApiError::Redirected { too_many: true, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("too many times"), "{err}");
+    assert!(!err.is_transient());
+    assert_eq!(seen.lock().unwrap().len(), 1 + MAX_REDIRECTS);
 }

@@ -341,6 +341,22 @@ fn a_second_run_on_the_same_database_is_refused_at_once() {
     assert!(started.elapsed() < Duration::from_secs(5));
     // Readers are not blocked by a run.
     assert!(count(&ws.db(), "SELECT count(*) FROM latest_ratings") > 0);
+
+    // A second run through another name of the same file is refused too.
+    let symlink = ws.path("symlink.db");
+    std::os::unix::fs::symlink(ws.db(), &symlink).unwrap();
+    let hard_link = ws.path("hard-link.db");
+    std::fs::hard_link(ws.db(), &hard_link).unwrap();
+    for (db, holder) in [
+        (&symlink, format!("process {}", std::process::id())),
+        (&hard_link, "another name".to_string()),
+    ] {
+        assert_cmd::Command::from_std(ws.screen_process_on(&sim, &file, db))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("in use by another run"))
+            .stderr(predicate::str::contains(holder));
+    }
 }
 
 #[test]

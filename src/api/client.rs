@@ -25,6 +25,9 @@ pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// Most history pages followed before giving up; a guard against endless pagination.
 pub const MAX_HISTORY_PAGES: usize = 10_000;
 
+/// Most redirects followed for one request; a guard against redirect loops.
+pub const MAX_REDIRECTS: usize = 5;
+
 /// How much of a bad body an error message quotes.
 const SNIPPET_CHARS: usize = 200;
 
@@ -121,6 +124,7 @@ impl Client {
             .timeout(options.timeout)
             .connect_timeout(options.connect_timeout)
             .pool_idle_timeout(Duration::from_secs(60))
+            .redirect(same_origin_redirects(&base))
             .build()
             .map_err(|e| transport(&e))?;
         Ok(Client { http, base, key })
@@ -273,6 +277,46 @@ impl Client {
         Err(error_from_status(status, &body, retry_after, &url, what))
     }
 }
+
+/// Follows a redirect only while it keeps the base URL's scheme, host and port: reqwest
+/// strips `Authorization` and cookies on a cross-origin redirect but not our `apikey`
+/// header, which would go along to the other server.
+fn same_origin_redirects(base: &Url) -> reqwest::redirect::Policy {
+    let origin = base.origin();
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let mut to = attempt.url().clone();
+        // Never quote credentials someone put in a Location.
+        let _ = to.set_username("");
+        let _ = to.set_password(None);
+        let to = to.to_string();
+        if attempt.url().origin() != origin {
+            attempt.error(RedirectRefused {
+                to,
+                too_many: false,
+            })
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            // `previous` starts with the request itself, not a redirect.
+            attempt.error(RedirectRefused { to, too_many: true })
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Why the redirect policy stopped; carried through reqwest's error to [`transport`].
+#[derive(Debug)]
+struct RedirectRefused {
+    to: String,
+    too_many: bool,
+}
+
+impl fmt::Display for RedirectRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "redirect to {} not followed", self.to)
+    }
+}
+
+impl std::error::Error for RedirectRefused {}
 
 /// Root → `root/v2/`; `…/v2` and `…/v2/` are kept as they are.
 pub fn normalize_base_url(raw: &str) -> Result<Url, ApiError> {
@@ -433,6 +477,12 @@ fn transport(e: &reqwest::Error) -> ApiError {
     let mut message = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
+        if let Some(r) = s.downcast_ref::<RedirectRefused>() {
+            return ApiError::Redirected {
+                to: r.to.clone(),
+                too_many: r.too_many,
+            };
+        }
         message.push_str(": ");
         message.push_str(&s.to_string());
         source = s.source();

@@ -43,6 +43,12 @@ pub enum ApiError {
     #[error("could not reach the service: {message}; check --base-url and the network")]
     Transport { message: String, timeout: bool },
 
+    /// A redirect not followed: to another server (scheme, host or port changed), where the
+    /// `apikey` header would go along, or one hop past the limit. Never retried: the
+    /// service would say the same again.
+    #[error("{}", redirect_text(.to, *.too_many))]
+    Redirected { to: String, too_many: bool },
+
     /// Not sent: the run's call budget (`--max-calls`) is spent.
     #[error(
         "not screened: call budget reached (--max-calls {limit}); this row is screened on a later run"
@@ -67,13 +73,14 @@ pub enum ApiError {
 
 impl ApiError {
     /// Whether every further call of the run would fail the same way, so none is made:
-    /// a refused key, a refused product, a spent quota.
+    /// a refused key, a refused product, a spent quota, a redirect to another server.
     pub fn stops_calls(&self) -> bool {
         matches!(
             self,
             ApiError::Unauthenticated { .. }
                 | ApiError::Forbidden { .. }
                 | ApiError::QuotaSpent { .. }
+                | ApiError::Redirected { .. }
         )
     }
 
@@ -90,6 +97,7 @@ impl ApiError {
             | ApiError::NotFound { .. }
             | ApiError::CallBudget { .. }
             | ApiError::QuotaSpent { .. }
+            | ApiError::Redirected { .. }
             | ApiError::Decode { .. } => false,
         }
     }
@@ -113,6 +121,18 @@ fn retry_hint(after: &Option<Duration>) -> String {
     match after {
         Some(d) => format!(" (asked to wait {} s)", d.as_secs_f64()),
         None => String::new(),
+    }
+}
+
+fn redirect_text(to: &str, too_many: bool) -> String {
+    if too_many {
+        format!(
+            "the service redirected too many times (last to {to}); ratewatch stopped following: check --base-url"
+        )
+    } else {
+        format!(
+            "the service redirected to {to}, another server; ratewatch does not follow it, so the API key is not sent there: check --base-url"
+        )
     }
 }
 
@@ -207,6 +227,13 @@ mod tests {
         assert!(
             !ApiError::NotFound {
                 what: String::new()
+            }
+            .is_transient()
+        );
+        assert!(
+            !ApiError::Redirected {
+                to: "http://elsewhere/".into(),
+                too_many: false
             }
             .is_transient()
         );

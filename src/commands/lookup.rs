@@ -3,14 +3,16 @@
 
 use serde::Serialize;
 
-use super::{Connection, emit};
+use super::output::{self, printable};
+use super::{Connection, emit, limits};
 use crate::api::models::{Company, Rating};
 use crate::api::{ApiError, NameQuery};
 use crate::cli::{LookupArgs, LookupList, LookupsArgs};
 use crate::config::{ServiceSettings, Settings, Sources};
 use crate::error::{Error, ExitCode};
+use crate::limit::Limiter;
 use crate::model::RATED_COUNTRIES;
-use crate::table;
+use crate::rate::RatingEndpoint;
 
 /// One company found, with its rating or why the rating could not be had.
 #[derive(Serialize)]
@@ -22,6 +24,8 @@ struct Found {
 
 pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_service(&args.service_args, &sources)?;
+    // The same bounds, retries and 429 pause as a screening run.
+    let limiter = Limiter::new(limits(&settings));
     let settings = ServiceSettings::new(&settings, &sources)?;
     let conn = Connection::open(&settings, true, 1).await?;
     let client = &conn.client;
@@ -30,8 +34,10 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
     let (described, searched) = match (&args.service, &args.id, &args.name) {
         (Some(service), Some(id), _) => (
             format!("{} {} in {}", service, id, country.to_uppercase()),
-            client
-                .company_by_external_id(&country, service.trim(), id.trim())
+            limiter
+                .call("company_by_id", || {
+                    client.company_by_external_id(&country, service.trim(), id.trim())
+                })
                 .await
                 .map(|c| vec![c]),
         ),
@@ -47,7 +53,9 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
             };
             (
                 format!("named {:?} in {}", name.trim(), country.to_uppercase()),
-                client.companies_by_name(&query).await,
+                limiter
+                    .call("companies_by_name", || client.companies_by_name(&query))
+                    .await,
             )
         }
         _ => return Err(Error::Config("give --service and --id, or --name".into())),
@@ -58,9 +66,13 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
         Err(e) => return Err(conn.fail(e)),
     };
 
-    // A handful of candidates at most: their ratings are fetched side by side.
-    let ratings =
-        futures::future::join_all(companies.iter().map(|c| client.rating(c.id, None))).await;
+    // Every candidate's rating, side by side as far as the limiter lets them go.
+    let ratings = futures::future::join_all(
+        companies
+            .iter()
+            .map(|c| limiter.call(RatingEndpoint::Current.name(), || client.rating(c.id, None))),
+    )
+    .await;
     let mut found = Vec::with_capacity(companies.len());
     for (company, rating) in companies.into_iter().zip(ratings) {
         match rating {
@@ -97,6 +109,8 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
 }
 
 fn render(described: &str, found: &[Found]) -> String {
+    // The query is the user's, everything else the service's: both reach the terminal.
+    let described = printable(described);
     let mut out = match found.len() {
         0 => return format!("No company {described}.\n"),
         1 => String::new(),
@@ -157,7 +171,7 @@ fn render(described: &str, found: &[Found]) -> String {
             ("identifiers", ids),
         ];
         for (label, value) in rows {
-            out.push_str(&format!("{label:<12} {value}\n"));
+            out.push_str(&format!("{label:<12} {}\n", printable(&value)));
         }
     }
     out
@@ -186,7 +200,7 @@ pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Erro
                         ]
                     })
                     .collect();
-                table::render(&["CODE", "COUNTRY", "RATED"], &rows)
+                output::table(&["CODE", "COUNTRY", "RATED"], &rows)
             }
         }
         LookupList::Services => {
@@ -204,7 +218,7 @@ pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Erro
                         ]
                     })
                     .collect();
-                table::render(&["COUNTRY", "SERVICE", "LABEL"], &rows)
+                output::table(&["COUNTRY", "SERVICE", "LABEL"], &rows)
             }
         }
     };
@@ -216,4 +230,47 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, Error> {
     serde_json::to_string_pretty(value)
         .map(|s| s + "\n")
         .map_err(|e| Error::Config(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_text_reaches_the_terminal_without_control_characters() {
+        let company = |name: &str| -> Company {
+            serde_json::from_value(serde_json::json!({
+                "Id": uuid::Uuid::new_v4(),
+                "Name": name,
+                "Address": {"City": "Paris\u{1b}[2J", "CountryCode": "FR"},
+                "PhoneNumber": "+33\u{7}1",
+                "LegalFormCode": "SA",
+                "ExternalIds": [{"ExternalId": "1\r2", "ExternalService": "SIREN"}],
+            }))
+            .unwrap()
+        };
+        let found = [
+            Found {
+                company: company("Evil\u{1b}]0;owned\u{7} SA"),
+                rating: None,
+                error: Some("the service said\nsomething".into()),
+            },
+            Found {
+                company: company("Plain SA"),
+                rating: None,
+                error: None,
+            },
+        ];
+        let text = render("SIREN 1\u{1b}[K in FR", &found);
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.contains("Evil ]0;owned  SA"), "{text}");
+        assert!(
+            text.contains("unavailable: the service said something"),
+            "{text}"
+        );
+        assert_eq!(text.lines().filter(|l| l.starts_with("name")).count(), 2);
+    }
 }

@@ -16,8 +16,9 @@ use std::path::Path;
 
 use crate::api::{ApiError, Client};
 use crate::cli::{Cli, Command};
-use crate::config::{KeySource, ServiceSettings, Sources, Target, missing_key};
+use crate::config::{KeySource, ServiceSettings, Settings, Sources, Target, missing_key};
 use crate::error::{Error, ExitCode};
+use crate::limit::{Limits, RetryPolicy};
 use crate::sim::{SimConfig, SimServer};
 use crate::store::Store;
 
@@ -50,6 +51,22 @@ fn open_read_only(db: &Path) -> Result<Store, Error> {
         path: db.to_path_buf(),
         source,
     })
+}
+
+/// The bounds of a command's calls (concurrency, pace, budget, retries) from its settings:
+/// built here only, so `screen` and `lookup` honour the same settings the same way.
+fn limits(settings: &Settings) -> Limits {
+    Limits {
+        concurrency: settings.concurrency.value,
+        max_rps: settings.max_rps.value,
+        max_calls: settings.max_calls.value,
+        max_wait: settings.max_wait.value,
+        retry: RetryPolicy {
+            retries: settings.retries.value,
+            base_delay: settings.retry_delay.value,
+            ..RetryPolicy::default()
+        },
+    }
 }
 
 /// A client ready to use, and the in-process simulator behind it in demo mode.

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::Connection;
+use super::{Connection, limits};
 use crate::api::ApiError;
 use crate::cli::{CsvDialectArg, ReportFormatArgs, ScreenArgs};
 use crate::config::{ServiceSettings, Settings, Sources, Target};
 use crate::error::{Error, ExitCode};
-use crate::limit::{Limiter, Limits, RetryPolicy};
+use crate::limit::Limiter;
 use crate::model::{RowStatus, RunInfo};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, Lookups, Portfolio};
@@ -40,6 +40,8 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         path: db.clone(),
         source,
     };
+    // Declared before the store and everything holding a connection, so it is dropped
+    // after them: closing its descriptor of the database earlier would drop SQLite's locks.
     let _lock = RunLock::acquire(db).map_err(db_error)?;
     let mut store = Store::open(db).map_err(db_error)?;
     // With the lock held no other run is alive: a run still marked running has died.
@@ -71,17 +73,7 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         (Target::Demo, _) => Some(1 + store.demo_runs().map_err(db_error)?),
     };
     let conn = Connection::open(&settings, true, demo_day.unwrap_or(1)).await?;
-    let limiter = Arc::new(Limiter::new(Limits {
-        concurrency: run.concurrency.value,
-        max_rps: run.max_rps.value,
-        max_calls: run.max_calls.value,
-        max_wait: run.max_wait.value,
-        retry: RetryPolicy {
-            retries: run.retries.value,
-            base_delay: run.retry_delay.value,
-            ..RetryPolicy::default()
-        },
-    }));
+    let limiter = Arc::new(Limiter::new(limits(&run)));
     let mut notes = Vec::new();
     let lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes).await?;
 

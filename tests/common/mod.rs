@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use assert_cmd::Command;
 use ratewatch::api::{ApiKey, Client, ClientOptions};
@@ -68,17 +69,70 @@ pub async fn scripted<F>(answer: F) -> String
 where
     F: Fn(&str, &str) -> (String, String, Vec<u8>) + Send + Sync + 'static,
 {
+    let (base, _) = recording(move |host, seen| {
+        let (status, content_type, body) = answer(host, &seen.target);
+        Reply {
+            status,
+            headers: vec![("content-type".into(), content_type)],
+            body,
+        }
+    })
+    .await;
+    base
+}
+
+/// One request as a recording server saw it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub target: String,
+    /// Header names in lower case, values as sent.
+    pub headers: Vec<(String, String)>,
+    pub at: Instant,
+}
+
+impl Seen {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// What a recording server answers: status line, headers, body.
+pub struct Reply {
+    pub status: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn json(body: impl Into<Vec<u8>>) -> Reply {
+        Reply {
+            status: "200 OK".into(),
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.into(),
+        }
+    }
+}
+
+/// A scripted HTTP/1.1 server that records every request it receives, in order:
+/// `answer(base URL, request)` gives the reply. Returns its base URL and the record.
+pub async fn recording<F>(answer: F) -> (String, Arc<Mutex<Vec<Seen>>>)
+where
+    F: Fn(&str, &Seen) -> Reply + Send + Sync + 'static,
+{
     let listener = TcpListener::bind(loopback()).await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let answer = Arc::new(answer);
-    let host = base.clone();
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (host, record) = (base.clone(), log.clone());
     tokio::spawn(async move {
         loop {
             let Ok((mut stream, _)) = listener.accept().await else {
                 continue;
             };
-            let answer = answer.clone();
-            let host = host.clone();
+            let (answer, host, record) = (answer.clone(), host.clone(), record.clone());
             tokio::spawn(async move {
                 let mut buf = Vec::new();
                 let mut chunk = [0u8; 4096];
@@ -89,20 +143,39 @@ where
                     }
                 }
                 let head = String::from_utf8_lossy(&buf).to_string();
-                let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-                let (status, content_type, body) = answer(&host, &target);
-                let mut response = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-                    body.len()
-                )
-                .into_bytes();
-                response.extend_from_slice(&body);
+                let mut lines = head.split("\r\n");
+                let target = lines
+                    .next()
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .unwrap_or("/")
+                    .to_string();
+                let headers = lines
+                    .filter_map(|l| l.split_once(':'))
+                    .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+                    .collect();
+                let seen = Seen {
+                    target,
+                    headers,
+                    at: Instant::now(),
+                };
+                record.lock().unwrap().push(seen.clone());
+                let reply = answer(&host, &seen);
+                let mut response = format!("HTTP/1.1 {}\r\n", reply.status);
+                for (name, value) in &reply.headers {
+                    response.push_str(&format!("{name}: {value}\r\n"));
+                }
+                response.push_str(&format!(
+                    "content-length: {}\r\nconnection: close\r\n\r\n",
+                    reply.body.len()
+                ));
+                let mut response = response.into_bytes();
+                response.extend_from_slice(&reply.body);
                 let _ = stream.write_all(&response).await;
                 let _ = stream.shutdown().await;
             });
         }
     });
-    base
+    (base, log)
 }
 
 /// Keeps the caller's settings out of a test: no RATEWATCH_* variable that ratewatch reads
@@ -147,6 +220,16 @@ impl Workspace {
 
     /// The same, as a process to spawn and kill.
     pub fn screen_process(&self, sim: &Background, portfolio: &Path) -> std::process::Command {
+        self.screen_process_on(sim, portfolio, &self.db())
+    }
+
+    /// The same, on the database at `db`.
+    pub fn screen_process_on(
+        &self,
+        sim: &Background,
+        portfolio: &Path,
+        db: &Path,
+    ) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
         isolated(&mut cmd);
         cmd.current_dir(self.dir.path())
@@ -154,7 +237,7 @@ impl Workspace {
             .arg("screen")
             .arg(portfolio)
             .arg("--db")
-            .arg(self.db())
+            .arg(db)
             .arg("--out")
             .arg(self.path("out"))
             .args(["--base-url", &sim.server.base_url()]);
