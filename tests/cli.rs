@@ -55,9 +55,10 @@ fn demo_lookup_by_identifier_prints_the_company_and_its_rating() {
 #[test]
 fn demo_lookup_by_name_lists_every_candidate_then_narrows() {
     let data = demo_data();
-    let (a, b) = (
+    let (a, b, holding) = (
         CompanyRef { country: 7, n: 500 },
         CompanyRef { country: 7, n: 501 },
+        CompanyRef { country: 7, n: 502 },
     );
     let name = data.name(a);
     let out = ratewatch()
@@ -82,9 +83,14 @@ fn demo_lookup_by_name_lists_every_candidate_then_narrows() {
         .iter()
         .map(|c| c["company"]["Id"].as_str().unwrap())
         .collect();
+    // The exact name's two holders first, then the Holding, whose name holds every word.
     assert_eq!(
         ids,
-        vec![data.uuid(a).to_string(), data.uuid(b).to_string()]
+        vec![
+            data.uuid(a).to_string(),
+            data.uuid(b).to_string(),
+            data.uuid(holding).to_string()
+        ]
     );
     assert!(json["companies"][0]["rating"]["ratingColor"].is_string());
 
@@ -110,7 +116,7 @@ fn demo_lookup_by_name_lists_every_candidate_then_narrows() {
         .args(["lookup", "--demo", "--country", "nl", "--name", &name])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("2 companies named"))
+        .stdout(predicate::str::contains("3 companies named"))
         .stdout(predicate::str::contains("--city"));
 }
 

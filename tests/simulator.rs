@@ -1,6 +1,7 @@
 //! The simulator's own behaviour, seen over raw HTTP as any client would see it:
 //! authentication, validation bodies, 404s, pagination, determinism.
 
+use ratewatch::sim::dataset::MAX_NAME_RESULTS;
 use ratewatch::sim::{CompanyRef, SimConfig};
 use serde_json::Value;
 
@@ -143,6 +144,33 @@ async fn unknown_ids_paths_and_unrated_countries_are_404() {
     )
     .await;
     assert_eq!((status, body), (200, serde_json::json!([])));
+}
+
+#[tokio::test]
+async fn a_name_search_matches_any_words_of_the_name_up_to_the_cap() {
+    let sim = start(config()).await;
+    let base = sim.base_url();
+    // A middle word, a legal form, and a legal form's words out of order ('&' encoded).
+    for (country, name, word) in [
+        ("fr", "motors", "Motors"),
+        ("de", "GmbH", "GmbH"),
+        ("de", "KG%20%26%20Co.", "GmbH & Co. KG"),
+    ] {
+        let (status, body) = get(
+            &format!("{base}/v2/transactors?countrycode={country}&name={name}"),
+            Some(KEY),
+        )
+        .await;
+        assert_eq!(status, 200, "{name}");
+        let names: Vec<&str> = body
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["Name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), MAX_NAME_RESULTS, "{name}: {names:?}");
+        assert!(names.iter().all(|n| n.contains(word)), "{name}: {names:?}");
+    }
 }
 
 #[tokio::test]

@@ -1,9 +1,19 @@
 //! The service's wire types (spec section 2), with the spec's exact field names.
 //!
-//! Parsing is tolerant where the spec says formats vary: timestamps with or without a
-//! trailing `Z` and with 0–9 fractional digits, colors outside the five known values,
-//! unknown extra fields, a null `PhoneNumber`, missing address parts. A field of the wrong
-//! type is still a decode error: guessing there would store nonsense.
+//! Parsing is tolerant where the spec allows it, and only there:
+//! - a time may carry a trailing `Z`, an offset or none (then it is UTC, as the spec says
+//!   all times are), 0–9 fractional digits, and `T` or a space before the time of day;
+//! - an optional object or list missing or `null` reads as empty: a company's `Address`
+//!   and `ExternalIds`, a history page's `results`;
+//! - an optional text missing or `null` reads as empty: every `Address` part,
+//!   `LegalFormCode`, `CountryName`, `IdentifierLabel`;
+//! - an optional value missing or `null` reads as none: `PhoneNumber`, the three times of
+//!   a rating, a page's `next` and `previous`;
+//! - a color outside the five is kept as received, and unknown extra fields are ignored.
+//!
+//! A required field missing or `null` (a company's `Id` and `Name`, a rating's color and
+//! company id, both parts of an external id, a lookup entry's code) or a field of the
+//! wrong type is still a decode error: guessing there would store nonsense.
 //!
 //! These types are also what the simulator serializes, so both sides speak one dialect.
 
@@ -54,8 +64,9 @@ impl FromStr for ApiTime {
     }
 }
 
-/// Reads `2026-11-20T02:13:45Z`, `…45.123456789`, `…45+01:00`, `2026-11-20 02:13:45` and a
-/// bare `2026-11-20` (midnight UTC). Offset first; otherwise the civil time is UTC.
+/// Reads `2026-11-20T02:13:45Z`, `…45.123456789`, `…45+01:00`, `2026-11-20T02:13:45`,
+/// `2026-11-20 02:13:45` and a bare `2026-11-20` (midnight UTC). Offset first; otherwise
+/// the civil time is UTC.
 pub fn parse_time(s: &str) -> Option<Timestamp> {
     let s = s.trim();
     if let Ok(ts) = s.parse::<Timestamp>() {
@@ -102,7 +113,7 @@ pub struct Company {
     pub id: Uuid,
     #[serde(rename = "Name")]
     pub name: String,
-    #[serde(rename = "Address", default)]
+    #[serde(rename = "Address", default, deserialize_with = "null_as_default")]
     pub address: Address,
     #[serde(rename = "PhoneNumber", default)]
     pub phone_number: Option<String>,
@@ -317,6 +328,221 @@ mod tests {
         assert_eq!(c.address.city, "Lyon");
         assert_eq!(c.address.post_code, "");
         assert!(c.external_ids.is_empty());
+    }
+
+    #[test]
+    fn company_with_a_null_address_has_an_empty_one() {
+        let body = r#"{"Id":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","Name":"ACME SAS",
+            "Address":null,"PhoneNumber":"+33 1 23 45 67 89","LegalFormCode":"SAS",
+            "ExternalIds":[{"ExternalId":"552100554","ExternalService":"SIREN"}]}"#;
+        let c: Company = serde_json::from_str(body).unwrap();
+        assert_eq!(c.address, Address::default());
+        assert_eq!(c.name, "ACME SAS");
+        assert_eq!(c.external_ids[0].external_id, "552100554");
+    }
+
+    #[test]
+    fn company_with_only_id_and_name_has_every_optional_part_empty() {
+        let body = r#"{"Id":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","Name":"ACME SAS"}"#;
+        let c: Company = serde_json::from_str(body).unwrap();
+        assert_eq!(c.address, Address::default());
+        assert_eq!(c.phone_number, None);
+        assert_eq!(c.legal_form_code, "");
+        assert!(c.external_ids.is_empty());
+    }
+
+    #[test]
+    fn company_with_null_optional_fields_has_them_empty() {
+        let body = r#"{"Id":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","Name":"ACME SAS",
+            "Address":null,"PhoneNumber":null,"LegalFormCode":null,"ExternalIds":null}"#;
+        let c: Company = serde_json::from_str(body).unwrap();
+        assert_eq!(c.address, Address::default());
+        assert_eq!(c.phone_number, None);
+        assert_eq!(c.legal_form_code, "");
+        assert!(c.external_ids.is_empty());
+    }
+
+    #[test]
+    fn address_parts_null_or_missing_are_empty() {
+        let all_null = r#"{"StreetNumber":null,"StreetName":null,"PostCode":null,"City":null,
+            "StateCode":null,"CountryCode":null,"Type":null}"#;
+        let a: Address = serde_json::from_str(all_null).unwrap();
+        assert_eq!(a, Address::default());
+        let a: Address = serde_json::from_str(r#"{}"#).unwrap();
+        assert_eq!(a, Address::default());
+        let a: Address = serde_json::from_str(r#"{"City":"Lyon","Type":"main"}"#).unwrap();
+        assert_eq!((a.city.as_str(), a.r#type.as_str()), ("Lyon", "main"));
+    }
+
+    #[test]
+    fn company_without_id_or_name_is_a_decode_error() {
+        for body in [
+            r#"{"Name":"ACME SAS","Address":null}"#,
+            r#"{"Id":null,"Name":"ACME SAS"}"#,
+            r#"{"Id":"not-a-uuid","Name":"ACME SAS"}"#,
+            r#"{"Id":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#,
+            r#"{"Id":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","Name":null}"#,
+        ] {
+            assert!(serde_json::from_str::<Company>(body).is_err(), "{body}");
+        }
+    }
+
+    #[test]
+    fn external_id_without_value_or_service_is_a_decode_error() {
+        for body in [
+            r#"{"ExternalService":"SIREN"}"#,
+            r#"{"ExternalId":null,"ExternalService":"SIREN"}"#,
+            r#"{"ExternalId":"552100554"}"#,
+            r#"{"ExternalId":"552100554","ExternalService":null}"#,
+        ] {
+            assert!(serde_json::from_str::<ExternalId>(body).is_err(), "{body}");
+        }
+    }
+
+    #[test]
+    fn rating_times_null_or_missing_are_none() {
+        let nulls = r#"{"ratingColor":"green","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e",
+            "requestDate":null,"lastRefreshDate":null,"lastChangeDate":null}"#;
+        let bare = r#"{"ratingColor":"green","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#;
+        for body in [nulls, bare] {
+            let r: Rating = serde_json::from_str(body).unwrap();
+            assert_eq!(r.rating_color, Color::Green);
+            assert_eq!(
+                (r.request_date, r.last_refresh_date, r.last_change_date),
+                (None, None, None),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn deprecated_rating_times_null_or_missing_are_none() {
+        let nulls = r#"{"color":"yellow","company":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e",
+            "created":null,"lastRefreshDate":null,"lastChangeDate":null}"#;
+        let bare = r#"{"color":"yellow","company":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#;
+        for body in [nulls, bare] {
+            let r: DeprecatedRating = serde_json::from_str(body).unwrap();
+            assert_eq!(r.color, Color::Yellow);
+            assert_eq!(
+                (r.created, r.last_refresh_date, r.last_change_date),
+                (None, None, None),
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn rating_without_color_or_company_is_a_decode_error() {
+        for body in [
+            r#"{"companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#,
+            r#"{"ratingColor":null,"companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#,
+            r#"{"ratingColor":"green"}"#,
+            r#"{"ratingColor":"green","companyId":null}"#,
+        ] {
+            assert!(serde_json::from_str::<Rating>(body).is_err(), "{body}");
+        }
+        for body in [
+            r#"{"company":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#,
+            r#"{"color":null,"company":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#,
+            r#"{"color":"green"}"#,
+            r#"{"color":"green","company":null}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<DeprecatedRating>(body).is_err(),
+                "{body}"
+            );
+        }
+        for body in [r#"{}"#, r#"{"Color":null}"#] {
+            assert!(serde_json::from_str::<ShortRating>(body).is_err(), "{body}");
+        }
+    }
+
+    #[test]
+    fn rating_times_without_an_offset_are_utc() {
+        let utc = parse_time("2026-11-20T02:13:45Z").unwrap();
+        for (body, millis) in [
+            (
+                r#"{"ratingColor":"red","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","lastChangeDate":"2026-11-20T02:13:45"}"#,
+                0,
+            ),
+            (
+                r#"{"ratingColor":"red","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","lastChangeDate":"2026-11-20T02:13:45.123"}"#,
+                123,
+            ),
+            (
+                r#"{"ratingColor":"red","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","lastChangeDate":"2026-11-20 02:13:45"}"#,
+                0,
+            ),
+            (
+                r#"{"ratingColor":"red","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","lastChangeDate":"2026-11-20T02:13:45Z"}"#,
+                0,
+            ),
+            (
+                r#"{"ratingColor":"red","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","lastChangeDate":"2026-11-20T02:13:45.123Z"}"#,
+                123,
+            ),
+            (
+                r#"{"ratingColor":"red","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","lastChangeDate":"2026-11-20T03:13:45+01:00"}"#,
+                0,
+            ),
+            (
+                r#"{"ratingColor":"red","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","lastChangeDate":"2026-11-19T21:13:45.123-05:00"}"#,
+                123,
+            ),
+        ] {
+            let r: Rating = serde_json::from_str(body).unwrap();
+            let t = r.last_change_date.unwrap();
+            assert_eq!(
+                t.instant.as_millisecond() - utc.as_millisecond(),
+                millis,
+                "{body}"
+            );
+            assert!(body.contains(&format!("\"{}\"", t.raw)), "kept as received");
+        }
+    }
+
+    #[test]
+    fn history_page_with_null_or_missing_parts_is_empty() {
+        let nulls = r#"{"next":null,"previous":null,"results":null}"#;
+        for body in [nulls, r#"{}"#] {
+            let p: RatingsPage = serde_json::from_str(body).unwrap();
+            assert_eq!((p.next, p.previous), (None, None), "{body}");
+            assert!(p.results.is_empty(), "{body}");
+        }
+        let body = r#"{"next":"https://example.test/v2/ratings?page=2","results":[
+            {"ratingColor":"green","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","requestDate":"2026-11-21 02:00:00"}]}"#;
+        let p: RatingsPage = serde_json::from_str(body).unwrap();
+        assert_eq!(p.previous, None);
+        assert_eq!(p.results.len(), 1);
+    }
+
+    #[test]
+    fn lookup_entries_tolerate_a_null_label_but_not_a_missing_code() {
+        let c: Country =
+            serde_json::from_str(r#"{"CountryCode":"FR","CountryName":null}"#).unwrap();
+        assert_eq!(
+            (c.country_code.as_str(), c.country_name.as_str()),
+            ("FR", "")
+        );
+        let c: Country = serde_json::from_str(r#"{"CountryCode":"FR"}"#).unwrap();
+        assert_eq!(c.country_name, "");
+        let s: IdentifierService = serde_json::from_str(
+            r#"{"IdentifierCode":"SIREN","IdentifierCountry":"FR","IdentifierLabel":null}"#,
+        )
+        .unwrap();
+        assert_eq!(s.identifier_label, "");
+        for body in [r#"{"CountryName":"France"}"#, r#"{"CountryCode":null}"#] {
+            assert!(serde_json::from_str::<Country>(body).is_err(), "{body}");
+        }
+        for body in [
+            r#"{"IdentifierCountry":"FR","IdentifierLabel":"SIREN"}"#,
+            r#"{"IdentifierCode":"SIREN","IdentifierCountry":null}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<IdentifierService>(body).is_err(),
+                "{body}"
+            );
+        }
     }
 
     #[test]

@@ -520,8 +520,9 @@ pub const UNRATED: [(&str, &str); 14] = [
     ("CA", "Canada"),
 ];
 
-/// Names are "first second third [number] legal-form"; each word normalizes to one token,
-/// which is what lets a name be read back into the company it was made for.
+/// Names are "first second third [number] [Holding] legal-form"; each word normalizes to one
+/// token used in no other position, which is what lets a name, or any of its words, be read
+/// back into the companies it was made for.
 pub const FIRST: &[&str] = &[
     "Martin",
     "Dubois",

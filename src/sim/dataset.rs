@@ -2,7 +2,7 @@
 //!
 //! Nothing is stored. A company is a number `n` within a country; its UUID, registry
 //! identifiers and name are reversible encodings of that number, so a lookup by any of
-//! them finds the company again in constant time, whatever the dataset's size, and a
+//! them finds the company again without a scan, whatever the dataset's size, and a
 //! restarted simulator with the same seed knows the same companies. Colors are a pure
 //! function of (company, simulated day).
 //!
@@ -53,6 +53,17 @@ pub struct NameFilters {
     pub city: Option<String>,
     pub postcode: Option<String>,
     pub phone_number: Option<String>,
+}
+
+/// What the words of a name query ask of a name: a fixed word in some of its three
+/// positions, a numbered block, the Holding member, and the legal forms (a bit each, by
+/// index in the country's list) that hold every legal-form word of the query.
+#[derive(Debug)]
+struct NameNeeds {
+    words: [Option<usize>; 3],
+    block: Option<u64>,
+    holding: bool,
+    forms: u32,
 }
 
 /// A reversible affine scramble `x = (n·a + b) mod m`.
@@ -291,9 +302,15 @@ impl Dataset {
     }
 
     fn legal_form(&self, r: CompanyRef) -> &'static str {
-        let forms = catalog::RATED[r.country].legal_forms;
         let (key, _) = Self::name_key(r.n);
-        forms[(hash(self.seed, &[r.country as u64, key, 0x1f]) % forms.len() as u64) as usize]
+        catalog::RATED[r.country].legal_forms[self.legal_form_index(r.country, key)]
+    }
+
+    /// The legal form, as an index into the country's list, of every company named from
+    /// base-name `key`.
+    fn legal_form_index(&self, country: usize, key: u64) -> usize {
+        let forms = catalog::RATED[country].legal_forms;
+        (hash(self.seed, &[country as u64, key, 0x1f]) % forms.len() as u64) as usize
     }
 
     /// The company's exact registered name.
@@ -310,6 +327,23 @@ impl Dataset {
 
     /// The full company record of spec 2.1.
     pub fn company(&self, r: CompanyRef) -> Company {
+        let (address, phone_number) = self.contact(r);
+        Company {
+            id: self.uuid(r),
+            name: self.name(r),
+            address,
+            phone_number,
+            legal_form_code: self
+                .legal_form(r)
+                .to_uppercase()
+                .replace([' ', '.', '&'], ""),
+            external_ids: self.external_ids(r),
+        }
+    }
+
+    /// The company's address and phone number: what a name search's filters look at,
+    /// without the cost of encoding its identifiers for every candidate.
+    fn contact(&self, r: CompanyRef) -> (Address, Option<String>) {
         let country: &RatedCountry = &catalog::RATED[r.country];
         let h = hash(self.seed, &[r.country as u64, r.n as u64, 0xadd]);
         let (key, member) = Self::name_key(r.n);
@@ -320,87 +354,74 @@ impl Dataset {
             % country.cities.len();
         let (city, postcode_shape) = country.cities[city_index];
         let phone = (!h.is_multiple_of(4)).then(|| fill_pattern(country.phone, mix(h ^ 0x9e)));
-        Company {
-            id: self.uuid(r),
-            name: self.name(r),
-            address: Address {
-                street_number: ((h >> 8) % 180 + 1).to_string(),
-                street_name: country.streets[((h >> 16) % country.streets.len() as u64) as usize]
-                    .to_string(),
-                post_code: fill_pattern(postcode_shape, mix(h ^ 0x70)),
-                city: city.to_string(),
-                state_code: String::new(),
-                country_code: country.code.to_string(),
-                r#type: "main".to_string(),
-            },
-            phone_number: phone,
-            legal_form_code: self
-                .legal_form(r)
-                .to_uppercase()
-                .replace([' ', '.', '&'], ""),
-            external_ids: self.external_ids(r),
-        }
+        let address = Address {
+            street_number: ((h >> 8) % 180 + 1).to_string(),
+            street_name: country.streets[((h >> 16) % country.streets.len() as u64) as usize]
+                .to_string(),
+            post_code: fill_pattern(postcode_shape, mix(h ^ 0x70)),
+            city: city.to_string(),
+            state_code: String::new(),
+            country_code: country.code.to_string(),
+            r#type: "main".to_string(),
+        };
+        (address, phone)
     }
 
-    /// Companies of `country` whose name starts with `name` (case, accents and
-    /// punctuation ignored) and that pass every given filter, at most
-    /// [`MAX_NAME_RESULTS`].
+    /// Companies of `country` whose name holds every word of `name`, in any order (case,
+    /// accents and punctuation ignored, as [`normalize`] does), and that pass every given
+    /// filter: at most [`MAX_NAME_RESULTS`], in a fixed order, a name equal to the query
+    /// first.
+    ///
+    /// Nothing is scanned: each query word fills one position of a name (first, second or
+    /// third word, block number, Holding, a word of some legal forms), and only the base
+    /// names those positions allow are decoded, until the cap.
     pub fn search_name(
         &self,
         country: usize,
         name: &str,
         filters: &NameFilters,
     ) -> Vec<CompanyRef> {
-        let wanted = normalize(name);
-        let tokens: Vec<&str> = wanted.split(' ').filter(|t| !t.is_empty()).collect();
-        if tokens.is_empty() {
+        let Some(needs) = self.name_needs(country, &normalize(name)) else {
             return Vec::new();
-        }
-        let choices = |list: &[&str], token: Option<&&str>| -> Vec<usize> {
-            match token {
-                Some(t) => list
-                    .iter()
-                    .position(|w| normalize(w) == **t)
-                    .into_iter()
-                    .collect(),
-                None => (0..list.len()).collect(),
-            }
         };
-        let firsts = choices(catalog::FIRST, tokens.first());
-        let seconds = choices(catalog::SECOND, tokens.get(1));
-        let thirds = choices(catalog::THIRD, tokens.get(2));
-        let block = match tokens.get(3).and_then(|t| t.parse::<u64>().ok()) {
-            Some(b) if b >= 2 => vec![b - 1],
-            _ => (0..=(self.per_country as u64 / self.name_space)).collect(),
-        };
+        let any = |fixed: Option<usize>, len: usize| fixed.map_or(0..len, |i| i..i + 1);
+        let last_block = (self.per_country as u64 - 1) / self.name_space;
+        let blocks: Vec<u64> = (0..=last_block)
+            .filter(|b| needs.block.is_none_or(|wanted| wanted == *b))
+            .collect();
         let (l2, l3) = (catalog::SECOND.len(), catalog::THIRD.len());
         let mut found = Vec::new();
-        for &i1 in &firsts {
-            for &i2 in &seconds {
-                for &i3 in &thirds {
+        // This order meets a name equal to the query before the cap can cut it off: only a
+        // query with all three words can equal a name, and then block 0 (no number) comes
+        // before numbered blocks and a group's twins before its Holding member.
+        for i1 in any(needs.words[0], catalog::FIRST.len()) {
+            for i2 in any(needs.words[1], l2) {
+                for i3 in any(needs.words[2], l3) {
                     let combo = ((i1 * l2 + i2) * l3 + i3) as u64;
-                    for &b in &block {
+                    for &b in &blocks {
                         let key = b * self.name_space + self.names.backward(combo);
-                        let members = if key.is_multiple_of(10) {
-                            0..3u64
-                        } else if key % 10 >= 3 {
-                            0..1
-                        } else {
-                            0..0
+                        if key >= self.per_country as u64
+                            || needs.forms & (1 << self.legal_form_index(country, key)) == 0
+                        {
+                            continue;
+                        }
+                        // The companies named from `key` (see `name_key`).
+                        let members: &[u64] = match (key % 10, needs.holding) {
+                            (0, true) => &[2],
+                            (0, false) => &[0, 1, 2],
+                            (3.., false) => &[0],
+                            _ => &[],
                         };
                         for m in members {
                             let n = key + m;
                             if n >= self.per_country as u64 {
-                                continue;
+                                break;
                             }
                             let r = CompanyRef {
                                 country,
                                 n: n as u32,
                             };
-                            let candidate = normalize(&self.name(r));
-                            let prefix_ok =
-                                candidate == wanted || candidate.starts_with(&format!("{wanted} "));
-                            if prefix_ok && self.passes(r, filters) {
+                            if self.passes(r, filters) {
                                 found.push(r);
                                 if found.len() >= MAX_NAME_RESULTS {
                                     return found;
@@ -414,8 +435,63 @@ impl Dataset {
         found
     }
 
+    /// What the words of a normalized query ask of a name, or `None` when no name of
+    /// `country` can hold them all. Each word fits one position only (a catalog test keeps
+    /// it so), so the needs are a plain conjunction.
+    fn name_needs(&self, country: usize, wanted: &str) -> Option<NameNeeds> {
+        if wanted.is_empty() {
+            return None;
+        }
+        let forms = catalog::RATED[country].legal_forms;
+        let mut needs = NameNeeds {
+            words: [None; 3],
+            block: None,
+            holding: false,
+            forms: (1 << forms.len()) - 1,
+        };
+        for word in wanted.split(' ') {
+            let listed = [catalog::FIRST, catalog::SECOND, catalog::THIRD]
+                .iter()
+                .enumerate()
+                .find_map(|(pos, list)| {
+                    list.iter()
+                        .position(|w| normalize(w) == word)
+                        .map(|i| (pos, i))
+                });
+            if let Some((pos, i)) = listed {
+                // Two different words for one position: no name has both.
+                if *needs.words[pos].get_or_insert(i) != i {
+                    return None;
+                }
+            } else if word == normalize(catalog::HOLDING) {
+                needs.holding = true;
+            } else if let Some(number) = word
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n >= 2 && n.to_string() == word)
+            {
+                // Block b's names carry the number b + 1 (see `base_words`).
+                if *needs.block.get_or_insert(number - 1) != number - 1 {
+                    return None;
+                }
+            } else {
+                let with_word = forms
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| normalize(f).split(' ').any(|t| t == word))
+                    .fold(0, |mask, (i, _)| mask | 1 << i);
+                // A word in no legal form either is in no name.
+                needs.forms &= with_word;
+                if needs.forms == 0 {
+                    return None;
+                }
+            }
+        }
+        Some(needs)
+    }
+
     fn passes(&self, r: CompanyRef, f: &NameFilters) -> bool {
-        let c = self.company(r);
+        let (address, phone_number) = self.contact(r);
         let same = |want: &Option<String>, have: &str| {
             want.as_deref()
                 .map(|w| normalize(w).is_empty() || normalize(w) == normalize(have))
@@ -425,20 +501,20 @@ impl Dataset {
         let postcode_ok = f
             .postcode
             .as_deref()
-            .map(|p| id_key(p) == id_key(&c.address.post_code))
+            .map(|p| id_key(p) == id_key(&address.post_code))
             .unwrap_or(true);
         let phone_ok = f
             .phone_number
             .as_deref()
-            .map(|p| c.phone_number.as_deref().map(digits) == Some(digits(p)))
+            .map(|p| phone_number.as_deref().map(digits) == Some(digits(p)))
             .unwrap_or(true);
         let street_ok = f
             .street_name
             .as_deref()
-            .map(|s| normalize(&c.address.street_name).contains(&normalize(s)))
+            .map(|s| normalize(&address.street_name).contains(&normalize(s)))
             .unwrap_or(true);
-        same(&f.city, &c.address.city)
-            && same(&f.street_number, &c.address.street_number)
+        same(&f.city, &address.city)
+            && same(&f.street_number, &address.street_number)
             && postcode_ok
             && phone_ok
             && street_ok
@@ -730,13 +806,25 @@ mod tests {
     }
 
     #[test]
-    fn every_name_word_is_one_distinct_token() {
-        for list in [catalog::FIRST, catalog::SECOND, catalog::THIRD] {
-            let mut seen = HashSet::new();
+    fn every_name_word_is_one_token_of_one_position_only() {
+        // The name search relies on it: a query word tells which position it fills.
+        let mut seen = HashSet::new();
+        for list in [
+            catalog::FIRST,
+            catalog::SECOND,
+            catalog::THIRD,
+            &[catalog::HOLDING],
+        ] {
             for w in list {
                 let n = normalize(w);
                 assert!(!n.is_empty() && !n.contains(' '), "{w:?} -> {n:?}");
+                assert!(n.parse::<u64>().is_err(), "{w:?} reads as a block number");
                 assert!(seen.insert(n), "duplicate word {w}");
+            }
+        }
+        for form in catalog::RATED.iter().flat_map(|c| c.legal_forms) {
+            for t in normalize(form).split(' ') {
+                assert!(!seen.contains(t) && t.parse::<u64>().is_err(), "{form:?}");
             }
         }
     }
@@ -821,8 +909,9 @@ mod tests {
         let base: String = name.rsplit_once(' ').unwrap().0.to_string();
         let by_base = d.search_name(0, &base, &NameFilters::default());
         assert!(by_base.contains(&a) && by_base.contains(&b) && by_base.contains(&holding));
+        // The Holding's name holds every word of its twins' name too: it comes after them.
         let by_name = d.search_name(0, &name.to_uppercase(), &NameFilters::default());
-        assert_eq!(by_name, vec![a, b]);
+        assert_eq!(by_name, vec![a, b, holding]);
         let city = d.company(a).address.city;
         assert_ne!(city, d.company(b).address.city);
         let f = NameFilters {
@@ -853,6 +942,252 @@ mod tests {
             d.search_name(0, "Nobody Such Company", &NameFilters::default())
                 .is_empty()
         );
+    }
+
+    /// The rule itself, checked against every company of the country: every word of the
+    /// query is a word of the name, and the filters pass.
+    fn matching(d: &Dataset, country: usize, query: &str, f: &NameFilters) -> HashSet<CompanyRef> {
+        let wanted = normalize(query);
+        (0..d.per_country())
+            .map(|n| CompanyRef { country, n })
+            .filter(|r| {
+                let name = normalize(&d.name(*r));
+                let words: HashSet<&str> = name.split(' ').collect();
+                !wanted.is_empty()
+                    && wanted.split(' ').all(|w| words.contains(w))
+                    && d.passes(*r, f)
+            })
+            .collect()
+    }
+
+    /// Searches and checks the answer against [`matching`]: no repeats, only companies that
+    /// match, and all of them unless there are more than the cap, then exactly the cap.
+    fn search_checked(
+        d: &Dataset,
+        country: usize,
+        query: &str,
+        f: &NameFilters,
+    ) -> Vec<CompanyRef> {
+        let got = d.search_name(country, query, f);
+        let all = matching(d, country, query, f);
+        assert_eq!(
+            got.iter().collect::<HashSet<_>>().len(),
+            got.len(),
+            "{query:?} repeats"
+        );
+        assert!(
+            got.iter().all(|r| all.contains(r)),
+            "{query:?} found a non-match"
+        );
+        assert_eq!(
+            got.len(),
+            all.len().min(MAX_NAME_RESULTS),
+            "{query:?}: {} match",
+            all.len()
+        );
+        got
+    }
+
+    /// The first, second and third words of a company's name, normalized.
+    fn words(d: &Dataset, r: CompanyRef) -> Vec<String> {
+        normalize(&d.name(r))
+            .split(' ')
+            .take(3)
+            .map(String::from)
+            .collect()
+    }
+
+    fn country(code: &str) -> usize {
+        Dataset::country_index(code).unwrap()
+    }
+
+    #[test]
+    fn a_middle_word_alone_finds_the_names_that_hold_it() {
+        let d = ds();
+        let motors = search_checked(&d, 0, "Motors", &NameFilters::default());
+        assert_eq!(motors.len(), MAX_NAME_RESULTS);
+        for r in &motors {
+            assert_eq!(words(&d, *r)[1], "motors", "{}", d.name(*r));
+        }
+        // Second and third word together: few enough to see every one, the company included.
+        for r in d.companies().step_by(157) {
+            let w = words(&d, r);
+            let query = format!("{} {}", w[1], w[2]);
+            let got = search_checked(&d, r.country, &query, &NameFilters::default());
+            if got.len() < MAX_NAME_RESULTS {
+                assert!(got.contains(&r), "{query:?} misses {}", d.name(r));
+            }
+        }
+    }
+
+    #[test]
+    fn a_legal_form_alone_finds_companies_of_that_form() {
+        let d = ds();
+        let none = NameFilters::default();
+        let forms = |country: usize, query: &str| -> HashSet<&'static str> {
+            search_checked(&d, country, query, &none)
+                .into_iter()
+                .map(|r| d.legal_form(r))
+                .collect()
+        };
+        let de = country("DE");
+        // "GmbH" is a word of two German forms; "Co. KG" of one only.
+        let gmbh = forms(de, "GmbH");
+        assert!(gmbh.iter().all(|f| f.starts_with("GmbH")), "{gmbh:?}");
+        assert_eq!(forms(de, "Co. KG"), HashSet::from(["GmbH & Co. KG"]));
+        assert_eq!(forms(de, "kg & co"), HashSet::from(["GmbH & Co. KG"]));
+        // "S.A." is the word "sa", which "SAS" is not.
+        assert_eq!(forms(0, "S.A."), HashSet::from(["SA"]));
+        assert_eq!(forms(country("CN"), "Ltd"), HashSet::from(["Co. Ltd"]));
+    }
+
+    #[test]
+    fn words_in_any_order_find_the_company() {
+        let d = ds();
+        for r in d.companies().step_by(173) {
+            let name = normalize(&d.name(r));
+            let shuffled: Vec<&str> = name.split(' ').rev().collect();
+            let query = shuffled.join(" ");
+            let f = NameFilters {
+                city: Some(d.company(r).address.city),
+                ..Default::default()
+            };
+            let got = search_checked(&d, r.country, &query, &f);
+            assert!(got.contains(&r), "{query:?} misses {}", d.name(r));
+            // Part of the name out of order: the legal form's last word, then the first word.
+            let some = format!("{} {}", shuffled[0], words(&d, r)[0]);
+            search_checked(&d, r.country, &some, &NameFilters::default());
+        }
+    }
+
+    #[test]
+    fn case_accents_and_punctuation_are_ignored() {
+        let d = ds();
+        let none = NameFilters::default();
+        let r = d
+            .companies()
+            .find(|r| {
+                let name = d.name(*r);
+                !name.is_ascii() && name.contains('&') && r.n % 10 >= 3
+            })
+            .expect("a name with an accent and an ampersand");
+        let name = d.name(r);
+        let plain = normalize(&name).to_uppercase().replace(' ', ", ");
+        assert!(plain.is_ascii(), "{plain}");
+        let as_written = d.search_name(r.country, &name, &none);
+        assert!(as_written.contains(&r), "{name}");
+        assert_eq!(
+            d.search_name(r.country, &plain, &none),
+            as_written,
+            "{plain}"
+        );
+        let shouted = name.to_uppercase().replace(' ', " - ");
+        assert_eq!(
+            d.search_name(r.country, &shouted, &none),
+            as_written,
+            "{shouted}"
+        );
+    }
+
+    #[test]
+    fn a_name_equal_to_the_query_comes_first() {
+        // 400,000 a country: names repeat with a block number, so a full name has more
+        // matches than its exact holders.
+        for d in [ds(), Dataset::new(7, 400_000)] {
+            let mut followed = 0;
+            for r in d.companies().step_by(d.per_country() as usize / 40) {
+                let name = d.name(r);
+                let got = d.search_name(r.country, &name, &NameFilters::default());
+                let exact = |x: &CompanyRef| normalize(&d.name(*x)) == normalize(&name);
+                let head = got.iter().take_while(|x| exact(x)).count();
+                assert!(got[..head].contains(&r), "{name}: {got:?}");
+                assert!(
+                    !got[head..].iter().any(exact),
+                    "{name}: an exact match comes late"
+                );
+                followed += usize::from(head < got.len());
+            }
+            assert!(
+                followed > 0,
+                "some full name must match more than its holders"
+            );
+        }
+    }
+
+    #[test]
+    fn results_stop_at_the_cap_at_any_size() {
+        let small = search_checked(&ds(), country("DE"), "GmbH", &NameFilters::default());
+        assert_eq!(small.len(), MAX_NAME_RESULTS);
+        let big = Dataset::new(7, MAX_PER_COUNTRY);
+        for query in ["GmbH", "Holding", "9", "9 Holding", "KG Motors"] {
+            let got = big.search_name(country("DE"), query, &NameFilters::default());
+            assert_eq!(got.len(), MAX_NAME_RESULTS, "{query}");
+            for r in &got {
+                let name = normalize(&big.name(*r));
+                let words: HashSet<&str> = name.split(' ').collect();
+                assert!(
+                    normalize(query).split(' ').all(|w| words.contains(w)),
+                    "{name}"
+                );
+            }
+            let again = Dataset::new(7, MAX_PER_COUNTRY);
+            assert_eq!(
+                again.search_name(country("DE"), query, &NameFilters::default()),
+                got
+            );
+        }
+    }
+
+    #[test]
+    fn a_word_in_no_name_finds_nothing() {
+        let d = ds();
+        let big = Dataset::new(7, MAX_PER_COUNTRY);
+        let none = NameFilters::default();
+        for query in [
+            "Nobody",
+            "Martin Nobody",
+            "Martin Transports Atlantique Nowhere SAS",
+            // Two first words: no name has both.
+            "Martin Dubois",
+            // Block numbers start at 2; "02" is not the word "2".
+            "Martin 1",
+            "Martin 02",
+            "",
+            " & ",
+        ] {
+            assert!(search_checked(&d, 0, query, &none).is_empty(), "{query:?}");
+            assert!(big.search_name(0, query, &none).is_empty(), "{query:?}");
+        }
+        // Not a French legal form, and beyond the last block of a small dataset.
+        assert!(d.search_name(0, "Martin GmbH", &none).is_empty());
+        assert!(d.search_name(0, "Martin 2", &none).is_empty());
+        assert!(!big.search_name(0, "Martin 9", &none).is_empty());
+        assert!(big.search_name(0, "Martin 10", &none).is_empty());
+    }
+
+    #[test]
+    fn a_city_still_narrows_a_name_search() {
+        let d = ds();
+        for city in ["Lyon", "lyon", "LYON"] {
+            let f = NameFilters {
+                city: Some(city.to_string()),
+                ..Default::default()
+            };
+            let got = search_checked(&d, 0, "Motors", &f);
+            assert!(!got.is_empty());
+            assert!(got.iter().all(|r| d.company(*r).address.city == "Lyon"));
+        }
+        let f = NameFilters {
+            city: Some("Lyon".into()),
+            ..Default::default()
+        };
+        let unfiltered = d.search_name(0, "Motors", &NameFilters::default());
+        assert_ne!(d.search_name(0, "Motors", &f), unfiltered);
+        let nowhere = NameFilters {
+            city: Some("Atlantis".into()),
+            ..Default::default()
+        };
+        assert!(d.search_name(0, "Motors", &nowhere).is_empty());
     }
 
     #[test]
