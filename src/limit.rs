@@ -541,4 +541,74 @@ mod tests {
         assert!(matches!(results[4], Err(ApiError::CallBudget { limit: 3 })));
         assert_eq!(limiter.calls(), vec![("x".to_string(), 3)]);
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_retry_after_longer_than_max_wait_stops_every_call_at_once() {
+        let limiter = Limiter::new(Limits {
+            max_wait: Duration::from_secs(600),
+            ..Limits::default()
+        });
+        let t = Instant::now();
+        let r: Result<(), _> = limiter
+            .call("x", || async {
+                Err(ApiError::RateLimited {
+                    retry_after: Some(Duration::from_secs(86_400)),
+                })
+            })
+            .await;
+        let until = match r {
+            Err(ApiError::QuotaSpent { until }) => until,
+            other => panic!("{other:?}"),
+        };
+        assert!(t.elapsed() < Duration::from_secs(1), "no waiting");
+        let tomorrow = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24);
+        assert!(until.duration_until(tomorrow).abs() < jiff::SignedDuration::from_secs(5));
+        let tries = AtomicU32::new(0);
+        let r: Result<(), _> = limiter
+            .call("y", || async {
+                tries.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .await;
+        assert!(matches!(r, Err(ApiError::QuotaSpent { .. })));
+        assert_eq!(tries.load(Ordering::SeqCst), 0, "no call after the stop");
+        assert_eq!(limiter.calls(), vec![("x".to_string(), 1)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn short_pauses_add_up_to_max_wait_then_the_run_stops() {
+        let limiter = Limiter::new(Limits {
+            max_wait: Duration::from_secs(25),
+            ..Limits::default()
+        });
+        let calls = AtomicU32::new(0);
+        let r: Result<(), _> = limiter
+            .call("x", || async {
+                calls.fetch_add(1, Ordering::SeqCst);
+                Err(ApiError::RateLimited {
+                    retry_after: Some(Duration::from_secs(10)),
+                })
+            })
+            .await;
+        assert!(matches!(r, Err(ApiError::QuotaSpent { .. })), "{r:?}");
+        // Two pauses of 10 s fit in 25 s; the third would not.
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        assert_eq!(limiter.waited(), Duration::from_secs(20));
+    }
+
+    #[tokio::test]
+    async fn a_refused_product_stops_calls_like_a_refused_key() {
+        let limiter = Limiter::new(Limits::default());
+        let r: Result<(), _> = limiter
+            .call("x", || async {
+                Err(ApiError::Forbidden {
+                    message: "not enabled".into(),
+                })
+            })
+            .await;
+        assert!(matches!(r, Err(ApiError::Forbidden { .. })));
+        let r: Result<u8, _> = limiter.call("y", || async { Ok(1) }).await;
+        assert!(matches!(r, Err(ApiError::Forbidden { .. })));
+        assert!(limiter.stopped().is_some());
+    }
 }

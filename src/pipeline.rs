@@ -75,11 +75,14 @@ pub enum Fatal {
 /// address. Twenty unknown companies in a row, first thing, is not a portfolio.
 pub const WRONG_ADDRESS_PROOF: u64 = 20;
 
+/// The error of a row whose "not found" no answer of the run confirmed.
+const UNPROVEN: &str = "the service answered 'not found', but nothing else in this run: not believed from what may not be the service (check --base-url); screened again next run";
+
 /// How a run ended, when it was not stopped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Ended {
     /// "Not found" answers of a run where no search or rating succeeded (fewer than
-    /// [`WRONG_ADDRESS_PROOF`]): their rows are recorded, but nothing was cached.
+    /// [`WRONG_ADDRESS_PROOF`]): their rows failed, and nothing was cached.
     pub unconfirmed_not_found: u64,
 }
 
@@ -400,8 +403,9 @@ impl Pipeline {
     }
 
     /// At the end of a run that was not stopped: what was held back is recorded. If no
-    /// answer ever proved the service, the rows are recorded as they are but their
-    /// searches are not cached and no company is reported gone.
+    /// answer ever proved the service (fewer "not found" than stop a run, and nothing
+    /// else), those rows fail, to be screened again next run: a "not found" is believed
+    /// only from the service. Their searches are not cached and no company is gone.
     async fn release_deferred(&self) -> Result<Ended, Fatal> {
         let deferred = std::mem::take(&mut *lock(&self.canary.deferred));
         let proven = self.canary.proven();
@@ -415,7 +419,12 @@ impl Pipeline {
                     let record = if proven {
                         self.settle_vanished(*screened).await?
                     } else {
-                        screened.record
+                        RowRecord {
+                            status: RowStatus::Failed,
+                            company_id: None,
+                            error: Some(UNPROVEN.into()),
+                            ..screened.record
+                        }
                     };
                     self.store()
                         .send(Record::Row(Box::new(record)))

@@ -9,6 +9,7 @@ mod config;
 mod database;
 mod faults;
 mod logs;
+mod misbehaving;
 mod reports;
 mod screen;
 mod shell;

@@ -574,4 +574,48 @@ mod tests {
         h.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(parse_retry_after(&h), None);
     }
+
+    #[test]
+    fn a_404_is_no_such_company_only_with_the_services_json() {
+        let url = Url::parse("http://h:1/v2/companies/x/ratings").unwrap();
+        let status = StatusCode::NOT_FOUND;
+        let e = error_from_status(status, br#"{"detail": "Not found."}"#, None, &url, "rating");
+        assert!(matches!(e, ApiError::NotFound { .. }), "{e:?}");
+        for body in [&b"<html>404</html>"[..], b"", b"null", b"[]", b"Not Found"] {
+            let e = error_from_status(status, body, None, &url, "rating");
+            match &e {
+                ApiError::Decode { message, .. } => {
+                    assert!(message.contains("check --base-url"), "{message}")
+                }
+                other => panic!("{body:?}: {other:?}"),
+            }
+            assert!(!e.is_transient());
+        }
+    }
+
+    #[test]
+    fn a_403_about_the_key_is_a_refused_key_and_any_other_a_refused_product() {
+        let url = Url::parse("http://h:1/v2/ratings").unwrap();
+        let status = StatusCode::FORBIDDEN;
+        for body in [
+            &br#"{"detail": "You couldn't be authenticated."}"#[..],
+            br#"{"detail": "Invalid API key."}"#,
+            br#"{"message": "Authentication credentials were not provided."}"#,
+        ] {
+            let e = error_from_status(status, body, None, &url, "rating");
+            assert!(
+                matches!(e, ApiError::Unauthenticated { status: 403, .. }),
+                "{e:?}"
+            );
+        }
+        let e = error_from_status(
+            status,
+            br#"{"detail": "You do not have permission to perform this action."}"#,
+            None,
+            &url,
+            "rating",
+        );
+        assert!(matches!(e, ApiError::Forbidden { .. }), "{e:?}");
+        assert!(e.stops_calls() && !e.is_transient());
+    }
 }

@@ -132,12 +132,12 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     );
 
     let progress = progress_bar(survey.lines.saturating_sub(1));
-    let failed_rows = AtomicU64::new(0);
+    let failing = AtomicU64::new(0);
     let (writer, outcome) = pipeline
         .run(rows(reader), |status| {
             progress.inc(1);
             if status == Some(RowStatus::Failed) {
-                let n = failed_rows.fetch_add(1, Ordering::Relaxed) + 1;
+                let n = failing.fetch_add(1, Ordering::Relaxed) + 1;
                 progress.set_message(format!("{n} failed"));
             }
         })
@@ -200,7 +200,7 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     };
     if ended.unconfirmed_not_found > 0 {
         notes.push(format!(
-            "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else; if that is unexpected, check --base-url (those answers were not cached)",
+            "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else: their rows failed, to be screened again next run; check --base-url",
             ended.unconfirmed_not_found
         ));
     }
@@ -217,7 +217,14 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
             ),
         );
     }
-    let rows_now = store.run_info(run_id).map_err(db_error)?.rows;
+    // Counted from what was recorded: rows held back until the end may have failed there.
+    let so_far = store.run_info(run_id).map_err(db_error)?;
+    let rows_now = so_far.rows;
+    let failed_rows = so_far
+        .by_status
+        .iter()
+        .find(|(s, _)| *s == RowStatus::Failed)
+        .map_or(0, |(_, n)| *n);
     if let Some((before_run, before)) = previous
         && shrank(before, rows_now)
     {
@@ -225,7 +232,6 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
             "SHRUNK: the portfolio has {rows_now} rows against {before} in run {before_run} of {portfolio_name}: more than half are gone; check the export (--fail-on-shrink refuses such a file)"
         ));
     }
-    let failed_rows = failed_rows.into_inner();
     // A run stopped by the rate limit stays resumable: the next run takes up its rows.
     let status = if stopped.is_some() {
         "interrupted"

@@ -1,0 +1,668 @@
+//! A real service that misbehaves: a wrong address, a proxy answering 404 or HTML to
+//! everything, a spent quota, a product not bought, a key refused mid-run, a company
+//! that disappears, a color nobody announced. None of it may end as a quiet night, and
+//! none of it may spoil what the database already knew.
+//!
+//! Most tests put a small server in front of the simulator: it forwards what the test
+//! leaves alone and answers the rest as a misbehaving service or proxy would.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use predicates::prelude::*;
+use ratewatch::sim::server::DEFAULT_SEED;
+use ratewatch::sim::{SimConfig, dataset::Dataset};
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::common::{Background, KEY, Reply, Seen, Workspace, background, isolated, recording};
+
+fn sim(seed: u64) -> Background {
+    background(SimConfig {
+        seed,
+        per_country: 5_000,
+        key: KEY.into(),
+        ..SimConfig::default()
+    })
+}
+
+/// A server in front of the simulator, on a runtime of its own.
+struct Front {
+    base: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Front {
+    fn new(answer: impl Fn(&Seen) -> Reply + Send + Sync + 'static) -> Front {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (base, seen) = runtime.block_on(recording(move |_, seen| answer(seen)));
+        Front {
+            base,
+            seen,
+            _runtime: runtime,
+        }
+    }
+
+    /// Requests received whose path contains `part`.
+    fn count(&self, part: &str) -> usize {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|s| s.target.contains(part))
+            .count()
+    }
+}
+
+/// The simulator's own answer to a request, as the real service would give it.
+fn forward(sim: &str, seen: &Seen) -> Reply {
+    let addr = sim.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let mut request = format!(
+        "GET {} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n",
+        seen.target
+    );
+    if let Some(key) = seen.header("apikey") {
+        request.push_str(&format!("apikey: {key}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split_once(' ').unwrap().1.to_string();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .filter(|(n, _)| n == "content-type" || n == "retry-after")
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: raw[split + 4..].to_vec(),
+    }
+}
+
+fn reply(status: &str, content_type: &str, body: &str) -> Reply {
+    Reply {
+        status: status.into(),
+        headers: vec![("content-type".into(), content_type.into())],
+        body: body.as_bytes().to_vec(),
+    }
+}
+
+fn not_found_json() -> Reply {
+    reply(
+        "404 Not Found",
+        "application/json",
+        r#"{"detail": "Not found."}"#,
+    )
+}
+
+fn not_found_html() -> Reply {
+    reply(
+        "404 Not Found",
+        "text/html",
+        "<html><head><title>404 Not Found</title></head><body>nginx</body></html>",
+    )
+}
+
+fn is_lookup(seen: &Seen) -> bool {
+    seen.target.contains("/lookups/")
+}
+
+fn is_rating(seen: &Seen) -> bool {
+    seen.target.contains("/ratings")
+}
+
+/// `ratewatch screen` in the workspace against `base`.
+fn screen(ws: &Workspace, base: &str, portfolio: &Path) -> assert_cmd::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    cmd.current_dir(ws.dir.path())
+        .env("RATEWATCH_API_KEY", KEY)
+        .arg("screen")
+        .arg(portfolio)
+        .arg("--db")
+        .arg(ws.db())
+        .arg("--out")
+        .arg(ws.path("out"))
+        .args(["--base-url", base, "--retries", "0"]);
+    assert_cmd::Command::from_std(cmd)
+}
+
+/// A portfolio of the simulator's companies, by identifier.
+fn portfolio(ws: &Workspace, sim: &Background, rows: u64) -> PathBuf {
+    let mut buf = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), rows, &mut buf).unwrap();
+    ws.write("book.csv", &buf)
+}
+
+/// Every row of a table, as text, to tell whether anything changed.
+fn dump(db: &Path, table: &str) -> Vec<String> {
+    let conn = Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare(&format!("SELECT * FROM {table} ORDER BY 1"))
+        .unwrap();
+    let columns = stmt.column_count();
+    stmt.query_map([], |r| {
+        Ok((0..columns)
+            .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+            .collect::<Vec<_>>()
+            .join("|"))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+fn count(db: &Path, sql: &str) -> i64 {
+    Connection::open(db)
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_wrong_base_url_exits_4_within_seconds_and_leaves_the_database_as_it_was() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 40);
+    // On a fresh database first: 4, not 1.
+    let wrong = format!("{}/api/", sim.server.base_url());
+    screen(&ws, &wrong, &file)
+        .assert()
+        .code(4)
+        .stdout("")
+        .stderr(predicate::str::contains("/api/v2/lookups/countries"))
+        .stderr(predicate::str::contains("check --base-url"));
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let (resolutions, ratings, runs) = (
+        dump(&ws.db(), "resolutions"),
+        dump(&ws.db(), "ratings"),
+        dump(&ws.db(), "runs"),
+    );
+    // Then on a database that has run before, with lookup lists kept: still 4.
+    let started = Instant::now();
+    screen(&ws, &wrong, &file)
+        .assert()
+        .code(4)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "did not answer as the rating service",
+        ));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(dump(&ws.db(), "resolutions"), resolutions);
+    assert_eq!(dump(&ws.db(), "ratings"), ratings);
+    assert_eq!(dump(&ws.db(), "runs"), runs, "no run was even started");
+}
+
+#[test]
+fn html_to_everything_is_not_the_service_even_with_a_kept_copy_of_the_lookups() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 10);
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    for answer in [
+        not_found_html as fn() -> Reply,
+        || reply("200 OK", "text/html", "<html>Sign in to continue</html>"),
+        || reply("200 OK", "application/json", ""),
+        || reply("200 OK", "application/json", "null"),
+        || reply("200 OK", "application/json", r#"{"results": []}"#),
+    ] {
+        let front = Front::new(move |_| answer());
+        let out = screen(&ws, &front.base, &file).output().unwrap();
+        assert_eq!(out.status.code(), Some(4), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("{}/v2/lookups/countries", front.base))
+                && err.contains("check --base-url"),
+            "{err}"
+        );
+        assert_eq!(front.count("/transactor"), 0, "no search after the canary");
+    }
+}
+
+#[test]
+fn a_proxy_answering_404_to_every_search_and_rating_stops_the_run_with_nothing_recorded() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 60);
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let before: Vec<Vec<String>> = ["resolutions", "ratings", "run_companies", "companies"]
+        .iter()
+        .map(|t| dump(&ws.db(), t))
+        .collect();
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        if is_lookup(seen) {
+            forward(&target, seen)
+        } else {
+            not_found_json()
+        }
+    });
+    let started = Instant::now();
+    screen(&ws, &front.base, &file)
+        .assert()
+        .code(4)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "the service answered 'not found' to every request",
+        ));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let after: Vec<Vec<String>> = ["resolutions", "ratings", "run_companies", "companies"]
+        .iter()
+        .map(|t| dump(&ws.db(), t))
+        .collect();
+    assert_eq!(after, before, "the cache and the history are as they were");
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM run_rows WHERE run_id = 2 AND status = 'unresolved'"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM runs WHERE id = 2 AND status = 'failed'"
+        ),
+        1
+    );
+    // The next good night needs no repair.
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM run_rows WHERE run_id = 3 AND status = 'rated'"
+        ),
+        60
+    );
+}
+
+#[test]
+fn a_404_page_that_is_not_the_services_fails_the_row_instead_of_unmatching_it() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 30);
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        if is_rating(seen) {
+            not_found_html()
+        } else {
+            forward(&target, seen)
+        }
+    });
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r["status"] == "failed"), "{rows:?}");
+    assert!(
+        rows[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("without the service's JSON error")
+    );
+    let text = stdout(&out);
+    assert!(text.starts_with("NOTHING SCREENED"), "{text}");
+    assert!(!text.contains("Nothing flagged"), "{text}");
+}
+
+#[test]
+fn a_spent_quota_stops_the_run_at_once_and_the_next_run_resumes_it() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 40);
+    let target = sim.server.base_url();
+    let ratings = Arc::new(AtomicU64::new(0));
+    let answered = ratings.clone();
+    let front = Front::new(move |seen| {
+        if is_rating(seen) && answered.fetch_add(1, Ordering::SeqCst) >= 10 {
+            Reply {
+                status: "429 Too Many Requests".into(),
+                headers: vec![
+                    ("content-type".into(), "application/json".into()),
+                    ("retry-after".into(), "86400".into()),
+                ],
+                body: br#"{"detail": "Request was throttled."}"#.to_vec(),
+            }
+        } else {
+            forward(&target, seen)
+        }
+    });
+    let started = Instant::now();
+    let out = screen(&ws, &front.base, &file)
+        .args(["--concurrency", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "no waiting for hours"
+    );
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("STOPPED: the service's rate limit asks to wait until "),
+        "{text}"
+    );
+    assert!(text.contains("the next run resumes them"), "{text}");
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    let left: Vec<&Value> = rows.iter().filter(|r| r["status"] != "rated").collect();
+    assert!(left.len() > 20, "{rows:?}");
+    assert!(left.iter().all(|r| {
+        r["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("not screened: rate limit: the service asked to wait until")
+    }));
+    assert_eq!(front.count("/ratings"), 11, "one refused call, then none");
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM runs WHERE status = 'interrupted'"
+        ),
+        1
+    );
+
+    let next = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    assert!(next.status.code().is_some_and(|c| c < 2), "{next:?}");
+    assert!(String::from_utf8_lossy(&next.stderr).contains("resuming interrupted run 1"));
+    assert_eq!(count(&ws.db(), "SELECT count(*) FROM runs"), 1);
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r["status"] == "rated"));
+    // Calls add up across both processes: every rating the simulator answered, and the
+    // one refused by the front.
+    let calls: Value = serde_json::from_str(
+        &Connection::open(ws.db())
+            .unwrap()
+            .query_row("SELECT calls FROM runs WHERE id = 1", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        calls["rating"],
+        sim.server.stats().calls(ratewatch::sim::Endpoint::Rating) + 1,
+        "{calls}"
+    );
+}
+
+#[test]
+fn a_403_that_is_not_about_the_key_stops_the_run_and_says_what_to_do() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 30);
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        if is_lookup(seen) {
+            forward(&target, seen)
+        } else {
+            reply(
+                "403 Forbidden",
+                "application/json",
+                r#"{"detail": "The rating package is not enabled for this account."}"#,
+            )
+        }
+    });
+    screen(&ws, &front.base, &file)
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("does not include this product"));
+    assert_eq!(front.count("/transactor"), 1, "one refused call, then none");
+}
+
+#[test]
+fn a_key_refused_mid_run_still_prints_the_alerts_found_before() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 30);
+    let target = sim.server.base_url();
+    let ratings = Arc::new(AtomicU64::new(0));
+    let answered = ratings.clone();
+    let front = Front::new(move |seen| {
+        if !is_rating(seen) {
+            return forward(&target, seen);
+        }
+        if answered.fetch_add(1, Ordering::SeqCst) >= 5 {
+            return reply(
+                "401 Unauthorized",
+                "application/json",
+                r#"{"detail": "You couldn't be authenticated."}"#,
+            );
+        }
+        // Red, whatever the simulator says: an alert found before the refusal.
+        let mut answer = forward(&target, seen);
+        let mut json: Value = serde_json::from_slice(&answer.body).unwrap();
+        json["ratingColor"] = "red".into();
+        answer.body = json.to_string().into_bytes();
+        answer
+    });
+    let out = screen(&ws, &front.base, &file)
+        .args(["--concurrency", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("5 alerts"), "{text}");
+    assert_eq!(text.matches("red (first screening)").count(), 5, "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused the API key"));
+}
+
+#[test]
+fn reports_that_cannot_be_written_still_leave_the_summary_in_the_mail() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 20);
+    let blocker = ws.write("out", b"a file where the folder should be");
+    let out = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("20 rows — 20 rated"), "{text}");
+    assert!(
+        !text.contains("reports:"),
+        "no pointer to files not written: {text}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot write the reports"));
+    assert_eq!(
+        std::fs::read(&blocker).unwrap(),
+        b"a file where the folder should be"
+    );
+}
+
+#[test]
+fn a_company_the_service_no_longer_knows_is_reported_gone_once_with_its_last_color() {
+    let before = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let data = Dataset::new(DEFAULT_SEED, 5_000);
+    let company = data.companies().nth(7).unwrap();
+    let uuid = data.uuid(company);
+    let color = data.rating(company, 1).color.to_string();
+    // The known company first, then rows by identifier that prove the service answers.
+    let mut csv = format!("ref,country,company_id,service,id\nGONE,FR,{uuid},,\n");
+    for (i, r) in data.companies().skip(100).take(25).enumerate() {
+        let id = &data.external_ids(r)[0];
+        let country = ratewatch::sim::catalog::RATED[r.country].code;
+        csv.push_str(&format!(
+            "R{i},{country},,{},{}\n",
+            id.external_service, id.external_id
+        ));
+    }
+    let file = ws.write("book.csv", csv.as_bytes());
+    screen(&ws, &before.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+
+    // Then the service forgets that one company, and only it.
+    let target = before.server.base_url();
+    let forgotten = uuid.to_string();
+    let after = Front::new(move |seen| {
+        if seen.target.contains(&forgotten) {
+            not_found_json()
+        } else {
+            forward(&target, seen)
+        }
+    });
+    let out = screen(&ws, &after.base, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    let gone = rows.iter().find(|r| r["ref"] == "GONE").unwrap();
+    assert_eq!(gone["status"], "unresolved", "{gone}");
+    assert_eq!(gone["change"], "gone", "{gone}");
+    assert_eq!(gone["color"], color.as_str(), "{gone}");
+    assert_eq!(gone["alert"], true);
+    assert!(
+        gone["error"].as_str().unwrap().starts_with(&format!(
+            "gone: the service no longer knows this company (last seen {color} on "
+        )),
+        "{gone}"
+    );
+    let text = stdout(&out);
+    let line = text.lines().find(|l| l.contains("GONE")).unwrap();
+    assert!(line.contains(&format!("{color} → gone")), "{text}");
+
+    // News once: the next night it is a row with no match, not an alert again.
+    screen(&ws, &after.base, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    let gone = rows.iter().find(|r| r["ref"] == "GONE").unwrap();
+    assert_eq!(gone["status"], "unresolved", "{gone}");
+    assert_eq!(gone["alert"], false, "{gone}");
+    assert_eq!(gone["change"], Value::Null, "{gone}");
+}
+
+#[test]
+fn a_color_nobody_announced_is_an_alert_when_first_seen() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 25);
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        let mut answer = forward(&target, seen);
+        if is_rating(seen) {
+            let mut json: Value = serde_json::from_slice(&answer.body).unwrap();
+            json["ratingColor"] = "Orange".into();
+            answer.body = json.to_string().into_bytes();
+        }
+        answer
+    });
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = stdout(&out);
+    assert_eq!(text.matches("unknown color orange").count(), 25, "{text}");
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(
+        rows.iter()
+            .all(|r| r["color"] == "orange" && r["alert"] == true)
+    );
+}
+
+#[test]
+fn a_portfolio_that_lost_most_of_its_rows_is_said_first_or_refused() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 30);
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let cut: String = text.lines().take(11).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, cut).unwrap();
+    screen(&ws, &sim.server.base_url(), &file)
+        .arg("--fail-on-shrink")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains("more than half are gone"));
+    let out = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
+    assert!(
+        stdout(&out).starts_with("SHRUNK: the portfolio has 10 rows against 30 in run 1 of book"),
+        "{}",
+        stdout(&out)
+    );
+    // Against the last finished run: run 2 had 10 rows, so 10 again is no news.
+    let quiet = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    assert!(!stdout(&quiet).contains("SHRUNK"));
+}
+
+#[test]
+fn lookup_lists_that_are_passingly_unavailable_fall_back_on_the_kept_copy_and_say_so() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 10);
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        if is_lookup(seen) {
+            reply("503 Service Unavailable", "text/html", "<html>busy</html>")
+        } else {
+            forward(&target, seen)
+        }
+    });
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
+    assert!(
+        stdout(&out).starts_with(
+            "NOTE: the service's lookup lists could not be fetched (the service answered HTTP 503"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_few_not_found_and_nothing_else_are_not_believed() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 6);
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        if is_lookup(seen) {
+            forward(&target, seen)
+        } else {
+            not_found_json()
+        }
+    });
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("NOTE: the service answered 'not found' to all "),
+        "{text}"
+    );
+    assert!(text.contains("NOTHING SCREENED"), "{text}");
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().all(|r| r["status"] == "failed"), "{rows:?}");
+    assert_eq!(
+        count(&ws.db(), "SELECT count(*) FROM resolutions"),
+        0,
+        "nothing cached"
+    );
+}
