@@ -270,6 +270,42 @@ impl Pipeline {
         }
     }
 
+    /// Puts the rows in the order a call budget should reach them: first those never
+    /// checked, then those checked least recently (rows that need no call, the invalid
+    /// ones, come first as they cost nothing). The same budget every night then reaches
+    /// every row in turn, instead of the file's first rows again and again. Holds the
+    /// portfolio in memory: only for runs with a budget.
+    pub fn by_last_checked(&self, rows: Vec<InputRow>) -> Result<Vec<InputRow>, StoreError> {
+        let mut keyed = Vec::with_capacity(rows.len());
+        for row in rows {
+            let checked = match portfolio::validate(&row, &self.lookups) {
+                Err(_) => None,
+                Ok(Target::Known(company)) => self.store().last_checked(None, Some(company))?,
+                Ok(Target::ById {
+                    country,
+                    service,
+                    id,
+                }) => {
+                    let key = Query::ById {
+                        country,
+                        service,
+                        id,
+                    }
+                    .cache_key();
+                    self.store().last_checked(Some(&key), None)?
+                }
+                Ok(Target::ByName(q)) => {
+                    let key = Query::ByName(q).cache_key();
+                    self.store().last_checked(Some(&key), None)?
+                }
+            };
+            keyed.push((checked, row));
+        }
+        // `None` sorts first, then the oldest run; ties keep the file's order.
+        keyed.sort_by_key(|(checked, _)| *checked);
+        Ok(keyed.into_iter().map(|(_, row)| row).collect())
+    }
+
     /// Screens every row `rows` yields; `on_row` hears of each finished row (`None`
     /// for a row settled before an interruption).
     /// Returns the writer, to be finished by the caller, whatever happened.

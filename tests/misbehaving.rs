@@ -666,3 +666,42 @@ fn a_few_not_found_and_nothing_else_are_not_believed() {
         "nothing cached"
     );
 }
+
+#[test]
+fn a_call_budget_reaches_every_row_over_successive_nights() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 200);
+    let reached = |db: &Path| {
+        count(
+            db,
+            "SELECT count(DISTINCT line) FROM run_rows WHERE status = 'rated'",
+        )
+    };
+    let mut nights = 0;
+    while nights == 0 || reached(&ws.db()) < 200 {
+        nights += 1;
+        assert!(nights <= 5, "five nights of 150 calls reach every row");
+        let out = screen(&ws, &sim.server.base_url(), &file)
+            .args(["--max-calls", "150"])
+            .output()
+            .unwrap();
+        let text = stdout(&out);
+        if out.status.code() == Some(3) {
+            assert!(
+                text.contains("not screened: call budget reached (--max-calls)"),
+                "{text}"
+            );
+            assert!(!text.contains("network error"), "{text}");
+        }
+    }
+    assert!(nights >= 3, "the budget did bind: {nights} nights");
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    let left: Vec<&Value> = rows.iter().filter(|r| r["status"] == "failed").collect();
+    assert!(left.iter().all(|r| {
+        r["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("not screened: call budget reached")
+    }));
+}

@@ -131,10 +131,27 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         "run started"
     );
 
+    // Under a call budget, the rows checked least recently go first (see
+    // `Pipeline::by_last_checked`); a bad record then stops the run before any call.
+    let input: Box<dyn Iterator<Item = Result<portfolio::InputRow, portfolio::InputError>>> =
+        if run.max_calls.value.is_some() {
+            let (read, bad): (Vec<_>, Vec<_>) = rows(reader).partition(Result::is_ok);
+            let read = read.into_iter().filter_map(Result::ok).collect();
+            let ordered = match pipeline.by_last_checked(read) {
+                Ok(ordered) => ordered,
+                Err(e) => {
+                    let _ = store.finish_run(run_id, "failed", &[], &notes);
+                    return Err(db_error(e));
+                }
+            };
+            Box::new(bad.into_iter().chain(ordered.into_iter().map(Ok)))
+        } else {
+            Box::new(rows(reader))
+        };
     let progress = progress_bar(survey.lines.saturating_sub(1));
     let failing = AtomicU64::new(0);
     let (writer, outcome) = pipeline
-        .run(rows(reader), |status| {
+        .run(input, |status| {
             progress.inc(1);
             if status == Some(RowStatus::Failed) {
                 let n = failing.fetch_add(1, Ordering::Relaxed) + 1;

@@ -445,6 +445,41 @@ impl Writer {
         }))
     }
 
+    /// The last run that rated what a row leads to; `None` if none did (never checked, or
+    /// a search with no company, which costs nothing while cached). The row is named by its
+    /// search's cache key or by its company. Runs, not times: the service's request times
+    /// need not be ratewatch's clock, and a run id orders nights without ties.
+    pub fn last_checked(
+        &mut self,
+        key: Option<&str>,
+        company: Option<Uuid>,
+    ) -> Result<Option<i64>, StoreError> {
+        let ctx = "reading when a row was last checked";
+        self.begin()?;
+        let by_key = |key: &str| {
+            self.conn()
+                .prepare_cached(
+                    "SELECT (SELECT max(last_run_id) FROM ratings WHERE company = r.company)
+                     FROM resolutions r WHERE r.input_key = ?1",
+                )
+                .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
+        };
+        let by_company = |company: Uuid| {
+            self.conn()
+                .prepare_cached(
+                    "SELECT max(r.last_run_id) FROM ratings r
+                     JOIN companies c ON c.id = r.company WHERE c.company_id = ?1",
+                )
+                .and_then(|mut s| s.query_row([company.to_string()], |r| r.get(0)))
+        };
+        match (key, company) {
+            (Some(key), _) => by_key(key).map(Option::flatten),
+            (None, Some(company)) => by_company(company),
+            (None, None) => Ok(None),
+        }
+        .map_err(StoreError::at(ctx))
+    }
+
     /// The internal key of a company the database knows, without recording it.
     fn known_company(&mut self, company: Uuid) -> Result<Option<i64>, StoreError> {
         if let Some(k) = self.companies.get(&company) {
