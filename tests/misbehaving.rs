@@ -369,6 +369,11 @@ fn a_spent_quota_stops_the_run_at_once_and_the_next_run_resumes_it() {
         "{text}"
     );
     assert!(text.contains("the next run resumes them"), "{text}");
+    // Said in the log too, without -v: a cron mail shows why the run stopped.
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("longer than --max-wait"),
+        "{out:?}"
+    );
     let rows = ws.report()["rows"].as_array().unwrap().clone();
     let left: Vec<&Value> = rows.iter().filter(|r| r["status"] != "rated").collect();
     assert!(left.len() > 20, "{rows:?}");
