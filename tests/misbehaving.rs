@@ -549,6 +549,21 @@ fn a_company_the_service_no_longer_knows_is_reported_gone_once_with_its_last_col
     let line = text.lines().find(|l| l.contains("GONE")).unwrap();
     assert!(line.contains(&format!("{color} → gone")), "{text}");
 
+    // The history says when it was last seen.
+    let mut history = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut history);
+    let history = assert_cmd::Command::from_std(history)
+        .args(["history", &uuid.to_string(), "--db"])
+        .arg(ws.db())
+        .output()
+        .unwrap();
+    let text = stdout(&history);
+    assert!(
+        text.contains("gone: run 2 (")
+            && text.contains("no longer knows this company; last seen 20"),
+        "{text}"
+    );
+
     // News once: the next night it is a row with no match, not an alert again.
     screen(&ws, &after.base, &file)
         .assert()

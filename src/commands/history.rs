@@ -15,7 +15,8 @@ use crate::error::{Error, ExitCode};
 use crate::model::Change;
 use crate::resolve::normalize_name;
 use crate::store::{
-    ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding, Store, StoreError, time_text,
+    ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, Store,
+    StoreError, time_text,
 };
 
 /// The window `changes` looks back over when no `--since` is given.
@@ -53,13 +54,14 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
         }
     };
     let periods = store.color_periods(&company.company_id).map_err(db_error)?;
+    let gone = store.disappearance(&company.company_id).map_err(db_error)?;
     let held = store
         .holdings(&[company.company_id.as_str()])
         .map_err(db_error)?
         .remove(&company.company_id)
         .unwrap_or_default();
     let text = match style {
-        Style::Table => timeline_table(company, &held, &periods),
+        Style::Table => timeline_table(company, &held, &periods, gone.as_ref()),
         Style::Csv => output::csv(
             &[
                 "company_id",
@@ -96,6 +98,11 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
             c["held_by"] = held_json(&held);
             output::json(&json!({
                 "company": c,
+                "gone": gone.as_ref().map(|g| json!({
+                    "run_id": g.run_id,
+                    "noticed_at": g.noticed_at,
+                    "last_seen": g.last_seen,
+                })),
                 "periods": periods.iter().map(|p| json!({
                     "color": p.color,
                     "valid_from": p.valid_from,
@@ -180,7 +187,12 @@ fn matches_text(
     })
 }
 
-fn timeline_table(company: &CompanySummary, held: &[Holding], periods: &[ColorPeriod]) -> String {
+fn timeline_table(
+    company: &CompanySummary,
+    held: &[Holding],
+    periods: &[ColorPeriod],
+    gone: Option<&Disappearance>,
+) -> String {
     let name = company.name.as_deref().unwrap_or("(name not known)");
     let place = [&company.city, &company.country]
         .into_iter()
@@ -234,6 +246,12 @@ fn timeline_table(company: &CompanySummary, held: &[Holding], periods: &[ColorPe
         ],
         &rows,
     ));
+    if let Some(g) = gone {
+        out.push_str(&format!(
+            "\ngone: run {} ({}) found the service no longer knows this company; last seen {}\n",
+            g.run_id, g.noticed_at, g.last_seen
+        ));
+    }
     out
 }
 

@@ -51,6 +51,16 @@ pub struct ColorPeriod {
     pub last_run_id: Option<i64>,
 }
 
+/// A company the service no longer knew, as a run found it (change `gone`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Disappearance {
+    pub run_id: i64,
+    /// When that run started.
+    pub noticed_at: String,
+    /// When ratewatch last saw the company's rating.
+    pub last_seen: String,
+}
+
 /// One row of the `color_changes` view, with the company's country.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ColorChange {
@@ -243,6 +253,32 @@ impl Store {
             held.entry(id).or_default().push(holding);
         }
         Ok(held)
+    }
+
+    /// Whether the service no longer knows the company: the run that found it gone since
+    /// its latest rating, if one did.
+    pub fn disappearance(&self, company_id: &str) -> Result<Option<Disappearance>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT rc.run_id, u.started_at, r.confirmed_at
+                 FROM companies c
+                 JOIN run_companies rc ON rc.company = c.id AND rc.change = 'gone'
+                 JOIN ratings r ON r.id = rc.rating_id
+                 JOIN runs u ON u.id = rc.run_id
+                 WHERE c.company_id = ?1
+                   AND rc.rating_id = (SELECT max(id) FROM ratings WHERE company = c.id)
+                 ORDER BY rc.run_id LIMIT 1",
+                [company_id],
+                |r| {
+                    Ok(Disappearance {
+                        run_id: r.get(0)?,
+                        noticed_at: r.get(1)?,
+                        last_seen: r.get(2)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(StoreError::at("reading whether a company is gone"))
     }
 
     /// A company's color periods, oldest first.

@@ -21,7 +21,9 @@ use uuid::Uuid;
 use crate::api::models::{Country, IdentifierService};
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
 
-pub use history::{ColorChange, ColorPeriod, CompanySummary, HISTORY_SCHEMA, Holding};
+pub use history::{
+    ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding,
+};
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
 pub use writer::{CommitJob, Committed, Gone, Outcome, Record, RowRecord, Writer};
