@@ -126,20 +126,32 @@ fn is_rating(seen: &Seen) -> bool {
     seen.target.contains("/ratings")
 }
 
-/// `ratewatch screen` in the workspace against `base`.
+/// `ratewatch screen` in the workspace against `base`, failing at once where it would retry.
 fn screen(ws: &Workspace, base: &str, portfolio: &Path) -> assert_cmd::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
-        .env("RATEWATCH_API_KEY", KEY)
-        .arg("screen")
-        .arg(portfolio)
-        .arg("--db")
-        .arg(ws.db())
-        .arg("--out")
-        .arg(ws.path("out"))
-        .args(["--base-url", base, "--retries", "0"]);
-    assert_cmd::Command::from_std(cmd)
+    let mut cmd = ws.screen_at(base, portfolio);
+    cmd.args(["--retries", "0"]);
+    cmd
+}
+
+/// A workspace with a portfolio of `rows` screened once against the simulator: a
+/// database that has run before.
+fn screened_once(rows: u64) -> (Background, Workspace, PathBuf) {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, rows);
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    (sim, ws, file)
+}
+
+/// A server in front of `sim` that answers what `answer` gives and forwards the rest.
+fn front(
+    sim: &Background,
+    answer: impl Fn(&Seen) -> Option<Reply> + Send + Sync + 'static,
+) -> Front {
+    let target = sim.server.base_url();
+    Front::new(move |seen| answer(seen).unwrap_or_else(|| forward(&target, seen)))
 }
 
 /// A portfolio of the simulator's companies, by identifier.
@@ -216,12 +228,7 @@ fn a_wrong_base_url_exits_4_within_seconds_and_leaves_the_database_as_it_was() {
 
 #[test]
 fn html_to_everything_is_not_the_service_even_with_a_kept_copy_of_the_lookups() {
-    let sim = sim(DEFAULT_SEED);
-    let ws = Workspace::new();
-    let file = portfolio(&ws, &sim, 10);
-    screen(&ws, &sim.server.base_url(), &file)
-        .assert()
-        .code(predicate::in_iter([0, 1]));
+    let (_sim, ws, file) = screened_once(10);
     for answer in [
         not_found_html as fn() -> Reply,
         || reply("200 OK", "text/html", "<html>Sign in to continue</html>"),
@@ -244,24 +251,12 @@ fn html_to_everything_is_not_the_service_even_with_a_kept_copy_of_the_lookups() 
 
 #[test]
 fn a_proxy_answering_404_to_every_search_and_rating_stops_the_run_with_nothing_recorded() {
-    let sim = sim(DEFAULT_SEED);
-    let ws = Workspace::new();
-    let file = portfolio(&ws, &sim, 60);
-    screen(&ws, &sim.server.base_url(), &file)
-        .assert()
-        .code(predicate::in_iter([0, 1]));
+    let (sim, ws, file) = screened_once(60);
     let before: Vec<Vec<String>> = ["resolutions", "ratings", "run_companies", "companies"]
         .iter()
         .map(|t| dump(&ws.db(), t))
         .collect();
-    let target = sim.server.base_url();
-    let front = Front::new(move |seen| {
-        if is_lookup(seen) {
-            forward(&target, seen)
-        } else {
-            not_found_json()
-        }
-    });
+    let front = front(&sim, |seen| (!is_lookup(seen)).then(not_found_json));
     let started = Instant::now();
     screen(&ws, &front.base, &file)
         .assert()
@@ -308,14 +303,7 @@ fn a_404_page_that_is_not_the_services_fails_the_row_instead_of_unmatching_it() 
     let sim = sim(DEFAULT_SEED);
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 30);
-    let target = sim.server.base_url();
-    let front = Front::new(move |seen| {
-        if is_rating(seen) {
-            not_found_html()
-        } else {
-            forward(&target, seen)
-        }
-    });
+    let front = front(&sim, |seen| is_rating(seen).then(not_found_html));
     let out = screen(&ws, &front.base, &file).output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let rows = ws.report()["rows"].as_array().unwrap().clone();
@@ -336,22 +324,16 @@ fn a_spent_quota_stops_the_run_at_once_and_the_next_run_resumes_it() {
     let sim = sim(DEFAULT_SEED);
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 40);
-    let target = sim.server.base_url();
-    let ratings = Arc::new(AtomicU64::new(0));
-    let answered = ratings.clone();
-    let front = Front::new(move |seen| {
-        if is_rating(seen) && answered.fetch_add(1, Ordering::SeqCst) >= 10 {
-            Reply {
-                status: "429 Too Many Requests".into(),
-                headers: vec![
-                    ("content-type".into(), "application/json".into()),
-                    ("retry-after".into(), "86400".into()),
-                ],
-                body: br#"{"detail": "Request was throttled."}"#.to_vec(),
-            }
-        } else {
-            forward(&target, seen)
-        }
+    let answered = AtomicU64::new(0);
+    let front = front(&sim, move |seen| {
+        (is_rating(seen) && answered.fetch_add(1, Ordering::SeqCst) >= 10).then(|| Reply {
+            status: "429 Too Many Requests".into(),
+            headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("retry-after".into(), "86400".into()),
+            ],
+            body: br#"{"detail": "Request was throttled."}"#.to_vec(),
+        })
     });
     let started = Instant::now();
     let out = screen(&ws, &front.base, &file)
@@ -421,17 +403,14 @@ fn a_403_that_is_not_about_the_key_stops_the_run_and_says_what_to_do() {
     let sim = sim(DEFAULT_SEED);
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 30);
-    let target = sim.server.base_url();
-    let front = Front::new(move |seen| {
-        if is_lookup(seen) {
-            forward(&target, seen)
-        } else {
+    let front = front(&sim, |seen| {
+        (!is_lookup(seen)).then(|| {
             reply(
                 "403 Forbidden",
                 "application/json",
                 r#"{"detail": "The rating package is not enabled for this account."}"#,
             )
-        }
+        })
     });
     screen(&ws, &front.base, &file)
         .assert()
@@ -522,14 +501,9 @@ fn a_company_the_service_no_longer_knows_is_reported_gone_once_with_its_last_col
         .code(predicate::in_iter([0, 1]));
 
     // Then the service forgets that one company, and only it.
-    let target = before.server.base_url();
     let forgotten = uuid.to_string();
-    let after = Front::new(move |seen| {
-        if seen.target.contains(&forgotten) {
-            not_found_json()
-        } else {
-            forward(&target, seen)
-        }
+    let after = front(&before, move |seen| {
+        seen.target.contains(&forgotten).then(not_found_json)
     });
     let out = screen(&ws, &after.base, &file).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -603,12 +577,7 @@ fn a_color_nobody_announced_is_an_alert_when_first_seen() {
 
 #[test]
 fn a_portfolio_that_lost_most_of_its_rows_is_said_first_or_refused() {
-    let sim = sim(DEFAULT_SEED);
-    let ws = Workspace::new();
-    let file = portfolio(&ws, &sim, 30);
-    screen(&ws, &sim.server.base_url(), &file)
-        .assert()
-        .code(predicate::in_iter([0, 1]));
+    let (sim, ws, file) = screened_once(30);
     let text = std::fs::read_to_string(&file).unwrap();
     let cut: String = text.lines().take(11).map(|l| format!("{l}\n")).collect();
     std::fs::write(&file, cut).unwrap();
@@ -632,19 +601,9 @@ fn a_portfolio_that_lost_most_of_its_rows_is_said_first_or_refused() {
 
 #[test]
 fn lookup_lists_that_are_passingly_unavailable_fall_back_on_the_kept_copy_and_say_so() {
-    let sim = sim(DEFAULT_SEED);
-    let ws = Workspace::new();
-    let file = portfolio(&ws, &sim, 10);
-    screen(&ws, &sim.server.base_url(), &file)
-        .assert()
-        .code(predicate::in_iter([0, 1]));
-    let target = sim.server.base_url();
-    let front = Front::new(move |seen| {
-        if is_lookup(seen) {
-            reply("503 Service Unavailable", "text/html", "<html>busy</html>")
-        } else {
-            forward(&target, seen)
-        }
+    let (sim, ws, file) = screened_once(10);
+    let front = front(&sim, |seen| {
+        is_lookup(seen).then(|| reply("503 Service Unavailable", "text/html", "<html>busy</html>"))
     });
     let out = screen(&ws, &front.base, &file).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
@@ -662,14 +621,7 @@ fn a_few_not_found_and_nothing_else_are_not_believed() {
     let sim = sim(DEFAULT_SEED);
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 6);
-    let target = sim.server.base_url();
-    let front = Front::new(move |seen| {
-        if is_lookup(seen) {
-            forward(&target, seen)
-        } else {
-            not_found_json()
-        }
-    });
+    let front = front(&sim, |seen| (!is_lookup(seen)).then(not_found_json));
     let out = screen(&ws, &front.base, &file).output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let text = stdout(&out);

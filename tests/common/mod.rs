@@ -230,6 +230,15 @@ impl Workspace {
         portfolio: &Path,
         db: &Path,
     ) -> std::process::Command {
+        self.screen_process_at(&sim.server.base_url(), portfolio, db)
+    }
+
+    /// `screen` against any base URL (a server standing in front of the simulator).
+    pub fn screen_at(&self, base: &str, portfolio: &Path) -> Command {
+        Command::from_std(self.screen_process_at(base, portfolio, &self.db()))
+    }
+
+    fn screen_process_at(&self, base: &str, portfolio: &Path, db: &Path) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
         isolated(&mut cmd);
         cmd.current_dir(self.dir.path())
@@ -240,7 +249,7 @@ impl Workspace {
             .arg(db)
             .arg("--out")
             .arg(self.path("out"))
-            .args(["--base-url", &sim.server.base_url()]);
+            .args(["--base-url", base]);
         cmd
     }
 
