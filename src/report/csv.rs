@@ -164,6 +164,7 @@ mod tests {
             change: None,
             last_change_date: None,
             last_refresh_date: None,
+            stale: false,
             alert: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {

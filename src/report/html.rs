@@ -621,6 +621,7 @@ mod tests {
             change: Some(change),
             last_change_date: Some("2026-11-20T00:00:00Z".into()),
             last_refresh_date: None,
+            stale: false,
             error: None,
             candidates: vec![],
         }

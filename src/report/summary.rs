@@ -310,6 +310,7 @@ mod tests {
             change: Some(change),
             last_change_date: None,
             last_refresh_date: None,
+            stale: false,
             alert: true,
             error: None,
             candidates: vec![],
