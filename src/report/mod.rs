@@ -101,6 +101,7 @@ pub fn write_reports(
         io::stdout(),
         options.quiet,
         files.1.clone(),
+        options.stale_after_days,
     ));
     summary.begin(&info)?;
     let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {
