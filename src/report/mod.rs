@@ -156,6 +156,7 @@ fn open_files(info: &RunInfo, options: &ReportOptions) -> io::Result<Files> {
             AtomicFile::create(&files.html)?,
             &csv_name,
             out,
+            options.stale_after_days,
         )),
     ];
     let paths = [&files.csv, &files.json, &files.html]
