@@ -70,8 +70,8 @@ pub enum Command {
     Runs(RunsArgs),
 
     /// Write a past run's report.csv, report.json and report.html again, byte for byte as
-    /// the run wrote them (given the same --csv-dialect and --timestamped), and print its
-    /// summary.
+    /// the run wrote them (given the same --csv-dialect, --timestamped and --stale-after),
+    /// and print its summary.
     #[command(after_help = "Examples:\n  \
         ratewatch report --run 12 --out reports/run-12\n  \
         ratewatch report --run 3 --db /var/lib/ratewatch/ratewatch.db\n\n\
@@ -240,6 +240,11 @@ pub struct RunArgs {
     /// companies' ratings); 0 always fetches [default: 0].
     #[arg(long, value_name = "HOURS")]
     pub rating_max_age: Option<u32>,
+
+    /// Mark a rating stale in the reports when the service has not recalculated it (its
+    /// lastRefreshDate) for more than this many days before the run started [default: 30].
+    #[arg(long, value_name = "DAYS")]
+    pub stale_after: Option<u32>,
 
     /// Retries of a request that failed in a passing way (network, timeout, 5xx, 408)
     /// [default: 3].
@@ -502,6 +507,12 @@ pub struct ReportArgs {
 
     #[command(flatten)]
     pub reports: ReportFormatArgs,
+
+    /// Mark a rating stale when the service had not recalculated it for more than this many
+    /// days before the run started; give the run's own value to write its reports again
+    /// byte for byte [env: RATEWATCH_STALE_AFTER] [default: 30].
+    #[arg(long, value_name = "DAYS")]
+    pub stale_after: Option<u32>,
 
     #[command(flatten)]
     pub database: DatabaseArgs,

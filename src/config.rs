@@ -37,6 +37,9 @@ pub const DEFAULT_ENDPOINT: RatingEndpoint = RatingEndpoint::Current;
 pub const DEFAULT_RESOLUTION_MAX_AGE_DAYS: u32 = 30;
 /// Ratings are fetched on every run unless asked otherwise: a color is what is paid for.
 pub const DEFAULT_RATING_MAX_AGE_HOURS: u32 = 0;
+/// A rating the service has not recalculated for this many days before the run's start is
+/// marked stale in the reports.
+pub const DEFAULT_STALE_AFTER_DAYS: u32 = 30;
 pub const DEFAULT_RETRIES: u32 = 3;
 pub const DEFAULT_RETRY_DELAY_MS: u64 = 500;
 
@@ -53,6 +56,7 @@ pub enum Key {
     Endpoint,
     ResolutionMaxAge,
     RatingMaxAge,
+    StaleAfter,
     Retries,
     RetryDelayMs,
     MaxRps,
@@ -61,7 +65,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 15] = [
+    pub const ALL: [Key; 16] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -72,6 +76,7 @@ impl Key {
         Key::Endpoint,
         Key::ResolutionMaxAge,
         Key::RatingMaxAge,
+        Key::StaleAfter,
         Key::Retries,
         Key::RetryDelayMs,
         Key::MaxRps,
@@ -92,6 +97,7 @@ impl Key {
             Key::Endpoint => "endpoint",
             Key::ResolutionMaxAge => "resolution_max_age",
             Key::RatingMaxAge => "rating_max_age",
+            Key::StaleAfter => "stale_after",
             Key::Retries => "retries",
             Key::RetryDelayMs => "retry_delay_ms",
             Key::MaxRps => "max_rps",
@@ -113,6 +119,7 @@ impl Key {
             Key::Endpoint => "RATEWATCH_ENDPOINT",
             Key::ResolutionMaxAge => "RATEWATCH_RESOLUTION_MAX_AGE",
             Key::RatingMaxAge => "RATEWATCH_RATING_MAX_AGE",
+            Key::StaleAfter => "RATEWATCH_STALE_AFTER",
             Key::Retries => "RATEWATCH_RETRIES",
             Key::RetryDelayMs => "RATEWATCH_RETRY_DELAY_MS",
             Key::MaxRps => "RATEWATCH_MAX_RPS",
@@ -481,6 +488,14 @@ impl Sources {
             .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_OUT))))
     }
 
+    /// Days without a recalculation after which the reports call a rating stale:
+    /// `--stale-after`, `RATEWATCH_STALE_AFTER`, `stale_after` in the file, or 30.
+    pub fn stale_after(&self, flag: Option<u32>) -> Result<Sourced<u32>, Error> {
+        Ok(self
+            .pick(Key::StaleAfter, &DAYS, flag)?
+            .unwrap_or_else(|| Sourced::by_default(DEFAULT_STALE_AFTER_DAYS)))
+    }
+
     /// The API key and where it came from: the file named by `api_key_file` (read now),
     /// else `RATEWATCH_API_KEY`, else none.
     pub fn api_key(
@@ -609,6 +624,8 @@ pub struct Settings {
     pub resolution_max_age_days: Sourced<u32>,
     /// A rating seen by a run that started this recently is used instead of fetched.
     pub rating_max_age_hours: Sourced<u32>,
+    /// The reports mark a rating not recalculated for more days than this before the run.
+    pub stale_after_days: Sourced<u32>,
     pub retries: Sourced<u32>,
     pub retry_delay: Sourced<Duration>,
     pub max_rps: Sourced<Option<f64>>,
@@ -685,6 +702,7 @@ impl Settings {
                     run.and_then(|r| r.rating_max_age),
                 )?
                 .unwrap_or(Sourced::by_default(DEFAULT_RATING_MAX_AGE_HOURS)),
+            stale_after_days: sources.stale_after(run.and_then(|r| r.stale_after))?,
             retries: sources
                 .pick(Key::Retries, &COUNT, run.and_then(|r| r.retries))?
                 .unwrap_or(Sourced::by_default(DEFAULT_RETRIES)),
@@ -852,6 +870,7 @@ mod tests {
 
         let s = settings(&[], &[], "").unwrap();
         assert_eq!(s.concurrency, Sourced::by_default(8));
+        assert_eq!(s.stale_after_days, Sourced::by_default(30));
         assert_eq!(s.retries, Sourced::by_default(3));
         assert_eq!(s.max_rps, Sourced::by_default(None));
 
@@ -886,7 +905,7 @@ mod tests {
     fn every_key_is_read_from_the_file_and_the_environment() {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
-            endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nretries = 1\nretry_delay_ms = 250\n\
+            endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\nretries = 1\nretry_delay_ms = 250\n\
             max_rps = 2.5\nmax_calls = 1000\nmax_wait = 90\n";
         let s = settings(&[], &[], text).unwrap();
         assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
@@ -903,6 +922,7 @@ mod tests {
         assert_eq!(s.endpoint.value, RatingEndpoint::Deprecated);
         assert_eq!(s.resolution_max_age_days.value, 7);
         assert_eq!(s.rating_max_age_hours.value, 12);
+        assert_eq!(s.stale_after_days.value, 45);
         assert_eq!(s.retries.value, 1);
         assert_eq!(s.retry_delay.value, Duration::from_millis(250));
         assert_eq!(s.max_calls.value, Some(1000));
@@ -919,6 +939,7 @@ mod tests {
                 Key::Endpoint => &s.endpoint.origin,
                 Key::ResolutionMaxAge => &s.resolution_max_age_days.origin,
                 Key::RatingMaxAge => &s.rating_max_age_hours.origin,
+                Key::StaleAfter => &s.stale_after_days.origin,
                 Key::Retries => &s.retries.origin,
                 Key::RetryDelayMs => &s.retry_delay.origin,
                 Key::MaxRps => &s.max_rps.origin,
@@ -934,6 +955,7 @@ mod tests {
             ("RATEWATCH_ENDPOINT", "Current"),
             ("RATEWATCH_TIMEOUT", "1.5"),
             ("RATEWATCH_MAX_CALLS", "9"),
+            ("RATEWATCH_STALE_AFTER", "7"),
         ];
         let s = settings(&[], &env, text).unwrap();
         // The environment's relative paths are the working directory's.
@@ -942,6 +964,12 @@ mod tests {
         assert_eq!(s.endpoint.value, RatingEndpoint::Current);
         assert_eq!(s.timeout.value, Duration::from_millis(1_500));
         assert_eq!(s.max_calls.value, Some(9));
+        assert_eq!(s.stale_after_days.value, 7);
+        let s = settings(&["--stale-after", "0"], &env, text).unwrap();
+        assert_eq!(
+            (s.stale_after_days.value, s.stale_after_days.origin),
+            (0, Origin::Flag("--stale-after".into()))
+        );
     }
 
     #[test]
@@ -985,6 +1013,10 @@ mod tests {
             (
                 "db = true",
                 "db: expected a path, got a value of type boolean",
+            ),
+            (
+                "stale_after = -1",
+                "stale_after: expected a whole number of days, got -1",
             ),
             (
                 "max_calls = -3",
@@ -1077,6 +1109,7 @@ mod tests {
                 DEFAULT_RESOLUTION_MAX_AGE_DAYS.to_string(),
             ),
             ("rating_max_age", DEFAULT_RATING_MAX_AGE_HOURS.to_string()),
+            ("stale_after", DEFAULT_STALE_AFTER_DAYS.to_string()),
             ("retries", DEFAULT_RETRIES.to_string()),
             ("retry_delay_ms", DEFAULT_RETRY_DELAY_MS.to_string()),
             ("timeout", DEFAULT_TIMEOUT_SECS.to_string()),

@@ -270,9 +270,61 @@ pub struct ResultRow {
     pub last_change_date: Option<String>,
     /// When the service last recalculated the rating (its lastRefreshDate).
     pub last_refresh_date: Option<String>,
+    /// The rating was not recalculated for longer than the reports' threshold: see
+    /// [`Staleness`], which sets it (the store leaves it false: it knows no threshold).
+    pub stale: bool,
     pub alert: bool,
     pub error: Option<String>,
     pub candidates: Vec<Candidate>,
+}
+
+/// When a rating counts as stale: the service has not recalculated it (its lastRefreshDate)
+/// for more than `days` days before the run started.
+///
+/// Judged against the run's start, never against the time the reports are written, so a
+/// past run's reports read the same whenever they are written again. A rating without a
+/// lastRefreshDate is not stale: there is nothing to judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Staleness {
+    days: u32,
+    /// A rating recalculated before this instant is stale.
+    cutoff: Timestamp,
+}
+
+impl Staleness {
+    /// The threshold of a run that started at `started_at` (ISO 8601, as stored).
+    pub fn new(started_at: &str, days: u32) -> Result<Staleness, jiff::Error> {
+        let started: Timestamp = started_at.parse()?;
+        let span = jiff::SignedDuration::from_hours(24 * i64::from(days));
+        // Beyond the calendar's range nothing can be that old.
+        let cutoff = started.checked_sub(span).unwrap_or(Timestamp::MIN);
+        Ok(Staleness { days, cutoff })
+    }
+
+    pub fn days(&self) -> u32 {
+        self.days
+    }
+
+    /// Whether a rating recalculated at `last_refresh` is stale.
+    pub fn is_stale(&self, last_refresh: Timestamp) -> bool {
+        last_refresh < self.cutoff
+    }
+
+    /// Whether a row's rating is stale: only a rated row has a rating to judge, and a date
+    /// that does not read as a time (not one ratewatch wrote) is not judged.
+    pub fn of(&self, row: &ResultRow) -> bool {
+        row.status == RowStatus::Rated
+            && row
+                .last_refresh_date
+                .as_deref()
+                .and_then(|d| d.parse::<Timestamp>().ok())
+                .is_some_and(|t| self.is_stale(t))
+    }
+
+    /// Sets the row's `stale`.
+    pub fn mark(&self, row: &mut ResultRow) {
+        row.stale = self.of(row);
+    }
 }
 
 /// A run as recorded: its header and counts.
@@ -396,5 +448,67 @@ mod tests {
             Changed
         );
         assert!(Changed.is_color_change() && !Evolved.is_color_change());
+    }
+
+    fn rated_row(last_refresh: Option<&str>) -> ResultRow {
+        ResultRow {
+            line: 2,
+            reference: None,
+            country: Some("FR".into()),
+            service: None,
+            id: None,
+            name: None,
+            status: RowStatus::Rated,
+            company_id: Some(Uuid::nil()),
+            company_name: None,
+            color: Some(Color::Green),
+            previous_color: None,
+            change: Some(Change::New),
+            last_change_date: None,
+            last_refresh_date: last_refresh.map(String::from),
+            stale: false,
+            alert: false,
+            error: None,
+            candidates: vec![],
+        }
+    }
+
+    #[test]
+    fn a_rating_is_stale_only_when_older_than_the_threshold_before_the_runs_start() {
+        let s = Staleness::new("2026-11-21T02:00:00Z", 30).unwrap();
+        assert_eq!(s.days(), 30);
+        let stale = |date: &str| s.of(&rated_row(Some(date)));
+        // Exactly 30 days before the start is not yet stale; a second earlier is.
+        assert!(!stale("2026-10-22T02:00:00Z"));
+        assert!(stale("2026-10-22T01:59:59Z"));
+        assert!(!stale("2026-11-20T01:45:00Z"));
+        assert!(stale("2025-12-26T01:30:00Z"));
+        // Later than the start (the service's clock, or a resumed run): not stale.
+        assert!(!stale("2026-11-22T00:00:00Z"));
+        // An offset reads as the instant it names.
+        assert!(!stale("2026-10-22T03:00:00+01:00"));
+        assert!(stale("2026-10-22T02:59:59+01:00"));
+
+        let zero = Staleness::new("2026-11-21T02:00:00Z", 0).unwrap();
+        assert!(zero.of(&rated_row(Some("2026-11-21T01:59:59Z"))));
+        assert!(!zero.of(&rated_row(Some("2026-11-21T02:00:00Z"))));
+    }
+
+    #[test]
+    fn what_has_no_date_or_no_rating_is_not_stale() {
+        let s = Staleness::new("2026-11-21T02:00:00Z", 30).unwrap();
+        assert!(!s.of(&rated_row(None)), "no lastRefreshDate");
+        assert!(!s.of(&rated_row(Some("last year"))), "not a time");
+        let mut gone = rated_row(Some("2020-01-01T00:00:00Z"));
+        gone.status = RowStatus::Unresolved;
+        assert!(!s.of(&gone), "only a rated row is judged");
+
+        let mut row = rated_row(Some("2020-01-01T00:00:00Z"));
+        s.mark(&mut row);
+        assert!(row.stale);
+        let forever = Staleness::new("2026-11-21T02:00:00Z", u32::MAX).unwrap();
+        forever.mark(&mut row);
+        assert!(!row.stale, "a threshold past the calendar marks nothing");
+        assert!(Staleness::new("yesterday", 30).is_err());
     }
 }

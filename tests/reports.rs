@@ -13,9 +13,10 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::report::html::csp_source;
+use ratewatch::sim::{CompanyRef, SimConfig};
 use serde_json::Value;
 
-use crate::common::Workspace;
+use crate::common::{Workspace, background, config, isolated};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
@@ -375,4 +376,136 @@ fn excel_dialect_and_timestamped_names_from_the_command_line() {
         .success()
         .stdout(predicate::str::contains("--csv-dialect <DIALECT>"))
         .stdout(predicate::str::contains("--timestamped"));
+}
+
+/// The simulator recalculates each company's rating weekly, on a weekday of the company's
+/// own, so on today's simulated day every lastRefreshDate lies in the past week: none is
+/// stale by the default 30 days, and a threshold of 2 days splits them by their dates.
+#[test]
+fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
+    let now = jiff::Timestamp::now();
+    let today = now.to_zoned(jiff::tz::TimeZone::UTC).date();
+    let day = i64::from((today - ratewatch::sim::dataset::EPOCH).get_days());
+    let sim = background(SimConfig { day, ..config() });
+    let data = sim.server.dataset();
+    let hours = jiff::SignedDuration::from_hours;
+    // Companies recalculated within the last day, and others not for over three days:
+    // either side of 2 days whenever the run starts in the next hours.
+    let (mut recent, mut old) = (Vec::new(), Vec::new());
+    for n in 0..500 {
+        let company = CompanyRef { country: 0, n };
+        let refreshed = data.rating(company, day).last_refresh.instant;
+        if refreshed > now - hours(24) && recent.len() < 4 {
+            recent.push(company);
+        } else if refreshed < now - hours(72) && old.len() < 4 {
+            old.push(company);
+        }
+    }
+    assert_eq!((recent.len(), old.len()), (4, 4), "the dataset has both");
+    let mut csv = String::from("ref,country,service,id\n");
+    for (prefix, companies) in [("NEW", &recent), ("OLD", &old)] {
+        for c in companies {
+            let id = &data.external_ids(*c)[0];
+            csv.push_str(&format!(
+                "{prefix}-{},FR,{},{}\n",
+                c.n, id.external_service, id.external_id
+            ));
+        }
+    }
+    let ws = Workspace::new();
+    let file = ws.write("book.csv", csv.as_bytes());
+    let screen = |extra: &[&str]| {
+        let out = ws
+            .screen(&sim, &file)
+            .args(extra)
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let stale_by_ref = |report: &Value| -> Vec<(String, bool)> {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                assert_eq!(r["status"], "rated", "{r}");
+                assert!(r["last_refresh_date"].is_string(), "{r}");
+                let r#ref = r["ref"].as_str().unwrap().to_string();
+                (r#ref, r["stale"].as_bool().unwrap())
+            })
+            .collect()
+    };
+
+    // The default: a week-old recalculation is not stale.
+    let stdout = screen(&[]);
+    assert!(!stdout.contains("stale"), "{stdout}");
+    let first = ws.report();
+    assert!(stale_by_ref(&first).iter().all(|(_, stale)| !stale));
+    let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
+    assert!(!html.contains("id=\"stale\""));
+
+    // Two days: exactly the companies not recalculated for over three days are stale.
+    let stdout = screen(&["--stale-after", "2"]);
+    assert!(
+        stdout.contains(
+            "4 ratings not recalculated for more than 2 days (stale): see `stale` in the reports"
+        ),
+        "{stdout}"
+    );
+    let second = ws.report();
+    let marked = stale_by_ref(&second);
+    assert_eq!(marked.len(), 8);
+    for (r#ref, stale) in &marked {
+        assert_eq!(*stale, r#ref.starts_with("OLD-"), "{ref}");
+    }
+    // Judged against the run's start, as the dates say.
+    let started: jiff::Timestamp = second["run"]["started_at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    for row in second["rows"].as_array().unwrap() {
+        let refreshed: jiff::Timestamp =
+            row["last_refresh_date"].as_str().unwrap().parse().unwrap();
+        assert_eq!(row["stale"], refreshed < started - hours(48), "{row}");
+    }
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    assert!(
+        csv.starts_with("line,ref,")
+            && csv
+                .lines()
+                .next()
+                .unwrap()
+                .ends_with(",last_refresh_date,stale")
+    );
+    for line in csv.lines().skip(1) {
+        let expected = if line.contains(",OLD-") {
+            ",true"
+        } else {
+            ",false"
+        };
+        assert!(line.ends_with(expected), "{line}");
+    }
+    let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
+    assert!(html.contains(
+        "<p class=\"notice\" id=\"stale\">4 ratings not recalculated by the service for more than 2 days"
+    ));
+
+    // `report` takes the threshold too (here from the environment): the first run's
+    // reports written again mark the same ratings.
+    let mut report = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut report);
+    report
+        .current_dir(ws.dir.path())
+        .env("RATEWATCH_STALE_AFTER", "2")
+        .args(["report", "--run", "1", "--out", "out"])
+        .arg("--db")
+        .arg(ws.db());
+    Command::from_std(report)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "4 ratings not recalculated for more than 2 days (stale)",
+        ));
+    assert_eq!(stale_by_ref(&ws.report()), marked);
 }

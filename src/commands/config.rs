@@ -126,6 +126,7 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
             json!(s.resolution_max_age_days.value),
             &s.resolution_max_age_days.origin,
         ),
+        Key::StaleAfter => (json!(s.stale_after_days.value), &s.stale_after_days.origin),
         Key::Retries => (json!(s.retries.value), &s.retries.origin),
         Key::RetryDelayMs => (
             json!(s.retry_delay.value.as_millis() as u64),

@@ -107,17 +107,18 @@ fn to_json(r: &RunInfo) -> Value {
 pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let out = &sources.output_folder(args.out.clone())?.value;
+    let stale_after = sources.stale_after(args.stale_after)?.value;
     let store = open_read_only(db)?;
-    let info = write_reports(&store, args.run, &report_options(&args.reports, out, false))
-        .map_err(|e| match e {
-            ReportError::Store(source) => Error::Store {
-                path: db.clone(),
-                source,
-            },
-            ReportError::Io(e) => {
-                Error::io(format!("cannot write the reports in {}", out.display()), e)
-            }
-        })?;
+    let options = report_options(&args.reports, out, false, stale_after);
+    let info = write_reports(&store, args.run, &options).map_err(|e| match e {
+        ReportError::Store(source) => Error::Store {
+            path: db.clone(),
+            source,
+        },
+        ReportError::Io(e) => {
+            Error::io(format!("cannot write the reports in {}", out.display()), e)
+        }
+    })?;
     if info.finished_at.is_none() {
         eprintln!(
             "ratewatch: run {} is {}: its reports hold the rows it had screened so far",

@@ -185,7 +185,7 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
             "run finished"
         );
     };
-    let options = report_options(&args.reports, out, args.quiet);
+    let options = report_options(&args.reports, out, args.quiet, run.stale_after_days.value);
     let ended = match (outcome, written) {
         (Ok(ended), Ok(_)) => ended,
         (Err(fatal), _) => {
@@ -388,7 +388,12 @@ fn progress_bar(total: u64) -> ProgressBar {
 }
 
 /// The report settings of the command line.
-pub fn report_options(format: &ReportFormatArgs, out: &Path, quiet: bool) -> ReportOptions {
+pub fn report_options(
+    format: &ReportFormatArgs,
+    out: &Path,
+    quiet: bool,
+    stale_after_days: u32,
+) -> ReportOptions {
     ReportOptions {
         out: out.to_path_buf(),
         quiet,
@@ -397,5 +402,6 @@ pub fn report_options(format: &ReportFormatArgs, out: &Path, quiet: bool) -> Rep
             CsvDialectArg::Excel => Dialect::Excel,
         },
         timestamped: format.timestamped,
+        stale_after_days,
     }
 }

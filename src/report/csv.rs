@@ -10,7 +10,9 @@ use std::io;
 use super::{Format, Output, defuse};
 use crate::model::{ResultRow, RunInfo};
 
-pub const COLUMNS: [&str; 16] = [
+/// The columns, in order. Columns added later go at the end, so that a program or a
+/// spreadsheet macro reading by position keeps working.
+pub const COLUMNS: [&str; 18] = [
     "line",
     "ref",
     "country",
@@ -27,6 +29,8 @@ pub const COLUMNS: [&str; 16] = [
     "alert",
     "error",
     "candidates",
+    "last_refresh_date",
+    "stale",
 ];
 
 /// Columns holding identifiers (the user's reference and the registry id), which Excel
@@ -119,6 +123,8 @@ impl<W: Output> Format for CsvReport<W> {
             r.alert.to_string(),
             text(&r.error),
             candidates,
+            text(&r.last_refresh_date),
+            r.stale.to_string(),
         ];
         let excel = self.dialect == Dialect::Excel;
         let cells = cells.iter().zip(COLUMNS).map(|(cell, column)| {
@@ -164,6 +170,7 @@ mod tests {
             change: None,
             last_change_date: None,
             last_refresh_date: None,
+            stale: false,
             alert: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {
@@ -212,6 +219,41 @@ mod tests {
         assert_eq!(r[8], "López & Fils; \"SA\"");
         assert_eq!(r[14], "'-2 companies");
         assert_eq!(r[15], "00000000-0000-0000-0000-000000000000 A");
+        assert_eq!(r[16], "", "an ambiguous row has no rating");
+        assert_eq!(r[17], "false");
+        assert_eq!(r.len(), COLUMNS.len());
+    }
+
+    #[test]
+    fn the_refresh_date_and_staleness_close_each_line_in_both_dialects() {
+        let rated = |refreshed: &str, stale: bool| ResultRow {
+            status: RowStatus::Rated,
+            company_id: Some(uuid::Uuid::nil()),
+            color: Some(crate::model::Color::Green),
+            last_refresh_date: Some(refreshed.into()),
+            stale,
+            error: None,
+            candidates: vec![],
+            ..row()
+        };
+        let old = rated("2026-10-01T01:45:00Z", true);
+        let fresh = rated("2026-11-20T01:45:00Z", false);
+        for (dialect, delimiter) in [(Dialect::Standard, b','), (Dialect::Excel, b';')] {
+            let out = render(dialect, &[old.clone(), fresh.clone()]);
+            let start = if dialect == Dialect::Excel { 3 } else { 0 };
+            let rows = cells(&out[start..], delimiter);
+            assert_eq!(rows[0][16..], ["last_refresh_date", "stale"]);
+            assert_eq!(
+                rows[1][16..],
+                ["2026-10-01T01:45:00Z", "true"],
+                "{dialect:?}"
+            );
+            assert_eq!(
+                rows[2][16..],
+                ["2026-11-20T01:45:00Z", "false"],
+                "{dialect:?}"
+            );
+        }
     }
 
     #[test]

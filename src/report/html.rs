@@ -1,6 +1,7 @@
 //! `report.html`: the run for a person to look at — its header, tiles of counts by color,
 //! the alerts first (color changes, then companies red or black), then every row in a table
-//! that sorts, filters and searches, with the candidates of ambiguous rows.
+//! that sorts, filters and searches, with the candidates of ambiguous rows. Each rating shows
+//! when the service last recalculated it; a stale one is marked, and counted at the top.
 //!
 //! One self-contained file: inline style and script, no fonts, images or links to fetch, so
 //! it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
@@ -143,6 +144,10 @@ pub struct HtmlReport<W: Output> {
     table: Spool,
     alerts: u64,
     rows: u64,
+    /// Rows whose rating is stale, for the notice at the top.
+    stale: u64,
+    /// The reports' threshold of staleness, in days, for that notice.
+    stale_after_days: u32,
     /// One row's markup, reused.
     line: String,
 }
@@ -150,7 +155,8 @@ pub struct HtmlReport<W: Output> {
 impl<W: Output> HtmlReport<W> {
     /// `csv_name` is what the page calls the CSV report; `spool_dir` holds the temporary
     /// files of a large run (the report's own folder: it has room for the report).
-    pub fn new(out: W, csv_name: &str, spool_dir: &Path) -> Self {
+    /// `stale_after_days` is the threshold that marked the rows' `stale`, for the notice.
+    pub fn new(out: W, csv_name: &str, spool_dir: &Path, stale_after_days: u32) -> Self {
         HtmlReport {
             out,
             csv_name: csv_name.to_string(),
@@ -160,6 +166,8 @@ impl<W: Output> HtmlReport<W> {
             table: Spool::new(spool_dir),
             alerts: 0,
             rows: 0,
+            stale: 0,
+            stale_after_days,
             line: String::new(),
         }
     }
@@ -251,11 +259,33 @@ fn date_cell(out: &mut String, row: &ResultRow) {
     );
 }
 
+/// When the service last recalculated the rating, sorted as stored, shown like the last
+/// change; a stale rating says so beside it.
+fn refreshed_cell(out: &mut String, row: &ResultRow) {
+    let stored = row.last_refresh_date.as_deref().unwrap_or("");
+    let _ = write!(
+        out,
+        "<td data-label=\"Refreshed\" data-sort=\"{}\" class=\"date refreshed\">{}",
+        escape(stored),
+        escape(&when(stored))
+    );
+    if row.stale {
+        out.push_str(" <span class=\"stale-tag\">stale</span>");
+    }
+    out.push_str("</td>");
+}
+
 fn row_open(out: &mut String, row: &ResultRow) {
+    let class = match (row.alert, row.stale) {
+        (true, true) => "alert stale",
+        (true, false) => "alert",
+        (false, true) => "stale",
+        (false, false) => "",
+    };
     let _ = write!(
         out,
         "<tr class=\"{}\" data-status=\"{}\" data-color=\"{}\">",
-        if row.alert { "alert" } else { "" },
+        class,
         row.status.as_str(),
         escape(row.color.as_ref().map_or("", Color::as_str))
     );
@@ -273,6 +303,7 @@ fn alert_row(out: &mut String, row: &ResultRow) {
     color_cell(out, row, "Color");
     cell(out, "Change", change_text(row));
     date_cell(out, row);
+    refreshed_cell(out, row);
     let _ = writeln!(out, "<td data-label=\"Line\">{}</td></tr>", row.line);
 }
 
@@ -309,6 +340,7 @@ fn table_row(out: &mut String, row: &ResultRow) {
     color_cell(out, row, "Color");
     cell(out, "Change", change_text(row));
     date_cell(out, row);
+    refreshed_cell(out, row);
     out.push_str("<td class=\"details\">");
     out.push_str(&text(&row.error));
     if !row.candidates.is_empty() {
@@ -351,7 +383,8 @@ fn count(run: &RunInfo, status: RowStatus) -> u64 {
         .map_or(0, |(_, n)| *n)
 }
 
-/// The page's head and the run's header: everything known before the first row.
+/// The page's head and the run's header: everything known before the first row. The
+/// header is left open for what is known only after the last ([`header_end`]).
 fn header(out: &mut String, run: &RunInfo) {
     let policy = format!(
         "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
@@ -449,15 +482,28 @@ fn header(out: &mut String, run: &RunInfo) {
             plural(ambiguous, "row matches", "rows match")
         );
     }
+}
+
+/// The end of the header, once the rows are counted: the notice of stale ratings, if any.
+fn header_end(out: &mut String, stale: u64, stale_after_days: u32) {
+    if stale > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"notice\" id=\"stale\">{} not recalculated by the service for more than \
+             {}: marked <span class=\"stale-tag\">stale</span> below.</p>",
+            plural(stale, "rating", "ratings"),
+            plural(stale_after_days.into(), "day", "days")
+        );
+    }
     out.push_str("</header>\n<main>\n");
 }
 
 const ALERT_HEAD: &str = "<thead><tr><th>Ref</th><th>Company</th><th>Country</th>\
-    <th>Color</th><th>Change</th><th>Last change</th><th>Line</th></tr></thead>\n";
+    <th>Color</th><th>Change</th><th>Last change</th><th>Refreshed</th><th>Line</th></tr></thead>\n";
 
 const TABLE_HEAD: &str = "<thead><tr><th>Line</th><th>Ref</th><th>Country</th>\
     <th>Searched</th><th>Status</th><th>Company</th><th>Color</th><th>Change</th>\
-    <th>Last change</th><th>Details</th></tr></thead>\n";
+    <th>Last change</th><th>Refreshed</th><th>Details</th></tr></thead>\n";
 
 impl<W: Output> Format for HtmlReport<W> {
     fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
@@ -470,6 +516,9 @@ impl<W: Output> Format for HtmlReport<W> {
 
     fn row(&mut self, row: &ResultRow) -> io::Result<()> {
         self.rows += 1;
+        if row.stale {
+            self.stale += 1;
+        }
         if row.alert {
             self.alerts += 1;
             self.line.clear();
@@ -493,6 +542,9 @@ impl<W: Output> Format for HtmlReport<W> {
         let this = *self;
         let mut out = this.out;
         let csv = escape(&this.csv_name).into_owned();
+        let mut end = String::new();
+        header_end(&mut end, this.stale, this.stale_after_days);
+        out.write_all(end.as_bytes())?;
         write!(
             out,
             "<section id=\"alerts\">\n<h2>Alerts <span class=\"count\">{}</span></h2>\n",
@@ -621,6 +673,7 @@ mod tests {
             change: Some(change),
             last_change_date: Some("2026-11-20T00:00:00Z".into()),
             last_refresh_date: None,
+            stale: false,
             error: None,
             candidates: vec![],
         }
@@ -629,7 +682,7 @@ mod tests {
     fn render(run: &RunInfo, rows: &[ResultRow]) -> String {
         let dir = tempfile::tempdir().unwrap();
         let mut buf = Vec::new();
-        let mut r = Box::new(HtmlReport::new(&mut buf, "report.csv", dir.path()));
+        let mut r = Box::new(HtmlReport::new(&mut buf, "report.csv", dir.path(), 30));
         r.begin(run).unwrap();
         for row in rows {
             r.row(row).unwrap();
@@ -690,6 +743,7 @@ mod tests {
         evil.reference = Some("<script>alert(1)</script>".into());
         evil.company_name = Some("\"><img src=x onerror=alert(2)>".into());
         evil.last_change_date = Some("'><svg onload=alert(3)>".into());
+        evil.last_refresh_date = Some("\"><svg onload=alert(4)>".into());
         let mut ambiguous = rated(3, Color::Green, None);
         ambiguous.status = RowStatus::Ambiguous;
         ambiguous.color = None;
@@ -718,6 +772,7 @@ mod tests {
         for shown in [
             "&lt;script&gt;alert(1)&lt;/script&gt;",
             "&quot;&gt;&lt;img src=x onerror=alert(2)&gt;",
+            "data-sort=\"&quot;&gt;&lt;svg onload=alert(4)&gt;\"",
             "Tom &amp; Jerry&#39;s &lt;u&gt;",
             "&lt;iframe src=x&gt;",
             "&lt;style&gt;*{display:none}&lt;/style&gt;",
@@ -834,6 +889,57 @@ mod tests {
             alerts.contains(&format!("C-{}", n + 1)),
             "the last row's alert"
         );
+    }
+
+    #[test]
+    fn stale_ratings_are_marked_and_counted_at_the_top() {
+        let refreshed = |mut row: ResultRow, date: &str, stale: bool| {
+            row.last_refresh_date = Some(date.into());
+            row.stale = stale;
+            row
+        };
+        let rows = [
+            refreshed(
+                rated(2, Color::Red, Some(Color::Yellow)),
+                "2026-09-01T01:30:00Z",
+                true,
+            ),
+            refreshed(rated(3, Color::Green, None), "2026-11-20T01:45:00Z", false),
+            refreshed(rated(4, Color::Green, None), "2026-08-15T01:40:00Z", true),
+            rated(5, Color::Green, None),
+        ];
+        let html = render(&run(4, 1), &rows);
+        let header = between(&html, "<header>", "</header>");
+        assert!(
+            header.contains(
+                "<p class=\"notice\" id=\"stale\">2 ratings not recalculated by the service for more than 30 days: marked <span class=\"stale-tag\">stale</span> below.</p>"
+            ),
+            "{header}"
+        );
+        let table = between(&html, "id=\"rows-table\">", "</table>");
+        assert!(table.contains("<th>Last change</th><th>Refreshed</th>"));
+        assert_eq!(table.matches("<tr class=\"alert stale\"").count(), 1);
+        assert_eq!(table.matches("<tr class=\"stale\"").count(), 1);
+        assert!(table.contains(
+            "<td data-label=\"Refreshed\" data-sort=\"2026-08-15T01:40:00Z\" class=\"date refreshed\">2026-08-15 01:40:00 UTC <span class=\"stale-tag\">stale</span></td>"
+        ));
+        assert!(table.contains(
+            "<td data-label=\"Refreshed\" data-sort=\"2026-11-20T01:45:00Z\" class=\"date refreshed\">2026-11-20 01:45:00 UTC</td>"
+        ));
+        assert_eq!(table.matches("<span class=\"stale-tag\">").count(), 2);
+        // The alert shows its refresh date and mark too.
+        let alerts = between(&html, "<table class=\"alerts sortable\">", "</table>");
+        assert!(alerts.contains("<th>Refreshed</th>"));
+        assert!(alerts.contains("2026-09-01 01:30:00 UTC <span class=\"stale-tag\">stale</span>"));
+
+        let one = render(&run(1, 0), &rows[2..3]);
+        assert!(one.contains(">1 rating not recalculated by the service for more than 30 days:"));
+        let fresh = render(&run(2, 0), &rows[1..2]);
+        assert!(
+            !fresh.contains("id=\"stale\""),
+            "no notice without stale ratings"
+        );
+        assert!(!fresh.contains("<span class=\"stale-tag\">"));
     }
 
     #[test]

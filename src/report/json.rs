@@ -78,3 +78,94 @@ impl<W: Output> Format for JsonReport<W> {
         self.out.close()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Change, Color, RowStatus};
+
+    fn rated(line: u64, refreshed: Option<&str>, stale: bool) -> ResultRow {
+        ResultRow {
+            line,
+            reference: Some(format!("C-{line}")),
+            country: Some("FR".into()),
+            service: Some("SIREN".into()),
+            id: Some("552100554".into()),
+            name: None,
+            status: RowStatus::Rated,
+            company_id: Some(uuid::Uuid::nil()),
+            company_name: Some("Acme SA".into()),
+            color: Some(Color::Green),
+            previous_color: None,
+            change: Some(Change::New),
+            last_change_date: Some("2026-01-01T00:00:00Z".into()),
+            last_refresh_date: refreshed.map(String::from),
+            stale,
+            alert: false,
+            error: None,
+            candidates: vec![],
+        }
+    }
+
+    fn render(rows: &[ResultRow]) -> Value {
+        let mut buf = Vec::new();
+        let mut r = Box::new(JsonReport::new(&mut buf));
+        let run = RunInfo {
+            portfolio_sha256: "ab".repeat(32),
+            rows: rows.len() as u64,
+            by_status: RowStatus::ALL.iter().map(|s| (*s, 0)).collect(),
+            ..RunInfo::example()
+        };
+        r.begin(&run).unwrap();
+        for row in rows {
+            r.row(row).unwrap();
+        }
+        r.finish().unwrap();
+        serde_json::from_slice(&buf).unwrap()
+    }
+
+    fn schema_errors(report: &Value) -> Vec<String> {
+        let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        validator
+            .iter_errors(report)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect()
+    }
+
+    #[test]
+    fn each_row_says_whether_its_rating_is_stale_and_the_schema_agrees() {
+        let report = render(&[
+            rated(2, Some("2025-12-30T01:45:00Z"), true),
+            rated(3, Some("2026-11-20T01:45:00Z"), false),
+            rated(4, None, false),
+        ]);
+        assert_eq!(schema_errors(&report), Vec::<String>::new());
+        let rows = report["rows"].as_array().unwrap();
+        let stale: Vec<&Value> = rows.iter().map(|r| &r["stale"]).collect();
+        assert_eq!(
+            stale,
+            [&Value::Bool(true), &Value::Bool(false), &Value::Bool(false)]
+        );
+        assert_eq!(rows[0]["last_refresh_date"], "2025-12-30T01:45:00Z");
+        assert_eq!(rows[2]["last_refresh_date"], Value::Null);
+    }
+
+    #[test]
+    fn the_schema_refuses_a_stale_row_without_a_rating_or_a_date() {
+        let mut unrated = rated(2, Some("2025-12-30T01:45:00Z"), true);
+        unrated.status = RowStatus::Failed;
+        unrated.error = Some("timeout".into());
+        let undated = rated(3, None, true);
+        for row in [unrated, undated] {
+            let errors = schema_errors(&render(&[row]));
+            assert!(
+                !errors.is_empty(),
+                "a stale row needs a rating and its date"
+            );
+        }
+        let mut missing = render(&[rated(2, None, false)]);
+        missing["rows"][0].as_object_mut().unwrap().remove("stale");
+        assert!(!schema_errors(&missing).is_empty(), "`stale` is required");
+    }
+}

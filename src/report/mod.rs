@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::model::{ResultRow, RunInfo};
+use crate::model::{ResultRow, RunInfo, Staleness};
 
 /// The files of a run's reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +67,8 @@ pub struct ReportOptions {
     pub csv_dialect: csv::Dialect,
     /// File names carry the run's start time (see [`ReportFiles::new`]).
     pub timestamped: bool,
+    /// A rating not recalculated for more days than this before the run's start is stale.
+    pub stale_after_days: u32,
 }
 
 /// Writes report.csv, report.json and report.html into the folder and the summary to
@@ -81,6 +83,15 @@ pub fn write_reports(
     options: &ReportOptions,
 ) -> Result<RunInfo, ReportError> {
     let info = store.run_info(run_id)?;
+    let staleness = Staleness::new(&info.started_at, options.stale_after_days).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "run {} has a start time that is not a time ({:?}: {e})",
+                info.id, info.started_at
+            ),
+        )
+    })?;
     let mut trouble: Option<io::Error> = None;
     let mut files = open_files(&info, options).unwrap_or_else(|e| {
         trouble = Some(e);
@@ -90,6 +101,7 @@ pub fn write_reports(
         io::stdout(),
         options.quiet,
         files.1.clone(),
+        options.stale_after_days,
     ));
     summary.begin(&info)?;
     let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {
@@ -101,7 +113,9 @@ pub fn write_reports(
     let begun = files.0.iter_mut().try_for_each(|f| f.begin(&info));
     keep(begun, &mut files.0);
     store
-        .for_each_result(run_id, false, |row| {
+        .for_each_result(run_id, false, |mut row| {
+            // The one place the rule is applied: every format reads the row's `stale`.
+            staleness.mark(&mut row);
             let written = files.0.iter_mut().try_for_each(|f| f.row(&row));
             keep(written, &mut files.0);
             summary.row(&row)
@@ -142,6 +156,7 @@ fn open_files(info: &RunInfo, options: &ReportOptions) -> io::Result<Files> {
             AtomicFile::create(&files.html)?,
             &csv_name,
             out,
+            options.stale_after_days,
         )),
     ];
     let paths = [&files.csv, &files.json, &files.html]

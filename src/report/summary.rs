@@ -2,7 +2,8 @@
 //! only what needs action — red or black companies and every color change, old → new,
 //! with the user's reference first. Nothing flagged: one line saying so, and only when rows
 //! were actually rated: a night that screened nothing, stopped early or failed rows says so
-//! first, even under `--quiet`.
+//! first, even under `--quiet`. Each alert shows the day the service last recalculated its
+//! rating, and ratings not recalculated for too long (stale) are counted in one line.
 
 use std::io;
 
@@ -32,10 +33,14 @@ pub struct Summary<W: Output> {
     alerts: u64,
     /// Failed rows that were not sent because of the call budget.
     over_budget: u64,
+    /// The reports' threshold of staleness, in days, for the line that counts stale rows.
+    stale_after_days: u32,
+    /// Rows whose rating is stale.
+    stale: u64,
 }
 
 impl<W: Output> Summary<W> {
-    pub fn new(out: W, quiet: bool, reports: Vec<String>) -> Self {
+    pub fn new(out: W, quiet: bool, reports: Vec<String>, stale_after_days: u32) -> Self {
         Summary {
             out,
             quiet,
@@ -45,6 +50,8 @@ impl<W: Output> Summary<W> {
             standing: Vec::new(),
             alerts: 0,
             over_budget: 0,
+            stale_after_days,
+            stale: 0,
         }
     }
 }
@@ -66,6 +73,15 @@ pub fn printable(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
+}
+
+/// The day the service last recalculated the row's rating (`2026-11-20`), or `-`.
+fn refreshed(row: &ResultRow) -> String {
+    row.last_refresh_date
+        .as_deref()
+        .map(|d| d.get(..10).unwrap_or(d))
+        .unwrap_or("-")
+        .to_string()
 }
 
 /// What the alert says about the color: `yellow → red`, or `red` with why it is listed.
@@ -105,6 +121,9 @@ impl<W: Output> Format for Summary<W> {
         {
             self.over_budget += 1;
         }
+        if row.stale {
+            self.stale += 1;
+        }
         if !row.alert {
             return Ok(());
         }
@@ -132,6 +151,7 @@ impl<W: Output> Format for Summary<W> {
             or_dash(&row.country),
             movement(row),
             row.change.map(|c| c.as_str()).unwrap_or("").to_string(),
+            refreshed(row),
         ];
         bucket.push(cells.iter().map(|c| printable(c)).collect());
         Ok(())
@@ -222,7 +242,10 @@ impl<W: Output> Format for Summary<W> {
                     plural(alerts, "alert", "alerts")
                 ));
             }
-            let table = table::render(&["REF", "COMPANY", "COUNTRY", "COLOR", "CHANGE"], &listed);
+            let table = table::render(
+                &["REF", "COMPANY", "COUNTRY", "COLOR", "CHANGE", "REFRESHED"],
+                &listed,
+            );
             for line in table.lines() {
                 text.push_str("  ");
                 text.push_str(line);
@@ -236,6 +259,13 @@ impl<W: Output> Format for Summary<W> {
             }
         }
         if !self.quiet {
+            if self.stale > 0 {
+                text.push_str(&format!(
+                    "{} not recalculated for more than {} (stale): see `stale` in the reports\n",
+                    plural(self.stale, "rating", "ratings"),
+                    plural(self.stale_after_days.into(), "day", "days")
+                ));
+            }
             let ambiguous = count(&run, RowStatus::Ambiguous);
             if ambiguous > 0 {
                 text.push_str(&format!(
@@ -310,6 +340,7 @@ mod tests {
             change: Some(change),
             last_change_date: None,
             last_refresh_date: None,
+            stale: false,
             alert: true,
             error: None,
             candidates: vec![],
@@ -318,7 +349,12 @@ mod tests {
 
     fn render(run: RunInfo, rows: &[ResultRow], quiet: bool) -> String {
         let mut buf = Vec::new();
-        let mut s = Box::new(Summary::new(&mut buf, quiet, vec!["./report.csv".into()]));
+        let mut s = Box::new(Summary::new(
+            &mut buf,
+            quiet,
+            vec!["./report.csv".into()],
+            30,
+        ));
         s.begin(&run).unwrap();
         for r in rows {
             s.row(r).unwrap();
@@ -431,6 +467,53 @@ mod tests {
         let line = |r: &str| text.lines().find(|l| l.contains(r)).unwrap().to_string();
         assert!(line("C-4").contains("red → gone"), "{text}");
         assert!(line("C-6").contains("unknown color orange"), "{text}");
+    }
+
+    #[test]
+    fn each_alert_shows_the_day_its_rating_was_last_recalculated() {
+        let mut red = alert(2, Color::Yellow, Color::Red, Change::Deteriorated);
+        red.last_refresh_date = Some("2026-11-20T01:47:12Z".into());
+        let undated = alert(3, Color::Black, Color::Black, Change::Unchanged);
+        let text = render(run(10, 0), &[red, undated], false);
+        let header = text.lines().find(|l| l.contains("REF")).unwrap();
+        assert!(header.trim_end().ends_with("REFRESHED"), "{header}");
+        let line = |r: &str| text.lines().find(|l| l.contains(r)).unwrap().to_string();
+        assert!(line("C-2").trim_end().ends_with("2026-11-20"), "{text}");
+        assert!(!text.contains("01:47:12"), "the day only: {text}");
+        assert!(line("C-3").trim_end().ends_with('-'), "{text}");
+    }
+
+    #[test]
+    fn stale_ratings_are_counted_in_one_line_except_when_quiet() {
+        let green = |line: u64, flagged: bool| ResultRow {
+            alert: flagged,
+            ..alert(line, Color::Green, Color::Green, Change::Unchanged)
+        };
+        let stale = |line: u64, flagged: bool| ResultRow {
+            last_refresh_date: Some("2026-09-01T01:30:00Z".into()),
+            stale: true,
+            ..green(line, flagged)
+        };
+        let rows = [stale(2, false), stale(3, false), stale(4, true)];
+        let text = render(run(10, 0), &rows, false);
+        assert!(
+            text.contains(
+                "3 ratings not recalculated for more than 30 days (stale): see `stale` in the reports\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(text.matches("stale").count(), 2, "one line: {text}");
+        let quiet = render(run(10, 0), &rows, true);
+        assert!(!quiet.contains("stale"), "{quiet}");
+        assert!(
+            quiet.contains("2026-09-01"),
+            "the alert keeps its date: {quiet}"
+        );
+
+        let one = render(run(10, 0), &rows[..1], false);
+        assert!(one.contains("1 rating not recalculated for more than 30 days (stale)"));
+        let fresh = render(run(10, 0), &[green(2, false)], false);
+        assert!(!fresh.contains("stale"), "{fresh}");
     }
 
     #[test]

@@ -565,6 +565,8 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         change: change.and_then(|c| Change::parse(&c)),
         last_change_date: r.get(12)?,
         last_refresh_date: r.get(16)?,
+        // Judged by the reports against their threshold (`model::Staleness`).
+        stale: false,
         alert: r.get::<_, i64>(13)? != 0,
         error: r.get(14)?,
         candidates: candidates
