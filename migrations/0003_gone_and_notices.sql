@@ -1,6 +1,7 @@
 -- 0003: a company that disappears is news, a color outside the five is an alert the first
--- time it is seen, the reports show when the service last recalculated each rating, and a
--- run keeps the notices its summary opened with.
+-- time it is seen, the reports show when the service last recalculated each rating (and
+-- whether that is long ago, on the service's own clock), and a run keeps the notices its
+-- summary opened with.
 --
 -- `run_companies.change` gains `gone`: the service answered "not found" for a company it
 -- had rated before (by its id, and again after a new search). The row points at the
@@ -45,6 +46,11 @@ CREATE INDEX run_companies_gone ON run_companies (company, rating_id) WHERE chan
 -- Notices about the run as a whole, as a JSON array of sentences: the kept copy of the
 -- lookup lists was used, the portfolio shrank, the rate limit stopped the run.
 ALTER TABLE runs ADD COLUMN notes TEXT;
+
+-- The service's time (its requestDate) when the run got its first rating. A rating is stale
+-- when its lastRefreshDate is long before this: both dates are the service's, so a skewed
+-- clock here (or the simulator's calendar) cannot make every rating look old.
+ALTER TABLE runs ADD COLUMN service_time TEXT;
 
 -- As in 0001, plus: a gone company's row (status `unresolved`) shows its last rating;
 -- `gone` and a first sighting of an unknown color are alerts; the rating's

@@ -281,8 +281,10 @@ pub struct ResultRow {
 /// When a rating counts as stale: the service has not recalculated it (its lastRefreshDate)
 /// for more than `days` days before the run started.
 ///
-/// Judged against the run's start, never against the time the reports are written, so a
-/// past run's reports read the same whenever they are written again. A rating without a
+/// Judged against the service's time when the run got its first rating (else the run's
+/// start), never against the time the reports are written, so a past run's reports read
+/// the same whenever they are written again; and on the service's clock, the one that
+/// dates lastRefreshDate. A rating without a
 /// lastRefreshDate is not stale: there is nothing to judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Staleness {
@@ -292,7 +294,7 @@ pub struct Staleness {
 }
 
 impl Staleness {
-    /// The threshold of a run that started at `started_at` (ISO 8601, as stored).
+    /// The threshold of a run judged at `started_at` (ISO 8601, as stored).
     pub fn new(started_at: &str, days: u32) -> Result<Staleness, jiff::Error> {
         let started: Timestamp = started_at.parse()?;
         let span = jiff::SignedDuration::from_hours(24 * i64::from(days));
@@ -346,6 +348,9 @@ pub struct RunInfo {
     pub alerts: u64,
     /// API calls made, by endpoint name, by every process that worked on the run.
     pub calls: Vec<(String, u64)>,
+    /// The service's time when the run got its first rating: staleness is judged on the
+    /// service's clock, as its lastRefreshDate is.
+    pub service_time: Option<String>,
     /// What the summary says first about the run as a whole (kept lookup lists used, a
     /// portfolio that shrank, a rate limit that stopped the run).
     pub notes: Vec<String>,
@@ -370,6 +375,7 @@ impl RunInfo {
             alerts: 0,
             calls: vec![],
             notes: vec![],
+            service_time: None,
         }
     }
 }

@@ -83,12 +83,14 @@ pub fn write_reports(
     options: &ReportOptions,
 ) -> Result<RunInfo, ReportError> {
     let info = store.run_info(run_id)?;
-    let staleness = Staleness::new(&info.started_at, options.stale_after_days).map_err(|e| {
+    // On the service's clock when the run has it, as lastRefreshDate is.
+    let judged_at = info.service_time.as_deref().unwrap_or(&info.started_at);
+    let staleness = Staleness::new(judged_at, options.stale_after_days).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
             format!(
-                "run {} has a start time that is not a time ({:?}: {e})",
-                info.id, info.started_at
+                "run {} has a time that is not a time ({judged_at:?}: {e})",
+                info.id
             ),
         )
     })?;

@@ -432,7 +432,7 @@ impl Store {
             .query_row(
                 "SELECT id, started_at, finished_at, portfolio, input_path, input_sha256, status,
                         demo_day, rows_total, rows_rated, rows_unresolved, rows_ambiguous,
-                        rows_invalid, rows_failed, alerts, calls, notes
+                        rows_invalid, rows_failed, alerts, calls, notes, service_time
                  FROM runs WHERE id = ?1",
                 [run_id],
                 |r| {
@@ -469,6 +469,7 @@ impl Store {
                             .get::<_, Option<String>>(16)?
                             .and_then(|n| serde_json::from_str(&n).ok())
                             .unwrap_or_default(),
+                        service_time: r.get(17)?,
                     })
                 },
             )

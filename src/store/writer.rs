@@ -117,6 +117,8 @@ pub struct Writer {
     known_before: i64,
     /// When the open transaction began, if one is open.
     open: Option<Instant>,
+    /// Whether the run's `service_time` is recorded (by its first rating).
+    service_time_known: bool,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
@@ -155,6 +157,7 @@ impl Writer {
             rated,
             known_before,
             open: None,
+            service_time_known: false,
             written: 0,
             checkpointer,
             log_started: Instant::now(),
@@ -662,6 +665,16 @@ impl Writer {
         let last_change = rating.last_change.map(time_text);
         let last_refresh = rating.last_refresh.map(time_text);
         let observed = rating.requested_at.map(time_text).unwrap_or_else(now_text);
+        if !self.service_time_known {
+            // The first rating of the run dates it on the service's clock (staleness).
+            self.conn()
+                .prepare_cached(
+                    "UPDATE runs SET service_time = ?2 WHERE id = ?1 AND service_time IS NULL",
+                )
+                .and_then(|mut s| s.execute(params![run_id, observed]))
+                .map_err(StoreError::at(ctx))?;
+            self.service_time_known = true;
+        }
         let insert = |conn: &Connection| -> Result<i64, StoreError> {
             conn.prepare_cached(
                 "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
