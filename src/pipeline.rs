@@ -371,7 +371,14 @@ impl Pipeline {
                             return Err(fatal);
                         }
                         let status = screened.record.status;
-                        this.record(screened).await?;
+                        if screened.not_found {
+                            // Rare: boxed, so every row's task stays small.
+                            Box::pin(this.record(screened)).await?;
+                        } else {
+                            this.store()
+                                .send(Record::Row(Box::new(screened.record)))
+                                .map_err(Fatal::Store)?;
+                        }
                         Ok(Some(status))
                     });
                 }

@@ -235,10 +235,9 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         );
     }
     // Counted from what was recorded: rows held back until the end may have failed there.
-    let so_far = store.run_info(run_id).map_err(db_error)?;
-    let rows_now = so_far.rows;
+    let so_far = store.rows_by_status(run_id).map_err(db_error)?;
+    let rows_now: u64 = so_far.iter().map(|(_, n)| n).sum();
     let failed_rows = so_far
-        .by_status
         .iter()
         .find(|(s, _)| *s == RowStatus::Failed)
         .map_or(0, |(_, n)| *n);
