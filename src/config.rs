@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::api::{ApiKey, ClientOptions};
 use crate::cli::{EndpointArg, RunArgs, ServiceArgs};
 use crate::error::Error;
+use crate::limit::{Limits, RetryPolicy};
 use crate::rate::RatingEndpoint;
 
 /// Environment variable holding the API key.
@@ -726,6 +727,24 @@ impl Settings {
                     .unwrap_or(Sourced::by_default(DEFAULT_MAX_WAIT_SECS)),
             ),
         })
+    }
+}
+
+impl Settings {
+    /// The bounds of a command's calls (concurrency, pace, budget, waiting, retries): built
+    /// here only, so `screen` and `lookup` honour the same settings the same way.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            concurrency: self.concurrency.value,
+            max_rps: self.max_rps.value,
+            max_calls: self.max_calls.value,
+            max_wait: self.max_wait.value,
+            retry: RetryPolicy {
+                retries: self.retries.value,
+                base_delay: self.retry_delay.value,
+                ..RetryPolicy::default()
+            },
+        }
     }
 }
 

@@ -225,6 +225,58 @@ impl RowStatus {
     }
 }
 
+/// Where a screening run stands (`runs.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    /// In progress, or its process died (until the next run marks it interrupted).
+    Running,
+    /// Every row settled, none failed.
+    Complete,
+    /// Finished, but some rows failed; the next run retries them.
+    Partial,
+    /// Stopped before the end (killed, or a spent quota); the next run of the same file
+    /// resumes it.
+    Interrupted,
+    /// Stopped by a fatal error; what was committed stays.
+    Failed,
+}
+
+impl RunStatus {
+    pub const ALL: [RunStatus; 5] = [
+        RunStatus::Running,
+        RunStatus::Complete,
+        RunStatus::Partial,
+        RunStatus::Interrupted,
+        RunStatus::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+            RunStatus::Partial => "partial",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Failed => "failed",
+        }
+    }
+
+    /// Reads a stored status; one this build does not know reads as `failed`, never as a
+    /// clean run.
+    pub fn parse(s: &str) -> RunStatus {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .unwrap_or(RunStatus::Failed)
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One portfolio record as read: trimmed, empty cells as `None`, with the line it starts on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InputRow {
@@ -338,7 +390,7 @@ pub struct RunInfo {
     pub portfolio: String,
     pub input_path: String,
     pub portfolio_sha256: String,
-    pub status: String,
+    pub status: RunStatus,
     pub demo_day: Option<i64>,
     pub rows: u64,
     /// Rows per status, every status present (zero included).
@@ -367,7 +419,7 @@ impl RunInfo {
             portfolio: "customers".into(),
             input_path: "customers.csv".into(),
             portfolio_sha256: String::new(),
-            status: "complete".into(),
+            status: RunStatus::Complete,
             demo_day: None,
             rows: 0,
             by_status: vec![],

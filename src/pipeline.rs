@@ -779,3 +779,144 @@ fn failed(record: RowRecord, failure: Failure) -> Result<RowRecord, Fatal> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::net::{Ipv4Addr, SocketAddr};
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::api::{ApiKey, ClientOptions};
+    use crate::limit::Limits;
+    use crate::model::InputRow;
+    use crate::sim::{Faults, SimConfig, SimServer, dataset};
+    use crate::store::{NewRun, Store};
+
+    #[tokio::test]
+    async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {
+        let inflight: InFlight<&str, u32> = InFlight::new();
+        let runs = AtomicUsize::new(0);
+        let gate = tokio::sync::Notify::new();
+        let work = || async {
+            runs.fetch_add(1, Ordering::SeqCst);
+            gate.notified().await;
+            Ok(7)
+        };
+        let (a, b, ()) = tokio::join!(inflight.once("k", work), inflight.once("k", work), async {
+            // Both rows are waiting before the answer comes.
+            tokio::task::yield_now().await;
+            gate.notify_one();
+        });
+        assert_eq!((a.unwrap(), b.unwrap()), (7, 7));
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        // Done and gone: a later row asks again (the writer knows the answer by then).
+        assert_eq!(inflight.once("k", || async { Ok(8) }).await.unwrap(), 8);
+    }
+
+    #[tokio::test]
+    async fn a_failure_is_shared_by_the_rows_that_waited_and_not_asked_again() {
+        let inflight: InFlight<&str, u32> = InFlight::new();
+        let runs = AtomicUsize::new(0);
+        let gate = tokio::sync::Notify::new();
+        let work = || async {
+            runs.fetch_add(1, Ordering::SeqCst);
+            gate.notified().await;
+            Err(Failure::Api(ApiError::Server {
+                status: 503,
+                snippet: "busy".into(),
+            }))
+        };
+        let (a, b, ()) = tokio::join!(inflight.once("k", work), inflight.once("k", work), async {
+            tokio::task::yield_now().await;
+            gate.notify_one();
+        });
+        for r in [a, b] {
+            assert!(matches!(
+                r,
+                Err(Failure::Api(ApiError::Server { status: 503, .. }))
+            ));
+        }
+        // A later row with the same search fails the same way, without a call.
+        let later = inflight.once("k", || async { Ok(1) }).await;
+        assert!(matches!(later, Err(Failure::Api(ApiError::Server { .. }))));
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
+
+    /// Rows are read only as slots free up: never more than the slots ahead of the rows
+    /// finished, however long the portfolio.
+    #[tokio::test]
+    async fn rows_are_read_only_when_there_is_room_for_them() {
+        let sim = SimServer::start(
+            SimConfig {
+                per_country: 2_000,
+                faults: Faults {
+                    latency: Duration::from_millis(5),
+                    ..Faults::default()
+                },
+                ..SimConfig::default()
+            },
+            SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        )
+        .await
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+        let run_id = store
+            .start_run(&NewRun {
+                portfolio: "p".into(),
+                input_path: "p.csv".into(),
+                sha256: String::new(),
+                demo_day: None,
+            })
+            .unwrap();
+        let key = ApiKey::new(SimConfig::default().key);
+        let client = Client::new(&sim.base_url(), Some(&key), ClientOptions::default()).unwrap();
+        let concurrency = 2;
+        let pipeline = Pipeline::new(
+            client,
+            Arc::new(Limiter::new(Limits {
+                concurrency,
+                ..Limits::default()
+            })),
+            store.writer(run_id).unwrap(),
+            Lookups::new(&dataset::countries(), &dataset::services()),
+            Options {
+                concurrency,
+                endpoint: RatingEndpoint::Current,
+                refresh_resolutions: false,
+                resolution_max_age: jiff::SignedDuration::from_hours(24),
+                rating_max_age: None,
+            },
+            Resume::default(),
+        );
+        let data = sim.dataset().clone();
+        let (read, finished, most_ahead) = (Cell::new(0u64), Cell::new(0u64), Cell::new(0u64));
+        let rows = (0..200u32).map(|n| {
+            read.set(read.get() + 1);
+            most_ahead.set(most_ahead.get().max(read.get() - finished.get()));
+            let r = dataset::CompanyRef { country: 0, n };
+            let id = &data.external_ids(r)[0];
+            Ok(InputRow {
+                line: u64::from(n) + 2,
+                country: Some("FR".into()),
+                service: Some(id.external_service.clone()),
+                id: Some(id.external_id.clone()),
+                ..InputRow::default()
+            })
+        });
+        let (writer, ended) = pipeline
+            .run(rows, |_| finished.set(finished.get() + 1))
+            .await;
+        writer.finish().unwrap();
+        assert!(ended.is_ok());
+        assert_eq!(finished.get(), 200);
+        let slots = concurrency as u64 * 4;
+        assert!(
+            most_ahead.get() <= slots + 1,
+            "{} rows read ahead of the finished ones, with {slots} slots",
+            most_ahead.get()
+        );
+    }
+}

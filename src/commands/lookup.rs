@@ -3,12 +3,13 @@
 
 use serde::Serialize;
 
+use super::emit;
 use super::output::{self, printable};
-use super::{Connection, emit, limits};
 use crate::api::models::{Company, Rating};
 use crate::api::{ApiError, NameQuery};
 use crate::cli::{LookupArgs, LookupList, LookupsArgs};
 use crate::config::{ServiceSettings, Settings, Sources};
+use crate::connection::Connection;
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
 use crate::model::RATED_COUNTRIES;
@@ -25,7 +26,7 @@ struct Found {
 pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_service(&args.service_args, &sources)?;
     // The same bounds, retries and 429 pause as a screening run.
-    let limiter = Limiter::new(limits(&settings));
+    let limiter = Limiter::new(settings.limits());
     let settings = ServiceSettings::new(&settings, &sources)?;
     let conn = Connection::open(&settings, true, 1).await?;
     let client = &conn.client;

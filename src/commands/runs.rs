@@ -75,7 +75,7 @@ fn rows(runs: &[RunInfo], every_field: bool) -> Vec<Vec<String>> {
             if every_field {
                 row.push(r.input_path.clone());
             }
-            row.push(r.status.clone());
+            row.push(r.status.to_string());
             row.push(r.rows.to_string());
             row.extend(r.by_status.iter().map(|(_, n)| n.to_string()));
             row.push(r.alerts.to_string());
@@ -96,7 +96,7 @@ fn to_json(r: &RunInfo) -> Value {
         "finished_at": r.finished_at,
         "portfolio": r.portfolio,
         "input_path": r.input_path,
-        "status": r.status,
+        "status": r.status.as_str(),
         "demo_day": r.demo_day,
         "rows": r.rows,
         "by_status": by_status,
@@ -110,15 +110,16 @@ pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let stale_after = sources.stale_after(args.stale_after)?.value;
     let store = open_read_only(db)?;
     let options = report_options(&args.reports, out, false, stale_after);
-    let info = write_reports(&store, args.run, &options).map_err(|e| match e {
-        ReportError::Store(source) => Error::Store {
-            path: db.clone(),
-            source,
-        },
-        ReportError::Io(e) => {
-            Error::io(format!("cannot write the reports in {}", out.display()), e)
-        }
-    })?;
+    let info =
+        write_reports(&store, args.run, &options, std::io::stdout()).map_err(|e| match e {
+            ReportError::Store(source) => Error::Store {
+                path: db.clone(),
+                source,
+            },
+            ReportError::Io(e) => {
+                Error::io(format!("cannot write the reports in {}", out.display()), e)
+            }
+        })?;
     if info.finished_at.is_none() {
         eprintln!(
             "ratewatch: run {} is {}: its reports hold the rows it had screened so far",

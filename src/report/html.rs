@@ -415,7 +415,7 @@ fn header(out: &mut String, run: &RunInfo) {
             "complete" => "ok",
             _ => "warn",
         },
-        escape(&run.status)
+        escape(run.status.as_str())
     ));
     facts.push(plural(run.rows, "row", "rows"));
     facts.push(plural(run.alerts, "alert", "alerts"));

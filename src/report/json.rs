@@ -46,7 +46,7 @@ pub fn run_object(run: &RunInfo) -> Value {
         "portfolio": run.portfolio,
         "input_path": run.input_path,
         "portfolio_sha256": run.portfolio_sha256,
-        "status": run.status,
+        "status": run.status.as_str(),
         "rows": run.rows,
         "by_status": by_status,
         "by_color": by_color,

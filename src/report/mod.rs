@@ -72,7 +72,8 @@ pub struct ReportOptions {
 }
 
 /// Writes report.csv, report.json and report.html into the folder and the summary to
-/// stdout, all from the database in one pass over the run's rows.
+/// `summary` (stdout, for the commands), all from the database in one pass over the run's
+/// rows.
 ///
 /// The summary is printed whatever happens to the files: when the folder cannot be
 /// written (read-only, full, a file in its place), the alerts still reach the cron mail,
@@ -81,6 +82,7 @@ pub fn write_reports(
     store: &crate::store::Store,
     run_id: i64,
     options: &ReportOptions,
+    summary: impl Output,
 ) -> Result<RunInfo, ReportError> {
     let info = store.run_info(run_id)?;
     // On the service's clock when the run has it, as lastRefreshDate is.
@@ -99,8 +101,8 @@ pub fn write_reports(
         trouble = Some(e);
         (Vec::new(), Vec::new())
     });
-    let mut summary: Box<dyn Format> = Box::new(summary::Summary::new(
-        io::stdout(),
+    let mut summary: Box<dyn Format + '_> = Box::new(summary::Summary::new(
+        summary,
         options.quiet,
         files.1.clone(),
         options.stale_after_days,

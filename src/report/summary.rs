@@ -8,7 +8,7 @@
 use std::io;
 
 use super::{Format, Output};
-use crate::model::{Change, Color, ResultRow, RowStatus, RunInfo};
+use crate::model::{Change, Color, ResultRow, RowStatus, RunInfo, RunStatus};
 use crate::table;
 
 /// How the error of a row left out by `--max-calls` begins (`ApiError::CallBudget`).
@@ -181,7 +181,7 @@ impl<W: Output> Format for Summary<W> {
                 plural(run.rows, "row", "rows")
             ));
         }
-        let state = if run.status == "interrupted" {
+        let state = if run.status == RunStatus::Interrupted {
             format!(
                 "STOPPED: {} not screened, the next run resumes them",
                 plural(failed, "row", "rows")
@@ -192,9 +192,9 @@ impl<W: Output> Format for Summary<W> {
                 plural(failed, "row failed and", "rows failed and")
             )
         } else {
-            run.status.clone()
+            run.status.to_string()
         };
-        if self.quiet && (failed > 0 || run.status != "complete") {
+        if self.quiet && (failed > 0 || run.status != RunStatus::Complete) {
             text.push_str(&format!(
                 "ratewatch run {} of {}: {state}\n",
                 run.id, run.portfolio
@@ -423,7 +423,7 @@ mod tests {
     #[test]
     fn notes_come_first_even_when_quiet() {
         let stopped = RunInfo {
-            status: "interrupted".into(),
+            status: RunStatus::Interrupted,
             notes: vec![
                 "STOPPED: the service's rate limit asks to wait until 2026-11-24T00:00:00Z".into(),
             ],

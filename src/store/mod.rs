@@ -19,7 +19,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
 use crate::api::models::{Country, IdentifierService};
-use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
+use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo, RunStatus};
 
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding,
@@ -230,7 +230,9 @@ impl Store {
             .optional()
             .map(|latest| {
                 latest
-                    .filter(|(_, _, status, sha)| status == "interrupted" && sha == sha256)
+                    .filter(|(_, _, status, sha)| {
+                        RunStatus::parse(status) == RunStatus::Interrupted && sha == sha256
+                    })
                     .map(|(id, day, _, _)| (id, day))
             })
             .map_err(StoreError::at("looking for an interrupted run"))
@@ -300,7 +302,7 @@ impl Store {
     pub fn finish_run(
         &mut self,
         run_id: i64,
-        status: &str,
+        status: RunStatus,
         calls: &[(String, u64)],
         notes: &[String],
     ) -> Result<(), StoreError> {
@@ -340,7 +342,7 @@ impl Store {
                 params![
                     run_id,
                     now_text(),
-                    status,
+                    status.as_str(),
                     serde_json::Value::Object(calls).to_string(),
                     notes
                 ],
@@ -458,7 +460,7 @@ impl Store {
                         portfolio: r.get(3)?,
                         input_path: r.get(4)?,
                         portfolio_sha256: r.get(5)?,
-                        status: r.get(6)?,
+                        status: RunStatus::parse(&r.get::<_, String>(6)?),
                         demo_day: r.get(7)?,
                         rows: r.get::<_, i64>(8)? as u64,
                         by_status: RowStatus::ALL.into_iter().zip(counts).collect(),

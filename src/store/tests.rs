@@ -202,7 +202,7 @@ async fn history_grows_with_changes_not_with_runs() {
     assert_eq!(latest, ("red".into(), day(14)));
 
     store
-        .finish_run(r4, "complete", &[("rating".into(), 1)], &[])
+        .finish_run(r4, RunStatus::Complete, &[("rating".into(), 1)], &[])
         .unwrap();
     let info = store.run_info(r4).unwrap();
     assert_eq!((info.rows, info.alerts), (1, 1));
@@ -394,7 +394,9 @@ fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
             .unwrap();
     }
     writer.finish().unwrap();
-    store.finish_run(run_id, "complete", &[], &[]).unwrap();
+    store
+        .finish_run(run_id, RunStatus::Complete, &[], &[])
+        .unwrap();
     run_id
 }
 
@@ -926,7 +928,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
         .unwrap();
     let mut ro = Store::open_read_only(&path).unwrap();
     let started = std::time::Instant::now();
-    assert_eq!(ro.recent_runs(5).unwrap()[0].status, "running");
+    assert_eq!(ro.recent_runs(5).unwrap()[0].status, RunStatus::Running);
     assert_eq!(
         ro.color_changes("2000-01-01T00:00:00Z", None).unwrap(),
         vec![]

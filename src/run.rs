@@ -1,0 +1,445 @@
+//! The screening use case: one run of a portfolio, from the database's lock to the
+//! finished run and its reports, returned as a typed [`Screened`].
+//!
+//! ```text
+//! check the file ─► lock, open, resume? ─► lookup lists ─► pipeline ─► finish ─► reports
+//! ```
+//!
+//! Nothing here is about a terminal: progress goes to a [`Watcher`], the summary to the
+//! writer the caller gives, and the exit code is the caller's to pick
+//! ([`Screened::exit_code`]). What made the night loud (a spent quota, kept lookup lists, a
+//! portfolio that shrank) is written into the run's notes, which the summary opens with.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::api::ApiError;
+use crate::config::{ServiceSettings, Settings, Target};
+use crate::connection::Connection;
+use crate::error::{Error, ExitCode};
+use crate::limit::Limiter;
+use crate::model::{RowStatus, RunInfo, RunStatus};
+use crate::pipeline::{Fatal, Options, Pipeline, Resume};
+use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
+use crate::report::{self, Output, ReportError, ReportOptions};
+use crate::store::{NewRun, RunLock, Store, StoreError};
+
+/// What to screen, and how.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub portfolio: PathBuf,
+    /// The portfolio's name in the database (default: the file's stem).
+    pub portfolio_name: Option<String>,
+    pub settings: Settings,
+    pub service: ServiceSettings,
+    /// Search every row again instead of using cached resolutions.
+    pub refresh_resolutions: bool,
+    /// Refuse a portfolio that lost more than half its rows since its last run.
+    pub fail_on_shrink: bool,
+    pub reports: ReportOptions,
+}
+
+/// A run as it begins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Started {
+    pub run_id: i64,
+    pub portfolio: String,
+    /// Lines in the file: an upper bound of its rows, for progress.
+    pub lines: u64,
+    /// Rows an interrupted run had already settled, when this one resumes it.
+    pub resumed: Option<usize>,
+}
+
+/// Hears how a run goes, for a progress bar or a log.
+pub trait Watcher {
+    fn started(&self, _run: &Started) {}
+    /// A row finished (`None`: a row settled before an interruption).
+    fn row(&self, _status: Option<RowStatus>) {}
+}
+
+/// Hears nothing.
+impl Watcher for () {}
+
+/// A finished run: its header and counts as reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Screened {
+    pub run: RunInfo,
+}
+
+impl Screened {
+    /// The exit code of a run that finished (design contract: 0 quiet, 1 alerts, 3 rows
+    /// failed or not screened).
+    pub fn exit_code(&self) -> ExitCode {
+        if self.run.status != RunStatus::Complete || count(&self.run, RowStatus::Failed) > 0 {
+            ExitCode::Partial
+        } else if self.run.alerts > 0 {
+            ExitCode::Attention
+        } else {
+            ExitCode::Clean
+        }
+    }
+}
+
+fn count(run: &RunInfo, status: RowStatus) -> u64 {
+    run.by_status
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// Screens a portfolio: the summary goes to `summary`, the report files to the request's
+/// folder. A run that stops on a fatal error after screening some rows still writes what
+/// it found before returning the error: its alerts are news.
+pub async fn screen(
+    request: &Request,
+    watcher: &impl Watcher,
+    summary: impl Output,
+) -> Result<Screened, Error> {
+    let started = std::time::Instant::now();
+    let mut log = Log::default();
+    let result = screen_logged(request, watcher, summary, &mut log).await;
+    // One line when a run ends, whatever ended it, for whoever reads the logs.
+    let info = result.as_ref().ok().map(|s| &s.run);
+    let rows = |status| info.map_or(0, |i| count(i, status));
+    tracing::info!(
+        run_id = log.run_id,
+        status = %log.status.map_or("failed", RunStatus::as_str),
+        rows = info.map_or(0, |i| i.rows),
+        rated = rows(RowStatus::Rated),
+        unresolved = rows(RowStatus::Unresolved),
+        ambiguous = rows(RowStatus::Ambiguous),
+        invalid = rows(RowStatus::Invalid),
+        failed = rows(RowStatus::Failed),
+        alerts = info.map_or(0, |i| i.alerts),
+        calls = log.calls,
+        duration_ms = started.elapsed().as_millis() as u64,
+        report_ms = log.report_ms,
+        error = result.as_ref().err().map(tracing::field::display),
+        "run finished"
+    );
+    result
+}
+
+/// What the closing log line says of a run, gathered as it goes.
+#[derive(Debug, Default)]
+struct Log {
+    run_id: Option<i64>,
+    status: Option<RunStatus>,
+    calls: u64,
+    report_ms: Option<u64>,
+}
+
+async fn screen_logged(
+    request: &Request,
+    watcher: &impl Watcher,
+    summary: impl Output,
+    log: &mut Log,
+) -> Result<Screened, Error> {
+    let settings = &request.settings;
+    let db = &settings.db.value;
+    let path = &request.portfolio;
+    // The input is checked whole before anything is written.
+    let survey = portfolio::survey(path)?;
+    let reader = Portfolio::open(path)?;
+    if Portfolio::open(path)?.next_row()?.is_none() {
+        return Err(Error::NothingToScreen(format!(
+            "{}: a header and no rows: nothing to screen (an empty export?)",
+            path.display()
+        )));
+    }
+    let db_error = |source: StoreError| Error::Store {
+        path: db.clone(),
+        source,
+    };
+    // Declared before the store and everything holding a connection, so it is dropped
+    // after them: closing its descriptor of the database earlier would drop SQLite's locks.
+    let _lock = RunLock::acquire(db).map_err(db_error)?;
+    let mut store = Store::open(db).map_err(db_error)?;
+    // With the lock held no other run is alive: a run still marked running has died.
+    store.mark_interrupted().map_err(db_error)?;
+    let name = request.portfolio_name.clone().unwrap_or_else(|| stem(path));
+    let previous = store.last_rows(&name).map_err(db_error)?;
+    // Lines bound the rows from above, so this never refuses a file that did not shrink.
+    let at_most = survey.lines.saturating_sub(1);
+    if request.fail_on_shrink
+        && let Some((_, before)) = previous
+        && shrank(before, at_most)
+    {
+        return Err(Error::NothingToScreen(format!(
+            "{}: at most {at_most} rows against {before} in the last run of {name}: more than half are gone (a truncated export?); refused by --fail-on-shrink",
+            path.display(),
+        )));
+    }
+    let resumed = store.resumable(&name, &survey.sha256).map_err(db_error)?;
+    let demo_day = match (&request.service.target, resumed) {
+        (Target::Remote { .. }, _) => None,
+        (Target::Demo, Some((_, Some(day)))) => Some(day),
+        (Target::Demo, _) => Some(1 + store.demo_runs().map_err(db_error)?),
+    };
+    let conn = Connection::open(&request.service, true, demo_day.unwrap_or(1)).await?;
+    let limiter = Arc::new(Limiter::new(settings.limits()));
+    let mut notes = Vec::new();
+    let lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes).await?;
+
+    let (run_id, resume) = match resumed {
+        Some((run_id, _)) => {
+            store.resume_run(run_id).map_err(db_error)?;
+            let settled_lines = store.settled_lines(run_id).map_err(db_error)?;
+            (run_id, Resume { settled_lines })
+        }
+        None => {
+            let run = NewRun {
+                portfolio: name.clone(),
+                input_path: path.display().to_string(),
+                sha256: survey.sha256.clone(),
+                demo_day,
+            };
+            (store.start_run(&run).map_err(db_error)?, Resume::default())
+        }
+    };
+    log.run_id = Some(run_id);
+    let start = Started {
+        run_id,
+        portfolio: name.clone(),
+        lines: survey.lines,
+        resumed: resumed.map(|_| resume.settled_lines.len()),
+    };
+    tracing::info!(
+        run_id,
+        portfolio = %name,
+        input = %path.display(),
+        lines = survey.lines,
+        db = %db.display(),
+        resumed = resumed.is_some(),
+        "run started"
+    );
+    watcher.started(&start);
+    let pipeline = Pipeline::new(
+        conn.client.clone(),
+        limiter.clone(),
+        store.writer(run_id).map_err(db_error)?,
+        lookups,
+        options(request),
+        resume,
+    );
+    // Under a call budget, the rows checked least recently go first (see
+    // `Pipeline::by_last_checked`); a bad record then stops the run before any call.
+    let input: Box<dyn Iterator<Item = Result<InputRow, InputError>>> =
+        if settings.max_calls.value.is_some() {
+            let (read, bad): (Vec<_>, Vec<_>) = rows(reader).partition(Result::is_ok);
+            let read = read.into_iter().filter_map(Result::ok).collect();
+            match pipeline.by_last_checked(read) {
+                Ok(ordered) => Box::new(bad.into_iter().chain(ordered.into_iter().map(Ok))),
+                Err(e) => {
+                    let _ = store.finish_run(run_id, RunStatus::Failed, &[], &notes);
+                    return Err(db_error(e));
+                }
+            }
+        } else {
+            Box::new(rows(reader))
+        };
+    let (writer, outcome) = pipeline.run(input, |status| watcher.row(status)).await;
+    let written = writer.finish();
+    let calls = limiter.calls();
+    log.calls = calls.iter().map(|(_, n)| n).sum();
+
+    let fatal = match (outcome, written) {
+        (Ok(ended), Ok(_)) => {
+            if ended.unconfirmed_not_found > 0 {
+                notes.push(format!(
+                    "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else: their rows failed, to be screened again next run; check --base-url",
+                    ended.unconfirmed_not_found
+                ));
+            }
+            None
+        }
+        (Err(fatal), _) => Some(match fatal {
+            Fatal::Refused(e) => conn.fail(e),
+            Fatal::WrongAddress { not_found } => Error::WrongAddress { not_found },
+            Fatal::Store(e) => db_error(e),
+            Fatal::Input(e) => Error::Input(e),
+        }),
+        (Ok(_), Err(e)) => Some(db_error(e)),
+    };
+    if let Some(error) = fatal {
+        // What was committed stays; the run is marked so nobody mistakes it for complete.
+        let _ = store.finish_run(run_id, RunStatus::Failed, &calls, &notes);
+        // Alerts found before a refusal are still news: reported before the error.
+        if matches!(error, Error::KeyRefused { .. } | Error::Api(_))
+            && store
+                .rows_by_status(run_id)
+                .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0))
+        {
+            let _ = report::write_reports(&store, run_id, &request.reports, summary);
+        }
+        return Err(error);
+    }
+
+    let stopped = match limiter.stopped() {
+        Some(ApiError::QuotaSpent { until }) => Some(*until),
+        _ => None,
+    };
+    if let Some(until) = stopped {
+        notes.insert(
+            0,
+            format!(
+                "STOPPED: the service's rate limit asks to wait until {until}, longer than --max-wait ({} s); run again after that: the next run of this portfolio resumes with the rows not screened",
+                settings.max_wait.value.as_secs()
+            ),
+        );
+    }
+    // Counted from what was recorded: rows held back until the end may have failed there.
+    let recorded = store.rows_by_status(run_id).map_err(db_error)?;
+    let rows_now: u64 = recorded.iter().map(|(_, n)| n).sum();
+    let failed = recorded
+        .iter()
+        .find(|(s, _)| *s == RowStatus::Failed)
+        .map_or(0, |(_, n)| *n);
+    if let Some((before_run, before)) = previous
+        && shrank(before, rows_now)
+    {
+        notes.push(format!(
+            "SHRUNK: the portfolio has {rows_now} rows against {before} in run {before_run} of {name}: more than half are gone; check the export (--fail-on-shrink refuses such a file)"
+        ));
+    }
+    // A run stopped by the rate limit stays resumable: the next run takes up its rows.
+    let status = if stopped.is_some() {
+        RunStatus::Interrupted
+    } else if failed > 0 {
+        RunStatus::Partial
+    } else {
+        RunStatus::Complete
+    };
+    log.status = Some(status);
+    store
+        .finish_run(run_id, status, &calls, &notes)
+        .map_err(db_error)?;
+    let reporting = std::time::Instant::now();
+    let written = report::write_reports(&store, run_id, &request.reports, summary);
+    log.report_ms = Some(reporting.elapsed().as_millis() as u64);
+    let run = written.map_err(|e| match e {
+        ReportError::Store(e) => db_error(e),
+        ReportError::Io(e) => Error::io(
+            format!(
+                "cannot write the reports in {}",
+                request.reports.out.display()
+            ),
+            e,
+        ),
+    })?;
+    if run.rows > 0 && count(&run, RowStatus::Invalid) == run.rows {
+        return Err(Error::NothingToScreen(format!(
+            "{}: none of its {} rows could be screened: every one is invalid (see `error` in the reports)",
+            path.display(),
+            run.rows
+        )));
+    }
+    Ok(Screened { run })
+}
+
+/// How the pipeline resolves and rates, from the request's settings.
+fn options(request: &Request) -> Options {
+    let s = &request.settings;
+    Options {
+        concurrency: s.concurrency.value,
+        endpoint: s.endpoint.value,
+        refresh_resolutions: request.refresh_resolutions,
+        resolution_max_age: jiff::SignedDuration::from_hours(
+            24 * i64::from(s.resolution_max_age_days.value),
+        ),
+        rating_max_age: match s.rating_max_age_hours.value {
+            0 => None,
+            h => Some(jiff::SignedDuration::from_hours(i64::from(h))),
+        },
+    }
+}
+
+/// A portfolio's default name: its file's stem.
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "portfolio".into())
+}
+
+/// Whether a portfolio of `now` rows lost more than half of the `before` it had.
+fn shrank(before: u64, now: u64) -> bool {
+    before > 0 && now.saturating_mul(2) < before
+}
+
+/// Fetches the lookup lists once per run and keeps them. They are the run's first proof
+/// that the address is the service: an answer that is not the service's (a 404, HTML,
+/// JSON of another shape) stops the run. Only a passing failure (timeout, 5xx, refused
+/// connection, a rate limit) falls back on the copy kept from an earlier run, and the
+/// summary says so.
+async fn fetch_lookups(
+    conn: &Connection,
+    limiter: &Limiter,
+    store: &mut Store,
+    notes: &mut Vec<String>,
+) -> Result<Lookups, Error> {
+    let client = &conn.client;
+    let (countries, services) = futures::join!(
+        limiter.call_keyless("countries", || client.countries()),
+        limiter.call_keyless("services", || client.services()),
+    );
+    let path = store.path().to_path_buf();
+    let db_error = |source| Error::Store { path, source };
+    let (endpoint, e) = match (countries, services) {
+        (Ok(countries), Ok(services)) => {
+            store
+                .save_lookups(&countries, &services)
+                .map_err(db_error)?;
+            return Ok(Lookups::new(&countries, &services));
+        }
+        (Err(e), _) => ("lookups/countries", e),
+        (_, Err(e)) => ("lookups/services", e),
+    };
+    let spent = matches!(e, ApiError::QuotaSpent { .. });
+    if e.stops_calls() && !spent {
+        return Err(conn.fail(e));
+    }
+    if !e.is_transient() && !spent {
+        let base = client.base_url();
+        return Err(Error::NotTheService {
+            url: base
+                .join(endpoint)
+                .map_or_else(|_| format!("{base}{endpoint}"), |u| u.to_string()),
+            source: e,
+        });
+    }
+    let (countries, services) = store.load_lookups().map_err(db_error)?;
+    if countries.is_empty() {
+        return Err(conn.fail(e));
+    }
+    tracing::warn!(error = %e, "lookup lists unavailable; using the copy kept from an earlier run");
+    notes.push(format!(
+        "NOTE: the service's lookup lists could not be fetched ({e}); the copy kept from an earlier run was used"
+    ));
+    Ok(Lookups::new(&countries, &services))
+}
+
+/// The portfolio's rows, ending after the first error (which stops the run).
+fn rows(mut reader: Portfolio) -> impl Iterator<Item = Result<InputRow, InputError>> {
+    let mut stopped = false;
+    std::iter::from_fn(move || {
+        if stopped {
+            return None;
+        }
+        let next = reader.next_row().transpose();
+        stopped = matches!(next, Some(Err(_)) | None);
+        next
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_portfolio_shrank_when_it_lost_more_than_half() {
+        assert!(shrank(30, 14));
+        assert!(!shrank(30, 15), "half is not more than half");
+        assert!(!shrank(0, 0), "a first run has nothing to lose");
+        assert!(!shrank(10, 40));
+    }
+}
