@@ -31,7 +31,7 @@ use crate::model::{Candidate, RowStatus};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Target};
 use crate::rate::{self, RatingEndpoint};
 use crate::resolve::{self, Query, Resolution};
-use crate::store::{Committed, Outcome, Record, RowRecord, StoreError, Writer};
+use crate::store::{Outcome, Record, Recorder, RowRecord, StoreError, Writer};
 
 /// How a run resolves and rates.
 #[derive(Debug, Clone)]
@@ -177,9 +177,6 @@ enum Found {
 
 type Shared<T> = Arc<OnceCell<Result<T, Failure>>>;
 
-/// How often the writer's open transaction is checked for committing.
-const COMMIT_TICK: std::time::Duration = std::time::Duration::from_millis(100);
-
 /// Work on its way, shared by the rows that need it, and the failures of the run.
 struct InFlight<K, T> {
     pending: Mutex<HashMap<K, Shared<T>>>,
@@ -236,9 +233,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct Pipeline {
     client: Client,
     limiter: Arc<Limiter>,
-    writer: Mutex<Writer>,
-    /// Wakes the questions that wait while the writer's connection is away committing.
-    writer_home: tokio::sync::Notify,
+    store: Arc<Recorder>,
     lookups: Lookups,
     options: Options,
     searches: InFlight<String, Found>,
@@ -259,8 +254,7 @@ impl Pipeline {
         Pipeline {
             client,
             limiter,
-            writer: Mutex::new(writer),
-            writer_home: tokio::sync::Notify::new(),
+            store: Recorder::start(writer),
             lookups,
             options,
             searches: InFlight::new(),
@@ -275,12 +269,15 @@ impl Pipeline {
     /// ones, come first as they cost nothing). The same budget every night then reaches
     /// every row in turn, instead of the file's first rows again and again. Holds the
     /// portfolio in memory: only for runs with a budget.
-    pub fn by_last_checked(&self, rows: Vec<InputRow>) -> Result<Vec<InputRow>, StoreError> {
+    pub async fn by_last_checked(
+        &self,
+        rows: Vec<InputRow>,
+    ) -> Result<Vec<InputRow>, StoreError> {
         let mut keyed = Vec::with_capacity(rows.len());
         for row in rows {
             let checked = match portfolio::validate(&row, &self.lookups) {
                 Err(_) => None,
-                Ok(Target::Known(company)) => self.store().last_checked(None, Some(company))?,
+                Ok(Target::Known(company)) => self.store.last_checked(None, Some(company)).await?,
                 Ok(Target::ById {
                     country,
                     service,
@@ -292,11 +289,11 @@ impl Pipeline {
                         id,
                     }
                     .cache_key();
-                    self.store().last_checked(Some(&key), None)?
+                    self.store.last_checked(Some(&key), None).await?
                 }
                 Ok(Target::ByName(q)) => {
                     let key = Query::ByName(q).cache_key();
-                    self.store().last_checked(Some(&key), None)?
+                    self.store.last_checked(Some(&key), None).await?
                 }
             };
             keyed.push((checked, row));
@@ -307,25 +304,20 @@ impl Pipeline {
     }
 
     /// Screens every row `rows` yields; `on_row` hears of each finished row (`None`
-    /// for a row settled before an interruption).
-    /// Returns the writer, to be finished by the caller, whatever happened.
+    /// for a row settled before an interruption). What was recorded is committed whatever
+    /// happened: a run stopped midway keeps its work.
     ///
     /// Each row is a task of its own, so one slow row never holds up the others; a bounded
-    /// number of them are in progress at once. A ticker commits the writer's work on a
-    /// blocking thread, so the pages a commit writes never hold up the answers arriving
-    /// meanwhile. Rows are read on this thread as slots free up: reading a buffered file
-    /// costs less than handing rows over from another thread.
+    /// number of them are in progress at once. Rows are read on this thread as slots free
+    /// up: reading a buffered file costs less than handing rows over from another thread.
     pub async fn run(
         self,
         mut rows: impl Iterator<Item = Result<InputRow, InputError>>,
         on_row: impl Fn(Option<RowStatus>),
-    ) -> (Writer, Result<Ended, Fatal>) {
+    ) -> Result<Ended, Fatal> {
         let this = Arc::new(self);
         let slots = Arc::new(Semaphore::new(this.options.concurrency.max(1) * 4));
         let mut tasks: JoinSet<Result<Option<RowStatus>, Fatal>> = JoinSet::new();
-        let mut ticker = tokio::time::interval(COMMIT_TICK);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let mut commit: Option<tokio::task::JoinHandle<Committed>> = None;
         let mut outcome = Ok(());
         let settle = |done: Result<Result<Option<RowStatus>, Fatal>, tokio::task::JoinError>,
                       outcome: &mut Result<(), Fatal>| {
@@ -344,17 +336,7 @@ impl Pipeline {
         while outcome.is_ok() && !(input_done && tasks.is_empty()) {
             tokio::select! {
                 biased;
-                // First: questions are waiting for the writer.
-                done = async { commit.as_mut().expect("checked").await }, if commit.is_some() => {
-                    commit = None;
-                    this.writer_back(done, &mut outcome);
-                }
                 Some(done) = tasks.join_next(), if !tasks.is_empty() => settle(done, &mut outcome),
-                _ = ticker.tick(), if commit.is_none() => {
-                    if let Some(job) = this.store().commit_job() {
-                        commit = Some(tokio::task::spawn_blocking(|| job.run()));
-                    }
-                }
                 slot = slots.clone().acquire_owned(), if !input_done => {
                     let slot = slot.expect("never closed");
                     let Some(row) = rows.next() else {
@@ -375,7 +357,7 @@ impl Pipeline {
                             // Rare: boxed, so every row's task stays small.
                             Box::pin(this.record(screened)).await?;
                         } else {
-                            this.store()
+                            this.store
                                 .send(Record::Row(Box::new(screened.record)))
                                 .map_err(Fatal::Store)?;
                         }
@@ -387,19 +369,8 @@ impl Pipeline {
         if outcome.is_err() {
             tasks.abort_all();
         }
-        // Tasks waiting for the writer need it back to finish.
-        let mut tasks_done = false;
-        while !tasks_done || commit.is_some() {
-            tokio::select! {
-                done = async { commit.as_mut().expect("checked").await }, if commit.is_some() => {
-                    commit = None;
-                    this.writer_back(done, &mut outcome);
-                }
-                done = tasks.join_next(), if !tasks_done => match done {
-                    Some(done) => settle(done, &mut outcome),
-                    None => tasks_done = true,
-                },
-            }
+        while let Some(done) = tasks.join_next().await {
+            settle(done, &mut outcome);
         }
         let ended = match outcome {
             Ok(()) => this.release_deferred().await,
@@ -407,8 +378,12 @@ impl Pipeline {
         };
         let this = Arc::try_unwrap(this)
             .unwrap_or_else(|_| unreachable!("every task has ended and dropped its handle"));
-        let writer = this.writer.into_inner().unwrap_or_else(|p| p.into_inner());
-        (writer, ended)
+        let written = this.store.finish().await;
+        match (ended, written) {
+            (Err(fatal), _) => Err(fatal),
+            (Ok(_), Err(e)) => Err(Fatal::Store(e)),
+            (Ok(ended), Ok(_)) => Ok(ended),
+        }
     }
 
     /// Records a screened row, or holds it back while its "not found" is not yet believed.
@@ -418,7 +393,7 @@ impl Pipeline {
             return Ok(());
         }
         let record = self.settle_vanished(screened).await?;
-        self.store()
+        self.store
             .send(Record::Row(Box::new(record)))
             .map_err(Fatal::Store)
     }
@@ -434,7 +409,7 @@ impl Pipeline {
         let Some(company) = vanished else {
             return Ok(record);
         };
-        if let Some(gone) = self.ask_store().await.gone(company).map_err(Fatal::Store)? {
+        if let Some(gone) = self.store.gone(company).await.map_err(Fatal::Store)? {
             record.company_id = Some(company);
             record.error = Some(format!(
                 "gone: the service no longer knows this company (last seen {} on {})",
@@ -455,7 +430,7 @@ impl Pipeline {
         for work in deferred {
             match work {
                 Deferred::Record(record) if proven => {
-                    self.store().send(record).map_err(Fatal::Store)?;
+                    self.store.send(record).map_err(Fatal::Store)?;
                 }
                 Deferred::Record(_) => {}
                 Deferred::Row(screened) => {
@@ -469,7 +444,7 @@ impl Pipeline {
                             ..screened.record
                         }
                     };
-                    self.store()
+                    self.store
                         .send(Record::Row(Box::new(record)))
                         .map_err(Fatal::Store)?;
                 }
@@ -482,51 +457,6 @@ impl Pipeline {
                 self.canary.not_found.load(Ordering::Relaxed)
             },
         })
-    }
-
-    /// The writer, to send it records. Never held across an await (the guard is not
-    /// `Send`, so the compiler sees to it).
-    fn store(&self) -> std::sync::MutexGuard<'_, Writer> {
-        lock(&self.writer)
-    }
-
-    /// The writer, to ask it a question: waits while its connection is away committing.
-    async fn ask_store(&self) -> std::sync::MutexGuard<'_, Writer> {
-        loop {
-            let home = self.writer_home.notified();
-            tokio::pin!(home);
-            // Registered before looking, so the return cannot slip between look and wait.
-            home.as_mut().enable();
-            {
-                let store = self.store();
-                if store.is_home() {
-                    return store;
-                }
-            }
-            home.await;
-        }
-    }
-
-    /// Hands the writer its connection back after a commit and wakes the questions waiting;
-    /// a failure stops the run (the first one is kept).
-    fn writer_back(
-        &self,
-        done: Result<Committed, tokio::task::JoinError>,
-        outcome: &mut Result<(), Fatal>,
-    ) {
-        let result = match done {
-            Ok(done) => self.store().committed(done),
-            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-            Err(e) => Err(StoreError::WriterGone(format!(
-                "its commit was stopped: {e}"
-            ))),
-        };
-        self.writer_home.notify_waiters();
-        if let Err(e) = result
-            && outcome.is_ok()
-        {
-            *outcome = Err(Fatal::Store(e));
-        }
     }
 
     async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<Screened>, Fatal> {
@@ -641,7 +571,7 @@ impl Pipeline {
                 // company turned out unknown.
                 let cached = match again || self.options.refresh_resolutions {
                     true => None,
-                    false => self.ask_store().await.cached_resolution(&key)?,
+                    false => self.store.cached_resolution(&key).await?,
                 };
                 if let Some(hit) = cached.filter(|hit| {
                     jiff::Timestamp::now().duration_since(hit.resolved_at)
@@ -670,7 +600,7 @@ impl Pipeline {
                 };
                 let (found, outcome, company_id) = match &answer {
                     Resolution::Resolved(c) => {
-                        self.store().send(Record::Company(c.clone()))?;
+                        self.store.send(Record::Company(c.clone()))?;
                         (
                             Found::Resolved {
                                 company: c.id,
@@ -682,7 +612,7 @@ impl Pipeline {
                     }
                     Resolution::Ambiguous(list) => {
                         for c in list {
-                            self.store().send(Record::Company(Box::new(c.clone())))?;
+                            self.store.send(Record::Company(Box::new(c.clone())))?;
                         }
                         let candidates = list.iter().map(resolve::candidate).collect();
                         (
@@ -709,7 +639,7 @@ impl Pipeline {
                 if not_found && !self.canary.proven() {
                     self.canary.defer(Deferred::Record(cache));
                 } else {
-                    self.store().send(cache)?;
+                    self.store.send(cache)?;
                 }
                 Ok(found)
             })
@@ -721,16 +651,16 @@ impl Pipeline {
         self.ratings
             .once(company, || async {
                 // Rated already by an earlier row of this run, or before an interruption.
-                if self.ask_store().await.rated(company)? {
+                if self.store.rated(company).await? {
                     return Ok(());
                 }
                 // Seen by a recent run (another portfolio's, the same night): the user
                 // chose to spare the call.
                 if let Some(age) = self.options.rating_max_age
                     && self
-                        .ask_store()
-                        .await
-                        .reuse_rating(company, jiff::Timestamp::now() - age)?
+                        .store
+                        .reuse_rating(company, jiff::Timestamp::now() - age)
+                        .await?
                 {
                     return Ok(());
                 }
@@ -745,7 +675,7 @@ impl Pipeline {
                 let mut rating = rating.map_err(Failure::Api)?;
                 // Stored under the id that was asked for, whatever the answer echoes.
                 rating.company_id = company;
-                self.store().send(Record::Observation(rating))?;
+                self.store.send(Record::Observation(rating))?;
                 Ok(())
             })
             .await
@@ -906,10 +836,9 @@ mod tests {
                 ..InputRow::default()
             })
         });
-        let (writer, ended) = pipeline
+        let ended = pipeline
             .run(rows, |_| finished.set(finished.get() + 1))
             .await;
-        writer.finish().unwrap();
         assert!(ended.is_ok());
         assert_eq!(finished.get(), 200);
         let slots = concurrency as u64 * 4;

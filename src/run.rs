@@ -228,7 +228,7 @@ async fn screen_logged(
         if settings.max_calls.value.is_some() {
             let (read, bad): (Vec<_>, Vec<_>) = rows(reader).partition(Result::is_ok);
             let read = read.into_iter().filter_map(Result::ok).collect();
-            match pipeline.by_last_checked(read) {
+            match pipeline.by_last_checked(read).await {
                 Ok(ordered) => Box::new(bad.into_iter().chain(ordered.into_iter().map(Ok))),
                 Err(e) => {
                     let _ = store.finish_run(run_id, RunStatus::Failed, &[], &notes);
@@ -238,13 +238,12 @@ async fn screen_logged(
         } else {
             Box::new(rows(reader))
         };
-    let (writer, outcome) = pipeline.run(input, |status| watcher.row(status)).await;
-    let written = writer.finish();
+    let outcome = pipeline.run(input, |status| watcher.row(status)).await;
     let calls = limiter.calls();
     log.calls = calls.iter().map(|(_, n)| n).sum();
 
-    let fatal = match (outcome, written) {
-        (Ok(ended), Ok(_)) => {
+    let fatal = match outcome {
+        Ok(ended) => {
             if ended.unconfirmed_not_found > 0 {
                 notes.push(format!(
                     "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else: their rows failed, to be screened again next run; check --base-url",
@@ -253,13 +252,12 @@ async fn screen_logged(
             }
             None
         }
-        (Err(fatal), _) => Some(match fatal {
+        Err(fatal) => Some(match fatal {
             Fatal::Refused(e) => conn.fail(e),
             Fatal::WrongAddress { not_found } => Error::WrongAddress { not_found },
             Fatal::Store(e) => db_error(e),
             Fatal::Input(e) => Error::Input(e),
         }),
-        (Ok(_), Err(e)) => Some(db_error(e)),
     };
     if let Some(error) = fatal {
         // What was committed stays; the run is marked so nobody mistakes it for complete.

@@ -9,6 +9,7 @@ mod checkpoint;
 mod history;
 mod lock;
 mod migrate;
+mod recorder;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -26,7 +27,8 @@ pub use history::{
 };
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
-pub use writer::{CommitJob, Committed, Gone, Outcome, Record, RowRecord, Writer};
+pub use recorder::Recorder;
+pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 
 /// A storage failure. The message names what was being done; the command adds the path.
 #[derive(Debug, thiserror::Error)]
