@@ -711,13 +711,14 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
 }
 
 #[test]
-fn the_readme_shows_the_sample_queries_as_they_are() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+fn the_database_doc_shows_the_sample_queries_as_they_are() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/database.md"))
+            .unwrap();
     let text = std::fs::read_to_string(sample("queries.sql")).unwrap();
     let queries = &text[text.find("-- 1.").unwrap()..];
     assert!(
-        readme.contains(&format!("```sql\n{queries}```\n")),
-        "README.md's example queries differ from samples/queries.sql"
+        doc.contains(&format!("```sql\n{queries}```\n")),
+        "docs/database.md's example queries differ from samples/queries.sql"
     );
 }

@@ -1,5 +1,5 @@
-//! The README's usage blocks are the real `--help` text, and every command's help ends
-//! with examples.
+//! The usage blocks of docs/usage.md are the real `--help` text, and every command's help
+//! ends with examples.
 //!
 //! Each block sits between `<!-- usage:NAME -->` and `<!-- /usage -->` (NAME is
 //! `ratewatch` or a command); the blocks stand together, in `--help` order. When help
@@ -11,12 +11,12 @@ use assert_cmd::Command;
 use clap::CommandFactory;
 use ratewatch::cli::Cli;
 
-/// Help is rendered at this width for the README (as with `COLUMNS=100`).
+/// Help is rendered at this width for docs/usage.md (as with `COLUMNS=100`).
 const WIDTH: &str = "100";
 const BLESS: &str = "RATEWATCH_BLESS";
 
-fn readme_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")
+fn usage_doc_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/usage.md")
 }
 
 /// `ratewatch` and each of its commands, in `--help` order.
@@ -59,23 +59,25 @@ fn render(name: &str, help: &str) -> String {
     format!("{OPEN}{name} -->\n```text\n{help}\n```\n{CLOSE}")
 }
 
-fn blocks(readme: &str) -> Vec<Block> {
+fn blocks(doc: &str) -> Vec<Block> {
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(start) = readme[from..].find(OPEN).map(|i| i + from) {
-        let header_end = readme[start..].find("-->").expect("usage marker closed") + start;
-        let name = readme[start + OPEN.len()..header_end].trim().to_string();
-        let end = readme[start..]
+    while let Some(start) = doc[from..].find(OPEN).map(|i| i + from) {
+        let header_end = doc[start..].find("-->").expect("usage marker closed") + start;
+        let name = doc[start + OPEN.len()..header_end].trim().to_string();
+        let end = doc[start..]
             .find(CLOSE)
-            .unwrap_or_else(|| panic!("README: usage block `{name}` has no {CLOSE}"))
+            .unwrap_or_else(|| panic!("docs/usage.md: usage block `{name}` has no {CLOSE}"))
             + start
             + CLOSE.len();
-        let inner = &readme[header_end + 3..end - CLOSE.len()];
+        let inner = &doc[header_end + 3..end - CLOSE.len()];
         let text = inner
             .trim()
             .strip_prefix("```text")
             .and_then(|t| t.strip_suffix("```"))
-            .unwrap_or_else(|| panic!("README: usage block `{name}` is not one ```text fence"))
+            .unwrap_or_else(|| {
+                panic!("docs/usage.md: usage block `{name}` is not one ```text fence")
+            })
             .trim_matches('\n')
             .lines()
             .map(str::trim_end)
@@ -91,7 +93,7 @@ fn blocks(readme: &str) -> Vec<Block> {
     found
 }
 
-/// A line diff (`-` README, `+` help) with a line of context, for a readable failure.
+/// A line diff (`-` docs/usage.md, `+` help) with a line of context, for a readable failure.
 fn diff(old: &str, new: &str) -> String {
     let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
     // Longest common subsequence table, from the ends.
@@ -132,10 +134,10 @@ fn diff(old: &str, new: &str) -> String {
 }
 
 #[test]
-fn readme_usage_blocks_equal_the_help() {
-    let path = readme_path();
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let found = blocks(&readme);
+fn usage_doc_blocks_equal_the_help() {
+    let path = usage_doc_path();
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let found = blocks(&doc);
     let wanted = names();
     let mut problems = Vec::new();
     for name in &wanted {
@@ -143,7 +145,7 @@ fn readme_usage_blocks_equal_the_help() {
         match found.iter().find(|b| &b.name == name) {
             None => problems.push(format!("no usage block for `{name}`")),
             Some(b) if b.text != help => problems.push(format!(
-                "the block for `{name}` differs from its --help (- README, + --help):\n{}",
+                "the block for `{name}` differs from its --help (- docs/usage.md, + --help):\n{}",
                 diff(&b.text, &help)
             )),
             Some(_) => {}
@@ -161,28 +163,31 @@ fn readme_usage_blocks_equal_the_help() {
         return;
     }
     if std::env::var_os(BLESS).is_some_and(|v| v == "1") {
-        std::fs::write(&path, bless(&readme, &found, &wanted)).unwrap();
-        eprintln!("README.md usage blocks rewritten:\n{}", problems.join("\n"));
+        std::fs::write(&path, bless(&doc, &found, &wanted)).unwrap();
+        eprintln!(
+            "docs/usage.md usage blocks rewritten:\n{}",
+            problems.join("\n")
+        );
         return;
     }
     panic!(
-        "README.md is out of date with --help:\n\n{}\n\nRun `{BLESS}=1 cargo test usage` to rewrite its usage blocks, then review the diff.",
+        "docs/usage.md is out of date with --help:\n\n{}\n\nRun `{BLESS}=1 cargo test usage` to rewrite its usage blocks, then review the diff.",
         problems.join("\n\n")
     );
 }
 
-/// The README with its usage blocks rendered from the help, one per name in `--help`
+/// docs/usage.md with its usage blocks rendered from the help, one per name in `--help`
 /// order. The blocks stand together: everything from the first to the last is replaced.
-fn bless(readme: &str, found: &[Block], wanted: &[String]) -> String {
+fn bless(doc: &str, found: &[Block], wanted: &[String]) -> String {
     let region: Vec<String> = wanted.iter().map(|n| render(n, &help(n))).collect();
     let region = region.join("\n\n");
     match (found.first(), found.last()) {
         (Some(first), Some(last)) => format!(
             "{}{region}{}",
-            &readme[..first.range.start],
-            &readme[last.range.end..]
+            &doc[..first.range.start],
+            &doc[last.range.end..]
         ),
-        _ => format!("{}\n\n{region}\n", readme.trim_end()),
+        _ => format!("{}\n\n{region}\n", doc.trim_end()),
     }
 }
 
