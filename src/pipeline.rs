@@ -269,10 +269,7 @@ impl Pipeline {
     /// ones, come first as they cost nothing). The same budget every night then reaches
     /// every row in turn, instead of the file's first rows again and again. Holds the
     /// portfolio in memory: only for runs with a budget.
-    pub async fn by_last_checked(
-        &self,
-        rows: Vec<InputRow>,
-    ) -> Result<Vec<InputRow>, StoreError> {
+    pub async fn by_last_checked(&self, rows: Vec<InputRow>) -> Result<Vec<InputRow>, StoreError> {
         let mut keyed = Vec::with_capacity(rows.len());
         for row in rows {
             let checked = match portfolio::validate(&row, &self.lookups) {

@@ -1,9 +1,13 @@
 //! SQLite storage: the schema (applied from `migrations/`), runs, the resolution cache,
 //! rating history and every row's outcome. All SQL of ratewatch lives under this module.
 //!
-//! One writer owns the connection that changes results (`writer`); the resolution cache
-//! reads through a connection of its own, which WAL lets run beside the writer. The
+//! A run records through one [`Recorder`], which owns the writer's connection (`writer`):
+//! its records, and its answers to the pipeline's questions (the resolution cache among
+//! them), go through that one connection. [`Store`] holds a second one for what happens
+//! around a run (starting, resuming, finishing it, the lookup lists, the reports). The
 //! reading commands open the database read-only (`Store::open_read_only`, `history`).
+//! Nothing here takes or returns the service's wire types but the company a search found
+//! and the lookup lists, which `model` does not describe yet.
 
 mod checkpoint;
 mod history;

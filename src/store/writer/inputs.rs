@@ -1,0 +1,89 @@
+//! The rows as given, stored once however many runs read them (a digest of every field
+//! finds them again), and each row's outcome in its run.
+
+use rusqlite::{OptionalExtension, params};
+use sha2::{Digest, Sha256};
+
+use super::{RowRecord, Writer, candidates_json};
+use crate::store::StoreError;
+
+impl Writer {
+    /// Stores the row as given (once, however many runs read it) and its outcome.
+    pub(super) fn record_row(&mut self, row: &RowRecord) -> Result<(), StoreError> {
+        let line = row.input.line;
+        // The message is only built if a statement fails.
+        let ctx = move |source| StoreError::Sql {
+            context: format!("recording line {line}"),
+            source,
+        };
+        let i = &row.input;
+        let fields = [
+            &i.reference,
+            &i.country,
+            &i.service,
+            &i.id,
+            &i.name,
+            &i.street_number,
+            &i.street_name,
+            &i.city,
+            &i.postcode,
+            &i.phone,
+            &i.company_id,
+        ];
+        let mut hasher = Sha256::new();
+        for f in fields {
+            match f {
+                Some(v) => {
+                    hasher.update(b"\x1f");
+                    hasher.update(v.as_bytes());
+                }
+                None => hasher.update(b"\x1e"),
+            }
+        }
+        let digest = &hasher.finalize()[..16];
+        let existing: Option<i64> = self
+            .conn()
+            .prepare_cached("SELECT id FROM inputs WHERE digest = ?1")
+            .and_then(|mut s| s.query_row([digest], |r| r.get(0)).optional())
+            .map_err(ctx)?;
+        let input = match existing {
+            Some(id) => id,
+            None => self
+                .conn()
+                .prepare_cached(
+                    "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
+                                         street_name, city, postcode, phone, given_company_id)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
+                )
+                .and_then(|mut s| {
+                    s.query_row(
+                        params![
+                            digest, fields[0], fields[1], fields[2], fields[3], fields[4],
+                            fields[5], fields[6], fields[7], fields[8], fields[9], fields[10]
+                        ],
+                        |r| r.get(0),
+                    )
+                })
+                .map_err(ctx)?,
+        };
+        let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
+        self.conn()
+            .prepare_cached(
+                "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    self.run_id,
+                    row.input.line as i64,
+                    input,
+                    row.status.as_str(),
+                    company,
+                    row.error,
+                    candidates_json(&row.candidates),
+                ])
+            })
+            .map(drop)
+            .map_err(ctx)
+    }
+}

@@ -1,0 +1,406 @@
+//! The one connection that writes a run's results.
+//!
+//! Records are applied inside a transaction that stays open for a moment and is then
+//! committed with everything that arrived meanwhile: a crash loses at most that moment's
+//! work and never half a row, and commits stay few. The pipeline's questions (is this search
+//! cached? is this company already rated in this run?) are answered by the same connection,
+//! so the answers see every record written before them, committed or not.
+//!
+//! The screening runtime is single-threaded, so the writer is called directly, without a
+//! thread or a channel: a handoff between threads costs more than the SQL it carries.
+//! Only the commit leaves the thread ([`Writer::commit_job`]): it writes every page the
+//! transaction dirtied, tens of milliseconds on a first run, during which answers would
+//! pile up unread. While the connection is away, records queue and are written when it
+//! returns; questions wait for it ([`Writer::is_home`]).
+//!
+//! Split by what it does: this file holds the transaction and commit protocol;
+//! `records` writes companies, resolutions and the rating history (where changes are
+//! detected, against the history); `questions` answers the pipeline; `inputs` stores the
+//! rows as given and their outcomes.
+
+mod inputs;
+mod questions;
+mod records;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, params};
+use uuid::Uuid;
+
+use super::checkpoint::Checkpointer;
+use super::{StoreError, now_text};
+use crate::api::models::Company;
+use crate::model::{self, Candidate, Change, Color, InputRow, RowStatus};
+
+/// A transaction is committed once it is this old: readers see progress, and a crash
+/// loses no more than this. Longer transactions write each page of the randomly ordered
+/// indexes (company UUIDs, input digests, search keys) once for many rows: a second
+/// rather than 200 ms cuts the database writes of a first run by almost two thirds.
+const MAX_TRANSACTION: Duration = Duration::from_secs(1);
+/// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile):
+/// it stays a few seconds of writes long, and the writer copies only the last moment's
+/// pages itself.
+const LOG_RESTART: Duration = Duration::from_secs(2);
+/// Company UUIDs → internal keys remembered; past this the memo starts over.
+const COMPANY_MEMO: usize = 100_000;
+
+/// How a resolution ended, as cached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Resolved,
+    Ambiguous,
+    Unresolved,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Resolved => "resolved",
+            Outcome::Ambiguous => "ambiguous",
+            Outcome::Unresolved => "unresolved",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Outcome> {
+        [Outcome::Resolved, Outcome::Ambiguous, Outcome::Unresolved]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
+}
+
+/// A company the service no longer knows, as ratewatch last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gone {
+    pub color: Color,
+    /// When its last rating was last confirmed (ISO 8601 UTC).
+    pub last_seen: String,
+}
+
+/// One input row as given and what became of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowRecord {
+    pub input: InputRow,
+    pub status: RowStatus,
+    pub company_id: Option<Uuid>,
+    pub error: Option<String>,
+    pub candidates: Vec<Candidate>,
+}
+
+/// What the pipeline hands the writer.
+#[derive(Debug, Clone)]
+pub enum Record {
+    /// A company as the service described it (inserted or refreshed).
+    Company(Box<Company>),
+    /// A resolution to cache under its normalized input.
+    Resolution {
+        key: String,
+        outcome: Outcome,
+        company_id: Option<Uuid>,
+        candidates: Vec<Candidate>,
+    },
+    /// A rating fetched in this run.
+    Observation(model::Rating),
+    /// A company's latest rating (`ratings.id`), used as it is instead of fetched.
+    Reused { company: Uuid, rating: i64 },
+    /// A company the service no longer knows, with its last rating (`ratings.id`).
+    Gone { company: Uuid, rating: i64 },
+    /// An input row's outcome.
+    Row(Box<RowRecord>),
+}
+
+/// The writer of one run.
+pub struct Writer {
+    /// `None` while a commit runs on another thread.
+    conn: Option<Connection>,
+    /// Records sent while the connection was away, written when it returns.
+    queued: Vec<Record>,
+    run_id: i64,
+    /// UUID → internal key of companies already seen.
+    companies: HashMap<Uuid, i64>,
+    /// Internal keys of the companies this run has rated (a bit each: keys are dense).
+    rated: KeySet,
+    /// The highest company key before this run: a higher one was recorded by this run, so
+    /// it has no rating history to read.
+    known_before: i64,
+    /// When the open transaction began, if one is open.
+    open: Option<Instant>,
+    /// Whether the run's `service_time` is recorded (by its first rating).
+    service_time_known: bool,
+    written: u64,
+    /// Copies the log into the database meanwhile; stops with the writer.
+    checkpointer: Option<Checkpointer>,
+    /// When the log last started over, and how often it does.
+    log_started: Instant,
+    pub(super) log_restart: Duration,
+    /// How long a transaction stays open ([`MAX_TRANSACTION`]).
+    pub(super) max_transaction: Duration,
+}
+
+impl Writer {
+    pub(super) fn start(
+        conn: Connection,
+        run_id: i64,
+        checkpointer: Option<Checkpointer>,
+    ) -> Result<Writer, StoreError> {
+        let ctx = "reading what the run has done";
+        let known_before: i64 = conn
+            .query_row("SELECT coalesce(max(id), 0) FROM companies", [], |r| {
+                r.get(0)
+            })
+            .map_err(StoreError::at(ctx))?;
+        // A resumed run goes on knowing which companies it has rated.
+        let mut rated = KeySet::default();
+        conn.prepare("SELECT company FROM run_companies WHERE run_id = ?1")
+            .and_then(|mut s| {
+                s.query_map([run_id], |r| r.get::<_, i64>(0))?
+                    .try_for_each(|k| k.map(|k| rated.insert(k)))
+            })
+            .map_err(StoreError::at(ctx))?;
+        Ok(Writer {
+            conn: Some(conn),
+            queued: Vec::new(),
+            run_id,
+            companies: HashMap::new(),
+            rated,
+            known_before,
+            open: None,
+            service_time_known: false,
+            written: 0,
+            checkpointer,
+            log_started: Instant::now(),
+            log_restart: LOG_RESTART,
+            max_transaction: MAX_TRANSACTION,
+        })
+    }
+    /// Writes a record in the open transaction. If it fails, the whole transaction is
+    /// rolled back: the run stops, and the next one redoes that moment's work from a
+    /// consistent database rather than keeping half of it. While a commit is away, the
+    /// record waits for the connection to return.
+    pub fn send(&mut self, record: Record) -> Result<(), StoreError> {
+        if self.conn.is_none() {
+            self.queued.push(record);
+            return Ok(());
+        }
+        self.begin()?;
+        if let Err(e) = self.apply(record) {
+            self.rollback();
+            return Err(e);
+        }
+        self.written += 1;
+        Ok(())
+    }
+    /// Whether the connection is here to answer questions (not away committing).
+    pub fn is_home(&self) -> bool {
+        self.conn.is_some()
+    }
+    /// The connection. Questions are only asked while it is home (the pipeline waits for
+    /// [`Writer::is_home`]); records sent meanwhile are queued instead.
+    fn conn(&self) -> &Connection {
+        self.conn
+            .as_ref()
+            .expect("the writer's connection is asked for only while it is home")
+    }
+    /// Once the open transaction is old enough, takes the connection away and returns the
+    /// work that commits it, to be run on another thread and handed back to
+    /// [`Writer::committed`]. Called on a timer, so a quiet moment leaves nothing
+    /// uncommitted for long.
+    pub fn commit_job(&mut self) -> Option<CommitJob> {
+        match self.open {
+            Some(started) if started.elapsed() >= self.max_transaction => self.take_commit(),
+            _ => None,
+        }
+    }
+    /// Closes the open transaction, if any, and takes the connection away to commit it.
+    fn take_commit(&mut self) -> Option<CommitJob> {
+        if self.conn.is_none() || self.open.take().is_none() {
+            return None;
+        }
+        Some(CommitJob {
+            conn: self.conn.take()?,
+            restart_log: self.checkpointer.is_some()
+                && self.log_started.elapsed() >= self.log_restart,
+        })
+    }
+    /// Takes the connection back after its commit, then writes what was queued meanwhile.
+    pub fn committed(&mut self, done: Committed) -> Result<(), StoreError> {
+        self.conn = Some(done.conn);
+        if done.result.map_err(StoreError::at("committing a batch"))? {
+            self.log_started = Instant::now();
+        }
+        for record in std::mem::take(&mut self.queued) {
+            self.send(record)?;
+        }
+        Ok(())
+    }
+    /// [`Writer::commit_job`] and [`Writer::committed`] on this thread, as the pipeline's
+    /// ticker does them on two.
+    #[cfg(test)]
+    pub(super) fn tick(&mut self) -> Result<(), StoreError> {
+        match self.commit_job() {
+            Some(job) => self.committed(job.run()),
+            None => Ok(()),
+        }
+    }
+    /// Commits what is written; returns how many records were written in all.
+    pub fn finish(mut self) -> Result<u64, StoreError> {
+        if !self.is_home() {
+            return Err(StoreError::WriterGone(format!(
+                "finished while a commit was away; {} records not written",
+                self.queued.len()
+            )));
+        }
+        self.commit()?;
+        Ok(self.written)
+    }
+    fn begin(&mut self) -> Result<(), StoreError> {
+        if self.open.is_none() {
+            self.conn()
+                .execute_batch("BEGIN")
+                .map_err(StoreError::at("starting a batch"))?;
+            self.open = Some(Instant::now());
+        }
+        Ok(())
+    }
+    fn rollback(&mut self) {
+        if self.open.take().is_some()
+            && let Err(e) = self.conn().execute_batch("ROLLBACK")
+        {
+            tracing::warn!("rolling back a failed batch: {e}");
+        }
+    }
+    fn commit(&mut self) -> Result<(), StoreError> {
+        match self.take_commit() {
+            Some(job) => self.committed(job.run()),
+            None => Ok(()),
+        }
+    }
+    fn apply(&mut self, record: Record) -> Result<(), StoreError> {
+        match record {
+            Record::Company(c) => self.upsert_company(&c).map(drop),
+            Record::Resolution {
+                key,
+                outcome,
+                company_id,
+                candidates,
+            } => {
+                let company = company_id.map(|id| self.company_key(id)).transpose()?;
+                self.conn()
+                    .prepare_cached(
+                        "INSERT OR REPLACE INTO resolutions (input_key, outcome, company, candidates, resolved_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                    )
+                    .and_then(|mut s| {
+                        s.execute(params![
+                            key,
+                            outcome.as_str(),
+                            company,
+                            candidates_json(&candidates),
+                            now_text()
+                        ])
+                    })
+                    .map(drop)
+                    .map_err(StoreError::at("caching a resolution"))
+            }
+            Record::Observation(rating) => self.observe(&rating),
+            Record::Reused { company, rating } => {
+                let company = self.company_key(company)?;
+                self.record_change(company, rating, Some(rating), Change::Unchanged)
+            }
+            Record::Gone { company, rating } => {
+                let company = self.company_key(company)?;
+                self.record_change(company, rating, Some(rating), Change::Gone)
+            }
+            Record::Row(row) => self.record_row(&row),
+        }
+    }
+}
+
+/// A commit to run away from the screening thread: it holds the writer's connection.
+pub struct CommitJob {
+    conn: Connection,
+    /// Also copy what the checkpoint thread has not yet copied (see [`CommitJob::run`]).
+    restart_log: bool,
+}
+
+/// A commit done, to hand back to [`Writer::committed`].
+pub struct Committed {
+    conn: Connection,
+    /// Whether the log now starts over.
+    result: Result<bool, rusqlite::Error>,
+}
+
+impl CommitJob {
+    /// Commits. When the log is due to start over, also copies what the checkpoint thread
+    /// has not yet copied, so that the next transaction writes the log from its start again:
+    /// the log only ever restarts for a transaction that begins when it is wholly copied,
+    /// which a writer that begins again straight after each commit never sees otherwise,
+    /// and the log would grow for the whole run. (Busy when the thread is copying at that
+    /// moment: then the next commit tries again.)
+    pub fn run(self) -> Committed {
+        let result = self.conn.execute_batch("COMMIT").and_then(|()| {
+            if !self.restart_log {
+                return Ok(false);
+            }
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
+                .map(|busy| busy == 0)
+        });
+        Committed {
+            conn: self.conn,
+            result,
+        }
+    }
+}
+
+/// A set of internal keys, one bit each. Keys are row ids handed out one after another, so
+/// a million companies take 125 KB, and a lookup costs no query.
+#[derive(Debug, Default)]
+struct KeySet(Vec<u64>);
+
+impl KeySet {
+    fn insert(&mut self, key: i64) {
+        let Ok(key) = usize::try_from(key) else {
+            return;
+        };
+        let word = key / 64;
+        if word >= self.0.len() {
+            self.0.resize(word + 1, 0);
+        }
+        self.0[word] |= 1 << (key % 64);
+    }
+
+    fn contains(&self, key: i64) -> bool {
+        usize::try_from(key)
+            .ok()
+            .and_then(|k| self.0.get(k / 64).map(|w| w & (1 << (k % 64)) != 0))
+            .unwrap_or(false)
+    }
+}
+
+fn candidates_json(c: &[Candidate]) -> Option<String> {
+    (!c.is_empty()).then(|| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeySet;
+
+    #[test]
+    fn a_key_set_holds_exactly_the_keys_put_in() {
+        let mut set = KeySet::default();
+        for k in [1, 63, 64, 65, 1_000_003] {
+            set.insert(k);
+        }
+        for k in [1, 63, 64, 65, 1_000_003] {
+            assert!(set.contains(k), "{k}");
+        }
+        for k in [0, 2, 62, 66, 127, 1_000_002, 1_000_004, 5_000_000, -1] {
+            assert!(!set.contains(k), "{k}");
+        }
+        set.insert(-5);
+        assert!(
+            !set.contains(-5),
+            "row ids are never negative; such a key is ignored"
+        );
+    }
+}

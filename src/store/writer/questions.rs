@@ -1,0 +1,192 @@
+//! The writer's answers to the pipeline, from the same connection as its records: is
+//! this search cached, is this company rated in this run, may a recent rating be reused,
+//! is a company gone, when was a row last checked.
+
+use rusqlite::{OptionalExtension, params};
+use uuid::Uuid;
+
+use super::{COMPANY_MEMO, Gone, Record, Writer};
+use crate::model::Color;
+use crate::store::{CachedResolution, Outcome, StoreError, time_text};
+
+impl Writer {
+    /// The cached answer to a search, if any (whatever its age).
+    pub fn cached_resolution(&mut self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+        self.begin()?;
+        let found = self.lookup_resolution(key)?;
+        Ok(found.map(|(hit, internal)| {
+            // The row's company will be asked about next: remember its key.
+            if let (Some(id), Some(k)) = (hit.company_id, internal) {
+                self.remember(id, k);
+            }
+            hit
+        }))
+    }
+    pub(super) fn lookup_resolution(
+        &self,
+        key: &str,
+    ) -> Result<Option<(CachedResolution, Option<i64>)>, StoreError> {
+        let ctx = "reading the resolution cache";
+        self.conn()
+            .prepare_cached(
+                "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id
+                 FROM resolutions r LEFT JOIN companies c ON c.id = r.company
+                 WHERE r.input_key = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row([key], |r| {
+                    let outcome: String = r.get(0)?;
+                    let company: Option<String> = r.get(1)?;
+                    let candidates: Option<String> = r.get(2)?;
+                    let at: String = r.get(3)?;
+                    let internal: Option<i64> = r.get(4)?;
+                    Ok((
+                        CachedResolution {
+                            outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
+                            company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                            candidates: candidates
+                                .and_then(|c| serde_json::from_str(&c).ok())
+                                .unwrap_or_default(),
+                            resolved_at: at.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+                        },
+                        internal,
+                    ))
+                })
+                .optional()
+            })
+            .map_err(StoreError::at(ctx))
+    }
+    /// Whether this run has already rated the company.
+    pub fn rated(&mut self, company: Uuid) -> Result<bool, StoreError> {
+        self.begin()?;
+        Ok(self
+            .known_company(company)?
+            .is_some_and(|key| self.rated.contains(key)))
+    }
+    /// Records the company's latest rating as this run's when a run that started at
+    /// `since` or later saw it; tells whether it did. Its history is left as it is: no
+    /// one has looked again, so nothing is confirmed.
+    pub fn reuse_rating(
+        &mut self,
+        company: Uuid,
+        since: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        self.begin()?;
+        let Some(key) = self.known_company(company)? else {
+            return Ok(false);
+        };
+        let recent: Option<i64> = self
+            .conn()
+            .prepare_cached(
+                "SELECT r.id FROM ratings r JOIN runs u ON u.id = r.last_run_id
+                 WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)
+                   AND u.started_at >= ?2",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![key, time_text(since)], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(StoreError::at("reading the latest rating"))?;
+        match recent {
+            Some(rating) => self.send(Record::Reused { company, rating }).map(|()| true),
+            None => Ok(false),
+        }
+    }
+    /// Records that the service no longer knows a company it had rated, and returns how
+    /// it was last seen; `None` when there is no news: it was never rated, this run rated
+    /// it, or an earlier run already reported it gone with the same last rating.
+    pub fn gone(&mut self, company: Uuid) -> Result<Option<Gone>, StoreError> {
+        let ctx = "reading a company's last rating";
+        self.begin()?;
+        let Some(key) = self.known_company(company)? else {
+            return Ok(None);
+        };
+        let latest: Option<(i64, String, String)> = self
+            .conn()
+            .prepare_cached(
+                "SELECT id, color, confirmed_at FROM ratings WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
+            .map_err(StoreError::at(ctx))?;
+        let Some((rating, color, last_seen)) = latest else {
+            return Ok(None);
+        };
+        let reported_by: Option<i64> = self
+            .conn()
+            .prepare_cached(
+                "SELECT max(run_id) FROM run_companies
+                 WHERE company = ?1 AND rating_id = ?2 AND change = 'gone'",
+            )
+            .and_then(|mut s| s.query_row(params![key, rating], |r| r.get(0)))
+            .map_err(StoreError::at(ctx))?;
+        match reported_by {
+            // Every row of this run that names the company hears the same.
+            Some(run) if run == self.run_id => {}
+            Some(_) => return Ok(None),
+            None if self.rated.contains(key) => return Ok(None),
+            None => self.send(Record::Gone { company, rating })?,
+        }
+        Ok(Some(Gone {
+            color: Color::parse(&color),
+            last_seen,
+        }))
+    }
+    /// The last run that rated what a row leads to; `None` if none did (never checked, or
+    /// a search with no company, which costs nothing while cached). The row is named by its
+    /// search's cache key or by its company. Runs, not times: the service's request times
+    /// need not be ratewatch's clock, and a run id orders nights without ties.
+    pub fn last_checked(
+        &mut self,
+        key: Option<&str>,
+        company: Option<Uuid>,
+    ) -> Result<Option<i64>, StoreError> {
+        let ctx = "reading when a row was last checked";
+        self.begin()?;
+        let by_key = |key: &str| {
+            self.conn()
+                .prepare_cached(
+                    "SELECT (SELECT max(last_run_id) FROM ratings WHERE company = r.company)
+                     FROM resolutions r WHERE r.input_key = ?1",
+                )
+                .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
+        };
+        let by_company = |company: Uuid| {
+            self.conn()
+                .prepare_cached(
+                    "SELECT max(r.last_run_id) FROM ratings r
+                     JOIN companies c ON c.id = r.company WHERE c.company_id = ?1",
+                )
+                .and_then(|mut s| s.query_row([company.to_string()], |r| r.get(0)))
+        };
+        match (key, company) {
+            (Some(key), _) => by_key(key).map(Option::flatten),
+            (None, Some(company)) => by_company(company),
+            (None, None) => Ok(None),
+        }
+        .map_err(StoreError::at(ctx))
+    }
+    /// The internal key of a company the database knows, without recording it.
+    pub(super) fn known_company(&mut self, company: Uuid) -> Result<Option<i64>, StoreError> {
+        if let Some(k) = self.companies.get(&company) {
+            return Ok(Some(*k));
+        }
+        let key: Option<i64> = self
+            .conn()
+            .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")
+            .and_then(|mut s| s.query_row([company.to_string()], |r| r.get(0)).optional())
+            .map_err(StoreError::at("looking up a company"))?;
+        if let Some(k) = key {
+            self.remember(company, k);
+        }
+        Ok(key)
+    }
+    pub(super) fn remember(&mut self, company: Uuid, key: i64) {
+        if self.companies.len() >= COMPANY_MEMO {
+            self.companies.clear();
+        }
+        self.companies.insert(company, key);
+    }
+}

@@ -1,0 +1,196 @@
+//! The writer's records of what the service said: companies and their identifiers, and
+//! the rating history, where each observation is compared with the latest earlier one.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use uuid::Uuid;
+
+use super::Writer;
+use crate::api::models::Company;
+use crate::model::{self, Change, Color};
+use crate::store::{StoreError, now_text, time_text};
+
+impl Writer {
+    /// The internal key of a company, recording it (by UUID only) if it is new.
+    pub(super) fn company_key(&mut self, company: Uuid) -> Result<i64, StoreError> {
+        if let Some(k) = self.companies.get(&company) {
+            return Ok(*k);
+        }
+        let ctx = "recording a company";
+        let now = now_text();
+        let key: i64 = self
+            .conn()
+            .prepare_cached(
+                "INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (?1, ?2, ?2)
+                 ON CONFLICT (company_id) DO UPDATE SET company_id = excluded.company_id
+                 RETURNING id",
+            )
+            .and_then(|mut s| s.query_row(params![company.to_string(), now], |r| r.get(0)))
+            .map_err(StoreError::at(ctx))?;
+        self.remember(company, key);
+        Ok(key)
+    }
+    pub(super) fn upsert_company(&mut self, c: &Company) -> Result<i64, StoreError> {
+        let now = now_text();
+        let a = &c.address;
+        let key: i64 = self
+            .conn()
+            .prepare_cached(
+                "INSERT INTO companies (company_id, name, country, street_number, street_name, postcode,
+                                        city, phone, legal_form, first_seen_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)
+                 ON CONFLICT (company_id) DO UPDATE SET
+                   name = excluded.name, country = excluded.country,
+                   street_number = excluded.street_number, street_name = excluded.street_name,
+                   postcode = excluded.postcode, city = excluded.city, phone = excluded.phone,
+                   legal_form = excluded.legal_form, updated_at = excluded.updated_at
+                 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![
+                        c.id.to_string(),
+                        c.name,
+                        a.country_code.to_uppercase(),
+                        a.street_number,
+                        a.street_name,
+                        a.post_code,
+                        a.city,
+                        c.phone_number,
+                        c.legal_form_code,
+                        now
+                    ],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(StoreError::at("recording a company"))?;
+        self.remember(c.id, key);
+        let mut ids = self
+            .conn()
+            .prepare_cached(
+                "INSERT OR IGNORE INTO company_external_ids (company, service, external_id) VALUES (?1, ?2, ?3)",
+            )
+            .map_err(StoreError::at("recording identifiers"))?;
+        for e in &c.external_ids {
+            ids.execute(params![key, e.external_service, e.external_id])
+                .map_err(StoreError::at("recording identifiers"))?;
+        }
+        Ok(key)
+    }
+    /// Adds a rating to the history (or confirms the latest one) and records the change.
+    pub(super) fn observe(&mut self, rating: &model::Rating) -> Result<(), StoreError> {
+        let ctx = "recording a rating";
+        let company = self.company_key(rating.company_id)?;
+        let run_id = self.run_id;
+        // Each company is observed once per run: the pipeline asks `rated` before it fetches
+        // (a resumed run included), and a second observation would break the primary key
+        // of run_companies below, loudly, rather than double the history.
+        let color = rating.color.as_str();
+        let last_change = rating.last_change.map(time_text);
+        let last_refresh = rating.last_refresh.map(time_text);
+        let observed = rating.requested_at.map(time_text).unwrap_or_else(now_text);
+        if !self.service_time_known {
+            // The first rating of the run dates it on the service's clock (staleness).
+            self.conn()
+                .prepare_cached(
+                    "UPDATE runs SET service_time = ?2 WHERE id = ?1 AND service_time IS NULL",
+                )
+                .and_then(|mut s| s.execute(params![run_id, observed]))
+                .map_err(StoreError::at(ctx))?;
+            self.service_time_known = true;
+        }
+        let insert = |conn: &Connection| -> Result<i64, StoreError> {
+            conn.prepare_cached(
+                "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
+                                      observed_at, confirmed_at, first_run_id, last_run_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?6) RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![company, color, last_change, last_refresh, observed, run_id],
+                    |r| r.get(0),
+                )
+            })
+            .map_err(StoreError::at(ctx))
+        };
+        // A company first recorded by this run has no history to compare with.
+        if company > self.known_before {
+            let id = insert(self.conn())?;
+            let change = Change::classify(None, &rating.color, last_change.as_deref());
+            return self.record_change(company, id, None, change);
+        }
+
+        // Most nights most ratings are unchanged: confirming the latest observation in one
+        // statement when it matches spares reading it first.
+        let confirmed: Option<i64> = self
+            .conn()
+            .prepare_cached(
+                "UPDATE ratings SET confirmed_at = ?5, last_run_id = ?6
+                 WHERE id = (SELECT max(id) FROM ratings WHERE company = ?1)
+                   AND color = ?2 AND last_change_date IS ?3 AND last_refresh_date IS ?4
+                 RETURNING id",
+            )
+            .and_then(|mut s| {
+                s.query_row(
+                    params![company, color, last_change, last_refresh, observed, run_id],
+                    |r| r.get(0),
+                )
+                .optional()
+            })
+            .map_err(StoreError::at(ctx))?;
+        if let Some(id) = confirmed {
+            // The latest observation had this color and these dates: the model's rule says
+            // so (unchanged) without a second read of it.
+            let same = (&rating.color, last_change.as_deref());
+            let change = Change::classify(Some(same), &rating.color, last_change.as_deref());
+            return self.record_change(company, id, Some(id), change);
+        }
+        let latest: Option<(i64, String, Option<String>)> = self
+            .conn()
+            .prepare_cached(
+                "SELECT id, color, last_change_date FROM ratings
+                 WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+            )
+            .and_then(|mut s| {
+                s.query_row([company], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
+            .map_err(StoreError::at(ctx))?;
+        let new_id = insert(self.conn())?;
+        let previous = latest
+            .as_ref()
+            .map(|(_, c, lc)| (Color::parse(c), lc.clone()));
+        let change = Change::classify(
+            previous.as_ref().map(|(c, lc)| (c, lc.as_deref())),
+            &rating.color,
+            last_change.as_deref(),
+        );
+        self.record_change(company, new_id, latest.map(|l| l.0), change)
+    }
+    /// Records what this run observed for a company against its previous observation.
+    pub(super) fn record_change(
+        &mut self,
+        company: i64,
+        rating_id: i64,
+        previous_id: Option<i64>,
+        change: Change,
+    ) -> Result<(), StoreError> {
+        let run_id = self.run_id;
+        self.conn()
+            .prepare_cached(
+                "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    run_id,
+                    company,
+                    rating_id,
+                    previous_id,
+                    change.as_str()
+                ])
+            })
+            .map_err(StoreError::at("recording a rating"))?;
+        self.rated.insert(company);
+        Ok(())
+    }
+}
