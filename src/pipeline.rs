@@ -808,7 +808,16 @@ mod tests {
                 ..Limits::default()
             })),
             store.writer(run_id).unwrap(),
-            Lookups::new(&dataset::countries(), &dataset::services()),
+            Lookups::new(
+                &dataset::countries()
+                    .into_iter()
+                    .map(Into::into)
+                    .collect::<Vec<_>>(),
+                &dataset::services()
+                    .into_iter()
+                    .map(Into::into)
+                    .collect::<Vec<_>>(),
+            ),
             Options {
                 concurrency,
                 endpoint: RatingEndpoint::Current,

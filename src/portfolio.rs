@@ -13,10 +13,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::api::NameQuery;
-use crate::api::models::{Country, IdentifierService};
 pub use crate::model::InputRow;
-use crate::model::RATED_COUNTRIES;
+use crate::model::{Country, IdentifierService, NameQuery, RATED_COUNTRIES};
 
 /// A problem with the portfolio file as a whole: the run cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -349,15 +347,12 @@ impl Lookups {
         let mut by_country: HashMap<String, Vec<String>> = HashMap::new();
         for s in services {
             by_country
-                .entry(s.identifier_country.to_uppercase())
+                .entry(s.country.to_uppercase())
                 .or_default()
-                .push(s.identifier_code.clone());
+                .push(s.code.clone());
         }
         Lookups {
-            countries: countries
-                .iter()
-                .map(|c| c.country_code.to_uppercase())
-                .collect(),
+            countries: countries.iter().map(|c| c.code.to_uppercase()).collect(),
             services: by_country,
         }
     }
@@ -513,13 +508,13 @@ mod tests {
 
     fn lookups() -> Lookups {
         let c = |code: &str| Country {
-            country_code: code.into(),
-            country_name: code.into(),
+            code: code.into(),
+            name: code.into(),
         };
         let s = |cc: &str, code: &str| IdentifierService {
-            identifier_code: code.into(),
-            identifier_country: cc.into(),
-            identifier_label: String::new(),
+            country: cc.into(),
+            code: code.into(),
+            label: String::new(),
         };
         Lookups::new(
             &[c("FR"), c("GB"), c("US"), c("GP")],

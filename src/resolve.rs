@@ -7,9 +7,8 @@
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
-use crate::api::models::Company;
-use crate::api::{ApiError, Client, NameQuery};
-use crate::model::Candidate;
+use crate::api::{ApiError, Client};
+use crate::model::{Candidate, Company, NameQuery};
 
 /// A search to make.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +101,7 @@ pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiErr
         } => client
             .company_by_external_id(&country.to_lowercase(), service, id)
             .await
-            .map(|c| Resolution::Resolved(Box::new(c))),
+            .map(|c| Resolution::Resolved(Box::new(c.into()))),
         Query::ByName(q) => {
             let q = NameQuery {
                 country: q.country.to_lowercase(),
@@ -111,7 +110,7 @@ pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiErr
             client
                 .companies_by_name(&q)
                 .await
-                .map(|found| choose(&q.name, found))
+                .map(|found| choose(&q.name, found.into_iter().map(Into::into).collect()))
         }
     }
 }
@@ -148,7 +147,7 @@ pub fn candidate(c: &Company) -> Candidate {
         id: c.id,
         name: c.name.clone(),
         city: c.address.city.clone(),
-        postcode: c.address.post_code.clone(),
+        postcode: c.address.postcode.clone(),
     }
 }
 
@@ -193,7 +192,7 @@ pub fn normalize_name(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::models::Address;
+    use crate::model::Address;
     use uuid::Uuid;
 
     fn company(name: &str, city: &str) -> Company {
@@ -204,8 +203,8 @@ mod tests {
                 city: city.into(),
                 ..Address::default()
             },
-            phone_number: None,
-            legal_form_code: String::new(),
+            phone: None,
+            legal_form: String::new(),
             external_ids: vec![],
         }
     }

@@ -18,7 +18,7 @@ use crate::config::{ServiceSettings, Settings, Target};
 use crate::connection::Connection;
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
-use crate::model::{RowStatus, RunInfo, RunStatus};
+use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::report::{self, Output, ReportError, ReportOptions};
@@ -384,6 +384,8 @@ async fn fetch_lookups(
     let db_error = |source| Error::Store { path, source };
     let (endpoint, e) = match (countries, services) {
         (Ok(countries), Ok(services)) => {
+            let countries: Vec<Country> = countries.into_iter().map(Into::into).collect();
+            let services: Vec<IdentifierService> = services.into_iter().map(Into::into).collect();
             store
                 .save_lookups(&countries, &services)
                 .map_err(db_error)?;

@@ -17,6 +17,7 @@ use super::error::{ApiError, snippet};
 use super::models::{
     Company, Country, DeprecatedRating, IdentifierService, Rating, RatingsPage, ShortRating,
 };
+use crate::model::NameQuery;
 
 /// Longest body the client will read. Real answers are a few kilobytes; anything far
 /// larger is a broken or hostile server and must not exhaust memory.
@@ -66,18 +67,6 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(10),
         }
     }
-}
-
-/// A name search (spec 4.2): country and name are required, every filter optional.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NameQuery {
-    pub country: String,
-    pub name: String,
-    pub street_number: Option<String>,
-    pub street_name: Option<String>,
-    pub city: Option<String>,
-    pub postcode: Option<String>,
-    pub phone_number: Option<String>,
 }
 
 /// A client bound to one environment and key. Cheap to clone: connections are shared.

@@ -5,5 +5,7 @@ pub mod client;
 pub mod error;
 pub mod models;
 
-pub use client::{ApiKey, Client, ClientOptions, NameQuery};
+/// A name search is asked in the model's terms.
+pub use crate::model::NameQuery;
+pub use client::{ApiKey, Client, ClientOptions};
 pub use error::ApiError;

@@ -216,6 +216,49 @@ pub struct IdentifierService {
     pub identifier_label: String,
 }
 
+impl From<Company> for model::Company {
+    fn from(c: Company) -> Self {
+        let a = c.address;
+        model::Company {
+            id: c.id,
+            name: c.name,
+            address: model::Address {
+                street_number: a.street_number,
+                street_name: a.street_name,
+                postcode: a.post_code,
+                city: a.city,
+                country: a.country_code.to_uppercase(),
+            },
+            phone: c.phone_number,
+            legal_form: c.legal_form_code,
+            external_ids: c
+                .external_ids
+                .into_iter()
+                .map(|e| (e.external_service, e.external_id))
+                .collect(),
+        }
+    }
+}
+
+impl From<Country> for model::Country {
+    fn from(c: Country) -> Self {
+        model::Country {
+            code: c.country_code.to_uppercase(),
+            name: c.country_name,
+        }
+    }
+}
+
+impl From<IdentifierService> for model::IdentifierService {
+    fn from(s: IdentifierService) -> Self {
+        model::IdentifierService {
+            country: s.identifier_country.to_uppercase(),
+            code: s.identifier_code,
+            label: s.identifier_label,
+        }
+    }
+}
+
 impl From<Rating> for model::Rating {
     fn from(r: Rating) -> Self {
         model::Rating {
@@ -586,5 +629,32 @@ mod tests {
             let c = Color::parse(&s);
             prop_assert_eq!(c.as_str(), s.trim().to_lowercase());
         }
+    }
+
+    #[test]
+    fn a_company_converts_into_the_models_terms() {
+        let body = r#"{"Id":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e","Name":"Acme SA",
+            "Address":{"StreetNumber":"12","StreetName":"rue X","PostCode":"69001","City":"Lyon",
+                       "StateCode":"","CountryCode":"fr","Type":"main"},
+            "PhoneNumber":null,"LegalFormCode":"SA",
+            "ExternalIds":[{"ExternalId":"552100554","ExternalService":"SIREN"}]}"#;
+        let c: model::Company = serde_json::from_str::<Company>(body).unwrap().into();
+        assert_eq!(c.name, "Acme SA");
+        assert_eq!(
+            (c.address.postcode.as_str(), c.address.city.as_str()),
+            ("69001", "Lyon")
+        );
+        assert_eq!(c.address.country, "FR");
+        assert_eq!(c.phone, None);
+        assert_eq!(
+            c.external_ids,
+            vec![("SIREN".to_string(), "552100554".to_string())]
+        );
+        let lists: model::Country = Country {
+            country_code: "gb".into(),
+            country_name: "United Kingdom".into(),
+        }
+        .into();
+        assert_eq!(lists.code, "GB");
     }
 }

@@ -6,8 +6,7 @@
 //! them), go through that one connection. [`Store`] holds a second one for what happens
 //! around a run (starting, resuming, finishing it, the lookup lists, the reports). The
 //! reading commands open the database read-only (`Store::open_read_only`, `history`).
-//! Nothing here takes or returns the service's wire types but the company a search found
-//! and the lookup lists, which `model` does not describe yet.
+//! It takes and returns `model` types only, never the service's wire types.
 
 mod checkpoint;
 mod history;
@@ -23,8 +22,9 @@ use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
-use crate::api::models::{Country, IdentifierService};
-use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo, RunStatus};
+use crate::model::{
+    Candidate, Change, Color, Country, IdentifierService, ResultRow, RowStatus, RunInfo, RunStatus,
+};
 
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding,
@@ -375,21 +375,17 @@ impl Store {
                 .prepare("INSERT OR REPLACE INTO lookup_countries (code, name, fetched_at) VALUES (?1, ?2, ?3)")
                 .map_err(StoreError::at("saving countries"))?;
             for country in countries {
-                c.execute(params![
-                    country.country_code.to_uppercase(),
-                    country.country_name,
-                    now
-                ])
-                .map_err(StoreError::at("saving countries"))?;
+                c.execute(params![country.code.to_uppercase(), country.name, now])
+                    .map_err(StoreError::at("saving countries"))?;
             }
             let mut s = tx
                 .prepare("INSERT OR REPLACE INTO lookup_services (country, code, label, fetched_at) VALUES (?1, ?2, ?3, ?4)")
                 .map_err(StoreError::at("saving services"))?;
             for service in services {
                 s.execute(params![
-                    service.identifier_country.to_uppercase(),
-                    service.identifier_code,
-                    service.identifier_label,
+                    service.country.to_uppercase(),
+                    service.code,
+                    service.label,
                     now
                 ])
                 .map_err(StoreError::at("saving services"))?;
@@ -409,8 +405,8 @@ impl Store {
         let countries = c
             .query_map([], |r| {
                 Ok(Country {
-                    country_code: r.get(0)?,
-                    country_name: r.get(1)?,
+                    code: r.get(0)?,
+                    name: r.get(1)?,
                 })
             })
             .and_then(Iterator::collect)
@@ -422,9 +418,9 @@ impl Store {
         let services = s
             .query_map([], |r| {
                 Ok(IdentifierService {
-                    identifier_country: r.get(0)?,
-                    identifier_code: r.get(1)?,
-                    identifier_label: r.get(2)?,
+                    country: r.get(0)?,
+                    code: r.get(1)?,
+                    label: r.get(2)?,
                 })
             })
             .and_then(Iterator::collect)

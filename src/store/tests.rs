@@ -270,13 +270,13 @@ fn lookups_are_kept_between_runs() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("l.db")).unwrap();
     let countries = vec![Country {
-        country_code: "FR".into(),
-        country_name: "France".into(),
+        code: "FR".into(),
+        name: "France".into(),
     }];
     let services = vec![IdentifierService {
-        identifier_code: "SIREN".into(),
-        identifier_country: "FR".into(),
-        identifier_label: "x".into(),
+        country: "FR".into(),
+        code: "SIREN".into(),
+        label: "x".into(),
     }];
     store.save_lookups(&countries, &services).unwrap();
     store.save_lookups(&countries, &services).unwrap();

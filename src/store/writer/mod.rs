@@ -30,8 +30,7 @@ use uuid::Uuid;
 
 use super::checkpoint::Checkpointer;
 use super::{StoreError, now_text};
-use crate::api::models::Company;
-use crate::model::{self, Candidate, Change, Color, InputRow, RowStatus};
+use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
 /// A transaction is committed once it is this old: readers see progress, and a crash
 /// loses no more than this. Longer transactions write each page of the randomly ordered

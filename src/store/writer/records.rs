@@ -5,8 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
 use super::Writer;
-use crate::api::models::Company;
-use crate::model::{self, Change, Color};
+use crate::model::{self, Change, Color, Company};
 use crate::store::{StoreError, now_text, time_text};
 
 impl Writer {
@@ -50,13 +49,13 @@ impl Writer {
                     params![
                         c.id.to_string(),
                         c.name,
-                        a.country_code.to_uppercase(),
+                        a.country.to_uppercase(),
                         a.street_number,
                         a.street_name,
-                        a.post_code,
+                        a.postcode,
                         a.city,
-                        c.phone_number,
-                        c.legal_form_code,
+                        c.phone,
+                        c.legal_form,
                         now
                     ],
                     |r| r.get(0),
@@ -70,12 +69,13 @@ impl Writer {
                 "INSERT OR IGNORE INTO company_external_ids (company, service, external_id) VALUES (?1, ?2, ?3)",
             )
             .map_err(StoreError::at("recording identifiers"))?;
-        for e in &c.external_ids {
-            ids.execute(params![key, e.external_service, e.external_id])
+        for (service, id) in &c.external_ids {
+            ids.execute(params![key, service, id])
                 .map_err(StoreError::at("recording identifiers"))?;
         }
         Ok(key)
     }
+
     /// Adds a rating to the history (or confirms the latest one) and records the change.
     pub(super) fn observe(&mut self, rating: &model::Rating) -> Result<(), StoreError> {
         let ctx = "recording a rating";
