@@ -24,15 +24,17 @@ pub const CONFIG_FILE: &str = "ratewatch.toml";
 /// Environment variable naming the config file (`--config` wins over it).
 pub const CONFIG_ENV: &str = "RATEWATCH_CONFIG";
 
-// The defaults. The flags' help text repeats them as `[default: …]`; a test keeps both equal.
+// The defaults, named here only (the limiter's and the client's own defaults are these).
+// The flags' help text repeats them as `[default: …]`; a test keeps both equal.
 pub const DEFAULT_DB: &str = "ratewatch.db";
 /// Reports are written where ratewatch runs.
 pub const DEFAULT_OUT: &str = ".";
 pub const DEFAULT_CONCURRENCY: u16 = 8;
 pub const MAX_CONCURRENCY: u16 = 1024;
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
-/// `--max-wait`: as long as the limiter's own default.
-pub const DEFAULT_MAX_WAIT_SECS: f64 = crate::limit::DEFAULT_MAX_WAIT.as_secs() as f64;
+/// `--max-wait`: ten minutes of the service's rate limit is a busy night; hours is a spent
+/// quota, which a nightly run must report, not sleep through.
+pub const DEFAULT_MAX_WAIT_SECS: f64 = 600.0;
 pub const DEFAULT_CONNECT_TIMEOUT_SECS: f64 = 10.0;
 pub const DEFAULT_ENDPOINT: RatingEndpoint = RatingEndpoint::Current;
 pub const DEFAULT_RESOLUTION_MAX_AGE_DAYS: u32 = 30;

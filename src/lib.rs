@@ -32,6 +32,6 @@ pub mod resolve;
 pub mod run;
 pub mod sim;
 pub mod store;
-pub mod table;
+pub mod text;
 
 pub use error::{Error, ExitCode};

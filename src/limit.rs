@@ -16,14 +16,12 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::api::ApiError;
+use crate::config;
 
 /// Wait after a 429 that names no Retry-After.
 const DEFAULT_RATE_LIMIT_WAIT: Duration = Duration::from_secs(5);
 /// How many 429s one call waits out before giving up.
 const MAX_RATE_LIMIT_WAITS: u32 = 20;
-/// Longest wait a run accepts from the service, in one pause or in all (`--max-wait`): a
-/// spent quota answers with hours, and a nightly run must end and say so, not sleep.
-pub const DEFAULT_MAX_WAIT: Duration = Duration::from_secs(600);
 /// A pause at least this long is logged as a warning: a cron mail then says why the run
 /// is slow.
 const LONG_PAUSE: Duration = Duration::from_secs(30);
@@ -40,8 +38,8 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            retries: 3,
-            base_delay: Duration::from_millis(500),
+            retries: config::DEFAULT_RETRIES,
+            base_delay: Duration::from_millis(config::DEFAULT_RETRY_DELAY_MS),
             max_delay: Duration::from_secs(10),
         }
     }
@@ -64,10 +62,10 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            concurrency: 8,
+            concurrency: usize::from(config::DEFAULT_CONCURRENCY),
             max_rps: None,
             max_calls: None,
-            max_wait: DEFAULT_MAX_WAIT,
+            max_wait: Duration::from_secs_f64(config::DEFAULT_MAX_WAIT_SECS),
             retry: RetryPolicy::default(),
         }
     }

@@ -63,8 +63,8 @@ pub struct ClientOptions {
 impl Default for ClientOptions {
     fn default() -> Self {
         ClientOptions {
-            timeout: Duration::from_secs(30),
-            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs_f64(crate::config::DEFAULT_TIMEOUT_SECS),
+            connect_timeout: Duration::from_secs_f64(crate::config::DEFAULT_CONNECT_TIMEOUT_SECS),
         }
     }
 }

@@ -11,7 +11,6 @@ use crate::cli::ConfigArgs;
 use crate::config::{Key, KeySource, Origin, Settings, Sources};
 use crate::error::{Error, ExitCode};
 use crate::rate::RatingEndpoint;
-use crate::table;
 
 pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_run(&args.settings, &sources)?;
@@ -83,7 +82,7 @@ pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
                 ]);
             }
         }
-        text.push_str(&table::render(&["setting", "value", "from"], &rows));
+        text.push_str(&crate::text::render(&["setting", "value", "from"], &rows));
         text
     };
     emit(&text)?;

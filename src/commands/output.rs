@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use crate::cli::ListingArgs;
 use crate::error::Error;
-use crate::report::defuse;
-use crate::table;
+pub use crate::text::printable;
+use crate::text::{self, defuse};
 
 /// The form asked for on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,10 +35,8 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
         .iter()
         .map(|row| row.iter().map(|cell| printable(cell)).collect())
         .collect();
-    table::render(headers, &rows)
+    text::render(headers, &rows)
 }
-
-pub use crate::report::summary::printable;
 
 /// CSV with a header line. Cells that a spreadsheet would run as formulas are defused, as
 /// in report.csv.

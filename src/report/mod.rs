@@ -258,14 +258,7 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Text for a cell of a spreadsheet: a leading `=`, `+`, `-`, `@`, tab or CR would make
-/// Excel or LibreOffice evaluate the cell as a formula, so such cells get a `'` first.
-pub fn defuse(cell: &str) -> std::borrow::Cow<'_, str> {
-    match cell.chars().next() {
-        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
-        _ => cell.into(),
-    }
-}
+pub use crate::text::defuse;
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,6 @@ use std::io;
 
 use super::{Format, Output};
 use crate::model::{Change, Color, ResultRow, RowStatus, RunInfo, RunStatus};
-use crate::table;
 
 /// How the error of a row left out by `--max-calls` begins (`ApiError::CallBudget`).
 const BUDGET_ERROR: &str = "not screened: call budget reached";
@@ -67,13 +66,7 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Text from the portfolio or the service, safe for a terminal or a mail: control
-/// characters (an escape sequence could rewrite the screen) become spaces.
-pub fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
-}
+pub use crate::text::printable;
 
 /// The day the service last recalculated the row's rating (`2026-11-20`), or `-`.
 fn refreshed(row: &ResultRow) -> String {
@@ -242,7 +235,7 @@ impl<W: Output> Format for Summary<W> {
                     plural(alerts, "alert", "alerts")
                 ));
             }
-            let table = table::render(
+            let table = crate::text::render(
                 &["REF", "COMPANY", "COUNTRY", "COLOR", "CHANGE", "REFRESHED"],
                 &listed,
             );

@@ -1,7 +1,27 @@
-//! Plain-text tables for people: columns padded to their widest cell (by characters, so
-//! accented names line up), two spaces apart.
+//! Text made safe and laid out for whoever reads it, one place for the whole program:
+//! aligned tables for people, text that cannot rewrite a terminal, cells a spreadsheet
+//! will not run as formulas.
 
-/// Renders a header and rows as aligned text, one line each, ending in a newline.
+/// Text from the portfolio or the service, safe for a terminal or a mail: control
+/// characters (an escape sequence could rewrite the screen) become spaces.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Text for a cell of a spreadsheet: a leading `=`, `+`, `-`, `@`, tab or CR would make
+/// Excel or LibreOffice evaluate the cell as a formula, so such cells get a `'` first.
+pub fn defuse(cell: &str) -> std::borrow::Cow<'_, str> {
+    match cell.chars().next() {
+        Some('=' | '+' | '-' | '@' | '\t' | '\r') => format!("'{cell}").into(),
+        _ => cell.into(),
+    }
+}
+
+/// Renders a header and rows as aligned text, one line each, ending in a newline: columns
+/// padded to their widest cell (by characters, so accented names line up), two spaces
+/// apart.
 pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
