@@ -366,11 +366,11 @@ pub struct DemoPortfolioArgs {
     pub rows: u64,
 
     /// Seed of the simulated dataset (as `demo-server --seed`).
-    #[arg(long, default_value_t = crate::sim::server::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_SEED)]
     pub seed: u64,
 
     /// Companies per country of the dataset (as `demo-server --companies-per-country`).
-    #[arg(long, value_name = "N", default_value_t = crate::sim::server::DEFAULT_PER_COUNTRY)]
+    #[arg(long, value_name = "N", default_value_t = crate::sim::DEFAULT_PER_COUNTRY)]
     pub companies_per_country: u32,
 }
 
@@ -414,15 +414,15 @@ pub struct DemoServerArgs {
     pub slow_ms: u64,
 
     /// The API key the simulator accepts.
-    #[arg(long, default_value = crate::sim::server::DEFAULT_KEY)]
+    #[arg(long, default_value = crate::sim::DEFAULT_KEY)]
     pub key: String,
 
     /// Seed of the simulated dataset.
-    #[arg(long, default_value_t = crate::sim::server::DEFAULT_SEED)]
+    #[arg(long, default_value_t = crate::sim::DEFAULT_SEED)]
     pub seed: u64,
 
     /// Companies in each of the ten rated countries (at most 1,000,000).
-    #[arg(long, value_name = "N", default_value_t = crate::sim::server::DEFAULT_PER_COUNTRY)]
+    #[arg(long, value_name = "N", default_value_t = crate::sim::DEFAULT_PER_COUNTRY)]
     pub companies_per_country: u32,
 }
 

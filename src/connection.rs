@@ -1,19 +1,22 @@
 //! Which service a command talks to: the configured one, or the embedded simulator started
 //! in-process for `--demo`. Either way the rest of the program sees one [`Client`].
 
-use std::net::{Ipv4Addr, SocketAddr};
-
-use crate::api::{ApiError, ApiKey, Client};
+use crate::api::{ApiError, Client};
 use crate::config::{KeySource, ServiceSettings, Target, missing_key};
 use crate::error::Error;
-use crate::sim::{SimConfig, SimServer};
+
+/// The embedded simulator, in a build that has it (the `demo` feature).
+#[cfg(feature = "demo")]
+type Simulator = crate::sim::SimServer;
+#[cfg(not(feature = "demo"))]
+type Simulator = std::convert::Infallible;
 
 /// A client ready to use, and the in-process simulator behind it in demo mode.
 pub struct Connection {
     pub client: Client,
     key_source: Option<KeySource>,
     /// Kept alive for as long as the client needs it.
-    _simulator: Option<SimServer>,
+    _simulator: Option<Simulator>,
 }
 
 impl Connection {
@@ -25,22 +28,7 @@ impl Connection {
         demo_day: i64,
     ) -> Result<Self, Error> {
         match &settings.target {
-            Target::Demo => {
-                let config = SimConfig {
-                    day: demo_day,
-                    ..SimConfig::default()
-                };
-                let key = ApiKey::new(config.key.clone());
-                let sim = SimServer::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
-                    .await
-                    .map_err(|e| Error::io("cannot start the embedded simulator", e))?;
-                let client = Client::new(&sim.base_url(), Some(&key), settings.client)?;
-                Ok(Connection {
-                    client,
-                    key_source: None,
-                    _simulator: Some(sim),
-                })
-            }
+            Target::Demo => Connection::demo(settings, demo_day).await,
             Target::Remote { base_url, key } => {
                 if need_key && key.is_none() {
                     return Err(missing_key());
@@ -54,6 +42,32 @@ impl Connection {
                 })
             }
         }
+    }
+
+    /// The embedded simulator on a free loopback port, serving `day`.
+    #[cfg(feature = "demo")]
+    async fn demo(settings: &ServiceSettings, day: i64) -> Result<Self, Error> {
+        use crate::sim::{SimConfig, SimServer};
+        use std::net::{Ipv4Addr, SocketAddr};
+        let config = SimConfig {
+            day,
+            ..SimConfig::default()
+        };
+        let key = crate::api::ApiKey::new(config.key.clone());
+        let sim = SimServer::start(config, SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
+            .await
+            .map_err(|e| Error::io("cannot start the embedded simulator", e))?;
+        let client = Client::new(&sim.base_url(), Some(&key), settings.client)?;
+        Ok(Connection {
+            client,
+            key_source: None,
+            _simulator: Some(sim),
+        })
+    }
+
+    #[cfg(not(feature = "demo"))]
+    async fn demo(_: &ServiceSettings, _: i64) -> Result<Self, Error> {
+        Err(demo_missing())
     }
 
     /// Turns a call's error into the command's error, naming where a refused key came from.
@@ -71,5 +85,44 @@ impl Connection {
             }
             _ => Error::Api(e),
         }
+    }
+}
+
+/// What a build without the simulator says to `--demo` and `demo-server`.
+#[cfg(not(feature = "demo"))]
+pub fn demo_missing() -> Error {
+    Error::Config(
+        "this ratewatch was built without the embedded simulator (the `demo` feature): use --base-url and a key, or build with the default features".into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A build without the simulator refuses `--demo` with a message that says why.
+    #[cfg(not(feature = "demo"))]
+    #[tokio::test]
+    async fn a_build_without_the_simulator_says_so() {
+        let settings = ServiceSettings {
+            target: Target::Demo,
+            client: crate::api::ClientOptions::default(),
+        };
+        match Connection::open(&settings, true, 1).await {
+            Err(Error::Config(m)) => assert!(m.contains("without the embedded simulator"), "{m}"),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("a demo without a simulator"),
+        }
+    }
+
+    #[cfg(feature = "demo")]
+    #[tokio::test]
+    async fn the_demo_is_a_client_of_the_embedded_simulator() {
+        let settings = ServiceSettings {
+            target: Target::Demo,
+            client: crate::api::ClientOptions::default(),
+        };
+        let conn = Connection::open(&settings, true, 1).await.unwrap();
+        assert!(!conn.client.countries().await.unwrap().is_empty());
     }
 }

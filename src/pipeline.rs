@@ -709,17 +709,9 @@ fn failed(record: RowRecord, failure: Failure) -> Result<RowRecord, Fatal> {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::Cell;
-    use std::net::{Ipv4Addr, SocketAddr};
     use std::sync::atomic::AtomicUsize;
-    use std::time::Duration;
 
     use super::*;
-    use crate::api::{ApiKey, ClientOptions};
-    use crate::limit::Limits;
-    use crate::model::InputRow;
-    use crate::sim::{Faults, SimConfig, SimServer, dataset};
-    use crate::store::{NewRun, Store};
 
     #[tokio::test]
     async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {
@@ -773,8 +765,18 @@ mod tests {
 
     /// Rows are read only as slots free up: never more than the slots ahead of the rows
     /// finished, however long the portfolio.
+    #[cfg(feature = "demo")]
     #[tokio::test]
     async fn rows_are_read_only_when_there_is_room_for_them() {
+        use std::cell::Cell;
+        use std::net::{Ipv4Addr, SocketAddr};
+        use std::time::Duration;
+
+        use crate::api::{ApiKey, ClientOptions};
+        use crate::limit::Limits;
+        use crate::sim::{Faults, SimConfig, SimServer, dataset};
+        use crate::store::{NewRun, Store};
+
         let sim = SimServer::start(
             SimConfig {
                 per_country: 2_000,

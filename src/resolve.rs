@@ -82,16 +82,9 @@ impl Query {
     }
 }
 
-/// Runs the search. A 404 (the service's "no such company") means no match.
-pub async fn resolve(client: &Client, query: &Query) -> Result<Resolution, ApiError> {
-    match search(client, query).await {
-        Err(ApiError::NotFound { .. }) => Ok(Resolution::Unresolved),
-        other => other,
-    }
-}
-
-/// As [`resolve`], but a 404 stays an error: a screening run counts them, since a run
-/// where every answer is "not found" is talking to the wrong address.
+/// Runs the search. A 404 stays an error (`ApiError::NotFound`): it means "no such
+/// company" only from a service that has proven itself, which the pipeline judges (a run
+/// where every answer is "not found" is talking to the wrong address).
 pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiError> {
     match query {
         Query::ById {

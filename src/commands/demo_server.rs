@@ -2,15 +2,22 @@
 //! benchmarks, scripts and trying the tool against something that looks like the service;
 //! `ratewatch demo-portfolio`: a portfolio of its companies to screen.
 
-use std::net::{Ipv4Addr, SocketAddr};
-use std::time::Duration;
-
-use super::emit;
 use crate::cli::{DemoPortfolioArgs, DemoServerArgs};
 use crate::error::{Error, ExitCode};
-use crate::sim::{Dataset, Faults, SimConfig, SimServer};
+use crate::sim::Dataset;
 
+/// Without the simulator's server in this build, `demo-server` says so.
+#[cfg(not(feature = "demo"))]
+pub async fn serve(_: DemoServerArgs) -> Result<ExitCode, Error> {
+    Err(crate::connection::demo_missing())
+}
+
+#[cfg(feature = "demo")]
 pub async fn serve(args: DemoServerArgs) -> Result<ExitCode, Error> {
+    use super::emit;
+    use crate::sim::{Faults, SimConfig, SimServer};
+    use std::net::{Ipv4Addr, SocketAddr};
+    use std::time::Duration;
     for (flag, p) in [
         ("--fail-rate", args.fail_rate),
         ("--drop-rate", args.drop_rate),

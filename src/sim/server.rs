@@ -28,12 +28,7 @@ use uuid::Uuid;
 use super::dataset::{self, CompanyRef, Dataset, NameFilters};
 use crate::api::models::{ApiTime, DeprecatedRating, Rating, RatingsPage, ShortRating};
 
-/// Key the simulator accepts unless told otherwise.
-pub const DEFAULT_KEY: &str = "demo-key";
-/// Seed of the dataset the demo and the samples use.
-pub const DEFAULT_SEED: u64 = 2026;
-/// Companies per country in the default dataset.
-pub const DEFAULT_PER_COUNTRY: u32 = 100_000;
+pub use super::{DEFAULT_KEY, DEFAULT_PER_COUNTRY, DEFAULT_SEED};
 /// Ratings per history page.
 pub const PAGE_SIZE: usize = 50;
 /// Ratings remembered per key for the history endpoint; older ones fall off.
