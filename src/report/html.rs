@@ -6,21 +6,25 @@
 //! One self-contained file: inline style and script, no fonts, images or links to fetch, so
 //! it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
 //! style and script. The page reads fine with scripts off (the controls stay hidden), when
-//! printed and on a phone. Every value from the portfolio or the service goes through
-//! [`escape`]. Rows stream: what comes later in the page waits in a `Spool`, in memory up
-//! to `SPILL_BYTES` and then in an anonymous temporary file. This module renders; it never
+//! printed and on a phone.
+//!
+//! The markup is in `html/templates/report.html` (askama, checked when the crate compiles),
+//! whose every value is escaped by [`HtmlEscaper`]. Rows stream: the page is written a block
+//! of that template at a time, and what comes later in the page waits in a `Spool`, in memory
+//! up to `SPILL_BYTES` and then in an anonymous temporary file. This module renders; it never
 //! reads the database and never decides where the file goes.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::fmt;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use askama::Template;
 use sha2::{Digest, Sha256};
 
 use super::{Format, Output};
-use crate::model::{Change, Color, ResultRow, RowStatus, RunInfo};
+use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
 
 /// Rows shown in the full table. Beyond this a browser grows slow to sort and filter, so the
 /// rest are left to report.csv, with a note saying so. Alerts are always listed in full.
@@ -58,6 +62,18 @@ pub fn escape(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// The templates' escaping of every value they show (askama.toml names it for `.html`
+/// templates): [`escape`], with named entities (`&amp;`, `&quot;`, …) where askama's own
+/// escaper writes numeric ones (`&#38;`, `&#34;`, …), so the page stays as it always was.
+#[derive(Debug, Clone, Copy)]
+pub struct HtmlEscaper;
+
+impl askama::filters::Escaper for HtmlEscaper {
+    fn write_escaped_str<W: fmt::Write>(&self, mut dest: W, text: &str) -> fmt::Result {
+        dest.write_str(&escape(text))
+    }
 }
 
 /// A Content-Security-Policy source allowing exactly `text` as an inline style or script:
@@ -173,6 +189,71 @@ impl<W: Output> HtmlReport<W> {
     }
 }
 
+// The blocks of the template, one type each, in the order the page is written. Their fields
+// are what the block shows; the functions below are what it computes, called by the template
+// as `self::name(…)`.
+
+/// Everything known before the first row: the page's head and the run's header.
+#[derive(Template)]
+#[template(path = "report.html", block = "head")]
+struct Head<'a> {
+    run: &'a RunInfo,
+    /// The Content-Security-Policy: our own text, shown as is.
+    policy: &'a str,
+    style: &'a str,
+    /// The five colors then any other received, with their counts.
+    tiles: Vec<(Color, u64)>,
+    statuses: Vec<(&'static str, u64)>,
+    failed: u64,
+    ambiguous: u64,
+}
+
+/// After the last row: the header's end, then the alerts up to their rows.
+#[derive(Template)]
+#[template(path = "report.html", block = "alerts_open")]
+struct AlertsOpen {
+    stale: u64,
+    stale_after_days: u64,
+    alerts: u64,
+}
+
+/// One line of the alerts table.
+#[derive(Template)]
+#[template(path = "report.html", block = "alert_row")]
+struct AlertRow<'a> {
+    row: &'a ResultRow,
+}
+
+/// After the alerts' rows: the full table up to its rows.
+#[derive(Template)]
+#[template(path = "report.html", block = "rows_open")]
+struct RowsOpen<'a> {
+    run: &'a RunInfo,
+    alerts: u64,
+    rows: u64,
+    table_rows: u64,
+    statuses: Vec<(&'static str, u64)>,
+    csv: &'a str,
+}
+
+/// One line of the full table.
+#[derive(Template)]
+#[template(path = "report.html", block = "table_row")]
+struct TableRow<'a> {
+    row: &'a ResultRow,
+}
+
+/// After the table's rows: the page's end.
+#[derive(Template)]
+#[template(path = "report.html", block = "page_end")]
+struct PageEnd<'a> {
+    run: &'a RunInfo,
+    version: &'a str,
+    calls: u64,
+    csv: &'a str,
+    script: &'a str,
+}
+
 /// The class of a color's badge or tile; anything outside the five gets a neutral look
 /// (never a class made from the service's text).
 fn color_class(color: &Color) -> &'static str {
@@ -186,9 +267,9 @@ fn color_class(color: &Color) -> &'static str {
     }
 }
 
-/// Sort key of a color: along the risk scale, then white, unknown colors and none.
-fn color_rank(color: Option<&Color>) -> u8 {
-    match color {
+/// Sort key of a row's color: along the risk scale, then white, unknown colors and none.
+fn color_rank(row: &ResultRow) -> u8 {
+    match &row.color {
         Some(c) => c.risk_rank().unwrap_or(match c {
             Color::White => 4,
             _ => 5,
@@ -197,171 +278,62 @@ fn color_rank(color: Option<&Color>) -> u8 {
     }
 }
 
-fn badge(out: &mut String, color: &Color) {
-    let _ = write!(
-        out,
-        "<span class=\"badge {}\">{}</span>",
-        color_class(color),
-        escape(color.as_str())
-    );
-}
-
-/// The color cell: `old → new` when the color changed, else the color; sorted by risk.
-fn color_cell(out: &mut String, row: &ResultRow, label: &str) {
-    let _ = write!(
-        out,
-        "<td data-label=\"{label}\" data-sort=\"{}\" class=\"color\">",
-        color_rank(row.color.as_ref())
-    );
-    if let Some(color) = &row.color {
-        match (row.change, &row.previous_color) {
-            (Some(change), Some(before)) if change.is_color_change() => {
-                badge(out, before);
-                out.push_str(" <span class=\"arrow\" aria-label=\"became\">→</span> ");
-                badge(out, color);
-            }
-            _ => badge(out, color),
-        }
-    }
-    out.push_str("</td>");
-}
-
-fn change_text(row: &ResultRow) -> &'static str {
-    row.change.map_or("", Change::as_str)
-}
-
-fn text<'a>(value: &'a Option<String>) -> Cow<'a, str> {
-    escape(value.as_deref().unwrap_or(""))
-}
-
-/// The user's reference, or the line when the portfolio has none.
-fn reference(out: &mut String, row: &ResultRow) {
-    match &row.reference {
-        Some(r) => out.push_str(&escape(r)),
-        None => {
-            let _ = write!(out, "<span class=\"muted\">line {}</span>", row.line);
-        }
+/// The color a row had before, when its color changed.
+fn changed_from(row: &ResultRow) -> Option<&Color> {
+    match (row.change, &row.previous_color) {
+        (Some(change), Some(before)) if change.is_color_change() => Some(before),
+        _ => None,
     }
 }
 
-fn cell(out: &mut String, label: &str, content: &str) {
-    let _ = write!(out, "<td data-label=\"{label}\">{content}</td>");
+fn color_name(row: &ResultRow) -> &str {
+    row.color.as_ref().map_or("", Color::as_str)
 }
 
-/// The service's lastChangeDate, sorted as stored, shown as `2026-11-20 00:00:00 UTC`.
-fn date_cell(out: &mut String, row: &ResultRow) {
-    let stored = row.last_change_date.as_deref().unwrap_or("");
-    let _ = write!(
-        out,
-        "<td data-label=\"Last change\" data-sort=\"{}\" class=\"date\">{}</td>",
-        escape(stored),
-        escape(&when(stored))
-    );
-}
-
-/// When the service last recalculated the rating, sorted as stored, shown like the last
-/// change; a stale rating says so beside it.
-fn refreshed_cell(out: &mut String, row: &ResultRow) {
-    let stored = row.last_refresh_date.as_deref().unwrap_or("");
-    let _ = write!(
-        out,
-        "<td data-label=\"Refreshed\" data-sort=\"{}\" class=\"date refreshed\">{}",
-        escape(stored),
-        escape(&when(stored))
-    );
-    if row.stale {
-        out.push_str(" <span class=\"stale-tag\">stale</span>");
-    }
-    out.push_str("</td>");
-}
-
-fn row_open(out: &mut String, row: &ResultRow) {
-    let class = match (row.alert, row.stale) {
+fn row_class(row: &ResultRow) -> &'static str {
+    match (row.alert, row.stale) {
         (true, true) => "alert stale",
         (true, false) => "alert",
         (false, true) => "stale",
         (false, false) => "",
-    };
-    let _ = write!(
-        out,
-        "<tr class=\"{}\" data-status=\"{}\" data-color=\"{}\">",
-        class,
-        row.status.as_str(),
-        escape(row.color.as_ref().map_or("", Color::as_str))
-    );
-}
-
-/// One line of the alerts table.
-fn alert_row(out: &mut String, row: &ResultRow) {
-    row_open(out, row);
-    out.push_str("<td data-label=\"Ref\" class=\"ref\">");
-    reference(out, row);
-    out.push_str("</td>");
-    let company = row.company_name.as_ref().or(row.name.as_ref());
-    cell(out, "Company", &escape(company.map_or("", String::as_str)));
-    cell(out, "Country", &text(&row.country));
-    color_cell(out, row, "Color");
-    cell(out, "Change", change_text(row));
-    date_cell(out, row);
-    refreshed_cell(out, row);
-    let _ = writeln!(out, "<td data-label=\"Line\">{}</td></tr>", row.line);
-}
-
-/// One line of the full table.
-fn table_row(out: &mut String, row: &ResultRow) {
-    row_open(out, row);
-    let _ = write!(out, "<td>{}</td><td class=\"ref\">", row.line);
-    if let Some(r) = &row.reference {
-        out.push_str(&escape(r));
     }
-    out.push_str("</td>");
-    cell(out, "Country", &text(&row.country));
+}
+
+fn change(row: &ResultRow) -> &'static str {
+    row.change.map_or("", Change::as_str)
+}
+
+fn text(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or("")
+}
+
+/// The company as the service names it, else as the portfolio does.
+fn company(row: &ResultRow) -> &str {
+    let company = row.company_name.as_ref().or(row.name.as_ref());
+    company.map_or("", String::as_str)
+}
+
+/// What the row searched for: `SIREN 552100554 · Acme SA`.
+fn searched(row: &ResultRow) -> String {
     let identifier = [row.service.as_deref(), row.id.as_deref()]
         .into_iter()
         .flatten()
         .collect::<Vec<_>>()
         .join(" ");
-    let searched = [identifier.as_str(), row.name.as_deref().unwrap_or("")]
+    [identifier.as_str(), row.name.as_deref().unwrap_or("")]
         .into_iter()
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
-        .join(" · ");
-    cell(out, "Searched", &escape(&searched));
-    let _ = write!(
-        out,
-        "<td><span class=\"status s-{0}\">{0}</span></td><td class=\"company\">",
-        row.status.as_str()
-    );
-    out.push_str(&text(&row.company_name));
-    if let Some(id) = row.company_id {
-        let _ = write!(out, "<code class=\"uuid\">{id}</code>");
-    }
-    out.push_str("</td>");
-    color_cell(out, row, "Color");
-    cell(out, "Change", change_text(row));
-    date_cell(out, row);
-    refreshed_cell(out, row);
-    out.push_str("<td class=\"details\">");
-    out.push_str(&text(&row.error));
-    if !row.candidates.is_empty() {
-        out.push_str("<ol class=\"candidates\">");
-        for c in &row.candidates {
-            let place = [c.postcode.as_str(), c.city.as_str()]
-                .into_iter()
-                .filter(|s| !s.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ");
-            let _ = write!(
-                out,
-                "<li>{} <span class=\"muted\">{}</span> <code>{}</code></li>",
-                escape(&c.name),
-                escape(&place),
-                c.id
-            );
-        }
-        out.push_str("</ol>");
-    }
-    out.push_str("</td></tr>\n");
+        .join(" · ")
+}
+
+/// Where a candidate is: `33000 Bordeaux`.
+fn place(candidate: &Candidate) -> String {
+    [candidate.postcode.as_str(), candidate.city.as_str()]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `2026-11-21T02:00:00Z` as `2026-11-21 02:00:00 UTC`; anything else as stored.
@@ -372,8 +344,9 @@ fn when(time: &str) -> String {
     }
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+/// `1 row`, `2 rows`. (Takes a reference: templates pass their arguments so.)
+fn plural(n: &u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if *n == 1 { one } else { many })
 }
 
 fn count(run: &RunInfo, status: RowStatus) -> u64 {
@@ -383,47 +356,16 @@ fn count(run: &RunInfo, status: RowStatus) -> u64 {
         .map_or(0, |(_, n)| *n)
 }
 
-/// The page's head and the run's header: everything known before the first row. The
-/// header is left open for what is known only after the last ([`header_end`]).
-fn header(out: &mut String, run: &RunInfo) {
-    let policy = format!(
-        "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
-        csp_source(STYLE),
-        csp_source(SCRIPT)
-    );
-    let title = format!("{} — ratewatch run {}", run.portfolio, run.id);
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"color-scheme\" content=\"light\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header>\n\
-         <p class=\"eyebrow\">ratewatch report</p>\n\
-         <h1>{} <span class=\"muted\">· run {}</span></h1>\n<p class=\"meta\">",
-        escape(&title),
-        escape(&run.portfolio),
-        run.id
-    );
-    let mut facts = vec![format!("started {}", escape(&when(&run.started_at)))];
-    if let Some(f) = &run.finished_at {
-        facts.push(format!("finished {}", escape(&when(f))));
-    }
-    facts.push(format!(
-        "status <b class=\"run-{}\">{}</b>",
-        match run.status.as_str() {
-            "complete" => "ok",
-            _ => "warn",
-        },
-        escape(run.status.as_str())
-    ));
-    facts.push(plural(run.rows, "row", "rows"));
-    facts.push(plural(run.alerts, "alert", "alerts"));
-    if let Some(day) = run.demo_day {
-        facts.push(format!("simulated day {day} (demo)"));
-    }
-    out.push_str(&facts.join(" · "));
-    out.push_str("</p>\n<ul class=\"tiles\" aria-label=\"Rated rows by color\">\n");
+/// Each status with its count, in the order of [`RowStatus::ALL`].
+fn statuses(run: &RunInfo) -> Vec<(&'static str, u64)> {
+    RowStatus::ALL
+        .iter()
+        .map(|s| (s.as_str(), count(run, *s)))
+        .collect()
+}
+
+/// The five colors with their counts, then each color outside the five as received.
+fn tiles(run: &RunInfo) -> Vec<(Color, u64)> {
     let mut colors: Vec<(Color, u64)> = COLORS
         .iter()
         .map(|c| {
@@ -442,74 +384,32 @@ fn header(out: &mut String, run: &RunInfo) {
             colors.push((Color::Other(name.clone()), *n));
         }
     }
-    for (color, n) in &colors {
-        let _ = writeln!(
-            out,
-            "<li class=\"tile {}{}\"><b>{n}</b> {}</li>",
-            color_class(color),
-            if *n == 0 { " zero" } else { "" },
-            escape(color.as_str())
-        );
-    }
-    out.push_str("</ul>\n<p class=\"statuses\">");
-    let statuses: Vec<String> = RowStatus::ALL
-        .iter()
-        .map(|s| {
-            format!(
-                "<span class=\"status s-{0}\">{1} {0}</span>",
-                s.as_str(),
-                count(run, *s)
-            )
-        })
-        .collect();
-    out.push_str(&statuses.join(" "));
-    out.push_str("</p>\n");
-    let failed = count(run, RowStatus::Failed);
-    if failed > 0 {
-        let _ = writeln!(
-            out,
-            "<p class=\"notice\">{} on an API or network error and will be retried next run; \
-             see the details column.</p>",
-            plural(failed, "row failed", "rows failed")
-        );
-    }
-    let ambiguous = count(run, RowStatus::Ambiguous);
-    if ambiguous > 0 {
-        let _ = writeln!(
-            out,
-            "<p class=\"notice\">{} several companies: the candidates are listed in the table; \
-             add city or postcode, or put the chosen company_id in the portfolio.</p>",
-            plural(ambiguous, "row matches", "rows match")
-        );
-    }
+    colors
 }
 
-/// The end of the header, once the rows are counted: the notice of stale ratings, if any.
-fn header_end(out: &mut String, stale: u64, stale_after_days: u32) {
-    if stale > 0 {
-        let _ = writeln!(
-            out,
-            "<p class=\"notice\" id=\"stale\">{} not recalculated by the service for more than \
-             {}: marked <span class=\"stale-tag\">stale</span> below.</p>",
-            plural(stale, "rating", "ratings"),
-            plural(stale_after_days.into(), "day", "days")
-        );
-    }
-    out.push_str("</header>\n<main>\n");
+/// Renders a block into `out`, which it clears first.
+fn render_line(block: &impl Template, out: &mut String) -> io::Result<()> {
+    out.clear();
+    block.render_into(out).map_err(io::Error::other)
 }
-
-const ALERT_HEAD: &str = "<thead><tr><th>Ref</th><th>Company</th><th>Country</th>\
-    <th>Color</th><th>Change</th><th>Last change</th><th>Refreshed</th><th>Line</th></tr></thead>\n";
-
-const TABLE_HEAD: &str = "<thead><tr><th>Line</th><th>Ref</th><th>Country</th>\
-    <th>Searched</th><th>Status</th><th>Company</th><th>Color</th><th>Change</th>\
-    <th>Last change</th><th>Refreshed</th><th>Details</th></tr></thead>\n";
 
 impl<W: Output> Format for HtmlReport<W> {
     fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
-        let mut head = String::new();
-        header(&mut head, run);
-        self.out.write_all(head.as_bytes())?;
+        let policy = format!(
+            "default-src 'none'; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
+            csp_source(STYLE),
+            csp_source(SCRIPT)
+        );
+        let head = Head {
+            run,
+            policy: &policy,
+            style: STYLE,
+            tiles: tiles(run),
+            statuses: statuses(run),
+            failed: count(run, RowStatus::Failed),
+            ambiguous: count(run, RowStatus::Ambiguous),
+        };
+        head.write_into(&mut self.out)?;
         self.run = Some(run.clone());
         Ok(())
     }
@@ -521,8 +421,7 @@ impl<W: Output> Format for HtmlReport<W> {
         }
         if row.alert {
             self.alerts += 1;
-            self.line.clear();
-            alert_row(&mut self.line, row);
+            render_line(&AlertRow { row }, &mut self.line)?;
             if row.change.is_some_and(Change::is_color_change) {
                 self.changes.push(self.line.as_bytes())?;
             } else {
@@ -530,8 +429,7 @@ impl<W: Output> Format for HtmlReport<W> {
             }
         }
         if self.rows <= TABLE_ROWS {
-            self.line.clear();
-            table_row(&mut self.line, row);
+            render_line(&TableRow { row }, &mut self.line)?;
             self.table.push(self.line.as_bytes())?;
         }
         Ok(())
@@ -541,91 +439,32 @@ impl<W: Output> Format for HtmlReport<W> {
         let run = self.run.take().expect("begin was called");
         let this = *self;
         let mut out = this.out;
-        let csv = escape(&this.csv_name).into_owned();
-        let mut end = String::new();
-        header_end(&mut end, this.stale, this.stale_after_days);
-        out.write_all(end.as_bytes())?;
-        write!(
-            out,
-            "<section id=\"alerts\">\n<h2>Alerts <span class=\"count\">{}</span></h2>\n",
-            this.alerts
-        )?;
-        if this.alerts == 0 {
-            out.write_all(
-                b"<p class=\"quiet\">Nothing flagged: no red or black company, no color change.</p>\n",
-            )?;
-        } else {
-            out.write_all(
-                b"<p class=\"hint\">Red or black now, or the color changed; color changes first.</p>\n\
-                  <table class=\"alerts sortable\">\n",
-            )?;
-            out.write_all(ALERT_HEAD.as_bytes())?;
-            out.write_all(b"<tbody>\n")?;
-            this.changes.copy_to(&mut out)?;
-            this.standing.copy_to(&mut out)?;
-            out.write_all(b"</tbody>\n</table>\n")?;
+        AlertsOpen {
+            stale: this.stale,
+            stale_after_days: this.stale_after_days.into(),
+            alerts: this.alerts,
         }
-        write!(
-            out,
-            "</section>\n<section id=\"rows\">\n<h2>All rows <span class=\"count\">{}</span></h2>\n",
-            this.rows
-        )?;
-        if this.rows > TABLE_ROWS {
-            writeln!(
-                out,
-                "<p class=\"notice\" id=\"capped\">The table shows the first {} of {} rows; \
-                 every row is in {csv}.</p>",
-                TABLE_ROWS, this.rows
-            )?;
+        .write_into(&mut out)?;
+        this.changes.copy_to(&mut out)?;
+        this.standing.copy_to(&mut out)?;
+        RowsOpen {
+            run: &run,
+            alerts: this.alerts,
+            rows: this.rows,
+            table_rows: TABLE_ROWS,
+            statuses: statuses(&run),
+            csv: &this.csv_name,
         }
-        let mut controls = String::from(
-            "<div class=\"controls\" id=\"controls\" hidden>\n\
-             <input type=\"search\" id=\"q\" placeholder=\"Search ref, company, id, error…\" \
-             aria-label=\"Search the rows\">\n\
-             <select id=\"f-status\" aria-label=\"Status\"><option value=\"\">every status</option>",
-        );
-        for s in RowStatus::ALL {
-            let n = count(&run, s);
-            if n > 0 {
-                let _ = write!(
-                    controls,
-                    "<option value=\"{0}\">{0} ({n})</option>",
-                    s.as_str()
-                );
-            }
-        }
-        controls.push_str(
-            "</select>\n<select id=\"f-color\" aria-label=\"Color\"><option value=\"\">every color</option>",
-        );
-        for (name, n) in &run.by_color {
-            let _ = write!(
-                controls,
-                "<option value=\"{0}\">{0} ({n})</option>",
-                escape(name)
-            );
-        }
-        controls.push_str("</select>\n<span id=\"shown\" aria-live=\"polite\"></span>\n</div>\n");
-        out.write_all(controls.as_bytes())?;
-        out.write_all(
-            b"<div class=\"scroll\">\n<table class=\"rows sortable\" id=\"rows-table\">\n",
-        )?;
-        out.write_all(TABLE_HEAD.as_bytes())?;
-        out.write_all(b"<tbody>\n")?;
+        .write_into(&mut out)?;
         this.table.copy_to(&mut out)?;
-        out.write_all(b"</tbody>\n</table>\n</div>\n")?;
-        let calls: u64 = run.calls.iter().map(|(_, n)| n).sum();
-        write!(
-            out,
-            "</section>\n</main>\n<footer>\n<p>ratewatch {} · run {} of {} · input {} \
-             (SHA-256 <code>{}</code>) · {} · every row and field is in {csv}</p>\n\
-             </footer>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
-            env!("CARGO_PKG_VERSION"),
-            run.id,
-            escape(&run.portfolio),
-            escape(&run.input_path),
-            escape(&run.portfolio_sha256),
-            plural(calls, "API call", "API calls"),
-        )?;
+        PageEnd {
+            run: &run,
+            version: env!("CARGO_PKG_VERSION"),
+            calls: run.calls.iter().map(|(_, n)| n).sum(),
+            csv: &this.csv_name,
+            script: SCRIPT,
+        }
+        .write_into(&mut out)?;
         out.close()
     }
 }
@@ -732,6 +571,65 @@ mod tests {
             escape("<a href=\"x\" title='y'>Tom & Jerry</a>"),
             "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;Tom &amp; Jerry&lt;/a&gt;"
         );
+    }
+
+    #[test]
+    fn the_templates_escape_every_value_as_escape_does_in_every_field() {
+        let nasty = "<a href=\"x\" title='y'>Tom & Jerry</a> {{ run.id }} {% if x %}";
+        let shown = escape(nasty).into_owned();
+        let mut row = rated(2, Color::Other(nasty.into()), Some(Color::Red));
+        row.alert = true;
+        row.reference = Some(nasty.into());
+        row.country = Some(nasty.into());
+        row.service = Some(nasty.into());
+        row.id = Some(nasty.into());
+        row.name = Some(nasty.into());
+        row.company_name = Some(nasty.into());
+        row.last_change_date = Some(nasty.into());
+        row.last_refresh_date = Some(nasty.into());
+        row.error = Some(nasty.into());
+        row.candidates = vec![Candidate {
+            id: uuid::Uuid::nil(),
+            name: nasty.into(),
+            city: nasty.into(),
+            postcode: nasty.into(),
+        }];
+        let mut info = run(1, 1);
+        info.portfolio = nasty.into();
+        info.input_path = nasty.into();
+        info.portfolio_sha256 = nasty.into();
+        info.started_at = nasty.into();
+        info.finished_at = Some(nasty.into());
+        info.by_color = vec![(nasty.into(), 1)];
+        let dir = tempfile::tempdir().unwrap();
+        let mut buf = Vec::new();
+        let mut r = Box::new(HtmlReport::new(&mut buf, nasty, dir.path(), 30));
+        r.begin(&info).unwrap();
+        r.row(&row).unwrap();
+        r.finish().unwrap();
+        let html = String::from_utf8(buf).unwrap();
+        // Every field above, each place it is shown: ref, company, country, searched (twice),
+        // color (tile, option, badge, data-color), dates (sort key and text, twice), error,
+        // candidate (name, place twice), run header and footer.
+        assert!(html.matches(&shown).count() >= 25, "{html}");
+        assert!(!html.contains(nasty), "a value got through unescaped");
+        // Named entities, as the page always wrote them; never askama's numeric ones.
+        for numeric in ["&#34;", "&#38;", "&#60;", "&#62;", "&#x27;"] {
+            assert!(!html.contains(numeric), "{numeric} in the page");
+        }
+    }
+
+    #[test]
+    fn only_the_pages_own_policy_style_and_script_skip_escaping() {
+        let template = include_str!("html/templates/report.html");
+        let raw: Vec<&str> = template
+            .split("{{")
+            .skip(1)
+            .map(|s| s[..s.find("}}").unwrap()].trim_matches(['-', '+', '~', ' ']))
+            .filter(|expression| expression.contains("safe"))
+            .collect();
+        assert_eq!(raw, ["policy|safe", "style|safe", "script|safe"]);
+        assert!(!template.contains("escape("), "no escaping by hand");
     }
 
     #[test]
