@@ -265,6 +265,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub max_calls: Option<u64>,
 
+    /// Read a field of the portfolio from a column of your own: FIELD=HEADER, e.g.
+    /// `--column country=Pays --column "ref=Référence client"` (repeatable; `[columns]` in
+    /// ratewatch.toml does the same). Fields: country, service, id, name, streetnumber,
+    /// streetname, city, postcode, phonenumber, ref, company_id.
+    #[arg(long, value_name = "FIELD=HEADER", value_parser = crate::portfolio::parse_mapping)]
+    pub column: Vec<(String, String)>,
+
     /// Longest the run waits for the service's rate limit, in one pause or in all; a
     /// longer Retry-After (a spent quota) stops the run, and the next run resumes it
     /// [default: 600].

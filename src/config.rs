@@ -15,6 +15,7 @@ use crate::api::{ApiKey, ClientOptions};
 use crate::cli::{EndpointArg, RunArgs, ServiceArgs};
 use crate::error::Error;
 use crate::limit::{Limits, RetryPolicy};
+use crate::portfolio::ColumnMap;
 use crate::rate::RatingEndpoint;
 
 /// Environment variable holding the API key.
@@ -247,6 +248,8 @@ pub struct ConfigFile {
     pub path: PathBuf,
     pub found_by: FoundBy,
     entries: BTreeMap<Key, (FileValue, usize)>,
+    /// `[columns]`: the portfolio's fields → the file's own headers.
+    pub columns: Vec<(String, String)>,
 }
 
 impl ConfigFile {
@@ -267,9 +270,32 @@ impl ConfigFile {
             )
         })?;
         let mut entries = BTreeMap::new();
+        let mut columns = Vec::new();
         for (name, value) in table.get_ref() {
             let offset = name.span().start;
             let name = name.get_ref().as_ref();
+            if name == "columns" {
+                // `[columns]`: field = "Header", one a line.
+                let toml::de::DeValue::Table(mapping) = value.get_ref() else {
+                    return Err(at(
+                        offset,
+                        "`columns` is a table: [columns] then field = \"Header\" lines".into(),
+                    ));
+                };
+                for (field, header) in mapping {
+                    let offset = field.span().start;
+                    let field = crate::portfolio::field_name(field.get_ref())
+                        .map_err(|e| at(offset, format!("[columns]: {e}")))?;
+                    let toml::de::DeValue::String(header) = header.get_ref() else {
+                        return Err(at(
+                            offset,
+                            format!("[columns]: {field}: expected the header as a string"),
+                        ));
+                    };
+                    columns.push((field, header.to_string()));
+                }
+                continue;
+            }
             let squeezed: String = name
                 .chars()
                 .filter(|c| c.is_alphanumeric())
@@ -314,27 +340,14 @@ impl ConfigFile {
             path: path.to_path_buf(),
             found_by,
             entries,
+            columns,
         })
     }
 }
 
 /// The known key nearest to a misspelt one, if it is near enough to be the one meant.
 fn closest(name: &str) -> Option<Key> {
-    let distance = |a: &str, b: &str| {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut prev = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let cost = usize::from(ca != *cb);
-                let next = (prev + cost).min(row[j] + 1).min(row[j + 1] + 1);
-                prev = row[j + 1];
-                row[j + 1] = next;
-            }
-        }
-        row[b.len()]
-    };
+    let distance = crate::text::distance;
     let name = name.to_lowercase().replace('-', "_");
     Key::ALL
         .into_iter()
@@ -635,6 +648,9 @@ pub struct Settings {
     pub max_calls: Sourced<Option<u64>>,
     /// Longest wait for the service's rate limit in one run; past it the run stops.
     pub max_wait: Sourced<Duration>,
+    /// The portfolio's fields → the file's own headers: `[columns]` in the file, then
+    /// `--column` flags (a flag wins over the file for the same field).
+    pub columns: ColumnMap,
 }
 
 impl Settings {
@@ -727,6 +743,14 @@ impl Settings {
                 sources
                     .pick(Key::MaxWait, &SECONDS, run.and_then(|r| r.max_wait))?
                     .unwrap_or(Sourced::by_default(DEFAULT_MAX_WAIT_SECS)),
+            ),
+            columns: ColumnMap(
+                sources
+                    .file
+                    .iter()
+                    .flat_map(|f| f.columns.iter().cloned())
+                    .chain(run.into_iter().flat_map(|r| r.column.iter().cloned()))
+                    .collect(),
             ),
         })
     }
@@ -878,6 +902,29 @@ mod tests {
     fn settings(args: &[&str], env: &[(&str, &str)], text: &str) -> Result<Settings, Error> {
         let sources = Sources::new(env_of(env), Some(file(text)?));
         Settings::for_run(&flags(args), &sources)
+    }
+
+    #[test]
+    fn a_columns_table_maps_fields_to_headers_and_flags_win() {
+        let text = "db = \"x.db\"\n[columns]\ncountry = \"Pays\"\nref = \"Référence client\"\n";
+        let s = settings(&["--column", "country=Land"], &[], text).unwrap();
+        assert_eq!(
+            s.columns.0,
+            vec![
+                ("country".to_string(), "Pays".to_string()),
+                ("ref".to_string(), "Référence client".to_string()),
+                ("country".to_string(), "Land".to_string()),
+            ]
+        );
+        let e = file("[columns]\nexposure = \"Encours\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(":2: [columns]") && e.contains("the fields are"),
+            "{e}"
+        );
+        let e = file("columns = \"Pays\"\n").unwrap_err().to_string();
+        assert!(e.contains("`columns` is a table"), "{e}");
     }
 
     #[test]

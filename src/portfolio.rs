@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 pub use crate::model::InputRow;
 use crate::model::{Country, IdentifierService, NameQuery, RATED_COUNTRIES};
+use crate::resolve::normalize_name;
 
 /// A problem with the portfolio file as a whole: the run cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +89,83 @@ pub fn survey(path: &Path) -> Result<Survey, InputError> {
     })
 }
 
+/// The fields a portfolio's columns can hold, by the name a mapping gives them.
+pub const FIELDS: [&str; 11] = [
+    "country",
+    "service",
+    "id",
+    "name",
+    "streetnumber",
+    "streetname",
+    "city",
+    "postcode",
+    "phonenumber",
+    "ref",
+    "company_id",
+];
+
+/// Identifier services of the spec's table (4.8) and `VAT`: a column headed by one of them
+/// holds that service's identifiers, so `SIREN` and `SIRET` columns side by side need no
+/// mapping. (The row checks still ask the lookup lists whether a country uses it.)
+pub const SERVICE_COLUMNS: [&str; 27] = [
+    "SIREN", "SIRET", "CRO", "EXDIURN", "CNIE", "CIF", "DUN", "RCBE", "ONSS", "EURODB", "KVK",
+    "GRAY", "TVANL", "MERCAT", "RCLU", "BWI", "COC", "CREF", "FCDE", "COFIS", "CCIAA", "TVAIT",
+    "SIACID", "RNCN", "OCCN", "VATCN", "VAT",
+];
+
+/// The user's own names for the file's headers: field (one of [`FIELDS`]) → header, from
+/// `[columns]` in ratewatch.toml and `--column FIELD=HEADER`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnMap(pub Vec<(String, String)>);
+
+impl ColumnMap {
+    /// The header mapped to `field`, if any.
+    fn header_for(&self, field: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .rev()
+            .find(|(f, _)| f == field)
+            .map(|(_, h)| h.as_str())
+    }
+}
+
+/// Reads `FIELD=HEADER`, checking the field's name.
+pub fn parse_mapping(text: &str) -> Result<(String, String), String> {
+    let (field, header) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: expected FIELD=HEADER, e.g. country=Pays"))?;
+    let field = field_name(field)?;
+    let header = header.trim();
+    if header.is_empty() {
+        return Err(format!("{text:?}: the header after `=` is empty"));
+    }
+    Ok((field, header.to_string()))
+}
+
+/// A field's name as a mapping gives it, checked against [`FIELDS`].
+pub fn field_name(raw: &str) -> Result<String, String> {
+    let key = squeeze(raw);
+    FIELDS
+        .iter()
+        .find(|f| squeeze(f) == key || (key == "phone" && **f == "phonenumber"))
+        .map(|f| f.to_string())
+        .ok_or_else(|| {
+            format!(
+                "{raw:?} is not a field of a portfolio; the fields are {}",
+                FIELDS.join(", ")
+            )
+        })
+}
+
+/// A header or field name compared without case, spaces, `_` or `-`.
+fn squeeze(s: &str) -> String {
+    s.trim()
+        .chars()
+        .filter(|ch| ch.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// The portfolio's columns, by position.
 #[derive(Debug, Clone, Default)]
 struct Columns {
@@ -102,6 +180,10 @@ struct Columns {
     phone: Option<usize>,
     reference: Option<usize>,
     company_id: Option<usize>,
+    /// Columns headed by an identifier service's code, in the file's order.
+    identifiers: Vec<(String, usize)>,
+    /// Headers of the columns nothing reads.
+    unused: Vec<String>,
 }
 
 /// An open portfolio, read one record at a time.
@@ -170,8 +252,9 @@ impl std::fmt::Debug for Portfolio {
 }
 
 impl Portfolio {
-    /// Opens the file, detects its delimiter and maps its header.
-    pub fn open(path: &Path) -> Result<Portfolio, InputError> {
+    /// Opens the file, detects its delimiter and maps its header, the user's `mapping`
+    /// first.
+    pub fn open(path: &Path, mapping: &ColumnMap) -> Result<Portfolio, InputError> {
         let err = |message: String| InputError {
             path: path.to_path_buf(),
             line: Some(1),
@@ -197,7 +280,7 @@ impl Portfolio {
             .headers()
             .map_err(|e| err(format!("cannot read the header line: {e}")))?
             .clone();
-        let columns = map_columns(&headers).map_err(err)?;
+        let columns = map_columns(&headers, mapping).map_err(err)?;
         Ok(Portfolio {
             path: path.to_path_buf(),
             columns,
@@ -205,6 +288,11 @@ impl Portfolio {
             record: csv::StringRecord::new(),
             lines: LineIndex::new(open()?),
         })
+    }
+
+    /// Headers of the columns nothing reads, as the file spells them.
+    pub fn unused_columns(&self) -> &[String] {
+        &self.columns.unused
     }
 
     /// The next record, or `None` at the end.
@@ -234,12 +322,21 @@ impl Portfolio {
                     .map(str::to_string)
             };
             let c = &self.columns;
+            // Identifier columns: the first filled is the row's, unless it names one itself.
+            let (service, id) = match (cell(c.service), cell(c.id)) {
+                (None, None) => c
+                    .identifiers
+                    .iter()
+                    .find_map(|(code, i)| cell(Some(*i)).map(|v| (Some(code.clone()), Some(v))))
+                    .unwrap_or((None, None)),
+                given => given,
+            };
             return Ok(Some(InputRow {
                 line,
                 reference: cell(c.reference),
                 country: cell(c.country).map(|v| v.to_uppercase()),
-                service: cell(c.service),
-                id: cell(c.id),
+                service,
+                id,
                 name: cell(c.name),
                 street_number: cell(c.street_number),
                 street_name: cell(c.street_name),
@@ -275,40 +372,12 @@ fn detect_delimiter(head: &[u8]) -> u8 {
         .map_or(b',', |(d, _)| *d)
 }
 
-/// Header names are matched case-insensitively, ignoring spaces, `_` and `-`.
-fn map_columns(headers: &csv::StringRecord) -> Result<Columns, String> {
+/// Header names are matched case-insensitively, ignoring spaces, `_` and `-`; the user's
+/// mapping comes first, then ratewatch's own names, then identifier services' codes.
+fn map_columns(headers: &csv::StringRecord, mapping: &ColumnMap) -> Result<Columns, String> {
     let mut c = Columns::default();
     let mut seen: HashMap<&'static str, usize> = HashMap::new();
-    for (i, raw) in headers.iter().enumerate() {
-        let key: String = raw
-            .trim()
-            .chars()
-            .filter(|ch| ch.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
-        let (name, slot) = match key.as_str() {
-            "country" | "countrycode" => ("country", &mut c.country),
-            "service" | "idservice" | "identifierservice" => ("service", &mut c.service),
-            "id" | "externalid" | "identifier" => ("id", &mut c.id),
-            "name" | "companyname" => ("name", &mut c.name),
-            "streetnumber" => ("streetnumber", &mut c.street_number),
-            "streetname" | "street" => ("streetname", &mut c.street_name),
-            "city" | "town" => ("city", &mut c.city),
-            "postcode" | "postalcode" | "zip" | "zipcode" => ("postcode", &mut c.postcode),
-            "phonenumber" | "phone" => ("phonenumber", &mut c.phone),
-            "ref" | "reference" => ("ref", &mut c.reference),
-            "companyid" => ("company_id", &mut c.company_id),
-            _ => continue,
-        };
-        if let Some(first) = seen.insert(name, i) {
-            return Err(format!(
-                "columns {} and {} are both `{name}`; keep one",
-                first + 1,
-                i + 1
-            ));
-        }
-        *slot = Some(i);
-    }
+    let mut claimed: HashSet<usize> = HashSet::new();
     let found = || {
         headers
             .iter()
@@ -316,22 +385,95 @@ fn map_columns(headers: &csv::StringRecord) -> Result<Columns, String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    for field in FIELDS {
+        let Some(wanted) = mapping.header_for(field) else {
+            continue;
+        };
+        let Some(i) = headers.iter().position(|h| squeeze(h) == squeeze(wanted)) else {
+            return Err(format!(
+                "the column mapping reads {field} from {wanted:?}, but the header has no such column (found {})",
+                found()
+            ));
+        };
+        *slot(&mut c, field) = Some(i);
+        seen.insert(field, i);
+        claimed.insert(i);
+    }
+    for (i, raw) in headers.iter().enumerate() {
+        if claimed.contains(&i) {
+            continue;
+        }
+        let key = squeeze(raw);
+        let name = match key.as_str() {
+            "country" | "countrycode" => "country",
+            "service" | "idservice" | "identifierservice" => "service",
+            "id" | "externalid" | "identifier" => "id",
+            "name" | "companyname" => "name",
+            "streetnumber" => "streetnumber",
+            "streetname" | "street" => "streetname",
+            "city" | "town" => "city",
+            "postcode" | "postalcode" | "zip" | "zipcode" => "postcode",
+            "phonenumber" | "phone" => "phonenumber",
+            "ref" | "reference" => "ref",
+            "companyid" => "company_id",
+            _ => {
+                match SERVICE_COLUMNS
+                    .iter()
+                    .find(|s| s.eq_ignore_ascii_case(&key))
+                {
+                    Some(code) => c.identifiers.push((code.to_string(), i)),
+                    None => c.unused.push(raw.trim().to_string()),
+                }
+                continue;
+            }
+        };
+        if mapping.header_for(name).is_some() {
+            // The user said where this field is; a column of the same name is not it.
+            c.unused.push(raw.trim().to_string());
+            continue;
+        }
+        if let Some(first) = seen.insert(name, i) {
+            return Err(format!(
+                "columns {} and {} are both `{name}`; keep one",
+                first + 1,
+                i + 1
+            ));
+        }
+        *slot(&mut c, name) = Some(i);
+    }
     if c.country.is_none() {
         return Err(format!(
-            "no `country` column (found {}); the header needs country plus service and id, or name",
+            "no `country` column (found {}); the header needs country plus service and id, or name (a `[columns]` mapping in ratewatch.toml or --column country=HEADER names your own)",
             found()
         ));
     }
     if c.id.is_some() != c.service.is_some() {
         return Err("`service` and `id` columns go together: one is missing".into());
     }
-    if c.id.is_none() && c.name.is_none() && c.company_id.is_none() {
+    if c.id.is_none() && c.name.is_none() && c.company_id.is_none() && c.identifiers.is_empty() {
         return Err(format!(
-            "no `service` + `id`, `name` or `company_id` column (found {}): nothing to look companies up by",
+            "no `service` + `id`, identifier (SIREN, KVK, …), `name` or `company_id` column (found {}): nothing to look companies up by; a `[columns]` mapping in ratewatch.toml or --column FIELD=HEADER names your own headers",
             found()
         ));
     }
     Ok(c)
+}
+
+/// The column slot of a field of [`FIELDS`].
+fn slot<'a>(c: &'a mut Columns, field: &str) -> &'a mut Option<usize> {
+    match field {
+        "country" => &mut c.country,
+        "service" => &mut c.service,
+        "id" => &mut c.id,
+        "name" => &mut c.name,
+        "streetnumber" => &mut c.street_number,
+        "streetname" => &mut c.street_name,
+        "city" => &mut c.city,
+        "postcode" => &mut c.postcode,
+        "phonenumber" => &mut c.phone,
+        "ref" => &mut c.reference,
+        _ => &mut c.company_id,
+    }
 }
 
 /// The service's lookup lists, as the row checks need them.
@@ -340,6 +482,8 @@ pub struct Lookups {
     countries: HashSet<String>,
     /// Country → its identifier services, in the service's spelling.
     services: HashMap<String, Vec<String>>,
+    /// A country's name as the lookup list spells it (folded) → its code.
+    names: HashMap<String, String>,
 }
 
 impl Lookups {
@@ -353,6 +497,10 @@ impl Lookups {
         }
         Lookups {
             countries: countries.iter().map(|c| c.code.to_uppercase()).collect(),
+            names: countries
+                .iter()
+                .map(|c| (normalize_name(&c.name), c.code.to_uppercase()))
+                .collect(),
             services: by_country,
         }
     }
@@ -421,9 +569,11 @@ pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
         let id = Uuid::parse_str(raw).map_err(|_| format!("company_id: {raw:?} is not a UUID"))?;
         return Ok(Target::Known(id));
     }
-    let Some(country) = &row.country else {
+    let Some(given) = &row.country else {
         return Err("country: missing".into());
     };
+    let code = country_code(given, lookups)?;
+    let country = &code;
     if !lookups.countries.contains(country) {
         return Err(format!(
             "country: {country:?} is not a country code the service knows"
@@ -466,9 +616,117 @@ pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
     }
 }
 
+/// Alpha-3 codes of the countries the service rates and of the French territories.
+const ALPHA3: [(&str, &str); 17] = [
+    ("FRA", "FR"),
+    ("GBR", "GB"),
+    ("IRL", "IE"),
+    ("DEU", "DE"),
+    ("ESP", "ES"),
+    ("BEL", "BE"),
+    ("LUX", "LU"),
+    ("NLD", "NL"),
+    ("ITA", "IT"),
+    ("CHN", "CN"),
+    ("GUF", "GF"),
+    ("GLP", "GP"),
+    ("MTQ", "MQ"),
+    ("MYT", "YT"),
+    ("REU", "RE"),
+    ("SPM", "PM"),
+    ("WLF", "WF"),
+];
+
+/// The rated countries' names in the languages their exports are written in, folded as
+/// [`normalize_name`] folds them (the lookup list adds the service's own spelling).
+const NAMES: &[(&str, &str)] = &[
+    ("france", "FR"),
+    ("frankreich", "FR"),
+    ("francia", "FR"),
+    ("frankrijk", "FR"),
+    ("royaume uni", "GB"),
+    ("united kingdom", "GB"),
+    ("great britain", "GB"),
+    ("uk", "GB"),
+    ("grossbritannien", "GB"),
+    ("vereinigtes konigreich", "GB"),
+    ("reino unido", "GB"),
+    ("regno unito", "GB"),
+    ("verenigd koninkrijk", "GB"),
+    ("ireland", "IE"),
+    ("irlande", "IE"),
+    ("irland", "IE"),
+    ("irlanda", "IE"),
+    ("ierland", "IE"),
+    ("germany", "DE"),
+    ("allemagne", "DE"),
+    ("deutschland", "DE"),
+    ("alemania", "DE"),
+    ("germania", "DE"),
+    ("duitsland", "DE"),
+    ("spain", "ES"),
+    ("espagne", "ES"),
+    ("spanien", "ES"),
+    ("espana", "ES"),
+    ("spagna", "ES"),
+    ("spanje", "ES"),
+    ("belgium", "BE"),
+    ("belgique", "BE"),
+    ("belgien", "BE"),
+    ("belgie", "BE"),
+    ("luxembourg", "LU"),
+    ("luxemburg", "LU"),
+    ("netherlands", "NL"),
+    ("pays bas", "NL"),
+    ("niederlande", "NL"),
+    ("nederland", "NL"),
+    ("italy", "IT"),
+    ("italie", "IT"),
+    ("italien", "IT"),
+    ("italia", "IT"),
+    ("china", "CN"),
+    ("chine", "CN"),
+    ("cina", "CN"),
+];
+
+/// A country as a row gives it — an alpha-2 code, an alpha-3 code or a name (`France`,
+/// `Deutschland`) — as the code the service knows, or the reason it is not one with the
+/// nearest code.
+fn country_code(given: &str, lookups: &Lookups) -> Result<String, String> {
+    let upper = given.trim().to_uppercase();
+    if upper.len() == 2 && upper.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Ok(upper);
+    }
+    if let Some((_, code)) = ALPHA3.iter().find(|(a3, _)| *a3 == upper) {
+        return Ok(code.to_string());
+    }
+    let folded = normalize_name(given);
+    let known = NAMES
+        .iter()
+        .map(|(n, c)| (n.to_string(), c.to_string()))
+        .chain(lookups.names.iter().map(|(n, c)| (n.clone(), c.clone())));
+    let mut nearest: Option<(usize, String)> = None;
+    for (name, code) in known {
+        if name == folded {
+            return Ok(code);
+        }
+        let d = crate::text::distance(&name, &folded);
+        if nearest.as_ref().is_none_or(|(best, _)| d < *best) {
+            nearest = Some((d, code));
+        }
+    }
+    let hint = nearest
+        .filter(|(d, _)| *d <= 3)
+        .map(|(_, code)| format!("; did you mean {code}?"))
+        .unwrap_or_default();
+    Err(format!(
+        "country: {given:?} is not a country code (two letters, e.g. FR){hint}"
+    ))
+}
+
 /// Spreadsheets turn `012345678` into `12345678`. For registries whose numbers have a
 /// fixed length, an all-digit identifier that is too short gets its zeros back.
-fn restore_leading_zeros(service: &str, id: &str) -> String {
+pub fn restore_leading_zeros(service: &str, id: &str) -> String {
     let width = match service.to_uppercase().as_str() {
         "SIREN" => 9,
         "SIRET" => 14,
@@ -498,7 +756,7 @@ mod tests {
     fn rows(content: &[u8]) -> Vec<InputRow> {
         let (_dir, path) = write(content);
         survey(&path).unwrap();
-        let mut p = Portfolio::open(&path).unwrap();
+        let mut p = Portfolio::open(&path, &ColumnMap::default()).unwrap();
         let mut out = Vec::new();
         while let Some(r) = p.next_row().unwrap() {
             out.push(r);
@@ -621,22 +879,133 @@ mod tests {
         assert!(survey(&path).unwrap_err().to_string().contains("not a CSV"));
 
         let (_d, path) = write(b"name,city\nAcme,Lyon\n");
-        let e = Portfolio::open(&path).unwrap_err();
+        let e = Portfolio::open(&path, &ColumnMap::default()).unwrap_err();
         assert!(e.to_string().contains("no `country` column"), "{e}");
 
         let (_d, path) = write(b"country,name,Name\nFR,a,b\n");
-        let e = Portfolio::open(&path).unwrap_err();
+        let e = Portfolio::open(&path, &ColumnMap::default()).unwrap_err();
         assert!(
             e.to_string().contains("columns 2 and 3 are both `name`"),
             "{e}"
         );
 
         let (_d, path) = write(b"country,id\nFR,1\n");
-        assert!(Portfolio::open(&path).is_err());
+        assert!(Portfolio::open(&path, &ColumnMap::default()).is_err());
     }
 
     #[test]
     fn a_header_only_file_has_no_rows() {
         assert!(rows(b"country,name\r\n").is_empty());
+    }
+
+    fn mapped(
+        content: &str,
+        mapping: &[(&str, &str)],
+    ) -> Result<(Vec<InputRow>, Vec<String>), String> {
+        let (_dir, path) = write(content.as_bytes());
+        let map = ColumnMap(
+            mapping
+                .iter()
+                .map(|(f, h)| (f.to_string(), h.to_string()))
+                .collect(),
+        );
+        let mut p = Portfolio::open(&path, &map).map_err(|e| e.message)?;
+        let mut out = Vec::new();
+        while let Some(r) = p.next_row().unwrap() {
+            out.push(r);
+        }
+        Ok((out, p.unused_columns().to_vec()))
+    }
+
+    #[test]
+    fn an_erp_export_is_read_as_it_is_through_a_column_mapping() {
+        let export = "Référence client;Pays;SIREN;Raison sociale;Ville;Encours EUR\n\
+                      C-1;France;552100554;Acme SA;Lyon;12000\n";
+        let (rows, unused) = mapped(
+            export,
+            &[
+                ("ref", "Référence client"),
+                ("country", "pays"),
+                ("name", "Raison sociale"),
+                ("city", "Ville"),
+            ],
+        )
+        .unwrap();
+        let r = &rows[0];
+        assert_eq!(r.reference.as_deref(), Some("C-1"));
+        assert_eq!(r.country.as_deref(), Some("FRANCE"));
+        // The SIREN column needs no mapping: its header is the service's code.
+        assert_eq!(
+            (r.service.as_deref(), r.id.as_deref()),
+            (Some("SIREN"), Some("552100554"))
+        );
+        assert_eq!(r.name.as_deref(), Some("Acme SA"));
+        assert_eq!(unused, ["Encours EUR"]);
+        let target = validate(r, &lookups()).unwrap();
+        assert!(
+            matches!(target, Target::ById { ref country, .. } if country == "FR"),
+            "{target:?}"
+        );
+    }
+
+    #[test]
+    fn identifier_columns_side_by_side_give_the_first_that_is_filled() {
+        let (rows, unused) = mapped(
+            "country,SIREN,siret,name\nFR,,55210055400013,\nFR,552100554,55210055400013,\nFR,,,Acme\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(rows[0].service.as_deref(), Some("SIRET"));
+        assert_eq!(rows[1].service.as_deref(), Some("SIREN"));
+        assert_eq!(
+            (rows[2].service.as_ref(), rows[2].name.as_deref()),
+            (None, Some("Acme"))
+        );
+        assert!(unused.is_empty());
+    }
+
+    #[test]
+    fn a_mapping_names_a_missing_header_or_an_unknown_field_clearly() {
+        let e = mapped("Pays;Nom\nFR;x\n", &[("country", "Land")]).unwrap_err();
+        assert!(
+            e.contains("reads country from \"Land\"") && e.contains("\"Pays\""),
+            "{e}"
+        );
+        assert_eq!(
+            parse_mapping("Country = Pays"),
+            Ok(("country".into(), "Pays".into()))
+        );
+        assert_eq!(
+            parse_mapping("phone=Tel"),
+            Ok(("phonenumber".into(), "Tel".into()))
+        );
+        assert!(parse_mapping("pays").unwrap_err().contains("FIELD=HEADER"));
+        assert!(
+            parse_mapping("exposure=Encours")
+                .unwrap_err()
+                .contains("the fields are")
+        );
+        // A mapped field wins over a column of ratewatch's own name.
+        let (rows, unused) =
+            mapped("country,Pays,name\nXX,FR,Acme\n", &[("country", "Pays")]).unwrap();
+        assert_eq!(rows[0].country.as_deref(), Some("FR"));
+        assert_eq!(unused, ["country"]);
+    }
+
+    #[test]
+    fn countries_by_name_or_alpha_3_are_understood_or_get_a_suggestion() {
+        let l = lookups();
+        for given in ["France", "FRANCE", "fra", "Frankreich", "  france "] {
+            assert_eq!(country_code(given, &l), Ok("FR".into()), "{given}");
+        }
+        assert_eq!(country_code("Royaume-Uni", &l), Ok("GB".into()));
+        assert_eq!(country_code("GBR", &l), Ok("GB".into()));
+        let e = country_code("Frnace", &l).unwrap_err();
+        assert!(e.contains("did you mean FR?"), "{e}");
+        let e = country_code("Atlantis", &l).unwrap_err();
+        assert!(
+            e.contains("is not a country code") && !e.contains("did you mean"),
+            "{e}"
+        );
     }
 }

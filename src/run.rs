@@ -140,8 +140,11 @@ async fn screen_logged(
     let path = &request.portfolio;
     // The input is checked whole before anything is written.
     let survey = portfolio::survey(path)?;
-    let reader = Portfolio::open(path)?;
-    if Portfolio::open(path)?.next_row()?.is_none() {
+    let reader = Portfolio::open(path, &settings.columns)?;
+    if Portfolio::open(path, &settings.columns)?
+        .next_row()?
+        .is_none()
+    {
         return Err(Error::NothingToScreen(format!(
             "{}: a header and no rows: nothing to screen (an empty export?)",
             path.display()
@@ -179,6 +182,12 @@ async fn screen_logged(
     let conn = Connection::open(&request.service, true, demo_day.unwrap_or(1)).await?;
     let limiter = Arc::new(Limiter::new(settings.limits()));
     let mut notes = Vec::new();
+    if !reader.unused_columns().is_empty() {
+        notes.push(format!(
+            "columns not used: {}",
+            reader.unused_columns().join(", ")
+        ));
+    }
     let lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes).await?;
 
     let (run_id, resume) = match resumed {

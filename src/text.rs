@@ -19,6 +19,24 @@ pub fn defuse(cell: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Edits between two strings (Levenshtein), for suggestions.
+pub fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
 /// Renders a header and rows as aligned text, one line each, ending in a newline: columns
 /// padded to their widest cell (by characters, so accented names line up), two spaces
 /// apart.

@@ -433,3 +433,30 @@ fn demo_server_prints_its_url_first_and_serves() {
     let _ = child.wait();
     result.unwrap();
 }
+
+#[test]
+fn lookup_by_an_id_whose_leading_zeros_a_spreadsheet_ate_finds_the_company() {
+    let data = demo_data();
+    let (r, siren) = (0..10_000)
+        .map(|n| CompanyRef { country: 0, n })
+        .find_map(|r| {
+            let id = data.external_ids(r)[0].external_id.clone();
+            id.starts_with('0').then_some((r, id))
+        })
+        .expect("a SIREN with a leading zero among the first companies");
+    let eaten = siren.trim_start_matches('0');
+    ratewatch()
+        .args([
+            "lookup",
+            "--demo",
+            "--country",
+            "FR",
+            "--service",
+            "SIREN",
+            "--id",
+            eaten,
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(data.uuid(r).to_string()));
+}

@@ -442,3 +442,67 @@ fn a_second_portfolio_uses_the_ratings_a_recent_run_saw_when_asked_to() {
         .unwrap();
     assert_eq!(history, 5, "reusing a rating adds nothing to the history");
 }
+
+#[test]
+fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let ws = Workspace::new();
+    ws.write(
+        "ratewatch.toml",
+        "[columns]\nref = \"Référence client\"\ncountry = \"Pays\"\nname = \"Raison sociale\"\ncity = \"Ville\"\n"
+            .as_bytes(),
+    );
+    let mut export = String::from(
+        "\u{feff}Référence client;Pays;SIREN;SIRET;Raison sociale;Ville;Encours EUR\r\n",
+    );
+    let countries = ["France", "FRA", "FR", "france"];
+    for n in 0..8u32 {
+        let r = CompanyRef { country: 0, n };
+        let ids = data.external_ids(r);
+        let of = |code: &str| {
+            ids.iter()
+                .find(|e| e.external_service == code)
+                .map(|e| e.external_id.clone())
+                .unwrap_or_default()
+        };
+        // Half the rows give only the SIRET: the first identifier filled is used.
+        let siren = if n % 2 == 0 {
+            of("SIREN")
+        } else {
+            String::new()
+        };
+        export.push_str(&format!(
+            "C-{n};{};{siren};{};;;{}\r\n",
+            countries[n as usize % 4],
+            of("SIRET"),
+            1000 * n
+        ));
+    }
+    export.push_str("C-X;Frnace;552100554;;;;0\r\n");
+    let file = ws.write("export.csv", export.as_bytes());
+    let out = ws.screen(&sim, &file).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
+    assert!(text.contains("columns not used: Encours EUR"), "{text}");
+    let report = ws.report();
+    let rows = rows_by_ref(&report);
+    for n in 0..8 {
+        let row = &rows[&format!("C-{n}")];
+        assert_eq!(row["status"], "rated", "{row}");
+        assert_eq!(
+            row["company_id"],
+            data.uuid(CompanyRef { country: 0, n }).to_string(),
+            "{row}"
+        );
+    }
+    let typo = &rows["C-X"];
+    assert_eq!(typo["status"], "invalid");
+    assert!(
+        typo["error"].as_str().unwrap().contains("did you mean FR?"),
+        "{typo}"
+    );
+    // Under --quiet the remark about unused columns is left out: a quiet night stays quiet.
+    let quiet = ws.screen(&sim, &file).arg("--quiet").output().unwrap();
+    assert!(!String::from_utf8_lossy(&quiet.stdout).contains("columns not used"));
+}

@@ -13,6 +13,7 @@ use crate::connection::Connection;
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
 use crate::model::RATED_COUNTRIES;
+use crate::portfolio::restore_leading_zeros;
 use crate::rate::RatingEndpoint;
 
 /// One company found, with its rating or why the rating could not be had.
@@ -33,15 +34,19 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
     let country = args.country.trim().to_lowercase();
 
     let (described, searched) = match (&args.service, &args.id, &args.name) {
-        (Some(service), Some(id), _) => (
-            format!("{} {} in {}", service, id, country.to_uppercase()),
-            limiter
-                .call("company_by_id", || {
-                    client.company_by_external_id(&country, service.trim(), id.trim())
-                })
-                .await
-                .map(|c| vec![c]),
-        ),
+        (Some(service), Some(id), _) => {
+            // As `screen` reads it: the zeros a spreadsheet ate are given back.
+            let id = restore_leading_zeros(service.trim(), id.trim());
+            (
+                format!("{} {} in {}", service, id, country.to_uppercase()),
+                limiter
+                    .call("company_by_id", || {
+                        client.company_by_external_id(&country, service.trim(), &id)
+                    })
+                    .await
+                    .map(|c| vec![c]),
+            )
+        }
         (_, _, Some(name)) => {
             let query = NameQuery {
                 country: country.clone(),

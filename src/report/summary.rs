@@ -10,6 +10,12 @@ use std::io;
 use super::{Format, Output};
 use crate::model::{Change, Color, ResultRow, RowStatus, RunInfo, RunStatus};
 
+/// Whether a run's note makes the night loud (`STOPPED: …`, `NOTE: …`, `SHRUNK: …`).
+fn is_loud(note: &str) -> bool {
+    note.split_once(':')
+        .is_some_and(|(head, _)| !head.is_empty() && head.chars().all(|c| c.is_ascii_uppercase()))
+}
+
 /// How the error of a row left out by `--max-calls` begins (`ApiError::CallBudget`).
 const BUDGET_ERROR: &str = "not screened: call budget reached";
 
@@ -163,8 +169,13 @@ impl<W: Output> Format for Summary<W> {
         let failed = count(&run, RowStatus::Failed);
         let rated = count(&run, RowStatus::Rated);
         let mut text = String::new();
-        // What makes the night loud comes first, whatever else follows.
+        // What makes the night loud comes first, whatever else follows, even under
+        // --quiet; a remark (a note not opening with a word in capitals and a colon, like
+        // "columns not used: …") only when a person reads the whole summary.
         for note in &run.notes {
+            if self.quiet && !is_loud(note) {
+                continue;
+            }
             text.push_str(&printable(note));
             text.push('\n');
         }
