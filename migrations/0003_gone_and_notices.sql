@@ -52,6 +52,12 @@ ALTER TABLE runs ADD COLUMN notes TEXT;
 -- clock here (or the simulator's calendar) cannot make every rating look old.
 ALTER TABLE runs ADD COLUMN service_time TEXT;
 
+-- The columns of a portfolio that ratewatch does not read (an exposure, a sales owner) are
+-- carried through to the reports: `inputs.extra` holds a row's, as a JSON object of the
+-- filled ones, and `runs.extra_columns` the headers, in the file's order (a JSON array).
+ALTER TABLE inputs ADD COLUMN extra TEXT;
+ALTER TABLE runs ADD COLUMN extra_columns TEXT;
+
 -- As in 0001, plus: a gone company's row (status `unresolved`) shows its last rating;
 -- `gone` and a first sighting of an unknown color are alerts; the rating's
 -- `last_refresh_date` is shown. (Not its `confirmed_at`: later runs move it, and a past
@@ -78,7 +84,8 @@ SELECT rr.run_id,
             THEN 1 ELSE 0 END AS alert,
        rr.error,
        rr.candidates,
-       r.last_refresh_date    AS last_refresh_date
+       r.last_refresh_date    AS last_refresh_date,
+       i.extra                AS extra
 FROM run_rows rr
 JOIN inputs i              ON i.id = rr.input_id
 LEFT JOIN companies c      ON c.id = rr.company

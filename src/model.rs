@@ -292,6 +292,9 @@ pub struct InputRow {
     pub postcode: Option<String>,
     pub phone: Option<String>,
     pub company_id: Option<String>,
+    /// The columns ratewatch does not read (an exposure, a sales owner), carried through
+    /// to the reports: (header, value), the filled ones only.
+    pub extra: Vec<(String, String)>,
 }
 
 /// A company as the service describes it (the client converts its answers into this).
@@ -382,6 +385,18 @@ pub struct ResultRow {
     pub alert: bool,
     pub error: Option<String>,
     pub candidates: Vec<Candidate>,
+    /// The row's columns ratewatch does not read, as given: a JSON object in report.json.
+    #[serde(serialize_with = "as_object")]
+    pub extra: Vec<(String, String)>,
+}
+
+fn as_object<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut map = s.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs {
+        map.serialize_entry(k, v)?;
+    }
+    map.end()
 }
 
 /// When a rating counts as stale: the service has not recalculated it (its lastRefreshDate)
@@ -457,6 +472,8 @@ pub struct RunInfo {
     /// The service's time when the run got its first rating: staleness is judged on the
     /// service's clock, as its lastRefreshDate is.
     pub service_time: Option<String>,
+    /// Headers of the portfolio's columns carried through to the reports, in its order.
+    pub extra_columns: Vec<String>,
     /// What the summary says first about the run as a whole (kept lookup lists used, a
     /// portfolio that shrank, a rate limit that stopped the run).
     pub notes: Vec<String>,
@@ -482,6 +499,7 @@ impl RunInfo {
             calls: vec![],
             notes: vec![],
             service_time: None,
+            extra_columns: vec![],
         }
     }
 }
@@ -582,6 +600,7 @@ mod tests {
             alert: false,
             error: None,
             candidates: vec![],
+            extra: vec![],
         }
     }
 

@@ -798,6 +798,7 @@ mod tests {
                 input_path: "p.csv".into(),
                 sha256: String::new(),
                 demo_day: None,
+                extra_columns: vec![],
             })
             .unwrap();
         let key = ApiKey::new(SimConfig::default().key);

@@ -182,8 +182,10 @@ struct Columns {
     company_id: Option<usize>,
     /// Columns headed by an identifier service's code, in the file's order.
     identifiers: Vec<(String, usize)>,
-    /// Headers of the columns nothing reads.
+    /// Headers of the columns nothing reads, carried through to the reports.
     unused: Vec<String>,
+    /// Their positions, in the same order.
+    carried: Vec<usize>,
 }
 
 /// An open portfolio, read one record at a time.
@@ -344,6 +346,12 @@ impl Portfolio {
                 postcode: cell(c.postcode),
                 phone: cell(c.phone),
                 company_id: cell(c.company_id),
+                extra: c
+                    .unused
+                    .iter()
+                    .zip(&c.carried)
+                    .filter_map(|(h, i)| cell(Some(*i)).map(|v| (h.clone(), v)))
+                    .collect(),
             }));
         }
     }
@@ -422,7 +430,10 @@ fn map_columns(headers: &csv::StringRecord, mapping: &ColumnMap) -> Result<Colum
                     .find(|s| s.eq_ignore_ascii_case(&key))
                 {
                     Some(code) => c.identifiers.push((code.to_string(), i)),
-                    None => c.unused.push(raw.trim().to_string()),
+                    None => {
+                        c.unused.push(raw.trim().to_string());
+                        c.carried.push(i);
+                    }
                 }
                 continue;
             }
@@ -430,6 +441,7 @@ fn map_columns(headers: &csv::StringRecord, mapping: &ColumnMap) -> Result<Colum
         if mapping.header_for(name).is_some() {
             // The user said where this field is; a column of the same name is not it.
             c.unused.push(raw.trim().to_string());
+            c.carried.push(i);
             continue;
         }
         if let Some(first) = seen.insert(name, i) {

@@ -184,7 +184,7 @@ async fn screen_logged(
     let mut notes = Vec::new();
     if !reader.unused_columns().is_empty() {
         notes.push(format!(
-            "columns not used: {}",
+            "columns not used: {} (carried into the reports)",
             reader.unused_columns().join(", ")
         ));
     }
@@ -202,6 +202,7 @@ async fn screen_logged(
                 input_path: path.display().to_string(),
                 sha256: survey.sha256.clone(),
                 demo_day,
+                extra_columns: reader.unused_columns().to_vec(),
             };
             (store.start_run(&run).map_err(db_error)?, Resume::default())
         }

@@ -487,6 +487,17 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     assert!(text.contains("columns not used: Encours EUR"), "{text}");
     let report = ws.report();
     let rows = rows_by_ref(&report);
+    // The exposure is carried through: in report.json's `extra` and as a column of
+    // report.csv, beside the color.
+    assert_eq!(
+        rows["C-3"]["extra"],
+        serde_json::json!({"Encours EUR": "3000"})
+    );
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(header.ends_with(",stale,Encours EUR"), "{header}");
+    let line = csv.lines().find(|l| l.contains(",C-3,")).unwrap();
+    assert!(line.ends_with(",3000"), "{line}");
     for n in 0..8 {
         let row = &rows[&format!("C-{n}")];
         assert_eq!(row["status"], "rated", "{row}");

@@ -54,6 +54,8 @@ pub enum Dialect {
 pub struct CsvReport<W: Output> {
     out: ::csv::Writer<W>,
     dialect: Dialect,
+    /// The portfolio's own columns carried through, after ratewatch's.
+    extra: Vec<String>,
 }
 
 impl<W: Output> CsvReport<W> {
@@ -65,6 +67,7 @@ impl<W: Output> CsvReport<W> {
         CsvReport {
             out: builder.from_writer(out),
             dialect,
+            extra: Vec::new(),
         }
     }
 }
@@ -85,8 +88,18 @@ pub fn excel_text(value: &str) -> String {
 }
 
 impl<W: Output> Format for CsvReport<W> {
-    fn begin(&mut self, _run: &RunInfo) -> io::Result<()> {
-        let mut header = COLUMNS.map(String::from);
+    fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
+        self.extra = run.extra_columns.clone();
+        let mut header: Vec<String> = COLUMNS.map(String::from).to_vec();
+        // The portfolio's own columns, after ratewatch's; one named like one of ours is
+        // told apart.
+        header.extend(self.extra.iter().map(|h| {
+            if COLUMNS.contains(&h.as_str()) {
+                format!("input {h}")
+            } else {
+                h.clone()
+            }
+        }));
         if self.dialect == Dialect::Excel {
             // The BOM opens the file: without it Excel reads UTF-8 as the local code page
             // (`LÃ³pez`). It needs no quoting, so it can ride on the first column's name.
@@ -134,7 +147,13 @@ impl<W: Output> Format for CsvReport<W> {
                 defuse(cell).into_owned()
             }
         });
-        self.out.write_record(cells).map_err(io::Error::from)
+        let extra = self.extra.iter().map(|h| {
+            let value = r.extra.iter().find(|(k, _)| k == h).map_or("", |(_, v)| v);
+            defuse(value).into_owned()
+        });
+        self.out
+            .write_record(cells.chain(extra))
+            .map_err(io::Error::from)
     }
 
     fn finish(self: Box<Self>) -> io::Result<()> {
@@ -179,6 +198,7 @@ mod tests {
                 city: "B".into(),
                 postcode: "C".into(),
             }],
+            extra: vec![],
         }
     }
 
@@ -234,6 +254,7 @@ mod tests {
             stale,
             error: None,
             candidates: vec![],
+            extra: vec![],
             ..row()
         };
         let old = rated("2026-10-01T01:45:00Z", true);

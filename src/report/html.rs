@@ -515,6 +515,7 @@ mod tests {
             stale: false,
             error: None,
             candidates: vec![],
+            extra: vec![],
         }
     }
 
@@ -867,5 +868,19 @@ mod tests {
                 .contains("López Motors &amp; Fils SA <span class=\"muted\">33000 Lyon</span>")
         );
         assert!(html.contains("data-status=\"ambiguous\""));
+    }
+
+    #[test]
+    fn a_rows_own_columns_are_shown_with_it_and_escaped() {
+        let mut row = rated(2, Color::Green, None);
+        row.extra = vec![
+            ("Encours EUR".into(), "12000".into()),
+            ("Owner".into(), "<b>Ann</b>".into()),
+        ];
+        let page = render(&run(1, 0), &[row]);
+        assert!(
+            page.contains("<dl class=\"extra\"><dt>Encours EUR</dt><dd>12000</dd><dt>Owner</dt><dd>&lt;b&gt;Ann&lt;/b&gt;</dd></dl>"),
+            "{page}"
+        );
     }
 }

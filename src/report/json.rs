@@ -104,6 +104,7 @@ mod tests {
             alert: false,
             error: None,
             candidates: vec![],
+            extra: vec![],
         }
     }
 

@@ -348,6 +348,7 @@ mod tests {
             alert: true,
             error: None,
             candidates: vec![],
+            extra: vec![],
         }
     }
 

@@ -108,6 +108,8 @@ pub struct NewRun {
     pub input_path: String,
     pub sha256: String,
     pub demo_day: Option<i64>,
+    /// Headers of the columns carried through to the reports.
+    pub extra_columns: Vec<String>,
 }
 
 /// The ratewatch database.
@@ -287,14 +289,17 @@ impl Store {
     pub fn start_run(&mut self, run: &NewRun) -> Result<i64, StoreError> {
         self.conn
             .execute(
-                "INSERT INTO runs (portfolio, input_path, input_sha256, started_at, demo_day)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO runs (portfolio, input_path, input_sha256, started_at, demo_day,
+                                   extra_columns)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![
                     run.portfolio,
                     run.input_path,
                     run.sha256,
                     now_text(),
-                    run.demo_day
+                    run.demo_day,
+                    (!run.extra_columns.is_empty())
+                        .then(|| serde_json::to_string(&run.extra_columns).unwrap_or_default())
                 ],
             )
             .map_err(StoreError::at("recording the run"))?;
@@ -436,7 +441,8 @@ impl Store {
             .query_row(
                 "SELECT id, started_at, finished_at, portfolio, input_path, input_sha256, status,
                         demo_day, rows_total, rows_rated, rows_unresolved, rows_ambiguous,
-                        rows_invalid, rows_failed, alerts, calls, notes, service_time
+                        rows_invalid, rows_failed, alerts, calls, notes, service_time,
+                        extra_columns
                  FROM runs WHERE id = ?1",
                 [run_id],
                 |r| {
@@ -474,6 +480,10 @@ impl Store {
                             .and_then(|n| serde_json::from_str(&n).ok())
                             .unwrap_or_default(),
                         service_time: r.get(17)?,
+                        extra_columns: r
+                            .get::<_, Option<String>>(18)?
+                            .and_then(|n| serde_json::from_str(&n).ok())
+                            .unwrap_or_default(),
                     })
                 },
             )
@@ -510,7 +520,7 @@ impl Store {
         let sql = format!(
             "SELECT line, ref, country, service, external_id, name, status, company_id,
                     company_name, color, previous_color, change, last_change_date, alert,
-                    error, candidates, last_refresh_date
+                    error, candidates, last_refresh_date, extra
              FROM run_results WHERE run_id = ?1 {} ORDER BY line",
             if alerts_only { "AND alert = 1" } else { "" }
         );
@@ -570,6 +580,17 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         change: change.and_then(|c| Change::parse(&c)),
         last_change_date: r.get(12)?,
         last_refresh_date: r.get(16)?,
+        extra: r
+            .get::<_, Option<String>>(17)?
+            .and_then(|e| {
+                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&e).ok()
+            })
+            .map(|m| {
+                m.into_iter()
+                    .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default(),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,
         alert: r.get::<_, i64>(13)? != 0,

@@ -24,6 +24,7 @@ fn run(store: &mut Store) -> i64 {
             input_path: "p.csv".into(),
             sha256: "x".into(),
             demo_day: None,
+            extra_columns: vec![],
         })
         .unwrap()
 }
@@ -366,6 +367,7 @@ fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
             input_path: format!("{portfolio}.csv"),
             sha256: "x".into(),
             demo_day: None,
+            extra_columns: vec![],
         })
         .unwrap();
     let mut writer = store.writer(run_id).unwrap();
@@ -812,6 +814,7 @@ fn references_and_holdings_come_from_each_portfolios_latest_finished_run() {
             input_path: "customers.csv".into(),
             sha256: "y".into(),
             demo_day: None,
+            extra_columns: vec![],
         })
         .unwrap();
     let mut w = store.writer(running).unwrap();
@@ -944,6 +947,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
             input_path: "p.csv".into(),
             sha256: "x".into(),
             demo_day: None,
+            extra_columns: vec![],
         })
         .is_err(),
         "read-only"

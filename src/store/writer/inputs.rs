@@ -40,6 +40,20 @@ impl Writer {
                 None => hasher.update(b"\x1e"),
             }
         }
+        // Carried columns count only when there are some: a row without them keeps the
+        // digest it always had.
+        let extra = (!i.extra.is_empty()).then(|| {
+            hasher.update(b"\x1d");
+            let mut object = serde_json::Map::new();
+            for (header, value) in &i.extra {
+                hasher.update(header.as_bytes());
+                hasher.update(b"\x1f");
+                hasher.update(value.as_bytes());
+                hasher.update(b"\x1f");
+                object.insert(header.clone(), value.clone().into());
+            }
+            serde_json::Value::Object(object).to_string()
+        });
         let digest = &hasher.finalize()[..16];
         let existing: Option<i64> = self
             .conn()
@@ -52,14 +66,15 @@ impl Writer {
                 .conn()
                 .prepare_cached(
                     "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
-                                         street_name, city, postcode, phone, given_company_id)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
+                                         street_name, city, postcode, phone, given_company_id, extra)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
                 )
                 .and_then(|mut s| {
                     s.query_row(
                         params![
                             digest, fields[0], fields[1], fields[2], fields[3], fields[4],
-                            fields[5], fields[6], fields[7], fields[8], fields[9], fields[10]
+                            fields[5], fields[6], fields[7], fields[8], fields[9], fields[10],
+                            extra
                         ],
                         |r| r.get(0),
                     )
