@@ -480,6 +480,35 @@ pub struct RunInfo {
 }
 
 #[cfg(test)]
+impl ResultRow {
+    /// Line `line` of a portfolio, `C-{line}` by SIREN 552100554, rated green for the first
+    /// time, for formatters' tests.
+    pub fn example(line: u64) -> ResultRow {
+        ResultRow {
+            line,
+            reference: Some(format!("C-{line}")),
+            country: Some("FR".into()),
+            service: Some("SIREN".into()),
+            id: Some("552100554".into()),
+            name: None,
+            status: RowStatus::Rated,
+            company_id: Some(Uuid::nil()),
+            company_name: Some("Acme SA".into()),
+            color: Some(Color::Green),
+            previous_color: None,
+            change: Some(Change::New),
+            last_change_date: Some("2026-01-01T00:00:00Z".into()),
+            last_refresh_date: None,
+            stale: false,
+            alert: false,
+            error: None,
+            candidates: vec![],
+            extra: vec![],
+        }
+    }
+}
+
+#[cfg(test)]
 impl RunInfo {
     /// An empty, complete run of the portfolio "customers", for formatters' tests.
     pub fn example() -> RunInfo {

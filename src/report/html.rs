@@ -497,25 +497,13 @@ mod tests {
             Some(b) => Change::classify(Some((b, Some(1))), &color, Some(2)),
         };
         ResultRow {
-            line,
-            reference: Some(format!("C-{line}")),
-            country: Some("FR".into()),
-            service: Some("SIREN".into()),
-            id: Some("552100554".into()),
-            name: None,
-            status: RowStatus::Rated,
-            company_id: Some(uuid::Uuid::nil()),
             company_name: Some(format!("Company {line}")),
             alert: color.is_alarming() || change.is_color_change(),
             color: Some(color),
             previous_color: before,
             change: Some(change),
             last_change_date: Some("2026-11-20T00:00:00Z".into()),
-            last_refresh_date: None,
-            stale: false,
-            error: None,
-            candidates: vec![],
-            extra: vec![],
+            ..ResultRow::example(line)
         }
     }
 

@@ -82,29 +82,13 @@ impl<W: Output> Format for JsonReport<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Change, Color, RowStatus};
+    use crate::model::RowStatus;
 
     fn rated(line: u64, refreshed: Option<&str>, stale: bool) -> ResultRow {
         ResultRow {
-            line,
-            reference: Some(format!("C-{line}")),
-            country: Some("FR".into()),
-            service: Some("SIREN".into()),
-            id: Some("552100554".into()),
-            name: None,
-            status: RowStatus::Rated,
-            company_id: Some(uuid::Uuid::nil()),
-            company_name: Some("Acme SA".into()),
-            color: Some(Color::Green),
-            previous_color: None,
-            change: Some(Change::New),
-            last_change_date: Some("2026-01-01T00:00:00Z".into()),
             last_refresh_date: refreshed.map(String::from),
             stale,
-            alert: false,
-            error: None,
-            candidates: vec![],
-            extra: vec![],
+            ..ResultRow::example(line)
         }
     }
 
