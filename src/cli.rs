@@ -278,6 +278,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub max_calls: Option<u64>,
 
+    /// Make at most this many API calls in a calendar month (UTC), all runs on the database
+    /// together, as they recorded them: a run may make what the month has left (and no more
+    /// than --max-calls); once it is spent, a run makes no call and its rows wait.
+    #[arg(long, value_name = "N")]
+    pub max_calls_per_month: Option<u64>,
+
     /// Longest the run waits for the service's rate limit, in one pause or in all; a
     /// longer Retry-After (a spent quota) stops the run, and the next run resumes it
     /// [default: 600].
