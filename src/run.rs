@@ -467,6 +467,16 @@ async fn fetch_lookups(
         });
     }
     let (countries, services) = store.load_lookups().map_err(db_error)?;
+    if let (true, ApiError::CallBudget { limit, month }) = (countries.is_empty(), &e) {
+        let budget = match month {
+            Some(month) => format!("--max-calls-per-month {month} leaves {limit} calls this month"),
+            None => format!("--max-calls {limit} allows"),
+        };
+        return Err(Error::Config(format!(
+            "nothing screened: {budget}, too few to fetch the service's lookup lists, and {} keeps no copy of them from an earlier run; raise the budget",
+            store.path().display()
+        )));
+    }
     if countries.is_empty() {
         return Err(conn.fail(e));
     }

@@ -260,6 +260,19 @@ fn the_month_s_call_budget_stops_a_run_and_the_next_run_of_the_month_makes_no_ca
     assert_eq!(usage["total"]["runs"], 2);
     assert_eq!(usage["total"]["total"], 20);
 
+    // A new database and a spent month: no call, not even for the lookup lists.
+    let fresh = Workspace::new();
+    let few = portfolio(&fresh, &sim, 5);
+    fresh
+        .screen(&sim, &few)
+        .args(["--max-calls-per-month", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--max-calls-per-month 0 leaves 0 calls this month, too few to fetch the service's lookup lists",
+        ));
+    assert_eq!(sim.server.stats().total(), 20);
+
     // A larger budget: --max-calls binds when it is the smaller, and no BUDGET line then.
     let third = ws
         .screen(&sim, &file)
