@@ -100,6 +100,19 @@ pub enum Command {
         Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
     Changes(ChangesArgs),
 
+    /// Count the API calls the runs made, by endpoint, per day or per month (default: the
+    /// current month, by day), from the runs' records: no call to the service.
+    ///
+    /// A run's calls are those of every process that worked on it (a resumed run's
+    /// included), dated by the run's start in UTC. A run records them when it ends: one in
+    /// progress, or killed, counts none yet.
+    #[command(after_help = "Examples:\n  \
+        ratewatch usage\n  \
+        ratewatch usage --since 2026-01-01 --by month\n  \
+        ratewatch usage --since 2026-11-01 --until 2026-11-30 --csv > november-calls.csv\n\n\
+        Exit codes: 0 counted (no run included), 2 usage error or no database at --db, 4 database unusable.")]
+    Usage(UsageArgs),
+
     /// Write a portfolio CSV made from the simulator's dataset (for trying and benchmarking
     /// `screen`): 70% identifier rows, 30% name rows, 10% duplicates.
     #[command(after_help = "Example:\n  \
@@ -271,6 +284,12 @@ pub struct RunArgs {
     /// streetname, city, postcode, phonenumber, ref, company_id.
     #[arg(long, value_name = "FIELD=HEADER", value_parser = crate::portfolio::parse_mapping)]
     pub column: Vec<(String, String)>,
+
+    /// Make at most this many API calls in a calendar month (UTC), all runs on the database
+    /// together, as they recorded them: a run may make what the month has left (and no more
+    /// than --max-calls); once it is spent, a run makes no call and its rows wait.
+    #[arg(long, value_name = "N")]
+    pub max_calls_per_month: Option<u64>,
 
     /// Longest the run waits for the service's rate limit, in one pause or in all; a
     /// longer Retry-After (a spent quota) stops the run, and the next run resumes it
@@ -549,6 +568,38 @@ pub struct ChangesArgs {
     /// now.
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub listing: ListingArgs,
+}
+
+/// How `usage` groups the runs' calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UsagePeriod {
+    /// One line per day (UTC) on which runs started.
+    Day,
+    /// One line per month (UTC) in which runs started.
+    Month,
+}
+
+#[derive(Debug, Args)]
+pub struct UsageArgs {
+    /// Runs started from this date (UTC, start of the day) or time (2026-11-01T02:00:00Z);
+    /// default: the start of the current month (UTC).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Runs started up to this date (included, to the end of the day) or time; default:
+    /// now.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    /// One line per day or per month.
+    #[arg(long, value_enum, value_name = "PERIOD", default_value_t = UsagePeriod::Day)]
+    pub by: UsagePeriod,
 
     #[command(flatten)]
     pub database: DatabaseArgs,

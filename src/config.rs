@@ -65,11 +65,12 @@ pub enum Key {
     RetryDelayMs,
     MaxRps,
     MaxCalls,
+    MaxCallsPerMonth,
     MaxWait,
 }
 
 impl Key {
-    pub const ALL: [Key; 16] = [
+    pub const ALL: [Key; 17] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -85,6 +86,7 @@ impl Key {
         Key::RetryDelayMs,
         Key::MaxRps,
         Key::MaxCalls,
+        Key::MaxCallsPerMonth,
         Key::MaxWait,
     ];
 
@@ -106,6 +108,7 @@ impl Key {
             Key::RetryDelayMs => "retry_delay_ms",
             Key::MaxRps => "max_rps",
             Key::MaxCalls => "max_calls",
+            Key::MaxCallsPerMonth => "max_calls_per_month",
             Key::MaxWait => "max_wait",
         }
     }
@@ -128,6 +131,7 @@ impl Key {
             Key::RetryDelayMs => "RATEWATCH_RETRY_DELAY_MS",
             Key::MaxRps => "RATEWATCH_MAX_RPS",
             Key::MaxCalls => "RATEWATCH_MAX_CALLS",
+            Key::MaxCallsPerMonth => "RATEWATCH_MAX_CALLS_PER_MONTH",
             Key::MaxWait => "RATEWATCH_MAX_WAIT",
         }
     }
@@ -646,6 +650,8 @@ pub struct Settings {
     pub retry_delay: Sourced<Duration>,
     pub max_rps: Sourced<Option<f64>>,
     pub max_calls: Sourced<Option<u64>>,
+    /// Calls in a calendar month (UTC) at most, all runs on the database together.
+    pub max_calls_per_month: Sourced<Option<u64>>,
     /// Longest wait for the service's rate limit in one run; past it the run stops.
     pub max_wait: Sourced<Duration>,
     /// The portfolio's fields → the file's own headers: `[columns]` in the file, then
@@ -739,6 +745,11 @@ impl Settings {
                 &CALLS,
                 run.and_then(|r| r.max_calls),
             )?),
+            max_calls_per_month: optional(sources.pick(
+                Key::MaxCallsPerMonth,
+                &CALLS,
+                run.and_then(|r| r.max_calls_per_month),
+            )?),
             max_wait: seconds(
                 sources
                     .pick(Key::MaxWait, &SECONDS, run.and_then(|r| r.max_wait))?
@@ -764,6 +775,8 @@ impl Settings {
             concurrency: self.concurrency.value,
             max_rps: self.max_rps.value,
             max_calls: self.max_calls.value,
+            // Set by the run, which knows the month's calls so far.
+            month_budget: None,
             max_wait: self.max_wait.value,
             retry: RetryPolicy {
                 retries: self.retries.value,
@@ -974,7 +987,7 @@ mod tests {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
             endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\nretries = 1\nretry_delay_ms = 250\n\
-            max_rps = 2.5\nmax_calls = 1000\nmax_wait = 90\n";
+            max_rps = 2.5\nmax_calls = 1000\nmax_calls_per_month = 50000\nmax_wait = 90\n";
         let s = settings(&[], &[], text).unwrap();
         assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
         // Relative paths are the file's folder's, not the working directory's.
@@ -994,6 +1007,7 @@ mod tests {
         assert_eq!(s.retries.value, 1);
         assert_eq!(s.retry_delay.value, Duration::from_millis(250));
         assert_eq!(s.max_calls.value, Some(1000));
+        assert_eq!(s.max_calls_per_month.value, Some(50_000));
         assert_eq!(s.max_wait.value, Duration::from_secs(90));
         for key in Key::ALL {
             let origin = match key {
@@ -1012,6 +1026,7 @@ mod tests {
                 Key::RetryDelayMs => &s.retry_delay.origin,
                 Key::MaxRps => &s.max_rps.origin,
                 Key::MaxCalls => &s.max_calls.origin,
+                Key::MaxCallsPerMonth => &s.max_calls_per_month.origin,
                 Key::MaxWait => &s.max_wait.origin,
             };
             assert_eq!(origin.kind(), "file", "{key:?}");
@@ -1023,6 +1038,7 @@ mod tests {
             ("RATEWATCH_ENDPOINT", "Current"),
             ("RATEWATCH_TIMEOUT", "1.5"),
             ("RATEWATCH_MAX_CALLS", "9"),
+            ("RATEWATCH_MAX_CALLS_PER_MONTH", "90"),
             ("RATEWATCH_STALE_AFTER", "7"),
         ];
         let s = settings(&[], &env, text).unwrap();
@@ -1032,6 +1048,7 @@ mod tests {
         assert_eq!(s.endpoint.value, RatingEndpoint::Current);
         assert_eq!(s.timeout.value, Duration::from_millis(1_500));
         assert_eq!(s.max_calls.value, Some(9));
+        assert_eq!(s.max_calls_per_month.value, Some(90));
         assert_eq!(s.stale_after_days.value, 7);
         let s = settings(&["--stale-after", "0"], &env, text).unwrap();
         assert_eq!(
@@ -1089,6 +1106,10 @@ mod tests {
             (
                 "max_calls = -3",
                 "max_calls: expected a whole number of calls, got -3",
+            ),
+            (
+                "max_calls_per_month = 1.5",
+                "max_calls_per_month: expected a whole number of calls, got 1.5",
             ),
         ];
         for (line, message) in cases {

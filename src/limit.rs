@@ -54,6 +54,9 @@ pub struct Limits {
     pub max_rps: Option<f64>,
     /// Requests in this run at most, retries included (a paid quota is real money).
     pub max_calls: Option<u64>,
+    /// The month's budget (`--max-calls-per-month`) when what it has left is what set
+    /// `max_calls`: the calls refused then say so.
+    pub month_budget: Option<u64>,
     /// Longest wait for the service's rate limit, in one pause or in all of the run's.
     pub max_wait: Duration,
     pub retry: RetryPolicy,
@@ -65,6 +68,7 @@ impl Default for Limits {
             concurrency: usize::from(config::DEFAULT_CONCURRENCY),
             max_rps: None,
             max_calls: None,
+            month_budget: None,
             max_wait: Duration::from_secs_f64(config::DEFAULT_MAX_WAIT_SECS),
             retry: RetryPolicy::default(),
         }
@@ -90,6 +94,7 @@ pub struct Limiter {
     /// When the next request may leave, under `max_rps`, and the spacing between two.
     pace: Option<(Mutex<Instant>, Duration)>,
     budget: Option<u64>,
+    month_budget: Option<u64>,
     spent: AtomicU64,
 }
 
@@ -102,6 +107,7 @@ impl Limiter {
         Limiter {
             pace,
             budget: limits.max_calls,
+            month_budget: limits.month_budget,
             spent: AtomicU64::new(0),
             permits: Semaphore::new(limits.concurrency.max(1)),
             first: tokio::sync::Mutex::new(()),
@@ -173,7 +179,10 @@ impl Limiter {
                 if let Some(limit) = self.budget
                     && self.spent.fetch_add(1, Ordering::Relaxed) >= limit
                 {
-                    return Err(ApiError::CallBudget { limit });
+                    return Err(ApiError::CallBudget {
+                        limit,
+                        month: self.month_budget,
+                    });
                 }
                 self.wait_for_slot().await;
                 self.count(endpoint);
@@ -237,6 +246,12 @@ impl Limiter {
     /// Why calls stopped, if they did: a refused key or product, or a spent quota.
     pub fn stopped(&self) -> Option<&ApiError> {
         self.stopped.get()
+    }
+
+    /// Whether the call budget refused a call (or a retry) of the run.
+    pub fn budget_reached(&self) -> bool {
+        self.budget
+            .is_some_and(|limit| self.spent.load(Ordering::Relaxed) > limit)
     }
 
     /// Time the run spent paused by the service's rate limit.
@@ -536,8 +551,43 @@ mod tests {
             results.push(limiter.call("x", || async { Ok::<_, ApiError>(()) }).await);
         }
         assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 3);
-        assert!(matches!(results[4], Err(ApiError::CallBudget { limit: 3 })));
+        assert!(matches!(
+            results[4],
+            Err(ApiError::CallBudget {
+                limit: 3,
+                month: None
+            })
+        ));
         assert_eq!(limiter.calls(), vec![("x".to_string(), 3)]);
+        assert!(limiter.budget_reached());
+    }
+
+    #[tokio::test]
+    async fn a_spent_month_makes_no_call_and_says_which_budget_refused() {
+        let limiter = Limiter::new(Limits {
+            max_calls: Some(0),
+            month_budget: Some(500),
+            ..Limits::default()
+        });
+        assert!(!limiter.budget_reached());
+        let made = AtomicU64::new(0);
+        let refused = limiter
+            .call("x", || async {
+                made.fetch_add(1, Ordering::Relaxed);
+                Ok::<_, ApiError>(())
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(made.load(Ordering::Relaxed), 0, "no call is made");
+        assert!(limiter.budget_reached());
+        assert!(limiter.calls().is_empty());
+        let text = refused.to_string();
+        assert!(
+            text.starts_with(
+                "not screened: call budget reached (--max-calls-per-month 500: 0 left"
+            ),
+            "{text}"
+        );
     }
 
     #[tokio::test(start_paused = true)]

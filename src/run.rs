@@ -17,12 +17,12 @@ use crate::api::ApiError;
 use crate::config::{ServiceSettings, Settings, Target};
 use crate::connection::Connection;
 use crate::error::{Error, ExitCode};
-use crate::limit::Limiter;
+use crate::limit::{Limiter, Limits};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::report::{self, Output, ReportError, ReportOptions};
-use crate::store::{NewRun, RunLock, Store, StoreError};
+use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
 /// What to screen, and how.
 #[derive(Debug, Clone)]
@@ -179,8 +179,18 @@ async fn screen_logged(
         (Target::Demo, Some((_, Some(day)))) => Some(day),
         (Target::Demo, _) => Some(1 + store.demo_runs().map_err(db_error)?),
     };
+    // The calls this calendar month's runs recorded, against the month's budget.
+    let month = match settings.max_calls_per_month.value {
+        Some(budget) => {
+            let since = time_text(month_start(jiff::Timestamp::now()));
+            let spent = store.calls_since(&since).map_err(db_error)?;
+            Some(Month { budget, spent })
+        }
+        None => None,
+    };
+    let limits = within(settings.limits(), month);
     let conn = Connection::open(&request.service, true, demo_day.unwrap_or(1)).await?;
-    let limiter = Arc::new(Limiter::new(settings.limits()));
+    let limiter = Arc::new(Limiter::new(limits));
     let mut notes = Vec::new();
     if !reader.unused_columns().is_empty() {
         notes.push(format!(
@@ -235,7 +245,7 @@ async fn screen_logged(
     // Under a call budget, the rows checked least recently go first (see
     // `Pipeline::by_last_checked`); a bad record then stops the run before any call.
     let input: Box<dyn Iterator<Item = Result<InputRow, InputError>>> =
-        if settings.max_calls.value.is_some() {
+        if limits.max_calls.is_some() {
             let (read, bad): (Vec<_>, Vec<_>) = rows(reader).partition(Result::is_ok);
             let read = read.into_iter().filter_map(Result::ok).collect();
             match pipeline.by_last_checked(read).await {
@@ -296,6 +306,13 @@ async fn screen_logged(
             ),
         );
     }
+    // First of all: the month's budget left this run short.
+    if let Some(month) = month
+        && limits.month_budget.is_some()
+        && limiter.budget_reached()
+    {
+        notes.insert(0, month.note());
+    }
     // Counted from what was recorded: rows held back until the end may have failed there.
     let recorded = store.rows_by_status(run_id).map_err(db_error)?;
     let rows_now: u64 = recorded.iter().map(|(_, n)| n).sum();
@@ -343,6 +360,45 @@ async fn screen_logged(
         )));
     }
     Ok(Screened { run })
+}
+
+/// The month's call budget (`--max-calls-per-month`) and the calls the runs started this
+/// calendar month (UTC) recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Month {
+    budget: u64,
+    spent: u64,
+}
+
+impl Month {
+    fn left(self) -> u64 {
+        self.budget.saturating_sub(self.spent)
+    }
+
+    /// The line that opens the summary when the month's budget refused calls.
+    fn note(self) -> String {
+        let this_run = match self.left() {
+            0 => "this run makes no call".to_string(),
+            1 => "this run may make 1".to_string(),
+            n => format!("this run may make {n}"),
+        };
+        format!(
+            "BUDGET: {} of the month's {} calls (--max-calls-per-month) were already spent; {this_run}: the rows not screened wait for a later run that the budget allows",
+            self.spent, self.budget
+        )
+    }
+}
+
+/// The run's limits: its call budget is the smaller of `--max-calls` and what the month
+/// has left, and calls refused say which budget refused them.
+fn within(mut limits: Limits, month: Option<Month>) -> Limits {
+    if let Some(month) = month
+        && limits.max_calls.is_none_or(|n| month.left() < n)
+    {
+        limits.max_calls = Some(month.left());
+        limits.month_budget = Some(month.budget);
+    }
+    limits
 }
 
 /// How the pipeline resolves and rates, from the request's settings.
@@ -404,7 +460,10 @@ async fn fetch_lookups(
         (Err(e), _) => ("lookups/countries", e),
         (_, Err(e)) => ("lookups/services", e),
     };
-    let spent = matches!(e, ApiError::QuotaSpent { .. });
+    // A spent call budget is no fault of the service: the kept copy serves, and the
+    // summary's BUDGET line says why.
+    let budget = matches!(e, ApiError::CallBudget { .. });
+    let spent = budget || matches!(e, ApiError::QuotaSpent { .. });
     if e.stops_calls() && !spent {
         return Err(conn.fail(e));
     }
@@ -418,8 +477,22 @@ async fn fetch_lookups(
         });
     }
     let (countries, services) = store.load_lookups().map_err(db_error)?;
+    if let (true, ApiError::CallBudget { limit, month }) = (countries.is_empty(), &e) {
+        let budget = match month {
+            Some(month) => format!("--max-calls-per-month {month} leaves {limit} calls this month"),
+            None => format!("--max-calls {limit} allows"),
+        };
+        return Err(Error::Config(format!(
+            "nothing screened: {budget}, too few to fetch the service's lookup lists, and {} keeps no copy of them from an earlier run; raise the budget",
+            store.path().display()
+        )));
+    }
     if countries.is_empty() {
         return Err(conn.fail(e));
+    }
+    if budget {
+        tracing::info!(error = %e, "lookup lists not fetched; using the copy kept from an earlier run");
+        return Ok(Lookups::new(&countries, &services));
     }
     tracing::warn!(error = %e, "lookup lists unavailable; using the copy kept from an earlier run");
     notes.push(format!(
@@ -451,5 +524,43 @@ mod tests {
         assert!(!shrank(30, 15), "half is not more than half");
         assert!(!shrank(0, 0), "a first run has nothing to lose");
         assert!(!shrank(10, 40));
+    }
+
+    #[test]
+    fn the_month_s_budget_binds_only_when_it_has_less_left_than_max_calls() {
+        let per_run = |max_calls| Limits {
+            max_calls,
+            ..Limits::default()
+        };
+        let month = |spent| Some(Month { budget: 500, spent });
+        let budget = |l: Limits| (l.max_calls, l.month_budget);
+        assert_eq!(budget(within(per_run(None), None)), (None, None));
+        assert_eq!(budget(within(per_run(Some(50)), None)), (Some(50), None));
+        assert_eq!(
+            budget(within(per_run(None), month(480))),
+            (Some(20), Some(500))
+        );
+        assert_eq!(
+            budget(within(per_run(Some(10)), month(480))),
+            (Some(10), None)
+        );
+        assert_eq!(
+            budget(within(per_run(Some(20)), month(480))),
+            (Some(20), None)
+        );
+        assert_eq!(
+            budget(within(per_run(Some(50)), month(600))),
+            (Some(0), Some(500))
+        );
+        assert_eq!(
+            month(480).unwrap().note(),
+            "BUDGET: 480 of the month's 500 calls (--max-calls-per-month) were already spent; this run may make 20: the rows not screened wait for a later run that the budget allows"
+        );
+        assert!(
+            month(500)
+                .unwrap()
+                .note()
+                .contains("; this run makes no call:")
+        );
     }
 }

@@ -513,6 +513,7 @@ fn reading_never_creates_or_writes_the_database_and_never_waits_for_a_run() {
         &["report", "--run", "1"],
         &["history", "C-1001"],
         &["changes"],
+        &["usage"],
     ] {
         demo.ratewatch()
             .args(args)
@@ -545,6 +546,7 @@ fn reading_never_creates_or_writes_the_database_and_never_waits_for_a_run() {
     );
     demo.json(&["history", "C-1001", "--json"]);
     demo.json(&["changes", "--since", "2026-01-01", "--json"]);
+    demo.json(&["usage", "--json"]);
     demo.ratewatch()
         .args(["report", "--run", "2", "--out", "copy"])
         .assert()
@@ -577,6 +579,147 @@ fn reading_never_creates_or_writes_the_database_and_never_waits_for_a_run() {
         .assert()
         .code(4)
         .stderr(predicate::str::contains("not a ratewatch database"));
+}
+
+#[test]
+fn usage_adds_up_the_calls_the_runs_recorded_by_day_or_month_and_endpoint() {
+    let demo = Demo::screened(2);
+    // The first run moved to another month: the default window (this month) leaves it out.
+    let db = rusqlite::Connection::open(demo.db()).unwrap();
+    db.execute(
+        "UPDATE runs SET started_at = '2026-01-15T02:00:00Z' WHERE id = 1",
+        [],
+    )
+    .unwrap();
+    let recorded = |id: i64| -> BTreeMap<String, u64> {
+        let text: String = db
+            .query_row("SELECT calls FROM runs WHERE id = ?1", [id], |r| r.get(0))
+            .unwrap();
+        serde_json::from_str(&text).unwrap()
+    };
+    let (first, second) = (recorded(1), recorded(2));
+    let sum = |calls: &BTreeMap<String, u64>| calls.values().sum::<u64>();
+    assert!(sum(&first) > 0 && sum(&second) > 0);
+    let today = demo.json(&["runs", "--json"])["runs"][0]["started_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let as_json = |calls: &BTreeMap<String, u64>| serde_json::to_value(calls).unwrap();
+
+    // Default: since the start of this month (UTC), by day.
+    let usage = demo.json(&["usage", "--json"]);
+    assert_eq!(usage["by"], "day");
+    assert_eq!(usage["since"], format!("{}-01T00:00:00Z", &today[..7]));
+    assert_eq!(usage["until"], Value::Null);
+    let periods = usage["periods"].as_array().unwrap();
+    assert_eq!(periods.len(), 1, "{usage:#}");
+    assert_eq!(periods[0]["period"], &today[..10]);
+    assert_eq!(periods[0]["runs"], 1);
+    assert_eq!(periods[0]["calls"], as_json(&second));
+    assert_eq!(periods[0]["total"], sum(&second));
+    assert_eq!(usage["total"]["total"], sum(&second));
+
+    // Every period, by month: each object has the same fields, and the total adds them up.
+    let usage = demo.json(&["usage", "--since", "2026-01-01", "--by", "month", "--json"]);
+    let periods = usage["periods"].as_array().unwrap();
+    assert_eq!(
+        periods
+            .iter()
+            .map(|p| p["period"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["2026-01", &today[..7]]
+    );
+    for p in periods {
+        let mut fields: Vec<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+        fields.sort_unstable();
+        assert_eq!(fields, ["calls", "period", "runs", "total"]);
+        let calls = p["calls"].as_object().unwrap();
+        assert!(calls.values().all(Value::is_u64));
+        assert_eq!(
+            p["total"].as_u64().unwrap(),
+            calls.values().map(|n| n.as_u64().unwrap()).sum::<u64>()
+        );
+    }
+    assert_eq!(periods[0]["calls"], as_json(&first));
+    let mut both = first.clone();
+    for (endpoint, n) in &second {
+        *both.entry(endpoint.clone()).or_insert(0) += n;
+    }
+    assert_eq!(usage["total"]["calls"], as_json(&both));
+    assert_eq!(usage["total"]["runs"], 2);
+    assert_eq!(usage["total"]["total"], sum(&first) + sum(&second));
+
+    // A window that ends before this month: January only, to the day.
+    let january = demo.json(&[
+        "usage",
+        "--since",
+        "2026-01-15",
+        "--until",
+        "2026-01-15",
+        "--json",
+    ]);
+    assert_eq!(january["until"], "2026-01-16T00:00:00Z");
+    assert_eq!(january["periods"][0]["period"], "2026-01-15");
+    assert_eq!(january["total"]["total"], sum(&first));
+
+    // For people: a line per period, a total line, one column per endpoint.
+    let out = demo
+        .ratewatch()
+        .args(["usage", "--since", "2026-01-01", "--by", "month"])
+        .assert()
+        .code(0);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        text.starts_with("API calls of the runs started since 2026-01-01T00:00:00Z, by month"),
+        "{text}"
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[2].starts_with("MONTH") && lines[2].ends_with("CALLS"),
+        "{text}"
+    );
+    assert!(lines[2].contains("rating"), "{text}");
+    let total_line = format!(r"(?m)^total +2 +.* {}$", sum(&first) + sum(&second));
+    assert!(regex_match(&total_line, &text), "{text}");
+    assert!(lines[3].starts_with("2026-01 "), "{text}");
+
+    // For scripts: one CSV line per period and endpoint.
+    let out = demo
+        .ratewatch()
+        .args(["usage", "--since", "2026-01-01", "--csv"])
+        .assert()
+        .code(0);
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(csv.lines().next(), Some("period,endpoint,calls"));
+    assert_eq!(csv.lines().count(), 1 + first.len() + second.len(), "{csv}");
+    assert!(
+        csv.contains(&format!("2026-01-15,rating,{}\n", first["rating"])),
+        "{csv}"
+    );
+
+    // Nothing in the window; and usage errors.
+    demo.ratewatch()
+        .args(["usage", "--since", "2025-01-01", "--until", "2025-12-31"])
+        .assert()
+        .code(0)
+        .stdout("No run started from 2025-01-01T00:00:00Z and before 2026-01-01T00:00:00Z.\n");
+    demo.ratewatch()
+        .args(["usage", "--since", "2026-02-01", "--until", "2026-01-01"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not after --since"));
+    demo.ratewatch()
+        .args(["usage", "--by", "week"])
+        .assert()
+        .code(2);
+    demo.ratewatch()
+        .args(["usage", "--json", "--csv"])
+        .assert()
+        .code(2);
+}
+
+fn regex_match(pattern: &str, text: &str) -> bool {
+    predicate::str::is_match(pattern).unwrap().eval(text)
 }
 
 /// The queries of samples/queries.sql, each under its `-- N.` heading.

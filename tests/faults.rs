@@ -171,6 +171,124 @@ fn a_429_storm_is_waited_out_and_max_rps_avoids_it() {
 }
 
 #[test]
+fn the_month_s_call_budget_stops_a_run_and_the_next_run_of_the_month_makes_no_call() {
+    let sim = sim(Faults::default());
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 40);
+    let stdout = |out: &assert_cmd::assert::Assert| {
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let budget_failures = |report: &Value| -> (usize, usize) {
+        let rows = report["rows"].as_array().unwrap();
+        let failed: Vec<&Value> = rows.iter().filter(|r| r["status"] == "failed").collect();
+        let monthly = failed
+            .iter()
+            .filter(|r| {
+                r["error"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("not screened: call budget reached (--max-calls-per-month 20: ")
+            })
+            .count();
+        (failed.len(), monthly)
+    };
+
+    // The first run needs more than the month's 20 calls: it stops at 20.
+    let first = ws
+        .screen(&sim, &file)
+        .args(["--max-calls-per-month", "20"])
+        .assert()
+        .code(3);
+    let text = stdout(&first);
+    assert!(
+        text.starts_with(
+            "BUDGET: 0 of the month's 20 calls (--max-calls-per-month) were already spent; this run may make 20: "
+        ),
+        "the note comes first: {text}"
+    );
+    assert!(text.contains("calls: 20 "), "{text}");
+    assert!(
+        text.contains(
+            "not screened: call budget reached (--max-calls-per-month); screened on a later run"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        sim.server.stats().total(),
+        20,
+        "the lookups are two of them"
+    );
+    let (failed, monthly) = budget_failures(&ws.report());
+    assert!(failed > 0);
+    assert_eq!(monthly, failed, "every failed row says the month's budget");
+
+    // The next run of the month has nothing left: not one call, every row waits.
+    let second = ws
+        .screen(&sim, &file)
+        .env("RATEWATCH_MAX_CALLS_PER_MONTH", "20")
+        .assert()
+        .code(3);
+    let text = stdout(&second);
+    assert!(
+        text.starts_with(
+            "BUDGET: 20 of the month's 20 calls (--max-calls-per-month) were already spent; this run makes no call: "
+        ),
+        "{text}"
+    );
+    assert_eq!(sim.server.stats().total(), 20, "no call at all");
+    let report = ws.report();
+    assert!(
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["status"] != "rated")
+    );
+    let (failed, monthly) = budget_failures(&report);
+    assert!(failed > 0);
+    assert_eq!(monthly, failed);
+
+    // `usage` counts the month's calls as the budget did.
+    let usage = assert_cmd::Command::cargo_bin("ratewatch")
+        .unwrap()
+        .args(["usage", "--json", "--db"])
+        .arg(ws.db())
+        .env_remove("RATEWATCH_DB")
+        .assert()
+        .code(0);
+    let usage: Value = serde_json::from_slice(&usage.get_output().stdout).unwrap();
+    assert_eq!(usage["total"]["runs"], 2);
+    assert_eq!(usage["total"]["total"], 20);
+
+    // A new database and a spent month: no call, not even for the lookup lists.
+    let fresh = Workspace::new();
+    let few = portfolio(&fresh, &sim, 5);
+    fresh
+        .screen(&sim, &few)
+        .args(["--max-calls-per-month", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--max-calls-per-month 0 leaves 0 calls this month, too few to fetch the service's lookup lists",
+        ));
+    assert_eq!(sim.server.stats().total(), 20);
+
+    // A larger budget: --max-calls binds when it is the smaller, and no BUDGET line then.
+    let third = ws
+        .screen(&sim, &file)
+        .args(["--max-calls-per-month", "100", "--max-calls", "10"])
+        .assert()
+        .code(3);
+    let text = stdout(&third);
+    assert!(!text.contains("BUDGET"), "{text}");
+    assert!(
+        text.contains("not screened: call budget reached (--max-calls); screened"),
+        "{text}"
+    );
+    assert_eq!(sim.server.stats().total(), 30);
+}
+
+#[test]
 fn the_call_budget_stops_calls_and_leaves_rows_for_the_next_run() {
     let sim = sim(Faults::default());
     let ws = Workspace::new();

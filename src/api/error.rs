@@ -49,11 +49,10 @@ pub enum ApiError {
     #[error("{}", redirect_text(.to, *.too_many))]
     Redirected { to: String, too_many: bool },
 
-    /// Not sent: the run's call budget (`--max-calls`) is spent.
-    #[error(
-        "not screened: call budget reached (--max-calls {limit}); this row is screened on a later run"
-    )]
-    CallBudget { limit: u64 },
+    /// Not sent: the run's call budget is spent: `--max-calls`, or what the month's budget
+    /// (`month`: `--max-calls-per-month`) had left when the run began.
+    #[error("{}", budget_text(*.limit, *.month))]
+    CallBudget { limit: u64, month: Option<u64> },
 
     /// Not sent: the service asked to wait longer than `--max-wait` (a spent quota), so
     /// the run stops instead of waiting for hours.
@@ -114,6 +113,17 @@ impl fmt::Display for ValidationList<'_> {
             write!(f, "{field}: {}", messages.join(" "))?;
         }
         Ok(())
+    }
+}
+
+fn budget_text(limit: u64, month: Option<u64>) -> String {
+    match month {
+        None => format!(
+            "not screened: call budget reached (--max-calls {limit}); this row is screened on a later run"
+        ),
+        Some(month) => format!(
+            "not screened: call budget reached (--max-calls-per-month {month}: {limit} left this month when the run began); this row is screened on a later run that the budget allows"
+        ),
     }
 }
 

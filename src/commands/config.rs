@@ -133,6 +133,10 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
         ),
         Key::MaxRps => (json!(s.max_rps.value), &s.max_rps.origin),
         Key::MaxCalls => (json!(s.max_calls.value), &s.max_calls.origin),
+        Key::MaxCallsPerMonth => (
+            json!(s.max_calls_per_month.value),
+            &s.max_calls_per_month.origin,
+        ),
         Key::MaxWait => (json!(s.max_wait.value.as_secs_f64()), &s.max_wait.origin),
     }
 }

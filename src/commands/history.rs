@@ -261,24 +261,11 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
         path: db.clone(),
         source,
     };
-    let now = Timestamp::now();
-    let since = match &args.since {
-        Some(text) => parse_time("--since", text, Bound::From)?,
-        None => now - DEFAULT_WINDOW,
-    };
-    let until = args
-        .until
-        .as_deref()
-        .map(|text| parse_time("--until", text, Bound::To))
-        .transpose()?;
-    let (since, until) = (time_text(since), until.map(time_text));
-    if let Some(until) = &until
-        && *until <= since
-    {
-        return Err(Error::Config(format!(
-            "--until ends the window at {until}, which is not after --since {since}"
-        )));
-    }
+    let (since, until) = window(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        Timestamp::now() - DEFAULT_WINDOW,
+    )?;
     let store = open_read_only(db)?;
     store.require_schema(HISTORY_SCHEMA).map_err(db_error)?;
     let changes = store
@@ -389,6 +376,31 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
 /// Deteriorated, improved, or changed (to or from white or an unknown color).
 fn change_kind(c: &ColorChange) -> Change {
     Change::classify(Some((&c.from, None::<()>)), &c.to, None)
+}
+
+/// The window `[since, until)` of `--since` and `--until` as stored times (`until`: none
+/// for now), `since` being `default_since` when not given. An empty window is refused.
+pub(super) fn window(
+    since: Option<&str>,
+    until: Option<&str>,
+    default_since: Timestamp,
+) -> Result<(String, Option<String>), Error> {
+    let since = match since {
+        Some(text) => parse_time("--since", text, Bound::From)?,
+        None => default_since,
+    };
+    let until = until
+        .map(|text| parse_time("--until", text, Bound::To))
+        .transpose()?;
+    let (since, until) = (time_text(since), until.map(time_text));
+    if let Some(until) = &until
+        && *until <= since
+    {
+        return Err(Error::Config(format!(
+            "--until ends the window at {until}, which is not after --since {since}"
+        )));
+    }
+    Ok((since, until))
 }
 
 /// Which end of the window a time given on the command line bounds.

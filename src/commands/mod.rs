@@ -9,6 +9,7 @@ mod output;
 mod runs;
 mod screen;
 mod shell;
+mod usage;
 
 use std::io::Write;
 use std::path::Path;
@@ -37,6 +38,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Report(args) => runs::report(args, sources()?),
         Command::History(args) => history::history(args, sources()?),
         Command::Changes(args) => history::changes(args, sources()?),
+        Command::Usage(args) => usage::usage(args, sources()?),
     }
 }
 

@@ -38,6 +38,8 @@ pub struct Summary<W: Output> {
     alerts: u64,
     /// Failed rows that were not sent because of the call budget.
     over_budget: u64,
+    /// Whether it was the month's budget (`--max-calls-per-month`) that left some out.
+    over_month_budget: bool,
     /// The reports' threshold of staleness, in days, for the line that counts stale rows.
     stale_after_days: u32,
     /// Rows whose rating is stale.
@@ -55,6 +57,7 @@ impl<W: Output> Summary<W> {
             standing: Vec::new(),
             alerts: 0,
             over_budget: 0,
+            over_month_budget: false,
             stale_after_days,
             stale: 0,
         }
@@ -113,12 +116,11 @@ impl<W: Output> Format for Summary<W> {
 
     fn row(&mut self, row: &ResultRow) -> io::Result<()> {
         if row.status == RowStatus::Failed
-            && row
-                .error
-                .as_deref()
-                .is_some_and(|e| e.starts_with(BUDGET_ERROR))
+            && let Some(error) = row.error.as_deref()
+            && error.starts_with(BUDGET_ERROR)
         {
             self.over_budget += 1;
+            self.over_month_budget |= error.contains("--max-calls-per-month");
         }
         if row.stale {
             self.stale += 1;
@@ -278,8 +280,13 @@ impl<W: Output> Format for Summary<W> {
                 ));
             }
             if self.over_budget > 0 {
+                let flag = if self.over_month_budget {
+                    "--max-calls-per-month"
+                } else {
+                    "--max-calls"
+                };
                 text.push_str(&format!(
-                    "{} not screened: call budget reached (--max-calls); screened on a later run\n",
+                    "{} not screened: call budget reached ({flag}); screened on a later run\n",
                     plural(self.over_budget, "row", "rows")
                 ));
             }

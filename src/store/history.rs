@@ -35,6 +35,14 @@ pub struct Holding {
     pub line: u64,
 }
 
+/// The calls a run recorded, by endpoint: every process that worked on it added up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunCalls {
+    pub run_id: i64,
+    pub started_at: String,
+    pub calls: std::collections::BTreeMap<String, u64>,
+}
+
 /// One row of the `color_periods` view: a color a company held, and when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ColorPeriod {
@@ -148,6 +156,46 @@ impl Store {
             })
             .map_err(StoreError::at("listing the runs"))?;
         ids.into_iter().map(|id| self.run_info(id)).collect()
+    }
+
+    /// The calls of the runs started in `[since, until)` (`until`: none for no end), by
+    /// start. A run records its calls when it ends, so one in progress, or killed, shows
+    /// none yet.
+    pub fn calls_by_run(
+        &self,
+        since: &str,
+        until: Option<&str>,
+    ) -> Result<Vec<RunCalls>, StoreError> {
+        self.conn
+            .prepare(
+                "SELECT id, started_at, calls FROM runs
+                 WHERE started_at >= ?1 AND (?2 IS NULL OR started_at < ?2)
+                 ORDER BY started_at, id",
+            )
+            .and_then(|mut s| {
+                s.query_map(params![since, until], |r| {
+                    let calls: Option<String> = r.get(2)?;
+                    Ok(RunCalls {
+                        run_id: r.get(0)?,
+                        started_at: r.get(1)?,
+                        // Written by `finish_run` only, as an object of counts.
+                        calls: calls
+                            .and_then(|c| serde_json::from_str(&c).ok())
+                            .unwrap_or_default(),
+                    })
+                })?
+                .collect()
+            })
+            .map_err(StoreError::at("reading the runs' calls"))
+    }
+
+    /// The calls of the runs started from `since` on, every endpoint together.
+    pub fn calls_since(&self, since: &str) -> Result<u64, StoreError> {
+        Ok(self
+            .calls_by_run(since, None)?
+            .iter()
+            .flat_map(|r| r.calls.values())
+            .sum())
     }
 
     /// Counts an unfinished run's rows as they stand (the run records its counts only

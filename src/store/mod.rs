@@ -27,7 +27,7 @@ use crate::model::{
 };
 
 pub use history::{
-    ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding,
+    ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,
 };
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
@@ -86,6 +86,13 @@ impl StoreError {
 /// SQLite's date functions understand.
 pub fn time_text(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// The start of `t`'s calendar month in UTC: where a month's calls begin to count.
+pub fn month_start(t: Timestamp) -> Timestamp {
+    let day = t.to_zoned(jiff::tz::TimeZone::UTC).date().first_of_month();
+    day.to_zoned(jiff::tz::TimeZone::UTC)
+        .map_or(t, |z| z.timestamp())
 }
 
 pub fn now_text() -> String {

@@ -1058,3 +1058,67 @@ fn an_unfinished_run_is_counted_from_its_rows_so_far() {
     );
     assert_eq!(store.recent_runs(5).unwrap(), vec![info]);
 }
+
+#[test]
+fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let calls = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+        pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+    };
+    let mut started = Vec::new();
+    for (at, spent) in [
+        ("2026-10-31T23:59:59Z", calls(&[("rating", 7)])),
+        (
+            "2026-11-01T00:00:00Z",
+            calls(&[("rating", 5), ("countries", 1)]),
+        ),
+        ("2026-11-20T02:00:00Z", calls(&[("rating", 3)])),
+    ] {
+        let id = run(&mut store);
+        store
+            .conn
+            .execute(
+                "UPDATE runs SET started_at = ?2 WHERE id = ?1",
+                params![id, at],
+            )
+            .unwrap();
+        store
+            .finish_run(id, RunStatus::Complete, &spent, &[])
+            .unwrap();
+        started.push(id);
+    }
+    // A resumed run adds the calls of its second process to those of its first.
+    store
+        .finish_run(
+            started[2],
+            RunStatus::Complete,
+            &calls(&[("rating", 2)]),
+            &[],
+        )
+        .unwrap();
+    // A run in progress has recorded no call yet.
+    let running = run(&mut store);
+
+    assert_eq!(store.calls_since("2026-11-01T00:00:00Z").unwrap(), 11);
+    let november = store
+        .calls_by_run("2026-11-01T00:00:00Z", Some("2026-11-20T02:00:00Z"))
+        .unwrap();
+    assert_eq!(november.len(), 1);
+    assert_eq!(november[0].run_id, started[1]);
+    assert_eq!(
+        november[0]
+            .calls
+            .iter()
+            .map(|(k, n)| (k.as_str(), *n))
+            .collect::<Vec<_>>(),
+        [("countries", 1), ("rating", 5)]
+    );
+    let all = store.calls_by_run("2026-01-01T00:00:00Z", None).unwrap();
+    assert_eq!(
+        all.iter().map(|r| r.run_id).collect::<Vec<_>>(),
+        [started[0], started[1], started[2], running]
+    );
+    assert_eq!(all[2].calls["rating"], 5);
+    assert!(all[3].calls.is_empty());
+}
