@@ -297,6 +297,17 @@ impl Portfolio {
         &self.columns.unused
     }
 
+    /// Headers of the columns carried through to the reports: those nothing reads, then
+    /// the identifier columns (a row keeps those it did not search by).
+    pub fn carried_columns(&self) -> Vec<String> {
+        let c = &self.columns;
+        c.unused
+            .iter()
+            .cloned()
+            .chain(c.identifiers.iter().map(|(code, _)| code.clone()))
+            .collect()
+    }
+
     /// The next record, or `None` at the end.
     pub fn next_row(&mut self) -> Result<Option<InputRow>, InputError> {
         loop {
@@ -325,11 +336,18 @@ impl Portfolio {
             };
             let c = &self.columns;
             // Identifier columns: the first filled is the row's, unless it names one itself.
+            // The others are kept with the row, carried to the reports like any column
+            // ratewatch does not read.
+            let mut chosen = None;
             let (service, id) = match (cell(c.service), cell(c.id)) {
                 (None, None) => c
                     .identifiers
                     .iter()
-                    .find_map(|(code, i)| cell(Some(*i)).map(|v| (Some(code.clone()), Some(v))))
+                    .find_map(|(code, i)| {
+                        let v = cell(Some(*i))?;
+                        chosen = Some(*i);
+                        Some((Some(code.clone()), Some(v)))
+                    })
                     .unwrap_or((None, None)),
                 given => given,
             };
@@ -349,8 +367,14 @@ impl Portfolio {
                 extra: c
                     .unused
                     .iter()
-                    .zip(&c.carried)
-                    .filter_map(|(h, i)| cell(Some(*i)).map(|v| (h.clone(), v)))
+                    .zip(c.carried.iter().copied())
+                    .chain(
+                        c.identifiers
+                            .iter()
+                            .map(|(code, i)| (code, *i))
+                            .filter(|(_, i)| Some(*i) != chosen),
+                    )
+                    .filter_map(|(h, i)| cell(Some(i)).map(|v| (h.clone(), v)))
                     .collect(),
             }));
         }
@@ -968,7 +992,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(rows[0].service.as_deref(), Some("SIRET"));
+        assert!(rows[0].extra.is_empty());
         assert_eq!(rows[1].service.as_deref(), Some("SIREN"));
+        // The SIRET of a row searched by its SIREN is kept with it.
+        assert_eq!(
+            rows[1].extra,
+            [("SIRET".to_string(), "55210055400013".to_string())]
+        );
         assert_eq!(
             (rows[2].service.as_ref(), rows[2].name.as_deref()),
             (None, Some("Acme"))

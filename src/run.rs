@@ -212,7 +212,7 @@ async fn screen_logged(
                 input_path: path.display().to_string(),
                 sha256: survey.sha256.clone(),
                 demo_day,
-                extra_columns: reader.unused_columns().to_vec(),
+                extra_columns: reader.carried_columns(),
             };
             (store.start_run(&run).map_err(db_error)?, Resume::default())
         }

@@ -495,9 +495,18 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     );
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let header = csv.lines().next().unwrap();
-    assert!(header.ends_with(",stale,Encours EUR"), "{header}");
+    assert!(
+        header.ends_with(",stale,Encours EUR,SIREN,SIRET"),
+        "{header}"
+    );
     let line = csv.lines().find(|l| l.contains(",C-3,")).unwrap();
-    assert!(line.ends_with(",3000"), "{line}");
+    assert!(line.ends_with(",3000,,"), "{line}");
+    // A row searched by its SIREN keeps its SIRET beside it.
+    let line = csv.lines().find(|l| l.contains(",C-2,")).unwrap();
+    assert!(
+        line.ends_with(&format!(",2000,,{}", siret_of(&data, 2))),
+        "{line}"
+    );
     for n in 0..8 {
         let row = &rows[&format!("C-{n}")];
         assert_eq!(row["status"], "rated", "{row}");
@@ -516,4 +525,13 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     // Under --quiet the remark about unused columns is left out: a quiet night stays quiet.
     let quiet = ws.screen(&sim, &file).arg("--quiet").output().unwrap();
     assert!(!String::from_utf8_lossy(&quiet.stdout).contains("columns not used"));
+}
+
+/// The SIRET of the `n`th French company of the dataset.
+fn siret_of(data: &Dataset, n: u32) -> String {
+    data.external_ids(CompanyRef { country: 0, n })
+        .into_iter()
+        .find(|e| e.external_service == "SIRET")
+        .map(|e| e.external_id)
+        .unwrap()
 }
