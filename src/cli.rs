@@ -217,6 +217,12 @@ pub struct ScreenArgs {
     #[arg(long)]
     pub fail_on_shrink: bool,
 
+    /// Count what the run would cost without making it: read and check every row, answer
+    /// what the cache knows, and print the calls the run would make, by endpoint. Nothing
+    /// is called and nothing is written.
+    #[arg(long)]
+    pub dry_run: bool,
+
     #[command(flatten)]
     pub settings: RunArgs,
 }

@@ -275,23 +275,13 @@ impl Pipeline {
             let checked = match portfolio::validate(&row, &self.lookups) {
                 Err(_) => None,
                 Ok(Target::Known(company)) => self.store.last_checked(None, Some(company)).await?,
-                Ok(Target::ById {
-                    country,
-                    service,
-                    id,
-                }) => {
-                    let key = Query::ById {
-                        country,
-                        service,
-                        id,
+                Ok(target) => match Query::for_target(target) {
+                    Some(query) => {
+                        let key = query.cache_key();
+                        self.store.last_checked(Some(&key), None).await?
                     }
-                    .cache_key();
-                    self.store.last_checked(Some(&key), None).await?
-                }
-                Ok(Target::ByName(q)) => {
-                    let key = Query::ByName(q).cache_key();
-                    self.store.last_checked(Some(&key), None).await?
-                }
+                    None => None,
+                },
             };
             keyed.push((checked, row));
         }

@@ -541,6 +541,29 @@ impl Lookups {
         }
     }
 
+    /// The spec's rated countries, each with every registry of the spec's table: what a
+    /// preview checks rows against when no run has kept the service's own lists yet.
+    pub fn of_the_spec() -> Self {
+        let countries: Vec<Country> = RATED_COUNTRIES
+            .iter()
+            .map(|c| Country {
+                code: c.to_string(),
+                name: c.to_string(),
+            })
+            .collect();
+        let services: Vec<IdentifierService> = RATED_COUNTRIES
+            .iter()
+            .flat_map(|c| {
+                SERVICE_COLUMNS.iter().map(move |s| IdentifierService {
+                    country: c.to_string(),
+                    code: s.to_string(),
+                    label: String::new(),
+                })
+            })
+            .collect();
+        Lookups::new(&countries, &services)
+    }
+
     /// The service rates the ten countries of the spec, and registries are listed for
     /// their territories; elsewhere a search could never resolve and would waste a call.
     fn rated(&self, country: &str) -> bool {

@@ -9,6 +9,7 @@ use unicode_normalization::char::is_combining_mark;
 
 use crate::api::{ApiError, Client};
 use crate::model::{Candidate, Company, NameQuery};
+use crate::portfolio::Target;
 
 /// A search to make.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +71,23 @@ impl Query {
                 }
                 key
             }
+        }
+    }
+
+    /// The search a valid row makes; `None` for a row that names its company.
+    pub fn for_target(target: Target) -> Option<Query> {
+        match target {
+            Target::Known(_) => None,
+            Target::ById {
+                country,
+                service,
+                id,
+            } => Some(Query::ById {
+                country,
+                service,
+                id,
+            }),
+            Target::ByName(q) => Some(Query::ByName(q)),
         }
     }
 

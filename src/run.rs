@@ -401,6 +401,126 @@ fn within(mut limits: Limits, month: Option<Month>) -> Limits {
     limits
 }
 
+/// What a run would cost, counted before any call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Preview {
+    pub rows: u64,
+    /// Rows the local checks refuse (no call).
+    pub invalid: u64,
+    /// Rows answered by the cache (a fresh search) or by their own `company_id`.
+    pub answered: u64,
+    /// Rows whose search the run would make.
+    pub searching: u64,
+    /// Calls by endpoint, the lookup lists included: the searches and the ratings of the
+    /// companies already known are exact.
+    pub calls: Vec<(&'static str, u64)>,
+    /// Ratings of the companies the searches will find: at most one per search (two
+    /// searches may find one company, rated once).
+    pub ratings_after_searches: u64,
+    /// Whether the lookup lists were kept from an earlier run (else the rows are checked
+    /// against the spec's countries and registries, any registry in any of them).
+    pub lookups_kept: bool,
+}
+
+impl Preview {
+    /// The calls the run would make; exact when no search is needed, else at most.
+    pub fn total(&self) -> u64 {
+        self.calls.iter().map(|(_, n)| n).sum::<u64>() + self.ratings_after_searches
+    }
+}
+
+/// Counts what screening the request's portfolio would cost, without a call and without
+/// writing anything: the file is read and checked row by row, duplicates collapse, and
+/// the database (opened read-only, if there is one) answers what its cache knows.
+pub fn preview(request: &Request) -> Result<Preview, Error> {
+    let settings = &request.settings;
+    let db = &settings.db.value;
+    let path = &request.portfolio;
+    portfolio::survey(path)?;
+    let mut reader = Portfolio::open(path, &settings.columns)?;
+    let db_error = |source: StoreError| Error::Store {
+        path: db.clone(),
+        source,
+    };
+    let store = match db.is_file() {
+        true => Some(Store::open_read_only(db).map_err(db_error)?),
+        false => None,
+    };
+    let (countries, services) = match &store {
+        Some(store) => store.load_lookups().map_err(db_error)?,
+        None => (Vec::new(), Vec::new()),
+    };
+    let lookups_kept = !countries.is_empty();
+    let lookups = match lookups_kept {
+        true => Lookups::new(&countries, &services),
+        false => Lookups::of_the_spec(),
+    };
+    let now = jiff::Timestamp::now();
+    let max_age = options(request);
+    let fresh = |hit: &crate::store::CachedResolution| {
+        !request.refresh_resolutions
+            && now.duration_since(hit.resolved_at) <= max_age.resolution_max_age
+    };
+    let mut preview = Preview {
+        lookups_kept,
+        ..Preview::default()
+    };
+    let mut searches: std::collections::HashMap<String, &'static str> = Default::default();
+    let mut companies: std::collections::HashSet<uuid::Uuid> = Default::default();
+    while let Some(row) = reader.next_row()? {
+        preview.rows += 1;
+        let Ok(target) = portfolio::validate(&row, &lookups) else {
+            preview.invalid += 1;
+            continue;
+        };
+        let Some(query) = crate::resolve::Query::for_target(target.clone()) else {
+            if let portfolio::Target::Known(company) = target {
+                companies.insert(company);
+            }
+            preview.answered += 1;
+            continue;
+        };
+        let key = query.cache_key();
+        let cached = match &store {
+            Some(store) => store.cached_resolution(&key).map_err(db_error)?,
+            None => None,
+        };
+        match cached.filter(fresh) {
+            Some(hit) => {
+                preview.answered += 1;
+                if let Some(company) = hit.company_id {
+                    companies.insert(company);
+                }
+            }
+            None => {
+                preview.searching += 1;
+                searches.insert(key, query.endpoint());
+            }
+        }
+    }
+    let mut ratings = 0;
+    for company in companies {
+        let reused = match (&store, max_age.rating_max_age) {
+            (Some(store), Some(age)) => store.seen_since(company, now - age).map_err(db_error)?,
+            _ => false,
+        };
+        ratings += u64::from(!reused);
+    }
+    let mut by_endpoint: std::collections::BTreeMap<&'static str, u64> = Default::default();
+    for endpoint in searches.values() {
+        *by_endpoint.entry(endpoint).or_default() += 1;
+    }
+    by_endpoint.insert("countries", 1);
+    by_endpoint.insert("services", 1);
+    let rating = settings.endpoint.value.name();
+    if ratings > 0 {
+        by_endpoint.insert(rating, ratings);
+    }
+    preview.ratings_after_searches = searches.len() as u64;
+    preview.calls = by_endpoint.into_iter().collect();
+    Ok(preview)
+}
+
 /// How the pipeline resolves and rates, from the request's settings.
 fn options(request: &Request) -> Options {
     let s = &request.settings;

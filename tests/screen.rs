@@ -535,3 +535,53 @@ fn siret_of(data: &Dataset, n: u32) -> String {
         .map(|e| e.external_id)
         .unwrap()
 }
+
+/// The calls `--dry-run` counts, from its `calls:` line: (exact, at most).
+fn previewed(text: &str) -> (u64, u64) {
+    let line = text.lines().find(|l| l.starts_with("calls: ")).unwrap();
+    let exact = line["calls: ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let most = line.split("at most ").nth(1).map_or(exact, |m| {
+        m.split_whitespace().next().unwrap().parse().unwrap()
+    });
+    (exact, most)
+}
+
+#[test]
+fn a_dry_run_counts_the_calls_the_run_then_makes_and_writes_nothing() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let mut csv = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), 60, &mut csv).unwrap();
+    let file = ws.write("book.csv", &csv);
+    let calls = |sim: &Background| sim.server.stats().total();
+
+    // First run: the searches are exact, the ratings at most one per search.
+    let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("nothing was called or written"), "{text}");
+    assert_eq!(calls(&sim), 0, "a dry run calls nothing");
+    assert!(!ws.db().exists(), "and writes nothing");
+    let (_, most) = previewed(&text);
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    // Every search of this portfolio finds a company of its own: the bound is reached.
+    assert_eq!(calls(&sim), most, "{text}");
+
+    // Nightly: everything is cached, the count is exact.
+    let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (exact, most) = previewed(&text);
+    assert_eq!(exact, most, "{text}");
+    let before = calls(&sim);
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(calls(&sim) - before, exact, "{text}");
+}

@@ -15,7 +15,7 @@ use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
 use crate::report::csv::Dialect;
-use crate::run::{self, Request, Started, Watcher};
+use crate::run::{self, Preview, Request, Started, Watcher};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_run(&args.settings, &sources)?;
@@ -35,6 +35,11 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         fail_on_shrink: args.fail_on_shrink,
         reports,
     };
+    if args.dry_run {
+        let preview = run::preview(&request)?;
+        super::emit(&preview_text(&request.portfolio, &preview))?;
+        return Ok(ExitCode::Clean);
+    }
     let progress = Progress {
         bar: ProgressBar::hidden(),
         failed: AtomicU64::new(0),
@@ -97,4 +102,37 @@ pub fn report_options(
         timestamped: format.timestamped,
         stale_after_days,
     }
+}
+
+/// What `--dry-run` prints: the rows, then the calls, exact where they can be.
+fn preview_text(portfolio: &Path, p: &Preview) -> String {
+    let mut text = String::new();
+    if !p.lookups_kept {
+        text.push_str("NOTE: no lookup lists kept yet: rows were checked against the spec's countries and registries\n");
+    }
+    text.push_str(&format!(
+        "dry run of {}: {} rows — {} invalid, {} answered without a search, {} to search; nothing was called or written\n",
+        portfolio.display(),
+        p.rows,
+        p.invalid,
+        p.answered,
+        p.searching
+    ));
+    let calls = p
+        .calls
+        .iter()
+        .map(|(e, n)| format!("{n} {e}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let exact: u64 = p.calls.iter().map(|(_, n)| n).sum();
+    text.push_str(&format!("calls: {exact} ({calls})"));
+    if p.ratings_after_searches > 0 {
+        text.push_str(&format!(
+            ", and up to {} ratings of the companies the searches find: at most {} in all",
+            p.ratings_after_searches,
+            p.total()
+        ));
+    }
+    text.push('\n');
+    text
 }

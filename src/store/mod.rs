@@ -108,6 +108,40 @@ pub struct CachedResolution {
     pub resolved_at: Timestamp,
 }
 
+/// The cached answer to a search and the company's internal key, read through `conn`.
+pub(crate) fn read_resolution(
+    conn: &Connection,
+    key: &str,
+) -> Result<Option<(CachedResolution, Option<i64>)>, StoreError> {
+    conn.prepare_cached(
+        "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id
+         FROM resolutions r LEFT JOIN companies c ON c.id = r.company
+         WHERE r.input_key = ?1",
+    )
+    .and_then(|mut s| {
+        s.query_row([key], |r| {
+            let outcome: String = r.get(0)?;
+            let company: Option<String> = r.get(1)?;
+            let candidates: Option<String> = r.get(2)?;
+            let at: String = r.get(3)?;
+            let internal: Option<i64> = r.get(4)?;
+            Ok((
+                CachedResolution {
+                    outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
+                    company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                    candidates: candidates
+                        .and_then(|c| serde_json::from_str(&c).ok())
+                        .unwrap_or_default(),
+                    resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
+                },
+                internal,
+            ))
+        })
+        .optional()
+    })
+    .map_err(StoreError::at("reading the resolution cache"))
+}
+
 /// What a new run records about itself at the start.
 #[derive(Debug, Clone)]
 pub struct NewRun {
@@ -251,6 +285,29 @@ impl Store {
                     .map(|(id, day, _, _)| (id, day))
             })
             .map_err(StoreError::at("looking for an interrupted run"))
+    }
+
+    /// The cached answer to a search, if any (whatever its age), for a run's preview.
+    pub fn cached_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+        read_resolution(&self.conn, key).map(|found| found.map(|(hit, _)| hit))
+    }
+
+    /// Whether a run that started at `since` or later saw the company's latest rating (a
+    /// run with `--rating-max-age` would use it without a call).
+    pub fn seen_since(&self, company: Uuid, since: Timestamp) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM ratings r
+                 JOIN companies c ON c.id = r.company
+                 JOIN runs u ON u.id = r.last_run_id
+                 WHERE c.company_id = ?1
+                   AND r.id = (SELECT max(id) FROM ratings WHERE company = c.id)
+                   AND u.started_at >= ?2",
+                params![company.to_string(), time_text(since)],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(StoreError::at("reading the latest rating"))
     }
 
     /// The rows of the latest finished run of a portfolio (run id, rows), to notice an

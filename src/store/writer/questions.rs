@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::{COMPANY_MEMO, Gone, Record, Writer};
 use crate::model::Color;
-use crate::store::{CachedResolution, Outcome, StoreError, time_text};
+use crate::store::{CachedResolution, StoreError, time_text};
 
 impl Writer {
     /// The cached answer to a search, if any (whatever its age).
@@ -26,36 +26,9 @@ impl Writer {
         &self,
         key: &str,
     ) -> Result<Option<(CachedResolution, Option<i64>)>, StoreError> {
-        let ctx = "reading the resolution cache";
-        self.conn()
-            .prepare_cached(
-                "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id
-                 FROM resolutions r LEFT JOIN companies c ON c.id = r.company
-                 WHERE r.input_key = ?1",
-            )
-            .and_then(|mut s| {
-                s.query_row([key], |r| {
-                    let outcome: String = r.get(0)?;
-                    let company: Option<String> = r.get(1)?;
-                    let candidates: Option<String> = r.get(2)?;
-                    let at: String = r.get(3)?;
-                    let internal: Option<i64> = r.get(4)?;
-                    Ok((
-                        CachedResolution {
-                            outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
-                            company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
-                            candidates: candidates
-                                .and_then(|c| serde_json::from_str(&c).ok())
-                                .unwrap_or_default(),
-                            resolved_at: at.parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH),
-                        },
-                        internal,
-                    ))
-                })
-                .optional()
-            })
-            .map_err(StoreError::at(ctx))
+        crate::store::read_resolution(self.conn(), key)
     }
+
     /// Whether this run has already rated the company.
     pub fn rated(&mut self, company: Uuid) -> Result<bool, StoreError> {
         self.begin()?;
