@@ -465,7 +465,9 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
         lookups_kept,
         ..Preview::default()
     };
-    let mut searches: std::collections::HashMap<String, &'static str> = Default::default();
+    // Searches by a hash of their key: a million rows' keys would not fit the memory a run
+    // takes, and a collision of 64-bit hashes among them is not to be expected.
+    let mut searches: std::collections::HashMap<u64, &'static str> = Default::default();
     let mut companies: std::collections::HashSet<uuid::Uuid> = Default::default();
     while let Some(row) = reader.next_row()? {
         preview.rows += 1;
@@ -494,7 +496,7 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
             }
             None => {
                 preview.searching += 1;
-                searches.insert(key, query.endpoint());
+                searches.insert(key_hash(&key), query.endpoint());
             }
         }
     }
@@ -519,6 +521,13 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     preview.ratings_after_searches = searches.len() as u64;
     preview.calls = by_endpoint.into_iter().collect();
     Ok(preview)
+}
+
+fn key_hash(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// How the pipeline resolves and rates, from the request's settings.
