@@ -111,7 +111,8 @@ pub enum Command {
         ratewatch review\n  \
         ratewatch review accept C-1006 fc1e733d-c34f-4564-940a-51e0f4d721c0\n  \
         ratewatch review ignore C-1042\n  \
-        ratewatch review revoke C-1006\n\n\
+        ratewatch review revoke C-1006\n  \
+        ratewatch review export --out review.csv && ratewatch review import review.csv\n\n\
         Exit codes: 0 done, 2 usage error, unknown ref or no database at --db, 4 database unusable.")]
     Review(ReviewArgs),
 
@@ -648,6 +649,35 @@ pub enum ReviewAction {
 
     /// Remove the decisions on the row REF: later runs search it again.
     Revoke(ReviewRefArgs),
+
+    /// Write the ambiguous and unresolved rows as CSV for a spreadsheet: one line per
+    /// candidate, with an empty `decision` column to fill in for `review import`.
+    Export(ReviewExportArgs),
+
+    /// Record the decisions of a CSV that `review export` wrote: `accept` on a candidate's
+    /// line, `ignore` on any line of a row, `reject` (not this candidate: nothing recorded)
+    /// or empty. Nothing is recorded if any line is wrong.
+    Import(ReviewImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewExportArgs {
+    /// Write the CSV to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewImportArgs {
+    /// The CSV with a filled `decision` column.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    #[command(flatten)]
+    pub database: DecisionDatabaseArgs,
 }
 
 #[derive(Debug, Args)]

@@ -174,3 +174,79 @@ fn only_a_row_of_a_latest_run_that_makes_a_search_can_be_decided() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let csv = ws.path("review.csv");
+    review(&ws, &["export", "--out", csv.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    assert!(lines[0].ends_with(",decision"), "{}", lines[0]);
+    assert_eq!(
+        lines.iter().filter(|l| l.contains(",C-1006,")).count(),
+        3,
+        "one line per candidate"
+    );
+    assert!(
+        !text.contains("C-1019"),
+        "invalid rows are corrected, not decided"
+    );
+    let mut chosen = String::new();
+    for line in &mut lines[1..] {
+        if line.contains(",C-1006,") && line.contains("Bordeaux") {
+            chosen = line.split(',').nth(5).unwrap().to_string();
+            line.push_str("accept");
+        } else if line.contains(",C-1006,") {
+            line.push_str("reject");
+        } else if line.contains(",C-1018,") {
+            line.push_str("ignore");
+        }
+    }
+    // A wrong line records nothing.
+    let bad = ws.write(
+        "bad.csv",
+        format!(
+            "{}\n{}maybe\n",
+            lines.join("\n"),
+            lines[1].trim_end_matches("reject")
+        )
+        .as_bytes(),
+    );
+    review(&ws, &["import", bad.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("\"maybe\""));
+    assert!(listed(&ws)["decisions"].as_array().unwrap().is_empty());
+
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    review(&ws, &["import", csv.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "1 accepted, 1 ignored, 2 candidates rejected",
+        ));
+    let list = listed(&ws);
+    let decisions = list["decisions"].as_array().unwrap();
+    assert_eq!(decisions.len(), 2);
+    assert!(
+        decisions[0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("review.csv")
+    );
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["company_id"], chosen.as_str());
+    assert_eq!(rows["C-1006"]["status"], "rated");
+    assert!(
+        rows["C-1018"]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("ignored by review")
+    );
+}

@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
-use crate::cli::{ReviewAction, ReviewArgs, ReviewListArgs, ReviewRefArgs};
+use crate::cli::{
+    ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs, ReviewRefArgs,
+};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::{Decision, InputRow, ResultRow, RowStatus, Verdict};
@@ -66,6 +68,8 @@ pub fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
             decide(&args.reference, Verdict::Ignore, args.database.db, sources)
         }
         Some(ReviewAction::Revoke(args)) => revoke(args, sources),
+        Some(ReviewAction::Export(args)) => export(args, sources),
+        Some(ReviewAction::Import(args)) => import(args, sources),
     }
 }
 
@@ -79,6 +83,36 @@ struct Problem {
 
 fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
+    let (problems, decisions) = problems(db)?;
+    let text = match Style::of(&args.listing) {
+        Style::Table => {
+            let mut text = if problems.is_empty() {
+                "Nothing needs a person in the latest runs.\n".to_string()
+            } else {
+                output::table(&HEADERS, &lines(&problems))
+            };
+            if !decisions.is_empty() {
+                text.push_str("\nDecisions:\n");
+                text.push_str(&output::table(
+                    &DECISION_HEADERS,
+                    &decisions.iter().map(decision_line).collect::<Vec<_>>(),
+                ));
+            }
+            text
+        }
+        Style::Csv => output::csv(&CSV_HEADERS, &lines(&problems))?,
+        Style::Json => output::json(&json!({
+            "rows": problems.iter().map(problem_json).collect::<Vec<_>>(),
+            "decisions": decisions.iter().map(decision_json).collect::<Vec<_>>(),
+        }))?,
+    };
+    emit(&text)?;
+    Ok(ExitCode::Clean)
+}
+
+/// The rows of the latest runs that need a person (those decided for the search they
+/// make left out), and every decision.
+fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
     let store = open_read_only(db)?;
     let fail = store_error(db);
     let decisions = if store.has_decisions().map_err(fail)? {
@@ -119,30 +153,7 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
             });
         }
     }
-    let text = match Style::of(&args.listing) {
-        Style::Table => {
-            let mut text = if problems.is_empty() {
-                "Nothing needs a person in the latest runs.\n".to_string()
-            } else {
-                output::table(&HEADERS, &lines(&problems))
-            };
-            if !decisions.is_empty() {
-                text.push_str("\nDecisions:\n");
-                text.push_str(&output::table(
-                    &DECISION_HEADERS,
-                    &decisions.iter().map(decision_line).collect::<Vec<_>>(),
-                ));
-            }
-            text
-        }
-        Style::Csv => output::csv(&CSV_HEADERS, &lines(&problems))?,
-        Style::Json => output::json(&json!({
-            "rows": problems.iter().map(problem_json).collect::<Vec<_>>(),
-            "decisions": decisions.iter().map(decision_json).collect::<Vec<_>>(),
-        }))?,
-    };
-    emit(&text)?;
-    Ok(ExitCode::Clean)
+    Ok((problems, decisions))
 }
 
 /// One line per candidate of an ambiguous row, one for any other row.
@@ -278,27 +289,7 @@ fn decide(
     let mut store = open_for_decisions(db)?;
     let fail = store_error(db);
     let lookups = lookups(&store).map_err(fail)?;
-    let mut rows = 0;
-    let mut keys = BTreeSet::new();
-    for latest in store.latest_runs().map_err(fail)? {
-        for input in store
-            .run_inputs_with_ref(latest.run_id, reference)
-            .map_err(fail)?
-        {
-            rows += 1;
-            keys.extend(search_key(&input, &lookups));
-        }
-    }
-    if rows == 0 {
-        return Err(Error::Config(format!(
-            "{reference}: no row has this ref in the latest run of any portfolio (`ratewatch review` lists the rows that need a person)"
-        )));
-    }
-    if keys.is_empty() {
-        return Err(Error::Config(format!(
-            "{reference}: the row gives its company_id or is invalid: nothing to decide (correct it in the portfolio)"
-        )));
-    }
+    let keys = searches(&store, &lookups, reference).map_err(fail)??;
     let decided_at = now_text();
     for search_key in keys {
         store
@@ -319,6 +310,34 @@ fn decide(
     Ok(ExitCode::Clean)
 }
 
+/// The searches the rows with this ref make in the latest runs (usually one), or why
+/// there is nothing to decide.
+fn searches(
+    store: &Store,
+    lookups: &Lookups,
+    reference: &str,
+) -> Result<Result<BTreeSet<String>, Error>, StoreError> {
+    let mut rows = 0;
+    let mut keys = BTreeSet::new();
+    for latest in store.latest_runs()? {
+        for input in store.run_inputs_with_ref(latest.run_id, reference)? {
+            rows += 1;
+            keys.extend(search_key(&input, lookups));
+        }
+    }
+    if rows == 0 {
+        return Ok(Err(Error::Config(format!(
+            "{reference}: no row has this ref in the latest run of any portfolio (`ratewatch review` lists the rows that need a person)"
+        ))));
+    }
+    if keys.is_empty() {
+        return Ok(Err(Error::Config(format!(
+            "{reference}: the row gives its company_id or is invalid: nothing to decide (correct it in the portfolio)"
+        ))));
+    }
+    Ok(Ok(keys))
+}
+
 fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db)?.value;
     let mut store = open_for_decisions(db)?;
@@ -332,6 +351,166 @@ fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
     emit(&format!(
         "{}: decision removed; the next run searches it again.\n",
         args.reference
+    ))?;
+    Ok(ExitCode::Clean)
+}
+
+/// The header of `review export`'s CSV: the listing's, and the column to fill in.
+const EXPORT_HEADERS: [&str; 12] = [
+    "portfolio",
+    "line",
+    "ref",
+    "status",
+    "search",
+    "company_id",
+    "candidate",
+    "city",
+    "postcode",
+    "error",
+    "run_id",
+    "decision",
+];
+
+fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db.clone())?.value;
+    let (problems, _) = problems(db)?;
+    // Invalid rows are corrected in the portfolio, not decided on; rows without a ref
+    // cannot be named in a decision.
+    let decidable: Vec<Problem> = problems
+        .into_iter()
+        .filter(|p| p.row.status != RowStatus::Invalid && p.row.reference.is_some())
+        .collect();
+    let mut lines = lines(&decidable);
+    for line in &mut lines {
+        line.push(String::new());
+    }
+    let text = output::csv(&EXPORT_HEADERS, &lines)?;
+    match &args.out {
+        None => emit(&text)?,
+        Some(path) => {
+            std::fs::write(path, &text)
+                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+            eprintln!(
+                "ratewatch: {} lines written to {}: fill in `decision` (accept, reject, ignore), then `ratewatch review import {}`",
+                lines.len(),
+                path.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(ExitCode::Clean)
+}
+
+/// A cell as written, without the `'` that defused it for a spreadsheet.
+fn undefused(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        _ => cell,
+    }
+}
+
+fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db)?.value;
+    let path = &args.file;
+    let wrong = |what: String| Error::Config(format!("{}: {what}", path.display()));
+    let mut reader = ::csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| wrong(e.to_string()))?;
+    let headers = reader.headers().map_err(|e| wrong(e.to_string()))?.clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim().eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                wrong(format!(
+                    "no `{name}` column (write it with `ratewatch review export`)"
+                ))
+            })
+    };
+    let (ref_col, company_col, decision_col) =
+        (column("ref")?, column("company_id")?, column("decision")?);
+    // Every line is read and checked before anything is recorded.
+    let mut verdicts: std::collections::BTreeMap<String, Verdict> = Default::default();
+    let mut rejected = 0;
+    for (n, record) in reader.records().enumerate() {
+        let line = n + 2;
+        let record = record.map_err(|e| wrong(e.to_string()))?;
+        let cell = |i: usize| undefused(record.get(i).unwrap_or("").trim());
+        let reference = cell(ref_col);
+        let verdict = match cell(decision_col).to_lowercase().as_str() {
+            "" => continue,
+            "reject" => {
+                rejected += 1;
+                continue;
+            }
+            "ignore" => Verdict::Ignore,
+            "accept" => match uuid::Uuid::parse_str(cell(company_col)) {
+                Ok(company) => Verdict::Accept(company),
+                Err(_) => {
+                    return Err(wrong(format!(
+                        "line {line}: accept needs the candidate's company_id (a UUID), found {:?}",
+                        cell(company_col)
+                    )));
+                }
+            },
+            other => {
+                return Err(wrong(format!(
+                    "line {line}: decision {other:?}: use accept, reject, ignore or leave it empty"
+                )));
+            }
+        };
+        if reference.is_empty() {
+            return Err(wrong(format!(
+                "line {line}: a decision needs the row's ref"
+            )));
+        }
+        match verdicts.get(reference) {
+            Some(earlier) if *earlier != verdict => {
+                return Err(wrong(format!(
+                    "line {line}: {reference} is decided twice ({} and {}): keep one",
+                    earlier.as_str(),
+                    verdict.as_str()
+                )));
+            }
+            _ => {
+                verdicts.insert(reference.to_string(), verdict);
+            }
+        }
+    }
+    let mut store = open_for_decisions(db)?;
+    let fail = store_error(db);
+    let lookups = lookups(&store).map_err(fail)?;
+    let mut decided = Vec::new();
+    for (reference, verdict) in verdicts {
+        let keys = searches(&store, &lookups, &reference)
+            .map_err(fail)?
+            .map_err(|e| wrong(e.to_string()))?;
+        decided.push((reference, verdict, keys));
+    }
+    let decided_at = now_text();
+    let source = std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.clone())
+        .display()
+        .to_string();
+    for (reference, verdict, keys) in &decided {
+        for search_key in keys {
+            store
+                .decide(&Decision {
+                    reference: reference.clone(),
+                    search_key: search_key.clone(),
+                    verdict: *verdict,
+                    decided_at: decided_at.clone(),
+                    source: source.clone(),
+                })
+                .map_err(fail)?;
+        }
+    }
+    let count = |v: &str| decided.iter().filter(|(_, d, _)| d.as_str() == v).count();
+    emit(&format!(
+        "{} accepted, {} ignored, {rejected} candidates rejected (nothing recorded for those); the next run applies them.\n",
+        count("accept"),
+        count("ignore"),
     ))?;
     Ok(ExitCode::Clean)
 }
