@@ -106,6 +106,10 @@ pub const WRONG_ADDRESS_PROOF: u64 = 20;
 /// The error of a row whose "not found" no answer of the run confirmed.
 const UNPROVEN: &str = "the service answered 'not found', but nothing else in this run: not believed from what may not be the service (check --base-url); screened again next run";
 
+/// How the error of a row starts when the company a review accepted for it is unknown to
+/// the service: the row needs a person again.
+pub const ACCEPTED_UNKNOWN: &str = "the company accepted by review";
+
 /// How a run ended, when it was not stopped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Ended {
@@ -521,7 +525,19 @@ impl Pipeline {
             .find(record.input.reference.as_deref(), &query)
         {
             return match decision.verdict {
-                Verdict::Accept(company) => self.screen_known(record, company).await,
+                Verdict::Accept(company) => {
+                    let mut screened = self.screen_known(record, company).await?;
+                    if screened.vanished.is_some() {
+                        screened.record.error = Some(format!(
+                            "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
+                            decision
+                                .decided_at
+                                .get(..10)
+                                .unwrap_or(&decision.decided_at)
+                        ));
+                    }
+                    Ok(screened)
+                }
                 Verdict::Ignore => Ok(RowRecord {
                     status: RowStatus::Unresolved,
                     error: Some(format!(

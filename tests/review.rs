@@ -250,3 +250,22 @@ fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
             .starts_with("ignored by review")
     );
 }
+
+#[test]
+fn an_accepted_company_the_service_does_not_know_sends_the_row_back_to_review() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    review(
+        &ws,
+        &["accept", "C-1006", "00000000-0000-4000-8000-000000000000"],
+    )
+    .assert()
+    .success();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "unresolved");
+    let error = rows["C-1006"]["error"].as_str().unwrap();
+    assert!(error.contains("accepted by review"), "{error}");
+    assert!(problem(&listed(&ws), "C-1006").is_some(), "back for review");
+}

@@ -21,6 +21,8 @@ use crate::portfolio::{self, Lookups};
 use crate::resolve::Query;
 use crate::store::{Store, StoreError, now_text};
 
+use crate::pipeline::ACCEPTED_UNKNOWN;
+
 /// Where a decision made with `review accept` or `review ignore` comes from.
 const COMMAND_LINE: &str = "command line";
 
@@ -138,9 +140,16 @@ fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
         for row in rows {
             let input = store.run_input(latest.run_id, row.line).map_err(fail)?;
             let key = input.as_ref().and_then(|i| search_key(i, &lookups));
-            // A row decided for the search it makes no longer needs a person.
+            // A row decided for the search it makes no longer needs a person, unless its
+            // run applied an acceptance and the service did not know the company.
+            let refused = row
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with(ACCEPTED_UNKNOWN));
             let decided = decisions.iter().any(|d| {
-                Some(&d.reference) == row.reference.as_ref() && Some(&d.search_key) == key.as_ref()
+                (d.verdict == Verdict::Ignore || !refused)
+                    && Some(&d.reference) == row.reference.as_ref()
+                    && Some(&d.search_key) == key.as_ref()
             });
             if decided {
                 continue;

@@ -103,7 +103,11 @@ impl Store {
     pub fn latest_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
         let ctx = "finding the latest runs";
         self.conn
-            .prepare("SELECT max(id), portfolio FROM runs GROUP BY portfolio ORDER BY portfolio")
+            .prepare(
+                "SELECT id, portfolio FROM runs
+                 WHERE id IN (SELECT max(id) FROM runs GROUP BY portfolio)
+                 ORDER BY portfolio",
+            )
             .and_then(|mut s| {
                 s.query_map([], |r| {
                     Ok(LatestRun {
