@@ -100,6 +100,22 @@ pub enum Command {
         Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
     Changes(ChangesArgs),
 
+    /// What needs a person in the latest run of each portfolio (ambiguous rows with their
+    /// candidates, unresolved and invalid rows), and the decisions that later runs apply.
+    ///
+    /// A decision is made on one row, named by its ref, for the search it makes (its name
+    /// or identifier in the latest run): `accept` rates the row as that company without a
+    /// search, `ignore` leaves it unresolved without a call. A row whose name or identifier
+    /// changes is screened as usual again. Without a subcommand: `review list`.
+    #[command(after_help = "Examples:\n  \
+        ratewatch review\n  \
+        ratewatch review accept C-1006 fc1e733d-c34f-4564-940a-51e0f4d721c0\n  \
+        ratewatch review ignore C-1042\n  \
+        ratewatch review revoke C-1006\n  \
+        ratewatch review export --out review.csv && ratewatch review import review.csv\n\n\
+        Exit codes: 0 done, 2 usage error, unknown ref or no database at --db, 4 database unusable.")]
+    Review(ReviewArgs),
+
     /// Count the API calls the runs made, by endpoint, per day or per month (default: the
     /// current month, by day), from the runs' records: no call to the service.
     ///
@@ -612,4 +628,102 @@ pub struct UsageArgs {
 
     #[command(flatten)]
     pub listing: ListingArgs,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ReviewArgs {
+    #[command(subcommand)]
+    pub action: Option<ReviewAction>,
+
+    /// Without a subcommand: `review list`'s options.
+    #[command(flatten)]
+    pub list: ReviewListArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReviewAction {
+    /// List the rows that need a person in the latest run of each portfolio, then the
+    /// decisions made (when, and where from). CSV lists the rows only.
+    List(ReviewListArgs),
+
+    /// Take COMPANY_ID as the company of the row REF: later runs rate it without a search.
+    Accept(ReviewAcceptArgs),
+
+    /// Leave the row REF alone: later runs make no call for it and report it unresolved.
+    Ignore(ReviewRefArgs),
+
+    /// Remove the decisions on the row REF: later runs search it again.
+    Revoke(ReviewRefArgs),
+
+    /// Write the ambiguous and unresolved rows as CSV for a spreadsheet: one line per
+    /// candidate, with an empty `decision` column to fill in for `review import`.
+    Export(ReviewExportArgs),
+
+    /// Record the decisions of a CSV that `review export` wrote: `accept` on a candidate's
+    /// line, `ignore` on any line of a row, `reject` (not this candidate: nothing recorded)
+    /// or empty. Nothing is recorded if any line is wrong.
+    Import(ReviewImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewExportArgs {
+    /// Write the CSV to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewImportArgs {
+    /// The CSV with a filled `decision` column.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    #[command(flatten)]
+    pub database: DecisionDatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewListArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub listing: ListingArgs,
+}
+
+/// The database a decision is recorded in.
+#[derive(Debug, Clone, Args)]
+pub struct DecisionDatabaseArgs {
+    /// The SQLite database that `ratewatch screen` writes; the decision is recorded in it
+    /// (never created here) [env: RATEWATCH_DB] [default: ratewatch.db].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewAcceptArgs {
+    /// The row's reference (its `ref` column).
+    #[arg(value_name = "REF")]
+    pub reference: String,
+
+    /// The service's company id (UUID), e.g. one of the candidates `review list` shows.
+    #[arg(value_name = "COMPANY_ID")]
+    pub company_id: uuid::Uuid,
+
+    #[command(flatten)]
+    pub database: DecisionDatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewRefArgs {
+    /// The row's reference (its `ref` column).
+    #[arg(value_name = "REF")]
+    pub reference: String,
+
+    #[command(flatten)]
+    pub database: DecisionDatabaseArgs,
 }

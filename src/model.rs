@@ -351,6 +351,35 @@ pub struct NameQuery {
     pub phone_number: Option<String>,
 }
 
+/// A person's answer for a row that needs one (`ratewatch review`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The row is this company: rated as if the portfolio gave its `company_id`.
+    Accept(Uuid),
+    /// The row is left alone: no call, reported unresolved.
+    Ignore,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Accept(_) => "accept",
+            Verdict::Ignore => "ignore",
+        }
+    }
+}
+
+/// A decision on one row: its reference and the search it makes, what was decided, when
+/// and where from (a file path or `command line`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub reference: String,
+    pub search_key: String,
+    pub verdict: Verdict,
+    pub decided_at: String,
+    pub source: String,
+}
+
 /// One of several companies a name matched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Candidate {

@@ -27,7 +27,7 @@ use uuid::Uuid;
 
 use crate::api::{ApiError, Client};
 use crate::limit::Limiter;
-use crate::model::{Candidate, RowStatus};
+use crate::model::{Candidate, Decision, RowStatus, Verdict};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Target};
 use crate::rate::{self, RatingEndpoint};
 use crate::resolve::{self, Query, Resolution};
@@ -46,6 +46,34 @@ pub struct Options {
     /// A rating seen by a run that started within this long is used instead of fetched;
     /// `None`: always fetch.
     pub rating_max_age: Option<jiff::SignedDuration>,
+    /// What `ratewatch review` decided, applied before any call.
+    pub decisions: Arc<Decisions>,
+}
+
+/// The decisions of `ratewatch review` by the row's reference, loaded once at the start of
+/// a run (they are few). A decision applies only to the search it was made for: a row whose
+/// name or identifier changed asks another question.
+#[derive(Debug, Clone, Default)]
+pub struct Decisions(HashMap<String, Vec<Decision>>);
+
+impl Decisions {
+    pub fn new(decisions: impl IntoIterator<Item = Decision>) -> Self {
+        let mut by_ref: HashMap<String, Vec<Decision>> = HashMap::new();
+        for d in decisions {
+            by_ref.entry(d.reference.clone()).or_default().push(d);
+        }
+        Decisions(by_ref)
+    }
+
+    /// The decision on a row with this reference making this search.
+    fn find(&self, reference: Option<&str>, query: &Query) -> Option<&Decision> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let made = self.0.get(reference?)?;
+        let key = query.cache_key();
+        made.iter().find(|d| d.search_key == key)
+    }
 }
 
 /// What an interrupted run being resumed has already done.
@@ -77,6 +105,10 @@ pub const WRONG_ADDRESS_PROOF: u64 = 20;
 
 /// The error of a row whose "not found" no answer of the run confirmed.
 const UNPROVEN: &str = "the service answered 'not found', but nothing else in this run: not believed from what may not be the service (check --base-url); screened again next run";
+
+/// How the error of a row starts when the company a review accepted for it is unknown to
+/// the service: the row needs a person again.
+pub const ACCEPTED_UNKNOWN: &str = "the company accepted by review";
 
 /// How a run ended, when it was not stopped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -465,25 +497,7 @@ impl Pipeline {
                 record.error = Some(reason);
                 return Ok(record.into());
             }
-            Ok(Target::Known(company)) => {
-                record.company_id = Some(company);
-                return match self.rate(company).await {
-                    Ok(()) => Ok(rated(record).into()),
-                    Err(Failure::Api(ApiError::NotFound { .. })) => Ok(Screened {
-                        record: RowRecord {
-                            status: RowStatus::Unresolved,
-                            company_id: None,
-                            error: Some(
-                                "company_id: the service knows no company with this id".into(),
-                            ),
-                            ..record
-                        },
-                        not_found: true,
-                        vanished: Some(company),
-                    }),
-                    Err(f) => failed(record, f).map(Into::into),
-                };
-            }
+            Ok(Target::Known(company)) => return self.screen_known(record, company).await,
             Ok(Target::ById {
                 country,
                 service,
@@ -495,6 +509,39 @@ impl Pipeline {
             },
             Ok(Target::ByName(q)) => Query::ByName(q),
         };
+        if let Some(decision) = self
+            .options
+            .decisions
+            .find(record.input.reference.as_deref(), &query)
+        {
+            return match decision.verdict {
+                Verdict::Accept(company) => {
+                    let mut screened = self.screen_known(record, company).await?;
+                    if screened.vanished.is_some() {
+                        screened.record.error = Some(format!(
+                            "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
+                            decision
+                                .decided_at
+                                .get(..10)
+                                .unwrap_or(&decision.decided_at)
+                        ));
+                    }
+                    Ok(screened)
+                }
+                Verdict::Ignore => Ok(RowRecord {
+                    status: RowStatus::Unresolved,
+                    error: Some(format!(
+                        "ignored by review ({})",
+                        decision
+                            .decided_at
+                            .get(..10)
+                            .unwrap_or(&decision.decided_at)
+                    )),
+                    ..record
+                }
+                .into()),
+            };
+        }
 
         let mut found = self.search(&query, false).await;
         // A cached company the service no longer knows (ids can change) is searched again,
@@ -541,6 +588,26 @@ impl Pipeline {
             }
         }
         unreachable!("the second try always returns")
+    }
+
+    /// A row whose company is known (given in the portfolio, or accepted by review):
+    /// rated, no search.
+    async fn screen_known(&self, mut record: RowRecord, company: Uuid) -> Result<Screened, Fatal> {
+        record.company_id = Some(company);
+        match self.rate(company).await {
+            Ok(()) => Ok(rated(record).into()),
+            Err(Failure::Api(ApiError::NotFound { .. })) => Ok(Screened {
+                record: RowRecord {
+                    status: RowStatus::Unresolved,
+                    company_id: None,
+                    error: Some("company_id: the service knows no company with this id".into()),
+                    ..record
+                },
+                not_found: true,
+                vanished: Some(company),
+            }),
+            Err(f) => failed(record, f).map(Into::into),
+        }
     }
 
     /// The answer to a search: from this run, from the cache, or from the service.
@@ -817,6 +884,7 @@ mod tests {
                 refresh_resolutions: false,
                 resolution_max_age: jiff::SignedDuration::from_hours(24),
                 rating_max_age: None,
+                decisions: Arc::default(),
             },
             Resume::default(),
         );

@@ -31,6 +31,23 @@ pub enum Resolution {
 }
 
 impl Query {
+    /// The search a validated row makes; `None` for a row that gives its company's id.
+    pub fn of(target: Target) -> Option<Query> {
+        match target {
+            Target::Known(_) => None,
+            Target::ById {
+                country,
+                service,
+                id,
+            } => Some(Query::ById {
+                country,
+                service,
+                id,
+            }),
+            Target::ByName(q) => Some(Query::ByName(q)),
+        }
+    }
+
     /// The cache key: the search with its inputs normalized, so the same company written
     /// two ways ("ACME S.A." in Lyon, "Acme SA" in LYON) is searched once.
     pub fn cache_key(&self) -> String {

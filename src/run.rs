@@ -19,7 +19,7 @@ use crate::connection::Connection;
 use crate::error::{Error, ExitCode};
 use crate::limit::{Limiter, Limits};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
-use crate::pipeline::{Fatal, Options, Pipeline, Resume};
+use crate::pipeline::{Decisions, Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::report::{self, Output, ReportError, ReportOptions};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
@@ -234,12 +234,14 @@ async fn screen_logged(
         "run started"
     );
     watcher.started(&start);
+    // What review decided, read once: a run never asks the store per row.
+    let decisions = Decisions::new(store.decisions().map_err(db_error)?);
     let pipeline = Pipeline::new(
         conn.client.clone(),
         limiter.clone(),
         store.writer(run_id).map_err(db_error)?,
         lookups,
-        options(request),
+        options(request, decisions),
         resume,
     );
     // Under a call budget, the rows checked least recently go first (see
@@ -531,7 +533,7 @@ fn key_hash(key: &str) -> u64 {
 }
 
 /// How the pipeline resolves and rates, from the request's settings.
-fn options(request: &Request) -> Options {
+fn options(request: &Request, decisions: Decisions) -> Options {
     let s = &request.settings;
     Options {
         concurrency: s.concurrency.value,
@@ -544,6 +546,7 @@ fn options(request: &Request) -> Options {
             0 => None,
             h => Some(jiff::SignedDuration::from_hours(i64::from(h))),
         },
+        decisions: Arc::new(decisions),
     }
 }
 

@@ -11,6 +11,7 @@ mod faults;
 mod logs;
 mod misbehaving;
 mod reports;
+mod review;
 mod run;
 mod screen;
 mod shell;

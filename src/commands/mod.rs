@@ -6,6 +6,7 @@ mod demo_server;
 mod history;
 mod lookup;
 mod output;
+mod review;
 mod runs;
 mod screen;
 mod shell;
@@ -39,6 +40,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::History(args) => history::history(args, sources()?),
         Command::Changes(args) => history::changes(args, sources()?),
         Command::Usage(args) => usage::usage(args, sources()?),
+        Command::Review(args) => review::review(args, sources()?),
     }
 }
 

@@ -25,6 +25,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "gone_and_notices",
         include_str!("../../migrations/0003_gone_and_notices.sql"),
     ),
+    (
+        4,
+        "decisions",
+        include_str!("../../migrations/0004_decisions.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

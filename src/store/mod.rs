@@ -9,6 +9,7 @@
 //! It takes and returns `model` types only, never the service's wire types.
 
 mod checkpoint;
+mod decisions;
 mod history;
 mod lock;
 mod migrate;
@@ -26,6 +27,7 @@ use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, ResultRow, RowStatus, RunInfo, RunStatus,
 };
 
+pub use decisions::LatestRun;
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,
 };

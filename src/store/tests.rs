@@ -1122,3 +1122,33 @@ fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
     assert_eq!(all[2].calls["rating"], 5);
     assert!(all[3].calls.is_empty());
 }
+
+#[test]
+fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_ref() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let company = Uuid::new_v4();
+    let decision = |search_key: &str, verdict| crate::model::Decision {
+        reference: "C-1".into(),
+        search_key: search_key.into(),
+        verdict,
+        decided_at: "2026-11-23T10:00:00Z".into(),
+        source: "command line".into(),
+    };
+    use crate::model::Verdict;
+    store.decide(&decision("name|a", Verdict::Ignore)).unwrap();
+    store
+        .decide(&decision("name|a", Verdict::Accept(company)))
+        .unwrap();
+    store.decide(&decision("name|b", Verdict::Ignore)).unwrap();
+    assert_eq!(
+        store.decisions().unwrap(),
+        [
+            decision("name|a", Verdict::Accept(company)),
+            decision("name|b", Verdict::Ignore)
+        ]
+    );
+    assert_eq!(store.revoke("C-2").unwrap(), 0);
+    assert_eq!(store.revoke("C-1").unwrap(), 2);
+    assert!(store.decisions().unwrap().is_empty());
+}

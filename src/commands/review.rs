@@ -1,0 +1,525 @@
+//! `ratewatch review`: what needs a person in the latest run of each portfolio, and the
+//! decisions that later runs apply to those rows (accept a company, or ignore the row).
+//!
+//! Listing only reads the database; a decision writes one row of `decisions` and nothing
+//! else: no call to the service, no change to any run or to the resolution cache.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use super::output::{self, Style};
+use super::{emit, open_read_only};
+use crate::cli::{
+    ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs, ReviewRefArgs,
+};
+use crate::config::Sources;
+use crate::error::{Error, ExitCode};
+use crate::model::{Decision, InputRow, ResultRow, RowStatus, Verdict};
+use crate::portfolio::{self, Lookups};
+use crate::resolve::Query;
+use crate::store::{Store, StoreError, now_text};
+
+use crate::pipeline::ACCEPTED_UNKNOWN;
+
+/// Where a decision made with `review accept` or `review ignore` comes from.
+const COMMAND_LINE: &str = "command line";
+
+const HEADERS: [&str; 11] = [
+    "PORTFOLIO",
+    "LINE",
+    "REF",
+    "STATUS",
+    "SEARCH",
+    "COMPANY_ID",
+    "CANDIDATE",
+    "CITY",
+    "POSTCODE",
+    "ERROR",
+    "RUN",
+];
+
+const CSV_HEADERS: [&str; 11] = [
+    "portfolio",
+    "line",
+    "ref",
+    "status",
+    "search",
+    "company_id",
+    "candidate",
+    "city",
+    "postcode",
+    "error",
+    "run_id",
+];
+
+const DECISION_HEADERS: [&str; 5] = ["REF", "DECISION", "COMPANY_ID", "DECIDED", "SOURCE"];
+
+pub fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
+    match args.action {
+        None => list(args.list, sources),
+        Some(ReviewAction::List(args)) => list(args, sources),
+        Some(ReviewAction::Accept(args)) => decide(
+            &args.reference,
+            Verdict::Accept(args.company_id),
+            args.database.db,
+            sources,
+        ),
+        Some(ReviewAction::Ignore(args)) => {
+            decide(&args.reference, Verdict::Ignore, args.database.db, sources)
+        }
+        Some(ReviewAction::Revoke(args)) => revoke(args, sources),
+        Some(ReviewAction::Export(args)) => export(args, sources),
+        Some(ReviewAction::Import(args)) => import(args, sources),
+    }
+}
+
+/// A row of a latest run that needs a person, with the search it makes.
+struct Problem {
+    portfolio: String,
+    run_id: i64,
+    row: ResultRow,
+    search: String,
+}
+
+fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db.clone())?.value;
+    let (problems, decisions) = problems(db)?;
+    let text = match Style::of(&args.listing) {
+        Style::Table => {
+            let mut text = if problems.is_empty() {
+                "Nothing needs a person in the latest runs.\n".to_string()
+            } else {
+                output::table(&HEADERS, &lines(&problems))
+            };
+            if !decisions.is_empty() {
+                text.push_str("\nDecisions:\n");
+                text.push_str(&output::table(
+                    &DECISION_HEADERS,
+                    &decisions.iter().map(decision_line).collect::<Vec<_>>(),
+                ));
+            }
+            text
+        }
+        Style::Csv => output::csv(&CSV_HEADERS, &lines(&problems))?,
+        Style::Json => output::json(&json!({
+            "rows": problems.iter().map(problem_json).collect::<Vec<_>>(),
+            "decisions": decisions.iter().map(decision_json).collect::<Vec<_>>(),
+        }))?,
+    };
+    emit(&text)?;
+    Ok(ExitCode::Clean)
+}
+
+/// The rows of the latest runs that need a person (those decided for the search they
+/// make left out), and every decision.
+fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
+    let store = open_read_only(db)?;
+    let fail = store_error(db);
+    let decisions = if store.has_decisions().map_err(fail)? {
+        store.decisions().map_err(fail)?
+    } else {
+        Vec::new()
+    };
+    let lookups = lookups(&store).map_err(fail)?;
+    let mut problems = Vec::new();
+    for latest in store.latest_runs().map_err(fail)? {
+        let mut rows = Vec::new();
+        store
+            .for_each_result(latest.run_id, false, |row| {
+                if matches!(
+                    row.status,
+                    RowStatus::Ambiguous | RowStatus::Unresolved | RowStatus::Invalid
+                ) {
+                    rows.push(row);
+                }
+                Ok::<_, Error>(())
+            })
+            .map_err(fail)??;
+        for row in rows {
+            let input = store.run_input(latest.run_id, row.line).map_err(fail)?;
+            let key = input.as_ref().and_then(|i| search_key(i, &lookups));
+            // A row decided for the search it makes no longer needs a person, unless its
+            // run applied an acceptance and the service did not know the company.
+            let refused = row
+                .error
+                .as_deref()
+                .is_some_and(|e| e.starts_with(ACCEPTED_UNKNOWN));
+            let decided = decisions.iter().any(|d| {
+                (d.verdict == Verdict::Ignore || !refused)
+                    && Some(&d.reference) == row.reference.as_ref()
+                    && Some(&d.search_key) == key.as_ref()
+            });
+            if decided {
+                continue;
+            }
+            problems.push(Problem {
+                portfolio: latest.portfolio.clone(),
+                run_id: latest.run_id,
+                search: input.as_ref().map(describe).unwrap_or_default(),
+                row,
+            });
+        }
+    }
+    Ok((problems, decisions))
+}
+
+/// One line per candidate of an ambiguous row, one for any other row.
+fn lines(problems: &[Problem]) -> Vec<Vec<String>> {
+    let mut lines = Vec::new();
+    for p in problems {
+        let head = vec![
+            p.portfolio.clone(),
+            p.row.line.to_string(),
+            output::or_empty(&p.row.reference),
+            p.row.status.as_str().to_string(),
+            p.search.clone(),
+        ];
+        let tail = vec![output::or_empty(&p.row.error), p.run_id.to_string()];
+        if p.row.candidates.is_empty() {
+            let mut line = head.clone();
+            line.extend(["", "", "", ""].map(String::from));
+            line.extend(tail.clone());
+            lines.push(line);
+        }
+        for c in &p.row.candidates {
+            let mut line = head.clone();
+            line.extend([
+                c.id.to_string(),
+                c.name.clone(),
+                c.city.clone(),
+                c.postcode.clone(),
+            ]);
+            line.extend(tail.clone());
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+fn problem_json(p: &Problem) -> Value {
+    json!({
+        "portfolio": p.portfolio,
+        "run_id": p.run_id,
+        "line": p.row.line,
+        "ref": p.row.reference,
+        "status": p.row.status.as_str(),
+        "search": p.search,
+        "error": p.row.error,
+        "candidates": p.row.candidates,
+    })
+}
+
+fn decision_line(d: &Decision) -> Vec<String> {
+    vec![
+        d.reference.clone(),
+        d.verdict.as_str().to_string(),
+        company(d),
+        d.decided_at.clone(),
+        d.source.clone(),
+    ]
+}
+
+fn decision_json(d: &Decision) -> Value {
+    json!({
+        "ref": d.reference,
+        "search_key": d.search_key,
+        "decision": d.verdict.as_str(),
+        "company_id": match d.verdict {
+            Verdict::Accept(c) => Some(c.to_string()),
+            Verdict::Ignore => None,
+        },
+        "decided_at": d.decided_at,
+        "source": d.source,
+    })
+}
+
+fn company(d: &Decision) -> String {
+    match d.verdict {
+        Verdict::Accept(c) => c.to_string(),
+        Verdict::Ignore => String::new(),
+    }
+}
+
+/// The row's search as a person reads it: the identifier, or the name and its filters.
+fn describe(row: &InputRow) -> String {
+    let parts: Vec<&str> = match (&row.id, &row.name) {
+        (Some(id), _) => [&row.country, &row.service]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .chain([id.as_str()])
+            .collect(),
+        (None, _) => [&row.name, &row.city, &row.postcode, &row.country]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect(),
+    };
+    parts.join(" · ")
+}
+
+/// The cache key of the search a row makes; `None` for an invalid row or one that gives
+/// its company's id (nothing to decide).
+fn search_key(row: &InputRow, lookups: &Lookups) -> Option<String> {
+    let target = portfolio::validate(row, lookups).ok()?;
+    Query::of(target).map(|q| q.cache_key())
+}
+
+/// The lookup lists the last run kept: rows are validated as a run validates them.
+fn lookups(store: &Store) -> Result<Lookups, StoreError> {
+    let (countries, services) = store.load_lookups()?;
+    Ok(Lookups::new(&countries, &services))
+}
+
+fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
+    move |source| Error::Store {
+        path: db.to_path_buf(),
+        source,
+    }
+}
+
+/// The database for recording a decision: an existing one, brought up to date.
+fn open_for_decisions(db: &Path) -> Result<Store, Error> {
+    if !db.is_file() {
+        return Err(store_error(db)(StoreError::Missing));
+    }
+    Store::open(db).map_err(store_error(db))
+}
+
+fn decide(
+    reference: &str,
+    verdict: Verdict,
+    db: Option<std::path::PathBuf>,
+    sources: Sources,
+) -> Result<ExitCode, Error> {
+    let db = &sources.database(db)?.value;
+    let mut store = open_for_decisions(db)?;
+    let fail = store_error(db);
+    let lookups = lookups(&store).map_err(fail)?;
+    let keys = searches(&store, &lookups, reference).map_err(fail)??;
+    let decided_at = now_text();
+    for search_key in keys {
+        store
+            .decide(&Decision {
+                reference: reference.to_string(),
+                search_key,
+                verdict,
+                decided_at: decided_at.clone(),
+                source: COMMAND_LINE.to_string(),
+            })
+            .map_err(fail)?;
+    }
+    let what = match verdict {
+        Verdict::Accept(c) => format!("accepted as company {c}"),
+        Verdict::Ignore => "ignored".to_string(),
+    };
+    emit(&format!("{reference}: {what}; the next run applies it.\n"))?;
+    Ok(ExitCode::Clean)
+}
+
+/// The searches the rows with this ref make in the latest runs (usually one), or why
+/// there is nothing to decide.
+fn searches(
+    store: &Store,
+    lookups: &Lookups,
+    reference: &str,
+) -> Result<Result<BTreeSet<String>, Error>, StoreError> {
+    let mut rows = 0;
+    let mut keys = BTreeSet::new();
+    for latest in store.latest_runs()? {
+        for input in store.run_inputs_with_ref(latest.run_id, reference)? {
+            rows += 1;
+            keys.extend(search_key(&input, lookups));
+        }
+    }
+    if rows == 0 {
+        return Ok(Err(Error::Config(format!(
+            "{reference}: no row has this ref in the latest run of any portfolio (`ratewatch review` lists the rows that need a person)"
+        ))));
+    }
+    if keys.is_empty() {
+        return Ok(Err(Error::Config(format!(
+            "{reference}: the row gives its company_id or is invalid: nothing to decide (correct it in the portfolio)"
+        ))));
+    }
+    Ok(Ok(keys))
+}
+
+fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db)?.value;
+    let mut store = open_for_decisions(db)?;
+    let removed = store.revoke(&args.reference).map_err(store_error(db))?;
+    if removed == 0 {
+        return Err(Error::Config(format!(
+            "{}: no decision on this ref",
+            args.reference
+        )));
+    }
+    emit(&format!(
+        "{}: decision removed; the next run searches it again.\n",
+        args.reference
+    ))?;
+    Ok(ExitCode::Clean)
+}
+
+/// The header of `review export`'s CSV: the listing's, and the column to fill in.
+const EXPORT_HEADERS: [&str; 12] = [
+    "portfolio",
+    "line",
+    "ref",
+    "status",
+    "search",
+    "company_id",
+    "candidate",
+    "city",
+    "postcode",
+    "error",
+    "run_id",
+    "decision",
+];
+
+fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db.clone())?.value;
+    let (problems, _) = problems(db)?;
+    // Invalid rows are corrected in the portfolio, not decided on; rows without a ref
+    // cannot be named in a decision.
+    let decidable: Vec<Problem> = problems
+        .into_iter()
+        .filter(|p| p.row.status != RowStatus::Invalid && p.row.reference.is_some())
+        .collect();
+    let mut lines = lines(&decidable);
+    for line in &mut lines {
+        line.push(String::new());
+    }
+    let text = output::csv(&EXPORT_HEADERS, &lines)?;
+    match &args.out {
+        None => emit(&text)?,
+        Some(path) => {
+            std::fs::write(path, &text)
+                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+            eprintln!(
+                "ratewatch: {} lines written to {}: fill in `decision` (accept, reject, ignore), then `ratewatch review import {}`",
+                lines.len(),
+                path.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(ExitCode::Clean)
+}
+
+/// A cell as written, without the `'` that defused it for a spreadsheet.
+fn undefused(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
+        _ => cell,
+    }
+}
+
+fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db)?.value;
+    let path = &args.file;
+    let wrong = |what: String| Error::Config(format!("{}: {what}", path.display()));
+    let mut reader = ::csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| wrong(e.to_string()))?;
+    let headers = reader.headers().map_err(|e| wrong(e.to_string()))?.clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim().eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                wrong(format!(
+                    "no `{name}` column (write it with `ratewatch review export`)"
+                ))
+            })
+    };
+    let (ref_col, company_col, decision_col) =
+        (column("ref")?, column("company_id")?, column("decision")?);
+    // Every line is read and checked before anything is recorded.
+    let mut verdicts: std::collections::BTreeMap<String, Verdict> = Default::default();
+    let mut rejected = 0;
+    for (n, record) in reader.records().enumerate() {
+        let line = n + 2;
+        let record = record.map_err(|e| wrong(e.to_string()))?;
+        let cell = |i: usize| undefused(record.get(i).unwrap_or("").trim());
+        let reference = cell(ref_col);
+        let verdict = match cell(decision_col).to_lowercase().as_str() {
+            "" => continue,
+            "reject" => {
+                rejected += 1;
+                continue;
+            }
+            "ignore" => Verdict::Ignore,
+            "accept" => match uuid::Uuid::parse_str(cell(company_col)) {
+                Ok(company) => Verdict::Accept(company),
+                Err(_) => {
+                    return Err(wrong(format!(
+                        "line {line}: accept needs the candidate's company_id (a UUID), found {:?}",
+                        cell(company_col)
+                    )));
+                }
+            },
+            other => {
+                return Err(wrong(format!(
+                    "line {line}: decision {other:?}: use accept, reject, ignore or leave it empty"
+                )));
+            }
+        };
+        if reference.is_empty() {
+            return Err(wrong(format!(
+                "line {line}: a decision needs the row's ref"
+            )));
+        }
+        match verdicts.get(reference) {
+            Some(earlier) if *earlier != verdict => {
+                return Err(wrong(format!(
+                    "line {line}: {reference} is decided twice ({} and {}): keep one",
+                    earlier.as_str(),
+                    verdict.as_str()
+                )));
+            }
+            _ => {
+                verdicts.insert(reference.to_string(), verdict);
+            }
+        }
+    }
+    let mut store = open_for_decisions(db)?;
+    let fail = store_error(db);
+    let lookups = lookups(&store).map_err(fail)?;
+    let mut decided = Vec::new();
+    for (reference, verdict) in verdicts {
+        let keys = searches(&store, &lookups, &reference)
+            .map_err(fail)?
+            .map_err(|e| wrong(e.to_string()))?;
+        decided.push((reference, verdict, keys));
+    }
+    let decided_at = now_text();
+    let source = std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.clone())
+        .display()
+        .to_string();
+    for (reference, verdict, keys) in &decided {
+        for search_key in keys {
+            store
+                .decide(&Decision {
+                    reference: reference.clone(),
+                    search_key: search_key.clone(),
+                    verdict: *verdict,
+                    decided_at: decided_at.clone(),
+                    source: source.clone(),
+                })
+                .map_err(fail)?;
+        }
+    }
+    let count = |v: &str| decided.iter().filter(|(_, d, _)| d.as_str() == v).count();
+    emit(&format!(
+        "{} accepted, {} ignored, {rejected} candidates rejected (nothing recorded for those); the next run applies them.\n",
+        count("accept"),
+        count("ignore"),
+    ))?;
+    Ok(ExitCode::Clean)
+}

@@ -1,0 +1,190 @@
+//! The decisions a person made on rows that need one (`ratewatch review`), and what the
+//! review reads: the latest run of each portfolio and the input rows it read.
+//!
+//! A decision is keyed by the row's reference and the search it makes; it never changes
+//! the resolution cache, which holds only what the service answered.
+
+use rusqlite::{OptionalExtension, params};
+use uuid::Uuid;
+
+use super::{Store, StoreError};
+use crate::model::{Decision, InputRow, Verdict};
+
+/// The latest run of one portfolio.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestRun {
+    pub run_id: i64,
+    pub portfolio: String,
+}
+
+impl Store {
+    /// Every decision, by reference then search.
+    pub fn decisions(&self) -> Result<Vec<Decision>, StoreError> {
+        let ctx = "reading the decisions";
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT ref, search_key, decision, company_id, decided_at, source
+                 FROM decisions ORDER BY ref, search_key",
+            )
+            .map_err(StoreError::at(ctx))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let decision: String = r.get(2)?;
+                let company: Option<String> = r.get(3)?;
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    decision,
+                    company,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                ))
+            })
+            .and_then(Iterator::collect::<Result<Vec<_>, _>>)
+            .map_err(StoreError::at(ctx))?;
+        // A row written by hand that is not a decision ratewatch understands is skipped:
+        // it must not change how a row is screened.
+        Ok(rows
+            .into_iter()
+            .filter_map(
+                |(reference, search_key, decision, company, decided_at, source)| {
+                    let verdict = match (decision.as_str(), company) {
+                        ("accept", Some(c)) => Verdict::Accept(Uuid::parse_str(&c).ok()?),
+                        ("ignore", _) => Verdict::Ignore,
+                        _ => return None,
+                    };
+                    Some(Decision {
+                        reference,
+                        search_key,
+                        verdict,
+                        decided_at,
+                        source,
+                    })
+                },
+            )
+            .collect())
+    }
+
+    /// Records a decision, replacing the one made earlier for the same row and search.
+    pub fn decide(&mut self, decision: &Decision) -> Result<(), StoreError> {
+        let company = match decision.verdict {
+            Verdict::Accept(c) => Some(c.to_string()),
+            Verdict::Ignore => None,
+        };
+        self.conn
+            .execute(
+                "INSERT INTO decisions (ref, search_key, decision, company_id, decided_at, source)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (ref, search_key) DO UPDATE SET
+                     decision = excluded.decision, company_id = excluded.company_id,
+                     decided_at = excluded.decided_at, source = excluded.source",
+                params![
+                    decision.reference,
+                    decision.search_key,
+                    decision.verdict.as_str(),
+                    company,
+                    decision.decided_at,
+                    decision.source
+                ],
+            )
+            .map_err(StoreError::at("recording a decision"))?;
+        Ok(())
+    }
+
+    /// Removes the decisions on a reference; how many there were.
+    pub fn revoke(&mut self, reference: &str) -> Result<usize, StoreError> {
+        self.conn
+            .execute("DELETE FROM decisions WHERE ref = ?1", [reference])
+            .map_err(StoreError::at("removing a decision"))
+    }
+
+    /// The latest run of each portfolio, by portfolio name.
+    pub fn latest_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
+        let ctx = "finding the latest runs";
+        self.conn
+            .prepare(
+                "SELECT id, portfolio FROM runs
+                 WHERE id IN (SELECT max(id) FROM runs GROUP BY portfolio)
+                 ORDER BY portfolio",
+            )
+            .and_then(|mut s| {
+                s.query_map([], |r| {
+                    Ok(LatestRun {
+                        run_id: r.get(0)?,
+                        portfolio: r.get(1)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// The input row a run read on `line`.
+    pub fn run_input(&self, run_id: i64, line: u64) -> Result<Option<InputRow>, StoreError> {
+        Ok(self
+            .inputs_where(run_id, "rr.line = ?2", line as i64)?
+            .pop())
+    }
+
+    /// The input rows a run read with this reference, in input order.
+    pub fn run_inputs_with_ref(
+        &self,
+        run_id: i64,
+        reference: &str,
+    ) -> Result<Vec<InputRow>, StoreError> {
+        self.inputs_where(run_id, "i.ref = ?2", reference)
+    }
+
+    fn inputs_where(
+        &self,
+        run_id: i64,
+        filter: &str,
+        value: impl rusqlite::ToSql,
+    ) -> Result<Vec<InputRow>, StoreError> {
+        let ctx = format!("reading the inputs of run {run_id}");
+        self.conn
+            .prepare(&format!(
+                "SELECT rr.line, i.ref, i.country, i.service, i.external_id, i.name,
+                        i.street_number, i.street_name, i.city, i.postcode, i.phone,
+                        i.given_company_id
+                 FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
+                 WHERE rr.run_id = ?1 AND {filter}
+                 ORDER BY rr.line"
+            ))
+            .and_then(|mut s| {
+                s.query_map(params![run_id, value], |r| {
+                    Ok(InputRow {
+                        line: r.get::<_, i64>(0)? as u64,
+                        reference: r.get(1)?,
+                        country: r.get(2)?,
+                        service: r.get(3)?,
+                        id: r.get(4)?,
+                        name: r.get(5)?,
+                        street_number: r.get(6)?,
+                        street_name: r.get(7)?,
+                        city: r.get(8)?,
+                        postcode: r.get(9)?,
+                        phone: r.get(10)?,
+                        company_id: r.get(11)?,
+                        extra: Vec::new(),
+                    })
+                })?
+                .collect()
+            })
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// Whether the database has the decisions table (a read-only store cannot add it).
+    pub fn has_decisions(&self) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'decisions'",
+                [],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(StoreError::at("reading the schema"))
+    }
+}

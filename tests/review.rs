@@ -1,0 +1,271 @@
+//! `ratewatch review` end to end: the sample's rows that need a person, decisions on them,
+//! and the runs after: an accepted row rated without a search, an ignored one without a
+//! call, a revoked decision giving the earlier behaviour back.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use ratewatch::sim::server::DEFAULT_SEED;
+use ratewatch::sim::{Endpoint, SimConfig};
+use serde_json::Value;
+
+use crate::common::{Background, KEY, Workspace, background, isolated, rows_by_ref};
+
+fn sample_sim() -> Background {
+    background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        ..SimConfig::default()
+    })
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
+}
+
+fn review(ws: &Workspace, args: &[&str]) -> Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    cmd.current_dir(ws.dir.path())
+        .arg("review")
+        .args(args)
+        .arg("--db")
+        .arg(ws.db());
+    Command::from_std(cmd)
+}
+
+fn listed(ws: &Workspace) -> Value {
+    let out = review(ws, &["list", "--json"]).assert().success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+fn problem<'a>(list: &'a Value, reference: &str) -> Option<&'a Value> {
+    list["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ref"] == reference)
+}
+
+fn by_name(sim: &Background) -> u64 {
+    sim.server.stats().calls(Endpoint::CompaniesByName)
+}
+
+/// Screens the sample again searching every row (no cached answer hides a search), and
+/// returns the name searches it made.
+fn screen_searching_all(sim: &Background, ws: &Workspace) -> u64 {
+    let before = by_name(sim);
+    ws.screen(sim, &sample())
+        .arg("--refresh-resolutions")
+        .assert()
+        .code(3);
+    by_name(sim) - before
+}
+
+#[test]
+fn an_accepted_candidate_is_rated_without_a_search_and_an_ignored_row_costs_no_call() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let searches = screen_searching_all(&sim, &ws);
+
+    let list = listed(&ws);
+    let c1006 = problem(&list, "C-1006").expect("the ambiguous row is listed");
+    assert_eq!(c1006["status"], "ambiguous");
+    let candidates = c1006["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 3);
+    let chosen = candidates.iter().find(|c| c["city"] == "Bordeaux").unwrap();
+    let chosen_id = chosen["id"].as_str().unwrap().to_string();
+    assert!(!chosen["postcode"].as_str().unwrap().is_empty());
+    assert_eq!(problem(&list, "C-1018").unwrap()["status"], "unresolved");
+    let invalid = problem(&list, "C-1019").unwrap();
+    assert_eq!(invalid["status"], "invalid");
+    assert!(invalid["error"].as_str().unwrap().starts_with("service:"));
+    let table = review(&ws, &[]).assert().success();
+    let table = String::from_utf8(table.get_output().stdout.clone()).unwrap();
+    assert!(table.contains(&chosen_id), "{table}");
+    assert!(table.contains("Bordeaux"), "{table}");
+
+    review(&ws, &["accept", "C-1006", &chosen_id])
+        .assert()
+        .success();
+    let list = listed(&ws);
+    assert!(
+        problem(&list, "C-1006").is_none(),
+        "decided: no longer a problem"
+    );
+    let decision = &list["decisions"][0];
+    assert_eq!(decision["ref"], "C-1006");
+    assert_eq!(decision["decision"], "accept");
+    assert_eq!(decision["company_id"], chosen_id.as_str());
+    assert_eq!(decision["source"], "command line");
+    assert!(decision["decided_at"].as_str().unwrap().ends_with('Z'));
+
+    // Applied before any call, even when every row is searched again.
+    assert_eq!(screen_searching_all(&sim, &ws), searches - 1);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "rated");
+    assert_eq!(rows["C-1006"]["company_id"], chosen_id.as_str());
+    assert!(rows["C-1006"]["color"].is_string());
+
+    review(&ws, &["ignore", "C-1018"]).assert().success();
+    assert!(problem(&listed(&ws), "C-1018").is_none());
+    assert_eq!(screen_searching_all(&sim, &ws), searches - 2);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1018"]["status"], "unresolved");
+    let error = rows["C-1018"]["error"].as_str().unwrap();
+    assert!(error.starts_with("ignored by review (20"), "{error}");
+    assert!(
+        problem(&listed(&ws), "C-1018").is_none(),
+        "an ignored row does not come back"
+    );
+
+    review(&ws, &["revoke", "C-1006"]).assert().success();
+    review(&ws, &["revoke", "C-1018"]).assert().success();
+    assert_eq!(screen_searching_all(&sim, &ws), searches);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "ambiguous");
+    assert_eq!(rows["C-1018"]["error"], "no company matches");
+    let list = listed(&ws);
+    assert!(problem(&list, "C-1006").is_some());
+    assert!(list["decisions"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_decision_is_not_applied_once_the_row_searches_something_else() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let list = listed(&ws);
+    let id = problem(&list, "C-1006").unwrap()["candidates"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    review(&ws, &["accept", "C-1006", &id]).assert().success();
+    // The same ref now names another company: the decision was made for another question.
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let changed = ws.write(
+        "portfolio.csv",
+        text.replace("López Motors & Fils SA", "Nobody Such Motors Ltd")
+            .as_bytes(),
+    );
+    assert_ne!(text, std::fs::read_to_string(&changed).unwrap());
+    ws.screen(&sim, &changed).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_ne!(rows["C-1006"]["status"], "rated");
+    assert_ne!(rows["C-1006"]["company_id"], id.as_str());
+}
+
+#[test]
+fn only_a_row_of_a_latest_run_that_makes_a_search_can_be_decided() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    review(&ws, &["ignore", "C-9999"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("C-9999: no row has this ref"));
+    review(&ws, &["ignore", "C-1019"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("nothing to decide"));
+    review(&ws, &["revoke", "C-1006"]).assert().code(2);
+    review(&ws, &["accept", "C-1006", "not-a-uuid"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let csv = ws.path("review.csv");
+    review(&ws, &["export", "--out", csv.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    assert!(lines[0].ends_with(",decision"), "{}", lines[0]);
+    assert_eq!(
+        lines.iter().filter(|l| l.contains(",C-1006,")).count(),
+        3,
+        "one line per candidate"
+    );
+    assert!(
+        !text.contains("C-1019"),
+        "invalid rows are corrected, not decided"
+    );
+    let mut chosen = String::new();
+    for line in &mut lines[1..] {
+        if line.contains(",C-1006,") && line.contains("Bordeaux") {
+            chosen = line.split(',').nth(5).unwrap().to_string();
+            line.push_str("accept");
+        } else if line.contains(",C-1006,") {
+            line.push_str("reject");
+        } else if line.contains(",C-1018,") {
+            line.push_str("ignore");
+        }
+    }
+    // A wrong line records nothing.
+    let bad = ws.write(
+        "bad.csv",
+        format!(
+            "{}\n{}maybe\n",
+            lines.join("\n"),
+            lines[1].trim_end_matches("reject")
+        )
+        .as_bytes(),
+    );
+    review(&ws, &["import", bad.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("\"maybe\""));
+    assert!(listed(&ws)["decisions"].as_array().unwrap().is_empty());
+
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    review(&ws, &["import", csv.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "1 accepted, 1 ignored, 2 candidates rejected",
+        ));
+    let list = listed(&ws);
+    let decisions = list["decisions"].as_array().unwrap();
+    assert_eq!(decisions.len(), 2);
+    assert!(
+        decisions[0]["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("review.csv")
+    );
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["company_id"], chosen.as_str());
+    assert_eq!(rows["C-1006"]["status"], "rated");
+    assert!(
+        rows["C-1018"]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("ignored by review")
+    );
+}
+
+#[test]
+fn an_accepted_company_the_service_does_not_know_sends_the_row_back_to_review() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    review(
+        &ws,
+        &["accept", "C-1006", "00000000-0000-4000-8000-000000000000"],
+    )
+    .assert()
+    .success();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "unresolved");
+    let error = rows["C-1006"]["error"].as_str().unwrap();
+    assert!(error.contains("accepted by review"), "{error}");
+    assert!(problem(&listed(&ws), "C-1006").is_some(), "back for review");
+}
