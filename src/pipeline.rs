@@ -66,7 +66,7 @@ impl Decisions {
     }
 
     /// The decision on a row with this reference making this search.
-    fn find(&self, reference: Option<&str>, query: &Query) -> Option<&Decision> {
+    pub fn find(&self, reference: Option<&str>, query: &Query) -> Option<&Decision> {
         if self.0.is_empty() {
             return None;
         }

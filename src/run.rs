@@ -409,7 +409,8 @@ pub struct Preview {
     pub rows: u64,
     /// Rows the local checks refuse (no call).
     pub invalid: u64,
-    /// Rows answered by the cache (a fresh search) or by their own `company_id`.
+    /// Rows answered by the cache (a fresh search), by a decision of `review`, or by their
+    /// own `company_id`.
     pub answered: u64,
     /// Rows whose search the run would make.
     pub searching: u64,
@@ -458,7 +459,14 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
         false => Lookups::of_the_spec(),
     };
     let now = jiff::Timestamp::now();
-    let max_age = options(request);
+    let max_age = options(request, Decisions::default());
+    // Decisions of `review`, on a database that has them: a decided row costs no search.
+    let decisions = match &store {
+        Some(store) if store.require_schema(4).is_ok() => {
+            Decisions::new(store.decisions().map_err(db_error)?)
+        }
+        _ => Decisions::default(),
+    };
     let fresh = |hit: &crate::store::CachedResolution| {
         !request.refresh_resolutions
             && now.duration_since(hit.resolved_at) <= max_age.resolution_max_age
@@ -484,6 +492,13 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
             preview.answered += 1;
             continue;
         };
+        if let Some(decision) = decisions.find(row.reference.as_deref(), &query) {
+            if let crate::model::Verdict::Accept(company) = decision.verdict {
+                companies.insert(company);
+            }
+            preview.answered += 1;
+            continue;
+        }
         let key = query.cache_key();
         let cached = match &store {
             Some(store) => store.cached_resolution(&key).map_err(db_error)?,

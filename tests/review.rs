@@ -269,3 +269,28 @@ fn an_accepted_company_the_service_does_not_know_sends_the_row_back_to_review() 
     assert!(error.contains("accepted by review"), "{error}");
     assert!(problem(&listed(&ws), "C-1006").is_some(), "back for review");
 }
+
+#[test]
+fn a_dry_run_counts_a_decided_row_as_no_search() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    screen_searching_all(&sim, &ws);
+    let to_search = |ws: &Workspace| {
+        let out = ws
+            .screen(&sim, &sample())
+            .args(["--dry-run", "--refresh-resolutions"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let n: u64 = text
+            .split(" to search")
+            .next()
+            .and_then(|head| head.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"));
+        n
+    };
+    let before = to_search(&ws);
+    review(&ws, &["ignore", "C-1018"]).assert().success();
+    assert_eq!(to_search(&ws), before - 1);
+}
