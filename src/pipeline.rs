@@ -307,7 +307,7 @@ impl Pipeline {
             let checked = match portfolio::validate(&row, &self.lookups) {
                 Err(_) => None,
                 Ok(Target::Known(company)) => self.store.last_checked(None, Some(company)).await?,
-                Ok(target) => match Query::for_target(target) {
+                Ok(target) => match Query::of(target) {
                     Some(query) => {
                         let key = query.cache_key();
                         self.store.last_checked(Some(&key), None).await?
@@ -498,16 +498,7 @@ impl Pipeline {
                 return Ok(record.into());
             }
             Ok(Target::Known(company)) => return self.screen_known(record, company).await,
-            Ok(Target::ById {
-                country,
-                service,
-                id,
-            }) => Query::ById {
-                country,
-                service,
-                id,
-            },
-            Ok(Target::ByName(q)) => Query::ByName(q),
+            Ok(target) => Query::of(target).expect("a row that names no company searches"),
         };
         if let Some(decision) = self
             .options

@@ -91,23 +91,6 @@ impl Query {
         }
     }
 
-    /// The search a valid row makes; `None` for a row that names its company.
-    pub fn for_target(target: Target) -> Option<Query> {
-        match target {
-            Target::Known(_) => None,
-            Target::ById {
-                country,
-                service,
-                id,
-            } => Some(Query::ById {
-                country,
-                service,
-                id,
-            }),
-            Target::ByName(q) => Some(Query::ByName(q)),
-        }
-    }
-
     /// The name of the endpoint the search uses, for call counts.
     pub fn endpoint(&self) -> &'static str {
         match self {

@@ -485,7 +485,7 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
             preview.invalid += 1;
             continue;
         };
-        let Some(query) = crate::resolve::Query::for_target(target.clone()) else {
+        let Some(query) = crate::resolve::Query::of(target.clone()) else {
             if let portfolio::Target::Known(company) = target {
                 companies.insert(company);
             }

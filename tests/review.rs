@@ -5,20 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use ratewatch::sim::server::DEFAULT_SEED;
-use ratewatch::sim::{Endpoint, SimConfig};
+use ratewatch::sim::Endpoint;
 use serde_json::Value;
 
-use crate::common::{Background, KEY, Workspace, background, isolated, rows_by_ref};
-
-fn sample_sim() -> Background {
-    background(SimConfig {
-        seed: DEFAULT_SEED,
-        per_country: 5_000,
-        key: KEY.into(),
-        ..SimConfig::default()
-    })
-}
+use crate::common::{Background, Workspace, isolated, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")

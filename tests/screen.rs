@@ -7,20 +7,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::model::{Change, Color};
-use ratewatch::sim::server::DEFAULT_SEED;
-use ratewatch::sim::{CompanyRef, Dataset, Endpoint, SimConfig};
+use ratewatch::sim::{CompanyRef, Dataset, Endpoint};
 
-use crate::common::{Background, KEY, Workspace, background, rows_by_ref};
-
-/// The samples' dataset (same seed as `--demo`), kept small.
-fn sample_sim() -> Background {
-    background(SimConfig {
-        seed: DEFAULT_SEED,
-        per_country: 5_000,
-        key: KEY.into(),
-        ..SimConfig::default()
-    })
-}
+use crate::common::{Background, Workspace, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")

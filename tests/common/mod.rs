@@ -15,6 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 pub const KEY: &str = "test-key";
+pub use ratewatch::sim::DEFAULT_SEED;
 
 pub fn loopback() -> SocketAddr {
     SocketAddr::from((Ipv4Addr::LOCALHOST, 0))
@@ -42,6 +43,16 @@ pub fn client_for(sim: &SimServer, key: &str) -> Client {
         ClientOptions::default(),
     )
     .unwrap()
+}
+
+/// The samples' dataset (same seed as `--demo`), kept small, on a runtime of its own.
+pub fn sample_sim() -> Background {
+    background(SimConfig {
+        seed: crate::common::DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        ..SimConfig::default()
+    })
 }
 
 /// A simulator on a runtime of its own, for tests that run the binary synchronously.
