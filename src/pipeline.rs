@@ -542,10 +542,21 @@ impl Pipeline {
             let (company, cached) = match found {
                 Err(f) => return failed(record, f).map(Into::into),
                 Ok(Found::Unresolved { not_found }) => {
+                    // An identifier that fails its own rules says so: likely a typo.
+                    let hint = match &query {
+                        Query::ById { service, id, .. } => {
+                            portfolio::identifier_warning(service, id)
+                        }
+                        Query::ByName(_) => None,
+                    };
+                    let error = match hint {
+                        Some(hint) => format!("no company matches ({hint})"),
+                        None => "no company matches".into(),
+                    };
                     return Ok(Screened {
                         record: RowRecord {
                             status: RowStatus::Unresolved,
-                            error: Some("no company matches".into()),
+                            error: Some(error),
                             ..record
                         },
                         not_found: not_found || vanished.is_some(),

@@ -420,6 +420,10 @@ pub struct Preview {
     /// Ratings of the companies the searches will find: at most one per search (two
     /// searches may find one company, rated once).
     pub ratings_after_searches: u64,
+    /// Rows whose identifier fails its registry's rules (a typo?), and the first few of
+    /// them: (line, what looks wrong).
+    pub suspicious: u64,
+    pub examples: Vec<(u64, String)>,
     /// Whether the lookup lists were kept from an earlier run (else the rows are checked
     /// against the spec's countries and registries, any registry in any of them).
     pub lookups_kept: bool,
@@ -485,6 +489,14 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
             preview.invalid += 1;
             continue;
         };
+        if let portfolio::Target::ById { service, id, .. } = &target
+            && let Some(hint) = portfolio::identifier_warning(service, id)
+        {
+            preview.suspicious += 1;
+            if preview.examples.len() < 5 {
+                preview.examples.push((row.line, hint));
+            }
+        }
         let Some(query) = crate::resolve::Query::of(target.clone()) else {
             if let portfolio::Target::Known(company) = target {
                 companies.insert(company);

@@ -574,3 +574,40 @@ fn a_dry_run_counts_the_calls_the_run_then_makes_and_writes_nothing() {
         .code(predicate::in_iter([0, 1]));
     assert_eq!(calls(&sim) - before, exact, "{text}");
 }
+
+#[test]
+fn a_mistyped_siren_is_flagged_by_the_dry_run_and_explained_when_it_matches_nothing() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    // A good row first: its answer shows the service is there, so "not found" is believed.
+    let good = sim
+        .server
+        .dataset()
+        .external_ids(CompanyRef { country: 0, n: 1 })[0]
+        .external_id
+        .clone();
+    let file = ws.write(
+        "typo.csv",
+        format!("ref,country,service,id\nG-1,FR,SIREN,{good}\nT-1,FR,SIREN,552100555\n").as_bytes(),
+    );
+    let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("1 identifiers fail their registry's rules (typos?): line 3: the SIREN 552100555 fails its check digit"),
+        "{text}"
+    );
+    ws.screen(&sim, &file)
+        .args(["--concurrency", "1"])
+        .output()
+        .unwrap();
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["T-1"]["status"], "unresolved");
+    assert!(
+        rows["T-1"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("fails its check digit: a typo?"),
+        "{}",
+        rows["T-1"]
+    );
+}

@@ -124,6 +124,19 @@ fn preview_text(portfolio: &Path, p: &Preview) -> String {
         .map(|(e, n)| format!("{n} {e}"))
         .collect::<Vec<_>>()
         .join(", ");
+    if p.suspicious > 0 {
+        let examples = p
+            .examples
+            .iter()
+            .map(|(line, hint)| format!("line {line}: {hint}"))
+            .collect::<Vec<_>>()
+            .join("; ");
+        text.push_str(&format!(
+            "{} identifiers fail their registry's rules (typos?): {}\n",
+            p.suspicious,
+            crate::text::printable(&examples)
+        ));
+    }
     let exact: u64 = p.calls.iter().map(|(_, n)| n).sum();
     text.push_str(&format!("calls: {exact} ({calls})"));
     if p.ratings_after_searches > 0 {
