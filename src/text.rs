@@ -76,6 +76,8 @@ pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::defuse;
+
     #[test]
     fn columns_line_up_by_characters() {
         let t = super::render(
@@ -86,5 +88,13 @@ mod tests {
             ],
         );
         assert_eq!(t, "CODE  NAME\nDE    Müller\nFRA   x\n");
+    }
+
+    #[test]
+    fn formula_cells_are_defused() {
+        assert_eq!(defuse("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(defuse("-1"), "'-1");
+        assert_eq!(defuse("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(defuse("Acme"), "Acme");
     }
 }

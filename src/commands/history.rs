@@ -201,9 +201,9 @@ fn timeline_table(
         .collect::<Vec<_>>()
         .join(", ");
     let mut out = if place.is_empty() {
-        format!("{}\n", output::printable(name))
+        format!("{}\n", crate::text::printable(name))
     } else {
-        output::printable(&format!("{name} ({place})")) + "\n"
+        crate::text::printable(&format!("{name} ({place})")) + "\n"
     };
     out.push_str(&format!("company id  {}\n", company.company_id));
     let holders = refs_text(held, portfolios(held.iter()) > 1, ", ");
@@ -212,7 +212,7 @@ fn timeline_table(
         if holders.is_empty() {
             "no row of a portfolio's latest finished run".to_string()
         } else {
-            output::printable(&holders)
+            crate::text::printable(&holders)
         }
     ));
     if periods.is_empty() {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::emit;
-use super::output::{self, printable};
+use super::output;
 use crate::api::models::{Company, Rating};
 use crate::api::{ApiError, NameQuery};
 use crate::cli::{LookupArgs, LookupList, LookupsArgs};
@@ -15,6 +15,7 @@ use crate::limit::Limiter;
 use crate::model::RATED_COUNTRIES;
 use crate::portfolio::restore_leading_zeros;
 use crate::rate::RatingEndpoint;
+use crate::text::printable;
 
 /// One company found, with its rating or why the rating could not be had.
 #[derive(Serialize)]

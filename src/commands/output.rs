@@ -5,8 +5,7 @@ use serde::Serialize;
 
 use crate::cli::ListingArgs;
 use crate::error::Error;
-pub use crate::text::printable;
-use crate::text::{self, defuse};
+use crate::text::{self, defuse, printable};
 
 /// The form asked for on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

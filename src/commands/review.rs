@@ -364,22 +364,6 @@ fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// The header of `review export`'s CSV: the listing's, and the column to fill in.
-const EXPORT_HEADERS: [&str; 12] = [
-    "portfolio",
-    "line",
-    "ref",
-    "status",
-    "search",
-    "company_id",
-    "candidate",
-    "city",
-    "postcode",
-    "error",
-    "run_id",
-    "decision",
-];
-
 fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let (problems, _) = problems(db)?;
@@ -393,7 +377,7 @@ fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     for line in &mut lines {
         line.push(String::new());
     }
-    let text = output::csv(&EXPORT_HEADERS, &lines)?;
+    let text = output::csv(&export_headers(), &lines)?;
     match &args.out {
         None => emit(&text)?,
         Some(path) => {
@@ -522,4 +506,9 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
         count("ignore"),
     ))?;
     Ok(ExitCode::Clean)
+}
+
+/// The header of `review export`'s CSV: the listing's, and the column to fill in.
+fn export_headers() -> Vec<&'static str> {
+    CSV_HEADERS.iter().copied().chain(["decision"]).collect()
 }

@@ -7,8 +7,9 @@
 
 use std::io;
 
-use super::{Format, Output, defuse};
+use super::{Format, Output};
 use crate::model::{ResultRow, RunInfo};
+use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
 /// spreadsheet macro reading by position keeps working.

@@ -75,7 +75,7 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-pub use crate::text::printable;
+use crate::text::printable;
 
 /// The day the service last recalculated the row's rating (`2026-11-20`), or `-`.
 fn refreshed(row: &ResultRow) -> String {
