@@ -145,10 +145,7 @@ async fn screen_logged(
         .next_row()?
         .is_none()
     {
-        return Err(Error::NothingToScreen(format!(
-            "{}: a header and no rows: nothing to screen (an empty export?)",
-            path.display()
-        )));
+        return Err(header_only(path));
     }
     let db_error = |source: StoreError| Error::Store {
         path: db.clone(),
@@ -529,6 +526,10 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
             }
         }
     }
+    // As the run would: a file with nothing to screen is not a cheap night.
+    if preview.rows == 0 {
+        return Err(header_only(path));
+    }
     let mut ratings = 0;
     for company in companies {
         let reused = match (&store, max_age.rating_max_age) {
@@ -575,6 +576,14 @@ fn options(request: &Request, decisions: Decisions) -> Options {
         },
         decisions: Arc::new(decisions),
     }
+}
+
+/// The error of a file with a header and no rows: nothing to screen is not a quiet night.
+fn header_only(path: &Path) -> Error {
+    Error::NothingToScreen(format!(
+        "{}: a header and no rows: nothing to screen (an empty export?)",
+        path.display()
+    ))
 }
 
 /// A portfolio's default name: its file's stem.

@@ -611,3 +611,15 @@ fn a_mistyped_siren_is_flagged_by_the_dry_run_and_explained_when_it_matches_noth
         rows["T-1"]
     );
 }
+
+#[test]
+fn a_dry_run_of_a_file_with_nothing_to_screen_is_refused_as_the_run_would_be() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let file = ws.write("empty.csv", b"country,service,id\n");
+    ws.screen(&sim, &file)
+        .arg("--dry-run")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing to screen"));
+}
