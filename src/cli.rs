@@ -105,7 +105,8 @@ pub enum Command {
     ///
     /// A decision is made on one row, named by its ref, for the search it makes (its name
     /// or identifier in the latest run): `accept` rates the row as that company without a
-    /// search, `ignore` leaves it unresolved without a call. A row whose name or identifier
+    /// search, `ignore` leaves it alone without a call, `reject` says none of its candidates
+    /// is the company (no search, reported unresolved). A row whose name or identifier
     /// changes is screened as usual again. Without a subcommand: `review list`.
     #[command(after_help = "Examples:\n  \
         ratewatch review\n  \
@@ -650,8 +651,12 @@ pub enum ReviewAction {
     /// Take COMPANY_ID as the company of the row REF: later runs rate it without a search.
     Accept(ReviewAcceptArgs),
 
-    /// Leave the row REF alone: later runs make no call for it and report it unresolved.
+    /// Leave the row REF alone: later runs make no call for it and report it ignored.
     Ignore(ReviewRefArgs),
+
+    /// Say that none of the candidates offered for the row REF is its company: later runs
+    /// make no search for it and report it unresolved, until it gets an identifier.
+    Reject(ReviewRefArgs),
 
     /// Remove the decisions on the row REF: later runs search it again.
     Revoke(ReviewRefArgs),
@@ -661,8 +666,9 @@ pub enum ReviewAction {
     Export(ReviewExportArgs),
 
     /// Record the decisions of a CSV that `review export` wrote: `accept` on a candidate's
-    /// line, `ignore` on any line of a row, `reject` (not this candidate: nothing recorded)
-    /// or empty. Nothing is recorded if any line is wrong.
+    /// line, `ignore` on any line of a row, `reject` (not this candidate: a row whose every
+    /// candidate is rejected is decided as `review reject`) or empty. Nothing is recorded if
+    /// any line is wrong.
     Import(ReviewImportArgs),
 }
 

@@ -199,15 +199,18 @@ pub enum RowStatus {
     Invalid,
     /// An API or network error after retries; the next run tries again.
     Failed,
+    /// A person decided the row is to be left alone (`ratewatch review ignore`): no call.
+    Ignored,
 }
 
 impl RowStatus {
-    pub const ALL: [RowStatus; 5] = [
+    pub const ALL: [RowStatus; 6] = [
         RowStatus::Rated,
         RowStatus::Unresolved,
         RowStatus::Ambiguous,
         RowStatus::Invalid,
         RowStatus::Failed,
+        RowStatus::Ignored,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -217,6 +220,7 @@ impl RowStatus {
             RowStatus::Ambiguous => "ambiguous",
             RowStatus::Invalid => "invalid",
             RowStatus::Failed => "failed",
+            RowStatus::Ignored => "ignored",
         }
     }
 
@@ -356,8 +360,11 @@ pub struct NameQuery {
 pub enum Verdict {
     /// The row is this company: rated as if the portfolio gave its `company_id`.
     Accept(Uuid),
-    /// The row is left alone: no call, reported unresolved.
+    /// The row is left alone: no call, reported ignored.
     Ignore,
+    /// None of the candidates is the company: no search, reported unresolved until the row
+    /// gets an identifier or another decision.
+    Reject,
 }
 
 impl Verdict {
@@ -365,6 +372,7 @@ impl Verdict {
         match self {
             Verdict::Accept(_) => "accept",
             Verdict::Ignore => "ignore",
+            Verdict::Reject => "reject",
         }
     }
 }
@@ -378,6 +386,13 @@ pub struct Decision {
     pub verdict: Verdict,
     pub decided_at: String,
     pub source: String,
+}
+
+impl Decision {
+    /// The day it was made (`YYYY-MM-DD`), as the reports name it.
+    pub fn day(&self) -> &str {
+        self.decided_at.get(..10).unwrap_or(&self.decided_at)
+    }
 }
 
 /// One of several companies a name matched.

@@ -110,6 +110,9 @@ const UNPROVEN: &str = "the service answered 'not found', but nothing else in th
 /// the service: the row needs a person again.
 pub const ACCEPTED_UNKNOWN: &str = "the company accepted by review";
 
+/// The error of a row whose every candidate a review rejected.
+const REJECTED: &str = "none of the candidates is this company, said the review";
+
 /// How a run ended, when it was not stopped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Ended {
@@ -511,22 +514,22 @@ impl Pipeline {
                     if screened.vanished.is_some() {
                         screened.record.error = Some(format!(
                             "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
-                            decision
-                                .decided_at
-                                .get(..10)
-                                .unwrap_or(&decision.decided_at)
+                            decision.day()
                         ));
                     }
                     Ok(screened)
                 }
                 Verdict::Ignore => Ok(RowRecord {
+                    status: RowStatus::Ignored,
+                    error: Some(format!("ignored by review ({})", decision.day())),
+                    ..record
+                }
+                .into()),
+                Verdict::Reject => Ok(RowRecord {
                     status: RowStatus::Unresolved,
                     error: Some(format!(
-                        "ignored by review ({})",
-                        decision
-                            .decided_at
-                            .get(..10)
-                            .unwrap_or(&decision.decided_at)
+                        "{REJECTED} ({}): give the row an identifier, or accept or ignore it",
+                        decision.day()
                     )),
                     ..record
                 }

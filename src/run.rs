@@ -110,6 +110,7 @@ pub async fn screen(
         ambiguous = rows(RowStatus::Ambiguous),
         invalid = rows(RowStatus::Invalid),
         failed = rows(RowStatus::Failed),
+        ignored = rows(RowStatus::Ignored),
         alerts = info.map_or(0, |i| i.alerts),
         calls = log.calls,
         duration_ms = started.elapsed().as_millis() as u64,

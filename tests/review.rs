@@ -102,7 +102,7 @@ fn an_accepted_candidate_is_rated_without_a_search_and_an_ignored_row_costs_no_c
     assert!(problem(&listed(&ws), "C-1018").is_none());
     assert_eq!(screen_searching_all(&sim, &ws), searches - 2);
     let rows = rows_by_ref(&ws.report());
-    assert_eq!(rows["C-1018"]["status"], "unresolved");
+    assert_eq!(rows["C-1018"]["status"], "ignored");
     let error = rows["C-1018"]["error"].as_str().unwrap();
     assert!(error.starts_with("ignored by review (20"), "{error}");
     assert!(
@@ -218,7 +218,7 @@ fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
         .assert()
         .success()
         .stdout(predicates::str::contains(
-            "1 accepted, 1 ignored, 2 candidates rejected",
+            "1 accepted, 1 ignored, 0 with every candidate rejected",
         ));
     let list = listed(&ws);
     let decisions = list["decisions"].as_array().unwrap();
@@ -230,9 +230,12 @@ fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
             .ends_with("review.csv")
     );
     ws.screen(&sim, &sample()).assert().code(3);
-    let rows = rows_by_ref(&ws.report());
+    let report = ws.report();
+    assert_eq!(report["run"]["by_status"]["ignored"], 1);
+    let rows = rows_by_ref(&report);
     assert_eq!(rows["C-1006"]["company_id"], chosen.as_str());
     assert_eq!(rows["C-1006"]["status"], "rated");
+    assert_eq!(rows["C-1018"]["status"], "ignored");
     assert!(
         rows["C-1018"]["error"]
             .as_str()
@@ -283,4 +286,83 @@ fn a_dry_run_counts_a_decided_row_as_no_search() {
     let before = to_search(&ws);
     review(&ws, &["ignore", "C-1018"]).assert().success();
     assert_eq!(to_search(&ws), before - 1);
+}
+
+#[test]
+fn a_row_whose_every_candidate_is_rejected_costs_no_search_and_stays_in_the_review() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let searches = screen_searching_all(&sim, &ws);
+    let csv = ws.dir.path().join("review.csv");
+    review(&ws, &["export", "--out", csv.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+
+    // Some of the candidates rejected decide nothing.
+    let mut first = true;
+    let partial: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            if l.contains(",C-1006,") && std::mem::take(&mut first) {
+                format!("{l}reject")
+            } else {
+                l.clone()
+            }
+        })
+        .collect();
+    let partial_csv = ws.write("partial.csv", (partial.join("\n") + "\n").as_bytes());
+    review(&ws, &["import", partial_csv.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "only some candidates rejected: C-1006 (1 of 3)",
+        ));
+    assert!(listed(&ws)["decisions"].as_array().unwrap().is_empty());
+
+    // `reject` on a line without a candidate is refused, naming the line.
+    let unresolved = lines.iter().position(|l| l.contains(",C-1018,")).unwrap();
+    let mut wrong = lines.clone();
+    wrong[unresolved].push_str("reject");
+    let wrong_csv = ws.write("wrong.csv", (wrong.join("\n") + "\n").as_bytes());
+    review(&ws, &["import", wrong_csv.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "line {}: reject is said of a candidate",
+            unresolved + 1
+        )));
+
+    for line in &mut lines[1..] {
+        if line.contains(",C-1006,") {
+            line.push_str("reject");
+        }
+    }
+    std::fs::write(&csv, lines.join("\n") + "\n").unwrap();
+    review(&ws, &["import", csv.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "0 accepted, 0 ignored, 1 with every candidate rejected",
+        ));
+    assert_eq!(listed(&ws)["decisions"][0]["decision"], "reject");
+
+    assert_eq!(screen_searching_all(&sim, &ws), searches - 1);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "unresolved");
+    let error = rows["C-1006"]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("none of the candidates is this company"),
+        "{error}"
+    );
+    let still = problem(&listed(&ws), "C-1006").cloned();
+    assert_eq!(
+        still.map(|p| p["status"].clone()),
+        Some("unresolved".into()),
+        "a rejected row still needs an identifier"
+    );
+
+    review(&ws, &["revoke", "C-1006"]).assert().success();
+    assert_eq!(screen_searching_all(&sim, &ws), searches);
 }

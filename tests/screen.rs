@@ -73,10 +73,17 @@ fn the_sample_reaches_every_status_with_its_reason() {
         "leading zero restored for the search"
     );
     let by_status = &report["run"]["by_status"];
-    let total: u64 = ["rated", "unresolved", "ambiguous", "invalid", "failed"]
-        .iter()
-        .map(|s| by_status[s].as_u64().unwrap())
-        .sum();
+    let total: u64 = [
+        "rated",
+        "unresolved",
+        "ambiguous",
+        "invalid",
+        "failed",
+        "ignored",
+    ]
+    .iter()
+    .map(|s| by_status[s].as_u64().unwrap())
+    .sum();
     assert_eq!(total, 25);
     assert_eq!(report["run"]["rows"], 25);
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();

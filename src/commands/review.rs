@@ -69,6 +69,9 @@ pub fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
         Some(ReviewAction::Ignore(args)) => {
             decide(&args.reference, Verdict::Ignore, args.database.db, sources)
         }
+        Some(ReviewAction::Reject(args)) => {
+            decide(&args.reference, Verdict::Reject, args.database.db, sources)
+        }
         Some(ReviewAction::Revoke(args)) => revoke(args, sources),
         Some(ReviewAction::Export(args)) => export(args, sources),
         Some(ReviewAction::Import(args)) => import(args, sources),
@@ -146,8 +149,10 @@ fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
                 .error
                 .as_deref()
                 .is_some_and(|e| e.starts_with(ACCEPTED_UNKNOWN));
+            // A rejection keeps the row here: it still needs an identifier or a decision.
             let decided = decisions.iter().any(|d| {
-                (d.verdict == Verdict::Ignore || !refused)
+                (d.verdict == Verdict::Ignore
+                    || matches!(d.verdict, Verdict::Accept(_)) && !refused)
                     && Some(&d.reference) == row.reference.as_ref()
                     && Some(&d.search_key) == key.as_ref()
             });
@@ -228,7 +233,7 @@ fn decision_json(d: &Decision) -> Value {
         "decision": d.verdict.as_str(),
         "company_id": match d.verdict {
             Verdict::Accept(c) => Some(c.to_string()),
-            Verdict::Ignore => None,
+            Verdict::Ignore | Verdict::Reject => None,
         },
         "decided_at": d.decided_at,
         "source": d.source,
@@ -238,7 +243,7 @@ fn decision_json(d: &Decision) -> Value {
 fn company(d: &Decision) -> String {
     match d.verdict {
         Verdict::Accept(c) => c.to_string(),
-        Verdict::Ignore => String::new(),
+        Verdict::Ignore | Verdict::Reject => String::new(),
     }
 }
 
@@ -314,6 +319,7 @@ fn decide(
     let what = match verdict {
         Verdict::Accept(c) => format!("accepted as company {c}"),
         Verdict::Ignore => "ignored".to_string(),
+        Verdict::Reject => "every candidate rejected".to_string(),
     };
     emit(&format!("{reference}: {what}; the next run applies it.\n"))?;
     Ok(ExitCode::Clean)
@@ -425,16 +431,26 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
         (column("ref")?, column("company_id")?, column("decision")?);
     // Every line is read and checked before anything is recorded.
     let mut verdicts: std::collections::BTreeMap<String, Verdict> = Default::default();
-    let mut rejected = 0;
+    // Per ref: its candidate lines, and those marked `reject`.
+    let mut candidates: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for (n, record) in reader.records().enumerate() {
         let line = n + 2;
         let record = record.map_err(|e| wrong(e.to_string()))?;
         let cell = |i: usize| undefused(record.get(i).unwrap_or("").trim());
         let reference = cell(ref_col);
+        let is_candidate = !cell(company_col).is_empty();
+        if is_candidate {
+            candidates.entry(reference.to_string()).or_default().0 += 1;
+        }
         let verdict = match cell(decision_col).to_lowercase().as_str() {
             "" => continue,
+            "reject" if !is_candidate => {
+                return Err(wrong(format!(
+                    "line {line}: reject is said of a candidate, and this line has none: ignore the row, or give it an identifier in the portfolio"
+                )));
+            }
             "reject" => {
-                rejected += 1;
+                candidates.entry(reference.to_string()).or_default().1 += 1;
                 continue;
             }
             "ignore" => Verdict::Ignore,
@@ -471,6 +487,22 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
             }
         }
     }
+    // A row whose every candidate is rejected is decided: none of them is the company.
+    // Rejecting some of them decides nothing (the others may still be it).
+    let mut partly_rejected = Vec::new();
+    for (reference, (lines, rejected)) in &candidates {
+        if *rejected == 0 || verdicts.contains_key(reference) {
+            continue;
+        }
+        if reference.is_empty() {
+            return Err(wrong("a decision needs the row's ref".into()));
+        }
+        if rejected == lines {
+            verdicts.insert(reference.clone(), Verdict::Reject);
+        } else {
+            partly_rejected.push(format!("{reference} ({rejected} of {lines})"));
+        }
+    }
     let mut store = open_for_decisions(db)?;
     let fail = store_error(db);
     let lookups = lookups(&store).map_err(fail)?;
@@ -500,11 +532,19 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
         }
     }
     let count = |v: &str| decided.iter().filter(|(_, d, _)| d.as_str() == v).count();
-    emit(&format!(
-        "{} accepted, {} ignored, {rejected} candidates rejected (nothing recorded for those); the next run applies them.\n",
+    let mut text = format!(
+        "{} accepted, {} ignored, {} with every candidate rejected; the next run applies them.\n",
         count("accept"),
         count("ignore"),
-    ))?;
+        count("reject"),
+    );
+    if !partly_rejected.is_empty() {
+        text.push_str(&format!(
+            "Not decided, only some candidates rejected: {}. Accept one, or reject them all.\n",
+            partly_rejected.join(", ")
+        ));
+    }
+    emit(&text)?;
     Ok(ExitCode::Clean)
 }
 

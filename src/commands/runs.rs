@@ -12,7 +12,7 @@ use crate::error::{Error, ExitCode};
 use crate::model::RunInfo;
 use crate::report::{ReportError, write_reports};
 
-const HEADERS: [&str; 11] = [
+const HEADERS: [&str; 12] = [
     "RUN",
     "STARTED",
     "PORTFOLIO",
@@ -23,10 +23,11 @@ const HEADERS: [&str; 11] = [
     "AMBIGUOUS",
     "INVALID",
     "FAILED",
+    "IGNORED",
     "ALERTS",
 ];
 
-const CSV_HEADERS: [&str; 13] = [
+const CSV_HEADERS: [&str; 14] = [
     "id",
     "started_at",
     "finished_at",
@@ -39,6 +40,7 @@ const CSV_HEADERS: [&str; 13] = [
     "ambiguous",
     "invalid",
     "failed",
+    "ignored",
     "alerts",
 ];
 

@@ -207,8 +207,10 @@ impl<W: Output> Format for Summary<W> {
             ));
         }
         if !self.quiet {
+            // `ignored` only when a review ignored rows: most portfolios never do.
             let statuses = RowStatus::ALL
                 .iter()
+                .filter(|s| **s != RowStatus::Ignored || count(&run, **s) > 0)
                 .map(|s| format!("{} {}", count(&run, *s), s.as_str()))
                 .collect::<Vec<_>>()
                 .join(", ");

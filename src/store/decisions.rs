@@ -52,6 +52,7 @@ impl Store {
                     let verdict = match (decision.as_str(), company) {
                         ("accept", Some(c)) => Verdict::Accept(Uuid::parse_str(&c).ok()?),
                         ("ignore", _) => Verdict::Ignore,
+                        ("reject", _) => Verdict::Reject,
                         _ => return None,
                     };
                     Some(Decision {
@@ -70,7 +71,7 @@ impl Store {
     pub fn decide(&mut self, decision: &Decision) -> Result<(), StoreError> {
         let company = match decision.verdict {
             Verdict::Accept(c) => Some(c.to_string()),
-            Verdict::Ignore => None,
+            Verdict::Ignore | Verdict::Reject => None,
         };
         self.conn
             .execute(

@@ -30,6 +30,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "decisions",
         include_str!("../../migrations/0004_decisions.sql"),
     ),
+    (
+        5,
+        "ignored_and_rejected",
+        include_str!("../../migrations/0005_ignored_and_rejected.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -412,6 +412,7 @@ impl Store {
                    rows_ambiguous  = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'ambiguous'),
                    rows_invalid    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'invalid'),
                    rows_failed     = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'failed'),
+                   rows_ignored    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'ignored'),
                    alerts          = (SELECT count(*) FROM run_results WHERE run_id = ?1 AND alert = 1),
                    calls           = ?4,
                    notes           = ?5
@@ -508,11 +509,13 @@ impl Store {
                 "SELECT id, started_at, finished_at, portfolio, input_path, input_sha256, status,
                         demo_day, rows_total, rows_rated, rows_unresolved, rows_ambiguous,
                         rows_invalid, rows_failed, alerts, calls, notes, service_time,
-                        extra_columns
+                        extra_columns, rows_ignored
                  FROM runs WHERE id = ?1",
                 [run_id],
                 |r| {
+                    // In the order of `RowStatus::ALL`.
                     let counts: Vec<u64> = (9..14)
+                        .chain([19])
                         .map(|i| r.get::<_, i64>(i).map(|v| v as u64))
                         .collect::<Result<_, _>>()?;
                     let calls: Option<String> = r.get(15)?;

@@ -90,6 +90,59 @@ fn migrations_apply_from_every_earlier_version_and_are_recorded() {
 }
 
 #[test]
+fn rebuilding_run_rows_and_decisions_for_new_statuses_keeps_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v4.db");
+    let conn = Connection::open(&path).unwrap();
+    for (v, _, sql) in &migrate::MIGRATIONS[..4] {
+        conn.execute_batch(sql).unwrap();
+        conn.pragma_update(None, "user_version", v).unwrap();
+    }
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+         INSERT INTO runs (id, portfolio, input_path, input_sha256, started_at, status)
+             VALUES (1, 'p', 'p.csv', 'x', '2026-01-01T00:00:00Z', 'complete');
+         INSERT INTO inputs (id, digest, ref, country, name) VALUES (1, 'd1', 'C-1', 'FR', 'Acme'), (2, 'd2', 'C-2', 'FR', 'Beta');
+         INSERT INTO run_rows (run_id, line, input_id, status, error, candidates)
+             VALUES (1, 2, 1, 'ambiguous', NULL, '[]'), (1, 3, 2, 'unresolved', 'no company matches', NULL);
+         INSERT INTO decisions (ref, search_key, decision, company_id, decided_at, source)
+             VALUES ('C-2', 'k', 'ignore', NULL, '2026-01-02T00:00:00Z', 'command line');",
+    )
+    .unwrap();
+    let snapshot = |conn: &Connection| -> Vec<String> {
+        let mut rows = Vec::new();
+        for sql in [
+            "SELECT run_id, line, ref, status, error, candidates FROM run_results ORDER BY run_id, line",
+            "SELECT ref, search_key, decision, decided_at, source FROM decisions",
+        ] {
+            let mut stmt = conn.prepare(sql).unwrap();
+            let n = stmt.column_count();
+            let mut q = stmt.query([]).unwrap();
+            while let Some(r) = q.next().unwrap() {
+                let cells: Vec<String> = (0..n)
+                    .map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap()))
+                    .collect();
+                rows.push(cells.join("|"));
+            }
+        }
+        rows
+    };
+    let before = snapshot(&conn);
+    assert_eq!(before.len(), 3);
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(snapshot(&store.conn), before);
+    store
+        .conn
+        .execute_batch(
+            "INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 4, 1, 'ignored');
+             INSERT INTO decisions (ref, search_key, decision, decided_at, source)
+                 VALUES ('C-1', 'k', 'reject', '2026-01-02T00:00:00Z', 'command line');",
+        )
+        .expect("the new statuses are allowed");
+}
+
+#[test]
 fn a_foreign_or_newer_database_is_refused_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let foreign = dir.path().join("other.db");
