@@ -22,6 +22,7 @@ pub mod commands;
 pub mod config;
 pub(crate) mod connection;
 pub mod error;
+pub mod identifiers;
 pub mod limit;
 pub mod model;
 pub(crate) mod pipeline;

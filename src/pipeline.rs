@@ -548,7 +548,7 @@ impl Pipeline {
                     // An identifier that fails its own rules says so: likely a typo.
                     let hint = match &query {
                         Query::ById { service, id, .. } => {
-                            portfolio::identifier_warning(service, id)
+                            crate::identifiers::identifier_warning(service, id)
                         }
                         Query::ByName(_) => None,
                     };

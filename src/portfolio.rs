@@ -655,7 +655,7 @@ pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
             Ok(Target::ById {
                 country: country.clone(),
                 service: canonical.clone(),
-                id: restore_leading_zeros(canonical, id),
+                id: crate::identifiers::restore_leading_zeros(canonical, id),
             })
         }
         (None, Some(_), None) => Err("service: missing for the id (e.g. SIREN, CRO, KVK)".into()),
@@ -781,73 +781,6 @@ fn country_code(given: &str, lookups: &Lookups) -> Result<String, String> {
     Err(format!(
         "country: {given:?} is not a country code (two letters, e.g. FR){hint}"
     ))
-}
-
-/// What looks wrong with an identifier of a registry whose numbers follow known rules: the
-/// length and the check digit of a SIREN or SIRET (Luhn; La Poste's SIRETs, under SIREN
-/// 356000000, sum their digits to a multiple of 5 instead), the length of a KVK number.
-/// Only a hint: the service is still asked, and says whether the company exists.
-pub fn identifier_warning(service: &str, id: &str) -> Option<String> {
-    let service = service.to_uppercase();
-    let digits = id.chars().all(|c| c.is_ascii_digit());
-    let length = match service.as_str() {
-        "SIREN" => 9,
-        "SIRET" => 14,
-        "KVK" => 8,
-        _ => return None,
-    };
-    if !digits || id.len() != length {
-        return Some(format!("a {service} has {length} digits, not {id:?}"));
-    }
-    let la_poste = service == "SIRET" && id.starts_with("356000000");
-    let passes = if la_poste {
-        id.bytes()
-            .map(|b| u32::from(b - b'0'))
-            .sum::<u32>()
-            .is_multiple_of(5)
-    } else if service == "KVK" {
-        true
-    } else {
-        luhn(id)
-    };
-    (!passes).then(|| format!("the {service} {id} fails its check digit: a typo?"))
-}
-
-/// The Luhn test over a string of digits.
-fn luhn(digits: &str) -> bool {
-    let sum: u32 = digits
-        .bytes()
-        .rev()
-        .enumerate()
-        .map(|(i, b)| {
-            let d = u32::from(b - b'0');
-            if i % 2 == 1 {
-                let d = d * 2;
-                if d > 9 { d - 9 } else { d }
-            } else {
-                d
-            }
-        })
-        .sum();
-    sum.is_multiple_of(10)
-}
-
-/// Spreadsheets turn `012345678` into `12345678`. For registries whose numbers have a
-/// fixed length, an all-digit identifier that is too short gets its zeros back.
-pub fn restore_leading_zeros(service: &str, id: &str) -> String {
-    let width = match service.to_uppercase().as_str() {
-        "SIREN" => 9,
-        "SIRET" => 14,
-        "CRO" | "KVK" => 8,
-        "RCBE" => 10,
-        "COFIS" => 11,
-        _ => return id.to_string(),
-    };
-    if id.chars().all(|c| c.is_ascii_digit()) && id.len() < width {
-        format!("{id:0>width$}")
-    } else {
-        id.to_string()
-    }
 }
 
 #[cfg(test)]
@@ -1121,28 +1054,5 @@ mod tests {
             e.contains("is not a country code") && !e.contains("did you mean"),
             "{e}"
         );
-    }
-
-    #[test]
-    fn identifiers_that_fail_their_registrys_rules_are_flagged() {
-        assert_eq!(identifier_warning("SIREN", "552100554"), None);
-        assert!(
-            identifier_warning("SIREN", "552100555")
-                .unwrap()
-                .contains("check digit")
-        );
-        assert!(
-            identifier_warning("siren", "55210055")
-                .unwrap()
-                .contains("9 digits")
-        );
-        assert_eq!(identifier_warning("SIRET", "55210055400013"), None);
-        assert!(identifier_warning("SIRET", "55210055400014").is_some());
-        // La Poste's establishments: digits summing to a multiple of 5, whatever Luhn says.
-        assert_eq!(identifier_warning("SIRET", "35600000000010"), None);
-        assert!(identifier_warning("SIRET", "35600000000011").is_some());
-        assert!(identifier_warning("KVK", "1234567").is_some());
-        assert_eq!(identifier_warning("KVK", "12345678"), None);
-        assert_eq!(identifier_warning("CRO", "anything"), None);
     }
 }

@@ -488,7 +488,7 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
             continue;
         };
         if let portfolio::Target::ById { service, id, .. } = &target
-            && let Some(hint) = portfolio::identifier_warning(service, id)
+            && let Some(hint) = crate::identifiers::identifier_warning(service, id)
         {
             preview.suspicious += 1;
             if preview.examples.len() < 5 {

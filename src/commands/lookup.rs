@@ -11,9 +11,9 @@ use crate::cli::{LookupArgs, LookupList, LookupsArgs};
 use crate::config::{ServiceSettings, Settings, Sources};
 use crate::connection::Connection;
 use crate::error::{Error, ExitCode};
+use crate::identifiers::restore_leading_zeros;
 use crate::limit::Limiter;
 use crate::model::RATED_COUNTRIES;
-use crate::portfolio::restore_leading_zeros;
 use crate::rate::RatingEndpoint;
 use crate::text::printable;
 

@@ -858,6 +858,12 @@ mod tests {
                     Some(r),
                     "{e:?}"
                 );
+                // Shaped as the real registries' numbers: no typo warning on them.
+                assert_eq!(
+                    crate::identifiers::identifier_warning(&e.external_service, &e.external_id),
+                    None,
+                    "{e:?}"
+                );
             }
         }
         assert!(slash, "some identifier must contain a slash");
