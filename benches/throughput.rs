@@ -7,6 +7,7 @@
 //! cargo bench --bench throughput -- --latency-ms 20 --rate-limit 3000 --skip-million
 //! cargo bench --bench throughput -- --c8-rows 10000  # the C=8 setting on fewer rows
 //! cargo bench --bench throughput -- --concurrency 256 --skip-million  # one setting again
+//! cargo bench --bench throughput -- --concurrency 256 --skip-million --export  # and as an ERP export
 //! cargo bench --bench throughput -- --pin   # simulator and ratewatch on a core each
 //! ```
 //!
@@ -40,6 +41,9 @@ struct Options {
     /// Simulator and ratewatch each on a core of its own, as against the real service
     /// they never share one (`--pin`, with two cores or more).
     pin: bool,
+    /// Also screen the C=256 portfolio as an ERP export (`--export`): mapped headers and
+    /// carried columns, to compare with the plain line.
+    export: bool,
 }
 
 fn options() -> Options {
@@ -51,12 +55,14 @@ fn options() -> Options {
         skip_million: false,
         concurrency: vec![8, 64, 256],
         pin: false,
+        export: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => o.quick = true,
             "--skip-million" => o.skip_million = true,
+            "--export" => o.export = true,
             "--pin" => o.pin = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
             "--c8-rows" => o.c8_rows = args.next().and_then(|v| v.parse().ok()),
             "--latency-ms" => {
@@ -324,6 +330,47 @@ fn portfolio(dir: &Path, rows: u64) -> PathBuf {
     path
 }
 
+/// The generated portfolio rewritten as a French ERP export: semicolons, its own headers
+/// (mapped back by the returned `--column` arguments) and three columns ratewatch does not
+/// read (an exposure, a sales owner, a credit limit).
+fn as_export(file: &Path) -> (PathBuf, Vec<String>) {
+    let path = file.with_file_name("export.csv");
+    let mut reader = csv::Reader::from_path(file).unwrap();
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(b';')
+        .from_path(&path)
+        .unwrap();
+    let names = [
+        ("ref", "Référence client"),
+        ("country", "Pays"),
+        ("service", "Registre"),
+        ("id", "Numéro"),
+        ("name", "Raison sociale"),
+        ("city", "Ville"),
+    ];
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(
+        headers.iter().collect::<Vec<_>>(),
+        names.map(|(field, _)| field)
+    );
+    let mut header: Vec<&str> = names.iter().map(|(_, h)| *h).collect();
+    header.extend(["Encours EUR", "Commercial", "Limite de crédit"]);
+    writer.write_record(&header).unwrap();
+    for (i, record) in reader.records().enumerate() {
+        let mut row: Vec<String> = record.unwrap().iter().map(String::from).collect();
+        row.push(format!("{},{:02}", (i * 7919) % 250_000, i % 100));
+        row.push(["Durand", "Martin", "Lefèvre", "Moreau"][i % 4].to_string());
+        row.push(((i % 20 + 1) * 5_000).to_string());
+        writer.write_record(&row).unwrap();
+    }
+    writer.flush().unwrap();
+    let columns = names
+        .iter()
+        .flat_map(|(field, header)| ["--column".to_string(), format!("{field}={header}")])
+        .collect();
+    (path, columns)
+}
+
 struct Measure {
     rows: u64,
     wall: Duration,
@@ -375,6 +422,7 @@ fn screen(
     concurrency: u32,
     searches_needed: bool,
     pin: bool,
+    extra: &[String],
 ) -> Measure {
     let before = db_size(db);
     let started = Instant::now();
@@ -398,6 +446,7 @@ fn screen(
         "--quiet",
         "-v",
     ])
+    .args(extra)
     .stdout(Stdio::null())
     .stderr(Stdio::piped())
     .spawn()
@@ -543,7 +592,13 @@ fn main() {
         ideal
     };
     // Screens `file` into `db` at concurrency `c`, then records and prints the figures.
-    let mut measure = |setting: String, file: &Path, db: &str, out: &str, c: u32, fresh: bool| {
+    let mut measure = |setting: String,
+                       file: &Path,
+                       db: &str,
+                       out: &str,
+                       c: u32,
+                       fresh: bool,
+                       extra: &[String]| {
         let db = dir.path().join(db);
         let m = screen(
             &server.url,
@@ -553,6 +608,7 @@ fn main() {
             c,
             fresh,
             o.pin,
+            extra,
         );
         rows.push(Row {
             setting,
@@ -573,18 +629,33 @@ fn main() {
             (file.clone(), format!("{}k", n / 1000))
         };
         let (db, out) = (format!("c{c}.db"), format!("out{c}"));
-        measure(format!("N={label} C={c}"), &file, &db, &out, c, true);
+        measure(format!("N={label} C={c}"), &file, &db, &out, c, true, &[]);
     }
     if o.concurrency.contains(&256) {
         let setting = format!("N={}k C=256 nightly", n / 1000);
-        measure(setting, &file, "c256.db", "out-nightly", 256, false);
+        measure(setting, &file, "c256.db", "out-nightly", 256, false, &[]);
+    }
+    if o.export && o.concurrency.contains(&256) {
+        // The same rows as an ERP writes them: its own headers, mapped with --column, and
+        // three columns ratewatch carries through to the reports.
+        let (export, columns) = as_export(&file);
+        let setting = format!("N={}k C=256 export", n / 1000);
+        measure(
+            setting,
+            &export,
+            "export.db",
+            "out-export",
+            256,
+            true,
+            &columns,
+        );
     }
     let mut preview = None;
     if !o.skip_million {
         let big = if o.quick { 200_000 } else { 1_000_000 };
         let file = portfolio(dir.path(), big);
         let setting = format!("N={}k C=256", big / 1000);
-        measure(setting, &file, "million.db", "out-million", 256, true);
+        measure(setting, &file, "million.db", "out-million", 256, true, &[]);
         // The same file counted again before a nightly run: every search is cached.
         let (wall, rss_kib) = dry_run(&file, &dir.path().join("million.db"), o.pin);
         println!(
@@ -692,6 +763,22 @@ fn targets(rows: &[Row], floor_cpu: f64) {
         check(
             growth <= 100.0,
             format!("nightly: database grows {growth:.0} bytes per row (target 100)"),
+        );
+    }
+    let plain = rows
+        .iter()
+        .find(|r| r.setting.ends_with("C=256") && !r.setting.starts_with("N=1000k"));
+    if let (Some(plain), Some(export)) =
+        (plain, rows.iter().find(|r| r.setting.ends_with("export")))
+    {
+        let cpu = |r: &Row| r.m.cpu.as_secs_f64() * 1e6 / r.m.rows as f64;
+        check(
+            export.m.rate() >= 0.9 * plain.m.rate(),
+            format!(
+                "as an ERP export: {:.1}% of the plain file's rows/s (target 90%); CPU per row {:+.1}%",
+                100.0 * export.m.rate() / plain.m.rate(),
+                100.0 * (cpu(export) / cpu(plain) - 1.0)
+            ),
         );
     }
     if let Some(big) = rows.iter().find(|r| r.setting.starts_with("N=1000k")) {
