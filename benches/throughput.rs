@@ -414,16 +414,20 @@ fn dry_run(file: &Path, db: &Path, pin: bool) -> (Duration, u64) {
 }
 
 /// Runs one `screen` and measures it.
-fn screen(
-    url: &str,
-    file: &Path,
-    db: &Path,
-    out: &Path,
+/// How one screening is run: its concurrency, whether its rows need searches (a first
+/// run), and flags added to the command line.
+struct Setting<'a> {
     concurrency: u32,
     searches_needed: bool,
-    pin: bool,
-    extra: &[String],
-) -> Measure {
+    extra: &'a [String],
+}
+
+fn screen(url: &str, file: &Path, db: &Path, out: &Path, setting: Setting, pin: bool) -> Measure {
+    let Setting {
+        concurrency,
+        searches_needed,
+        extra,
+    } = setting;
     let before = db_size(db);
     let started = Instant::now();
     let mut child = pinned(
@@ -605,10 +609,12 @@ fn main() {
             file,
             &db,
             &dir.path().join(out),
-            c,
-            fresh,
+            Setting {
+                concurrency: c,
+                searches_needed: fresh,
+                extra,
+            },
             o.pin,
-            extra,
         );
         rows.push(Row {
             setting,
