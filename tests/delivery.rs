@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use predicates::prelude::*;
 use ratewatch::cli::{Cli, Command};
 use ratewatch::config::{KEY_ENV, ServiceSettings, Settings, Sources};
 use ratewatch::deliver::webhook::{Policy, SCHEMA};
@@ -157,7 +158,7 @@ fn portfolio(ws: &Workspace, sim: &ratewatch::sim::SimServer, rows: u64) -> Stri
     ws.write("book.csv", &csv).to_str().unwrap().to_string()
 }
 
-fn args<'a>(ws: &Workspace, file: &'a str, base: &'a str, more: &[&'a str]) -> Vec<String> {
+fn args(ws: &Workspace, file: &str, base: &str, more: &[&str]) -> Vec<String> {
     let mut args = vec![
         file.to_string(),
         "--db".into(),
@@ -178,10 +179,6 @@ async fn screen(
 ) -> Result<run::Screened, ratewatch::Error> {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run::screen(&request(&args, key, policy), &(), &mut Vec::new()).await
-}
-
-fn report(ws: &Workspace) -> Value {
-    ws.report()
 }
 
 #[tokio::test]
@@ -226,7 +223,7 @@ async fn the_alerts_go_in_one_document_that_follows_its_schema_and_never_carries
 
     let document = post.json();
     assert_eq!(schema_errors(&document), Vec::<String>::new());
-    let report = report(&ws);
+    let report = ws.report();
     // The run as report.json has it, and exactly the rows it marks as alerts.
     for field in [
         "id",
@@ -418,7 +415,7 @@ async fn the_metrics_file_says_what_report_json_says() {
     assert_eq!(screened.undelivered, Vec::<String>::new());
     let text = std::fs::read_to_string(&metrics).unwrap();
     let got = samples(&text);
-    let report = report(&ws);
+    let report = ws.report();
     let run = &report["run"];
     let p = "portfolio=\"book\"";
     for (status, n) in run["by_status"].as_object().unwrap() {
@@ -479,7 +476,7 @@ async fn a_failed_night_exports_its_failure_and_the_last_success_before_it() {
     screen(&args(&ws, &file, &base, &more), KEY, quick())
         .await
         .unwrap();
-    let good = report(&ws);
+    let good = ws.report();
     let p = "portfolio=\"book\"";
 
     // The service refuses the key: the run stops, and says so in the metrics.
@@ -568,4 +565,46 @@ fn the_binary_warns_on_stderr_without_the_secrets_and_keeps_its_exit_code() {
         got["ratewatch_last_success_timestamp_seconds{portfolio=\"portfolio\"}"],
         0.0
     );
+}
+
+#[test]
+fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_2() {
+    let ws = Workspace::new();
+    let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    crate::common::isolated(&mut std_cmd);
+    std_cmd
+        .current_dir(ws.dir.path())
+        .env(
+            "RATEWATCH_NOTIFY_WEBHOOK",
+            "https://u:s3cr3t@hooks.example/in?token=t0ken",
+        )
+        .args(["config", "--json"]);
+    let out = std_cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("s3cr3t") && !text.contains("t0ken"),
+        "{text}"
+    );
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        json["settings"]["notify_webhook"]["value"],
+        "https://hooks.example/in"
+    );
+    assert_eq!(json["settings"]["notify_webhook"]["source"], "env");
+
+    ws.write("book.csv", b"country,service,id\nFR,SIREN,552100554\n");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    crate::common::isolated(&mut cmd);
+    cmd.current_dir(ws.dir.path());
+    assert_cmd::Command::from_std(cmd)
+        .args(["screen", "book.csv", "--demo", "--notify-webhook"])
+        .arg("ftp://u:s3cr3t@hooks.example/in")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--notify-webhook: expected an http or https URL, got ftp://hooks.example/in",
+        ))
+        .stderr(predicates::str::contains("s3cr3t").not());
+    assert!(!ws.db().exists(), "refused before anything was written");
 }
