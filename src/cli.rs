@@ -320,6 +320,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS")]
     pub max_wait: Option<f64>,
 
+    /// After the run (its reports written), POST its header and alert rows as one JSON
+    /// document to this http or https URL; tried 3 times at most, and never a reason for
+    /// the run to fail: a delivery that fails is a warning on stderr. Credentials in the URL
+    /// are never shown [env: RATEWATCH_NOTIFY_WEBHOOK].
+    #[arg(long, value_name = "URL")]
+    pub notify_webhook: Option<String>,
+
+    /// After the run, write its figures (rows by status and color, alerts, calls, duration,
+    /// success, the last complete run's time) to this file in Prometheus' text format, for
+    /// node_exporter's textfile collector; also when the run fails.
+    #[arg(long, value_name = "PATH")]
+    pub metrics_file: Option<PathBuf>,
+
     #[command(flatten)]
     pub service_args: ServiceArgs,
 }

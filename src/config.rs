@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::api::{ApiKey, ClientOptions};
 use crate::cli::{EndpointArg, RunArgs, ServiceArgs};
+use crate::deliver::webhook::WebhookUrl;
 use crate::error::Error;
 use crate::limit::{Limits, RetryPolicy};
 use crate::portfolio::ColumnMap;
@@ -67,10 +68,12 @@ pub enum Key {
     MaxCalls,
     MaxCallsPerMonth,
     MaxWait,
+    NotifyWebhook,
+    MetricsFile,
 }
 
 impl Key {
-    pub const ALL: [Key; 17] = [
+    pub const ALL: [Key; 19] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -88,6 +91,8 @@ impl Key {
         Key::MaxCalls,
         Key::MaxCallsPerMonth,
         Key::MaxWait,
+        Key::NotifyWebhook,
+        Key::MetricsFile,
     ];
 
     /// The key in `ratewatch.toml`.
@@ -110,6 +115,8 @@ impl Key {
             Key::MaxCalls => "max_calls",
             Key::MaxCallsPerMonth => "max_calls_per_month",
             Key::MaxWait => "max_wait",
+            Key::NotifyWebhook => "notify_webhook",
+            Key::MetricsFile => "metrics_file",
         }
     }
 
@@ -133,6 +140,8 @@ impl Key {
             Key::MaxCalls => "RATEWATCH_MAX_CALLS",
             Key::MaxCallsPerMonth => "RATEWATCH_MAX_CALLS_PER_MONTH",
             Key::MaxWait => "RATEWATCH_MAX_WAIT",
+            Key::NotifyWebhook => "RATEWATCH_NOTIFY_WEBHOOK",
+            Key::MetricsFile => "RATEWATCH_METRICS_FILE",
         }
     }
 
@@ -144,7 +153,10 @@ impl Key {
     /// Paths in the config file are relative to the file's folder, not to where ratewatch
     /// runs, so one file works from anywhere.
     fn is_path(self) -> bool {
-        matches!(self, Key::ApiKeyFile | Key::Db | Key::Out)
+        matches!(
+            self,
+            Key::ApiKeyFile | Key::Db | Key::Out | Key::MetricsFile
+        )
     }
 
     fn by_name(name: &str) -> Option<Key> {
@@ -572,6 +584,13 @@ const URL: Spec<String> = Spec {
     parse: text,
     valid: |s| !s.trim().is_empty(),
 };
+/// Checked by [`WebhookUrl::parse`] afterwards, whose errors never repeat a secret: this
+/// one's own message would quote the value, credentials and all.
+const WEBHOOK: Spec<String> = Spec {
+    expected: "an http or https URL",
+    parse: text,
+    valid: |_| true,
+};
 const PATH: Spec<PathBuf> = Spec {
     expected: "a path",
     parse: |v| text(v).map(PathBuf::from),
@@ -657,6 +676,10 @@ pub struct Settings {
     /// The portfolio's fields → the file's own headers: `[columns]` in the file, then
     /// `--column` flags (a flag wins over the file for the same field).
     pub columns: ColumnMap,
+    /// Where the run's alerts are POSTed when it ends.
+    pub notify_webhook: Sourced<Option<WebhookUrl>>,
+    /// The Prometheus textfile the run's figures are written to when it ends.
+    pub metrics_file: Sourced<Option<PathBuf>>,
 }
 
 impl Settings {
@@ -763,7 +786,38 @@ impl Settings {
                     .chain(run.into_iter().flat_map(|r| r.column.iter().cloned()))
                     .collect(),
             ),
+            notify_webhook: optional(webhook(sources.pick(
+                Key::NotifyWebhook,
+                &WEBHOOK,
+                run.and_then(|r| r.notify_webhook.clone()),
+            )?)?),
+            metrics_file: optional(
+                sources.pick_path(Key::MetricsFile, run.and_then(|r| r.metrics_file.clone()))?,
+            ),
         })
+    }
+}
+
+/// The webhook's address checked, an error naming where it came from (the flag, the
+/// variable, or the file's line and key) but never what could be a secret in it.
+fn webhook(s: Option<Sourced<String>>) -> Result<Option<Sourced<WebhookUrl>>, Error> {
+    let Some(s) = s else { return Ok(None) };
+    match WebhookUrl::parse(&s.value) {
+        Ok(url) => Ok(Some(Sourced {
+            value: url,
+            origin: s.origin,
+        })),
+        Err(message) => {
+            let place = match &s.origin {
+                Origin::Flag(flag) => flag.clone(),
+                Origin::Env(var) => var.to_string(),
+                Origin::File { path, line } => {
+                    format!("{}:{line}: {}", path.display(), Key::NotifyWebhook.name())
+                }
+                Origin::Default => Key::NotifyWebhook.name().to_string(),
+            };
+            Err(Error::Config(format!("{place}: {message}")))
+        }
     }
 }
 
@@ -987,7 +1041,8 @@ mod tests {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
             endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\nretries = 1\nretry_delay_ms = 250\n\
-            max_rps = 2.5\nmax_calls = 1000\nmax_calls_per_month = 50000\nmax_wait = 90\n";
+            max_rps = 2.5\nmax_calls = 1000\nmax_calls_per_month = 50000\nmax_wait = 90\n\
+            notify_webhook = \"https://hooks.example/in\"\nmetrics_file = \"ratewatch.prom\"\n";
         let s = settings(&[], &[], text).unwrap();
         assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
         // Relative paths are the file's folder's, not the working directory's.
@@ -1028,6 +1083,8 @@ mod tests {
                 Key::MaxCalls => &s.max_calls.origin,
                 Key::MaxCallsPerMonth => &s.max_calls_per_month.origin,
                 Key::MaxWait => &s.max_wait.origin,
+                Key::NotifyWebhook => &s.notify_webhook.origin,
+                Key::MetricsFile => &s.metrics_file.origin,
             };
             assert_eq!(origin.kind(), "file", "{key:?}");
         }
@@ -1143,6 +1200,46 @@ mod tests {
             "",
         );
         assert_eq!(s.unwrap().retry_delay.value, Duration::from_millis(5));
+    }
+
+    #[test]
+    fn a_webhook_that_is_not_http_names_its_source_and_never_its_secrets() {
+        let bad = "ftp://user:s3cr3t@hooks.example/in?token=t0ken";
+        let cases = [
+            settings(&["--notify-webhook", bad], &[], ""),
+            settings(&[], &[("RATEWATCH_NOTIFY_WEBHOOK", bad)], ""),
+            settings(&[], &[], &format!("# hooks\nnotify_webhook = \"{bad}\"\n")),
+            settings(&["--notify-webhook", "hooks.example/s3cr3t"], &[], ""),
+        ];
+        let places = [
+            "--notify-webhook: ",
+            "RATEWATCH_NOTIFY_WEBHOOK: ",
+            &format!("{PATH_OF_FILE}:2: notify_webhook: "),
+            "--notify-webhook: ",
+        ];
+        for (result, place) in cases.into_iter().zip(places) {
+            let err = result.unwrap_err();
+            assert!(matches!(err, Error::Config(_)));
+            let text = err.to_string();
+            assert!(text.starts_with(place), "{text}");
+            assert!(text.contains("expected an http or https URL"), "{text}");
+            assert!(
+                !text.contains("s3cr3t") && !text.contains("t0ken"),
+                "{text}"
+            );
+        }
+        let good = "https://user:s3cr3t@hooks.example/in?token=t0ken";
+        let s = settings(&[], &[("RATEWATCH_NOTIFY_WEBHOOK", good)], "").unwrap();
+        assert_eq!(
+            s.notify_webhook.value.as_ref().map(|u| u.redacted()),
+            Some("https://hooks.example/in".to_string())
+        );
+        assert!(!format!("{s:?}").contains("s3cr3t"));
+        let s = settings(&[], &[], "metrics_file = \"ratewatch.prom\"\n").unwrap();
+        assert_eq!(
+            s.metrics_file.value,
+            Some(PathBuf::from("/etc/ratewatch/ratewatch.prom"))
+        );
     }
 
     #[test]

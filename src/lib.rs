@@ -8,7 +8,8 @@
 //!
 //! - [`portfolio`] reads and checks rows; [`resolve`] finds each company; [`rate`] fetches
 //!   ratings; [`pipeline`] runs them concurrently through the one [`limit`] gate;
-//!   [`store`] keeps history in SQLite; [`report`] formats a run's results.
+//!   [`store`] keeps history in SQLite; [`report`] formats a run's results; [`deliver`]
+//!   hands them on (a webhook, a metrics file).
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub(crate) mod connection;
+pub mod deliver;
 pub mod error;
 pub mod identifiers;
 pub mod limit;

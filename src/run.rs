@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! check the file ─► lock, open, resume? ─► lookup lists ─► pipeline ─► finish ─► reports
+//!                                                                        ─► delivery
 //! ```
 //!
 //! Nothing here is about a terminal: progress goes to a [`Watcher`], the summary to the
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use crate::api::ApiError;
 use crate::config::{ServiceSettings, Settings, Target};
 use crate::connection::Connection;
+use crate::deliver;
 use crate::error::{Error, ExitCode};
 use crate::limit::{Limiter, Limits};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
@@ -37,6 +39,8 @@ pub struct Request {
     /// Refuse a portfolio that lost more than half its rows since its last run.
     pub fail_on_shrink: bool,
     pub reports: ReportOptions,
+    /// How hard the webhook is tried (`--notify-webhook`); the default but in tests.
+    pub webhook_policy: deliver::webhook::Policy,
 }
 
 /// A run as it begins.
@@ -64,6 +68,9 @@ impl Watcher for () {}
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Screened {
     pub run: RunInfo,
+    /// Deliveries that failed (webhook, metrics file), one line each, for stderr: they
+    /// never change the outcome.
+    pub undelivered: Vec<String>,
 }
 
 impl Screened {
@@ -97,7 +104,28 @@ pub async fn screen(
 ) -> Result<Screened, Error> {
     let started = std::time::Instant::now();
     let mut log = Log::default();
-    let result = screen_logged(request, watcher, summary, &mut log).await;
+    let mut result = screen_logged(request, watcher, summary, &mut log).await;
+    // Once the run has its database, whatever ended it: a failed night is when monitoring
+    // needs its figures most.
+    if let Some(portfolio) = &log.portfolio {
+        let settings = &request.settings;
+        let ended = deliver::Ended {
+            db: &settings.db.value,
+            portfolio,
+            run_id: log.run_id,
+            ok: result.is_ok(),
+            duration: started.elapsed(),
+        };
+        let targets = deliver::Targets {
+            metrics_file: settings.metrics_file.value.as_deref(),
+            webhook: settings.notify_webhook.value.as_ref(),
+            policy: &request.webhook_policy,
+        };
+        let undelivered = deliver::deliver(&ended, targets).await;
+        if let Ok(screened) = &mut result {
+            screened.undelivered = undelivered;
+        }
+    }
     // One line when a run ends, whatever ended it, for whoever reads the logs.
     let info = result.as_ref().ok().map(|s| &s.run);
     let rows = |status| info.map_or(0, |i| count(i, status));
@@ -124,6 +152,8 @@ pub async fn screen(
 /// What the closing log line says of a run, gathered as it goes.
 #[derive(Debug, Default)]
 struct Log {
+    /// Set once the database is open: from then on, a run's end is delivered.
+    portfolio: Option<String>,
     run_id: Option<i64>,
     status: Option<RunStatus>,
     calls: u64,
@@ -159,6 +189,7 @@ async fn screen_logged(
     // With the lock held no other run is alive: a run still marked running has died.
     store.mark_interrupted().map_err(db_error)?;
     let name = request.portfolio_name.clone().unwrap_or_else(|| stem(path));
+    log.portfolio = Some(name.clone());
     let previous = store.last_rows(&name).map_err(db_error)?;
     // Lines bound the rows from above, so this never refuses a file that did not shrink.
     let at_most = survey.lines.saturating_sub(1);
@@ -359,7 +390,10 @@ async fn screen_logged(
             run.rows
         )));
     }
-    Ok(Screened { run })
+    Ok(Screened {
+        run,
+        undelivered: Vec::new(),
+    })
 }
 
 /// The month's call budget (`--max-calls-per-month`) and the calls the runs started this

@@ -257,8 +257,15 @@ fn the_sample_config_file_is_valid_and_complete() {
     let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
     let settings = json["settings"].as_object().unwrap();
     for (key, setting) in settings {
-        // The call budgets are left commented out: most accounts have none.
-        let expected = if key == "max_calls" || key == "max_calls_per_month" {
+        // The call budgets and the deliveries are left commented out: most set-ups have
+        // none.
+        let optional = [
+            "max_calls",
+            "max_calls_per_month",
+            "notify_webhook",
+            "metrics_file",
+        ];
+        let expected = if optional.contains(&key.as_str()) {
             "default"
         } else {
             "file"

@@ -35,6 +35,7 @@ fn request(args: &[&str]) -> Request {
         service,
         refresh_resolutions: args.refresh_resolutions,
         fail_on_shrink: args.fail_on_shrink,
+        webhook_policy: Default::default(),
     }
 }
 

@@ -7,6 +7,7 @@ mod cli;
 mod client;
 mod config;
 mod database;
+mod delivery;
 mod faults;
 mod logs;
 mod misbehaving;

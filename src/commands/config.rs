@@ -138,5 +138,14 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
             &s.max_calls_per_month.origin,
         ),
         Key::MaxWait => (json!(s.max_wait.value.as_secs_f64()), &s.max_wait.origin),
+        // Shown without its credentials, as everywhere.
+        Key::NotifyWebhook => (
+            json!(s.notify_webhook.value.as_ref().map(|u| u.redacted())),
+            &s.notify_webhook.origin,
+        ),
+        Key::MetricsFile => (
+            s.metrics_file.value.as_deref().map_or(Value::Null, path),
+            &s.metrics_file.origin,
+        ),
     }
 }

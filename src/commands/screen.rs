@@ -34,6 +34,7 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         refresh_resolutions: args.refresh_resolutions,
         fail_on_shrink: args.fail_on_shrink,
         reports,
+        webhook_policy: Default::default(),
     };
     if args.dry_run {
         let preview = run::preview(&request)?;
@@ -46,7 +47,12 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     };
     let screened = run::screen(&request, &progress, std::io::stdout()).await;
     progress.bar.finish_and_clear();
-    Ok(screened?.exit_code())
+    let screened = screened?;
+    // After the summary, on stderr: the cron mail shows it; the exit code does not change.
+    for line in &screened.undelivered {
+        eprintln!("ratewatch: warning: {line}");
+    }
+    Ok(screened.exit_code())
 }
 
 /// A progress bar on stderr when a person is watching; nothing under cron.

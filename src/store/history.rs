@@ -198,6 +198,18 @@ impl Store {
             .sum())
     }
 
+    /// When the latest complete run of a portfolio finished (ISO 8601 UTC), if one ever did:
+    /// a failed night still tells monitoring when the last good one was.
+    pub fn last_complete(&self, portfolio: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT max(finished_at) FROM runs WHERE portfolio = ?1 AND status = 'complete'",
+                [portfolio],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::at("reading the last complete run"))
+    }
+
     /// Counts an unfinished run's rows as they stand (the run records its counts only
     /// when it finishes).
     pub(super) fn count_so_far(&self, run: &mut RunInfo) -> Result<(), StoreError> {
