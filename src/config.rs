@@ -6,6 +6,7 @@
 //! file (a file of settings gets copied and shared; a key must not travel with it): only
 //! from `RATEWATCH_API_KEY` or from a file of its own named by `api_key_file`.
 
+use crate::alerts::Rules;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -266,6 +267,8 @@ pub struct ConfigFile {
     entries: BTreeMap<Key, (FileValue, usize)>,
     /// `[columns]`: the portfolio's fields → the file's own headers.
     pub columns: Vec<(String, String)>,
+    /// `[alerts]`: the alert rules (the defaults when the table is absent).
+    pub alerts: Rules,
 }
 
 impl ConfigFile {
@@ -287,9 +290,14 @@ impl ConfigFile {
         })?;
         let mut entries = BTreeMap::new();
         let mut columns = Vec::new();
+        let mut alerts = Rules::default();
         for (name, value) in table.get_ref() {
             let offset = name.span().start;
             let name = name.get_ref().as_ref();
+            if name == "alerts" {
+                alerts = alert_rules(value.get_ref(), &|o, m| at(o, m), offset)?;
+                continue;
+            }
             if name == "columns" {
                 // `[columns]`: field = "Header", one a line.
                 let toml::de::DeValue::Table(mapping) = value.get_ref() else {
@@ -357,8 +365,111 @@ impl ConfigFile {
             found_by,
             entries,
             columns,
+            alerts,
         })
     }
+}
+
+/// The rules of an `[alerts]` table; a key or value it does not know is an error naming
+/// its line, as a typo must not silently change what alerts.
+fn alert_rules(
+    value: &toml::de::DeValue<'_>,
+    at: &dyn Fn(usize, String) -> Error,
+    offset: usize,
+) -> Result<Rules, Error> {
+    use toml::de::DeValue;
+    let toml::de::DeValue::Table(table) = value else {
+        return Err(at(
+            offset,
+            "`alerts` is a table: [alerts] then rule = value lines".into(),
+        ));
+    };
+    let mut rules = Rules::default();
+    const KEYS: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch";
+    for (key, value) in table {
+        let offset = key.span().start;
+        let key = key.get_ref().as_ref();
+        let wrong = |what: &str| at(offset, format!("[alerts] {key}: expected {what}"));
+        let flag = |value: &DeValue<'_>| match value {
+            DeValue::Boolean(b) => Ok(*b),
+            _ => Err(wrong("true or false")),
+        };
+        let number = |value: &DeValue<'_>| match value {
+            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
+                .map(|i| i as f64)
+                .map_err(|_| wrong("a number")),
+            DeValue::Float(x) => x.as_str().parse::<f64>().map_err(|_| wrong("a number")),
+            _ => Err(wrong("a number")),
+        };
+        let value = value.get_ref();
+        match key {
+            "deteriorated" => rules.deteriorated = flag(value)?,
+            "into_red" => rules.into_red = flag(value)?,
+            "into_white" => rules.into_white = flag(value)?,
+            "improved" => rules.improved = flag(value)?,
+            "changed" => rules.changed = flag(value)?,
+            "unknown_color" => rules.unknown_color = flag(value)?,
+            "gone" => rules.gone = flag(value)?,
+            "min_steps" => {
+                let n = number(value)?;
+                if !(1.0..=3.0).contains(&n) || n.fract() != 0.0 {
+                    return Err(wrong("1, 2 or 3 (green → black is 3 steps)"));
+                }
+                rules.min_steps = n as u8;
+            }
+            "repeat" => {
+                rules.repeat = match value {
+                    DeValue::String(s) => crate::alerts::Repeat::parse(s),
+                    _ => None,
+                }
+                .ok_or_else(|| wrong("\"never\", \"weekly\" or \"daily\""))?;
+            }
+            "storm_share" => {
+                let share = number(value)?;
+                if !(0.0..=1.0).contains(&share) {
+                    return Err(wrong("a share between 0 and 1 (0.2 is a fifth)"));
+                }
+                rules.storm_share = share;
+            }
+            "watch" => {
+                let DeValue::Array(refs) = value else {
+                    return Err(wrong("a list of refs, [\"C-1001\", …]"));
+                };
+                rules.watch = refs
+                    .iter()
+                    .map(|r| match r.get_ref() {
+                        DeValue::String(s) => Ok(s.to_string()),
+                        _ => Err(wrong("a list of refs, [\"C-1001\", …]")),
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "min_exposure" => {
+                let shape = "{ column = \"HEADER\", value = N }";
+                let DeValue::Table(t) = value else {
+                    return Err(wrong(shape));
+                };
+                let (mut column, mut amount) = (None, None);
+                for (k, v) in t {
+                    match (k.get_ref().as_ref(), v.get_ref()) {
+                        ("column", DeValue::String(c)) => column = Some(c.to_string()),
+                        ("value", v) => amount = Some(number(v)?),
+                        _ => return Err(wrong(shape)),
+                    }
+                }
+                let (Some(column), Some(value)) = (column, amount) else {
+                    return Err(wrong(shape));
+                };
+                rules.min_exposure = Some(crate::alerts::MinExposure { column, value });
+            }
+            other => {
+                return Err(at(
+                    offset,
+                    format!("[alerts]: unknown rule `{other}`; the rules are {KEYS}"),
+                ));
+            }
+        }
+    }
+    Ok(rules)
 }
 
 /// The known key nearest to a misspelt one, if it is near enough to be the one meant.
@@ -384,6 +495,14 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// The alert rules of the config file, or the defaults.
+    pub fn alert_rules(&self) -> Rules {
+        self.file
+            .as_ref()
+            .map(|f| f.alerts.clone())
+            .unwrap_or_default()
+    }
+
     /// Reads the environment (through `env`, injectable for tests) and the config file:
     /// `--config PATH`, else `RATEWATCH_CONFIG`, else `ratewatch.toml` in the working
     /// directory if there is one. A file named explicitly must exist.
@@ -680,6 +799,8 @@ pub struct Settings {
     pub notify_webhook: Sourced<Option<WebhookUrl>>,
     /// The Prometheus textfile the run's figures are written to when it ends.
     pub metrics_file: Sourced<Option<PathBuf>>,
+    /// `[alerts]` of the config file.
+    pub alerts: Rules,
 }
 
 impl Settings {
@@ -794,6 +915,7 @@ impl Settings {
             metrics_file: optional(
                 sources.pick_path(Key::MetricsFile, run.and_then(|r| r.metrics_file.clone()))?,
             ),
+            alerts: sources.alert_rules(),
         })
     }
 }

@@ -17,6 +17,7 @@
 //!
 //! The library never exits the process; the binary maps [`error::ExitCode`] to one.
 
+pub mod alerts;
 pub mod api;
 pub mod cli;
 pub mod commands;

@@ -427,6 +427,10 @@ pub struct ResultRow {
     /// [`Staleness`], which sets it (the store leaves it false: it knows no threshold).
     pub stale: bool,
     pub alert: bool,
+    /// Why the row's company is an alert, by the rules the run ended with.
+    pub alert_kind: Option<crate::alerts::AlertKind>,
+    /// An acknowledgement (`ratewatch ack`) took the alert out of the summary.
+    pub acknowledged: bool,
     pub error: Option<String>,
     pub candidates: Vec<Candidate>,
     /// The row's columns ratewatch does not read, as given: a JSON object in report.json.
@@ -545,6 +549,8 @@ impl ResultRow {
             last_refresh_date: None,
             stale: false,
             alert: false,
+            alert_kind: None,
+            acknowledged: false,
             error: None,
             candidates: vec![],
             extra: vec![],
@@ -671,6 +677,8 @@ mod tests {
             last_refresh_date: last_refresh.map(String::from),
             stale: false,
             alert: false,
+            alert_kind: None,
+            acknowledged: false,
             error: None,
             candidates: vec![],
             extra: vec![],

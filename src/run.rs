@@ -282,7 +282,13 @@ async fn screen_logged(
             match pipeline.by_last_checked(read).await {
                 Ok(ordered) => Box::new(bad.into_iter().chain(ordered.into_iter().map(Ok))),
                 Err(e) => {
-                    let _ = store.finish_run(run_id, RunStatus::Failed, &[], &notes);
+                    let _ = store.finish_run(
+                        run_id,
+                        RunStatus::Failed,
+                        &[],
+                        &notes,
+                        &request.reports.alerts,
+                    );
                     return Err(db_error(e));
                 }
             }
@@ -312,7 +318,13 @@ async fn screen_logged(
     };
     if let Some(error) = fatal {
         // What was committed stays; the run is marked so nobody mistakes it for complete.
-        let _ = store.finish_run(run_id, RunStatus::Failed, &calls, &notes);
+        let _ = store.finish_run(
+            run_id,
+            RunStatus::Failed,
+            &calls,
+            &notes,
+            &request.reports.alerts,
+        );
         // Alerts found before a refusal are still news: reported before the error.
         if matches!(error, Error::KeyRefused { .. } | Error::Api(_))
             && store
@@ -368,7 +380,7 @@ async fn screen_logged(
     };
     log.status = Some(status);
     store
-        .finish_run(run_id, status, &calls, &notes)
+        .finish_run(run_id, status, &calls, &notes, &request.reports.alerts)
         .map_err(db_error)?;
     let reporting = std::time::Instant::now();
     let written = report::write_reports(&store, run_id, &request.reports, summary);

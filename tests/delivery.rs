@@ -37,6 +37,7 @@ fn request(args: &[&str], key: &str, policy: Policy) -> Request {
             csv_dialect: ratewatch::report::csv::Dialect::Standard,
             timestamped: false,
             stale_after_days: settings.stale_after_days.value,
+            alerts: settings.alerts.clone(),
         },
         settings,
         service,

@@ -476,15 +476,12 @@ fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
                 .lines()
                 .next()
                 .unwrap()
-                .ends_with(",last_refresh_date,stale")
+                .ends_with(",last_refresh_date,stale,alert_kind,acknowledged")
     );
     for line in csv.lines().skip(1) {
-        let expected = if line.contains(",OLD-") {
-            ",true"
-        } else {
-            ",false"
-        };
-        assert!(line.ends_with(expected), "{line}");
+        // `stale`, then `alert_kind` and `acknowledged`.
+        let stale = line.rsplit(',').nth(2).unwrap();
+        assert_eq!(stale == "true", line.contains(",OLD-"), "{line}");
     }
     let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
     assert!(html.contains(

@@ -30,6 +30,7 @@ fn request(args: &[&str]) -> Request {
             csv_dialect: ratewatch::report::csv::Dialect::Standard,
             timestamped: false,
             stale_after_days: settings.stale_after_days.value,
+            alerts: settings.alerts.clone(),
         },
         settings,
         service,

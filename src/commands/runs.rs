@@ -111,7 +111,13 @@ pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let out = &sources.output_folder(args.out.clone())?.value;
     let stale_after = sources.stale_after(args.stale_after)?.value;
     let store = open_read_only(db)?;
-    let options = report_options(&args.reports, out, false, stale_after);
+    let options = report_options(
+        &args.reports,
+        out,
+        false,
+        stale_after,
+        sources.alert_rules(),
+    );
     let info =
         write_reports(&store, args.run, &options, std::io::stdout()).map_err(|e| match e {
             ReportError::Store(source) => Error::Store {

@@ -25,6 +25,7 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         &settings.out.value,
         args.quiet,
         settings.stale_after_days.value,
+        settings.alerts.clone(),
     );
     let request = Request {
         portfolio: args.portfolio,
@@ -97,6 +98,7 @@ pub fn report_options(
     out: &Path,
     quiet: bool,
     stale_after_days: u32,
+    alerts: crate::alerts::Rules,
 ) -> ReportOptions {
     ReportOptions {
         out: out.to_path_buf(),
@@ -107,6 +109,7 @@ pub fn report_options(
         },
         timestamped: format.timestamped,
         stale_after_days,
+        alerts,
     }
 }
 

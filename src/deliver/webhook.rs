@@ -128,6 +128,8 @@ fn alert(row: &ResultRow) -> Value {
         "previous_color": row.previous_color.as_ref().map(|c| c.as_str()),
         "change": row.change.map(|c| c.as_str()),
         "last_change_date": row.last_change_date,
+        "alert_kind": row.alert_kind.map(|k| k.as_str()),
+        "acknowledged": row.acknowledged,
         "error": row.error,
         "extra": extra,
     })

@@ -13,7 +13,7 @@ use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
 /// spreadsheet macro reading by position keeps working.
-pub const COLUMNS: [&str; 18] = [
+pub const COLUMNS: [&str; 20] = [
     "line",
     "ref",
     "country",
@@ -32,6 +32,8 @@ pub const COLUMNS: [&str; 18] = [
     "candidates",
     "last_refresh_date",
     "stale",
+    "alert_kind",
+    "acknowledged",
 ];
 
 /// Columns holding identifiers (the user's reference and the registry id), which Excel
@@ -139,6 +141,10 @@ impl<W: Output> Format for CsvReport<W> {
             candidates,
             text(&r.last_refresh_date),
             r.stale.to_string(),
+            r.alert_kind
+                .map(|k| k.as_str().to_string())
+                .unwrap_or_default(),
+            r.acknowledged.to_string(),
         ];
         let excel = self.dialect == Dialect::Excel;
         let cells = cells.iter().zip(COLUMNS).map(|(cell, column)| {
@@ -192,6 +198,8 @@ mod tests {
             last_refresh_date: None,
             stale: false,
             alert: false,
+            alert_kind: None,
+            acknowledged: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {
                 id: uuid::Uuid::nil(),
@@ -246,7 +254,7 @@ mod tests {
     }
 
     #[test]
-    fn the_refresh_date_and_staleness_close_each_line_in_both_dialects() {
+    fn the_refresh_date_and_staleness_follow_the_alert_in_both_dialects() {
         let rated = |refreshed: &str, stale: bool| ResultRow {
             status: RowStatus::Rated,
             company_id: Some(uuid::Uuid::nil()),
@@ -264,14 +272,14 @@ mod tests {
             let out = render(dialect, &[old.clone(), fresh.clone()]);
             let start = if dialect == Dialect::Excel { 3 } else { 0 };
             let rows = cells(&out[start..], delimiter);
-            assert_eq!(rows[0][16..], ["last_refresh_date", "stale"]);
+            assert_eq!(rows[0][16..18], ["last_refresh_date", "stale"]);
             assert_eq!(
-                rows[1][16..],
+                rows[1][16..18],
                 ["2026-10-01T01:45:00Z", "true"],
                 "{dialect:?}"
             );
             assert_eq!(
-                rows[2][16..],
+                rows[2][16..18],
                 ["2026-11-20T01:45:00Z", "false"],
                 "{dialect:?}"
             );

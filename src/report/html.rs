@@ -299,8 +299,14 @@ fn row_class(row: &ResultRow) -> &'static str {
     }
 }
 
-fn change(row: &ResultRow) -> &'static str {
-    row.change.map_or("", Change::as_str)
+/// The change, and whether an acknowledgement took the alert out of the mail.
+fn change(row: &ResultRow) -> String {
+    let change = row.change.map_or("", Change::as_str);
+    if row.acknowledged {
+        format!("{change} · acknowledged")
+    } else {
+        change.to_string()
+    }
 }
 
 fn text(value: &Option<String>) -> &str {

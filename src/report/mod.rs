@@ -69,6 +69,8 @@ pub struct ReportOptions {
     pub timestamped: bool,
     /// A rating not recalculated for more days than this before the run's start is stale.
     pub stale_after_days: u32,
+    /// Which companies are alerts, how often standing ones are listed, what a storm is.
+    pub alerts: crate::alerts::Rules,
 }
 
 /// Writes report.csv, report.json and report.html into the folder and the summary to
@@ -101,11 +103,25 @@ pub fn write_reports(
         trouble = Some(e);
         (Vec::new(), Vec::new())
     });
+    // The alerts as the run decided them, worst first: read, not recomputed, so a past
+    // run's summary reads as it did.
+    let digest = if store.has_alert_rules()? {
+        store.alert_digest(
+            run_id,
+            summary::MAX_LISTED,
+            options.alerts.storm_share,
+            crate::store::Verdicts::Recorded,
+        )?
+    } else {
+        Default::default()
+    };
     let mut summary: Box<dyn Format + '_> = Box::new(summary::Summary::new(
         summary,
         options.quiet,
         files.1.clone(),
         options.stale_after_days,
+        digest,
+        options.alerts.repeat,
     ));
     summary.begin(&info)?;
     let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {

@@ -35,6 +35,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ignored_and_rejected",
         include_str!("../../migrations/0005_ignored_and_rejected.sql"),
     ),
+    (
+        6,
+        "alert_rules",
+        include_str!("../../migrations/0006_alert_rules.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -8,6 +8,7 @@
 //! reading commands open the database read-only (`Store::open_read_only`, `history`).
 //! It takes and returns `model` types only, never the service's wire types.
 
+mod alerts;
 mod checkpoint;
 mod decisions;
 mod history;
@@ -27,6 +28,7 @@ use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, ResultRow, RowStatus, RunInfo, RunStatus,
 };
 
+pub use alerts::{Ack, AlertDigest, AlertLine, Verdicts};
 pub use decisions::LatestRun;
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,
@@ -382,7 +384,9 @@ impl Store {
         status: RunStatus,
         calls: &[(String, u64)],
         notes: &[String],
+        rules: &crate::alerts::Rules,
     ) -> Result<(), StoreError> {
+        self.decide_alerts(run_id, rules, Verdicts::Recorded)?;
         let earlier: Option<String> = self
             .conn
             .query_row("SELECT calls FROM runs WHERE id = ?1", [run_id], |r| {
@@ -413,7 +417,7 @@ impl Store {
                    rows_invalid    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'invalid'),
                    rows_failed     = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'failed'),
                    rows_ignored    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'ignored'),
-                   alerts          = (SELECT count(*) FROM run_results WHERE run_id = ?1 AND alert = 1),
+                   alerts          = (SELECT count(*) FROM run_alerts WHERE run_id = ?1 AND listed = 1),
                    calls           = ?4,
                    notes           = ?5
                  WHERE id = ?1",
@@ -586,10 +590,16 @@ impl Store {
         mut f: impl FnMut(ResultRow) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
         let ctx = format!("reading the results of run {run_id}");
+        // A database read before its upgrade has no alert rules: no kind, nothing acked.
+        let rules = if self.has_alert_rules()? {
+            "alert_kind, alert_acked"
+        } else {
+            "NULL, 0"
+        };
         let sql = format!(
             "SELECT line, ref, country, service, external_id, name, status, company_id,
                     company_name, color, previous_color, change, last_change_date, alert,
-                    error, candidates, last_refresh_date, extra
+                    error, candidates, last_refresh_date, extra, {rules}
              FROM run_results WHERE run_id = ?1 {} ORDER BY line",
             if alerts_only { "AND alert = 1" } else { "" }
         );
@@ -627,6 +637,17 @@ impl Store {
     }
 }
 
+/// A row's carried columns from `inputs.extra` (a JSON object), as (header, value) pairs.
+fn extra_columns(json: Option<String>) -> Vec<(String, String)> {
+    json.and_then(|e| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&e).ok())
+        .map(|m| {
+            m.into_iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     let status: String = r.get(6)?;
     let company: Option<String> = r.get(7)?;
@@ -649,20 +670,14 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         change: change.and_then(|c| Change::parse(&c)),
         last_change_date: r.get(12)?,
         last_refresh_date: r.get(16)?,
-        extra: r
-            .get::<_, Option<String>>(17)?
-            .and_then(|e| {
-                serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&e).ok()
-            })
-            .map(|m| {
-                m.into_iter()
-                    .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_string()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        extra: extra_columns(r.get(17)?),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,
         alert: r.get::<_, i64>(13)? != 0,
+        alert_kind: r
+            .get::<_, Option<String>>(18)?
+            .and_then(|k| crate::alerts::AlertKind::parse(&k)),
+        acknowledged: r.get::<_, Option<i64>>(19)?.unwrap_or(0) != 0,
         error: r.get(14)?,
         candidates: candidates
             .and_then(|c| serde_json::from_str(&c).ok())

@@ -1,6 +1,7 @@
 //! Storage rules: migrations, history that grows with changes only, change detection.
 
 use super::*;
+use crate::alerts::Rules;
 use crate::model::Rating;
 
 fn ts(s: &str) -> Timestamp {
@@ -256,7 +257,13 @@ async fn history_grows_with_changes_not_with_runs() {
     assert_eq!(latest, ("red".into(), day(14)));
 
     store
-        .finish_run(r4, RunStatus::Complete, &[("rating".into(), 1)], &[])
+        .finish_run(
+            r4,
+            RunStatus::Complete,
+            &[("rating".into(), 1)],
+            &[],
+            &Rules::default(),
+        )
         .unwrap();
     let info = store.run_info(r4).unwrap();
     assert_eq!((info.rows, info.alerts), (1, 1));
@@ -450,7 +457,7 @@ fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
     }
     writer.finish().unwrap();
     store
-        .finish_run(run_id, RunStatus::Complete, &[], &[])
+        .finish_run(run_id, RunStatus::Complete, &[], &[], &Rules::default())
         .unwrap();
     run_id
 }
@@ -1137,7 +1144,7 @@ fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
             )
             .unwrap();
         store
-            .finish_run(id, RunStatus::Complete, &spent, &[])
+            .finish_run(id, RunStatus::Complete, &spent, &[], &Rules::default())
             .unwrap();
         started.push(id);
     }
@@ -1148,6 +1155,7 @@ fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
             RunStatus::Complete,
             &calls(&[("rating", 2)]),
             &[],
+            &Rules::default(),
         )
         .unwrap();
     // A run in progress has recorded no call yet.

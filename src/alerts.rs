@@ -1,0 +1,393 @@
+//! What is worth a person's attention after a run: the kinds of alert in the order of their
+//! severity, and the rules (`[alerts]` in ratewatch.toml) that say which of them alert,
+//! how often a standing one is repeated, and which rows matter enough.
+//!
+//! Plain data and pure decisions only: the store applies them to a run's rows in one pass
+//! (see `store::alerts`), and the reports read what it recorded.
+
+use serde::Serialize;
+
+use crate::model::{Change, Color};
+
+/// Why a company is an alert, worst first: the order of the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertKind {
+    /// Into black (insolvent), or black at its first screening.
+    Black,
+    /// Into red, or red at its first screening.
+    Red,
+    /// Another deterioration (into yellow).
+    Deteriorated,
+    /// Into white: the service no longer has information (coverage lost).
+    White,
+    /// The service no longer knows a company it had rated.
+    Gone,
+    /// A color outside the five, the first time it is seen.
+    Unknown,
+    /// Another change to or from white or an unknown color.
+    Changed,
+    Improved,
+    /// Still red or black: a standing alert.
+    Still,
+}
+
+impl AlertKind {
+    pub const ALL: [AlertKind; 9] = [
+        AlertKind::Black,
+        AlertKind::Red,
+        AlertKind::Deteriorated,
+        AlertKind::White,
+        AlertKind::Gone,
+        AlertKind::Unknown,
+        AlertKind::Changed,
+        AlertKind::Improved,
+        AlertKind::Still,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertKind::Black => "black",
+            AlertKind::Red => "red",
+            AlertKind::Deteriorated => "deteriorated",
+            AlertKind::White => "white",
+            AlertKind::Gone => "gone",
+            AlertKind::Unknown => "unknown",
+            AlertKind::Changed => "changed",
+            AlertKind::Improved => "improved",
+            AlertKind::Still => "still",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<AlertKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// 1 for the worst; the order in which alerts are listed.
+    pub fn severity(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// Whether the company's color moved (or it went away) in this run: news, as opposed
+    /// to a standing alert.
+    pub fn is_news(self) -> bool {
+        self != AlertKind::Still
+    }
+
+    /// The kind of alert a company's observation in a run is, before any rule: `None` for
+    /// one that is never an alert (green, yellow or white without a change).
+    pub fn of(change: Change, color: &Color) -> Option<AlertKind> {
+        let into = match color {
+            Color::Black => Some(AlertKind::Black),
+            Color::Red => Some(AlertKind::Red),
+            _ => None,
+        };
+        match change {
+            Change::Gone => Some(AlertKind::Gone),
+            Change::Improved => Some(AlertKind::Improved),
+            Change::Deteriorated => into.or(Some(AlertKind::Deteriorated)),
+            Change::Changed => match color {
+                Color::White => Some(AlertKind::White),
+                Color::Other(_) => Some(AlertKind::Unknown),
+                _ => into.or(Some(AlertKind::Changed)),
+            },
+            Change::New => match color {
+                Color::Other(_) => Some(AlertKind::Unknown),
+                _ => into,
+            },
+            Change::Unchanged | Change::Evolved => into.map(|_| AlertKind::Still),
+        }
+    }
+
+    /// Steps up the risk scale from `previous` to `color` (green → red is 2); 0 when
+    /// either is off the scale or it did not go up.
+    pub fn steps(color: &Color, previous: Option<&Color>) -> u8 {
+        match (color.risk_rank(), previous.and_then(Color::risk_rank)) {
+            (Some(now), Some(before)) => now.saturating_sub(before),
+            _ => 0,
+        }
+    }
+
+    /// How the kind reads in a sentence: "into red", "still red or black".
+    pub fn describe(self) -> &'static str {
+        match self {
+            AlertKind::Black => "into black",
+            AlertKind::Red => "into red",
+            AlertKind::Deteriorated => "deteriorated",
+            AlertKind::White => "into white (no information any more)",
+            AlertKind::Gone => "gone",
+            AlertKind::Unknown => "unknown color",
+            AlertKind::Changed => "changed",
+            AlertKind::Improved => "improved",
+            AlertKind::Still => "still red or black",
+        }
+    }
+}
+
+/// How often a standing alert (still red, still black) is listed again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Repeat {
+    /// Listed when it began only; counted afterwards.
+    Never,
+    /// Listed again once a week.
+    #[default]
+    Weekly,
+    /// Listed again once a day.
+    Daily,
+}
+
+impl Repeat {
+    pub fn parse(s: &str) -> Option<Repeat> {
+        match s {
+            "never" => Some(Repeat::Never),
+            "weekly" => Some(Repeat::Weekly),
+            "daily" => Some(Repeat::Daily),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Repeat::Never => "never",
+            Repeat::Weekly => "weekly",
+            Repeat::Daily => "daily",
+        }
+    }
+
+    /// Seconds after its last listing when a standing alert is listed again; an hour less
+    /// than the period, so a nightly cron job that starts a little early still counts as
+    /// a day (or a week) later.
+    pub fn after_seconds(self) -> Option<i64> {
+        const SLACK: i64 = 3600;
+        match self {
+            Repeat::Never => None,
+            Repeat::Weekly => Some(7 * 86_400 - SLACK),
+            Repeat::Daily => Some(86_400 - SLACK),
+        }
+    }
+}
+
+/// Only rows whose value in one of the portfolio's own columns is at least this much.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MinExposure {
+    /// The header of the column, as in the file (`Encours EUR`).
+    pub column: String,
+    pub value: f64,
+}
+
+/// The rules of `[alerts]`. The defaults alert as ratewatch always did, except that a
+/// standing alert is listed once a week rather than every night.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rules {
+    /// Deteriorations alert (`deteriorated`), when they climb at least `min_steps`.
+    pub deteriorated: bool,
+    pub min_steps: u8,
+    /// Into red or black (or red or black at a first screening) always alerts.
+    pub into_red: bool,
+    pub into_white: bool,
+    pub improved: bool,
+    /// Other changes to or from white or an unknown color.
+    pub changed: bool,
+    pub unknown_color: bool,
+    pub gone: bool,
+    pub repeat: Repeat,
+    /// More than this share of the rated companies changing color in one run is a storm.
+    pub storm_share: f64,
+    pub min_exposure: Option<MinExposure>,
+    /// References always alerted on, whatever `min_exposure` says.
+    pub watch: Vec<String>,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules {
+            deteriorated: true,
+            min_steps: 1,
+            into_red: true,
+            into_white: true,
+            improved: true,
+            changed: true,
+            unknown_color: true,
+            gone: true,
+            repeat: Repeat::Weekly,
+            storm_share: 0.2,
+            min_exposure: None,
+            watch: Vec::new(),
+        }
+    }
+}
+
+impl Rules {
+    /// Whether an alert of this kind (climbing `steps`) is one by the rules, before the
+    /// filters on rows. A standing alert always is: the repeat rule decides when it is
+    /// listed, and it is counted in between.
+    pub fn keeps(&self, kind: AlertKind, steps: u8) -> bool {
+        let by_steps = self.deteriorated && steps >= self.min_steps.max(1);
+        match kind {
+            AlertKind::Black | AlertKind::Red => self.into_red || by_steps,
+            AlertKind::Deteriorated => by_steps,
+            AlertKind::White => self.into_white,
+            AlertKind::Gone => self.gone,
+            AlertKind::Unknown => self.unknown_color,
+            AlertKind::Changed => self.changed,
+            AlertKind::Improved => self.improved,
+            AlertKind::Still => true,
+        }
+    }
+
+    /// Whether a row with this reference and these carried columns passes the filters.
+    /// A value that is not a number passes: what cannot be read is never silenced.
+    pub fn row_passes(&self, reference: Option<&str>, extra: &[(String, String)]) -> bool {
+        let Some(min) = &self.min_exposure else {
+            return true;
+        };
+        if reference.is_some_and(|r| self.watch.iter().any(|w| w == r)) {
+            return true;
+        }
+        let value = extra
+            .iter()
+            .find(|(header, _)| header.trim().eq_ignore_ascii_case(min.column.trim()))
+            .map(|(_, v)| v.trim())
+            .filter(|v| !v.is_empty());
+        match value {
+            None => false,
+            Some(v) => parse_amount(v).is_none_or(|amount| amount >= min.value),
+        }
+    }
+}
+
+/// An amount as spreadsheets write it: `50000`, `50 000,00`, `50.000,00`, `50,000.00`,
+/// `€ 50000`; `None` when it is not one.
+pub fn parse_amount(text: &str) -> Option<f64> {
+    let kept: String = text
+        .chars()
+        .filter(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | '-'))
+        .collect();
+    if !kept.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // The last separator is the decimal one, unless it is repeated earlier (`1.234.567`)
+    // or, alone, has exactly three digits after it (`50,000`).
+    let normalized = match kept.rfind([',', '.']) {
+        Some(i) => {
+            let sep = &kept[i..=i];
+            let repeated = kept[..i].contains(sep);
+            let other_before = kept[..i].contains([',', '.']);
+            let decimal = !repeated && (other_before || kept.len() - i - 1 != 3);
+            let int: String = kept[..i]
+                .chars()
+                .filter(|c| *c != ',' && *c != '.')
+                .collect();
+            let frac = &kept[i + 1..];
+            if decimal {
+                format!("{int}.{frac}")
+            } else {
+                format!("{int}{frac}")
+            }
+        }
+        None => kept,
+    };
+    normalized.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(s: &str) -> Color {
+        Color::parse(s)
+    }
+
+    #[test]
+    fn each_change_is_the_kind_of_alert_it_should_be() {
+        use AlertKind::*;
+        // The color before is there for the reader: the change already says how it moved.
+        let of = |change, now: &str, _before: Option<&str>| AlertKind::of(change, &c(now));
+        assert_eq!(
+            of(Change::Deteriorated, "black", Some("green")),
+            Some(Black)
+        );
+        assert_eq!(of(Change::Deteriorated, "red", Some("yellow")), Some(Red));
+        assert_eq!(
+            of(Change::Deteriorated, "yellow", Some("green")),
+            Some(Deteriorated)
+        );
+        assert_eq!(of(Change::Changed, "white", Some("green")), Some(White));
+        assert_eq!(of(Change::Changed, "red", Some("white")), Some(Red));
+        assert_eq!(of(Change::Changed, "green", Some("white")), Some(Changed));
+        assert_eq!(of(Change::Changed, "orange", Some("green")), Some(Unknown));
+        assert_eq!(of(Change::Improved, "green", Some("red")), Some(Improved));
+        assert_eq!(of(Change::Gone, "red", None), Some(Gone));
+        assert_eq!(of(Change::New, "red", None), Some(Red));
+        assert_eq!(of(Change::New, "orange", None), Some(Unknown));
+        assert_eq!(of(Change::New, "green", None), None);
+        assert_eq!(of(Change::Unchanged, "black", Some("black")), Some(Still));
+        assert_eq!(of(Change::Evolved, "red", Some("red")), Some(Still));
+        assert_eq!(of(Change::Unchanged, "yellow", Some("yellow")), None);
+        assert!(Black.severity() < Red.severity() && Improved.severity() < Still.severity());
+    }
+
+    #[test]
+    fn the_default_rules_alert_on_every_change_and_steps_can_narrow_them() {
+        let rules = Rules::default();
+        for kind in AlertKind::ALL {
+            assert!(rules.keeps(kind, 1), "{kind:?}");
+        }
+        let two = Rules {
+            min_steps: 2,
+            into_red: false,
+            ..Rules::default()
+        };
+        assert!(!two.keeps(AlertKind::Deteriorated, 1));
+        assert!(!two.keeps(AlertKind::Red, 1), "yellow → red is one step");
+        assert!(two.keeps(AlertKind::Red, 2), "green → red is two");
+        let into_red = Rules {
+            deteriorated: false,
+            ..Rules::default()
+        };
+        assert!(into_red.keeps(AlertKind::Red, 1));
+        assert!(!into_red.keeps(AlertKind::Deteriorated, 1));
+        assert_eq!(
+            AlertKind::steps(&c("red"), Some(&c("green"))),
+            2,
+            "green → red"
+        );
+        assert_eq!(AlertKind::steps(&c("red"), Some(&c("white"))), 0);
+    }
+
+    #[test]
+    fn exposure_filters_rows_and_watched_refs_pass_whatever_their_exposure() {
+        let rules = Rules {
+            min_exposure: Some(MinExposure {
+                column: "Encours EUR".into(),
+                value: 50_000.0,
+            }),
+            watch: vec!["C-1".into()],
+            ..Rules::default()
+        };
+        let extra = |v: &str| vec![("Encours EUR".to_string(), v.to_string())];
+        assert!(rules.row_passes(Some("C-2"), &extra("60 000,00")));
+        assert!(!rules.row_passes(Some("C-2"), &extra("49999")));
+        assert!(rules.row_passes(Some("C-1"), &extra("10")));
+        assert!(!rules.row_passes(Some("C-2"), &extra("")));
+        assert!(!rules.row_passes(Some("C-2"), &[]));
+        assert!(
+            rules.row_passes(Some("C-2"), &extra("n/a")),
+            "unreadable passes"
+        );
+    }
+
+    #[test]
+    fn amounts_are_read_as_spreadsheets_write_them() {
+        assert_eq!(parse_amount("50000"), Some(50_000.0));
+        assert_eq!(parse_amount("50 000,50"), Some(50_000.5));
+        assert_eq!(parse_amount("50.000,00"), Some(50_000.0));
+        assert_eq!(parse_amount("50,000.00"), Some(50_000.0));
+        assert_eq!(parse_amount("1.234.567"), Some(1_234_567.0));
+        assert_eq!(parse_amount("50,000"), Some(50_000.0));
+        assert_eq!(parse_amount("12,5"), Some(12.5));
+        assert_eq!(parse_amount("€ 7 500"), Some(7_500.0));
+        assert_eq!(parse_amount("-1 200,00"), Some(-1_200.0));
+        assert_eq!(parse_amount("n/a"), None);
+    }
+}

@@ -1,0 +1,429 @@
+//! A run's alerts by the rules of `[alerts]`: decided once when the run ends, recorded in
+//! `run_alerts` (one row per company), then read in severity order for the summary. Also
+//! the acknowledgements of `ratewatch ack`.
+//!
+//! Decided in one pass over the run's rows that can be alerts, sorted by company, so the
+//! memory held is one company's rows whatever the portfolio's size; ordering, grouping and
+//! counting are SQL over `run_alerts`.
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, params};
+
+use super::{Store, StoreError, extra_columns, time_text};
+use crate::alerts::{AlertKind, Rules};
+use crate::model::{Change, Color};
+
+/// Where a run's verdict is recorded: the run's own table, or a scratch table for
+/// `ratewatch alerts test`, which must leave the database as it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdicts {
+    Recorded,
+    Trial,
+}
+
+impl Verdicts {
+    fn table(self) -> &'static str {
+        match self {
+            Verdicts::Recorded => "main.run_alerts",
+            Verdicts::Trial => "temp.trial_alerts",
+        }
+    }
+}
+
+/// One company in the summary's list of alerts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertLine {
+    pub kind: AlertKind,
+    /// The refs of the rows that hold the company (`C-1001, C-1002`), or `line N`.
+    pub refs: String,
+    pub company: String,
+    pub country: Option<String>,
+    pub color: Option<Color>,
+    pub previous: Option<Color>,
+    pub last_refresh_date: Option<String>,
+}
+
+/// What the summary says of a run's alerts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlertDigest {
+    /// The listed alerts, worst first, at most as many as asked for.
+    pub listed: Vec<AlertLine>,
+    /// Every listed alert (news by the rules): the run's `alerts`.
+    pub listed_total: u64,
+    /// Standing alerts (still red or black) counted but not listed this time.
+    pub standing: u64,
+    /// Alerts an acknowledgement took out of the list.
+    pub acked: u64,
+    /// Companies whose color changed, and companies rated, when the share is a storm.
+    pub storm: Option<(u64, u64)>,
+}
+
+/// An acknowledgement of a company's alert.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ack {
+    pub company_id: String,
+    pub company_name: Option<String>,
+    pub reference: Option<String>,
+    pub color: String,
+    pub acked_at: String,
+    pub until: Option<String>,
+    pub note: Option<String>,
+}
+
+/// The rows of a run that may be alerts, by company: rated (or gone) rows whose company is
+/// red or black, changed color, went away, or shows an unknown color for the first time.
+const CANDIDATES: &str = "
+    SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color
+    FROM run_rows rr
+    JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+    JOIN ratings r        ON r.id = rc.rating_id
+    LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
+    JOIN inputs i         ON i.id = rr.input_id
+    WHERE rr.run_id = ?1
+      AND (rr.status = 'rated' OR (rr.status = 'unresolved' AND rc.change = 'gone'))
+      AND (r.color IN ('red', 'black')
+           OR rc.change IN ('deteriorated', 'improved', 'changed', 'gone')
+           OR (rc.change = 'new'
+               AND r.color NOT IN ('green', 'yellow', 'red', 'black', 'white')))
+    ORDER BY rr.company, rr.line";
+
+/// Refs named in `run_alerts.refs` before the rest are counted.
+const MAX_REFS: usize = 20;
+
+/// One company's candidate rows, gathered as the sorted rows pass by.
+struct Gathered {
+    company: i64,
+    first_line: i64,
+    refs: Vec<String>,
+    more_refs: usize,
+    change: Change,
+    color: Color,
+    previous: Option<Color>,
+    passes: bool,
+}
+
+impl Store {
+    /// Decides which companies of the run are alerts by `rules`, and records the verdict
+    /// (replacing an earlier one of the same run: a resumed run decides again). A recorded
+    /// verdict also ends the acknowledgements of companies whose color changed. Returns
+    /// how many alerts are listed.
+    pub fn decide_alerts(
+        &mut self,
+        run_id: i64,
+        rules: &Rules,
+        verdicts: Verdicts,
+    ) -> Result<u64, StoreError> {
+        let ctx = format!("deciding the alerts of run {run_id}");
+        let at = |e| StoreError::at(ctx.clone())(e);
+        let table = verdicts.table();
+        let tx = self.conn.transaction().map_err(at)?;
+        if verdicts == Verdicts::Trial {
+            tx.execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS trial_alerts AS
+                     SELECT * FROM main.run_alerts WHERE 0;
+                 DELETE FROM temp.trial_alerts;",
+            )
+            .map_err(at)?;
+        }
+        tx.execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [run_id])
+            .map_err(at)?;
+        // The run's time on the service's clock when it has one, as staleness is judged.
+        let run_time: String = tx
+            .query_row(
+                "SELECT coalesce(service_time, started_at) FROM runs WHERE id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )
+            .map_err(at)?;
+        let relisted_after = rules.repeat.after_seconds().and_then(|s| {
+            let t: Timestamp = run_time.parse().ok()?;
+            Some(time_text(t - jiff::SignedDuration::from_secs(s)))
+        });
+        let listed = {
+            let mut candidates = tx.prepare(CANDIDATES).map_err(at)?;
+            let mut insert = tx
+                .prepare(&format!(
+                    "INSERT INTO {table}
+                         (run_id, company, kind, severity, first_line, refs, listed, acked)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                ))
+                .map_err(at)?;
+            let mut ack = tx
+                .prepare(
+                    "SELECT 1 FROM acks WHERE company = ?1 AND color = ?2
+                         AND (until IS NULL OR until > ?3)",
+                )
+                .map_err(at)?;
+            let mut unack = tx
+                .prepare("DELETE FROM acks WHERE company = ?1")
+                .map_err(at)?;
+            let mut listed_lately = tx
+                .prepare(
+                    "SELECT 1 FROM run_alerts a JOIN runs u ON u.id = a.run_id
+                     WHERE a.company = ?1 AND a.listed = 1 AND a.run_id < ?2
+                       AND coalesce(u.service_time, u.started_at) > ?3
+                     LIMIT 1",
+                )
+                .map_err(at)?;
+            let mut listed = 0;
+            let mut decide = |g: Gathered| -> rusqlite::Result<()> {
+                let Some(kind) = AlertKind::of(g.change, &g.color) else {
+                    return Ok(());
+                };
+                let steps = AlertKind::steps(&g.color, g.previous.as_ref());
+                if !rules.keeps(kind, steps) || !g.passes {
+                    return Ok(());
+                }
+                let acked = kind == AlertKind::Still
+                    && ack
+                        .query_row(
+                            params![g.company, g.color.to_string(), run_time],
+                            |_| Ok(()),
+                        )
+                        .optional()?
+                        .is_some();
+                if kind.is_news() && verdicts == Verdicts::Recorded {
+                    // The company changed again: what was acknowledged is over.
+                    unack.execute([g.company])?;
+                }
+                let shown = if kind.is_news() {
+                    true
+                } else if acked {
+                    false
+                } else {
+                    match &relisted_after {
+                        None => false,
+                        Some(after) => listed_lately
+                            .query_row(params![g.company, run_id, after], |_| Ok(()))
+                            .optional()?
+                            .is_none(),
+                    }
+                };
+                let mut refs = g.refs.join(", ");
+                if g.more_refs > 0 {
+                    refs.push_str(&format!(" and {} more", g.more_refs));
+                }
+                insert.execute(params![
+                    run_id,
+                    g.company,
+                    kind.as_str(),
+                    kind.severity(),
+                    g.first_line,
+                    (!refs.is_empty()).then_some(refs),
+                    shown,
+                    acked
+                ])?;
+                listed += u64::from(shown);
+                Ok(())
+            };
+            let mut rows = candidates.query([run_id]).map_err(at)?;
+            let mut current: Option<Gathered> = None;
+            while let Some(r) = rows.next().map_err(at)? {
+                let company: i64 = r.get(0).map_err(at)?;
+                let line: i64 = r.get(1).map_err(at)?;
+                let reference: Option<String> = r.get(2).map_err(at)?;
+                let extra = extra_columns(r.get(3).map_err(at)?);
+                let passes = rules.row_passes(reference.as_deref(), &extra);
+                if current.as_ref().is_some_and(|g| g.company != company)
+                    && let Some(done) = current.take()
+                {
+                    decide(done).map_err(at)?;
+                }
+                let g = match &mut current {
+                    Some(g) => g,
+                    None => {
+                        let change: String = r.get(4).map_err(at)?;
+                        let color: String = r.get(5).map_err(at)?;
+                        let previous: Option<String> = r.get(6).map_err(at)?;
+                        current.insert(Gathered {
+                            company,
+                            first_line: line,
+                            refs: Vec::new(),
+                            more_refs: 0,
+                            change: Change::parse(&change).unwrap_or(Change::Unchanged),
+                            color: Color::parse(&color),
+                            previous: previous.map(|p| Color::parse(&p)),
+                            passes: false,
+                        })
+                    }
+                };
+                g.passes |= passes;
+                let name = reference.unwrap_or_else(|| format!("line {line}"));
+                if !g.refs.contains(&name) {
+                    if g.refs.len() < MAX_REFS {
+                        g.refs.push(name);
+                    } else {
+                        g.more_refs += 1;
+                    }
+                }
+            }
+            if let Some(done) = current.take() {
+                decide(done).map_err(at)?;
+            }
+            drop(rows);
+            listed
+        };
+        tx.commit().map_err(at)?;
+        Ok(listed)
+    }
+
+    /// The summary's view of a run's alerts: the first `limit` listed, worst first, and
+    /// the counts of the rest; a storm when more than `storm_share` of the rated
+    /// companies changed color (and at least ten did).
+    pub fn alert_digest(
+        &self,
+        run_id: i64,
+        limit: usize,
+        storm_share: f64,
+        verdicts: Verdicts,
+    ) -> Result<AlertDigest, StoreError> {
+        let ctx = format!("reading the alerts of run {run_id}");
+        let at = |e| StoreError::at(ctx.clone())(e);
+        let table = verdicts.table();
+        let mut digest = AlertDigest::default();
+        let mut counts = self
+            .conn
+            .prepare(&format!(
+                "SELECT listed, acked, kind = 'still', count(*) FROM {table}
+                 WHERE run_id = ?1 GROUP BY 1, 2, 3"
+            ))
+            .map_err(at)?;
+        let mut rows = counts.query([run_id]).map_err(at)?;
+        while let Some(r) = rows.next().map_err(at)? {
+            let (listed, acked, still): (bool, bool, bool) = (
+                r.get(0).map_err(at)?,
+                r.get(1).map_err(at)?,
+                r.get(2).map_err(at)?,
+            );
+            let n = r.get::<_, i64>(3).map_err(at)? as u64;
+            match (listed, acked) {
+                (true, _) => digest.listed_total += n,
+                (false, true) => digest.acked += n,
+                (false, false) if still => digest.standing += n,
+                (false, false) => {}
+            }
+        }
+        let (changed, companies): (i64, i64) = self
+            .conn
+            .query_row(
+                "SELECT count(*) FILTER (WHERE change IN ('deteriorated', 'improved', 'changed')),
+                        count(*)
+                 FROM run_companies WHERE run_id = ?1",
+                [run_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(at)?;
+        if changed >= 10 && changed as f64 > storm_share * companies as f64 {
+            digest.storm = Some((changed as u64, companies as u64));
+        }
+        let mut listed = self
+            .conn
+            .prepare(&format!(
+                "SELECT a.kind, a.refs, a.first_line, coalesce(c.name, i.name), c.country,
+                        r.color, p.color, r.last_refresh_date
+                 FROM {table} a
+                 JOIN companies c      ON c.id = a.company
+                 JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
+                 JOIN ratings r        ON r.id = rc.rating_id
+                 LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
+                 LEFT JOIN run_rows rr ON rr.run_id = a.run_id AND rr.line = a.first_line
+                 LEFT JOIN inputs i    ON i.id = rr.input_id
+                 WHERE a.run_id = ?1 AND a.listed = 1
+                 ORDER BY a.severity, a.first_line
+                 LIMIT ?2"
+            ))
+            .map_err(at)?;
+        digest.listed = listed
+            .query_map(params![run_id, limit as i64], |r| {
+                let kind: String = r.get(0)?;
+                let refs: Option<String> = r.get(1)?;
+                let first_line: i64 = r.get(2)?;
+                Ok(AlertLine {
+                    kind: AlertKind::parse(&kind).unwrap_or(AlertKind::Changed),
+                    refs: refs.unwrap_or_else(|| format!("line {first_line}")),
+                    company: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                    country: r.get(4)?,
+                    color: r.get::<_, Option<String>>(5)?.map(|c| Color::parse(&c)),
+                    previous: r.get::<_, Option<String>>(6)?.map(|c| Color::parse(&c)),
+                    last_refresh_date: r.get(7)?,
+                })
+            })
+            .and_then(Iterator::collect)
+            .map_err(at)?;
+        Ok(digest)
+    }
+
+    /// Records an acknowledgement of a company's alert, at its latest color; replaces an
+    /// earlier one. `None` when the database has never rated the company.
+    pub fn acknowledge(
+        &mut self,
+        company_id: &str,
+        reference: Option<&str>,
+        until: Option<&str>,
+        note: Option<&str>,
+    ) -> Result<Option<String>, StoreError> {
+        let ctx = "recording an acknowledgement";
+        let latest: Option<(i64, String)> = self
+            .conn
+            .query_row(
+                "SELECT c.id, r.color FROM companies c
+                 JOIN ratings r ON r.id = (SELECT max(id) FROM ratings WHERE company = c.id)
+                 WHERE c.company_id = ?1",
+                [company_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(StoreError::at(ctx))?;
+        let Some((company, color)) = latest else {
+            return Ok(None);
+        };
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO acks (company, ref, color, acked_at, until, note)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![company, reference, color, super::now_text(), until, note],
+            )
+            .map_err(StoreError::at(ctx))?;
+        Ok(Some(color))
+    }
+
+    /// Every acknowledgement in force, newest first.
+    pub fn acks(&self) -> Result<Vec<Ack>, StoreError> {
+        let ctx = "reading the acknowledgements";
+        self.conn
+            .prepare(
+                "SELECT c.company_id, c.name, a.ref, a.color, a.acked_at, a.until, a.note
+                 FROM acks a JOIN companies c ON c.id = a.company
+                 ORDER BY a.acked_at DESC, c.company_id",
+            )
+            .and_then(|mut s| {
+                s.query_map([], |r| {
+                    Ok(Ack {
+                        company_id: r.get(0)?,
+                        company_name: r.get(1)?,
+                        reference: r.get(2)?,
+                        color: r.get(3)?,
+                        acked_at: r.get(4)?,
+                        until: r.get(5)?,
+                        note: r.get(6)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// Whether the database has the tables of alert rules (a read-only store of an older
+    /// schema cannot add them).
+    pub fn has_alert_rules(&self) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_alerts'",
+                [],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(StoreError::at("reading the schema"))
+    }
+}
