@@ -30,6 +30,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "decisions",
         include_str!("../../migrations/0004_decisions.sql"),
     ),
+    (
+        7,
+        "account_requests",
+        include_str!("../../migrations/0007_account_requests.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

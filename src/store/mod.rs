@@ -8,6 +8,7 @@
 //! reading commands open the database read-only (`Store::open_read_only`, `history`).
 //! It takes and returns `model` types only, never the service's wire types.
 
+mod account;
 mod checkpoint;
 mod decisions;
 mod history;
@@ -27,6 +28,7 @@ use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, ResultRow, RowStatus, RunInfo, RunStatus,
 };
 
+pub use account::AccountSync;
 pub use decisions::LatestRun;
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,
