@@ -7,9 +7,9 @@
 -- - `account_requests` is the service's history as it was read: one row per request
 --   (company, requestDate), whoever made it. It is what an audit reads, and what makes a
 --   second sync add nothing: a request already there is skipped. Its `status` says where
---   the request stands in the rating history: `known` (a run's observation already holds
---   it: same color and dates, between that observation's `observed_at` and
---   `confirmed_at`), `added` (the sync put it into `ratings`), or `earlier` (not put into
+--   the request stands in the rating history: `known` (an observation already holds it:
+--   same color and dates, between its `observed_at` and `confirmed_at`; a run's own
+--   request is one), `added` (the sync put it into `ratings`), or `earlier` (not put into
 --   `ratings`, see below).
 -- - `ratings` stays the one rating history that the views read, so `latest_ratings`,
 --   `color_changes` and `color_periods` show what was seen elsewhere with the same columns.

@@ -188,7 +188,7 @@ fn a_lost_database_is_rebuilt_from_the_accounts_history_and_a_second_sync_adds_n
         .code(0)
         .stdout(predicate::str::is_match(r"new observations stored +0\n").unwrap())
         .stdout(predicate::str::contains(format!(
-            "0 observed by ratewatch's runs, {requests} synced before"
+            "0 already in the rating history, {requests} synced before"
         )));
     assert_eq!(snapshot(&rebuilt), once);
 }
@@ -217,7 +217,7 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
                 .unwrap(),
         )
         .stdout(predicate::str::contains(format!(
-            "{} observed by ratewatch's runs, 0 synced before",
+            "{} already in the rating history, 0 synced before",
             companies.len()
         )))
         .stdout(predicate::str::is_match(r"companies new to the database +0\n").unwrap());
@@ -297,7 +297,7 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
         .stdout(predicate::str::is_match(r"new observations stored +0\n").unwrap())
         .stdout(predicate::str::is_match(r"kept for the audit only +1 ").unwrap())
         .stdout(predicate::str::contains(format!(
-            "{} observed by ratewatch's runs, {} synced before",
+            "{} already in the rating history, {} synced before",
             2 * companies.len(),
             2 * companies.len()
         )));

@@ -49,7 +49,7 @@ fn render(s: &Synced, db: &str) -> String {
             known,
             (known > 0).then(|| {
                 format!(
-                    "{} observed by ratewatch's runs, {} synced before",
+                    "{} already in the rating history, {} synced before",
                     d.known, d.synced_before
                 )
             }),

@@ -19,7 +19,7 @@ pub struct AccountSync {
     pub added: u64,
     /// Of those, rows added to `ratings`.
     pub new_observations: u64,
-    /// Already in the history as a run observed it.
+    /// Already held by an observation of the history (a run's own request, above all).
     pub known: u64,
     /// Read by an earlier sync: skipped.
     pub synced_before: u64,
