@@ -3,9 +3,9 @@
 //! and records in the database what the account asked elsewhere (the service's web portal,
 //! other tools), so that a lost database can be rebuilt and an audit sees every lookup.
 //!
-//! Nothing is written until every page is read, and then in one transaction: a failure
-//! anywhere (a wrong address, a bad pagination link, a quota) leaves the database as it
-//! was. The run lock is held throughout, so a screening run cannot write meanwhile. What
+//! The database is not opened until every page is read, and then written in one
+//! transaction: a failure anywhere (a wrong address, a bad pagination link, a quota)
+//! leaves it as it was. The run lock is held throughout, so a screening run cannot write meanwhile. What
 //! becomes of each request is the store's to decide (`store::account`); no terminal here.
 
 use std::path::PathBuf;
@@ -44,15 +44,33 @@ pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
         path: db.clone(),
         source,
     };
+    let existed = db.exists();
     // Declared before the store, so it is dropped after it (see `RunLock`). Taken before
     // any call: a database in use says so at once, without spending a call.
-    let _lock = RunLock::acquire(db).map_err(db_error)?;
+    let lock = RunLock::acquire(db).map_err(db_error)?;
+    let read = async {
+        let conn = Connection::open(&request.service, true, 1).await?;
+        let limiter = Limiter::new(request.limits);
+        read_history(&conn, &limiter).await
+    };
+    let (pages, history) = match read.await {
+        Ok(read) => read,
+        Err(e) => {
+            // The database is opened only once the history is read: a failed sync leaves
+            // it byte for byte as it was, and none where there was none (the lock made
+            // an empty file to hold).
+            drop(lock);
+            if !existed && std::fs::metadata(db).is_ok_and(|m| m.len() == 0) {
+                let _ = std::fs::remove_file(db);
+            }
+            return Err(e);
+        }
+    };
     let mut store = Store::open(db).map_err(db_error)?;
-    let conn = Connection::open(&request.service, true, 1).await?;
-    let limiter = Limiter::new(request.limits);
-    let (pages, history) = read_history(&conn, &limiter).await?;
     let entries = history.len() as u64;
     let stored = store.record_account_history(&history).map_err(db_error)?;
+    drop(store);
+    drop(lock);
     tracing::info!(
         pages,
         entries,

@@ -339,7 +339,7 @@ fn a_server_that_is_not_the_service_or_leads_elsewhere_leaves_the_database_as_it
     let db = ws.db();
     ws.screen(&sim, &sample()).assert().code(3);
     let company = rated(&db)[0];
-    let before = snapshot(&db);
+    let before = std::fs::read(&db).unwrap();
 
     let html_404 = hostile(|_, _| Reply {
         status: "404 Not Found".into(),
@@ -394,7 +394,14 @@ fn a_server_that_is_not_the_service_or_leads_elsewhere_leaves_the_database_as_it
         .code(4);
     assert!(!throttled.seen.lock().unwrap().is_empty());
 
-    assert_eq!(snapshot(&db), before);
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the database file changed"
+    );
+    // And where there was no database, none is left.
+    let fresh = ws.path("fresh.db");
+    sync(&ws, &html_404.base, &fresh).assert().code(4);
+    assert!(!fresh.exists());
 }
 
 #[test]
