@@ -33,13 +33,13 @@ fn render(s: &Synced, db: &str) -> String {
         crate::text::printable(db)
     );
     let known = d.known + d.synced_before;
-    let lines = [
+    let mut lines = vec![
         (
             "new observations stored",
             d.new_observations,
             (d.added > d.new_observations).then(|| {
                 format!(
-                    "and {} later sightings of them",
+                    "and {} requests that saw one of them again",
                     d.added - d.new_observations
                 )
             }),
@@ -61,17 +61,77 @@ fn render(s: &Synced, db: &str) -> String {
                 .then(|| "older than the history the database holds for their company".into()),
         ),
         ("companies new to the database", d.new_companies, None),
-        ("without a requestDate, not stored", d.undated, None),
     ];
+    if d.undated > 0 {
+        lines.push(("without a requestDate, not stored", d.undated, None));
+    }
     for (label, n, note) in lines {
-        if label.starts_with("without") && n == 0 {
-            continue;
-        }
-        out.push_str(&format!("  {label:<31} {n:>7}"));
+        out.push_str(&format!("  {label:<33} {n:>7}"));
         if let Some(note) = note {
             out.push_str(&format!("  ({note})"));
         }
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::AccountSync;
+
+    #[test]
+    fn the_summary_counts_each_fate_and_explains_only_what_happened() {
+        let quiet = Synced {
+            pages: 1,
+            entries: 3,
+            stored: AccountSync {
+                new_observations: 3,
+                added: 3,
+                new_companies: 1,
+                ..AccountSync::default()
+            },
+        };
+        let text = render(&quiet, "r.db");
+        assert!(
+            text.starts_with(
+                "Read 1 page of the account's history: 3 requests. Recorded in r.db:\n"
+            ),
+            "{text}"
+        );
+        let line = |label: &str, n: u64| format!("  {label:<33} {n:>7}");
+        for part in [line("new observations stored", 3), line("already known", 0)] {
+            assert!(text.contains(&format!("{part}\n")), "{part}: {text}");
+        }
+        assert!(
+            !text.contains("requestDate") && !text.contains('('),
+            "{text}"
+        );
+
+        let busy = Synced {
+            pages: 2,
+            entries: 9,
+            stored: AccountSync {
+                new_observations: 1,
+                added: 2,
+                known: 3,
+                synced_before: 1,
+                earlier: 1,
+                undated: 1,
+                ..AccountSync::default()
+            },
+        };
+        let text = render(&busy, "r.db");
+        for part in [
+            "(and 1 requests that saw one of them again)".to_string(),
+            format!(
+                "{}  (3 already in the rating history, 1 synced before)",
+                line("already known", 4)
+            ),
+            format!("{}  (older than", line("kept for the audit only", 1)),
+            format!("{}\n", line("without a requestDate, not stored", 1)),
+        ] {
+            assert!(text.contains(&part), "{part}: {text}");
+        }
+    }
 }
