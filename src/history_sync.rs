@@ -45,6 +45,10 @@ pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
         source,
     };
     let existed = db.exists();
+    if std::fs::metadata(db).is_ok_and(|m| m.len() > 0) {
+        // Another program's database, or a newer ratewatch's, is refused before any call.
+        Store::open_read_only(db).map_err(db_error)?;
+    }
     // Declared before the store, so it is dropped after it (see `RunLock`). Taken before
     // any call: a database in use says so at once, without spending a call.
     let lock = RunLock::acquire(db).map_err(db_error)?;

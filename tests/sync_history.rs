@@ -405,14 +405,27 @@ fn a_server_that_is_not_the_service_or_leads_elsewhere_leaves_the_database_as_it
 }
 
 #[test]
-fn a_database_in_use_by_a_run_is_not_synced() {
+fn a_database_in_use_or_not_ratewatchs_is_refused_before_any_call() {
     let sim = sample_sim();
     let ws = Workspace::new();
     let db = ws.db();
-    let _held = ratewatch::store::RunLock::acquire(&db).unwrap();
-    sync(&ws, &sim.server.base_url(), &db)
+    {
+        let _held = ratewatch::store::RunLock::acquire(&db).unwrap();
+        sync(&ws, &sim.server.base_url(), &db)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("in use by another run"));
+    }
+    let foreign = ws.path("other.db");
+    Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE invoices (id INTEGER PRIMARY KEY);")
+        .unwrap();
+    let before = std::fs::read(&foreign).unwrap();
+    sync(&ws, &sim.server.base_url(), &foreign)
         .assert()
-        .code(2)
-        .stderr(predicate::str::contains("in use by another run"));
+        .code(4)
+        .stderr(predicate::str::contains("not a ratewatch database"));
+    assert!(std::fs::read(&foreign).unwrap() == before);
     assert_eq!(sim.server.stats().total(), 0, "no call spent");
 }
