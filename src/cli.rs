@@ -130,6 +130,19 @@ pub enum Command {
         Exit codes: 0 counted (no run included), 2 usage error or no database at --db, 4 database unusable.")]
     Usage(UsageArgs),
 
+    /// Read the service's history of the ratings this key requested and record those made
+    /// elsewhere (the service's portal, other tools) in the database, beside what the runs
+    /// saw: a lost database is rebuilt, and an audit sees every lookup of the account.
+    ///
+    /// A request ratewatch already observed, or one an earlier sync read, is not stored
+    /// again, so running it twice adds nothing the second time. Nothing is written unless
+    /// every page is read. Holds the database's run lock, as `screen` does.
+    #[command(after_help = "Examples:\n  \
+        ratewatch sync-history --base-url https://… --api-key-file ~/.ratewatch-key\n  \
+        ratewatch sync-history --db rebuilt.db --base-url https://…\n\n\
+        Exit codes: 0 synced, 2 usage error or database in use by a run, 4 nothing recorded (key refused, not the service, bad pagination, service unreachable or throttled, database unusable).")]
+    SyncHistory(SyncHistoryArgs),
+
     /// Write a portfolio CSV made from the simulator's dataset (for trying and benchmarking
     /// `screen`): 70% identifier rows, 30% name rows, 10% duplicates.
     #[command(after_help = "Example:\n  \
@@ -712,6 +725,17 @@ pub struct ReviewListArgs {
 
     #[command(flatten)]
     pub listing: ListingArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SyncHistoryArgs {
+    /// The SQLite database to record the requests in; created if there is none
+    /// [env: RATEWATCH_DB] [default: ratewatch.db].
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub service_args: ServiceArgs,
 }
 
 /// The database a decision is recorded in.

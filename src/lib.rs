@@ -13,6 +13,7 @@
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
+//! - [`history_sync`]: reads the account's history of requests back into the database.
 //! - [`commands`]: what each subcommand does; [`cli`] and [`config`] feed it settings.
 //!
 //! The library never exits the process; the binary maps [`error::ExitCode`] to one.
@@ -26,6 +27,7 @@ pub(crate) mod connection;
 pub mod deliver;
 pub mod error;
 pub mod identifiers;
+pub mod history_sync;
 pub mod limit;
 pub mod model;
 pub(crate) mod pipeline;

@@ -17,4 +17,5 @@ mod run;
 mod screen;
 mod shell;
 mod simulator;
+mod sync_history;
 mod usage;

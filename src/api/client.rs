@@ -187,38 +187,31 @@ impl Client {
     /// is never sent elsewhere), is not one already visited (a loop), and the page count
     /// stays under [`MAX_HISTORY_PAGES`].
     pub async fn ratings_history(&self) -> Result<Vec<Rating>, ApiError> {
-        let mut url = self.endpoint(&["ratings"], &[]);
-        let mut seen = HashSet::new();
+        let mut pages = self.history_pages();
         let mut all = Vec::new();
-        loop {
-            if !seen.insert(url.to_string()) {
-                return Err(bad_link(
-                    &url,
-                    "points back to a page already read (a loop)",
-                ));
-            }
-            if seen.len() > MAX_HISTORY_PAGES {
-                return Err(bad_link(
-                    &url,
-                    &format!("more than {MAX_HISTORY_PAGES} pages"),
-                ));
-            }
-            let page: RatingsPage = self.get_json(url.clone(), "ratings history").await?;
+        while let Some(url) = pages.next_url()? {
+            let page = self.ratings_page(&url).await?;
+            pages.advance(&page)?;
             all.extend(page.results);
-            let Some(next) = page.next.filter(|n| !n.is_empty()) else {
-                return Ok(all);
-            };
-            let next_url = url
-                .join(&next)
-                .map_err(|e| bad_link(&url, &format!("next link {next:?} is not a URL: {e}")))?;
-            if next_url.origin() != self.base.origin() {
-                return Err(bad_link(
-                    &next_url,
-                    "leads to another server; the key is not sent there",
-                ));
-            }
-            url = next_url;
         }
+        Ok(all)
+    }
+
+    /// Spec 4.6 a page at a time, for a caller that sends each page through its own
+    /// limits: ask [`HistoryPages::next_url`], fetch it with [`Client::ratings_page`] (as
+    /// often as a retry needs), then hand the page to [`HistoryPages::advance`].
+    pub fn history_pages(&self) -> HistoryPages {
+        HistoryPages {
+            origin: self.base.origin(),
+            next: Some(self.endpoint(&["ratings"], &[])),
+            current: None,
+            seen: HashSet::new(),
+        }
+    }
+
+    /// One page of the ratings history, at an address [`HistoryPages`] checked.
+    pub async fn ratings_page(&self, url: &Url) -> Result<RatingsPage, ApiError> {
+        self.get_json(url.clone(), "ratings history").await
     }
 
     /// Spec 4.7: the country codes the service knows.
@@ -306,6 +299,68 @@ impl fmt::Display for RedirectRefused {
 }
 
 impl std::error::Error for RedirectRefused {}
+
+/// Where the ratings history goes next, with the guards every `next` link passes: the
+/// service's own origin (the key is never sent elsewhere), no page read twice (a loop),
+/// at most [`MAX_HISTORY_PAGES`] pages.
+#[derive(Debug)]
+pub struct HistoryPages {
+    origin: url::Origin,
+    next: Option<Url>,
+    /// The page being read, which a relative `next` is resolved against.
+    current: Option<Url>,
+    seen: HashSet<String>,
+}
+
+impl HistoryPages {
+    /// The next page's address, or None once a page had no `next`.
+    pub fn next_url(&mut self) -> Result<Option<Url>, ApiError> {
+        let Some(url) = self.next.take() else {
+            return Ok(None);
+        };
+        if !self.seen.insert(url.to_string()) {
+            return Err(bad_link(
+                &url,
+                "points back to a page already read (a loop)",
+            ));
+        }
+        if self.seen.len() > MAX_HISTORY_PAGES {
+            return Err(bad_link(
+                &url,
+                &format!("more than {MAX_HISTORY_PAGES} pages"),
+            ));
+        }
+        self.current = Some(url.clone());
+        Ok(Some(url))
+    }
+
+    /// Takes the `next` link of the page just read, refusing one that leaves the service.
+    pub fn advance(&mut self, page: &RatingsPage) -> Result<(), ApiError> {
+        let Some(next) = page.next.as_deref().filter(|n| !n.is_empty()) else {
+            return Ok(());
+        };
+        let current = self
+            .current
+            .clone()
+            .expect("advance follows next_url, which sets the current page");
+        let next_url = current
+            .join(next)
+            .map_err(|e| bad_link(&current, &format!("next link {next:?} is not a URL: {e}")))?;
+        if next_url.origin() != self.origin {
+            return Err(bad_link(
+                &next_url,
+                "leads to another server; the key is not sent there",
+            ));
+        }
+        self.next = Some(next_url);
+        Ok(())
+    }
+
+    /// How many pages were asked for so far.
+    pub fn pages(&self) -> usize {
+        self.seen.len()
+    }
+}
 
 /// Root → `root/v2/`; `…/v2` and `…/v2/` are kept as they are.
 pub fn normalize_base_url(raw: &str) -> Result<Url, ApiError> {
@@ -483,6 +538,10 @@ fn transport(e: &reqwest::Error) -> ApiError {
 }
 
 fn bad_link(url: &Url, why: &str) -> ApiError {
+    // Never quote credentials someone put in a link.
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
     ApiError::Decode {
         what: "ratings history".into(),
         message: format!("pagination link {url} {why}"),

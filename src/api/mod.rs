@@ -7,5 +7,5 @@ pub mod models;
 
 /// A name search is asked in the model's terms.
 pub use crate::model::NameQuery;
-pub use client::{ApiKey, Client, ClientOptions};
+pub use client::{ApiKey, Client, ClientOptions, HistoryPages};
 pub use error::ApiError;

@@ -10,6 +10,7 @@ mod review;
 mod runs;
 mod screen;
 mod shell;
+mod sync_history;
 mod usage;
 
 use std::io::Write;
@@ -41,6 +42,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Changes(args) => history::changes(args, sources()?),
         Command::Usage(args) => usage::usage(args, sources()?),
         Command::Review(args) => review::review(args, sources()?),
+        Command::SyncHistory(args) => sync_history::sync(args, sources()?).await,
     }
 }
 

@@ -40,6 +40,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "alert_rules",
         include_str!("../../migrations/0006_alert_rules.sql"),
     ),
+    (
+        7,
+        "account_requests",
+        include_str!("../../migrations/0007_account_requests.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -8,6 +8,7 @@
 //! reading commands open the database read-only (`Store::open_read_only`, `history`).
 //! It takes and returns `model` types only, never the service's wire types.
 
+mod account;
 mod alerts;
 mod checkpoint;
 mod decisions;
@@ -28,6 +29,7 @@ use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, ResultRow, RowStatus, RunInfo, RunStatus,
 };
 
+pub use account::AccountSync;
 pub use alerts::{Ack, AlertDigest, AlertLine, Verdicts};
 pub use decisions::LatestRun;
 pub use history::{

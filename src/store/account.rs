@@ -1,0 +1,241 @@
+//! The account's requests read back from the service's history (`sync-history`): each kept
+//! in `account_requests`, and those ratewatch had not observed put into the rating history
+//! (`ratings`, `source = 'account'`) where the views read them. Why it is laid out so opens
+//! `migrations/0007_account_requests.sql`.
+//!
+//! Everything is written in one transaction: a sync stores all it read or nothing.
+
+use jiff::Timestamp;
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::{Store, StoreError, now_text, time_text};
+use crate::model::{Change, Color, Rating};
+
+/// What a sync did with the requests it read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AccountSync {
+    /// Put into the rating history: a new observation, or a later sighting of one the
+    /// sync itself had added.
+    pub added: u64,
+    /// Of those, rows added to `ratings`.
+    pub new_observations: u64,
+    /// Already held by an observation of the history (a run's own request, above all).
+    pub known: u64,
+    /// Read by an earlier sync: skipped.
+    pub synced_before: u64,
+    /// Older than what the database holds for its company: kept for the audit only.
+    pub earlier: u64,
+    /// Companies the database did not know (recorded by their id alone).
+    pub new_companies: u64,
+    /// Requests the service gave without a requestDate: not stored, they cannot be placed.
+    pub undated: u64,
+}
+
+/// A request as stored: its times as text, as every time in the database.
+struct Request<'a> {
+    rating: &'a Rating,
+    /// To the microsecond: what tells two requests of one company apart.
+    request_date: String,
+    /// To the second, as `ratings.observed_at`.
+    requested_at: String,
+    last_change: Option<String>,
+    last_refresh: Option<String>,
+}
+
+/// The company's latest row in `ratings`.
+struct Latest {
+    id: i64,
+    color: String,
+    last_change: Option<String>,
+    last_refresh: Option<String>,
+    confirmed_at: String,
+    from_account: bool,
+}
+
+impl Store {
+    /// Records the requests of the account's history, oldest first, in one transaction.
+    pub fn record_account_history(
+        &mut self,
+        history: &[Rating],
+    ) -> Result<AccountSync, StoreError> {
+        let ctx = "recording the account's history";
+        let mut done = AccountSync::default();
+        let mut requests: Vec<Request<'_>> = Vec::with_capacity(history.len());
+        for rating in history {
+            let Some(at) = rating.requested_at else {
+                done.undated += 1;
+                continue;
+            };
+            requests.push(Request {
+                rating,
+                request_date: precise(at),
+                requested_at: time_text(at),
+                last_change: rating.last_change.map(time_text),
+                last_refresh: rating.last_refresh.map(time_text),
+            });
+        }
+        // The history is in id order, so the oldest request goes first (the service lists
+        // the newest first).
+        requests.sort_by(|a, b| {
+            (&a.request_date, a.rating.company_id).cmp(&(&b.request_date, b.rating.company_id))
+        });
+        let synced_at = now_text();
+        let tx = self.conn.transaction().map_err(StoreError::at(ctx))?;
+        for request in &requests {
+            record(&tx, request, &synced_at, &mut done).map_err(StoreError::at(ctx))?;
+        }
+        tx.commit().map_err(StoreError::at(ctx))?;
+        Ok(done)
+    }
+}
+
+fn record(
+    tx: &Transaction<'_>,
+    r: &Request<'_>,
+    synced_at: &str,
+    done: &mut AccountSync,
+) -> rusqlite::Result<()> {
+    let company_id = r.rating.company_id.to_string();
+    let company: Option<i64> = tx
+        .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")?
+        .query_row([&company_id], |row| row.get(0))
+        .optional()?;
+    let company = match company {
+        Some(id) => id,
+        None => {
+            // Known by its id alone until a run or a lookup describes it.
+            done.new_companies += 1;
+            tx.prepare_cached(
+                "INSERT INTO companies (company_id, first_seen_at, updated_at)
+                 VALUES (?1, ?2, ?2) RETURNING id",
+            )?
+            .query_row(params![company_id, synced_at], |row| row.get(0))?
+        }
+    };
+    let synced_before: bool = tx
+        .prepare_cached(
+            "SELECT count(*) FROM account_requests WHERE company = ?1 AND request_date = ?2",
+        )?
+        .query_row(params![company, r.request_date], |row| {
+            row.get::<_, i64>(0).map(|n| n > 0)
+        })?;
+    if synced_before {
+        done.synced_before += 1;
+        return Ok(());
+    }
+    let color = r.rating.color.as_str();
+    // A row seen with this color and these dates over a span that holds the request: a
+    // run's own request, or one made elsewhere that tells nothing the history lacks.
+    let holding: Option<i64> = tx
+        .prepare_cached(
+            "SELECT id FROM ratings
+             WHERE company = ?1 AND color = ?2 AND last_change_date IS ?3
+               AND last_refresh_date IS ?4 AND observed_at <= ?5 AND confirmed_at >= ?5
+             ORDER BY id DESC LIMIT 1",
+        )?
+        .query_row(
+            params![
+                company,
+                color,
+                r.last_change,
+                r.last_refresh,
+                r.requested_at
+            ],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let (status, rating_id, previous, change) =
+        if let Some(id) = holding {
+            done.known += 1;
+            ("known", Some(id), None, None)
+        } else {
+            let latest = latest(tx, company)?;
+            match latest {
+                // Only after everything the history holds can it take its place in id order.
+                Some(l) if r.requested_at <= l.confirmed_at => {
+                    done.earlier += 1;
+                    ("earlier", None, None, None)
+                }
+                Some(l)
+                    if l.from_account
+                        && l.color == color
+                        && l.last_change == r.last_change
+                        && l.last_refresh == r.last_refresh =>
+                {
+                    // The sync's own row, seen again unchanged: it is confirmed, as a run
+                    // confirms its rows. A run's row is never changed here.
+                    tx.prepare_cached("UPDATE ratings SET confirmed_at = ?2 WHERE id = ?1")?
+                        .execute(params![l.id, r.requested_at])?;
+                    done.added += 1;
+                    ("added", Some(l.id), Some(l.id), Some(Change::Unchanged))
+                }
+                l => {
+                    let id: i64 = tx
+                    .prepare_cached(
+                        "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
+                                              observed_at, confirmed_at, source)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?5, 'account') RETURNING id",
+                    )?
+                    .query_row(
+                        params![company, color, r.last_change, r.last_refresh, r.requested_at],
+                        |row| row.get(0),
+                    )?;
+                    let before = l
+                        .as_ref()
+                        .map(|l| (Color::parse(&l.color), l.last_change.clone()));
+                    let change = Change::classify(
+                        before.as_ref().map(|(c, lc)| (c, lc.as_deref())),
+                        &r.rating.color,
+                        r.last_change.as_deref(),
+                    );
+                    done.added += 1;
+                    done.new_observations += 1;
+                    ("added", Some(id), l.map(|l| l.id), Some(change))
+                }
+            }
+        };
+    tx.prepare_cached(
+        "INSERT INTO account_requests (company, request_date, requested_at, color,
+                                       last_change_date, last_refresh_date, synced_at, status,
+                                       rating_id, previous_rating_id, change)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        company,
+        r.request_date,
+        r.requested_at,
+        color,
+        r.last_change,
+        r.last_refresh,
+        synced_at,
+        status,
+        rating_id,
+        previous,
+        change.map(Change::as_str),
+    ])?;
+    Ok(())
+}
+
+fn latest(tx: &Transaction<'_>, company: i64) -> rusqlite::Result<Option<Latest>> {
+    tx.prepare_cached(
+        "SELECT id, color, last_change_date, last_refresh_date, confirmed_at, source
+         FROM ratings WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+    )?
+    .query_row([company], |row| {
+        Ok(Latest {
+            id: row.get(0)?,
+            color: row.get(1)?,
+            last_change: row.get(2)?,
+            last_refresh: row.get(3)?,
+            confirmed_at: row.get(4)?,
+            from_account: row.get::<_, String>(5)? == "account",
+        })
+    })
+    .optional()
+}
+
+/// A request time to the microsecond, always with six digits so that the texts sort as
+/// the times do.
+fn precise(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
