@@ -30,6 +30,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "decisions",
         include_str!("../../migrations/0004_decisions.sql"),
     ),
+    (
+        6,
+        "trend_and_portfolio_latest",
+        include_str!("../../migrations/0006_trend_and_portfolio_latest.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
