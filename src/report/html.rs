@@ -734,6 +734,10 @@ mod tests {
     }
 
     fn render(run: &RunInfo, rows: &[ResultRow]) -> String {
+        render_with_trend(run, rows, vec![])
+    }
+
+    fn render_with_trend(run: &RunInfo, rows: &[ResultRow], trend: Vec<RunColors>) -> String {
         let dir = tempfile::tempdir().unwrap();
         let mut buf = Vec::new();
         let mut r = Box::new(HtmlReport::new(
@@ -741,7 +745,7 @@ mod tests {
             "report.csv",
             dir.path(),
             30,
-            vec![],
+            trend,
         ));
         r.begin(run).unwrap();
         for row in rows {
@@ -1102,5 +1106,132 @@ mod tests {
             page.contains("<dl class=\"extra\"><dt>Encours EUR</dt><dd>12000</dd><dt>Owner</dt><dd>&lt;b&gt;Ann&lt;/b&gt;</dd></dl>"),
             "{page}"
         );
+    }
+
+    fn colors(run_id: i64, counts: &[(&str, u64)]) -> RunColors {
+        RunColors {
+            run_id,
+            started_at: format!("2026-11-{:02}T02:00:00Z", 20 + run_id),
+            by_color: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+        }
+    }
+
+    /// Each bar's run and its (color, rows, height) from bottom to top.
+    fn bars(html: &str) -> Vec<(i64, Vec<(String, u64, f64)>)> {
+        let svg = between(html, "<svg", "</svg>");
+        svg.split("<g class=\"bar\" data-run=\"")
+            .skip(1)
+            .map(|bar| {
+                let run = bar[..bar.find('"').unwrap()].parse().unwrap();
+                let segments = bar
+                    .split("<rect ")
+                    .skip(1)
+                    .map(|rect| {
+                        let attr = |name: &str| between(rect, &format!("{name}=\""), "\"");
+                        (
+                            attr("data-color").to_string(),
+                            attr("data-rows").parse().unwrap(),
+                            attr("height").parse().unwrap(),
+                        )
+                    })
+                    .collect();
+                (run, segments)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_trend_stacks_each_runs_rows_by_color_on_one_scale() {
+        let mut info = run(10, 0);
+        info.by_color = vec![("green".into(), 6), ("red".into(), 4)];
+        let trend = vec![
+            colors(1, &[("green", 8), ("yellow", 2)]),
+            colors(2, &[("red", 3), ("green", 7), ("mauve", 1)]),
+            colors(3, &[("green", 6), ("red", 4)]),
+        ];
+        let html = render_with_trend(&info, &[], trend);
+        let drawn = bars(&html);
+        let counts: Vec<(i64, Vec<(&str, u64)>)> = drawn
+            .iter()
+            .map(|(run, segments)| {
+                (
+                    *run,
+                    segments.iter().map(|(c, n, _)| (c.as_str(), *n)).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                (1, vec![("green", 8), ("yellow", 2)]),
+                (2, vec![("green", 7), ("red", 3), ("mauve", 1)]),
+                (3, vec![("green", 6), ("red", 4)]),
+            ],
+            "the traffic lights from the bottom, other colors on top"
+        );
+        // Heights on one scale: 11 rows (run 2) reach the top of the plot.
+        let plot = PLOT_BOTTOM - PLOT_TOP;
+        for (_, segments) in &drawn {
+            for (color, n, height) in segments {
+                let expected = plot * *n as f64 / 11.0;
+                assert!(
+                    (height - expected).abs() < 0.06,
+                    "{color}: {height} for {n}"
+                );
+            }
+        }
+        assert!(html.contains(">11</text>"), "the scale's top");
+        assert!(html.contains("<title>run 2 (2026-11-22): 7 green, 3 red, 1 mauve</title>"));
+        assert!(html.contains("Rated rows by color, runs 1–3</figcaption>"));
+        let desc = between(&html, "<desc id=\"trend-desc\">", "</desc>");
+        assert!(
+            desc.contains("its last 3 runs, from run 1 to run 3"),
+            "{desc}"
+        );
+        assert!(
+            desc.contains("run 3 (2026-11-23): 6 green, 4 red"),
+            "{desc}"
+        );
+        let legend = between(&html, "<ul class=\"legend\">", "</ul>");
+        assert_eq!(legend.matches("<li>").count(), 4, "{legend}");
+        assert!(legend.find(">green<") < legend.find(">mauve<"), "{legend}");
+        assert!(
+            html.contains("<text class=\"run current\""),
+            "this run stands out"
+        );
+        assert!(!html.contains("A trend needs two runs"));
+        let svg = between(&html, "<svg", "</svg>");
+        assert!(!svg.contains("href") && !svg.contains("<script"), "{svg}");
+    }
+
+    #[test]
+    fn a_first_run_draws_one_bar_and_says_a_trend_needs_two() {
+        let info = run(5, 0);
+        let html = render_with_trend(&info, &[], vec![colors(3, &[("green", 5)])]);
+        let drawn = bars(&html);
+        assert_eq!(drawn.len(), 1);
+        assert_eq!(drawn[0].1[0].0, "green");
+        assert_eq!(drawn[0].1[0].1, 5);
+        assert!(html.contains("A trend needs two runs"));
+        assert!(html.contains("Rated rows by color, run 3</figcaption>"));
+        // A run with no rated row: a bar of nothing, never a division by zero.
+        let html = render_with_trend(&run(0, 0), &[], vec![colors(3, &[])]);
+        assert!(html.contains("run 3 (2026-11-23): no rated row"));
+        assert!(!html.contains("NaN") && !html.contains("\"inf"));
+    }
+
+    #[test]
+    fn many_runs_label_every_fifth_and_colors_from_the_service_stay_text() {
+        let trend: Vec<RunColors> = (1..=30)
+            .map(|id| colors(id, &[("green", 10), ("<i>orange</i>", 1)]))
+            .collect();
+        let html = render_with_trend(&run(11, 0), &[], trend);
+        assert_eq!(bars(&html).len(), 30);
+        let labels = between(&html, "<svg", "</svg>")
+            .matches("<text class=\"run")
+            .count();
+        assert_eq!(labels, 7, "runs 1, 5, 10, …, 30");
+        assert!(!html.contains("<i>orange"));
+        assert!(html.contains("&lt;i&gt;orange&lt;/i&gt;"));
     }
 }

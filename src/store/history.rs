@@ -37,14 +37,14 @@ const COUNTED_COLORS: &str = "SELECT color, count(*) AS n FROM run_results
      GROUP BY color ORDER BY n DESC, color";
 
 /// The counts stored when the run finished: a range of `run_colors`' primary key.
-const STORED_COLORS: &str = "SELECT color, rows AS n FROM run_colors
+pub(super) const STORED_COLORS: &str = "SELECT color, rows AS n FROM run_colors
      WHERE run_id = ?1 ORDER BY n DESC, color";
 
 /// The runs of a run's trend: the latest `?2` of its portfolio up to and including it, so
 /// a past run's report drawn again shows what it showed. Finished runs only (`complete`
 /// or `partial`; an interrupted or failed one holds part of the file), and the run
 /// itself whatever its state. A range of the index `runs_by_portfolio`, newest first.
-const TREND: &str = "SELECT id, started_at FROM runs
+pub(super) const TREND: &str = "SELECT id, started_at FROM runs
      WHERE portfolio = (SELECT portfolio FROM runs WHERE id = ?1) AND id <= ?1
        AND (id = ?1 OR status IN ('complete', 'partial'))
      ORDER BY id DESC LIMIT ?2";
