@@ -166,6 +166,7 @@ pub(super) const CHANGES: &str =
      FROM color_changes cc
      JOIN companies c ON c.company_id = cc.company_id
      WHERE cc.observed_at >= ?1 AND (?2 IS NULL OR cc.observed_at < ?2)
+       AND (?3 IS NULL OR cc.to_color IN (SELECT value FROM json_each(?3)))
      ORDER BY cc.observed_at DESC, cc.name, cc.company_id";
 
 fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
@@ -441,15 +442,21 @@ impl Store {
     }
 
     /// The color changes ratewatch saw from `since` (included) to `until` (excluded, none:
-    /// up to now), newest first. Times are ISO 8601 UTC text like the stored ones.
+    /// up to now), newest first, to one of the colors `to` (empty: to any). Times are ISO
+    /// 8601 UTC text like the stored ones.
     pub fn color_changes(
         &self,
         since: &str,
         until: Option<&str>,
+        to: &[Color],
     ) -> Result<Vec<ColorChange>, StoreError> {
         let ctx = "reading the color changes";
+        let to = (!to.is_empty()).then(|| {
+            serde_json::to_string(&to.iter().map(Color::as_str).collect::<Vec<_>>())
+                .unwrap_or_else(|_| "[]".into())
+        });
         let mut stmt = self.conn.prepare(CHANGES).map_err(StoreError::at(ctx))?;
-        stmt.query_map(params![since, until], |r| {
+        stmt.query_map(params![since, until, to], |r| {
             Ok(ColorChange {
                 company: company(r, 0)?,
                 from: Color::parse(&r.get::<_, String>(4)?),

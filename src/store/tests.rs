@@ -960,7 +960,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
     let started = std::time::Instant::now();
     assert_eq!(ro.recent_runs(5).unwrap()[0].status, RunStatus::Running);
     assert_eq!(
-        ro.color_changes("2000-01-01T00:00:00Z", None).unwrap(),
+        ro.color_changes("2000-01-01T00:00:00Z", None, &[]).unwrap(),
         vec![]
     );
     assert!(
