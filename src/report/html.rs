@@ -1116,8 +1116,11 @@ mod tests {
         }
     }
 
-    /// Each bar's run and its (color, rows, height) from bottom to top.
-    fn bars(html: &str) -> Vec<(i64, Vec<(String, u64, f64)>)> {
+    /// Bars as drawn: each run with its (color, rows, height) from bottom to top.
+    type Drawn = Vec<(i64, Vec<(String, u64, f64)>)>;
+
+    /// The bars of the page's trend chart.
+    fn bars(html: &str) -> Drawn {
         let svg = between(html, "<svg", "</svg>");
         svg.split("<g class=\"bar\" data-run=\"")
             .skip(1)
