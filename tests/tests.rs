@@ -16,4 +16,5 @@ mod run;
 mod screen;
 mod shell;
 mod simulator;
+mod trend;
 mod usage;
