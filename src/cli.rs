@@ -545,7 +545,7 @@ pub struct ListingArgs {
 pub struct CsvDialectArgs {
     /// With --csv: for programs (standard: comma, LF) or for Excel in a European locale
     /// (excel: semicolon, CRLF, UTF-8 BOM, references kept as text), as report.csv.
-    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard, requires = "csv")]
+    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard, requires = "csv", hide_possible_values = true)]
     pub csv_dialect: CsvDialectArg,
 }
 

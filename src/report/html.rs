@@ -428,7 +428,7 @@ const BAR_MAX: f64 = 48.0;
 /// the template only writes numbers; an SVG without script, fonts or links.
 struct Chart {
     bars: Vec<Bar>,
-    /// The colors drawn, in stacking order, for the legend.
+    /// The colors drawn, in the tiles' order, for the legend.
     legend: Vec<Color>,
     /// The largest bar's rows: the top of the scale.
     top: u64,
@@ -467,9 +467,19 @@ fn coordinate(v: f64) -> String {
     text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
 }
 
+/// The five colors from the bottom of a bar up: the riskiest stand on the baseline, so
+/// their share compares across runs at a glance; white (not rated) on top.
+const STACK: [Color; 5] = [
+    Color::Black,
+    Color::Red,
+    Color::Yellow,
+    Color::Green,
+    Color::White,
+];
+
 /// A run's colors in stacking order: the five, then the others as received, by name.
 fn stacked(by_color: &[(String, u64)]) -> Vec<(Color, u64)> {
-    let mut colors: Vec<(Color, u64)> = COLORS
+    let mut colors: Vec<(Color, u64)> = STACK
         .iter()
         .filter_map(|c| {
             let n = by_color
@@ -489,11 +499,21 @@ fn stacked(by_color: &[(String, u64)]) -> Vec<(Color, u64)> {
     colors
 }
 
-/// `60 green, 3 red`, or `no rated row`.
+/// Where a color stands in the tiles' order: the five, then the others.
+fn tile_order(color: &Color) -> usize {
+    COLORS
+        .iter()
+        .position(|k| k == color)
+        .unwrap_or(COLORS.len())
+}
+
+/// `60 green, 3 red`, in the tiles' order, or `no rated row`.
 fn counts_text(colors: &[(Color, u64)]) -> String {
     if colors.is_empty() {
         return "no rated row".to_string();
     }
+    let mut colors = colors.to_vec();
+    colors.sort_by_key(|(c, _)| tile_order(c));
     colors
         .iter()
         .map(|(c, n)| format!("{n} {}", c.as_str()))
@@ -563,9 +583,8 @@ impl Chart {
                 }
             })
             .collect::<Vec<_>>();
-        // The legend in stacking order, whatever run showed a color first.
-        let order = |c: &Color| COLORS.iter().position(|k| k == c).unwrap_or(COLORS.len());
-        legend.sort_by(|a, b| (order(a), a.as_str()).cmp(&(order(b), b.as_str())));
+        // The legend in the tiles' order, whatever run showed a color first.
+        legend.sort_by(|a, b| (tile_order(a), a.as_str()).cmp(&(tile_order(b), b.as_str())));
         let desc = format!(
             "Rated rows of {} by color in {}, oldest first. {}.",
             run.portfolio,
@@ -1166,11 +1185,11 @@ mod tests {
         assert_eq!(
             counts,
             [
-                (1, vec![("green", 8), ("yellow", 2)]),
-                (2, vec![("green", 7), ("red", 3), ("mauve", 1)]),
-                (3, vec![("green", 6), ("red", 4)]),
+                (1, vec![("yellow", 2), ("green", 8)]),
+                (2, vec![("red", 3), ("green", 7), ("mauve", 1)]),
+                (3, vec![("red", 4), ("green", 6)]),
             ],
-            "the traffic lights from the bottom, other colors on top"
+            "the riskiest at the bottom, other colors on top"
         );
         // Heights on one scale: 11 rows (run 2) reach the top of the plot.
         let plot = PLOT_BOTTOM - PLOT_TOP;
