@@ -122,7 +122,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             text,
-            "\u{feff}refs;name\r\n\"=\"\"00123; 0456\"\"\";\"Müller, Söhne\"\r\n"
+            "\u{feff}refs;name\r\n\"=\"\"00123; 0456\"\"\";Müller, Söhne\r\n"
         );
     }
 
