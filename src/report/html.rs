@@ -1,11 +1,12 @@
 //! `report.html`: the run for a person to look at — its header, tiles of counts by color,
 //! the trend of the portfolio's last runs by color (an inline SVG chart of plain data
-//! handed in by the caller), the alerts first (color changes, then companies red or black), then every row in a table
-//! that sorts, filters and searches, with the candidates of ambiguous rows. Each rating shows
-//! when the service last recalculated it; a stale one is marked, and counted at the top.
+//! handed in by the caller), the alerts first (color changes, then companies red or
+//! black), then every row in a table that sorts, filters and searches, with the candidates
+//! of ambiguous rows. Each rating shows when the service last recalculated it; a stale one
+//! is marked, and counted at the top.
 //!
-//! One self-contained file: inline style, script and SVG, no fonts, images or links to fetch, so
-//! it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
+//! One self-contained file: inline style, script and SVG, no fonts, images or links to
+//! fetch, so it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
 //! style and script. The page reads fine with scripts off (the controls stay hidden), when
 //! printed and on a phone.
 //!
