@@ -31,9 +31,9 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/0004_decisions.sql"),
     ),
     (
-        6,
+        8,
         "trend_and_portfolio_latest",
-        include_str!("../../migrations/0006_trend_and_portfolio_latest.sql"),
+        include_str!("../../migrations/0008_trend_and_portfolio_latest.sql"),
     ),
 ];
 

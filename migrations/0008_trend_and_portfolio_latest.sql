@@ -1,4 +1,4 @@
--- 0006: the trend at a glance, and a user's references in SQL without joins.
+-- 0008: the trend at a glance, and a user's references in SQL without joins.
 --
 -- `run_colors` keeps, for each finished run, how many of its rated rows had each color:
 -- what report.json's `by_color` counts (rows of `run_results` with status `rated`, by
