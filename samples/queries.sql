@@ -70,3 +70,10 @@ SELECT id, portfolio, started_at, finished_at, status, rows_total, rows_rated, r
 FROM runs
 ORDER BY id DESC
 LIMIT 10;
+
+-- 10. My references (customer numbers) as their portfolio's latest finished run saw them:
+--     one row per reference, no join. Put your own references.
+SELECT portfolio, ref, status, company_name, color, last_change_date, run_id
+FROM portfolio_latest
+WHERE ref IN ('C-1001', 'C-1013', 'C-1024')
+ORDER BY portfolio, ref;

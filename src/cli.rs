@@ -358,6 +358,16 @@ pub enum EndpointArg {
     Deprecated,
 }
 
+/// One of the service's five colors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Green,
+    Yellow,
+    Red,
+    Black,
+    White,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CsvDialectArg {
     /// Comma, LF, no BOM (RFC 4180).
@@ -557,6 +567,15 @@ pub struct ListingArgs {
     pub csv: bool,
 }
 
+/// The dialect of a listing's CSV (shared by `runs`, `history` and `changes`).
+#[derive(Debug, Clone, Args)]
+pub struct CsvDialectArgs {
+    /// With --csv: for programs (standard: comma, LF) or for Excel in a European locale
+    /// (excel: semicolon, CRLF, UTF-8 BOM, references kept as text), as report.csv.
+    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard, requires = "csv", hide_possible_values = true)]
+    pub csv_dialect: CsvDialectArg,
+}
+
 #[derive(Debug, Args)]
 pub struct RunsArgs {
     /// How many runs to list, newest first.
@@ -568,6 +587,9 @@ pub struct RunsArgs {
 
     #[command(flatten)]
     pub listing: ListingArgs,
+
+    #[command(flatten)]
+    pub dialect: CsvDialectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -604,6 +626,9 @@ pub struct HistoryArgs {
 
     #[command(flatten)]
     pub listing: ListingArgs,
+
+    #[command(flatten)]
+    pub dialect: CsvDialectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -618,11 +643,18 @@ pub struct ChangesArgs {
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
 
+    /// Only changes to these colors, comma separated (--to red,black).
+    #[arg(long, value_name = "COLORS", value_enum, value_delimiter = ',')]
+    pub to: Vec<ColorArg>,
+
     #[command(flatten)]
     pub database: DatabaseArgs,
 
     #[command(flatten)]
     pub listing: ListingArgs,
+
+    #[command(flatten)]
+    pub dialect: CsvDialectArgs,
 }
 
 /// How `usage` groups the runs' calls.

@@ -498,6 +498,15 @@ impl Staleness {
     }
 }
 
+/// One run of a portfolio's trend: its rated rows by color, as its `by_color` counts them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunColors {
+    pub run_id: i64,
+    pub started_at: String,
+    /// Rated rows per color, most common first.
+    pub by_color: Vec<(String, u64)>,
+}
+
 /// A run as recorded: its header and counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunInfo {

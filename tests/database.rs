@@ -785,7 +785,7 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
             .all(|l| l.is_empty() || l.starts_with("--")),
         "nothing before the first heading but comments"
     );
-    assert_eq!(queries.len(), 9);
+    assert_eq!(queries.len(), 10);
     for q in &queries {
         rows(&conn, q);
     }
@@ -851,6 +851,31 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
     // 6. The row that fails on purpose.
     let failed: Vec<String> = asked(6).into_iter().map(|r| r[1].clone()).collect();
     assert_eq!(failed, ["C-1024"]);
+    // 10. Three references as the last run saw them, as report.json has them.
+    let report = demo.report();
+    let row_of = |reference: &str| -> Vec<String> {
+        let r = report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["ref"] == reference)
+            .unwrap();
+        let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+        vec![
+            "portfolio".into(),
+            reference.into(),
+            text(&r["status"]),
+            text(&r["company_name"]),
+            text(&r["color"]),
+            text(&r["last_change_date"]),
+            "3".into(),
+        ]
+    };
+    assert_eq!(
+        asked(10),
+        ["C-1001", "C-1013", "C-1024"].map(row_of),
+        "rated rows and the row that fails on purpose"
+    );
 }
 
 #[test]

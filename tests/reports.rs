@@ -82,7 +82,9 @@ const MEASURE: &str = r#"
     sortButtons: document.querySelectorAll('th button').length,
     redBadge: red ? getComputedStyle(red).backgroundColor : null,
     title: document.title,
-    foreign: document.querySelectorAll('img, svg, iframe, object, embed, link').length,
+    foreign: document.querySelectorAll('img, iframe, object, embed, link, svg image, svg use, svg foreignObject, [href]').length,
+    trend: box(document.querySelector('.trend svg')),
+    trendBars: document.querySelectorAll('.trend svg g.bar').length,
     scripts: document.scripts.length
   };
   out.allShown = shown();
@@ -276,6 +278,15 @@ fn the_samples_alerts_are_visible_first_in_a_browser_wide_and_narrow() {
         assert_eq!(m["searchShown"], 3, "C-1001 to C-1003 are Zhao Robotique");
         assert_eq!(m["firstLineAfterSortingDown"], "26");
         assert_eq!(m["foreign"], 0, "nothing but the page itself");
+        // The trend of the two runs, drawn inline and within the page.
+        assert_eq!(m["trendBars"], 2);
+        let trend = &m["trend"];
+        assert!(trend["height"].as_f64().unwrap() > 50.0, "{trend}");
+        assert!(trend["right"].as_f64().unwrap() <= viewport, "{trend}");
+        assert!(
+            trend["top"].as_f64().unwrap() < alerts[0]["top"].as_f64().unwrap(),
+            "the trend is at the top"
+        );
     }
 }
 

@@ -18,4 +18,5 @@ mod screen;
 mod shell;
 mod simulator;
 mod sync_history;
+mod trend;
 mod usage;

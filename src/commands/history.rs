@@ -9,10 +9,11 @@ use uuid::Uuid;
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
-use crate::cli::{ChangesArgs, HistoryArgs};
+use crate::cli::{ChangesArgs, ColorArg, HistoryArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
-use crate::model::Change;
+use crate::model::{Change, Color};
+use crate::report::csv::Dialect;
 use crate::resolve::normalize_name;
 use crate::store::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, Store,
@@ -37,13 +38,14 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
     let store = open_read_only(db)?;
     store.require_schema(HISTORY_SCHEMA).map_err(db_error)?;
     let style = Style::of(&args.listing);
+    let dialect = output::dialect(args.dialect.csv_dialect);
     let found = find_company(&store, wanted).map_err(db_error)?;
     let company = match found.as_slice() {
         [one] => one,
         _ => {
             let ids: Vec<&str> = found.iter().map(|c| c.company_id.as_str()).collect();
             let held = store.holdings(&ids).map_err(db_error)?;
-            emit(&matches_text(&found, &held, wanted, style)?)?;
+            emit(&matches_text(&found, &held, wanted, style, dialect)?)?;
             if found.is_empty() {
                 return Ok(ExitCode::Attention);
             }
@@ -62,7 +64,8 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
         .unwrap_or_default();
     let text = match style {
         Style::Table => timeline_table(company, &held, &periods, gone.as_ref()),
-        Style::Csv => output::csv(
+        Style::Csv => output::csv_in(
+            dialect,
             &[
                 "company_id",
                 "name",
@@ -147,6 +150,7 @@ fn matches_text(
     held: &HashMap<String, Vec<Holding>>,
     wanted: &str,
     style: Style,
+    dialect: Dialect,
 ) -> Result<String, Error> {
     let no_holding = Vec::new();
     let held_by = |c: &CompanySummary| held.get(&c.company_id).unwrap_or(&no_holding);
@@ -173,7 +177,8 @@ fn matches_text(
                 &rows(", ")
             )
         ),
-        Style::Csv => output::csv(
+        Style::Csv => output::csv_in(
+            dialect,
             &["refs", "company_id", "name", "city", "country"],
             &rows("; "),
         )?,
@@ -266,10 +271,12 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
         args.until.as_deref(),
         Timestamp::now() - DEFAULT_WINDOW,
     )?;
+    let to: Vec<Color> = args.to.iter().map(|c| color(*c)).collect();
+    let dialect = output::dialect(args.dialect.csv_dialect);
     let store = open_read_only(db)?;
     store.require_schema(HISTORY_SCHEMA).map_err(db_error)?;
     let changes = store
-        .color_changes(&since, until.as_deref())
+        .color_changes(&since, until.as_deref(), &to)
         .map_err(db_error)?;
     let ids: Vec<&str> = changes
         .iter()
@@ -282,10 +289,14 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
 
     let text = match Style::of(&args.listing) {
         Style::Table => {
-            let window = match &until {
+            let mut window = match &until {
                 Some(until) => format!("since {since} and before {until}"),
                 None => format!("since {since}"),
             };
+            if !to.is_empty() {
+                let names: Vec<&str> = to.iter().map(Color::as_str).collect();
+                window = format!("to {} {window}", names.join(" or "));
+            }
             if changes.is_empty() {
                 format!("No color change seen {window}.\n")
             } else {
@@ -322,7 +333,8 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                 )
             }
         }
-        Style::Csv => output::csv(
+        Style::Csv => output::csv_in(
+            dialect,
             &[
                 "refs",
                 "company_id",
@@ -356,6 +368,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
         Style::Json => output::json(&json!({
             "since": since,
             "until": until,
+            "to": to,
             "changes": changes.iter().map(|c| {
                 let mut v = company_json(&c.company);
                 v["from_color"] = json!(c.from);
@@ -371,6 +384,17 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
     };
     emit(&text)?;
     Ok(ExitCode::Clean)
+}
+
+/// The color `--to` names.
+fn color(arg: ColorArg) -> Color {
+    match arg {
+        ColorArg::Green => Color::Green,
+        ColorArg::Yellow => Color::Yellow,
+        ColorArg::Red => Color::Red,
+        ColorArg::Black => Color::Black,
+        ColorArg::White => Color::White,
+    }
 }
 
 /// Deteriorated, improved, or changed (to or from white or an unknown color).

@@ -3,9 +3,10 @@
 
 use serde::Serialize;
 
-use crate::cli::ListingArgs;
+use crate::cli::{CsvDialectArg, ListingArgs};
 use crate::error::Error;
-use crate::text::{self, defuse, printable};
+use crate::report::csv::Dialect;
+use crate::text::{self, printable};
 
 /// The form asked for on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,15 +38,42 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
     text::render(headers, &rows)
 }
 
-/// CSV with a header line. Cells that a spreadsheet would run as formulas are defused, as
-/// in report.csv.
+/// Columns of the listings holding the user's references, which Excel would turn into
+/// numbers or dates: kept as text in its dialect, as report.csv's `ref`.
+const IDENTIFIER_COLUMNS: [&str; 2] = ["ref", "refs"];
+
+/// The dialect `--csv-dialect` names: the one report.csv is written in.
+pub fn dialect(arg: CsvDialectArg) -> Dialect {
+    match arg {
+        CsvDialectArg::Standard => Dialect::Standard,
+        CsvDialectArg::Excel => Dialect::Excel,
+    }
+}
+
+/// CSV with a header line, in the standard dialect. Cells that a spreadsheet would run as
+/// formulas are defused, as in report.csv.
 pub fn csv(headers: &[&str], rows: &[Vec<String>]) -> Result<String, Error> {
-    let mut out = ::csv::Writer::from_writer(Vec::new());
+    csv_in(Dialect::Standard, headers, rows)
+}
+
+/// CSV with a header line in `dialect`, spelled as report.csv is (see
+/// [`Dialect::writer`]).
+pub fn csv_in(dialect: Dialect, headers: &[&str], rows: &[Vec<String>]) -> Result<String, Error> {
+    let mut out = dialect.writer(Vec::new());
     let failed = |e: ::csv::Error| Error::io("cannot format CSV", e.into());
-    out.write_record(headers).map_err(failed)?;
+    out.write_record(dialect.header(headers.iter().map(|h| h.to_string()).collect()))
+        .map_err(failed)?;
+    let identifiers: Vec<bool> = headers
+        .iter()
+        .map(|h| IDENTIFIER_COLUMNS.contains(h))
+        .collect();
     for row in rows {
-        out.write_record(row.iter().map(|cell| defuse(cell).into_owned()))
-            .map_err(failed)?;
+        out.write_record(
+            row.iter()
+                .enumerate()
+                .map(|(i, cell)| dialect.cell(cell, identifiers.get(i).copied().unwrap_or(false))),
+        )
+        .map_err(failed)?;
     }
     let bytes = out
         .into_inner()
@@ -82,6 +110,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(text, "name,ref\n\"Müller, Söhne\",'=1+1\n");
+    }
+
+    #[test]
+    fn excel_csv_is_report_csvs_excel_dialect() {
+        let text = csv_in(
+            Dialect::Excel,
+            &["refs", "name"],
+            &[vec!["00123; 0456".into(), "Müller, Söhne".into()]],
+        )
+        .unwrap();
+        assert_eq!(
+            text,
+            "\u{feff}refs;name\r\n\"=\"\"00123; 0456\"\"\";Müller, Söhne\r\n"
+        );
     }
 
     #[test]

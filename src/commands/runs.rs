@@ -44,6 +44,10 @@ const CSV_HEADERS: [&str; 14] = [
     "alerts",
 ];
 
+/// The five colors, always listed; a color outside them gets a column when a listed run
+/// has it.
+const COLORS: [&str; 5] = ["green", "yellow", "red", "black", "white"];
+
 pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let store = open_read_only(db)?;
@@ -53,20 +57,62 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
             path: db.clone(),
             source,
         })?;
+    let colors = colors(&runs);
     let text = match Style::of(&args.listing) {
         Style::Table if runs.is_empty() => "No runs yet.\n".to_string(),
-        Style::Table => output::table(&HEADERS, &rows(&runs, false)),
-        Style::Csv => output::csv(&CSV_HEADERS, &rows(&runs, true))?,
-        Style::Json => {
-            output::json(&json!({"runs": runs.iter().map(to_json).collect::<Vec<_>>()}))?
+        Style::Table => {
+            let upper: Vec<String> = colors.iter().map(|c| c.to_uppercase()).collect();
+            let headers: Vec<&str> = HEADERS
+                .iter()
+                .copied()
+                .chain(upper.iter().map(String::as_str))
+                .collect();
+            output::table(&headers, &rows(&runs, &colors, false))
         }
+        Style::Csv => {
+            let headers: Vec<&str> = CSV_HEADERS
+                .iter()
+                .copied()
+                .chain(colors.iter().map(String::as_str))
+                .collect();
+            output::csv_in(
+                output::dialect(args.dialect.csv_dialect),
+                &headers,
+                &rows(&runs, &colors, true),
+            )?
+        }
+        Style::Json => output::json(
+            &json!({"runs": runs.iter().map(|r| to_json(r, &colors)).collect::<Vec<_>>()}),
+        )?,
     };
     emit(&text)?;
     Ok(ExitCode::Clean)
 }
 
-/// One line per run: for people, or every field for CSV.
-fn rows(runs: &[RunInfo], every_field: bool) -> Vec<Vec<String>> {
+/// The colors the listing has a column for: the five, then the others the runs hold, by
+/// name.
+fn colors(runs: &[RunInfo]) -> Vec<String> {
+    let mut others: Vec<String> = runs
+        .iter()
+        .flat_map(|r| r.by_color.iter().map(|(c, _)| c))
+        .filter(|c| !COLORS.contains(&c.as_str()))
+        .cloned()
+        .collect();
+    others.sort();
+    others.dedup();
+    COLORS.iter().map(|c| c.to_string()).chain(others).collect()
+}
+
+/// A run's rated rows of a color.
+fn rated(run: &RunInfo, color: &str) -> u64 {
+    run.by_color
+        .iter()
+        .find(|(c, _)| c == color)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// One line per run: for people, or every field for CSV; then its rated rows by color.
+fn rows(runs: &[RunInfo], colors: &[String], every_field: bool) -> Vec<Vec<String>> {
     runs.iter()
         .map(|r| {
             let mut row = vec![r.id.to_string(), r.started_at.clone()];
@@ -81,16 +127,22 @@ fn rows(runs: &[RunInfo], every_field: bool) -> Vec<Vec<String>> {
             row.push(r.rows.to_string());
             row.extend(r.by_status.iter().map(|(_, n)| n.to_string()));
             row.push(r.alerts.to_string());
+            row.extend(colors.iter().map(|c| rated(r, c).to_string()));
             row
         })
         .collect()
 }
 
-fn to_json(r: &RunInfo) -> Value {
+fn to_json(r: &RunInfo, colors: &[String]) -> Value {
     let by_status: Map<String, Value> = r
         .by_status
         .iter()
         .map(|(s, n)| (s.as_str().to_string(), json!(n)))
+        .collect();
+    // Every color of the listing, zero included, as report.json's `by_color` names them.
+    let by_color: Map<String, Value> = colors
+        .iter()
+        .map(|c| (c.clone(), json!(rated(r, c))))
         .collect();
     json!({
         "id": r.id,
@@ -102,6 +154,7 @@ fn to_json(r: &RunInfo) -> Value {
         "demo_day": r.demo_day,
         "rows": r.rows,
         "by_status": by_status,
+        "by_color": by_color,
         "alerts": r.alerts,
     })
 }

@@ -9,12 +9,11 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{CsvDialectArg, ReportFormatArgs, ScreenArgs};
+use crate::cli::{ReportFormatArgs, ScreenArgs};
 use crate::config::{ServiceSettings, Settings, Sources};
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
-use crate::report::csv::Dialect;
 use crate::run::{self, Preview, Request, Started, Watcher};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
@@ -103,10 +102,7 @@ pub fn report_options(
     ReportOptions {
         out: out.to_path_buf(),
         quiet,
-        csv_dialect: match format.csv_dialect {
-            CsvDialectArg::Standard => Dialect::Standard,
-            CsvDialectArg::Excel => Dialect::Excel,
-        },
+        csv_dialect: super::output::dialect(format.csv_dialect),
         timestamped: format.timestamped,
         stale_after_days,
         alerts,

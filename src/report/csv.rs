@@ -54,6 +54,41 @@ pub enum Dialect {
     Excel,
 }
 
+impl Dialect {
+    /// A CSV writer spelled in this dialect. Every CSV ratewatch writes (report.csv, the
+    /// listings of `runs`, `history`, `changes`) goes through here, [`Dialect::header`]
+    /// and [`Dialect::cell`].
+    pub fn writer<W: io::Write>(self, out: W) -> ::csv::Writer<W> {
+        let mut builder = ::csv::WriterBuilder::new();
+        if self == Dialect::Excel {
+            builder.delimiter(b';').terminator(::csv::Terminator::CRLF);
+        }
+        builder.from_writer(out)
+    }
+
+    /// The header line as written: in Excel's, the BOM opens the file: without it Excel
+    /// reads UTF-8 as the local code page (`LÃ³pez`). It needs no quoting, so it can ride
+    /// on the first column's name.
+    pub fn header(self, mut names: Vec<String>) -> Vec<String> {
+        if self == Dialect::Excel
+            && let Some(first) = names.first_mut()
+        {
+            first.insert(0, '\u{feff}');
+        }
+        names
+    }
+
+    /// A cell as written: defused, and in Excel's an identifier (which Excel would turn
+    /// into a number or a date) as a text formula, see [`excel_text`].
+    pub fn cell(self, value: &str, identifier: bool) -> String {
+        if self == Dialect::Excel && identifier {
+            excel_text(value)
+        } else {
+            defuse(value).into_owned()
+        }
+    }
+}
+
 pub struct CsvReport<W: Output> {
     out: ::csv::Writer<W>,
     dialect: Dialect,
@@ -63,12 +98,8 @@ pub struct CsvReport<W: Output> {
 
 impl<W: Output> CsvReport<W> {
     pub fn new(out: W, dialect: Dialect) -> Self {
-        let mut builder = ::csv::WriterBuilder::new();
-        if dialect == Dialect::Excel {
-            builder.delimiter(b';').terminator(::csv::Terminator::CRLF);
-        }
         CsvReport {
-            out: builder.from_writer(out),
+            out: dialect.writer(out),
             dialect,
             extra: Vec::new(),
         }
@@ -103,12 +134,9 @@ impl<W: Output> Format for CsvReport<W> {
                 h.clone()
             }
         }));
-        if self.dialect == Dialect::Excel {
-            // The BOM opens the file: without it Excel reads UTF-8 as the local code page
-            // (`LÃ³pez`). It needs no quoting, so it can ride on the first column's name.
-            header[0].insert(0, '\u{feff}');
-        }
-        self.out.write_record(header).map_err(io::Error::from)
+        self.out
+            .write_record(self.dialect.header(header))
+            .map_err(io::Error::from)
     }
 
     fn row(&mut self, r: &ResultRow) -> io::Result<()> {
@@ -146,17 +174,14 @@ impl<W: Output> Format for CsvReport<W> {
                 .unwrap_or_default(),
             r.acknowledged.to_string(),
         ];
-        let excel = self.dialect == Dialect::Excel;
-        let cells = cells.iter().zip(COLUMNS).map(|(cell, column)| {
-            if excel && IDENTIFIER_COLUMNS.contains(&column) {
-                excel_text(cell)
-            } else {
-                defuse(cell).into_owned()
-            }
-        });
+        let dialect = self.dialect;
+        let cells = cells
+            .iter()
+            .zip(COLUMNS)
+            .map(|(cell, column)| dialect.cell(cell, IDENTIFIER_COLUMNS.contains(&column)));
         let extra = self.extra.iter().map(|h| {
             let value = r.extra.iter().find(|(k, _)| k == h).map_or("", |(_, v)| v);
-            defuse(value).into_owned()
+            dialect.cell(value, false)
         });
         self.out
             .write_record(cells.chain(extra))

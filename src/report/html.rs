@@ -1,10 +1,12 @@
 //! `report.html`: the run for a person to look at — its header, tiles of counts by color,
-//! the alerts first (color changes, then companies red or black), then every row in a table
-//! that sorts, filters and searches, with the candidates of ambiguous rows. Each rating shows
-//! when the service last recalculated it; a stale one is marked, and counted at the top.
+//! the trend of the portfolio's last runs by color (an inline SVG chart of plain data
+//! handed in by the caller), the alerts first (color changes, then companies red or
+//! black), then every row in a table that sorts, filters and searches, with the candidates
+//! of ambiguous rows. Each rating shows when the service last recalculated it; a stale one
+//! is marked, and counted at the top.
 //!
-//! One self-contained file: inline style and script, no fonts, images or links to fetch, so
-//! it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
+//! One self-contained file: inline style, script and SVG, no fonts, images or links to
+//! fetch, so it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
 //! style and script. The page reads fine with scripts off (the controls stay hidden), when
 //! printed and on a phone.
 //!
@@ -24,7 +26,7 @@ use askama::Template;
 use sha2::{Digest, Sha256};
 
 use super::{Format, Output};
-use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunInfo};
+use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunColors, RunInfo};
 
 /// Rows shown in the full table. Beyond this a browser grows slow to sort and filter, so the
 /// rest are left to report.csv, with a note saying so. Alerts are always listed in full.
@@ -166,13 +168,23 @@ pub struct HtmlReport<W: Output> {
     stale_after_days: u32,
     /// One row's markup, reused.
     line: String,
+    /// The portfolio's last runs up to this one, for the trend chart.
+    trend: Vec<RunColors>,
 }
 
 impl<W: Output> HtmlReport<W> {
     /// `csv_name` is what the page calls the CSV report; `spool_dir` holds the temporary
     /// files of a large run (the report's own folder: it has room for the report).
     /// `stale_after_days` is the threshold that marked the rows' `stale`, for the notice.
-    pub fn new(out: W, csv_name: &str, spool_dir: &Path, stale_after_days: u32) -> Self {
+    /// `trend` is the portfolio's last runs up to this one, oldest first (see
+    /// `Store::color_trend`), drawn as a chart under the tiles.
+    pub fn new(
+        out: W,
+        csv_name: &str,
+        spool_dir: &Path,
+        stale_after_days: u32,
+        trend: Vec<RunColors>,
+    ) -> Self {
         HtmlReport {
             out,
             csv_name: csv_name.to_string(),
@@ -185,6 +197,7 @@ impl<W: Output> HtmlReport<W> {
             stale: 0,
             stale_after_days,
             line: String::new(),
+            trend,
         }
     }
 }
@@ -206,6 +219,8 @@ struct Head<'a> {
     statuses: Vec<(&'static str, u64)>,
     failed: u64,
     ambiguous: u64,
+    /// The trend chart; none when there is no run to draw.
+    trend: Option<Chart>,
 }
 
 /// After the last row: the header's end, then the alerts up to their rows.
@@ -264,6 +279,18 @@ fn color_class(color: &Color) -> &'static str {
         Color::Black => "c-black",
         Color::White => "c-white",
         Color::Other(_) => "c-other",
+    }
+}
+
+/// The class of a color's part of a bar in the trend chart (SVG fills, in report.css).
+fn fill_class(color: &Color) -> &'static str {
+    match color {
+        Color::Green => "fill-green",
+        Color::Yellow => "fill-yellow",
+        Color::Red => "fill-red",
+        Color::Black => "fill-black",
+        Color::White => "fill-white",
+        Color::Other(_) => "fill-other",
     }
 }
 
@@ -393,6 +420,225 @@ fn tiles(run: &RunInfo) -> Vec<(Color, u64)> {
     colors
 }
 
+/// The trend chart's drawing area, in the units of its viewBox.
+const CHART_WIDTH: f64 = 640.0;
+const CHART_HEIGHT: f64 = 170.0;
+/// Left of the bars: room for the scale's numbers.
+const PLOT_LEFT: f64 = 44.0;
+const PLOT_TOP: f64 = 8.0;
+/// Below the bars: room for the runs' numbers.
+const PLOT_BOTTOM: f64 = 148.0;
+/// A bar never gets wider than this, so two runs do not look like a wall.
+const BAR_MAX: f64 = 48.0;
+
+/// The trend of the portfolio's rated rows by color over its last runs: one stacked bar per
+/// run, its height the run's rated rows on a scale shared by every bar. Computed here, so
+/// the template only writes numbers; an SVG without script, fonts or links.
+struct Chart {
+    bars: Vec<Bar>,
+    /// The colors drawn, in the tiles' order, for the legend.
+    legend: Vec<Color>,
+    /// The largest bar's rows: the top of the scale.
+    top: u64,
+    /// What the chart shows, in words, for a screen reader.
+    desc: String,
+    /// The first and last run drawn.
+    first: i64,
+    last: i64,
+}
+
+struct Bar {
+    run_id: i64,
+    /// `run 3 (2026-11-21): 60 green, 3 red`.
+    title: String,
+    x: String,
+    width: String,
+    /// Center of the bar, for its label.
+    middle: String,
+    /// Whether the bar's run number is written under it (all of them, or every fifth when
+    /// there are many), and whether it is the run of this report.
+    labelled: bool,
+    current: bool,
+    segments: Vec<Segment>,
+}
+
+struct Segment {
+    color: Color,
+    rows: u64,
+    y: String,
+    height: String,
+}
+
+/// A coordinate, short: `12.5`, `40`.
+fn coordinate(v: f64) -> String {
+    let text = format!("{v:.1}");
+    text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
+}
+
+/// The five colors from the bottom of a bar up: the riskiest stand on the baseline, so
+/// their share compares across runs at a glance; white (not rated) on top.
+const STACK: [Color; 5] = [
+    Color::Black,
+    Color::Red,
+    Color::Yellow,
+    Color::Green,
+    Color::White,
+];
+
+/// A run's colors in stacking order: the five, then the others as received, by name.
+fn stacked(by_color: &[(String, u64)]) -> Vec<(Color, u64)> {
+    let mut colors: Vec<(Color, u64)> = STACK
+        .iter()
+        .filter_map(|c| {
+            let n = by_color
+                .iter()
+                .find(|(name, _)| name == c.as_str())
+                .map_or(0, |(_, n)| *n);
+            (n > 0).then(|| (c.clone(), n))
+        })
+        .collect();
+    let mut others: Vec<(Color, u64)> = by_color
+        .iter()
+        .filter(|(name, n)| *n > 0 && matches!(Color::parse(name), Color::Other(_)))
+        .map(|(name, n)| (Color::Other(name.clone()), *n))
+        .collect();
+    others.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+    colors.extend(others);
+    colors
+}
+
+/// Where a color stands in the tiles' order: the five, then the others.
+fn tile_order(color: &Color) -> usize {
+    COLORS
+        .iter()
+        .position(|k| k == color)
+        .unwrap_or(COLORS.len())
+}
+
+/// `60 green, 3 red`, in the tiles' order, or `no rated row`.
+fn counts_text(colors: &[(Color, u64)]) -> String {
+    if colors.is_empty() {
+        return "no rated row".to_string();
+    }
+    let mut colors = colors.to_vec();
+    colors.sort_by_key(|(c, _)| tile_order(c));
+    colors
+        .iter()
+        .map(|(c, n)| format!("{n} {}", c.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `2026-11-21` of a stored time.
+fn day(time: &str) -> &str {
+    time.get(..10).unwrap_or(time)
+}
+
+impl Chart {
+    /// The chart of `trend` (oldest first, ending with `run`); none when it is empty.
+    fn of(run: &RunInfo, trend: &[RunColors]) -> Option<Chart> {
+        let (first, last) = (trend.first()?, trend.last()?);
+        let runs: Vec<(&RunColors, Vec<(Color, u64)>)> =
+            trend.iter().map(|t| (t, stacked(&t.by_color))).collect();
+        let total = |colors: &[(Color, u64)]| colors.iter().map(|(_, n)| n).sum::<u64>();
+        let top = runs.iter().map(|(_, c)| total(c)).max().unwrap_or(0);
+        // Few runs stand side by side at the left, as the first of many would.
+        let step = ((CHART_WIDTH - PLOT_LEFT) / runs.len() as f64).min(BAR_MAX / 0.7);
+        let width = (step * 0.7).min(BAR_MAX);
+        let height = PLOT_BOTTOM - PLOT_TOP;
+        let every = if runs.len() <= 12 { 1 } else { 5 };
+        let mut legend: Vec<Color> = Vec::new();
+        let bars = runs
+            .iter()
+            .enumerate()
+            .map(|(i, (t, colors))| {
+                let x = PLOT_LEFT + step * i as f64 + (step - width) / 2.0;
+                let mut y = PLOT_BOTTOM;
+                let segments = colors
+                    .iter()
+                    .map(|(color, rows)| {
+                        if !legend.contains(color) {
+                            legend.push(color.clone());
+                        }
+                        let h = if top == 0 {
+                            0.0
+                        } else {
+                            height * *rows as f64 / top as f64
+                        };
+                        y -= h;
+                        Segment {
+                            color: color.clone(),
+                            rows: *rows,
+                            y: coordinate(y),
+                            height: coordinate(h),
+                        }
+                    })
+                    .collect();
+                Bar {
+                    run_id: t.run_id,
+                    title: format!(
+                        "run {} ({}): {}",
+                        t.run_id,
+                        day(&t.started_at),
+                        counts_text(colors)
+                    ),
+                    x: coordinate(x),
+                    width: coordinate(width),
+                    middle: coordinate(x + width / 2.0),
+                    labelled: i == 0 || i + 1 == runs.len() || (i + 1) % every == 0,
+                    current: t.run_id == run.id,
+                    segments,
+                }
+            })
+            .collect::<Vec<_>>();
+        // The legend in the tiles' order, whatever run showed a color first.
+        legend.sort_by(|a, b| (tile_order(a), a.as_str()).cmp(&(tile_order(b), b.as_str())));
+        let desc = format!(
+            "Rated rows of {} by color in {}, oldest first. {}.",
+            run.portfolio,
+            if runs.len() == 1 {
+                format!("run {}, the only finished run so far", first.run_id)
+            } else {
+                format!(
+                    "its last {} runs, from run {} to run {}",
+                    runs.len(),
+                    first.run_id,
+                    last.run_id
+                )
+            },
+            bars.iter()
+                .map(|b| b.title.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        Some(Chart {
+            bars,
+            legend,
+            top,
+            desc,
+            first: first.run_id,
+            last: last.run_id,
+        })
+    }
+
+    /// The scale's top number, placed level with the top of the bars.
+    fn top_label(&self) -> String {
+        self.top.to_string()
+    }
+
+    fn view_box(&self) -> String {
+        format!(
+            "0 0 {} {}",
+            coordinate(CHART_WIDTH),
+            coordinate(CHART_HEIGHT)
+        )
+    }
+
+    fn single(&self) -> bool {
+        self.bars.len() == 1
+    }
+}
+
 /// Renders a block into `out`, which it clears first.
 fn render_line(block: &impl Template, out: &mut String) -> io::Result<()> {
     out.clear();
@@ -414,6 +660,7 @@ impl<W: Output> Format for HtmlReport<W> {
             statuses: statuses(run),
             failed: count(run, RowStatus::Failed),
             ambiguous: count(run, RowStatus::Ambiguous),
+            trend: Chart::of(run, &self.trend),
         };
         head.write_into(&mut self.out)?;
         self.run = Some(run.clone());
@@ -514,9 +761,19 @@ mod tests {
     }
 
     fn render(run: &RunInfo, rows: &[ResultRow]) -> String {
+        render_with_trend(run, rows, vec![])
+    }
+
+    fn render_with_trend(run: &RunInfo, rows: &[ResultRow], trend: Vec<RunColors>) -> String {
         let dir = tempfile::tempdir().unwrap();
         let mut buf = Vec::new();
-        let mut r = Box::new(HtmlReport::new(&mut buf, "report.csv", dir.path(), 30));
+        let mut r = Box::new(HtmlReport::new(
+            &mut buf,
+            "report.csv",
+            dir.path(),
+            30,
+            trend,
+        ));
         r.begin(run).unwrap();
         for row in rows {
             r.row(row).unwrap();
@@ -598,7 +855,7 @@ mod tests {
         info.by_color = vec![(nasty.into(), 1)];
         let dir = tempfile::tempdir().unwrap();
         let mut buf = Vec::new();
-        let mut r = Box::new(HtmlReport::new(&mut buf, nasty, dir.path(), 30));
+        let mut r = Box::new(HtmlReport::new(&mut buf, nasty, dir.path(), 30, vec![]));
         r.begin(&info).unwrap();
         r.row(&row).unwrap();
         r.finish().unwrap();
@@ -876,5 +1133,135 @@ mod tests {
             page.contains("<dl class=\"extra\"><dt>Encours EUR</dt><dd>12000</dd><dt>Owner</dt><dd>&lt;b&gt;Ann&lt;/b&gt;</dd></dl>"),
             "{page}"
         );
+    }
+
+    fn colors(run_id: i64, counts: &[(&str, u64)]) -> RunColors {
+        RunColors {
+            run_id,
+            started_at: format!("2026-11-{:02}T02:00:00Z", 20 + run_id),
+            by_color: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+        }
+    }
+
+    /// Bars as drawn: each run with its (color, rows, height) from bottom to top.
+    type Drawn = Vec<(i64, Vec<(String, u64, f64)>)>;
+
+    /// The bars of the page's trend chart.
+    fn bars(html: &str) -> Drawn {
+        let svg = between(html, "<svg", "</svg>");
+        svg.split("<g class=\"bar\" data-run=\"")
+            .skip(1)
+            .map(|bar| {
+                let run = bar[..bar.find('"').unwrap()].parse().unwrap();
+                let segments = bar
+                    .split("<rect ")
+                    .skip(1)
+                    .map(|rect| {
+                        let attr = |name: &str| between(rect, &format!("{name}=\""), "\"");
+                        (
+                            attr("data-color").to_string(),
+                            attr("data-rows").parse().unwrap(),
+                            attr("height").parse().unwrap(),
+                        )
+                    })
+                    .collect();
+                (run, segments)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_trend_stacks_each_runs_rows_by_color_on_one_scale() {
+        let mut info = run(10, 0);
+        info.by_color = vec![("green".into(), 6), ("red".into(), 4)];
+        let trend = vec![
+            colors(1, &[("green", 8), ("yellow", 2)]),
+            colors(2, &[("red", 3), ("green", 7), ("mauve", 1)]),
+            colors(3, &[("green", 6), ("red", 4)]),
+        ];
+        let html = render_with_trend(&info, &[], trend);
+        let drawn = bars(&html);
+        let counts: Vec<(i64, Vec<(&str, u64)>)> = drawn
+            .iter()
+            .map(|(run, segments)| {
+                (
+                    *run,
+                    segments.iter().map(|(c, n, _)| (c.as_str(), *n)).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            counts,
+            [
+                (1, vec![("yellow", 2), ("green", 8)]),
+                (2, vec![("red", 3), ("green", 7), ("mauve", 1)]),
+                (3, vec![("red", 4), ("green", 6)]),
+            ],
+            "the riskiest at the bottom, other colors on top"
+        );
+        // Heights on one scale: 11 rows (run 2) reach the top of the plot.
+        let plot = PLOT_BOTTOM - PLOT_TOP;
+        for (_, segments) in &drawn {
+            for (color, n, height) in segments {
+                let expected = plot * *n as f64 / 11.0;
+                assert!(
+                    (height - expected).abs() < 0.06,
+                    "{color}: {height} for {n}"
+                );
+            }
+        }
+        assert!(html.contains(">11</text>"), "the scale's top");
+        assert!(html.contains("<title>run 2 (2026-11-22): 7 green, 3 red, 1 mauve</title>"));
+        assert!(html.contains("Rated rows by color, runs 1–3</figcaption>"));
+        let desc = between(&html, "<desc id=\"trend-desc\">", "</desc>");
+        assert!(
+            desc.contains("its last 3 runs, from run 1 to run 3"),
+            "{desc}"
+        );
+        assert!(
+            desc.contains("run 3 (2026-11-23): 6 green, 4 red"),
+            "{desc}"
+        );
+        let legend = between(&html, "<ul class=\"legend\">", "</ul>");
+        assert_eq!(legend.matches("<li>").count(), 4, "{legend}");
+        assert!(legend.find(">green<") < legend.find(">mauve<"), "{legend}");
+        assert!(
+            html.contains("<text class=\"run current\""),
+            "this run stands out"
+        );
+        assert!(!html.contains("A trend needs two runs"));
+        let svg = between(&html, "<svg", "</svg>");
+        assert!(!svg.contains("href") && !svg.contains("<script"), "{svg}");
+    }
+
+    #[test]
+    fn a_first_run_draws_one_bar_and_says_a_trend_needs_two() {
+        let info = run(5, 0);
+        let html = render_with_trend(&info, &[], vec![colors(3, &[("green", 5)])]);
+        let drawn = bars(&html);
+        assert_eq!(drawn.len(), 1);
+        assert_eq!(drawn[0].1[0].0, "green");
+        assert_eq!(drawn[0].1[0].1, 5);
+        assert!(html.contains("A trend needs two runs"));
+        assert!(html.contains("Rated rows by color, run 3</figcaption>"));
+        // A run with no rated row: a bar of nothing, never a division by zero.
+        let html = render_with_trend(&run(0, 0), &[], vec![colors(3, &[])]);
+        assert!(html.contains("run 3 (2026-11-23): no rated row"));
+        assert!(!html.contains("NaN") && !html.contains("\"inf"));
+    }
+
+    #[test]
+    fn many_runs_label_every_fifth_and_colors_from_the_service_stay_text() {
+        let trend: Vec<RunColors> = (1..=30)
+            .map(|id| colors(id, &[("green", 10), ("<i>orange</i>", 1)]))
+            .collect();
+        let html = render_with_trend(&run(11, 0), &[], trend);
+        assert_eq!(bars(&html).len(), 30);
+        let labels = between(&html, "<svg", "</svg>")
+            .matches("<text class=\"run")
+            .count();
+        assert_eq!(labels, 7, "runs 1, 5, 10, …, 30");
+        assert!(!html.contains("<i>orange"));
+        assert!(html.contains("&lt;i&gt;orange&lt;/i&gt;"));
     }
 }

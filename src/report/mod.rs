@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::model::{ResultRow, RunInfo, Staleness};
+use crate::model::{ResultRow, RunColors, RunInfo, Staleness};
 
 /// The files of a run's reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,8 +98,10 @@ pub fn write_reports(
             ),
         )
     })?;
+    // Runs up to this one only: the report drawn again later shows the same trend.
+    let trend = store.color_trend(run_id, crate::store::TREND_RUNS)?;
     let mut trouble: Option<io::Error> = None;
-    let mut files = open_files(&info, options).unwrap_or_else(|e| {
+    let mut files = open_files(&info, options, trend).unwrap_or_else(|e| {
         trouble = Some(e);
         (Vec::new(), Vec::new())
     });
@@ -157,7 +159,7 @@ pub fn write_reports(
 /// The report files' formatters, and their paths for the summary.
 type Files = (Vec<Box<dyn Format>>, Vec<String>);
 
-fn open_files(info: &RunInfo, options: &ReportOptions) -> io::Result<Files> {
+fn open_files(info: &RunInfo, options: &ReportOptions, trend: Vec<RunColors>) -> io::Result<Files> {
     let out = &options.out;
     std::fs::create_dir_all(out)?;
     let files = ReportFiles::new(out, info, options.timestamped)?;
@@ -177,6 +179,7 @@ fn open_files(info: &RunInfo, options: &ReportOptions) -> io::Result<Files> {
             &csv_name,
             out,
             options.stale_after_days,
+            trend,
         )),
     ];
     let paths = [&files.csv, &files.json, &files.html]

@@ -11,10 +11,43 @@ use std::collections::HashMap;
 use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError};
-use crate::model::{Color, RowStatus, RunInfo};
+use crate::model::{Color, RowStatus, RunColors, RunInfo};
 
 /// The schema version that brought `color_periods` and the indexes these queries rely on.
 pub const HISTORY_SCHEMA: i64 = 2;
+
+/// The schema version that brought `run_colors` (each finished run's counts by color) and
+/// the view `portfolio_latest`.
+pub const TREND_SCHEMA: i64 = 6;
+
+/// How many runs the trend of report.html shows: a month of nightly runs.
+pub const TREND_RUNS: u64 = 30;
+
+/// A run's rated rows by color, as report.json's `by_color` counts them: rows of
+/// `run_results`, not companies, so the trend, the report and `runs` agree. Reads the
+/// run's rows once (by primary key); done once per run, when it finishes.
+pub(super) const COUNT_COLORS: &str = "INSERT INTO run_colors (run_id, color, rows)
+     SELECT run_id, color, count(*) FROM run_results
+     WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL
+     GROUP BY run_id, color";
+
+/// The same counts for a run not finished, or in a database from before `run_colors`.
+const COUNTED_COLORS: &str = "SELECT color, count(*) AS n FROM run_results
+     WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL
+     GROUP BY color ORDER BY n DESC, color";
+
+/// The counts stored when the run finished: a range of `run_colors`' primary key.
+pub(super) const STORED_COLORS: &str = "SELECT color, rows AS n FROM run_colors
+     WHERE run_id = ?1 ORDER BY n DESC, color";
+
+/// The runs of a run's trend: the latest `?2` of its portfolio up to and including it, so
+/// a past run's report drawn again shows what it showed. Finished runs only (`complete`
+/// or `partial`; an interrupted or failed one holds part of the file), and the run
+/// itself whatever its state. A range of the index `runs_by_portfolio`, newest first.
+pub(super) const TREND: &str = "SELECT id, started_at FROM runs
+     WHERE portfolio = (SELECT portfolio FROM runs WHERE id = ?1) AND id <= ?1
+       AND (id = ?1 OR status IN ('complete', 'partial'))
+     ORDER BY id DESC LIMIT ?2";
 
 /// A company as the database knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,6 +166,7 @@ pub(super) const CHANGES: &str =
      FROM color_changes cc
      JOIN companies c ON c.company_id = cc.company_id
      WHERE cc.observed_at >= ?1 AND (?2 IS NULL OR cc.observed_at < ?2)
+       AND (?3 IS NULL OR cc.to_color IN (SELECT value FROM json_each(?3)))
      ORDER BY cc.observed_at DESC, cc.name, cc.company_id";
 
 fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
@@ -145,6 +179,56 @@ fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary>
 }
 
 impl Store {
+    /// A run's rated rows by color, most common first: counted when it finished, or
+    /// counted now for a run still going (or a database from before `run_colors`).
+    pub(super) fn colors_of(&self, info: &RunInfo) -> Result<Vec<(String, u64)>, StoreError> {
+        let ctx = format!("counting the colors of run {}", info.id);
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(StoreError::at(ctx.clone()))?;
+        let sql = if info.finished_at.is_some() && version >= TREND_SCHEMA {
+            STORED_COLORS
+        } else {
+            COUNTED_COLORS
+        };
+        let mut stmt = self
+            .conn
+            .prepare_cached(sql)
+            .map_err(StoreError::at(ctx.clone()))?;
+        stmt.query_map([info.id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// The trend of run `run_id`'s portfolio: its latest `limit` finished runs up to and
+    /// including `run_id`, oldest first, each with its rated rows by color. Nothing after
+    /// the run is read, so `report --run N` draws it the same whenever it is asked.
+    pub fn color_trend(&self, run_id: i64, limit: u64) -> Result<Vec<RunColors>, StoreError> {
+        let ctx = format!("reading the trend of run {run_id}");
+        let runs: Vec<(i64, String)> = self
+            .conn
+            .prepare(TREND)
+            .and_then(|mut s| {
+                s.query_map(params![run_id, limit as i64], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?
+                .collect()
+            })
+            .map_err(StoreError::at(ctx))?;
+        runs.into_iter()
+            .rev()
+            .map(|(id, started_at)| {
+                let info = self.run_info(id)?;
+                Ok(RunColors {
+                    run_id: id,
+                    started_at,
+                    by_color: info.by_color,
+                })
+            })
+            .collect()
+    }
+
     /// The latest `limit` runs, newest first, as [`Store::run_info`] reads them.
     pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunInfo>, StoreError> {
         let ids: Vec<i64> = self
@@ -370,15 +454,21 @@ impl Store {
     }
 
     /// The color changes ratewatch saw from `since` (included) to `until` (excluded, none:
-    /// up to now), newest first. Times are ISO 8601 UTC text like the stored ones.
+    /// up to now), newest first, to one of the colors `to` (empty: to any). Times are ISO
+    /// 8601 UTC text like the stored ones.
     pub fn color_changes(
         &self,
         since: &str,
         until: Option<&str>,
+        to: &[Color],
     ) -> Result<Vec<ColorChange>, StoreError> {
         let ctx = "reading the color changes";
+        let to = (!to.is_empty()).then(|| {
+            serde_json::to_string(&to.iter().map(Color::as_str).collect::<Vec<_>>())
+                .unwrap_or_else(|_| "[]".into())
+        });
         let mut stmt = self.conn.prepare(CHANGES).map_err(StoreError::at(ctx))?;
-        stmt.query_map(params![since, until], |r| {
+        stmt.query_map(params![since, until, to], |r| {
             Ok(ColorChange {
                 company: company(r, 0)?,
                 from: Color::parse(&r.get::<_, String>(4)?),

@@ -45,6 +45,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "account_requests",
         include_str!("../../migrations/0007_account_requests.sql"),
     ),
+    (
+        8,
+        "trend_and_portfolio_latest",
+        include_str!("../../migrations/0008_trend_and_portfolio_latest.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -18,6 +18,8 @@ mod migrate;
 mod recorder;
 mod writer;
 
+use history::COUNT_COLORS;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,6 +36,7 @@ pub use alerts::{Ack, AlertDigest, AlertLine, Verdicts};
 pub use decisions::LatestRun;
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,
+    TREND_RUNS, TREND_SCHEMA,
 };
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
@@ -407,8 +410,11 @@ impl Store {
             totals.into_iter().map(|(k, v)| (k, v.into())).collect();
         let notes = (!notes.is_empty())
             .then(|| serde_json::to_string(notes).unwrap_or_else(|_| "[]".into()));
-        self.conn
-            .execute(
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(StoreError::at("recording the end of the run"))?;
+        tx.execute(
                 "UPDATE runs SET
                    finished_at     = ?2,
                    status          = ?3,
@@ -432,6 +438,11 @@ impl Store {
                 ],
             )
             .map_err(StoreError::at("recording the end of the run"))?;
+        // Counted once here, so the trend and `runs` never read the run's rows again.
+        tx.execute("DELETE FROM run_colors WHERE run_id = ?1", [run_id])
+            .and_then(|_| tx.execute(COUNT_COLORS, [run_id]))
+            .and_then(|_| tx.commit())
+            .map_err(StoreError::at("counting the run's colors"))?;
         Ok(())
     }
 
@@ -569,18 +580,7 @@ impl Store {
         if info.finished_at.is_none() {
             self.count_so_far(&mut info)?;
         }
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT color, count(*) AS n FROM run_results
-                 WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL
-                 GROUP BY color ORDER BY n DESC, color",
-            )
-            .map_err(StoreError::at(ctx.clone()))?;
-        info.by_color = stmt
-            .query_map([run_id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))?;
+        info.by_color = self.colors_of(&info)?;
         Ok(info)
     }
 

@@ -419,8 +419,18 @@ fn seen(
 }
 
 /// A finished run of portfolio `p` that saw these ratings, each company held by a row
-/// whose reference is given.
+/// whose reference is given (`""`: a row without one).
 fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
+    screened_as(store, portfolio, seen, RunStatus::Complete)
+}
+
+/// The same, ended with `status`.
+fn screened_as(
+    store: &mut Store,
+    portfolio: &str,
+    seen: &[(&str, Seen)],
+    status: RunStatus,
+) -> i64 {
     let run_id = store
         .start_run(&NewRun {
             portfolio: portfolio.into(),
@@ -431,7 +441,26 @@ fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
         })
         .unwrap();
     let mut writer = store.writer(run_id).unwrap();
+    let mut observed = Vec::new();
     for (line, (reference, s)) in seen.iter().enumerate() {
+        // A company held by several rows is rated once per run.
+        if observed.contains(&s.company) {
+            writer
+                .send(Record::Row(Box::new(RowRecord {
+                    input: crate::model::InputRow {
+                        line: line as u64 + 2,
+                        reference: (!reference.is_empty()).then(|| reference.to_string()),
+                        country: Some("FR".into()),
+                        ..Default::default()
+                    },
+                    status: RowStatus::Rated,
+                    company_id: Some(s.company),
+                    ..RowRecord::default()
+                })))
+                .unwrap();
+            continue;
+        }
+        observed.push(s.company);
         writer
             .send(Record::Observation(Rating {
                 company_id: s.company,
@@ -445,7 +474,7 @@ fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
             .send(Record::Row(Box::new(RowRecord {
                 input: crate::model::InputRow {
                     line: line as u64 + 2,
-                    reference: Some(reference.to_string()),
+                    reference: (!reference.is_empty()).then(|| reference.to_string()),
                     country: Some("FR".into()),
                     ..Default::default()
                 },
@@ -457,7 +486,7 @@ fn screened(store: &mut Store, portfolio: &str, seen: &[(&str, Seen)]) -> i64 {
     }
     writer.finish().unwrap();
     store
-        .finish_run(run_id, RunStatus::Complete, &[], &[], &Rules::default())
+        .finish_run(run_id, status, &[], &[], &Rules::default())
         .unwrap();
     run_id
 }
@@ -922,6 +951,7 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
                 "SCAN json_each",
                 "SCAN CONSTANT ROW",
                 "SCAN cc",
+                "SCAN (subquery",
             ]
             .iter()
             .any(|ok| l.starts_with(ok))
@@ -1141,7 +1171,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
     let started = std::time::Instant::now();
     assert_eq!(ro.recent_runs(5).unwrap()[0].status, RunStatus::Running);
     assert_eq!(
-        ro.color_changes("2000-01-01T00:00:00Z", None).unwrap(),
+        ro.color_changes("2000-01-01T00:00:00Z", None, &[]).unwrap(),
         vec![]
     );
     assert!(
@@ -1360,4 +1390,235 @@ fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_r
     assert_eq!(store.revoke("C-2").unwrap(), 0);
     assert_eq!(store.revoke("C-1").unwrap(), 2);
     assert!(store.decisions().unwrap().is_empty());
+}
+
+#[test]
+fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_run() {
+    use Color::*;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (a, b, c) = (uuid(1), uuid(2), uuid(3));
+    let day = "2026-01-01T00:00:00Z";
+    let r1 = screened(
+        &mut store,
+        "customers",
+        &[
+            ("C-1", seen(a, Green, Some(day), day, day)),
+            ("C-2", seen(b, Red, Some(day), day, day)),
+            ("C-3", seen(b, Red, Some(day), day, day)),
+        ],
+    );
+    let other = screened(
+        &mut store,
+        "suppliers",
+        &[("S-1", seen(c, Black, Some(day), day, day))],
+    );
+    let later = "2026-01-02T00:00:00Z";
+    let r3 = screened(
+        &mut store,
+        "customers",
+        &[
+            ("C-1", seen(a, Yellow, Some(later), later, later)),
+            ("C-2", seen(b, Red, Some(day), later, later)),
+        ],
+    );
+    let broken = screened_as(
+        &mut store,
+        "customers",
+        &[("C-1", seen(a, Yellow, Some(later), later, later))],
+        RunStatus::Interrupted,
+    );
+    let r5 = screened_as(
+        &mut store,
+        "customers",
+        &[("C-9", seen(c, Black, Some(day), later, later))],
+        RunStatus::Partial,
+    );
+
+    // The counts kept are those the report counts from the rows.
+    let kept: Vec<(i64, String, i64)> = store
+        .conn
+        .prepare("SELECT run_id, color, rows FROM run_colors ORDER BY run_id, color")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let kept_of = |run: i64| -> Vec<(String, i64)> {
+        kept.iter()
+            .filter(|k| k.0 == run)
+            .map(|k| (k.1.clone(), k.2))
+            .collect()
+    };
+    assert_eq!(kept_of(r1), [("green".into(), 1), ("red".into(), 2)]);
+    assert_eq!(kept_of(r3), [("red".into(), 1), ("yellow".into(), 1)]);
+    assert_eq!(kept_of(other), [("black".into(), 1)]);
+    for run in [r1, r3, broken, r5] {
+        let info = store.run_info(run).unwrap();
+        let mut counted: Vec<(String, i64)> = store
+            .conn
+            .prepare(COUNTED_COLORS_FOR_TESTS)
+            .unwrap()
+            .query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        counted.sort();
+        let mut read: Vec<(String, i64)> = info
+            .by_color
+            .iter()
+            .map(|(c, n)| (c.clone(), *n as i64))
+            .collect();
+        read.sort();
+        assert_eq!(read, counted, "run {run}");
+    }
+
+    let ro = Store::open_read_only(store.path()).unwrap();
+    let trend = |run: i64, limit: u64| -> Vec<(i64, Vec<(String, u64)>)> {
+        ro.color_trend(run, limit)
+            .unwrap()
+            .into_iter()
+            .map(|t| (t.run_id, t.by_color))
+            .collect()
+    };
+    // Up to run 3: runs 1 and 3 of customers, most common color first.
+    assert_eq!(
+        trend(r3, 30),
+        [
+            (r1, vec![("red".into(), 2), ("green".into(), 1)]),
+            (r3, vec![("red".into(), 1), ("yellow".into(), 1)]),
+        ]
+    );
+    // The interrupted run is left out, another portfolio's too; the limit keeps the latest.
+    let ids = |t: Vec<(i64, Vec<(String, u64)>)>| t.into_iter().map(|t| t.0).collect::<Vec<_>>();
+    assert_eq!(ids(trend(r5, 30)), [r1, r3, r5]);
+    assert_eq!(ids(trend(r5, 2)), [r3, r5]);
+    assert_eq!(ids(trend(r1, 30)), [r1], "a first run is drawn alone");
+    // A run is drawn with its own trend whatever its state.
+    assert_eq!(ids(trend(broken, 30)), [r1, r3, broken]);
+    assert_eq!(ids(trend(other, 30)), [other]);
+}
+
+/// How `run_info` counted colors before they were kept: the reference for the kept ones.
+const COUNTED_COLORS_FOR_TESTS: &str = "SELECT color, count(*) FROM run_results
+     WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL GROUP BY color";
+
+#[test]
+fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() {
+    use Color::*;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+    let (a, b, c) = (uuid(1), uuid(2), uuid(3));
+    let day = "2026-01-01T00:00:00Z";
+    let later = "2026-01-02T00:00:00Z";
+    screened(
+        &mut store,
+        "customers",
+        &[
+            ("C-1", seen(a, Green, Some(day), day, day)),
+            ("C-gone", seen(b, Green, Some(day), day, day)),
+        ],
+    );
+    let latest = screened(
+        &mut store,
+        "customers",
+        &[
+            ("C-1", seen(a, Red, Some(later), later, later)),
+            ("", seen(b, Green, Some(day), later, later)),
+            ("C-2", seen(c, Black, Some(day), later, later)),
+            ("C-2", seen(b, Green, Some(day), later, later)),
+        ],
+    );
+    let suppliers = screened(
+        &mut store,
+        "suppliers",
+        &[("C-1", seen(c, Black, Some(day), later, later))],
+    );
+    // Not finished: what a portfolio holds is its latest finished run.
+    screened_as(
+        &mut store,
+        "customers",
+        &[("C-1", seen(a, Yellow, Some(later), later, later))],
+        RunStatus::Interrupted,
+    );
+
+    let rows: Vec<(String, String, i64, String, String, i64)> = store
+        .conn
+        .prepare(
+            "SELECT portfolio, ref, line, color, company_id, run_id FROM portfolio_latest
+             ORDER BY portfolio, ref",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let row = |p: &str, r: &str, line, color: &str, company: Uuid, run| {
+        (
+            p.to_string(),
+            r.to_string(),
+            line,
+            color.to_string(),
+            company.to_string(),
+            run,
+        )
+    };
+    assert_eq!(
+        rows,
+        [
+            // The row on the first line of a reference listed twice.
+            row("customers", "C-1", 2, "red", a, latest),
+            row("customers", "C-2", 4, "black", c, latest),
+            row("suppliers", "C-1", 2, "black", c, suppliers),
+        ],
+        "C-gone left the portfolio; the row without a reference is not keyed"
+    );
+    let times: (String, Option<String>) = store
+        .conn
+        .query_row(
+            "SELECT started_at, finished_at FROM portfolio_latest WHERE portfolio = 'suppliers'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(
+        times.1.is_some() && times.0 <= times.1.clone().unwrap(),
+        "{times:?}"
+    );
+
+    // A reference is found through its index, in the latest run's rows only.
+    let lines = plan(&store, "SELECT * FROM portfolio_latest WHERE ref = ?1");
+    assert_eq!(full_scans(&lines), Vec::<&String>::new(), "{lines:#?}");
+    assert!(
+        lines.iter().any(|l| l.contains("inputs_by_ref (ref=?")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn the_trend_reads_an_index_range_and_kept_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("p.db")).unwrap();
+    let trend = plan(&store, history::TREND);
+    assert!(
+        trend
+            .iter()
+            .any(|l| l.contains("runs_by_portfolio (portfolio=? AND id<?)")),
+        "{trend:#?}"
+    );
+    let kept = plan(&store, history::STORED_COLORS);
+    assert!(
+        kept.iter()
+            .any(|l| l.contains("SEARCH run_colors USING PRIMARY KEY (run_id=?)")),
+        "{kept:#?}"
+    );
 }
