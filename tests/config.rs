@@ -264,6 +264,9 @@ fn the_sample_config_file_is_valid_and_complete() {
             "max_calls_per_month",
             "notify_webhook",
             "metrics_file",
+            "csv_dialect",
+            "timestamped",
+            "quiet",
         ];
         let expected = if optional.contains(&key.as_str()) {
             "default"

@@ -9,23 +9,23 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{CsvDialectArg, ReportFormatArgs, ScreenArgs};
+use crate::cli::ScreenArgs;
 use crate::config::{ServiceSettings, Settings, Sources};
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
-use crate::report::csv::Dialect;
 use crate::run::{self, Preview, Request, Started, Watcher};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let settings = Settings::for_run(&args.settings, &sources)?;
+    let settings = Settings::for_screen(&args, &sources)?;
     let service = ServiceSettings::new(&settings, &sources)?;
-    let reports = report_options(
-        &args.reports,
-        &settings.out.value,
-        args.quiet,
-        settings.stale_after_days.value,
-    );
+    let reports = ReportOptions {
+        out: settings.out.value.clone(),
+        quiet: settings.quiet.value,
+        csv_dialect: settings.csv_dialect.value,
+        timestamped: settings.timestamped.value,
+        stale_after_days: settings.stale_after_days.value,
+    };
     let request = Request {
         portfolio: args.portfolio,
         portfolio_name: args.portfolio_name,
@@ -88,25 +88,6 @@ impl Watcher for Progress {
             let n = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
             self.bar.set_message(format!("{n} failed"));
         }
-    }
-}
-
-/// The report settings of the command line.
-pub fn report_options(
-    format: &ReportFormatArgs,
-    out: &Path,
-    quiet: bool,
-    stale_after_days: u32,
-) -> ReportOptions {
-    ReportOptions {
-        out: out.to_path_buf(),
-        quiet,
-        csv_dialect: match format.csv_dialect {
-            CsvDialectArg::Standard => Dialect::Standard,
-            CsvDialectArg::Excel => Dialect::Excel,
-        },
-        timestamped: format.timestamped,
-        stale_after_days,
     }
 }
 
