@@ -108,15 +108,14 @@ fn to_json(r: &RunInfo) -> Value {
 pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let out = &sources.output_folder(args.out.clone())?.value;
-    let stale_after = sources.stale_after(args.stale_after)?.value;
-    let store = open_read_only(db)?;
     let options = ReportOptions {
         out: out.clone(),
         quiet: false,
         csv_dialect: sources.csv_dialect(args.reports.csv_dialect)?.value,
         timestamped: sources.timestamped(args.reports.timestamped)?.value,
-        stale_after_days: stale_after,
+        stale_after_days: sources.stale_after(args.stale_after)?.value,
     };
+    let store = open_read_only(db)?;
     let info =
         write_reports(&store, args.run, &options, std::io::stdout()).map_err(|e| match e {
             ReportError::Store(source) => Error::Store {
