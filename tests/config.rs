@@ -353,7 +353,10 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
     assert_eq!(json["settings"]["quiet"]["value"], true);
     assert_eq!(json["settings"]["quiet"]["from"], "file ratewatch.toml:4");
     assert_eq!(json["settings"]["csv_dialect"]["value"], "excel");
-    assert_eq!(json["settings"]["timestamped"]["from"], "file ratewatch.toml:6");
+    assert_eq!(
+        json["settings"]["timestamped"]["from"],
+        "file ratewatch.toml:6"
+    );
     ratewatch_in(by_file.dir.path())
         .args(["config", "--get", "out"])
         .assert()
@@ -372,12 +375,18 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
 
     // A wrong value names the file, the line and the key.
     for (line, message) in [
-        ("quiet = \"yes\"", "ratewatch.toml:4: quiet: expected true or false, got \"yes\""),
+        (
+            "quiet = \"yes\"",
+            "ratewatch.toml:4: quiet: expected true or false, got \"yes\"",
+        ),
         (
             "csv_dialect = \"xlsx\"",
             "ratewatch.toml:4: csv_dialect: expected \"standard\" or \"excel\", got \"xlsx\"",
         ),
-        ("timestamped = 1", "ratewatch.toml:4: timestamped: expected true or false, got 1"),
+        (
+            "timestamped = 1",
+            "ratewatch.toml:4: timestamped: expected true or false, got 1",
+        ),
     ] {
         let ws = setup(&format!("{line}\n"));
         // `report` reads the two that name and spell its files, before its database.

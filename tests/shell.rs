@@ -194,7 +194,10 @@ fn the_nightly_script_screens_with_cron_s_environment_and_the_toml_s_settings() 
     );
     let report = std::fs::read_to_string(days[0].join("report.json")).unwrap();
     let report: serde_json::Value = serde_json::from_str(&report).unwrap();
-    assert_eq!(report["rows"][0]["status"], "rated", "the key file was read");
+    assert_eq!(
+        report["rows"][0]["status"], "rated",
+        "the key file was read"
+    );
 
     // Installed with `cargo install`: found in ~/.cargo/bin with no help. A toml without
     // base_url fails loudly, with ratewatch's own words.
@@ -225,7 +228,10 @@ fn the_nightly_script_says_how_to_set_path_when_it_cannot_find_ratewatch() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(out.stdout.is_empty());
     assert!(stderr.contains("ratewatch not found"), "{stderr}");
-    assert!(stderr.contains("PATH=/usr/local/bin:/usr/bin:/bin"), "{stderr}");
+    assert!(
+        stderr.contains("PATH=/usr/local/bin:/usr/bin:/bin"),
+        "{stderr}"
+    );
     assert!(stderr.contains("RATEWATCH_BIN="), "{stderr}");
     assert!(!state.join("rw.db").exists());
 
