@@ -161,7 +161,8 @@ pub enum Command {
     /// or unset, never its value.
     #[command(after_help = "Examples:\n  \
         ratewatch config\n  \
-        ratewatch --config /etc/ratewatch.toml config --concurrency 32 --json")]
+        ratewatch --config /etc/ratewatch.toml config --concurrency 32 --json\n  \
+        ratewatch config --get out")]
     Config(ConfigArgs),
 
     /// Print a shell completion script to stdout.
@@ -214,9 +215,9 @@ pub struct ReportFormatArgs {
     pub timestamped: bool,
 
     /// report.csv for programs (standard: comma, LF) or for Excel in a European locale
-    /// (excel: semicolon, CRLF, UTF-8 BOM, identifiers kept as text).
-    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard)]
-    pub csv_dialect: CsvDialectArg,
+    /// (excel: semicolon, CRLF, UTF-8 BOM, identifiers kept as text) [default: standard].
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub csv_dialect: Option<CsvDialectArg>,
 }
 
 #[derive(Debug, Args)]
@@ -516,6 +517,10 @@ pub struct ConfigArgs {
     /// Print JSON for scripts instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Print one setting's value alone (an empty line when it is unset), e.g. `--get out`.
+    #[arg(long, value_name = "KEY", conflicts_with = "json")]
+    pub get: Option<String>,
 
     #[command(flatten)]
     pub settings: RunArgs,

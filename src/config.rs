@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::api::{ApiKey, ClientOptions};
-use crate::cli::{EndpointArg, RunArgs, ServiceArgs};
+use crate::cli::{CsvDialectArg, EndpointArg, RunArgs, ScreenArgs, ServiceArgs};
 use crate::deliver::webhook::WebhookUrl;
 use crate::error::Error;
 use crate::limit::{Limits, RetryPolicy};
 use crate::portfolio::ColumnMap;
 use crate::rate::RatingEndpoint;
+use crate::report::csv::Dialect;
 
 /// Environment variable holding the API key.
 pub const KEY_ENV: &str = "RATEWATCH_API_KEY";
@@ -48,6 +49,8 @@ pub const DEFAULT_RATING_MAX_AGE_HOURS: u32 = 0;
 pub const DEFAULT_STALE_AFTER_DAYS: u32 = 30;
 pub const DEFAULT_RETRIES: u32 = 3;
 pub const DEFAULT_RETRY_DELAY_MS: u64 = 500;
+/// report.csv for programs unless asked otherwise.
+pub const DEFAULT_CSV_DIALECT: Dialect = Dialect::Standard;
 
 /// A setting that the config file and the environment can give, named as in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -71,10 +74,13 @@ pub enum Key {
     MaxWait,
     NotifyWebhook,
     MetricsFile,
+    CsvDialect,
+    Timestamped,
+    Quiet,
 }
 
 impl Key {
-    pub const ALL: [Key; 19] = [
+    pub const ALL: [Key; 22] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -94,6 +100,9 @@ impl Key {
         Key::MaxWait,
         Key::NotifyWebhook,
         Key::MetricsFile,
+        Key::CsvDialect,
+        Key::Timestamped,
+        Key::Quiet,
     ];
 
     /// The key in `ratewatch.toml`.
@@ -118,6 +127,9 @@ impl Key {
             Key::MaxWait => "max_wait",
             Key::NotifyWebhook => "notify_webhook",
             Key::MetricsFile => "metrics_file",
+            Key::CsvDialect => "csv_dialect",
+            Key::Timestamped => "timestamped",
+            Key::Quiet => "quiet",
         }
     }
 
@@ -143,6 +155,9 @@ impl Key {
             Key::MaxWait => "RATEWATCH_MAX_WAIT",
             Key::NotifyWebhook => "RATEWATCH_NOTIFY_WEBHOOK",
             Key::MetricsFile => "RATEWATCH_METRICS_FILE",
+            Key::CsvDialect => "RATEWATCH_CSV_DIALECT",
+            Key::Timestamped => "RATEWATCH_TIMESTAMPED",
+            Key::Quiet => "RATEWATCH_QUIET",
         }
     }
 
@@ -160,7 +175,8 @@ impl Key {
         )
     }
 
-    fn by_name(name: &str) -> Option<Key> {
+    /// The key of a name as written in the config file.
+    pub fn by_name(name: &str) -> Option<Key> {
         Key::ALL.into_iter().find(|k| k.name() == name)
     }
 }
@@ -226,7 +242,8 @@ enum FileValue {
     Text(String),
     Integer(i64),
     Float(f64),
-    /// A value of a kind no setting takes (boolean, date, array, table), by its kind.
+    Boolean(bool),
+    /// A value of a kind no setting takes (date, array, table), by its kind.
     Other(&'static str),
 }
 
@@ -236,6 +253,8 @@ impl fmt::Display for FileValue {
             FileValue::Text(s) => write!(f, "{s:?}"),
             FileValue::Integer(i) => write!(f, "{i}"),
             FileValue::Float(x) => write!(f, "{x}"),
+            // Said by its kind: only a switch takes it, and a switch's error shows no value.
+            FileValue::Boolean(_) => f.write_str("a value of type boolean"),
             FileValue::Other(kind) => write!(f, "a value of type {kind}"),
         }
     }
@@ -356,6 +375,7 @@ impl ConfigFile {
                     Ok(x) => FileValue::Float(x),
                     Err(_) => FileValue::Other("float"),
                 },
+                toml::de::DeValue::Boolean(b) => FileValue::Boolean(*b),
                 other => FileValue::Other(other.type_str()),
             };
             entries.insert(key, (value, line_of(offset)));
@@ -647,6 +667,35 @@ impl Sources {
             .unwrap_or_else(|| Sourced::by_default(DEFAULT_STALE_AFTER_DAYS)))
     }
 
+    /// The spelling of report.csv: `--csv-dialect`, `RATEWATCH_CSV_DIALECT`, `csv_dialect`
+    /// in the file, or standard.
+    pub fn csv_dialect(&self, flag: Option<CsvDialectArg>) -> Result<Sourced<Dialect>, Error> {
+        let flag = flag.map(|d| match d {
+            CsvDialectArg::Standard => Dialect::Standard,
+            CsvDialectArg::Excel => Dialect::Excel,
+        });
+        Ok(self
+            .pick(Key::CsvDialect, &CSV_DIALECT, flag)?
+            .unwrap_or_else(|| Sourced::by_default(DEFAULT_CSV_DIALECT)))
+    }
+
+    /// Reports named after the run's start: `--timestamped`, `RATEWATCH_TIMESTAMPED`,
+    /// `timestamped` in the file, or not. An absent flag leaves the others to say.
+    pub fn timestamped(&self, flag: bool) -> Result<Sourced<bool>, Error> {
+        self.switch(Key::Timestamped, flag)
+    }
+
+    /// Alerts only in the summary: `--quiet`, `RATEWATCH_QUIET`, `quiet` in the file, or not.
+    pub fn quiet(&self, flag: bool) -> Result<Sourced<bool>, Error> {
+        self.switch(Key::Quiet, flag)
+    }
+
+    fn switch(&self, key: Key, flag: bool) -> Result<Sourced<bool>, Error> {
+        Ok(self
+            .pick(key, &SWITCH, flag.then_some(true))?
+            .unwrap_or_else(|| Sourced::by_default(false)))
+    }
+
     /// The API key and where it came from: the file named by `api_key_file` (read now),
     /// else `RATEWATCH_API_KEY`, else none.
     pub fn api_key(
@@ -690,7 +739,20 @@ fn number(v: &FileValue) -> Option<f64> {
         FileValue::Float(x) => Some(*x),
         FileValue::Integer(i) => Some(*i as f64),
         FileValue::Text(s) => s.parse().ok(),
-        FileValue::Other(_) => None,
+        FileValue::Boolean(_) | FileValue::Other(_) => None,
+    }
+}
+
+/// A switch: a TOML boolean in the file; `true`/`false` (or `1`/`0`) in the environment.
+fn switch(v: &FileValue) -> Option<bool> {
+    match v {
+        FileValue::Boolean(b) => Some(*b),
+        FileValue::Text(s) => match s.to_lowercase().as_str() {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -759,6 +821,20 @@ const RPS: Spec<f64> = Spec {
     parse: number,
     valid: positive,
 };
+const SWITCH: Spec<bool> = Spec {
+    expected: "true or false",
+    parse: switch,
+    valid: |_| true,
+};
+const CSV_DIALECT: Spec<Dialect> = Spec {
+    expected: "\"standard\" or \"excel\"",
+    parse: |v| match text(v)?.to_lowercase().as_str() {
+        "standard" => Some(Dialect::Standard),
+        "excel" => Some(Dialect::Excel),
+        _ => None,
+    },
+    valid: |_| true,
+};
 const CALLS: Spec<u64> = Spec {
     expected: "a whole number of calls",
     parse: whole,
@@ -801,23 +877,42 @@ pub struct Settings {
     pub metrics_file: Sourced<Option<PathBuf>>,
     /// `[alerts]` of the config file.
     pub alerts: Rules,
+    /// How report.csv is spelt.
+    pub csv_dialect: Sourced<Dialect>,
+    /// The reports named after the run's start, so each run keeps its own.
+    pub timestamped: Sourced<bool>,
+    /// The summary says alerts only.
+    pub quiet: Sourced<bool>,
 }
 
 impl Settings {
     /// Settings of a screening run from its flags and the other sources.
+    /// The report settings (`csv_dialect`, `timestamped`, `quiet`) without their flags,
+    /// which `screen` takes: see [`Settings::for_screen`].
     pub fn for_run(args: &RunArgs, sources: &Sources) -> Result<Self, Error> {
-        Self::resolve(&args.service_args, Some(args), sources)
+        Self::resolve(&args.service_args, Some(args), None, sources)
+    }
+
+    /// Settings of `screen`, its report flags included.
+    pub fn for_screen(args: &ScreenArgs, sources: &Sources) -> Result<Self, Error> {
+        Self::resolve(
+            &args.settings.service_args,
+            Some(&args.settings),
+            Some(args),
+            sources,
+        )
     }
 
     /// Settings of a command that only talks to the service (the run's settings are still
     /// checked: a bad file or variable is reported whichever command reads it).
     pub fn for_service(args: &ServiceArgs, sources: &Sources) -> Result<Self, Error> {
-        Self::resolve(args, None, sources)
+        Self::resolve(args, None, None, sources)
     }
 
     fn resolve(
         service: &ServiceArgs,
         run: Option<&RunArgs>,
+        screen: Option<&ScreenArgs>,
         sources: &Sources,
     ) -> Result<Self, Error> {
         let seconds = |s: Sourced<f64>| s.map(Duration::from_secs_f64);
@@ -916,6 +1011,9 @@ impl Settings {
                 sources.pick_path(Key::MetricsFile, run.and_then(|r| r.metrics_file.clone()))?,
             ),
             alerts: sources.alert_rules(),
+            csv_dialect: sources.csv_dialect(screen.and_then(|s| s.reports.csv_dialect))?,
+            timestamped: sources.timestamped(screen.is_some_and(|s| s.reports.timestamped))?,
+            quiet: sources.quiet(screen.is_some_and(|s| s.quiet))?,
         })
     }
 }
@@ -1164,7 +1262,8 @@ mod tests {
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
             endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\nretries = 1\nretry_delay_ms = 250\n\
             max_rps = 2.5\nmax_calls = 1000\nmax_calls_per_month = 50000\nmax_wait = 90\n\
-            notify_webhook = \"https://hooks.example/in\"\nmetrics_file = \"ratewatch.prom\"\n";
+            notify_webhook = \"https://hooks.example/in\"\nmetrics_file = \"ratewatch.prom\"\n\
+            csv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
         let s = settings(&[], &[], text).unwrap();
         assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
         // Relative paths are the file's folder's, not the working directory's.
@@ -1186,6 +1285,8 @@ mod tests {
         assert_eq!(s.max_calls.value, Some(1000));
         assert_eq!(s.max_calls_per_month.value, Some(50_000));
         assert_eq!(s.max_wait.value, Duration::from_secs(90));
+        assert_eq!(s.csv_dialect.value, Dialect::Excel);
+        assert!(s.timestamped.value && s.quiet.value);
         for key in Key::ALL {
             let origin = match key {
                 Key::BaseUrl => &s.base_url.origin,
@@ -1207,6 +1308,9 @@ mod tests {
                 Key::MaxWait => &s.max_wait.origin,
                 Key::NotifyWebhook => &s.notify_webhook.origin,
                 Key::MetricsFile => &s.metrics_file.origin,
+                Key::CsvDialect => &s.csv_dialect.origin,
+                Key::Timestamped => &s.timestamped.origin,
+                Key::Quiet => &s.quiet.origin,
             };
             assert_eq!(origin.kind(), "file", "{key:?}");
         }
@@ -1219,6 +1323,8 @@ mod tests {
             ("RATEWATCH_MAX_CALLS", "9"),
             ("RATEWATCH_MAX_CALLS_PER_MONTH", "90"),
             ("RATEWATCH_STALE_AFTER", "7"),
+            ("RATEWATCH_CSV_DIALECT", "Standard"),
+            ("RATEWATCH_QUIET", "false"),
         ];
         let s = settings(&[], &env, text).unwrap();
         // The environment's relative paths are the working directory's.
@@ -1229,10 +1335,52 @@ mod tests {
         assert_eq!(s.max_calls.value, Some(9));
         assert_eq!(s.max_calls_per_month.value, Some(90));
         assert_eq!(s.stale_after_days.value, 7);
+        assert_eq!(s.csv_dialect.value, Dialect::Standard);
+        assert_eq!(
+            (s.quiet.value, s.quiet.origin),
+            (false, Origin::Env("RATEWATCH_QUIET"))
+        );
+        assert!(s.timestamped.value, "from the file");
         let s = settings(&["--stale-after", "0"], &env, text).unwrap();
         assert_eq!(
             (s.stale_after_days.value, s.stale_after_days.origin),
             (0, Origin::Flag("--stale-after".into()))
+        );
+    }
+
+    #[test]
+    fn report_flags_win_over_the_file_and_their_absence_leaves_it_to_speak() {
+        let screen = |args: &[&str], env: &[(&str, &str)], text: &str| {
+            let argv = ["ratewatch", "screen", "book.csv"].iter().chain(args);
+            let Command::Screen(args) = Cli::try_parse_from(argv).unwrap().command else {
+                unreachable!()
+            };
+            let sources = Sources::new(env_of(env), Some(file(text).unwrap()));
+            Settings::for_screen(&args, &sources)
+        };
+        let text = "quiet = false\ncsv_dialect = \"excel\"\ntimestamped = true\n";
+        let s = screen(&[], &[], text).unwrap();
+        assert!(!s.quiet.value && s.timestamped.value);
+        assert_eq!(s.csv_dialect.value, Dialect::Excel);
+        assert_eq!(s.quiet.origin.kind(), "file");
+        let s = screen(&["--quiet", "--csv-dialect", "standard"], &[], text).unwrap();
+        assert_eq!(
+            (s.quiet.value, s.quiet.origin),
+            (true, Origin::Flag("--quiet".into()))
+        );
+        assert_eq!(s.csv_dialect.value, Dialect::Standard);
+        // A flag given, its bad variable is not read.
+        let s = screen(&["--quiet"], &[("RATEWATCH_QUIET", "loud")], "").unwrap();
+        assert!(s.quiet.value);
+        let err = screen(&[], &[("RATEWATCH_QUIET", "loud")], "").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "RATEWATCH_QUIET: expected true or false, got \"loud\""
+        );
+        let s = screen(&[], &[], "").unwrap();
+        assert_eq!(
+            (s.quiet.value, s.timestamped.value, s.csv_dialect.value),
+            (false, false, DEFAULT_CSV_DIALECT)
         );
     }
 
@@ -1289,6 +1437,15 @@ mod tests {
             (
                 "max_calls_per_month = 1.5",
                 "max_calls_per_month: expected a whole number of calls, got 1.5",
+            ),
+            ("quiet = 1", "quiet: expected true or false, got 1"),
+            (
+                "timestamped = \"maybe\"",
+                "timestamped: expected true or false, got \"maybe\"",
+            ),
+            (
+                "csv_dialect = \"tsv\"",
+                "csv_dialect: expected \"standard\" or \"excel\", got \"tsv\"",
             ),
         ];
         for (line, message) in cases {
@@ -1423,6 +1580,7 @@ mod tests {
             ("timeout", DEFAULT_TIMEOUT_SECS.to_string()),
             ("connect_timeout", DEFAULT_CONNECT_TIMEOUT_SECS.to_string()),
             ("max_wait", DEFAULT_MAX_WAIT_SECS.to_string()),
+            ("csv_dialect", "standard".to_string()),
         ];
         assert_eq!(DEFAULT_ENDPOINT, RatingEndpoint::Current);
         for (id, default) in expect {

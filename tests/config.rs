@@ -264,6 +264,9 @@ fn the_sample_config_file_is_valid_and_complete() {
             "max_calls_per_month",
             "notify_webhook",
             "metrics_file",
+            "csv_dialect",
+            "timestamped",
+            "quiet",
         ];
         let expected = if optional.contains(&key.as_str()) {
             "default"
@@ -274,4 +277,129 @@ fn the_sample_config_file_is_valid_and_complete() {
     }
     assert_eq!(json["api_key"], "set (file ratewatch.key)");
     assert_eq!(settings["concurrency"]["value"], 8);
+}
+
+#[test]
+fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
+    let sim = background(config());
+    let company = CompanyRef { country: 0, n: 42 };
+    let siren = sim.server.dataset().external_ids(company)[0]
+        .external_id
+        .clone();
+    let setup = |extra: &str| {
+        let ws = Workspace::new();
+        ws.write(
+            "book.csv",
+            format!("ref,country,service,id\nA,fr,SIREN,{siren}\n").as_bytes(),
+        );
+        ws.write("key", KEY.as_bytes());
+        ws.write(
+            "ratewatch.toml",
+            format!(
+                "base_url = \"{}\"\napi_key_file = \"key\"\nout = \"reports\"\n{extra}",
+                sim.server.base_url()
+            )
+            .as_bytes(),
+        );
+        ws
+    };
+    let screen = |ws: &Workspace, flags: &[&str]| {
+        let out = ratewatch_in(ws.dir.path())
+            .args(["screen", "book.csv"])
+            .args(flags)
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let files = |ws: &Workspace| {
+        let mut names: Vec<String> = std::fs::read_dir(ws.path("reports"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+
+    let by_file = setup("quiet = true\ncsv_dialect = \"excel\"\ntimestamped = true\n");
+    let by_flags = setup("");
+    let plain = setup("");
+    let from_file = screen(&by_file, &[]);
+    let from_flags = screen(
+        &by_flags,
+        &["--quiet", "--csv-dialect", "excel", "--timestamped"],
+    );
+    let unset = screen(&plain, &[]);
+    assert_eq!(from_file, from_flags);
+    assert_ne!(from_file, unset, "quiet says less: {unset}");
+    assert!(unset.starts_with("ratewatch run 1"), "{unset}");
+
+    // Timestamped names, the same whichever way they were asked for.
+    let names = files(&by_file);
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("report-")), "{names:?}");
+    assert_eq!(files(&plain), ["report.csv", "report.html", "report.json"]);
+    // The Excel dialect: BOM, semicolons, CRLF.
+    let csv = names.iter().find(|n| n.ends_with(".csv")).unwrap();
+    let csv = std::fs::read(by_file.path("reports").join(csv)).unwrap();
+    assert!(csv.starts_with("\u{feff}".as_bytes()));
+    let csv = String::from_utf8(csv).unwrap();
+    let header = csv.split('\n').next().unwrap();
+    assert!(header.contains(';') && header.ends_with('\r'), "{header:?}");
+    let csv = std::fs::read_to_string(plain.path("reports/report.csv")).unwrap();
+    assert!(!csv.starts_with('\u{feff}') && !csv.contains('\r'));
+
+    // `config` shows them, with their lines.
+    let json = config_json(&mut ratewatch_in(by_file.dir.path()), &[]);
+    assert_eq!(json["settings"]["quiet"]["value"], true);
+    assert_eq!(json["settings"]["quiet"]["from"], "file ratewatch.toml:4");
+    assert_eq!(json["settings"]["csv_dialect"]["value"], "excel");
+    assert_eq!(
+        json["settings"]["timestamped"]["from"],
+        "file ratewatch.toml:6"
+    );
+    ratewatch_in(by_file.dir.path())
+        .args(["config", "--get", "out"])
+        .assert()
+        .code(0)
+        .stdout("reports\n");
+    ratewatch_in(by_file.dir.path())
+        .args(["config", "--get", "max_calls"])
+        .assert()
+        .code(0)
+        .stdout("\n");
+    ratewatch_in(by_file.dir.path())
+        .args(["config", "--get", "outt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown setting `outt`"));
+
+    // A wrong value names the file, the line and the key.
+    for (line, message) in [
+        (
+            "quiet = \"yes\"",
+            "ratewatch.toml:4: quiet: expected true or false, got \"yes\"",
+        ),
+        (
+            "csv_dialect = \"xlsx\"",
+            "ratewatch.toml:4: csv_dialect: expected \"standard\" or \"excel\", got \"xlsx\"",
+        ),
+        (
+            "timestamped = 1",
+            "ratewatch.toml:4: timestamped: expected true or false, got 1",
+        ),
+    ] {
+        let ws = setup(&format!("{line}\n"));
+        // `report` reads the two that name and spell its files, before its database.
+        let report = !line.starts_with("quiet");
+        let commands = [&["screen", "book.csv"][..], &["report", "--run", "1"][..]];
+        for command in &commands[..if report { 2 } else { 1 }] {
+            ratewatch_in(ws.dir.path())
+                .args(*command)
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(predicate::str::contains(message));
+        }
+        assert!(!ws.path("reports").exists());
+    }
 }

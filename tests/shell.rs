@@ -1,10 +1,15 @@
 //! `ratewatch completions` and `ratewatch man`: generated from the clap definitions, they
-//! know every command and flag.
+//! know every command and flag; and `samples/nightly.sh`, run as cron runs it.
+
+use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use clap::CommandFactory;
 use predicates::prelude::*;
 use ratewatch::cli::Cli;
+use ratewatch::sim::CompanyRef;
+
+use crate::common::{Background, KEY, Workspace, sample_sim};
 
 fn ratewatch() -> Command {
     Command::cargo_bin("ratewatch").unwrap()
@@ -107,4 +112,147 @@ fn man_out_writes_every_page() {
         assert!(text.contains(".TH "), "{}", page.display());
     }
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), expected.len());
+}
+
+/// `samples/nightly.sh`, run as cron runs it: a bare environment (`PATH=/usr/bin:/bin`, a
+/// home, nothing else but what the test names), from another folder.
+fn nightly(home: &Path, cwd: &Path, vars: &[(&str, &Path)]) -> std::process::Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/nightly.sh");
+    let mut cmd = std::process::Command::new("/bin/sh");
+    cmd.env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", home)
+        .current_dir(cwd)
+        .arg(script)
+        .arg("book.csv");
+    for (name, value) in vars {
+        cmd.env(name, value);
+    }
+    cmd.output().expect("sh runs")
+}
+
+/// A state folder whose ratewatch.toml points at the simulator, with the key in a file of
+/// its own, and a one-row portfolio in `ws`.
+fn state_for(ws: &Workspace, sim: &Background, extra: &str) -> PathBuf {
+    let company = CompanyRef { country: 0, n: 42 };
+    let siren = sim.server.dataset().external_ids(company)[0]
+        .external_id
+        .clone();
+    ws.write(
+        "book.csv",
+        format!("ref,country,service,id\nA,fr,SIREN,{siren}\n").as_bytes(),
+    );
+    let state = ws.path("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("ratewatch.key"), KEY).unwrap();
+    std::fs::write(
+        state.join("ratewatch.toml"),
+        format!(
+            "base_url = \"{}\"\napi_key_file = \"ratewatch.key\"\ndb = \"rw.db\"\nout = \"reports\"\n{extra}",
+            sim.server.base_url()
+        ),
+    )
+    .unwrap();
+    state
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn the_nightly_script_screens_with_cron_s_environment_and_the_toml_s_settings() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let state = state_for(&ws, &sim, "");
+    let home = ws.path("home");
+    std::fs::create_dir(&home).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("ratewatch");
+    let out = nightly(
+        &home,
+        ws.dir.path(),
+        &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", &bin)],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{:?}\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(stdout.starts_with("ratewatch run 1 of book"), "{stdout}");
+    assert!(state.join("rw.db").is_file(), "db from the toml");
+    // One folder named after the day (UTC), under the toml's `out`.
+    let days: Vec<PathBuf> = std::fs::read_dir(state.join("reports"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(days.len(), 1, "{days:?}");
+    let day = days[0].file_name().unwrap().to_str().unwrap().to_string();
+    assert!(
+        day.len() == 10 && day.chars().filter(|c| *c == '-').count() == 2,
+        "{day}"
+    );
+    let report = std::fs::read_to_string(days[0].join("report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(
+        report["rows"][0]["status"], "rated",
+        "the key file was read"
+    );
+
+    // Installed with `cargo install`: found in ~/.cargo/bin with no help. A toml without
+    // base_url fails loudly, with ratewatch's own words.
+    std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+    std::os::unix::fs::symlink(&bin, home.join(".cargo/bin/ratewatch")).unwrap();
+    std::fs::write(state.join("ratewatch.toml"), "db = \"rw.db\"\n").unwrap();
+    let out = nightly(&home, ws.dir.path(), &[("RATEWATCH_HOME", &state)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no service address"), "{stderr}");
+    assert!(stderr.contains("base_url"), "{stderr}");
+}
+
+#[test]
+fn the_nightly_script_says_how_to_set_path_when_it_cannot_find_ratewatch() {
+    if ["/usr/bin", "/bin", "/usr/local/bin", "/opt/ratewatch/bin"]
+        .iter()
+        .any(|dir| Path::new(dir).join("ratewatch").exists())
+    {
+        eprintln!("skipped: ratewatch is installed on this machine");
+        return;
+    }
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let state = state_for(&ws, &sim, "");
+    let out = nightly(ws.dir.path(), ws.dir.path(), &[("RATEWATCH_HOME", &state)]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(stderr.contains("ratewatch not found"), "{stderr}");
+    assert!(
+        stderr.contains("PATH=/usr/local/bin:/usr/bin:/bin"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("RATEWATCH_BIN="), "{stderr}");
+    assert!(!state.join("rw.db").exists());
+
+    // A RATEWATCH_BIN that is not there is said as such.
+    let missing = ws.path("nowhere/ratewatch");
+    let out = nightly(
+        ws.dir.path(),
+        ws.dir.path(),
+        &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", &missing)],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not an executable file"));
+}
+
+#[test]
+fn the_nightly_script_is_posix_sh() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/nightly.sh");
+    let status = std::process::Command::new("/bin/sh")
+        .arg("-n")
+        .arg(&script)
+        .status()
+        .expect("sh runs");
+    assert!(status.success());
 }

@@ -11,9 +11,27 @@ use crate::cli::ConfigArgs;
 use crate::config::{Key, KeySource, Origin, Settings, Sources};
 use crate::error::{Error, ExitCode};
 use crate::rate::RatingEndpoint;
+use crate::report::csv::Dialect;
 
 pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_run(&args.settings, &sources)?;
+    if let Some(name) = &args.get {
+        // One value alone, for scripts: `OUT=$(ratewatch config --get out)`.
+        let key = Key::by_name(name).ok_or_else(|| {
+            let known: Vec<&str> = Key::ALL.iter().map(|k| k.name()).collect();
+            Error::Config(format!(
+                "--get: unknown setting `{name}`; the settings are {}",
+                known.join(", ")
+            ))
+        })?;
+        let shown = match value_of(&settings, key).0 {
+            Value::Null => String::new(),
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        emit(&format!("{shown}\n"))?;
+        return Ok(ExitCode::Clean);
+    }
     // A key file that cannot be read is shown as the problem it is, not as a failed command.
     let (key_status, key_ok) = if settings.demo {
         ("not used (--demo)".to_string(), true)
@@ -147,5 +165,14 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
             s.metrics_file.value.as_deref().map_or(Value::Null, path),
             &s.metrics_file.origin,
         ),
+        Key::CsvDialect => (
+            json!(match s.csv_dialect.value {
+                Dialect::Standard => "standard",
+                Dialect::Excel => "excel",
+            }),
+            &s.csv_dialect.origin,
+        ),
+        Key::Timestamped => (json!(s.timestamped.value), &s.timestamped.origin),
+        Key::Quiet => (json!(s.quiet.value), &s.quiet.origin),
     }
 }

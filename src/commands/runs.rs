@@ -4,13 +4,12 @@
 use serde_json::{Map, Value, json};
 
 use super::output::{self, Style};
-use super::screen::report_options;
 use super::{emit, open_read_only};
 use crate::cli::{ReportArgs, RunsArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::RunInfo;
-use crate::report::{ReportError, write_reports};
+use crate::report::{ReportError, ReportOptions, write_reports};
 
 const HEADERS: [&str; 12] = [
     "RUN",
@@ -162,15 +161,15 @@ fn to_json(r: &RunInfo, colors: &[String]) -> Value {
 pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let out = &sources.output_folder(args.out.clone())?.value;
-    let stale_after = sources.stale_after(args.stale_after)?.value;
+    let options = ReportOptions {
+        out: out.clone(),
+        quiet: false,
+        csv_dialect: sources.csv_dialect(args.reports.csv_dialect)?.value,
+        timestamped: sources.timestamped(args.reports.timestamped)?.value,
+        stale_after_days: sources.stale_after(args.stale_after)?.value,
+        alerts: sources.alert_rules(),
+    };
     let store = open_read_only(db)?;
-    let options = report_options(
-        &args.reports,
-        out,
-        false,
-        stale_after,
-        sources.alert_rules(),
-    );
     let info =
         write_reports(&store, args.run, &options, std::io::stdout()).map_err(|e| match e {
             ReportError::Store(source) => Error::Store {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{ReportFormatArgs, ScreenArgs};
+use crate::cli::ScreenArgs;
 use crate::config::{ServiceSettings, Settings, Sources};
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
@@ -17,15 +17,16 @@ use crate::report::ReportOptions;
 use crate::run::{self, Preview, Request, Started, Watcher};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let settings = Settings::for_run(&args.settings, &sources)?;
+    let settings = Settings::for_screen(&args, &sources)?;
     let service = ServiceSettings::new(&settings, &sources)?;
-    let reports = report_options(
-        &args.reports,
-        &settings.out.value,
-        args.quiet,
-        settings.stale_after_days.value,
-        settings.alerts.clone(),
-    );
+    let reports = ReportOptions {
+        out: settings.out.value.clone(),
+        quiet: settings.quiet.value,
+        csv_dialect: settings.csv_dialect.value,
+        timestamped: settings.timestamped.value,
+        stale_after_days: settings.stale_after_days.value,
+        alerts: settings.alerts.clone(),
+    };
     let request = Request {
         portfolio: args.portfolio,
         portfolio_name: args.portfolio_name,
@@ -88,24 +89,6 @@ impl Watcher for Progress {
             let n = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
             self.bar.set_message(format!("{n} failed"));
         }
-    }
-}
-
-/// The report settings of the command line.
-pub fn report_options(
-    format: &ReportFormatArgs,
-    out: &Path,
-    quiet: bool,
-    stale_after_days: u32,
-    alerts: crate::alerts::Rules,
-) -> ReportOptions {
-    ReportOptions {
-        out: out.to_path_buf(),
-        quiet,
-        csv_dialect: super::output::dialect(format.csv_dialect),
-        timestamped: format.timestamped,
-        stale_after_days,
-        alerts,
     }
 }
 
