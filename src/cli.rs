@@ -117,6 +117,36 @@ pub enum Command {
         Exit codes: 0 done, 2 usage error, unknown ref or no database at --db, 4 database unusable.")]
     Review(ReviewArgs),
 
+    /// Mark a company's alert as seen: it stays in the reports, marked, and leaves the
+    /// summary (and the exit code) until the company's color changes again, or until
+    /// --until.
+    ///
+    /// COMPANY is the service's company id (UUID), your reference as in a portfolio's
+    /// latest finished run, or a part of the company's name; it is acknowledged at its
+    /// latest color.
+    #[command(after_help = "Examples:\n  \
+        ratewatch ack C-1004 --note \"insolvency known, credit stopped\"\n  \
+        ratewatch ack fc1e733d-c34f-4564-940a-51e0f4d721c0 --until 2026-12-31\n\n\
+        Exit codes: 0 recorded, 1 no company matches, 2 usage error, several companies match or no database at --db, 4 database unusable.")]
+    Ack(AckArgs),
+
+    /// List the acknowledgements in force: the company, its color when acknowledged, when,
+    /// until when, and the note.
+    #[command(after_help = "Examples:\n  \
+        ratewatch acks\n  \
+        ratewatch acks --json\n\n\
+        Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
+    Acks(AcksArgs),
+
+    /// Try the alert rules of ratewatch.toml's [alerts] on a past run (default: the
+    /// latest): what they would have listed, worst first, and what they would have counted.
+    /// Nothing is changed.
+    #[command(after_help = "Examples:\n  \
+        ratewatch alerts test\n  \
+        ratewatch alerts test --run 12 --config strict.toml\n\n\
+        Exit codes: 0 nothing would be listed, 1 alerts would be listed, 2 usage error, unknown run or no database at --db, 4 database unusable.")]
+    Alerts(AlertsArgs),
+
     /// Count the API calls the runs made, by endpoint, per day or per month (default: the
     /// current month, by day), from the runs' records: no call to the service.
     ///
@@ -733,6 +763,56 @@ pub enum ReviewAction {
     /// candidate is rejected is decided as `review reject`) or empty. Nothing is recorded if
     /// any line is wrong.
     Import(ReviewImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AckArgs {
+    /// The company: its id (UUID), your reference, or a part of its name.
+    #[arg(value_name = "COMPANY")]
+    pub company: String,
+
+    /// Why, for whoever reads `ratewatch acks` later.
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+
+    /// The acknowledgement ends at the start of this day (YYYY-MM-DD) or at this time
+    /// (RFC 3339, UTC), even if the company does not change.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    #[command(flatten)]
+    pub database: DecisionDatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AcksArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub listing: ListingArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AlertsArgs {
+    #[command(subcommand)]
+    pub action: AlertsAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AlertsAction {
+    /// What the rules of [alerts] would have listed on a past run, worst first.
+    Test(AlertsTestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AlertsTestArgs {
+    /// The run (default: the latest).
+    #[arg(long, value_name = "N")]
+    pub run: Option<i64>,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
 }
 
 #[derive(Debug, Args)]

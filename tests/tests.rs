@@ -1,6 +1,7 @@
 //! Integration tests, one binary (one link step): each module tests one area end to end
 //! against the in-process simulator on a random loopback port. No network, no fixed port.
 
+mod acknowledgements;
 mod common;
 
 mod cli;

@@ -126,7 +126,7 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
 /// the portfolios hold it (exact), part of a name (case, accents and punctuation
 /// ignored). The first that finds any wins; several found are for the user to choose
 /// from, never a guess.
-fn find_company(store: &Store, wanted: &str) -> Result<Vec<CompanySummary>, StoreError> {
+pub(super) fn find_company(store: &Store, wanted: &str) -> Result<Vec<CompanySummary>, StoreError> {
     if let Ok(id) = Uuid::parse_str(wanted)
         && let Some(c) = store.company_by_id(&id.to_string())?
     {
@@ -429,7 +429,7 @@ pub(super) fn window(
 
 /// Which end of the window a time given on the command line bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bound {
+pub(super) enum Bound {
     /// Included: a date means the start of that day.
     From,
     /// Included too: a date means up to the end of that day, a time up to that second.
@@ -439,7 +439,7 @@ enum Bound {
 
 /// A date (`2026-11-01`, UTC) or a time (`2026-11-01T02:00:00Z`; without an offset,
 /// UTC), to the second like the stored times.
-fn parse_time(flag: &str, text: &str, bound: Bound) -> Result<Timestamp, Error> {
+pub(super) fn parse_time(flag: &str, text: &str, bound: Bound) -> Result<Timestamp, Error> {
     let text = text.trim();
     let bad = || {
         Error::Config(format!(

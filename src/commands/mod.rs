@@ -1,6 +1,7 @@
 //! One module per command. Each turns settings into calls on the library's stages and
 //! text on stdout; the binary only parses arguments and maps the result to an exit code.
 
+mod alerts;
 mod config;
 mod demo_server;
 mod history;
@@ -42,6 +43,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Changes(args) => history::changes(args, sources()?),
         Command::Usage(args) => usage::usage(args, sources()?),
         Command::Review(args) => review::review(args, sources()?),
+        Command::Ack(args) => alerts::ack(args, sources()?),
+        Command::Acks(args) => alerts::acks(args, sources()?),
+        Command::Alerts(args) => alerts::alerts(args, sources()?),
         Command::SyncHistory(args) => sync_history::sync(args, sources()?).await,
     }
 }

@@ -116,6 +116,31 @@ fn movement(line: &AlertLine) -> String {
     }
 }
 
+/// The alerts as the summary lists them: a line per company, in the order given (worst
+/// first), each with the refs that hold it.
+pub fn alert_table(listed: &[AlertLine]) -> String {
+    let lines: Vec<Vec<String>> = listed
+        .iter()
+        .map(|a| {
+            [
+                a.refs.clone(),
+                a.company.clone(),
+                a.country.clone().unwrap_or_else(|| "-".into()),
+                movement(a),
+                a.kind.describe().to_string(),
+                refreshed(a.last_refresh_date.as_deref()),
+            ]
+            .iter()
+            .map(|c| printable(c))
+            .collect()
+        })
+        .collect();
+    crate::text::render(
+        &["REF", "COMPANY", "COUNTRY", "COLOR", "ALERT", "REFRESHED"],
+        &lines,
+    )
+}
+
 /// A row named in the summary: its ref (or line) and why it needs a look.
 fn named(row: &ResultRow) -> String {
     let who = match &row.reference {
@@ -170,24 +195,7 @@ impl<W: Output> Format for Summary<W> {
         } else {
             MAX_LISTED
         };
-        let listed: Vec<Vec<String>> = digest
-            .listed
-            .iter()
-            .take(room)
-            .map(|a| {
-                [
-                    a.refs.clone(),
-                    a.company.clone(),
-                    a.country.clone().unwrap_or_else(|| "-".into()),
-                    movement(a),
-                    a.kind.describe().to_string(),
-                    refreshed(a.last_refresh_date.as_deref()),
-                ]
-                .iter()
-                .map(|c| printable(c))
-                .collect()
-            })
-            .collect();
+        let listed = &digest.listed[..room.min(digest.listed.len())];
         let unlisted = alerts - listed.len() as u64;
         let failed = count(&run, RowStatus::Failed);
         let rated = count(&run, RowStatus::Rated);
@@ -281,11 +289,7 @@ impl<W: Output> Format for Summary<W> {
                     plural(alerts, "alert", "alerts")
                 ));
             }
-            let table = crate::text::render(
-                &["REF", "COMPANY", "COUNTRY", "COLOR", "ALERT", "REFRESHED"],
-                &listed,
-            );
-            for line in table.lines() {
+            for line in alert_table(listed).lines() {
                 text.push_str("  ");
                 text.push_str(line);
                 text.push('\n');

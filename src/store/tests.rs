@@ -1622,3 +1622,114 @@ fn the_trend_reads_an_index_range_and_kept_counts() {
         "{kept:#?}"
     );
 }
+
+/// (kind, listed, acked) of the company's alert in the run, if it is one.
+fn verdict(store: &Store, run_id: i64, company: Uuid) -> Option<(String, bool, bool)> {
+    store
+        .conn
+        .query_row(
+            "SELECT a.kind, a.listed, a.acked FROM run_alerts a
+             JOIN companies c ON c.id = a.company
+             WHERE a.run_id = ?1 AND c.company_id = ?2",
+            params![run_id, company.to_string()],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()
+        .unwrap()
+}
+
+#[test]
+fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (a, b) = (uuid(1), uuid(2));
+    let night = |store: &mut Store, day: u32, color_a: Color| {
+        let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
+        screened(
+            store,
+            "p",
+            &[
+                (
+                    "C-1",
+                    seen(a, color_a, Some("2025-12-01T00:00:00Z"), at, at),
+                ),
+                ("C-2", seen(b, Color::Green, None, at, at)),
+                ("C-3", seen(a, Color::Red, None, at, at)),
+            ],
+        )
+    };
+    let mut listed = Vec::new();
+    for day in 1..=8 {
+        let run = night(&mut store, day, Color::Red);
+        let (kind, shown, _) = verdict(&store, run, a).unwrap();
+        assert_eq!(kind, if day == 1 { "red" } else { "still" }, "day {day}");
+        if shown {
+            listed.push(day);
+        }
+        assert_eq!(verdict(&store, run, b), None, "green is no alert");
+    }
+    assert_eq!(listed, [1, 8], "the day it began, and a week later");
+    let refs: String = store
+        .conn
+        .query_row("SELECT refs FROM run_alerts LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        refs, "C-1, C-3",
+        "one line, every ref that holds the company"
+    );
+
+    assert_eq!(
+        store
+            .acknowledge(&a.to_string(), Some("C-1"), None, Some("known"))
+            .unwrap()
+            .as_deref(),
+        Some("red")
+    );
+    let run = night(&mut store, 15, Color::Red);
+    assert_eq!(
+        verdict(&store, run, a),
+        Some(("still".into(), false, true)),
+        "acknowledged: due again a week later, yet counted only"
+    );
+    assert_eq!(store.acks().unwrap().len(), 1);
+    let run = night(&mut store, 16, Color::Black);
+    assert_eq!(verdict(&store, run, a), Some(("black".into(), true, false)));
+    assert!(store.acks().unwrap().is_empty(), "the change ended it");
+}
+
+#[test]
+fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let a = uuid(1);
+    let at = "2026-01-01T02:00:00Z";
+    screened(
+        &mut store,
+        "p",
+        &[("C-1", seen(a, Color::Yellow, None, at, at))],
+    );
+    let at = "2026-01-02T02:00:00Z";
+    let run = screened(
+        &mut store,
+        "p",
+        &[("C-1", seen(a, Color::Red, None, at, at))],
+    );
+    let strict = Rules {
+        min_steps: 2,
+        into_red: false,
+        ..Rules::default()
+    };
+    assert_eq!(
+        store.decide_alerts(run, &strict, Verdicts::Trial).unwrap(),
+        0
+    );
+    let digest = store.alert_digest(run, 50, 0.2, Verdicts::Trial).unwrap();
+    assert_eq!(digest.listed_total, 0, "yellow → red is one step");
+    assert_eq!(verdict(&store, run, a), Some(("red".into(), true, false)));
+    let recorded = store
+        .alert_digest(run, 50, 0.2, Verdicts::Recorded)
+        .unwrap();
+    assert_eq!(recorded.listed.len(), 1);
+    assert_eq!(recorded.listed[0].refs, "C-1");
+    assert_eq!(recorded.listed[0].previous, Some(Color::Yellow));
+}

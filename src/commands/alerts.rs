@@ -1,0 +1,237 @@
+//! `ratewatch ack`, `acks` and `alerts test`: saying an alert was seen, listing what was
+//! said, and trying the rules of `[alerts]` on a past run before a night depends on them.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::history::{Bound, find_company, parse_time};
+use super::output::{self, Style};
+use super::{emit, open_read_only};
+use crate::cli::{AckArgs, AcksArgs, AlertsAction, AlertsArgs, AlertsTestArgs};
+use crate::config::Sources;
+use crate::error::{Error, ExitCode};
+use crate::report::summary::{MAX_LISTED, alert_table};
+use crate::store::{Ack, Store, StoreError, Verdicts, time_text};
+
+/// The schema that has the alert rules' tables.
+const ALERTS_SCHEMA: i64 = 6;
+
+fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
+    move |source| Error::Store {
+        path: db.to_path_buf(),
+        source,
+    }
+}
+
+pub fn ack(args: AckArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db)?.value;
+    let fail = store_error(db);
+    let wanted = args.company.trim();
+    if wanted.is_empty() {
+        return Err(Error::Config(
+            "COMPANY is empty: give a company id, your reference or part of the name".into(),
+        ));
+    }
+    let until = args
+        .until
+        .as_deref()
+        .map(|u| parse_time("--until", u, Bound::From).map(time_text))
+        .transpose()?;
+    if !db.is_file() {
+        return Err(fail(StoreError::Missing));
+    }
+    let mut store = Store::open(db).map_err(fail)?;
+    let found = find_company(&store, wanted).map_err(fail)?;
+    let company = match found.as_slice() {
+        [one] => one.clone(),
+        [] => {
+            emit(&format!(
+                "No company matches {wanted:?}: give its id, your reference or part of its name.\n"
+            ))?;
+            return Ok(ExitCode::Attention);
+        }
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(|c| format!("{} {}", c.company_id, c.name.as_deref().unwrap_or("")))
+                .collect();
+            return Err(Error::Config(format!(
+                "{} companies match {wanted:?}: give the company id of the one you mean: {}",
+                several.len(),
+                names.join("; ")
+            )));
+        }
+    };
+    let by_ref = !store.companies_by_ref(wanted).map_err(fail)?.is_empty();
+    let color = store
+        .acknowledge(
+            &company.company_id,
+            by_ref.then_some(wanted),
+            until.as_deref(),
+            args.note.as_deref(),
+        )
+        .map_err(fail)?;
+    let Some(color) = color else {
+        return Err(Error::Config(format!(
+            "{wanted}: the company has no rating yet, so there is nothing to acknowledge"
+        )));
+    };
+    let name = company.name.as_deref().unwrap_or(&company.company_id);
+    let until = until.map(|u| format!(" (until {u})")).unwrap_or_default();
+    emit(&format!(
+        "{name}: acknowledged at {color}{until}; it leaves the summary until its color changes.\n"
+    ))?;
+    Ok(ExitCode::Clean)
+}
+
+const ACK_HEADERS: [&str; 7] = [
+    "COMPANY_ID",
+    "COMPANY",
+    "REF",
+    "COLOR",
+    "ACKED",
+    "UNTIL",
+    "NOTE",
+];
+
+const ACK_CSV_HEADERS: [&str; 7] = [
+    "company_id",
+    "company_name",
+    "ref",
+    "color",
+    "acked_at",
+    "until",
+    "note",
+];
+
+pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db)?.value;
+    let fail = store_error(db);
+    let store = open_read_only(db)?;
+    store.require_schema(ALERTS_SCHEMA).map_err(fail)?;
+    let acks = store.acks().map_err(fail)?;
+    let lines: Vec<Vec<String>> = acks.iter().map(ack_line).collect();
+    let text = match Style::of(&args.listing) {
+        Style::Table if acks.is_empty() => "No acknowledgement in force.\n".to_string(),
+        Style::Table => output::table(&ACK_HEADERS, &lines),
+        Style::Csv => output::csv(&ACK_CSV_HEADERS, &lines)?,
+        Style::Json => output::json(&json!(
+            acks.iter()
+                .map(|a| json!({
+                    "company_id": a.company_id,
+                    "company_name": a.company_name,
+                    "ref": a.reference,
+                    "color": a.color,
+                    "acked_at": a.acked_at,
+                    "until": a.until,
+                    "note": a.note,
+                }))
+                .collect::<Vec<_>>()
+        ))?,
+    };
+    emit(&text)?;
+    Ok(ExitCode::Clean)
+}
+
+fn ack_line(a: &Ack) -> Vec<String> {
+    vec![
+        a.company_id.clone(),
+        output::or_empty(&a.company_name),
+        output::or_empty(&a.reference),
+        a.color.clone(),
+        a.acked_at.clone(),
+        output::or_empty(&a.until),
+        output::or_empty(&a.note),
+    ]
+}
+
+pub fn alerts(args: AlertsArgs, sources: Sources) -> Result<ExitCode, Error> {
+    match args.action {
+        AlertsAction::Test(args) => test(args, sources),
+    }
+}
+
+/// The rules decided again on a past run, into a scratch table of this connection only.
+fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &sources.database(args.database.db)?.value;
+    let fail = store_error(db);
+    let mut store = open_read_only(db)?;
+    store.require_schema(ALERTS_SCHEMA).map_err(fail)?;
+    let run_id = match args.run {
+        Some(run) => run,
+        None => match store.recent_runs(1).map_err(fail)?.first() {
+            Some(run) => run.id,
+            None => {
+                return Err(Error::Config(
+                    "the database has no run yet: the rules need a screened run to try".into(),
+                ));
+            }
+        },
+    };
+    let info = store.run_info(run_id).map_err(fail)?;
+    let rules = sources.alert_rules();
+    store
+        .decide_alerts(run_id, &rules, Verdicts::Trial)
+        .map_err(fail)?;
+    let digest = store
+        .alert_digest(run_id, MAX_LISTED, rules.storm_share, Verdicts::Trial)
+        .map_err(fail)?;
+    let origin = match &sources.file {
+        Some(file) => format!("the rules of {}", file.path.display()),
+        None => "the default rules (no ratewatch.toml)".to_string(),
+    };
+    let mut text = format!(
+        "{origin}, on run {run_id} of {} ({}):\n",
+        info.portfolio, info.started_at
+    );
+    if let Some((changed, companies)) = digest.storm {
+        text.push_str(&format!(
+            "a storm: {changed} of {companies} companies changed color; the summary would list the worst only\n"
+        ));
+    }
+    if digest.listed_total == 0 {
+        text.push_str("nothing would be listed: a quiet night, exit code 0\n");
+    } else {
+        text.push_str(&format!(
+            "{} would be listed, worst first:\n",
+            plural(digest.listed_total, "alert", "alerts")
+        ));
+        for line in alert_table(&digest.listed).lines() {
+            text.push_str("  ");
+            text.push_str(line);
+            text.push('\n');
+        }
+        let unlisted = digest.listed_total - digest.listed.len() as u64;
+        if unlisted > 0 {
+            text.push_str(&format!("  … and {unlisted} more\n"));
+        }
+    }
+    if digest.standing > 0 {
+        text.push_str(&format!(
+            "{} still red or black would be counted, not listed (repeat = \"{}\")\n",
+            plural(digest.standing, "company", "companies"),
+            rules.repeat.as_str()
+        ));
+    }
+    if digest.acked > 0 {
+        text.push_str(&format!(
+            "{} acknowledged would be left out\n",
+            plural(digest.acked, "alert", "alerts")
+        ));
+    }
+    text.push_str(&format!(
+        "The run itself listed {} by the rules it ran with.\n",
+        plural(info.alerts, "alert", "alerts")
+    ));
+    emit(&text)?;
+    Ok(if digest.listed_total > 0 {
+        ExitCode::Attention
+    } else {
+        ExitCode::Clean
+    })
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

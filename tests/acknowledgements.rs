@@ -1,0 +1,147 @@
+//! `ratewatch ack`, `acks` and `alerts test` end to end on the sample: an acknowledged
+//! company leaves the summary and stays in the reports, marked; a trial of other rules
+//! changes nothing.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use crate::common::{Background, Workspace, isolated, rows_by_ref, sample_sim};
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
+}
+
+fn ratewatch(ws: &Workspace, args: &[&str]) -> Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    cmd.current_dir(ws.dir.path())
+        .args(args)
+        .arg("--db")
+        .arg(ws.db());
+    Command::from_std(cmd)
+}
+
+fn night(sim: &Background, ws: &Workspace, day: i64) -> String {
+    sim.server.set_day(day);
+    let out = ws.screen(sim, &sample()).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_in_the_reports() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.write("ratewatch.toml", b"[alerts]\nrepeat = \"daily\"\n");
+    night(&sim, &ws, 1);
+    let before = night(&sim, &ws, 2);
+    let listed = |text: &str, reference: &str| {
+        text.lines()
+            .any(|l| l.starts_with("  ") && l.contains(reference) && l.contains("(still)"))
+    };
+    assert!(listed(&before, "C-1004"), "black, listed daily: {before}");
+
+    let out = ratewatch(&ws, &["ack", "C-1004", "--note", "credit stopped"])
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(said.contains("acknowledged at black"), "{said}");
+    let acks: Value = serde_json::from_slice(
+        &ratewatch(&ws, &["acks", "--json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(acks[0]["ref"], "C-1004");
+    assert_eq!(acks[0]["note"], "credit stopped");
+    assert_eq!(acks[0]["color"], "black");
+
+    let after = night(&sim, &ws, 3);
+    assert!(!listed(&after, "C-1004"), "{after}");
+    assert!(listed(&after, "C-1010"), "others still listed: {after}");
+    assert!(after.contains("1 alert acknowledged"), "{after}");
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1004"]["alert"], true);
+    assert_eq!(rows["C-1004"]["acknowledged"], true);
+    assert_eq!(rows["C-1004"]["alert_kind"], "still");
+    assert_eq!(rows["C-1010"]["acknowledged"], false);
+
+    // An acknowledgement that ended (its --until passed, on the service's clock) no longer
+    // applies.
+    ratewatch(&ws, &["ack", "C-1004", "--until", "2026-01-01"])
+        .assert()
+        .success();
+    let expired = night(&sim, &ws, 4);
+    assert!(listed(&expired, "C-1004"), "{expired}");
+}
+
+#[test]
+fn acknowledging_names_what_it_cannot_find_and_refuses_a_bad_date() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    night(&sim, &ws, 1);
+    ratewatch(&ws, &["ack", "no such company anywhere"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("No company matches"));
+    ratewatch(&ws, &["ack", "C-1004", "--until", "next week"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--until"));
+    let empty = ratewatch(&ws, &["acks"]).assert().success();
+    assert_eq!(
+        String::from_utf8_lossy(&empty.get_output().stdout),
+        "No acknowledgement in force.\n"
+    );
+}
+
+#[test]
+fn alerts_test_tries_other_rules_on_the_latest_run_and_changes_nothing() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    night(&sim, &ws, 1);
+    night(&sim, &ws, 2);
+    let db_before = std::fs::read(ws.db()).unwrap();
+    // Night 2 listed changes only (the companies still red or black were listed on night 1).
+    let default = ratewatch(&ws, &["alerts", "test"]).assert().code(1);
+    let text = String::from_utf8_lossy(&default.get_output().stdout).to_string();
+    assert!(
+        text.starts_with("the default rules (no ratewatch.toml), on run 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("6 alerts would be listed, worst first"),
+        "{text}"
+    );
+    assert!(text.contains("The run itself listed 6 alerts"), "{text}");
+
+    ws.write(
+        "quiet.toml",
+        b"[alerts]\nimproved = false\nchanged = false\ndeteriorated = false\ninto_red = false\nrepeat = \"never\"\n",
+    );
+    let quiet = ratewatch(&ws, &["--config", "quiet.toml", "alerts", "test"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&quiet.get_output().stdout).to_string();
+    assert!(text.contains("nothing would be listed"), "{text}");
+    assert!(
+        text.contains("4 companies still red or black would be counted"),
+        "{text}"
+    );
+
+    ws.write("typo.toml", b"[alerts]\nrepeats = \"never\"\n");
+    ratewatch(&ws, &["--config", "typo.toml", "alerts", "test"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "typo.toml:2: [alerts]: unknown rule `repeats`",
+        ));
+    assert_eq!(
+        std::fs::read(ws.db()).unwrap(),
+        db_before,
+        "nothing written"
+    );
+}
