@@ -379,10 +379,11 @@ async fn screen_logged(
         RunStatus::Complete
     };
     log.status = Some(status);
+    // The run's end is timed whole: its alerts decided, its counts kept, its reports written.
+    let reporting = std::time::Instant::now();
     store
         .finish_run(run_id, status, &calls, &notes, &request.reports.alerts)
         .map_err(db_error)?;
-    let reporting = std::time::Instant::now();
     let written = report::write_reports(&store, run_id, &request.reports, summary);
     log.report_ms = Some(reporting.elapsed().as_millis() as u64);
     let run = written.map_err(|e| match e {
