@@ -20,3 +20,4 @@ mod simulator;
 mod sync_history;
 mod trend;
 mod usage;
+mod alerts;
