@@ -3,7 +3,7 @@
 //! with one line per company, the rules of `[alerts]` narrowing what alerts, `--quiet`
 //! nights, storms, and the rows the summary names because they need a look.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use predicates::prelude::*;
@@ -274,14 +274,19 @@ fn repeat_daily_lists_a_standing_alert_every_night_and_never_only_when_it_began(
             check_standing_count(summary, &nights.reports[i], n);
             // No row fails: 1 exactly when something is listed.
             let some = !listed(summary).is_empty();
-            assert_eq!(nights.codes[i], i32::from(some), "{repeat}, night {n}: {summary}");
+            assert_eq!(
+                nights.codes[i],
+                i32::from(some),
+                "{repeat}, night {n}: {summary}"
+            );
             let run = &nights.reports[i]["run"];
             assert_eq!(
                 run["alerts"].as_u64(),
                 Some(
                     summary
                         .lines()
-                        .find_map(|l| l.strip_suffix(" alerts, worst first:")
+                        .find_map(|l| l
+                            .strip_suffix(" alerts, worst first:")
                             .or(l.strip_suffix(" alert, worst first:")))
                         .map_or(0, |n| n.parse().unwrap())
                 ),
@@ -290,7 +295,11 @@ fn repeat_daily_lists_a_standing_alert_every_night_and_never_only_when_it_began(
         }
         if repeat == "never" {
             // Nights with nothing new: exit 0, and the standing alerts are counted.
-            assert!(nights.codes[2..7].iter().all(|c| *c == 0), "{:?}", nights.codes);
+            assert!(
+                nights.codes[2..7].iter().all(|c| *c == 0),
+                "{:?}",
+                nights.codes
+            );
             assert!(
                 nights.summaries[3].contains("(listed when they began only)"),
                 "{}",
@@ -298,7 +307,12 @@ fn repeat_daily_lists_a_standing_alert_every_night_and_never_only_when_it_began(
             );
         } else {
             assert!(nights.codes.iter().all(|c| *c == 1), "{:?}", nights.codes);
-            assert_eq!(standing(&nights.summaries[5]), None, "{}", nights.summaries[5]);
+            assert_eq!(
+                standing(&nights.summaries[5]),
+                None,
+                "{}",
+                nights.summaries[5]
+            );
         }
     }
 }
@@ -350,4 +364,238 @@ fn alerts_are_listed_worst_first_one_line_per_company_with_all_its_refs() {
     assert_eq!(grouped.len(), 1, "{first}");
     assert_eq!(grouped[0].refs, "C-1001, C-1002, C-1003", "{first}");
     assert_eq!(first.matches("C-1002").count(), 1, "{first}");
+}
+
+/// Dataset companies to pick from, the ten countries in turn.
+fn candidates() -> impl Iterator<Item = CompanyRef> {
+    (0..4_000u32).map(|i| CompanyRef {
+        country: (i % 10) as usize,
+        n: i / 10,
+    })
+}
+
+/// The first dataset company (mixing countries) whose colors on `days` satisfy `wanted`.
+fn find(data: &Dataset, days: &[i64], wanted: impl Fn(&[Color]) -> bool) -> Option<CompanyRef> {
+    candidates().find(|r| {
+        let colors: Vec<Color> = days.iter().map(|d| data.rating(*r, *d).color).collect();
+        wanted(&colors)
+    })
+}
+
+/// Report rows by ref, and whether each is an alert.
+fn alert_of(report: &Value, reference: &str) -> (Value, Value) {
+    let row = &rows_by_ref(report)[reference];
+    (row["alert"].clone(), row["alert_kind"].clone())
+}
+
+#[test]
+fn without_improved_an_improvement_is_neither_listed_nor_an_alert() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    rules(&ws, "improved = false\n");
+    night(&ws, &sim, &sample(), 1, &[]);
+    let (_, text) = night(&ws, &sim, &sample(), 2, &[]);
+    let report = ws.report();
+    let improved: Vec<&Value> = rows(&report)
+        .iter()
+        .filter(|r| r["change"] == "improved")
+        .collect();
+    assert!(!improved.is_empty(), "the sample improves on day 2");
+    let shown = listed(&text);
+    for row in improved {
+        let reference = row["ref"].as_str().unwrap();
+        assert_eq!(row["alert"], false, "{row}");
+        assert_eq!(row["alert_kind"], Value::Null, "{row}");
+        assert!(!text.contains(reference), "{reference}: {text}");
+    }
+    assert!(
+        shown.iter().all(|l| l.kind != AlertKind::Improved),
+        "{text}"
+    );
+    // The other changes of the night still alert.
+    assert!(shown.iter().any(|l| l.kind == AlertKind::Red), "{text}");
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    assert_eq!(at("alert_kind"), at("stale") + 1, "{header:?}");
+    assert_eq!(at("acknowledged"), at("stale") + 2, "{header:?}");
+}
+
+#[test]
+fn with_two_steps_and_not_into_red_a_yellow_to_red_is_dropped_and_green_to_red_kept() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let (day, one_step) = (1..60)
+        .find_map(|d| {
+            find(&data, &[d, d + 1], |c| {
+                c[0] == Color::Yellow && c[1] == Color::Red
+            })
+            .map(|r| (d, r))
+        })
+        .expect("a yellow → red in the dataset");
+    let two_steps = find(&data, &[day, day + 1], |c| {
+        c[0] == Color::Green && c[1] == Color::Red
+    })
+    .expect("a green → red the same day");
+    let into_yellow = find(&data, &[day, day + 1], |c| {
+        c[0] == Color::Green && c[1] == Color::Yellow
+    })
+    .expect("a green → yellow the same day");
+    let csv = by_id(
+        &data,
+        &[
+            ("ONE", one_step, &[]),
+            ("TWO", two_steps, &[]),
+            ("YELLOW", into_yellow, &[]),
+        ],
+        &[],
+    );
+    for strict in [false, true] {
+        let ws = Workspace::new();
+        if strict {
+            rules(&ws, "min_steps = 2\ninto_red = false\n");
+        }
+        let file = ws.write("p.csv", csv.as_bytes());
+        night(&ws, &sim, &file, day, &[]);
+        let (code, text) = night(&ws, &sim, &file, day + 1, &[]);
+        let report = ws.report();
+        let refs: Vec<String> = listed(&text).into_iter().map(|l| l.refs).collect();
+        assert_eq!(code, 1, "{text}");
+        if strict {
+            assert_eq!(refs, ["TWO"], "{text}");
+            assert_eq!(alert_of(&report, "ONE").0, false);
+            assert_eq!(alert_of(&report, "YELLOW").0, false);
+        } else {
+            assert_eq!(refs, ["ONE", "TWO", "YELLOW"], "{text}");
+            assert_eq!(alert_of(&report, "ONE").1, "red");
+            assert_eq!(alert_of(&report, "YELLOW").1, "deteriorated");
+        }
+        assert_eq!(alert_of(&report, "TWO"), (true.into(), "red".into()));
+    }
+}
+
+#[test]
+fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    // Companies red or black on day 1: each an alert at its first screening.
+    let taken: Vec<CompanyRef> = candidates()
+        .filter(|r| matches!(data.rating(*r, 1).color, Color::Red | Color::Black))
+        .take(6)
+        .collect();
+    let [big, small, watched, blank, unreadable, two] = taken[..] else {
+        unreachable!()
+    };
+    let csv = by_id(
+        &data,
+        &[
+            ("BIG", big, &["\"120 000,00\""]),
+            ("SMALL", small, &["1000"]),
+            ("WATCHED", watched, &["10"]),
+            ("BLANK", blank, &[""]),
+            ("UNREADABLE", unreadable, &["n/a"]),
+            ("TWO-A", two, &["500"]),
+            ("TWO-B", two, &["75000"]),
+        ],
+        &["Encours EUR"],
+    );
+    let ws = Workspace::new();
+    rules(
+        &ws,
+        "min_exposure = { column = \"Encours EUR\", value = 50000 }\nwatch = [\"WATCHED\"]\n",
+    );
+    let file = ws.write("p.csv", csv.as_bytes());
+    let (code, text) = night(&ws, &sim, &file, 1, &[]);
+    assert_eq!(code, 1, "{text}");
+    let refs: BTreeSet<String> = listed(&text).into_iter().map(|l| l.refs).collect();
+    let want: BTreeSet<String> = ["BIG", "WATCHED", "UNREADABLE", "TWO-A, TWO-B"]
+        .map(String::from)
+        .into();
+    assert_eq!(refs, want, "{text}");
+    let report = ws.report();
+    for (reference, alert) in [
+        ("BIG", true),
+        ("SMALL", false),
+        ("WATCHED", true),
+        ("BLANK", false),
+        ("UNREADABLE", true),
+        ("TWO-A", true),
+        ("TWO-B", true),
+    ] {
+        let row = &rows_by_ref(&report)[reference];
+        assert_eq!(row["status"], "rated", "{row}");
+        assert_eq!(row["alert"], alert, "{row}");
+        assert_eq!(row["alert_kind"].is_string(), alert, "{row}");
+    }
+    // report.csv: the kind after `stale`, the exposure carried at the end.
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.ends_with(",stale,alert_kind,acknowledged,Encours EUR"),
+        "{header}"
+    );
+    let kind = rows_by_ref(&report)["BIG"]["alert_kind"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let big_line = csv.lines().find(|l| l.contains(",BIG,")).unwrap();
+    assert!(
+        big_line.ends_with(&format!(",{kind},false,\"120 000,00\"")),
+        "{big_line}"
+    );
+    let small_line = csv.lines().find(|l| l.contains(",SMALL,")).unwrap();
+    assert!(small_line.ends_with(",,false,1000"), "{small_line}");
+}
+
+#[test]
+fn a_wrong_rule_stops_the_run_naming_the_file_line_and_key() {
+    let sim = sample_sim();
+    for (toml, message) in [
+        (
+            "[alerts]\nimproved = false\nrepeat = \"monthly\"\n",
+            "ratewatch.toml:3: [alerts] repeat: expected \"never\", \"weekly\" or \"daily\"",
+        ),
+        (
+            "[alerts]\nrepeat = \"daily\"\n\nrepaet = \"never\"\n",
+            "ratewatch.toml:4: [alerts]: unknown rule `repaet`",
+        ),
+        (
+            "db = \"rw.db\"\n[alerts]\nmin_steps = 4\n",
+            "ratewatch.toml:3: [alerts] min_steps: expected 1, 2 or 3",
+        ),
+        (
+            "[alerts]\nmin_exposure = { column = \"Encours EUR\" }\n",
+            "ratewatch.toml:2: [alerts] min_exposure: expected { column = \"HEADER\", value = N }",
+        ),
+    ] {
+        let ws = Workspace::new();
+        ws.write("ratewatch.toml", toml.as_bytes());
+        ws.screen(&sim, &sample())
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(message));
+        assert!(!ws.db().exists(), "nothing screened: {toml}");
+    }
+}
+
+#[test]
+fn quiet_prints_nothing_on_a_night_with_nothing_new() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let file = rated_sample(&sim, &ws);
+    let (code, text) = night(&ws, &sim, &file, 1, &["--quiet"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(!listed(&text).is_empty(), "{text}");
+    assert!(!text.contains("ratewatch run"), "alerts only: {text}");
+    night(&ws, &sim, &file, 2, &["--quiet"]);
+    for day in 3..=4 {
+        let (code, text) = night(&ws, &sim, &file, day, &["--quiet"]);
+        assert_eq!((code, text.as_str()), (0, ""), "day {day}");
+    }
+    // The same night, read in full: standing alerts counted, nothing new.
+    let (code, text) = night(&ws, &sim, &file, 5, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("Nothing new flagged"), "{text}");
+    assert!(standing(&text).is_some(), "{text}");
 }

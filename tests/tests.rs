@@ -3,6 +3,7 @@
 
 mod common;
 
+mod alerts;
 mod cli;
 mod client;
 mod config;
@@ -20,4 +21,3 @@ mod simulator;
 mod sync_history;
 mod trend;
 mod usage;
-mod alerts;
