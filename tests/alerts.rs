@@ -599,3 +599,156 @@ fn quiet_prints_nothing_on_a_night_with_nothing_new() {
     assert!(text.contains("Nothing new flagged"), "{text}");
     assert!(standing(&text).is_some(), "{text}");
 }
+
+/// A portfolio of `changing` companies whose color differs between `from` and `to`, and
+/// `steady` whose color is the same.
+fn stormy(data: &Dataset, from: i64, to: i64, changing: usize, steady: usize) -> String {
+    let on = |r: &CompanyRef, d: i64| data.rating(*r, d).color;
+    let rated = |c: &Color| !matches!(c, Color::Other(_));
+    let moved: Vec<CompanyRef> = candidates()
+        .filter(|r| on(r, from) != on(r, to) && rated(&on(r, from)) && rated(&on(r, to)))
+        .take(changing)
+        .collect();
+    let kept: Vec<CompanyRef> = candidates()
+        .filter(|r| on(r, from) == on(r, to))
+        .take(steady)
+        .collect();
+    let names: Vec<String> = (0..changing + steady).map(|i| format!("S{i}")).collect();
+    let rows: Vec<(&str, CompanyRef, &[&str])> = moved
+        .iter()
+        .chain(&kept)
+        .zip(&names)
+        .map(|(r, n)| (n.as_str(), *r, &[][..]))
+        .collect();
+    by_id(data, &rows, &[])
+}
+
+#[test]
+fn a_storm_of_changes_is_announced_first_and_only_the_ten_worst_are_listed() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let csv = stormy(&data, 1, 200, 16, 6);
+    let ws = Workspace::new();
+    let file = ws.write("p.csv", csv.as_bytes());
+    let (_, first) = night(&ws, &sim, &file, 1, &[]);
+    assert!(
+        !first.contains("STORM"),
+        "a first screening changes nothing: {first}"
+    );
+    let (code, text) = night(&ws, &sim, &file, 200, &[]);
+    assert_eq!(code, 1, "{text}");
+    let report = ws.report();
+    let moved: BTreeSet<&str> = rows(&report)
+        .iter()
+        .filter(|r| {
+            ["deteriorated", "improved", "changed"].contains(&r["change"].as_str().unwrap())
+        })
+        .map(|r| r["company_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(moved.len(), 16, "{text}");
+    assert!(
+        text.starts_with("STORM: 16 of 22 companies changed color in this run"),
+        "{text}"
+    );
+    let shown = listed(&text);
+    assert_eq!(shown.len(), 10, "{text}");
+    let alerts = report["run"]["alerts"].as_u64().unwrap();
+    assert!(alerts > 10, "{text}");
+    assert!(
+        text.contains(&format!("  … and {} more in the reports\n", alerts - 10)),
+        "{text}"
+    );
+    // The ten worst: no alert left out is worse than the last one listed.
+    let last = shown.last().unwrap().kind;
+    for row in rows(&report).iter().filter(|r| r["alert"] == true) {
+        let kind = AlertKind::parse(row["alert_kind"].as_str().unwrap()).unwrap();
+        let reference = row["ref"].as_str().unwrap();
+        if kind < last {
+            assert!(
+                shown.iter().any(|l| l.refs == reference),
+                "{reference}: {text}"
+            );
+        }
+    }
+
+    // A higher share is no storm: every alert listed.
+    let calm = Workspace::new();
+    rules(&calm, "storm_share = 0.9\n");
+    let file = calm.write("p.csv", csv.as_bytes());
+    night(&calm, &sim, &file, 1, &[]);
+    let (_, text) = night(&calm, &sim, &file, 200, &[]);
+    assert!(!text.contains("STORM"), "{text}");
+    assert_eq!(listed(&text).len() as u64, alerts, "{text}");
+}
+
+#[test]
+fn fewer_than_ten_changes_are_no_storm_whatever_the_share() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    rules(&ws, "storm_share = 0.01\n");
+    night(&ws, &sim, &sample(), 1, &[]);
+    let (_, text) = night(&ws, &sim, &sample(), 2, &[]);
+    let changed = rows(&ws.report())
+        .iter()
+        .filter(|r| {
+            ["deteriorated", "improved", "changed"].contains(&r["change"].as_str().unwrap_or(""))
+        })
+        .count();
+    assert!((1..10).contains(&changed), "{text}");
+    assert!(!text.contains("STORM"), "{text}");
+}
+
+/// What the summary says of the rows of a status: their count, then the first five by
+/// line with their error, then how many more.
+fn named_block(report: &Value, status: &str) -> String {
+    let all: Vec<&Value> = rows(report)
+        .iter()
+        .filter(|r| r["status"] == status)
+        .collect();
+    let mut block = format!(
+        "{} {status} {}:\n",
+        all.len(),
+        if all.len() == 1 { "row" } else { "rows" }
+    );
+    for r in all.iter().take(5) {
+        block.push_str(&format!(
+            "  {} (line {}): {}\n",
+            r["ref"].as_str().unwrap(),
+            r["line"],
+            r["error"].as_str().unwrap()
+        ));
+    }
+    if all.len() > 5 {
+        block.push_str(&format!("  … and {} more in the reports\n", all.len() - 5));
+    }
+    block
+}
+
+#[test]
+fn the_summary_names_the_first_unresolved_and_invalid_rows_with_their_error() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let (_, text) = night(&ws, &sim, &sample(), 1, &[]);
+    let report = ws.report();
+    for status in ["unresolved", "invalid"] {
+        let block = named_block(&report, status);
+        assert!(block.lines().count() > 1, "the sample has {status} rows");
+        assert!(text.contains(&block), "{block}\nin:\n{text}");
+    }
+    // More than five: the first five, then a count.
+    let mut more = std::fs::read_to_string(sample()).unwrap();
+    for n in 0..3 {
+        more.push_str(&format!("C-20{n},ZZ,,,Acme {n},,,,\n"));
+    }
+    let ws = Workspace::new();
+    let file = ws.write("more.csv", more.as_bytes());
+    let (_, text) = night(&ws, &sim, &file, 1, &[]);
+    let block = named_block(&ws.report(), "invalid");
+    assert!(block.starts_with("8 invalid rows:\n"), "{block}");
+    assert!(
+        block.ends_with("  … and 3 more in the reports\n"),
+        "{block}"
+    );
+    assert!(text.contains(&block), "{block}\nin:\n{text}");
+    assert!(!text.contains("C-200"), "{text}");
+}
