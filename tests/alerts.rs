@@ -752,3 +752,59 @@ fn the_summary_names_the_first_unresolved_and_invalid_rows_with_their_error() {
     assert!(text.contains(&block), "{block}\nin:\n{text}");
     assert!(!text.contains("C-200"), "{text}");
 }
+
+#[test]
+fn a_night_whose_alerts_the_rules_left_out_does_not_claim_there_was_nothing() {
+    let sim = sample_sim();
+    // Red companies below the exposure: no alert, but not "no red or black company".
+    let data = sim.server.dataset().clone();
+    let red: Vec<CompanyRef> = candidates()
+        .filter(|r| data.rating(*r, 1).color == Color::Red)
+        .take(2)
+        .collect();
+    let csv = by_id(
+        &data,
+        &[("R1", red[0], &["10"]), ("R2", red[1], &["20"])],
+        &["Encours EUR"],
+    );
+    let ws = Workspace::new();
+    rules(
+        &ws,
+        "min_exposure = { column = \"Encours EUR\", value = 50000 }\n",
+    );
+    let file = ws.write("p.csv", csv.as_bytes());
+    let (code, text) = night(&ws, &sim, &file, 1, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("colors: 2 red"), "{text}");
+    assert!(!text.contains("no red or black company"), "{text}");
+    assert!(
+        text.contains("Nothing new flagged: no color change the rules alert on."),
+        "{text}"
+    );
+    let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
+    assert!(!html.contains("no red or black company"), "report.html");
+    assert!(html.contains("Nothing new flagged: no color change the rules alert on."));
+
+    // An improvement left out by `improved = false`: not "no color change".
+    let better = find(&data, &[1, 2], |c| {
+        c[0] == Color::Yellow && c[1] == Color::Green
+    })
+    .expect("a yellow → green");
+    let ws = Workspace::new();
+    rules(&ws, "improved = false\n");
+    let file = ws.write(
+        "p.csv",
+        by_id(&data, &[("UP", better, &[])], &[]).as_bytes(),
+    );
+    night(&ws, &sim, &file, 1, &[]);
+    let (code, text) = night(&ws, &sim, &file, 2, &[]);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(rows_by_ref(&ws.report())["UP"]["change"], "improved");
+    assert!(!text.contains("no color change."), "{text}");
+    assert!(
+        text.contains("Nothing new flagged: no color change the rules alert on."),
+        "{text}"
+    );
+    let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
+    assert!(!html.contains("no color change."), "report.html");
+}
