@@ -4,6 +4,7 @@
 mod acknowledgements;
 mod common;
 
+mod alerts;
 mod cli;
 mod client;
 mod config;

@@ -161,6 +161,9 @@ pub struct HtmlReport<W: Output> {
     /// The first `TABLE_ROWS` rows of the full table.
     table: Spool,
     alerts: u64,
+    /// No row red or black and no color change: only then does "nothing flagged" say
+    /// there was nothing, as the rules may leave some out.
+    untouched: bool,
     rows: u64,
     /// Rows whose rating is stale, for the notice at the top.
     stale: u64,
@@ -193,6 +196,7 @@ impl<W: Output> HtmlReport<W> {
             standing: Spool::new(spool_dir),
             table: Spool::new(spool_dir),
             alerts: 0,
+            untouched: true,
             rows: 0,
             stale: 0,
             stale_after_days,
@@ -230,6 +234,7 @@ struct AlertsOpen {
     stale: u64,
     stale_after_days: u64,
     alerts: u64,
+    untouched: bool,
 }
 
 /// One line of the alerts table.
@@ -672,6 +677,11 @@ impl<W: Output> Format for HtmlReport<W> {
         if row.stale {
             self.stale += 1;
         }
+        if row.color.as_ref().is_some_and(Color::is_alarming)
+            || row.change.is_some_and(Change::is_color_change)
+        {
+            self.untouched = false;
+        }
         if row.alert {
             self.alerts += 1;
             render_line(&AlertRow { row }, &mut self.line)?;
@@ -696,6 +706,7 @@ impl<W: Output> Format for HtmlReport<W> {
             stale: this.stale,
             stale_after_days: this.stale_after_days.into(),
             alerts: this.alerts,
+            untouched: this.untouched,
         }
         .write_into(&mut out)?;
         this.changes.copy_to(&mut out)?;

@@ -275,7 +275,15 @@ impl<W: Output> Format for Summary<W> {
                 text.push_str(&format!("calls: {total} ({calls})\n"));
             }
             if alerts == 0 && rated > 0 {
-                text.push_str(if digest.standing + digest.acked == 0 {
+                // "No red or black company, no color change" only when it is so: the rules
+                // (a minimum exposure, `improved = false`) may have left some out.
+                let red_or_black = run
+                    .by_color
+                    .iter()
+                    .any(|(c, n)| *n > 0 && (c == "red" || c == "black"));
+                let untouched =
+                    digest.standing + digest.acked + digest.changed == 0 && !red_or_black;
+                text.push_str(if untouched {
                     "Nothing flagged: no red or black company, no color change.\n"
                 } else {
                     "Nothing new flagged: no color change the rules alert on.\n"
@@ -522,6 +530,22 @@ mod tests {
         );
         assert!(text.contains("1 alert acknowledged"), "{text}");
         assert_eq!(render_with(run(10, 0), &[], counted, true), "");
+    }
+
+    #[test]
+    fn red_companies_or_changes_the_rules_left_out_are_not_called_nothing() {
+        let red = RunInfo {
+            by_color: vec![("green".into(), 9), ("red".into(), 1)],
+            ..run(10, 0)
+        };
+        let text = render(red, &[], false);
+        assert!(text.contains("Nothing new flagged"), "{text}");
+        let changed = AlertDigest {
+            changed: 1,
+            ..AlertDigest::default()
+        };
+        let text = render_with(run(10, 0), &[], changed, false);
+        assert!(text.contains("Nothing new flagged"), "{text}");
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub struct AlertDigest {
     pub acked: u64,
     /// Companies whose color changed, and companies rated, when the share is a storm.
     pub storm: Option<(u64, u64)>,
+    /// Companies whose color changed in the run, alerts or not: a night whose changes the
+    /// rules left out is not a night without change.
+    pub changed: u64,
 }
 
 /// An acknowledgement of a company's alert.
@@ -313,6 +316,7 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(at)?;
+        digest.changed = changed as u64;
         if changed >= 10 && changed as f64 > storm_share * companies as f64 {
             digest.storm = Some((changed as u64, companies as u64));
         }
