@@ -235,6 +235,32 @@ impl Rules {
         }
     }
 
+    /// The rules for a portfolio with these carried columns. A `min_exposure` on a column
+    /// the portfolio does not have would silence every alert: it is set aside, and the
+    /// note says so (the night is loud, never falsely quiet).
+    pub fn for_columns(&self, columns: &[String]) -> (Rules, Option<String>) {
+        let Some(min) = &self.min_exposure else {
+            return (self.clone(), None);
+        };
+        let wanted = min.column.trim();
+        if columns
+            .iter()
+            .any(|c| c.trim().eq_ignore_ascii_case(wanted))
+        {
+            return (self.clone(), None);
+        }
+        let note = format!(
+            "NOTE: [alerts] min_exposure reads the column {wanted:?}, which this portfolio does not have: every alert is listed, whatever its exposure"
+        );
+        (
+            Rules {
+                min_exposure: None,
+                ..self.clone()
+            },
+            Some(note),
+        )
+    }
+
     /// Whether a row with this reference and these carried columns passes the filters.
     /// A value that is not a number passes: what cannot be read is never silenced.
     pub fn row_passes(&self, reference: Option<&str>, extra: &[(String, String)]) -> bool {
@@ -374,6 +400,25 @@ mod tests {
         assert!(
             rules.row_passes(Some("C-2"), &extra("n/a")),
             "unreadable passes"
+        );
+    }
+
+    #[test]
+    fn an_exposure_column_the_portfolio_lacks_is_set_aside_loudly() {
+        let rules = Rules {
+            min_exposure: Some(MinExposure {
+                column: "Encours EUR".into(),
+                value: 50_000.0,
+            }),
+            ..Rules::default()
+        };
+        let (kept, note) = rules.for_columns(&["encours eur ".into()]);
+        assert_eq!((kept, note), (rules.clone(), None));
+        let (set_aside, note) = rules.for_columns(&["Exposure".into()]);
+        assert_eq!(set_aside.min_exposure, None);
+        assert!(
+            note.unwrap()
+                .starts_with("NOTE: [alerts] min_exposure reads the column \"Encours EUR\"")
         );
     }
 

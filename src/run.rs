@@ -227,6 +227,11 @@ async fn screen_logged(
             reader.unused_columns().join(", ")
         ));
     }
+    let (rules, note) = request
+        .reports
+        .alerts
+        .for_columns(&reader.carried_columns());
+    notes.extend(note);
     let lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes).await?;
 
     let (run_id, resume) = match resumed {
@@ -282,13 +287,7 @@ async fn screen_logged(
             match pipeline.by_last_checked(read).await {
                 Ok(ordered) => Box::new(bad.into_iter().chain(ordered.into_iter().map(Ok))),
                 Err(e) => {
-                    let _ = store.finish_run(
-                        run_id,
-                        RunStatus::Failed,
-                        &[],
-                        &notes,
-                        &request.reports.alerts,
-                    );
+                    let _ = store.finish_run(run_id, RunStatus::Failed, &[], &notes, &rules);
                     return Err(db_error(e));
                 }
             }
@@ -318,13 +317,7 @@ async fn screen_logged(
     };
     if let Some(error) = fatal {
         // What was committed stays; the run is marked so nobody mistakes it for complete.
-        let _ = store.finish_run(
-            run_id,
-            RunStatus::Failed,
-            &calls,
-            &notes,
-            &request.reports.alerts,
-        );
+        let _ = store.finish_run(run_id, RunStatus::Failed, &calls, &notes, &rules);
         // Alerts found before a refusal are still news: reported before the error.
         if matches!(error, Error::KeyRefused { .. } | Error::Api(_))
             && store
@@ -382,7 +375,7 @@ async fn screen_logged(
     // The run's end is timed whole: its alerts decided, its counts kept, its reports written.
     let reporting = std::time::Instant::now();
     store
-        .finish_run(run_id, status, &calls, &notes, &request.reports.alerts)
+        .finish_run(run_id, status, &calls, &notes, &rules)
         .map_err(db_error)?;
     let written = report::write_reports(&store, run_id, &request.reports, summary);
     log.report_ms = Some(reporting.elapsed().as_millis() as u64);

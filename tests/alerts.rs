@@ -808,3 +808,20 @@ fn a_night_whose_alerts_the_rules_left_out_does_not_claim_there_was_nothing() {
     let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
     assert!(!html.contains("no color change."), "report.html");
 }
+
+#[test]
+fn an_exposure_rule_on_a_column_the_portfolio_lacks_lists_every_alert_and_says_so() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    rules(
+        &ws,
+        "min_exposure = { column = \"Encours EUR\", value = 50000 }\n",
+    );
+    let (code, text) = night(&ws, &sim, &sample(), 1, &[]);
+    assert!(
+        text.starts_with("NOTE: [alerts] min_exposure reads the column \"Encours EUR\", which this portfolio does not have"),
+        "{text}"
+    );
+    assert!(!listed(&text).is_empty(), "every alert listed: {text}");
+    assert_eq!(code, 3, "the sample has a row that fails: {text}");
+}
