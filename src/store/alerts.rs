@@ -142,6 +142,12 @@ impl Store {
             let t: Timestamp = run_time.parse().ok()?;
             Some(time_text(t - jiff::SignedDuration::from_secs(s)))
         });
+        // Most databases hold no acknowledgement, and most rules no exposure filter: then
+        // neither is read for each company.
+        let any_acks: bool = tx
+            .query_row("SELECT EXISTS (SELECT 1 FROM acks)", [], |r| r.get(0))
+            .map_err(at)?;
+        let filtered = rules.min_exposure.is_some();
         let listed = {
             let mut candidates = tx.prepare(CANDIDATES).map_err(at)?;
             let mut insert = tx
@@ -178,6 +184,7 @@ impl Store {
                     return Ok(());
                 }
                 let acked = kind == AlertKind::Still
+                    && any_acks
                     && ack
                         .query_row(
                             params![g.company, g.color.to_string(), run_time],
@@ -185,7 +192,7 @@ impl Store {
                         )
                         .optional()?
                         .is_some();
-                if kind.is_news() && verdicts == Verdicts::Recorded {
+                if kind.is_news() && any_acks && verdicts == Verdicts::Recorded {
                     // The company changed again: what was acknowledged is over.
                     unack.execute([g.company])?;
                 }
@@ -225,8 +232,10 @@ impl Store {
                 let company: i64 = r.get(0).map_err(at)?;
                 let line: i64 = r.get(1).map_err(at)?;
                 let reference: Option<String> = r.get(2).map_err(at)?;
-                let extra = extra_columns(r.get(3).map_err(at)?);
-                let passes = rules.row_passes(reference.as_deref(), &extra);
+                let passes = !filtered || {
+                    let extra = extra_columns(r.get(3).map_err(at)?);
+                    rules.row_passes(reference.as_deref(), &extra)
+                };
                 if current.as_ref().is_some_and(|g| g.company != company)
                     && let Some(done) = current.take()
                 {

@@ -27,9 +27,12 @@ pub const TREND_RUNS: u64 = 30;
 /// `run_results`, not companies, so the trend, the report and `runs` agree. Reads the
 /// run's rows once (by primary key); done once per run, when it finishes.
 pub(super) const COUNT_COLORS: &str = "INSERT INTO run_colors (run_id, color, rows)
-     SELECT run_id, color, count(*) FROM run_results
-     WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL
-     GROUP BY run_id, color";
+     SELECT rr.run_id, r.color, count(*)
+     FROM run_rows rr
+     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+     JOIN ratings r        ON r.id = rc.rating_id
+     WHERE rr.run_id = ?1 AND rr.status = 'rated'
+     GROUP BY rr.run_id, r.color";
 
 /// The same counts for a run not finished, or in a database from before `run_colors`.
 const COUNTED_COLORS: &str = "SELECT color, count(*) AS n FROM run_results

@@ -410,6 +410,15 @@ impl Store {
             totals.into_iter().map(|(k, v)| (k, v.into())).collect();
         let notes = (!notes.is_empty())
             .then(|| serde_json::to_string(notes).unwrap_or_else(|_| "[]".into()));
+        // The run's rows counted in one pass over them, by status.
+        let by_status = self.rows_by_status(run_id)?;
+        let n = |wanted: RowStatus| {
+            by_status
+                .iter()
+                .find(|(s, _)| *s == wanted)
+                .map_or(0, |(_, n)| *n as i64)
+        };
+        let total: i64 = by_status.iter().map(|(_, n)| *n as i64).sum();
         let tx = self
             .conn
             .transaction()
@@ -418,13 +427,13 @@ impl Store {
                 "UPDATE runs SET
                    finished_at     = ?2,
                    status          = ?3,
-                   rows_total      = (SELECT count(*) FROM run_rows WHERE run_id = ?1),
-                   rows_rated      = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'rated'),
-                   rows_unresolved = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'unresolved'),
-                   rows_ambiguous  = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'ambiguous'),
-                   rows_invalid    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'invalid'),
-                   rows_failed     = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'failed'),
-                   rows_ignored    = (SELECT count(*) FROM run_rows WHERE run_id = ?1 AND status = 'ignored'),
+                   rows_total      = ?6,
+                   rows_rated      = ?7,
+                   rows_unresolved = ?8,
+                   rows_ambiguous  = ?9,
+                   rows_invalid    = ?10,
+                   rows_failed     = ?11,
+                   rows_ignored    = ?12,
                    alerts          = (SELECT count(*) FROM run_alerts WHERE run_id = ?1 AND listed = 1),
                    calls           = ?4,
                    notes           = ?5
@@ -434,7 +443,14 @@ impl Store {
                     now_text(),
                     status.as_str(),
                     serde_json::Value::Object(calls).to_string(),
-                    notes
+                    notes,
+                    total,
+                    n(RowStatus::Rated),
+                    n(RowStatus::Unresolved),
+                    n(RowStatus::Ambiguous),
+                    n(RowStatus::Invalid),
+                    n(RowStatus::Failed),
+                    n(RowStatus::Ignored),
                 ],
             )
             .map_err(StoreError::at("recording the end of the run"))?;
