@@ -380,9 +380,22 @@ struct Measure {
     min_calls: u64,
     db_growth: u64,
     report_ms: u64,
-    /// Bytes the run caused to be written to storage (its I/O counters: the database, its
-    /// log and the checkpoints, the reports).
+    /// Bytes the run caused the database to write to storage (its I/O counters: the
+    /// database, its log and the checkpoints; the reports taken out).
     written: u64,
+}
+
+/// The bytes of the files in a folder (the reports).
+fn folder_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 fn db_size(db: &Path) -> u64 {
@@ -518,8 +531,9 @@ fn screen(url: &str, file: &Path, db: &Path, out: &Path, setting: Setting, pin: 
         wall,
         cpu,
         max_rss_kib: usage.ru_maxrss as u64,
-        // Linux counts the process's storage writes in 512-byte units here.
-        written: usage.ru_oublock as u64 * 512,
+        // Linux counts the process's storage writes in 512-byte units here; the report
+        // files, written once each, are taken out: what is left is the database's.
+        written: (usage.ru_oublock as u64 * 512).saturating_sub(folder_size(out)),
         calls,
         // Two lookup lists, one search per distinct search, one rating per company.
         min_calls: 2 + searches + companies,
@@ -693,7 +707,7 @@ fn main() {
 }
 
 fn header() -> &'static str {
-    "setting                 rows/s   ideal  ratio  CPU µs/row  peak RSS  DB B/row  written B/row (× growth)  calls/min  report   total"
+    "setting                 rows/s   ideal  ratio  CPU µs/row  peak RSS  DB B/row  DB written B/row (× growth)  calls/min  report   total"
 }
 
 impl Measure {
@@ -711,7 +725,7 @@ fn print_row(r: &Row) {
     let m = &r.m;
     let rate = m.rate();
     println!(
-        "{:<22} {:>7.0} {:>7.0} {:>5.1}% {:>11.1} {:>6.1} MB {:>9.0} {:>14.0} ({:>5.1}×) {:>5}/{:<5} {:>5} ms {:>6.1} s",
+        "{:<22} {:>7.0} {:>7.0} {:>5.1}% {:>11.1} {:>6.1} MB {:>9.0} {:>17.0} ({:>5.1}×) {:>5}/{:<5} {:>5} ms {:>6.1} s",
         r.setting,
         rate,
         r.ideal,
