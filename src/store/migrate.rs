@@ -50,6 +50,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "trend_and_portfolio_latest",
         include_str!("../../migrations/0008_trend_and_portfolio_latest.sql"),
     ),
+    (
+        9,
+        "fewer_scattered_writes",
+        include_str!("../../migrations/0009_fewer_scattered_writes.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
