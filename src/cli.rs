@@ -364,8 +364,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS")]
     pub max_wait: Option<f64>,
 
-    /// After the run (its reports written), POST its header and alert rows as one JSON
-    /// document to this http or https URL; tried 3 times at most, and never a reason for
+    /// After the run (its reports written), POST its header and the alerts its summary
+    /// lists as one JSON document to this http or https URL; tried 3 times at most, and never a reason for
     /// the run to fail: a delivery that fails is a warning on stderr. Credentials in the URL
     /// are never shown [env: RATEWATCH_NOTIFY_WEBHOOK].
     #[arg(long, value_name = "URL")]

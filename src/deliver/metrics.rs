@@ -122,7 +122,7 @@ pub fn render(f: &Figures) -> String {
     );
     metric(
         "alerts",
-        "Rows of the last run that are alerts.",
+        "Alerts the last run listed, by the alert rules (one per company).",
         &one(f.run.as_ref().map_or(0, |r| r.alerts).to_string()),
     );
     let calls: Vec<_> = f

@@ -1,5 +1,5 @@
-//! `--notify-webhook`: a run's header and its alert rows POSTed as one JSON document
-//! (`webhook.schema.json`) to a URL of the user's, retried with backoff.
+//! `--notify-webhook`: a run's header and the alerts its summary lists POSTed as one JSON
+//! document (`webhook.schema.json`) to a URL of the user's, retried with backoff.
 //!
 //! The URL may carry credentials (user:password@, a token in the query): only its
 //! [`WebhookUrl::redacted`] form is ever shown. The request goes through a client of its
@@ -10,9 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::model::ResultRow;
 use crate::report::json::run_object;
-use crate::store::{Store, StoreError};
+use crate::store::{AlertDigest, AlertLine, Store, StoreError, Verdicts};
 
 /// The JSON Schema the posted document follows.
 pub const SCHEMA: &str = include_str!("../report/webhook.schema.json");
@@ -92,46 +91,41 @@ impl Default for Policy {
     }
 }
 
-/// The document of a run: its header as report.json has it, and its alert rows (the rows
-/// whose `alert` the store recorded: whatever decides an alert decides what is sent).
+/// Alerts a document carries at most: a receiver is a chat or a ticket queue, and a first
+/// run of a large portfolio can list hundreds of thousands; the rest are counted.
+pub const MAX_POSTED: usize = 1000;
+
+/// The document of a run: its header as report.json has it, and the alerts its summary
+/// lists, as the rules decided them: worst first, one per company with the refs that hold
+/// it, at most [`MAX_POSTED`] (`alerts_total` counts them all). Read from the store in
+/// that order, never gathered whole.
 pub fn document(store: &Store, run_id: i64) -> Result<Value, StoreError> {
     let run = store.run_info(run_id)?;
-    let mut alerts = Vec::new();
-    store
-        .for_each_result(run_id, true, |row| {
-            alerts.push(alert(&row));
-            Ok::<(), std::convert::Infallible>(())
-        })?
-        .unwrap_or_else(|never| match never {});
+    let digest = if store.has_alert_rules()? {
+        store.alert_digest(run_id, MAX_POSTED, 1.0, Verdicts::Recorded)?
+    } else {
+        AlertDigest::default()
+    };
+    let alerts: Vec<Value> = digest.listed.iter().map(alert).collect();
     Ok(json!({
         "version": VERSION,
         "run": run_object(&run),
+        "alerts_total": digest.listed_total,
         "alerts": alerts,
     }))
 }
 
-/// One alert row: who, what it was, what it is, and the portfolio's own columns.
-fn alert(row: &ResultRow) -> Value {
-    let extra: serde_json::Map<String, Value> = row
-        .extra
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
-        .collect();
+/// One listed alert: what happened to which company, and your refs for it.
+fn alert(a: &AlertLine) -> Value {
     json!({
-        "line": row.line,
-        "ref": row.reference,
-        "status": row.status.as_str(),
-        "country": row.country,
-        "company_id": row.company_id,
-        "company_name": row.company_name,
-        "color": row.color.as_ref().map(|c| c.as_str()),
-        "previous_color": row.previous_color.as_ref().map(|c| c.as_str()),
-        "change": row.change.map(|c| c.as_str()),
-        "last_change_date": row.last_change_date,
-        "alert_kind": row.alert_kind.map(|k| k.as_str()),
-        "acknowledged": row.acknowledged,
-        "error": row.error,
-        "extra": extra,
+        "kind": a.kind.as_str(),
+        "refs": a.refs,
+        "company_id": a.company_id,
+        "company_name": a.company,
+        "country": a.country,
+        "color": a.color.as_ref().map(|c| c.as_str()),
+        "previous_color": a.previous.as_ref().map(|c| c.as_str()),
+        "last_refresh_date": a.last_refresh_date,
     })
 }
 

@@ -423,6 +423,7 @@ mod tests {
     fn alert(line: u64, from: Option<Color>, to: Color, kind: AlertKind) -> AlertLine {
         AlertLine {
             kind,
+            company_id: format!("company-{line}"),
             refs: format!("C-{line}"),
             company: "Acme SA".into(),
             country: Some("FR".into()),

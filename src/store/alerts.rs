@@ -34,6 +34,8 @@ impl Verdicts {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlertLine {
     pub kind: AlertKind,
+    /// The service's id of the company.
+    pub company_id: String,
     /// The refs of the rows that hold the company (`C-1001, C-1002`), or `line N`.
     pub refs: String,
     pub company: String,
@@ -333,7 +335,7 @@ impl Store {
             .conn
             .prepare(&format!(
                 "SELECT a.kind, a.refs, a.first_line, coalesce(c.name, i.name), c.country,
-                        r.color, p.color, r.last_refresh_date
+                        r.color, p.color, r.last_refresh_date, c.company_id
                  FROM {table} a
                  JOIN companies c      ON c.id = a.company
                  JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
@@ -353,6 +355,7 @@ impl Store {
                 let first_line: i64 = r.get(2)?;
                 Ok(AlertLine {
                     kind: AlertKind::parse(&kind).unwrap_or(AlertKind::Changed),
+                    company_id: r.get(8)?,
                     refs: refs.unwrap_or_else(|| format!("line {first_line}")),
                     company: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
                     country: r.get(4)?,
