@@ -1,7 +1,7 @@
 //! `report.html`: the run for a person to look at — its header, tiles of counts by color,
 //! the trend of the portfolio's last runs by color (an inline SVG chart of plain data
-//! handed in by the caller), the alerts first (color changes, then companies red or
-//! black), then every row in a table that sorts, filters and searches, with the candidates
+//! handed in by the caller), the alerts first (worst first, as the summary lists them:
+//! into black, into red, … still red or black), then every row in a table that sorts, filters and searches, with the candidates
 //! of ambiguous rows. Each rating shows when the service last recalculated it; a stale one
 //! is marked, and counted at the top.
 //!
@@ -26,6 +26,7 @@ use askama::Template;
 use sha2::{Digest, Sha256};
 
 use super::{Format, Output};
+use crate::alerts::AlertKind;
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunColors, RunInfo};
 
 /// Rows shown in the full table. Beyond this a browser grows slow to sort and filter, so the
@@ -33,7 +34,7 @@ use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunColors, Ru
 pub const TABLE_ROWS: u64 = 10_000;
 
 /// Bytes a spool keeps in memory before it moves to a temporary file.
-const SPILL_BYTES: usize = 1 << 20;
+const SPILL_BYTES: usize = 1 << 18;
 
 const STYLE: &str = include_str!("html/report.css");
 const SCRIPT: &str = include_str!("html/report.js");
@@ -154,10 +155,9 @@ pub struct HtmlReport<W: Output> {
     /// File name of the CSV report, which the page points to for every row.
     csv_name: String,
     run: Option<RunInfo>,
-    /// Alert rows whose color changed: listed first.
-    changes: Spool,
-    /// Alert rows red or black without a color change: listed after the changes.
-    standing: Spool,
+    /// Alert rows by kind, worst first (in the order of `AlertKind::ALL`): listed in
+    /// that order, each kind in input order.
+    by_kind: Vec<Spool>,
     /// The first `TABLE_ROWS` rows of the full table.
     table: Spool,
     alerts: u64,
@@ -192,8 +192,10 @@ impl<W: Output> HtmlReport<W> {
             out,
             csv_name: csv_name.to_string(),
             run: None,
-            changes: Spool::new(spool_dir),
-            standing: Spool::new(spool_dir),
+            by_kind: AlertKind::ALL
+                .iter()
+                .map(|_| Spool::new(spool_dir))
+                .collect(),
             table: Spool::new(spool_dir),
             alerts: 0,
             untouched: true,
@@ -685,11 +687,12 @@ impl<W: Output> Format for HtmlReport<W> {
         if row.alert {
             self.alerts += 1;
             render_line(&AlertRow { row }, &mut self.line)?;
-            if row.change.is_some_and(Change::is_color_change) {
-                self.changes.push(self.line.as_bytes())?;
-            } else {
-                self.standing.push(self.line.as_bytes())?;
-            }
+            // A run from before the alert rules has no kind recorded: its change says it.
+            let kind = row
+                .alert_kind
+                .or_else(|| AlertKind::of(row.change?, row.color.as_ref()?))
+                .unwrap_or(AlertKind::Still);
+            self.by_kind[usize::from(kind.severity() - 1)].push(self.line.as_bytes())?;
         }
         if self.rows <= TABLE_ROWS {
             render_line(&TableRow { row }, &mut self.line)?;
@@ -709,8 +712,9 @@ impl<W: Output> Format for HtmlReport<W> {
             untouched: this.untouched,
         }
         .write_into(&mut out)?;
-        this.changes.copy_to(&mut out)?;
-        this.standing.copy_to(&mut out)?;
+        for spool in this.by_kind {
+            spool.copy_to(&mut out)?;
+        }
         RowsOpen {
             run: &run,
             alerts: this.alerts,
@@ -976,7 +980,7 @@ mod tests {
     }
 
     #[test]
-    fn alerts_come_first_changes_before_red_and_black_with_old_to_new() {
+    fn alerts_come_first_worst_first_with_old_to_new() {
         let rows = [
             rated(2, Color::Red, Some(Color::Red)),
             rated(3, Color::Green, Some(Color::Green)),
@@ -991,7 +995,8 @@ mod tests {
             .skip(1)
             .map(|s| &s[..s.find('<').unwrap()])
             .collect();
-        assert_eq!(refs, ["C-4", "C-6", "C-2", "C-5"]);
+        // Black at its first screening, into red, a change from white, still red.
+        assert_eq!(refs, ["C-5", "C-4", "C-6", "C-2"]);
         assert!(alerts.contains(
             "<span class=\"badge c-yellow\">yellow</span> <span class=\"arrow\" aria-label=\"became\">→</span> <span class=\"badge c-red\">red</span>"
         ));
