@@ -74,7 +74,11 @@ FROM (
     JOIN inputs i         ON i.id = rr.input_id
     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
     JOIN ratings r        ON r.id = rc.rating_id
-    WHERE rr.status = 'rated' OR (rr.status = 'unresolved' AND rc.change = 'gone')
+    WHERE (rr.status = 'rated' OR (rr.status = 'unresolved' AND rc.change = 'gone'))
+      AND (r.color IN ('red', 'black')
+           OR rc.change IN ('deteriorated', 'improved', 'changed', 'gone')
+           OR (rc.change = 'new'
+               AND r.color NOT IN ('green', 'yellow', 'red', 'black', 'white')))
     GROUP BY rr.run_id, rr.company
 )
 WHERE kind IS NOT NULL;

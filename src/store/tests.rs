@@ -1733,3 +1733,36 @@ fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
     assert_eq!(recorded.listed[0].refs, "C-1");
     assert_eq!(recorded.listed[0].previous, Some(Color::Yellow));
 }
+
+#[test]
+fn the_migrations_verdict_on_earlier_runs_is_the_one_the_rules_give() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    eventful_history(&mut store);
+    let verdicts = |store: &Store| -> Vec<(i64, i64, String, i64, Option<String>)> {
+        let mut stmt = store
+            .conn
+            .prepare(
+                "SELECT run_id, company, kind, first_line, refs FROM run_alerts
+                 ORDER BY run_id, company",
+            )
+            .unwrap();
+        stmt.query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    let decided = verdicts(&store);
+    assert!(decided.iter().any(|v| v.2 == "still") && decided.iter().any(|v| v.2 != "still"));
+    // The statement of migration 0006 that gave runs before it their verdict.
+    let sql = include_str!("../../migrations/0006_alert_rules.sql");
+    let start = sql.find("INSERT INTO run_alerts").unwrap();
+    let end = start + sql[start..].find(";\n").unwrap();
+    store
+        .conn
+        .execute_batch(&format!("DELETE FROM run_alerts; {};", &sql[start..end]))
+        .unwrap();
+    assert_eq!(verdicts(&store), decided);
+}
