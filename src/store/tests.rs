@@ -1791,7 +1791,11 @@ fn keys_wait_in_memory_until_there_are_enough_and_are_found_meanwhile() {
     assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), 1);
     writer.send(resolution("k2", None)).unwrap();
     writer.tick().unwrap();
-    assert_eq!(keys(&store), 3, "written with the commit once there are three");
+    assert_eq!(
+        keys(&store),
+        3,
+        "written with the commit once there are three"
+    );
     assert_eq!(
         writer.cached_resolution("k1").unwrap().unwrap().company_id,
         Some(uuid(1)),
@@ -1802,7 +1806,11 @@ fn keys_wait_in_memory_until_there_are_enough_and_are_found_meanwhile() {
     assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 2);
     writer.send(resolution("k3", None)).unwrap();
     writer.finish().unwrap();
-    assert_eq!(keys(&store), 4, "the rest are written when the run finishes");
+    assert_eq!(
+        keys(&store),
+        4,
+        "the rest are written when the run finishes"
+    );
     assert!(store.cached_resolution("k3").unwrap().is_some());
     assert!(store.cached_resolution("k4").unwrap().is_none());
 }
@@ -1823,12 +1831,18 @@ fn rows_a_killed_run_left_without_keys_get_them_when_the_store_opens_again() {
         // Committed, but the keys are still pending when the process dies.
         writer.tick().unwrap();
         assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 10);
-        assert_eq!(count(&store.conn, "SELECT count(*) FROM resolution_keys"), 0);
+        assert_eq!(
+            count(&store.conn, "SELECT count(*) FROM resolution_keys"),
+            0
+        );
         assert!(store.cached_resolution("k3").unwrap().is_none());
         std::mem::forget(writer);
     }
     let mut store = Store::open(&path).unwrap();
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM resolution_keys"), 10);
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
+        10
+    );
     assert_eq!(count(&store.conn, "SELECT count(*) FROM input_keys"), 10);
     for n in 0..10 {
         assert!(store.cached_resolution(&format!("k{n}")).unwrap().is_some());
@@ -2001,7 +2015,10 @@ fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
     };
     let views = every_view(&conn);
     let rows = ids(&conn, "rowid");
-    assert_eq!(rows.len(), 17 + count(&conn, "SELECT count(*) FROM inputs") as usize);
+    assert_eq!(
+        rows.len(),
+        17 + count(&conn, "SELECT count(*) FROM inputs") as usize
+    );
     drop(conn);
 
     let store = Store::open(&path).unwrap();
@@ -2018,7 +2035,10 @@ fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(indexed, ["inputs_by_ref"], "no index on a random key");
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM resolution_keys"), 17);
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
+        17
+    );
     assert_eq!(
         count(&store.conn, "SELECT count(*) FROM input_keys"),
         count(&store.conn, "SELECT count(*) FROM inputs")
@@ -2032,5 +2052,8 @@ fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
         .conn
         .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(fk, 1, "foreign keys are enforced again after the migrations");
+    assert_eq!(
+        fk, 1,
+        "foreign keys are enforced again after the migrations"
+    );
 }

@@ -5,8 +5,8 @@ use rusqlite::{OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::{RowRecord, Writer, candidates_json};
-use crate::store::keys::{InputDigest, digest_hash};
 use crate::store::StoreError;
+use crate::store::keys::{InputDigest, digest_hash};
 
 impl Writer {
     /// Stores the row as given (once, however many runs read it) and its outcome.

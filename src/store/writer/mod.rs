@@ -386,14 +386,16 @@ impl CommitJob {
             Some(keys) => keys.write(&self.conn),
             None => Ok(()),
         };
-        let result = keys.and_then(|()| self.conn.execute_batch("COMMIT")).and_then(|()| {
-            if !self.restart_log {
-                return Ok(false);
-            }
-            self.conn
-                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
-                .map(|busy| busy == 0)
-        });
+        let result = keys
+            .and_then(|()| self.conn.execute_batch("COMMIT"))
+            .and_then(|()| {
+                if !self.restart_log {
+                    return Ok(false);
+                }
+                self.conn
+                    .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
+                    .map(|busy| busy == 0)
+            });
         Committed {
             conn: self.conn,
             result,
