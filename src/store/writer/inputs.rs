@@ -94,9 +94,8 @@ impl Writer {
                         |r| r.get(0),
                     )
                 })
-                .map(|id| {
-                    self.pending.inputs.insert(*digest, id);
-                    id
+                .inspect(|id| {
+                    self.pending.inputs.insert(*digest, *id);
                 })
                 .map_err(ctx)?,
         };
