@@ -55,6 +55,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "fewer_scattered_writes",
         include_str!("../../migrations/0009_fewer_scattered_writes.sql"),
     ),
+    (
+        10,
+        "deferred_keys",
+        include_str!("../../migrations/0010_deferred_keys.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -65,6 +70,22 @@ pub fn latest_version() -> i64 {
 /// Brings the database to the latest version.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let version = check(conn)?;
+    if version >= latest_version() {
+        return Ok(());
+    }
+    // A migration that rebuilds a table others refer to (0010 rebuilds `inputs`) drops
+    // the old one after copying every row with its id: with foreign keys enforced, the
+    // drop would first delete its rows one by one and fail on the rows that refer to them.
+    // The setting cannot change inside a transaction, so it is off around all of them.
+    conn.pragma_update(None, "foreign_keys", false)
+        .map_err(StoreError::at("starting the migrations"))?;
+    let applied = apply(conn, version);
+    conn.pragma_update(None, "foreign_keys", true)
+        .map_err(StoreError::at("ending the migrations"))?;
+    applied
+}
+
+fn apply(conn: &mut Connection, version: i64) -> Result<(), StoreError> {
     for (v, name, sql) in MIGRATIONS.iter().filter(|m| m.0 > version) {
         let tx = conn
             .transaction()

@@ -13,6 +13,7 @@ mod alerts;
 mod checkpoint;
 mod decisions;
 mod history;
+mod keys;
 mod lock;
 mod migrate;
 mod recorder;
@@ -117,37 +118,54 @@ pub struct CachedResolution {
     pub resolved_at: Timestamp,
 }
 
-/// The cached answer to a search and the company's internal key, read through `conn`.
+/// The cached answer to a search, the company's internal key and the row's id, read
+/// through `conn`: the row `id` if given (a row whose key is not yet written), else the
+/// row found through `resolution_keys` whose key is `key` (the hash only narrows the
+/// search; the full key decides).
 pub(crate) fn read_resolution(
     conn: &Connection,
     key: &str,
-) -> Result<Option<(CachedResolution, Option<i64>)>, StoreError> {
-    conn.prepare_cached(
-        "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id
-         FROM resolutions r LEFT JOIN companies c ON c.id = r.company
-         WHERE r.input_key = ?1",
-    )
-    .and_then(|mut s| {
-        s.query_row([key], |r| {
-            let outcome: String = r.get(0)?;
-            let company: Option<String> = r.get(1)?;
-            let candidates: Option<String> = r.get(2)?;
-            let at: String = r.get(3)?;
-            let internal: Option<i64> = r.get(4)?;
-            Ok((
-                CachedResolution {
-                    outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
-                    company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
-                    candidates: candidates
-                        .and_then(|c| serde_json::from_str(&c).ok())
-                        .unwrap_or_default(),
-                    resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
-                },
-                internal,
+    id: Option<i64>,
+) -> Result<Option<(CachedResolution, Option<i64>, i64)>, StoreError> {
+    const COLUMNS: &str = "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id, r.id";
+    let read = |r: &rusqlite::Row<'_>| {
+        let outcome: String = r.get(0)?;
+        let company: Option<String> = r.get(1)?;
+        let candidates: Option<String> = r.get(2)?;
+        let at: String = r.get(3)?;
+        let internal: Option<i64> = r.get(4)?;
+        Ok((
+            CachedResolution {
+                outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
+                company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                candidates: candidates
+                    .and_then(|c| serde_json::from_str(&c).ok())
+                    .unwrap_or_default(),
+                resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
+            },
+            internal,
+            r.get(5)?,
+        ))
+    };
+    match id {
+        Some(id) => conn
+            .prepare_cached(&format!(
+                "{COLUMNS} FROM resolutions r LEFT JOIN companies c ON c.id = r.company
+                 WHERE r.id = ?1"
             ))
-        })
-        .optional()
-    })
+            .and_then(|mut s| s.query_row([id], read).optional()),
+        None => conn
+            .prepare_cached(&format!(
+                "{COLUMNS} FROM resolution_keys k
+                 JOIN resolutions r     ON r.id = k.resolution
+                 LEFT JOIN companies c  ON c.id = r.company
+                 WHERE k.hash = ?1 AND r.input_key = ?2"
+            ))
+            .and_then(|mut s| {
+                s.query_row(params![keys::search_hash(key), key], read)
+                    .optional()
+            }),
+    }
     .map_err(StoreError::at("reading the resolution cache"))
 }
 
@@ -193,6 +211,8 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let mut conn = open_connection(path)?;
         migrate::migrate(&mut conn)?;
+        // After an upgrade the key tables are filled here; after a killed run, completed.
+        keys::catch_up(&conn)?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(StoreError::at("switching to WAL"))?;
@@ -298,7 +318,7 @@ impl Store {
 
     /// The cached answer to a search, if any (whatever its age), for a run's preview.
     pub fn cached_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
-        read_resolution(&self.conn, key).map(|found| found.map(|(hit, _)| hit))
+        read_resolution(&self.conn, key, None).map(|found| found.map(|(hit, _, _)| hit))
     }
 
     /// Whether a run that started at `since` or later saw the company's latest rating (a

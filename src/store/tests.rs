@@ -1766,3 +1766,327 @@ fn the_migrations_verdict_on_earlier_runs_is_the_one_the_rules_give() {
         .unwrap();
     assert_eq!(verdicts(&store), decided);
 }
+
+/// A search's resolution, sent as the pipeline sends it.
+fn resolution(key: &str, company: Option<Uuid>) -> Record {
+    Record::Resolution {
+        key: key.into(),
+        outcome: if company.is_some() {
+            Outcome::Resolved
+        } else {
+            Outcome::Unresolved
+        },
+        company_id: company,
+        candidates: vec![],
+    }
+}
+
+fn input_row(line: u64, reference: &str) -> Record {
+    Record::Row(Box::new(RowRecord {
+        input: crate::model::InputRow {
+            line,
+            reference: Some(reference.into()),
+            country: Some("FR".into()),
+            ..Default::default()
+        },
+        status: RowStatus::Unresolved,
+        ..RowRecord::default()
+    }))
+}
+
+fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn keys_wait_in_memory_until_there_are_enough_and_are_found_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("k.db")).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    writer.pending_limit = 3;
+    writer.max_transaction = Duration::ZERO;
+    writer.send(resolution("k1", None)).unwrap();
+    writer.send(input_row(2, "R1")).unwrap();
+    writer.tick().unwrap();
+    let keys = |store: &Store| {
+        count(
+            &store.conn,
+            "SELECT (SELECT count(*) FROM resolution_keys) + (SELECT count(*) FROM input_keys)",
+        )
+    };
+    assert_eq!(keys(&store), 0, "two keys wait for a third");
+    assert!(writer.cached_resolution("k1").unwrap().is_some());
+    assert_eq!(writer.last_checked(Some("k1"), None).unwrap(), None);
+    // The same row again is found by its pending key: no second input row.
+    writer.send(input_row(3, "R1")).unwrap();
+    writer.send(resolution("k1", Some(uuid(1)))).unwrap();
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), 1);
+    writer.send(resolution("k2", None)).unwrap();
+    writer.tick().unwrap();
+    assert_eq!(
+        keys(&store),
+        3,
+        "written with the commit once there are three"
+    );
+    assert_eq!(
+        writer.cached_resolution("k1").unwrap().unwrap().company_id,
+        Some(uuid(1)),
+        "a search asked again keeps its row, with the new answer"
+    );
+    writer.send(input_row(4, "R1")).unwrap();
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), 1);
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 2);
+    writer.send(resolution("k3", None)).unwrap();
+    writer.finish().unwrap();
+    assert_eq!(
+        keys(&store),
+        4,
+        "the rest are written when the run finishes"
+    );
+    assert!(store.cached_resolution("k3").unwrap().is_some());
+    assert!(store.cached_resolution("k4").unwrap().is_none());
+}
+
+#[test]
+fn rows_a_killed_run_left_without_keys_get_them_when_the_store_opens_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.db");
+    {
+        let mut store = Store::open(&path).unwrap();
+        let run_id = run(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        writer.max_transaction = Duration::ZERO;
+        for n in 0..10 {
+            writer.send(resolution(&format!("k{n}"), None)).unwrap();
+            writer.send(input_row(n + 2, &format!("R{n}"))).unwrap();
+        }
+        // Committed, but the keys are still pending when the process dies.
+        writer.tick().unwrap();
+        assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 10);
+        assert_eq!(
+            count(&store.conn, "SELECT count(*) FROM resolution_keys"),
+            0
+        );
+        assert!(store.cached_resolution("k3").unwrap().is_none());
+        std::mem::forget(writer);
+    }
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
+        10
+    );
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM input_keys"), 10);
+    for n in 0..10 {
+        assert!(store.cached_resolution(&format!("k{n}")).unwrap().is_some());
+    }
+    // The next run finds the rows instead of adding them again.
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    writer.send(resolution("k3", Some(uuid(3)))).unwrap();
+    writer.send(input_row(2, "R0")).unwrap();
+    writer.finish().unwrap();
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 10);
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), 10);
+    assert_eq!(
+        store.cached_resolution("k3").unwrap().unwrap().company_id,
+        Some(uuid(3))
+    );
+}
+
+#[test]
+fn a_hash_shared_by_two_searches_never_mixes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("k.db")).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    writer.send(resolution("a", Some(uuid(1)))).unwrap();
+    writer.send(resolution("b", Some(uuid(2)))).unwrap();
+    writer.finish().unwrap();
+    // Both keys filed under one hash, as a collision would.
+    store
+        .conn
+        .execute(
+            "UPDATE resolution_keys SET hash = ?1",
+            [keys::search_hash("a")],
+        )
+        .unwrap();
+    store
+        .conn
+        .execute(
+            "INSERT INTO resolution_keys SELECT ?1, resolution FROM resolution_keys",
+            [keys::search_hash("b")],
+        )
+        .unwrap();
+    for (key, company) in [("a", uuid(1)), ("b", uuid(2))] {
+        assert_eq!(
+            store.cached_resolution(key).unwrap().unwrap().company_id,
+            Some(company),
+            "{key}"
+        );
+    }
+}
+
+/// Every row of the views the reports and users read, as text.
+fn every_view(conn: &Connection) -> Vec<String> {
+    let mut rows = Vec::new();
+    for view in [
+        "run_results",
+        "latest_ratings",
+        "color_changes",
+        "color_periods",
+        "portfolio_latest",
+    ] {
+        let mut stmt = conn.prepare(&format!("SELECT * FROM {view}")).unwrap();
+        let n = stmt.column_count();
+        let names: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        rows.push(format!("{view}: {}", names.join("|")));
+        let mut q = stmt.query([]).unwrap();
+        let mut of_view = Vec::new();
+        while let Some(r) = q.next().unwrap() {
+            let cells: Vec<String> = (0..n)
+                .map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap()))
+                .collect();
+            of_view.push(cells.join("|"));
+        }
+        assert!(!of_view.is_empty(), "{view} has rows to compare");
+        of_view.sort();
+        rows.extend(of_view);
+    }
+    rows
+}
+
+#[test]
+fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
+    let dir = tempfile::tempdir().unwrap();
+    // A history written by ratewatch, with cached searches and gaps in the ids…
+    let source = dir.path().join("source.db");
+    {
+        let mut store = Store::open(&source).unwrap();
+        eventful_history(&mut store);
+        let run_id = run(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        for n in 0..20u8 {
+            let company = (n % 3 == 0).then(|| uuid(0xa));
+            writer.send(resolution(&format!("k{n}"), company)).unwrap();
+        }
+        writer.finish().unwrap();
+        store
+            .conn
+            .execute_batch(
+                "DELETE FROM resolutions WHERE input_key IN ('k2', 'k7', 'k8');
+                 INSERT INTO inputs (id, digest, ref) VALUES (90, x'0102', 'unused');",
+            )
+            .unwrap();
+    }
+    // …copied into a database of the schema before 0010.
+    let path = dir.path().join("v9.db");
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+    )
+    .unwrap();
+    for (v, _, sql) in &migrate::MIGRATIONS[..9] {
+        conn.execute_batch(sql).unwrap();
+        conn.pragma_update(None, "user_version", v).unwrap();
+    }
+    conn.execute("ATTACH ?1 AS source", [source.to_str().unwrap()])
+        .unwrap();
+    let tables: Vec<String> = conn
+        .prepare(
+            "SELECT name FROM main.sqlite_master
+             WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for table in tables {
+        let columns: Vec<String> = conn
+            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let columns = columns.join(", ");
+        let from = if table == "resolutions" {
+            format!("SELECT id, {columns} FROM source.resolutions")
+        } else {
+            format!("SELECT {columns} FROM source.{table}")
+        };
+        let into = if table == "resolutions" {
+            format!("rowid, {columns}")
+        } else {
+            columns
+        };
+        conn.execute(&format!("INSERT INTO main.{table} ({into}) {from}"), [])
+            .unwrap();
+    }
+    conn.execute_batch("DETACH source").unwrap();
+    let ids = |conn: &Connection, resolution_id: &str| -> Vec<String> {
+        let mut rows = Vec::new();
+        for sql in [
+            format!(
+                "SELECT {resolution_id}, input_key, outcome, company, candidates, resolved_at
+                 FROM resolutions ORDER BY 1"
+            ),
+            "SELECT * FROM inputs ORDER BY id".into(),
+        ] {
+            let mut stmt = conn.prepare(&sql).unwrap();
+            let n = stmt.column_count();
+            let mut q = stmt.query([]).unwrap();
+            while let Some(r) = q.next().unwrap() {
+                let cells: Vec<String> = (0..n)
+                    .map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap()))
+                    .collect();
+                rows.push(cells.join("|"));
+            }
+        }
+        rows
+    };
+    let views = every_view(&conn);
+    let rows = ids(&conn, "rowid");
+    assert_eq!(
+        rows.len(),
+        17 + count(&conn, "SELECT count(*) FROM inputs") as usize
+    );
+    drop(conn);
+
+    let store = Store::open(&path).unwrap();
+    assert_eq!(every_view(&store.conn), views);
+    assert_eq!(ids(&store.conn, "id"), rows);
+    let indexed: Vec<String> = store
+        .conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('resolutions', 'inputs')",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(indexed, ["inputs_by_ref"], "no index on a random key");
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
+        17
+    );
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM input_keys"),
+        count(&store.conn, "SELECT count(*) FROM inputs")
+    );
+    for n in (0..20u8).filter(|n| ![2, 7, 8].contains(n)) {
+        let hit = store.cached_resolution(&format!("k{n}")).unwrap().unwrap();
+        assert_eq!(hit.company_id, (n % 3 == 0).then(|| uuid(0xa)), "k{n}");
+    }
+    assert!(store.cached_resolution("k2").unwrap().is_none());
+    let fk: i64 = store
+        .conn
+        .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        fk, 1,
+        "foreign keys are enforced again after the migrations"
+    );
+}

@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
+use crate::store::keys::{InputDigest, digest_hash};
 
 impl Writer {
     /// Stores the row as given (once, however many runs read it) and its outcome.
@@ -54,12 +55,26 @@ impl Writer {
             }
             serde_json::Value::Object(object).to_string()
         });
-        let digest = &hasher.finalize()[..16];
-        let existing: Option<i64> = self
-            .conn()
-            .prepare_cached("SELECT id FROM inputs WHERE digest = ?1")
-            .and_then(|mut s| s.query_row([digest], |r| r.get(0)).optional())
-            .map_err(ctx)?;
+        let digest: InputDigest = hasher.finalize()[..16]
+            .try_into()
+            .expect("a SHA-256 has 32 bytes");
+        let digest = &digest;
+        // A row added since the keys were last written is found by its pending key, any
+        // other through the key table, its digest compared in full.
+        let existing: Option<i64> = match self.pending.inputs.get(digest) {
+            Some(id) => Some(*id),
+            None => self
+                .conn()
+                .prepare_cached(
+                    "SELECT i.id FROM input_keys k JOIN inputs i ON i.id = k.input
+                     WHERE k.hash = ?1 AND i.digest = ?2",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![digest_hash(digest), &digest[..]], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(ctx)?,
+        };
         let input = match existing {
             Some(id) => id,
             None => self
@@ -72,12 +87,15 @@ impl Writer {
                 .and_then(|mut s| {
                     s.query_row(
                         params![
-                            digest, fields[0], fields[1], fields[2], fields[3], fields[4],
+                            &digest[..], fields[0], fields[1], fields[2], fields[3], fields[4],
                             fields[5], fields[6], fields[7], fields[8], fields[9], fields[10],
                             extra
                         ],
                         |r| r.get(0),
                     )
+                })
+                .inspect(|id| {
+                    self.pending.inputs.insert(*digest, *id);
                 })
                 .map_err(ctx)?,
         };

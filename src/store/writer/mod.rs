@@ -29,13 +29,15 @@ use rusqlite::{Connection, params};
 use uuid::Uuid;
 
 use super::checkpoint::Checkpointer;
+use super::keys::{self, PENDING_KEYS, PendingKeys};
 use super::{StoreError, now_text};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
 /// A transaction is committed once it is this old: readers see progress, and a crash
 /// loses no more than this. Longer transactions write each page of the randomly ordered
-/// indexes (company UUIDs, input digests, search keys) once for many rows: a second
-/// rather than 200 ms cuts the database writes of a first run by almost two thirds.
+/// index of company UUIDs once for many rows: a second rather than 200 ms cut the
+/// database writes of a first run by almost two thirds. (Input digests and search keys
+/// are written in larger batches still: see `keys`.)
 const MAX_TRANSACTION: Duration = Duration::from_secs(1);
 /// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile):
 /// it stays a few seconds of writes long, and the writer copies only the last moment's
@@ -125,6 +127,10 @@ pub struct Writer {
     open: Option<Instant>,
     /// Whether the run's `service_time` is recorded (by its first rating).
     service_time_known: bool,
+    /// Keys of the searches and input rows added since they were last written to the key
+    /// tables: written with the commit after there are [`PENDING_KEYS`] of them.
+    pending: PendingKeys,
+    pub(super) pending_limit: usize,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
@@ -142,6 +148,7 @@ impl Writer {
         checkpointer: Option<Checkpointer>,
     ) -> Result<Writer, StoreError> {
         let ctx = "reading what the run has done";
+        keys::catch_up(&conn)?;
         let known_before: i64 = conn
             .query_row("SELECT coalesce(max(id), 0) FROM companies", [], |r| {
                 r.get(0)
@@ -164,6 +171,8 @@ impl Writer {
             known_before,
             open: None,
             service_time_known: false,
+            pending: PendingKeys::default(),
+            pending_limit: PENDING_KEYS,
             written: 0,
             checkpointer,
             log_started: Instant::now(),
@@ -205,16 +214,19 @@ impl Writer {
     /// uncommitted for long.
     pub fn commit_job(&mut self) -> Option<CommitJob> {
         match self.open {
-            Some(started) if started.elapsed() >= self.max_transaction => self.take_commit(),
+            Some(started) if started.elapsed() >= self.max_transaction => self.take_commit(false),
             _ => None,
         }
     }
-    /// Closes the open transaction, if any, and takes the connection away to commit it.
-    fn take_commit(&mut self) -> Option<CommitJob> {
+    /// Closes the open transaction, if any, and takes the connection away to commit it,
+    /// with the pending keys when there are enough of them or `all_keys`.
+    fn take_commit(&mut self, all_keys: bool) -> Option<CommitJob> {
         if self.conn.is_none() || self.open.take().is_none() {
             return None;
         }
+        let due = all_keys || self.pending.len() >= self.pending_limit;
         Some(CommitJob {
+            keys: (due && !self.pending.is_empty()).then(|| std::mem::take(&mut self.pending)),
             conn: self.conn.take()?,
             restart_log: self.checkpointer.is_some()
                 && self.log_started.elapsed() >= self.log_restart,
@@ -240,7 +252,8 @@ impl Writer {
             None => Ok(()),
         }
     }
-    /// Commits what is written; returns how many records were written in all.
+    /// Commits what is written, with every pending key; returns how many records were
+    /// written in all.
     pub fn finish(mut self) -> Result<u64, StoreError> {
         if !self.is_home() {
             return Err(StoreError::WriterGone(format!(
@@ -248,6 +261,7 @@ impl Writer {
                 self.queued.len()
             )));
         }
+        self.begin()?;
         self.commit()?;
         Ok(self.written)
     }
@@ -261,14 +275,30 @@ impl Writer {
         Ok(())
     }
     fn rollback(&mut self) {
-        if self.open.take().is_some()
-            && let Err(e) = self.conn().execute_batch("ROLLBACK")
-        {
+        if self.open.take().is_none() {
+            return;
+        }
+        if let Err(e) = self.conn().execute_batch("ROLLBACK") {
             tracing::warn!("rolling back a failed batch: {e}");
         }
+        // The rows added in the batch are gone, and so must their pending keys be.
+        let kept = self.conn().query_row(
+            "SELECT (SELECT coalesce(max(id), 0) FROM resolutions),
+                    (SELECT coalesce(max(id), 0) FROM inputs)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        );
+        match kept {
+            Ok((resolution, input)) => self.pending.forget_above(resolution, input),
+            Err(e) => {
+                tracing::warn!("reading what a rolled back batch left: {e}");
+                self.pending = PendingKeys::default();
+            }
+        }
     }
+    /// Commits the open transaction with every pending key.
     fn commit(&mut self) -> Result<(), StoreError> {
-        match self.take_commit() {
+        match self.take_commit(true) {
             Some(job) => self.committed(job.run()),
             None => Ok(()),
         }
@@ -283,22 +313,36 @@ impl Writer {
                 candidates,
             } => {
                 let company = company_id.map(|id| self.company_key(id)).transpose()?;
-                self.conn()
+                let existing = self.resolution_id(&key)?;
+                // A search asked again keeps its row (and its id); a new one is appended.
+                let id: i64 = self
+                    .conn()
                     .prepare_cached(
-                        "INSERT OR REPLACE INTO resolutions (input_key, outcome, company, candidates, resolved_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5)",
+                        "INSERT INTO resolutions (id, input_key, outcome, company, candidates, resolved_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                         ON CONFLICT (id) DO UPDATE SET outcome = excluded.outcome,
+                             company = excluded.company, candidates = excluded.candidates,
+                             resolved_at = excluded.resolved_at
+                         RETURNING id",
                     )
                     .and_then(|mut s| {
-                        s.execute(params![
-                            key,
-                            outcome.as_str(),
-                            company,
-                            candidates_json(&candidates),
-                            now_text()
-                        ])
+                        s.query_row(
+                            params![
+                                existing,
+                                key,
+                                outcome.as_str(),
+                                company,
+                                candidates_json(&candidates),
+                                now_text()
+                            ],
+                            |r| r.get(0),
+                        )
                     })
-                    .map(drop)
-                    .map_err(StoreError::at("caching a resolution"))
+                    .map_err(StoreError::at("caching a resolution"))?;
+                if existing.is_none() {
+                    self.pending.resolutions.insert(key, id);
+                }
+                Ok(())
             }
             Record::Observation(rating) => self.observe(&rating),
             Record::Reused { company, rating } => {
@@ -319,6 +363,8 @@ pub struct CommitJob {
     conn: Connection,
     /// Also copy what the checkpoint thread has not yet copied (see [`CommitJob::run`]).
     restart_log: bool,
+    /// Keys to write to the key tables in the transaction before it commits.
+    keys: Option<PendingKeys>,
 }
 
 /// A commit done, to hand back to [`Writer::committed`].
@@ -336,14 +382,20 @@ impl CommitJob {
     /// and the log would grow for the whole run. (Busy when the thread is copying at that
     /// moment: then the next commit tries again.)
     pub fn run(self) -> Committed {
-        let result = self.conn.execute_batch("COMMIT").and_then(|()| {
-            if !self.restart_log {
-                return Ok(false);
-            }
-            self.conn
-                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
-                .map(|busy| busy == 0)
-        });
+        let keys = match self.keys {
+            Some(keys) => keys.write(&self.conn),
+            None => Ok(()),
+        };
+        let result = keys
+            .and_then(|()| self.conn.execute_batch("COMMIT"))
+            .and_then(|()| {
+                if !self.restart_log {
+                    return Ok(false);
+                }
+                self.conn
+                    .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
+                    .map(|busy| busy == 0)
+            });
         Committed {
             conn: self.conn,
             result,

@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use super::{COMPANY_MEMO, Gone, Record, Writer};
 use crate::model::Color;
+use crate::store::keys::search_hash;
 use crate::store::{CachedResolution, StoreError, time_text};
 
 impl Writer {
@@ -14,7 +15,7 @@ impl Writer {
     pub fn cached_resolution(&mut self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
         self.begin()?;
         let found = self.lookup_resolution(key)?;
-        Ok(found.map(|(hit, internal)| {
+        Ok(found.map(|(hit, internal, _)| {
             // The row's company will be asked about next: remember its key.
             if let (Some(id), Some(k)) = (hit.company_id, internal) {
                 self.remember(id, k);
@@ -22,11 +23,31 @@ impl Writer {
             hit
         }))
     }
+    /// The cached answer, the company's internal key and the row's id: a row added since
+    /// the keys were last written is found by its pending key, any other through the key
+    /// table.
     pub(super) fn lookup_resolution(
         &self,
         key: &str,
-    ) -> Result<Option<(CachedResolution, Option<i64>)>, StoreError> {
-        crate::store::read_resolution(self.conn(), key)
+    ) -> Result<Option<(CachedResolution, Option<i64>, i64)>, StoreError> {
+        let pending = self.pending.resolutions.get(key).copied();
+        crate::store::read_resolution(self.conn(), key, pending)
+    }
+    /// The id of the search's row in `resolutions`, if it is cached.
+    pub(super) fn resolution_id(&self, key: &str) -> Result<Option<i64>, StoreError> {
+        if let Some(id) = self.pending.resolutions.get(key) {
+            return Ok(Some(*id));
+        }
+        self.conn()
+            .prepare_cached(
+                "SELECT r.id FROM resolution_keys k JOIN resolutions r ON r.id = k.resolution
+                 WHERE k.hash = ?1 AND r.input_key = ?2",
+            )
+            .and_then(|mut s| {
+                s.query_row(params![search_hash(key), key], |r| r.get(0))
+                    .optional()
+            })
+            .map_err(StoreError::at("reading the resolution cache"))
     }
 
     /// Whether this run has already rated the company.
@@ -118,13 +139,17 @@ impl Writer {
     ) -> Result<Option<i64>, StoreError> {
         let ctx = "reading when a row was last checked";
         self.begin()?;
-        let by_key = |key: &str| {
+        let by_key = |key: &str| -> Result<Option<Option<i64>>, StoreError> {
+            let Some(id) = self.resolution_id(key)? else {
+                return Ok(None);
+            };
             self.conn()
                 .prepare_cached(
                     "SELECT (SELECT max(last_run_id) FROM ratings WHERE company = r.company)
-                     FROM resolutions r WHERE r.input_key = ?1",
+                     FROM resolutions r WHERE r.id = ?1",
                 )
-                .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
+                .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+                .map_err(StoreError::at(ctx))
         };
         let by_company = |company: Uuid| {
             self.conn()
@@ -136,10 +161,9 @@ impl Writer {
         };
         match (key, company) {
             (Some(key), _) => by_key(key).map(Option::flatten),
-            (None, Some(company)) => by_company(company),
+            (None, Some(company)) => by_company(company).map_err(StoreError::at(ctx)),
             (None, None) => Ok(None),
         }
-        .map_err(StoreError::at(ctx))
     }
     /// The internal key of a company the database knows, without recording it.
     pub(super) fn known_company(&mut self, company: Uuid) -> Result<Option<i64>, StoreError> {
