@@ -194,19 +194,24 @@ fn measure(report: &Path, width: u32) -> Value {
 
 /// The refs of report.json's alerts in the order the page must list them: color changes
 /// first, then the companies red or black, each in input order.
+/// The alert rows of a report.json, worst first (by their kind), each kind in input order:
+/// the order report.html lists them in.
 fn expected_alerts(report: &Value) -> Vec<String> {
-    let rows = report["rows"].as_array().unwrap();
-    let is_change = |r: &Value| {
-        matches!(
-            r["change"].as_str(),
-            Some("deteriorated" | "improved" | "changed")
-        )
+    let mut alerts: Vec<&Value> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["alert"] == true)
+        .collect();
+    let severity = |r: &Value| {
+        ratewatch::alerts::AlertKind::parse(r["alert_kind"].as_str().unwrap())
+            .unwrap()
+            .severity()
     };
-    let alerts = rows.iter().filter(|r| r["alert"] == true);
-    let (changes, standing): (Vec<&Value>, Vec<&Value>) = alerts.partition(|r| is_change(r));
-    changes
+    // A stable sort keeps the input order within a kind.
+    alerts.sort_by_key(|r| severity(r));
+    alerts
         .into_iter()
-        .chain(standing)
         .map(|r| r["ref"].as_str().unwrap().to_string())
         .collect()
 }
