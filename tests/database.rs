@@ -176,6 +176,19 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         !demo.path("none").exists(),
         "nothing written for an unknown run"
     );
+
+    // A database from before the alert rules cannot say which rows are alerts: refused,
+    // never a summary saying nothing is flagged.
+    rusqlite::Connection::open(demo.path("ratewatch.db"))
+        .unwrap()
+        .pragma_update(None, "user_version", 5)
+        .unwrap();
+    demo.ratewatch()
+        .args(["report", "--run", "2", "--out", "older"])
+        .assert()
+        .code(4)
+        .stdout(predicate::str::contains("Nothing flagged").not())
+        .stderr(predicate::str::contains("the next `ratewatch screen`"));
 }
 
 #[test]

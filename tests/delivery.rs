@@ -7,43 +7,20 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use clap::Parser;
 use predicates::prelude::*;
-use ratewatch::cli::{Cli, Command};
-use ratewatch::config::{KEY_ENV, ServiceSettings, Settings, Sources};
 use ratewatch::deliver::webhook::{Policy, SCHEMA};
 use ratewatch::run::{self, Request};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::common::{KEY, Workspace, config, loopback, sample_sim, start};
+use crate::common::{KEY, Workspace, config, loopback, sample_sim, screen_request, start};
 
 /// A request as `ratewatch screen ARGS…` would make it, with `key` in the environment.
 fn request(args: &[&str], key: &str, policy: Policy) -> Request {
-    let cli = Cli::try_parse_from(["ratewatch", "screen"].iter().chain(args)).unwrap();
-    let Command::Screen(args) = cli.command else {
-        unreachable!("a screen command")
-    };
-    let sources = Sources::load(None, |k| (k == KEY_ENV).then(|| key.to_string())).unwrap();
-    let settings = Settings::for_run(&args.settings, &sources).unwrap();
-    let service = ServiceSettings::new(&settings, &sources).unwrap();
     Request {
-        portfolio: args.portfolio,
-        portfolio_name: args.portfolio_name,
-        reports: ratewatch::report::ReportOptions {
-            out: settings.out.value.clone(),
-            quiet: args.quiet,
-            csv_dialect: ratewatch::report::csv::Dialect::Standard,
-            timestamped: false,
-            stale_after_days: settings.stale_after_days.value,
-            alerts: settings.alerts.clone(),
-        },
-        settings,
-        service,
-        refresh_resolutions: args.refresh_resolutions,
-        fail_on_shrink: args.fail_on_shrink,
         webhook_policy: policy,
+        ..screen_request(args, key)
     }
 }
 

@@ -3,41 +3,15 @@
 
 use std::cell::RefCell;
 
-use clap::Parser;
-use ratewatch::cli::{Cli, Command};
-use ratewatch::config::{KEY_ENV, ServiceSettings, Settings, Sources};
 use ratewatch::error::ExitCode;
 use ratewatch::model::{RowStatus, RunStatus};
 use ratewatch::run::{self, Request, Started, Watcher};
 
-use crate::common::{KEY, Workspace, config, start};
+use crate::common::{KEY, Workspace, config, screen_request, start};
 
 /// A request as `ratewatch screen ARGS…` would make it, the key from the environment.
 fn request(args: &[&str]) -> Request {
-    let cli = Cli::try_parse_from(["ratewatch", "screen"].iter().chain(args)).unwrap();
-    let Command::Screen(args) = cli.command else {
-        unreachable!("a screen command")
-    };
-    let sources = Sources::load(None, |k| (k == KEY_ENV).then(|| KEY.to_string())).unwrap();
-    let settings = Settings::for_run(&args.settings, &sources).unwrap();
-    let service = ServiceSettings::new(&settings, &sources).unwrap();
-    Request {
-        portfolio: args.portfolio,
-        portfolio_name: args.portfolio_name,
-        reports: ratewatch::report::ReportOptions {
-            out: settings.out.value.clone(),
-            quiet: args.quiet,
-            csv_dialect: ratewatch::report::csv::Dialect::Standard,
-            timestamped: false,
-            stale_after_days: settings.stale_after_days.value,
-            alerts: settings.alerts.clone(),
-        },
-        settings,
-        service,
-        refresh_resolutions: args.refresh_resolutions,
-        fail_on_shrink: args.fail_on_shrink,
-        webhook_policy: Default::default(),
-    }
+    screen_request(args, KEY)
 }
 
 #[derive(Default)]

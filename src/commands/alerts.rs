@@ -12,10 +12,7 @@ use crate::cli::{AckArgs, AcksArgs, AlertsAction, AlertsArgs, AlertsTestArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::report::summary::{MAX_LISTED, alert_table};
-use crate::store::{Ack, Store, StoreError, Verdicts, time_text};
-
-/// The schema that has the alert rules' tables.
-const ALERTS_SCHEMA: i64 = 6;
+use crate::store::{ALERTS_SCHEMA, Ack, Store, StoreError, Verdicts, time_text};
 
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
     move |source| Error::Store {

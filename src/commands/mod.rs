@@ -9,7 +9,7 @@ mod lookup;
 mod output;
 mod review;
 mod runs;
-mod screen;
+pub mod screen;
 mod shell;
 mod sync_history;
 mod usage;

@@ -17,27 +17,9 @@ use crate::report::ReportOptions;
 use crate::run::{self, Preview, Request, Started, Watcher};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let settings = Settings::for_screen(&args, &sources)?;
-    let service = ServiceSettings::new(&settings, &sources)?;
-    let reports = ReportOptions {
-        out: settings.out.value.clone(),
-        quiet: settings.quiet.value,
-        csv_dialect: settings.csv_dialect.value,
-        timestamped: settings.timestamped.value,
-        stale_after_days: settings.stale_after_days.value,
-        alerts: settings.alerts.clone(),
-    };
-    let request = Request {
-        portfolio: args.portfolio,
-        portfolio_name: args.portfolio_name,
-        settings,
-        service,
-        refresh_resolutions: args.refresh_resolutions,
-        fail_on_shrink: args.fail_on_shrink,
-        reports,
-        webhook_policy: Default::default(),
-    };
-    if args.dry_run {
+    let dry_run = args.dry_run;
+    let request = request(args, &sources)?;
+    if dry_run {
         let preview = run::preview(&request)?;
         super::emit(&preview_text(&request.portfolio, &preview))?;
         return Ok(ExitCode::Clean);
@@ -54,6 +36,30 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         eprintln!("ratewatch: warning: {line}");
     }
     Ok(screened.exit_code())
+}
+
+/// The screening a command line asks for: its settings from every source, checked.
+pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
+    let settings = Settings::for_screen(&args, sources)?;
+    let service = ServiceSettings::new(&settings, sources)?;
+    let reports = ReportOptions {
+        out: settings.out.value.clone(),
+        quiet: settings.quiet.value,
+        csv_dialect: settings.csv_dialect.value,
+        timestamped: settings.timestamped.value,
+        stale_after_days: settings.stale_after_days.value,
+        alerts: settings.alerts.clone(),
+    };
+    Ok(Request {
+        portfolio: args.portfolio,
+        portfolio_name: args.portfolio_name,
+        settings,
+        service,
+        refresh_resolutions: args.refresh_resolutions,
+        fail_on_shrink: args.fail_on_shrink,
+        reports,
+        webhook_policy: Default::default(),
+    })
 }
 
 /// A progress bar on stderr when a person is watching; nothing under cron.

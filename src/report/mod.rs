@@ -106,17 +106,15 @@ pub fn write_reports(
         (Vec::new(), Vec::new())
     });
     // The alerts as the run decided them, worst first: read, not recomputed, so a past
-    // run's summary reads as it did.
-    let digest = if store.has_alert_rules()? {
-        store.alert_digest(
-            run_id,
-            summary::MAX_LISTED,
-            options.alerts.storm_share,
-            crate::store::Verdicts::Recorded,
-        )?
-    } else {
-        Default::default()
-    };
+    // run's summary reads as it did. A database not yet upgraded cannot say which rows
+    // are alerts by the rules: refused, rather than a summary saying nothing is flagged.
+    store.require_schema(crate::store::ALERTS_SCHEMA)?;
+    let digest = store.alert_digest(
+        run_id,
+        summary::MAX_LISTED,
+        options.alerts.storm_share,
+        crate::store::Verdicts::Recorded,
+    )?;
     let mut summary: Box<dyn Format + '_> = Box::new(summary::Summary::new(
         summary,
         options.quiet,

@@ -13,6 +13,10 @@ use super::{Store, StoreError, extra_columns, time_text};
 use crate::alerts::{AlertKind, Rules};
 use crate::model::{Change, Color};
 
+/// The schema version that has the alert rules' tables (`run_alerts`, `acks`): a database
+/// read before its upgrade cannot say which rows are alerts by the rules.
+pub const ALERTS_SCHEMA: i64 = 6;
+
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
 /// `ratewatch alerts test`, which must leave the database as it was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,7 @@ use crate::model::{
 };
 
 pub use account::AccountSync;
-pub use alerts::{Ack, AlertDigest, AlertLine, Verdicts};
+pub use alerts::{ALERTS_SCHEMA, Ack, AlertDigest, AlertLine, Verdicts};
 pub use decisions::LatestRun;
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,

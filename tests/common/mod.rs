@@ -290,3 +290,17 @@ pub fn rows_by_ref(report: &Value) -> HashMap<String, Value> {
         .map(|r| (r["ref"].as_str().unwrap_or("").to_string(), r.clone()))
         .collect()
 }
+
+/// A screening as `ratewatch screen ARGS…` asks for it, with `key` as the environment's
+/// API key: built by the command's own code.
+pub fn screen_request(args: &[&str], key: &str) -> ratewatch::run::Request {
+    use clap::Parser;
+    use ratewatch::cli::{Cli, Command};
+    use ratewatch::config::{KEY_ENV, Sources};
+    let cli = Cli::try_parse_from(["ratewatch", "screen"].iter().chain(args)).unwrap();
+    let Command::Screen(args) = cli.command else {
+        unreachable!("a screen command")
+    };
+    let sources = Sources::load(None, |k| (k == KEY_ENV).then(|| key.to_string())).unwrap();
+    ratewatch::commands::screen::request(args, &sources).unwrap()
+}
