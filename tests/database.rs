@@ -189,6 +189,15 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .code(4)
         .stdout(predicate::str::contains("Nothing flagged").not())
         .stderr(predicate::str::contains("the next `ratewatch screen`"));
+    rusqlite::Connection::open(demo.path("ratewatch.db"))
+        .unwrap()
+        .pragma_update(None, "user_version", 4)
+        .unwrap();
+    demo.ratewatch()
+        .arg("runs")
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("the next `ratewatch screen`"));
 }
 
 #[test]

@@ -44,6 +44,10 @@ pub use migrate::latest_version;
 pub use recorder::Recorder;
 pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 
+/// The schema version whose `runs` columns [`Store::run_info`] reads (`rows_ignored`):
+/// a reading command on an older database says the next screening upgrades it.
+pub const RUNS_SCHEMA: i64 = 5;
+
 /// A storage failure. The message names what was being done; the command adds the path.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -553,7 +557,7 @@ impl Store {
         Ok((countries, services))
     }
 
-    /// A run's header and counts.
+    /// A run's header and counts (columns up to [`RUNS_SCHEMA`]).
     pub fn run_info(&self, run_id: i64) -> Result<RunInfo, StoreError> {
         let ctx = format!("reading run {run_id}");
         let mut info = self
