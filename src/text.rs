@@ -10,6 +10,11 @@ pub fn printable(s: &str) -> String {
         .collect()
 }
 
+/// A count with its noun: `1 row`, `2 rows`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Text for a cell of a spreadsheet: a leading `=`, `+`, `-`, `@`, tab or CR would make
 /// Excel or LibreOffice evaluate the cell as a formula, so such cells get a `'` first.
 pub fn defuse(cell: &str) -> std::borrow::Cow<'_, str> {

@@ -13,6 +13,7 @@ use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::report::summary::{MAX_LISTED, alert_table};
 use crate::store::{ALERTS_SCHEMA, Ack, Store, StoreError, Verdicts, time_text};
+use crate::text::plural;
 
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
     move |source| Error::Store {
@@ -227,8 +228,4 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
     } else {
         ExitCode::Clean
     })
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -386,7 +386,7 @@ fn when(time: &str) -> String {
 
 /// `1 row`, `2 rows`. (Takes a reference: templates pass their arguments so.)
 fn plural(n: &u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if *n == 1 { one } else { many })
+    crate::text::plural(*n, one, many)
 }
 
 fn count(run: &RunInfo, status: RowStatus) -> u64 {

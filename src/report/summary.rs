@@ -88,11 +88,7 @@ fn count(run: &RunInfo, status: RowStatus) -> u64 {
         .map_or(0, |(_, n)| *n)
 }
 
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-use crate::text::printable;
+use crate::text::{plural, printable};
 
 /// The day the service last recalculated the rating (`2026-11-20`), or `-`.
 fn refreshed(date: Option<&str>) -> String {
