@@ -11,8 +11,8 @@
 //! hash and compares the full key, so a collision never mixes two searches.
 //!
 //! A run killed between two batches leaves rows without keys: they are the rows above the
-//! highest id a key table holds, and [`catch_up`] adds their keys when a store or a
-//! writer opens.
+//! highest id a key table holds, and [`catch_up`] adds their keys when the store is next
+//! opened for writing (each screening opens it once, before its writer starts).
 
 use std::collections::HashMap;
 
