@@ -491,6 +491,18 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
         true => Some(Store::open_read_only(db).map_err(db_error)?),
         false => None,
     };
+    // A database from before its tables took their present form is read as none: the
+    // counts are then those of a first run, which the screening's upgrade may lower.
+    let store = store.filter(|store| {
+        let current = store.require_schema(crate::store::COMPACT_SCHEMA).is_ok();
+        if !current {
+            tracing::warn!(
+                "{} is from an earlier ratewatch: counting as if it were empty; the next screening upgrades it",
+                db.display()
+            );
+        }
+        current
+    });
     let (countries, services) = match &store {
         Some(store) => store.load_lookups().map_err(db_error)?,
         None => (Vec::new(), Vec::new()),
@@ -504,9 +516,7 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     let max_age = options(request, Decisions::default());
     // Decisions of `review`, on a database that has them: a decided row costs no search.
     let decisions = match &store {
-        Some(store) if store.require_schema(4).is_ok() => {
-            Decisions::new(store.decisions().map_err(db_error)?)
-        }
+        Some(store) => Decisions::new(store.decisions().map_err(db_error)?),
         _ => Decisions::default(),
     };
     let fresh = |hit: &crate::store::CachedResolution| {

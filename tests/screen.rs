@@ -342,13 +342,14 @@ fn a_cached_company_the_service_no_longer_knows_is_searched_again() {
     let stale = uuid::Uuid::new_v4().to_string();
     let conn = rusqlite::Connection::open(ws.db()).unwrap();
     conn.execute(
-        "INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (?1, 'x', 'x')",
+        "INSERT INTO companies (company_id, first_seen_at, updated_at)
+         VALUES (unhex(replace(?1, '-', '')), 0, 0)",
         [&stale],
     )
     .unwrap();
     conn.execute(
-        "UPDATE resolutions SET company = (SELECT id FROM companies WHERE company_id = ?1)",
-        [&stale],
+        "UPDATE resolutions SET company = (SELECT max(id) FROM companies)",
+        [],
     )
     .unwrap();
     drop(conn);

@@ -199,9 +199,10 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
     let ws = Workspace::new();
     let db = ws.db();
     ws.screen(&sim, &sample()).assert().code(3);
-    let ours = "SELECT id, company, color, last_change_date, last_refresh_date, observed_at,
-                       confirmed_at, first_run_id, last_run_id, source
-                FROM ratings WHERE source = 'run' ORDER BY id";
+    let ours = "SELECT r.id, r.company, r.color, r.last_change_date, r.last_refresh_date,
+                       r.observed_at, f.confirmed_at, r.first_run_id, f.last_run_id, r.source
+                FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
+                WHERE r.source = 'run' ORDER BY r.id";
     let run_rows = rows(&db, ours);
     let run_companies = rows(&db, "SELECT * FROM run_companies ORDER BY 1, 2");
     let companies = rated(&db);

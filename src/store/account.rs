@@ -8,7 +8,7 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::{Store, StoreError, now_text, time_text};
+use super::{Store, StoreError, keys, now_seconds, now_text, seconds, time_text};
 use crate::model::{Change, Color, Rating};
 
 /// What a sync did with the requests it read.
@@ -31,7 +31,8 @@ pub struct AccountSync {
     pub undated: u64,
 }
 
-/// A request as stored: its times as text, as every time in the database.
+/// A request as stored: its times as text in `account_requests`, and as seconds in
+/// `ratings`.
 struct Request<'a> {
     rating: &'a Rating,
     /// To the microsecond: what tells two requests of one company apart.
@@ -40,15 +41,25 @@ struct Request<'a> {
     requested_at: String,
     last_change: Option<String>,
     last_refresh: Option<String>,
+    /// The same three times as `ratings` holds them.
+    seconds: Seconds,
+}
+
+/// A request's times as `ratings` holds them: whole seconds.
+#[derive(Clone, Copy)]
+struct Seconds {
+    requested_at: i64,
+    last_change: Option<i64>,
+    last_refresh: Option<i64>,
 }
 
 /// The company's latest row in `ratings`.
 struct Latest {
     id: i64,
     color: String,
-    last_change: Option<String>,
-    last_refresh: Option<String>,
-    confirmed_at: String,
+    last_change: Option<i64>,
+    last_refresh: Option<i64>,
+    confirmed_at: i64,
     from_account: bool,
 }
 
@@ -72,6 +83,11 @@ impl Store {
                 requested_at: time_text(at),
                 last_change: rating.last_change.map(time_text),
                 last_refresh: rating.last_refresh.map(time_text),
+                seconds: Seconds {
+                    requested_at: seconds(at),
+                    last_change: rating.last_change.map(seconds),
+                    last_refresh: rating.last_refresh.map(seconds),
+                },
             });
         }
         // The history is in id order, so the oldest request goes first (the service lists
@@ -95,23 +111,30 @@ fn record(
     synced_at: &str,
     done: &mut AccountSync,
 ) -> rusqlite::Result<()> {
-    let company_id = r.rating.company_id.to_string();
-    let company: Option<i64> = tx
-        .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")?
-        .query_row([&company_id], |row| row.get(0))
-        .optional()?;
-    let company = match company {
+    let company_id = r.rating.company_id;
+    let company = match keys::find_company(tx, company_id, true)? {
         Some(id) => id,
         None => {
-            // Known by its id alone until a run or a lookup describes it.
+            // Known by its id alone until a run or a lookup describes it. Its key is
+            // written at once: a sync adds few companies.
             done.new_companies += 1;
-            tx.prepare_cached(
-                "INSERT INTO companies (company_id, first_seen_at, updated_at)
-                 VALUES (?1, ?2, ?2) RETURNING id",
-            )?
-            .query_row(params![company_id, synced_at], |row| row.get(0))?
+            let id: i64 = tx
+                .prepare_cached(
+                    "INSERT INTO companies (company_id, first_seen_at, updated_at)
+                     VALUES (?1, ?2, ?2) RETURNING id",
+                )?
+                .query_row(params![company_id.as_bytes(), now_seconds()], |row| {
+                    row.get(0)
+                })?;
+            keys::insert_sorted(
+                tx,
+                keys::COMPANY_KEYS,
+                vec![(keys::company_hash(company_id), id)],
+            )?;
+            id
         }
     };
+    let t = r.seconds;
     let synced_before: bool = tx
         .prepare_cached(
             "SELECT count(*) FROM account_requests WHERE company = ?1 AND request_date = ?2",
@@ -128,18 +151,19 @@ fn record(
     // run's own request, or one made elsewhere that tells nothing the history lacks.
     let holding: Option<i64> = tx
         .prepare_cached(
-            "SELECT id FROM ratings
-             WHERE company = ?1 AND color = ?2 AND last_change_date IS ?3
-               AND last_refresh_date IS ?4 AND observed_at <= ?5 AND confirmed_at >= ?5
-             ORDER BY id DESC LIMIT 1",
+            "SELECT r.id FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
+             WHERE r.company = ?1 AND r.color = ?2 AND r.last_change_date IS ?3
+               AND r.last_refresh_date IS ?4 AND r.observed_at <= ?5
+               AND coalesce(f.confirmed_at, r.observed_at) >= ?5
+             ORDER BY r.id DESC LIMIT 1",
         )?
         .query_row(
             params![
                 company,
                 color,
-                r.last_change,
-                r.last_refresh,
-                r.requested_at
+                t.last_change,
+                t.last_refresh,
+                t.requested_at
             ],
             |row| row.get(0),
         )
@@ -152,20 +176,24 @@ fn record(
             let latest = latest(tx, company)?;
             match latest {
                 // Only after everything the history holds can it take its place in id order.
-                Some(l) if r.requested_at <= l.confirmed_at => {
+                Some(l) if t.requested_at <= l.confirmed_at => {
                     done.earlier += 1;
                     ("earlier", None, None, None)
                 }
                 Some(l)
                     if l.from_account
                         && l.color == color
-                        && l.last_change == r.last_change
-                        && l.last_refresh == r.last_refresh =>
+                        && l.last_change == t.last_change
+                        && l.last_refresh == t.last_refresh =>
                 {
                     // The sync's own row, seen again unchanged: it is confirmed, as a run
-                    // confirms its rows. A run's row is never changed here.
-                    tx.prepare_cached("UPDATE ratings SET confirmed_at = ?2 WHERE id = ?1")?
-                        .execute(params![l.id, r.requested_at])?;
+                    // confirms its rows. A run's row is never confirmed here.
+                    tx.prepare_cached(
+                        "INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)
+                         VALUES (?1, ?2, NULL)
+                         ON CONFLICT (rating) DO UPDATE SET confirmed_at = excluded.confirmed_at",
+                    )?
+                    .execute(params![l.id, t.requested_at])?;
                     done.added += 1;
                     ("added", Some(l.id), Some(l.id), Some(Change::Unchanged))
                 }
@@ -173,20 +201,18 @@ fn record(
                     let id: i64 = tx
                     .prepare_cached(
                         "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
-                                              observed_at, confirmed_at, source)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?5, 'account') RETURNING id",
+                                              observed_at, source)
+                         VALUES (?1, ?2, ?3, ?4, ?5, 'account') RETURNING id",
                     )?
                     .query_row(
-                        params![company, color, r.last_change, r.last_refresh, r.requested_at],
+                        params![company, color, t.last_change, t.last_refresh, t.requested_at],
                         |row| row.get(0),
                     )?;
-                    let before = l
-                        .as_ref()
-                        .map(|l| (Color::parse(&l.color), l.last_change.clone()));
+                    let before = l.as_ref().map(|l| (Color::parse(&l.color), l.last_change));
                     let change = Change::classify(
-                        before.as_ref().map(|(c, lc)| (c, lc.as_deref())),
+                        before.as_ref().map(|(c, lc)| (c, *lc)),
                         &r.rating.color,
-                        r.last_change.as_deref(),
+                        t.last_change,
                     );
                     done.added += 1;
                     done.new_observations += 1;
@@ -218,8 +244,10 @@ fn record(
 
 fn latest(tx: &Transaction<'_>, company: i64) -> rusqlite::Result<Option<Latest>> {
     tx.prepare_cached(
-        "SELECT id, color, last_change_date, last_refresh_date, confirmed_at, source
-         FROM ratings WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+        "SELECT r.id, r.color, r.last_change_date, r.last_refresh_date,
+                coalesce(f.confirmed_at, r.observed_at), r.source
+         FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
+         WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)",
     )?
     .query_row([company], |row| {
         Ok(Latest {

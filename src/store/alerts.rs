@@ -9,13 +9,15 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, extra_columns, time_text};
+use super::keys::{find_company, read_uuid};
+use super::{Store, StoreError, extra_columns, seconds_text, time_text};
 use crate::alerts::{AlertKind, Rules};
 use crate::model::{Change, Color};
 
-/// The schema version that has the alert rules' tables (`run_alerts`, `acks`): a database
-/// read before its upgrade cannot say which rows are alerts by the rules.
-pub const ALERTS_SCHEMA: i64 = 6;
+/// The schema version the reports read: the alert rules' tables (`run_alerts`, `acks`)
+/// came with 0006 (a database read before cannot say which rows are alerts by the rules),
+/// the tables as they are now with 0011.
+pub const ALERTS_SCHEMA: i64 = super::COMPACT_SCHEMA;
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
 /// `ratewatch alerts test`, which must leave the database as it was.
@@ -359,13 +361,13 @@ impl Store {
                 let first_line: i64 = r.get(2)?;
                 Ok(AlertLine {
                     kind: AlertKind::parse(&kind).unwrap_or(AlertKind::Changed),
-                    company_id: r.get(8)?,
+                    company_id: read_uuid(r, 8)?.to_string(),
                     refs: refs.unwrap_or_else(|| format!("line {first_line}")),
                     company: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
                     country: r.get(4)?,
                     color: r.get::<_, Option<String>>(5)?.map(|c| Color::parse(&c)),
                     previous: r.get::<_, Option<String>>(6)?.map(|c| Color::parse(&c)),
-                    last_refresh_date: r.get(7)?,
+                    last_refresh_date: r.get::<_, Option<i64>>(7)?.map(seconds_text),
                 })
             })
             .and_then(Iterator::collect)
@@ -383,13 +385,18 @@ impl Store {
         note: Option<&str>,
     ) -> Result<Option<String>, StoreError> {
         let ctx = "recording an acknowledgement";
+        let Ok(uuid) = uuid::Uuid::parse_str(company_id) else {
+            return Ok(None);
+        };
+        let Some(key) = find_company(&self.conn, uuid, true).map_err(StoreError::at(ctx))? else {
+            return Ok(None);
+        };
         let latest: Option<(i64, String)> = self
             .conn
             .query_row(
-                "SELECT c.id, r.color FROM companies c
-                 JOIN ratings r ON r.id = (SELECT max(id) FROM ratings WHERE company = c.id)
-                 WHERE c.company_id = ?1",
-                [company_id],
+                "SELECT company, color FROM ratings
+                 WHERE id = (SELECT max(id) FROM ratings WHERE company = ?1)",
+                [key],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()
@@ -419,7 +426,7 @@ impl Store {
             .and_then(|mut s| {
                 s.query_map([], |r| {
                     Ok(Ack {
-                        company_id: r.get(0)?,
+                        company_id: read_uuid(r, 0)?.to_string(),
                         company_name: r.get(1)?,
                         reference: r.get(2)?,
                         color: r.get(3)?,

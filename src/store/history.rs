@@ -10,11 +10,15 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError};
+use uuid::Uuid;
+
+use super::keys::{find_company, read_uuid};
+use super::{Store, StoreError, seconds_text};
 use crate::model::{Color, RowStatus, RunColors, RunInfo};
 
-/// The schema version that brought `color_periods` and the indexes these queries rely on.
-pub const HISTORY_SCHEMA: i64 = 2;
+/// The schema version these queries read: `color_periods` and its indexes came with 0002,
+/// the tables as they are now with 0011.
+pub const HISTORY_SCHEMA: i64 = super::COMPACT_SCHEMA;
 
 /// The schema version that brought `run_colors` (each finished run's counts by color) and
 /// the view `portfolio_latest`.
@@ -151,27 +155,36 @@ pub(super) const HOLDINGS: &str = with_holding_runs!(
      CROSS JOIN run_rows rr ON rr.run_id = h.run_id
      JOIN companies c ON c.id = rr.company
      JOIN inputs i ON i.id = rr.input_id
-     WHERE rr.company IN (SELECT id FROM companies
-                          WHERE company_id IN (SELECT value FROM json_each(?1)))
+     WHERE rr.company IN (SELECT value FROM json_each(?1))
      ORDER BY r.portfolio, rr.line"
 );
 
-/// A company's color periods.
+/// A company's color periods, by its internal key.
 pub(super) const PERIODS: &str =
     "SELECT color, valid_from, valid_to, observed_at, confirmed_at, first_run_id, last_run_id
-     FROM color_periods WHERE company_id = ?1
+     FROM company_color_periods WHERE company = ?1
      ORDER BY valid_from, observed_at";
 
-/// The color changes seen in a window.
+/// The color changes seen in a window (each company's city and country are read after).
 pub(super) const CHANGES: &str =
-    "SELECT cc.company_id, cc.name, c.city, c.country, cc.from_color, cc.to_color,
+    "SELECT cc.company_id, cc.name, NULL, NULL, cc.from_color, cc.to_color,
             cc.changed_at, cc.observed_at, cc.run_id
      FROM color_changes cc
-     JOIN companies c ON c.company_id = cc.company_id
      WHERE cc.observed_at >= ?1 AND (?2 IS NULL OR cc.observed_at < ?2)
        AND (?3 IS NULL OR cc.to_color IN (SELECT value FROM json_each(?3)))
      ORDER BY cc.observed_at DESC, cc.name, cc.company_id";
 
+/// A company read from `companies` (its UUID as stored, 16 bytes).
+fn stored_company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
+    Ok(CompanySummary {
+        company_id: read_uuid(r, at)?.to_string(),
+        name: r.get(at + 1)?,
+        city: r.get(at + 2)?,
+        country: r.get(at + 3)?,
+    })
+}
+
+/// A company read from a view (its UUID as text).
 fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
     Ok(CompanySummary {
         company_id: r.get(at)?,
@@ -336,14 +349,26 @@ impl Store {
 
     /// The company with this UUID (as the service writes it, lowercase).
     pub fn company_by_id(&self, company_id: &str) -> Result<Option<CompanySummary>, StoreError> {
+        let ctx = "looking up a company id";
+        let Some(key) = self.company_key(company_id).map_err(StoreError::at(ctx))? else {
+            return Ok(None);
+        };
         self.conn
             .query_row(
-                "SELECT company_id, name, city, country FROM companies WHERE company_id = ?1",
-                [company_id],
-                |r| company(r, 0),
+                "SELECT company_id, name, city, country FROM companies WHERE id = ?1",
+                [key],
+                |r| stored_company(r, 0),
             )
             .optional()
-            .map_err(StoreError::at("looking up a company id"))
+            .map_err(StoreError::at(ctx))
+    }
+
+    /// The internal key of the company with this UUID (as text), if the database knows it.
+    fn company_key(&self, company_id: &str) -> rusqlite::Result<Option<i64>> {
+        match Uuid::parse_str(company_id) {
+            Ok(uuid) => find_company(&self.conn, uuid, true),
+            Err(_) => Ok(None),
+        }
     }
 
     /// The companies that rows with this reference point to, in what each portfolio held
@@ -351,7 +376,7 @@ impl Store {
     pub fn companies_by_ref(&self, reference: &str) -> Result<Vec<CompanySummary>, StoreError> {
         let ctx = "looking up a reference";
         let mut stmt = self.conn.prepare(BY_REF).map_err(StoreError::at(ctx))?;
-        stmt.query_map([reference], |r| company(r, 0))
+        stmt.query_map([reference], |r| stored_company(r, 0))
             .and_then(Iterator::collect)
             .map_err(StoreError::at(ctx))
     }
@@ -372,7 +397,7 @@ impl Store {
         while let Some(r) = rows.next().map_err(StoreError::at(ctx))? {
             let name: String = r.get(1).map_err(StoreError::at(ctx))?;
             if matches(&name) {
-                found.push(company(r, 0).map_err(StoreError::at(ctx))?);
+                found.push(stored_company(r, 0).map_err(StoreError::at(ctx))?);
             }
         }
         found.sort_by(|a, b| (&a.name, &a.company_id).cmp(&(&b.name, &b.company_id)));
@@ -391,13 +416,17 @@ impl Store {
             return Ok(held);
         }
         let ctx = "looking up the rows holding companies";
-        let wanted = serde_json::to_string(company_ids).unwrap_or_else(|_| "[]".into());
+        let mut keys = Vec::with_capacity(company_ids.len());
+        for id in company_ids {
+            keys.extend(self.company_key(id).map_err(StoreError::at(ctx))?);
+        }
+        let wanted = serde_json::to_string(&keys).unwrap_or_else(|_| "[]".into());
         let mut stmt = self.conn.prepare(HOLDINGS).map_err(StoreError::at(ctx))?;
         let mut rows = stmt.query([wanted]).map_err(StoreError::at(ctx))?;
         while let Some(r) = rows.next().map_err(StoreError::at(ctx))? {
             let get = || -> rusqlite::Result<(String, Holding)> {
                 Ok((
-                    r.get(0)?,
+                    read_uuid(r, 0)?.to_string(),
                     Holding {
                         portfolio: r.get(1)?,
                         reference: r.get(2)?,
@@ -414,34 +443,41 @@ impl Store {
     /// Whether the service no longer knows the company: the run that found it gone since
     /// its latest rating, if one did.
     pub fn disappearance(&self, company_id: &str) -> Result<Option<Disappearance>, StoreError> {
+        let ctx = "reading whether a company is gone";
+        let Some(key) = self.company_key(company_id).map_err(StoreError::at(ctx))? else {
+            return Ok(None);
+        };
         self.conn
             .query_row(
-                "SELECT rc.run_id, u.started_at, r.confirmed_at
-                 FROM companies c
-                 JOIN run_companies rc ON rc.company = c.id AND rc.change = 'gone'
+                "SELECT rc.run_id, u.started_at, coalesce(f.confirmed_at, r.observed_at)
+                 FROM run_companies rc
                  JOIN ratings r ON r.id = rc.rating_id
+                 LEFT JOIN rating_confirmations f ON f.rating = r.id
                  JOIN runs u ON u.id = rc.run_id
-                 WHERE c.company_id = ?1
-                   AND rc.rating_id = (SELECT max(id) FROM ratings WHERE company = c.id)
+                 WHERE rc.company = ?1 AND rc.change = 'gone'
+                   AND rc.rating_id = (SELECT max(id) FROM ratings WHERE company = ?1)
                  ORDER BY rc.run_id LIMIT 1",
-                [company_id],
+                [key],
                 |r| {
                     Ok(Disappearance {
                         run_id: r.get(0)?,
                         noticed_at: r.get(1)?,
-                        last_seen: r.get(2)?,
+                        last_seen: seconds_text(r.get(2)?),
                     })
                 },
             )
             .optional()
-            .map_err(StoreError::at("reading whether a company is gone"))
+            .map_err(StoreError::at(ctx))
     }
 
     /// A company's color periods, oldest first.
     pub fn color_periods(&self, company_id: &str) -> Result<Vec<ColorPeriod>, StoreError> {
         let ctx = "reading a company's color periods";
+        let Some(key) = self.company_key(company_id).map_err(StoreError::at(ctx))? else {
+            return Ok(Vec::new());
+        };
         let mut stmt = self.conn.prepare(PERIODS).map_err(StoreError::at(ctx))?;
-        stmt.query_map([company_id], |r| {
+        stmt.query_map([key], |r| {
             Ok(ColorPeriod {
                 color: Color::parse(&r.get::<_, String>(0)?),
                 valid_from: r.get(1)?,
@@ -471,17 +507,31 @@ impl Store {
                 .unwrap_or_else(|_| "[]".into())
         });
         let mut stmt = self.conn.prepare(CHANGES).map_err(StoreError::at(ctx))?;
-        stmt.query_map(params![since, until, to], |r| {
-            Ok(ColorChange {
-                company: company(r, 0)?,
-                from: Color::parse(&r.get::<_, String>(4)?),
-                to: Color::parse(&r.get::<_, String>(5)?),
-                changed_at: r.get(6)?,
-                observed_at: r.get(7)?,
-                run_id: r.get(8)?,
+        let mut changes: Vec<ColorChange> = stmt
+            .query_map(params![since, until, to], |r| {
+                Ok(ColorChange {
+                    company: company(r, 0)?,
+                    from: Color::parse(&r.get::<_, String>(4)?),
+                    to: Color::parse(&r.get::<_, String>(5)?),
+                    changed_at: r.get(6)?,
+                    observed_at: r.get(7)?,
+                    run_id: r.get(8)?,
+                })
             })
-        })
-        .and_then(Iterator::collect)
-        .map_err(StoreError::at(ctx))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))?;
+        // Where each company is, read once per company.
+        let mut places: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
+        for change in &mut changes {
+            let id = &change.company.company_id;
+            if !places.contains_key(id) {
+                let place = self
+                    .company_by_id(id)?
+                    .map_or((None, None), |c| (c.city, c.country));
+                places.insert(id.clone(), place);
+            }
+            (change.company.city, change.company.country) = places[id].clone();
+        }
+        Ok(changes)
     }
 }

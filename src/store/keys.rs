@@ -1,11 +1,12 @@
-//! The deferred key tables: how a cached search (`resolutions.input_key`) and a stored
-//! input row (`inputs.digest`) are found again without an index on the key itself.
+//! The deferred key tables: how a cached search (`resolutions.input_key`), a stored input
+//! row (`inputs.digest`) and a company (`companies.company_id`, the service's UUID) are
+//! found again without an index on the key itself.
 //!
 //! Such keys arrive in random order: an index on them takes each new key on a random
 //! page, and a writer that commits every second writes nearly every page of it again each
 //! second once it is large. So the rows are appended (sequential ids), and the writer
 //! keeps the keys of the rows it added in memory ([`PendingKeys`]), writing them to
-//! `resolution_keys` / `input_keys` sorted, tens of thousands at a time: each page of a
+//! `resolution_keys` / `input_keys` / `company_keys` sorted, tens of thousands at a time: each page of a
 //! key table is then written once per batch rather than once per second. The key tables
 //! hold a hash of the key (8 bytes) and the row's id; a lookup reads the rows with that
 //! hash and compares the full key, so a collision never mixes two searches.
@@ -16,8 +17,9 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
+use uuid::Uuid;
 
 use super::StoreError;
 
@@ -28,20 +30,59 @@ pub(super) const PENDING_KEYS: usize = 50_000;
 /// A digest of an input row, as `inputs.digest` holds it.
 pub(super) type InputDigest = [u8; 16];
 
-/// The hash under which a search key is found in `resolution_keys`: the first 8 bytes of
-/// its SHA-256, big-endian.
+/// The hash under which a search key is found in `resolution_keys`: the first 4 bytes of
+/// its SHA-256, big-endian, signed. Four bytes are stored in four (SQLite keeps an integer
+/// in as few bytes as hold it): a key table's entry is a third smaller than with eight, and
+/// at a million keys two share a hash about once, which the full key then tells apart.
 pub(crate) fn search_hash(key: &str) -> i64 {
     let sha = Sha256::digest(key.as_bytes());
-    i64::from_be_bytes(sha[..8].try_into().expect("a SHA-256 has 32 bytes"))
+    digest_hash(&sha)
 }
 
-/// The hash under which an input row is found in `input_keys`: the first 8 bytes of its
-/// digest (already a SHA-256), big-endian.
+/// The hash under which an input row is found in `input_keys`: the first 4 bytes of its
+/// digest (already a SHA-256), big-endian, signed.
 pub(super) fn digest_hash(digest: &[u8]) -> i64 {
-    let mut bytes = [0u8; 8];
-    let n = digest.len().min(8);
+    let mut bytes = [0u8; 4];
+    let n = digest.len().min(4);
     bytes[..n].copy_from_slice(&digest[..n]);
-    i64::from_be_bytes(bytes)
+    i64::from(i32::from_be_bytes(bytes))
+}
+
+/// The hash under which a company is found in `company_keys`: its UUID's four 32-bit
+/// words XORed, signed. The service's UUIDs are random, so no hashing is needed; a UUID of
+/// another kind (time-based, with a fixed part) still spreads over the other words.
+pub(crate) fn company_hash(company: Uuid) -> i64 {
+    let n = company.as_u128();
+    i64::from((n ^ (n >> 32) ^ (n >> 64) ^ (n >> 96)) as u32 as i32)
+}
+
+/// The internal key of the company with this UUID, through `company_keys`. With
+/// `unwritten`, a company whose key is not written yet (a run killed, or running in
+/// another process) is looked for among the rows above the key table's highest: a scan of
+/// the key table, paid only when the company is not found through it.
+pub(crate) fn find_company(
+    conn: &Connection,
+    company: Uuid,
+    unwritten: bool,
+) -> rusqlite::Result<Option<i64>> {
+    let found = conn
+        .prepare_cached(
+            "SELECT c.id FROM company_keys k JOIN companies c ON c.id = k.company
+             WHERE k.hash = ?1 AND c.company_id = ?2",
+        )?
+        .query_row(params![company_hash(company), company.as_bytes()], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    if found.is_some() || !unwritten {
+        return Ok(found);
+    }
+    conn.prepare_cached(
+        "SELECT id FROM companies
+         WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys) AND company_id = ?1",
+    )?
+    .query_row([company.as_bytes()], |r| r.get(0))
+    .optional()
 }
 
 /// Keys of the rows a writer added since it last wrote them, with each row's id.
@@ -49,11 +90,12 @@ pub(super) fn digest_hash(digest: &[u8]) -> i64 {
 pub(super) struct PendingKeys {
     pub resolutions: HashMap<String, i64>,
     pub inputs: HashMap<InputDigest, i64>,
+    pub companies: HashMap<Uuid, i64>,
 }
 
 impl PendingKeys {
     pub fn len(&self) -> usize {
-        self.resolutions.len() + self.inputs.len()
+        self.resolutions.len() + self.inputs.len() + self.companies.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -61,9 +103,10 @@ impl PendingKeys {
     }
 
     /// Forgets the rows above these ids: their transaction was rolled back.
-    pub fn forget_above(&mut self, resolution: i64, input: i64) {
+    pub fn forget_above(&mut self, resolution: i64, input: i64, company: i64) {
         self.resolutions.retain(|_, id| *id <= resolution);
         self.inputs.retain(|_, id| *id <= input);
+        self.companies.retain(|_, id| *id <= company);
     }
 
     /// Writes the keys, sorted, in the connection's open transaction. An entry already
@@ -78,15 +121,26 @@ impl PendingKeys {
             .inputs
             .into_iter()
             .map(|(digest, id)| (digest_hash(&digest), id));
-        insert_sorted(conn, INPUT_KEYS, inputs.collect())
+        insert_sorted(conn, INPUT_KEYS, inputs.collect())?;
+        let companies = self
+            .companies
+            .into_iter()
+            .map(|(company, id)| (company_hash(company), id));
+        insert_sorted(conn, COMPANY_KEYS, companies.collect())
     }
 }
 
 const RESOLUTION_KEYS: &str =
     "INSERT OR IGNORE INTO resolution_keys (hash, resolution) VALUES (?1, ?2)";
 const INPUT_KEYS: &str = "INSERT OR IGNORE INTO input_keys (hash, input) VALUES (?1, ?2)";
+pub(super) const COMPANY_KEYS: &str =
+    "INSERT OR IGNORE INTO company_keys (hash, company) VALUES (?1, ?2)";
 
-fn insert_sorted(conn: &Connection, sql: &str, mut keys: Vec<(i64, i64)>) -> rusqlite::Result<()> {
+pub(super) fn insert_sorted(
+    conn: &Connection,
+    sql: &str,
+    mut keys: Vec<(i64, i64)>,
+) -> rusqlite::Result<()> {
     if keys.is_empty() {
         return Ok(());
     }
@@ -122,19 +176,33 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
         },
     )
     .map_err(StoreError::at(ctx))?;
-    if resolutions.is_empty() && inputs.is_empty() {
+    let companies = missing(
+        "SELECT company_id, id FROM companies
+         WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys)",
+        |r| Ok(company_hash(read_uuid(r, 0)?)),
+    )
+    .map_err(StoreError::at(ctx))?;
+    if resolutions.is_empty() && inputs.is_empty() && companies.is_empty() {
         return Ok(());
     }
     tracing::info!(
         resolutions = resolutions.len(),
         inputs = inputs.len(),
+        companies = companies.len(),
         "adding the keys of rows a stopped run left without"
     );
     let tx = conn.unchecked_transaction().map_err(StoreError::at(ctx))?;
     insert_sorted(&tx, RESOLUTION_KEYS, resolutions)
         .and_then(|()| insert_sorted(&tx, INPUT_KEYS, inputs))
+        .and_then(|()| insert_sorted(&tx, COMPANY_KEYS, companies))
         .and_then(|()| tx.commit())
         .map_err(StoreError::at(ctx))
+}
+
+/// A UUID stored as 16 bytes (`companies.company_id`).
+pub(crate) fn read_uuid(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Uuid> {
+    let bytes: [u8; 16] = r.get(at)?;
+    Ok(Uuid::from_bytes(bytes))
 }
 
 #[cfg(test)]
@@ -142,12 +210,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_hash_is_the_first_eight_bytes_big_endian() {
-        // SHA-256("abc") = ba7816bf8f01cfea...
-        assert_eq!(search_hash("abc"), 0xba7816bf8f01cfea_u64 as i64);
+    fn a_hash_is_four_bytes_big_endian_signed() {
+        // SHA-256("abc") = ba7816bf...
+        assert_eq!(search_hash("abc"), i64::from(0xba7816bf_u32 as i32));
+        assert_eq!(digest_hash(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 0x01020304);
+        let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0000_0000_0000_00ff);
         assert_eq!(
-            digest_hash(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
-            0x0102030405060708
+            company_hash(id),
+            i64::from((0x0123_4567_u32 ^ 0x89ab_cdef ^ 0xff) as i32)
         );
     }
 }

@@ -60,6 +60,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "deferred_keys",
         include_str!("../../migrations/0010_deferred_keys.sql"),
     ),
+    (
+        11,
+        "compact_rows",
+        include_str!("../../migrations/0011_compact_rows.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -44,6 +44,11 @@ pub use migrate::latest_version;
 pub use recorder::Recorder;
 pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 
+/// The schema version whose `companies`, `ratings` and `resolutions` hold UUIDs as 16 bytes
+/// and times as seconds (0011): whatever reads those tables needs it, and a reading
+/// command on an older database says the next screening upgrades it.
+pub const COMPACT_SCHEMA: i64 = 11;
+
 /// The schema version whose `runs` columns [`Store::run_info`] reads (`rows_ignored`):
 /// a reading command on an older database says the next screening upgrades it.
 pub const RUNS_SCHEMA: i64 = 5;
@@ -113,6 +118,22 @@ pub fn now_text() -> String {
     time_text(Timestamp::now())
 }
 
+/// A time as the tables store it: whole seconds since 1970, UTC (the views show it as
+/// [`time_text`]).
+pub(crate) fn seconds(t: Timestamp) -> i64 {
+    t.as_second()
+}
+
+/// Now, as the tables store it.
+pub(crate) fn now_seconds() -> i64 {
+    seconds(Timestamp::now())
+}
+
+/// A stored time (seconds) as the views show it.
+pub(crate) fn seconds_text(s: i64) -> String {
+    Timestamp::from_second(s).map_or_else(|_| s.to_string(), time_text)
+}
+
 /// A cached resolution: what the service answered for one normalized input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CachedResolution {
@@ -134,18 +155,18 @@ pub(crate) fn read_resolution(
     const COLUMNS: &str = "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id, r.id";
     let read = |r: &rusqlite::Row<'_>| {
         let outcome: String = r.get(0)?;
-        let company: Option<String> = r.get(1)?;
+        let company: Option<[u8; 16]> = r.get(1)?;
         let candidates: Option<String> = r.get(2)?;
-        let at: String = r.get(3)?;
+        let at: i64 = r.get(3)?;
         let internal: Option<i64> = r.get(4)?;
         Ok((
             CachedResolution {
                 outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
-                company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                company_id: company.map(Uuid::from_bytes),
                 candidates: candidates
                     .and_then(|c| serde_json::from_str(&c).ok())
                     .unwrap_or_default(),
-                resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
+                resolved_at: Timestamp::from_second(at).unwrap_or(Timestamp::UNIX_EPOCH),
             },
             internal,
             r.get(5)?,
@@ -172,6 +193,14 @@ pub(crate) fn read_resolution(
     }
     .map_err(StoreError::at("reading the resolution cache"))
 }
+
+/// The company's latest rating (`?1`: its internal key) if a run that started at `?2` or
+/// later saw it: the run that first observed it, or the last that confirmed it.
+pub(crate) const LATEST_SEEN_SINCE: &str = "SELECT r.id FROM ratings r
+     LEFT JOIN rating_confirmations f ON f.rating = r.id
+     JOIN runs u ON u.id = CASE WHEN f.rating IS NULL THEN r.first_run_id ELSE f.last_run_id END
+     WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)
+       AND u.started_at >= ?2";
 
 /// What a new run records about itself at the start.
 #[derive(Debug, Clone)]
@@ -328,19 +357,19 @@ impl Store {
     /// Whether a run that started at `since` or later saw the company's latest rating (a
     /// run with `--rating-max-age` would use it without a call).
     pub fn seen_since(&self, company: Uuid, since: Timestamp) -> Result<bool, StoreError> {
+        let ctx = "reading the latest rating";
+        let Some(key) =
+            keys::find_company(&self.conn, company, true).map_err(StoreError::at(ctx))?
+        else {
+            return Ok(false);
+        };
         self.conn
-            .query_row(
-                "SELECT count(*) FROM ratings r
-                 JOIN companies c ON c.id = r.company
-                 JOIN runs u ON u.id = r.last_run_id
-                 WHERE c.company_id = ?1
-                   AND r.id = (SELECT max(id) FROM ratings WHERE company = c.id)
-                   AND u.started_at >= ?2",
-                params![company.to_string(), time_text(since)],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n > 0)
-            .map_err(StoreError::at("reading the latest rating"))
+            .query_row(LATEST_SEEN_SINCE, params![key, time_text(since)], |r| {
+                r.get::<_, Option<i64>>(0)
+            })
+            .optional()
+            .map(|found| found.flatten().is_some())
+            .map_err(StoreError::at(ctx))
     }
 
     /// The rows of the latest finished run of a portfolio (run id, rows), to notice an

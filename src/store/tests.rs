@@ -189,7 +189,7 @@ async fn history_grows_with_changes_not_with_runs() {
     assert_eq!(history_len(&store), 1, "an unchanged re-check adds no row");
     let confirmed: String = store
         .conn
-        .query_row("SELECT confirmed_at FROM ratings", [], |r| r.get(0))
+        .query_row("SELECT confirmed_at FROM latest_ratings", [], |r| r.get(0))
         .unwrap();
     assert_eq!(confirmed, day(11));
 
@@ -610,11 +610,13 @@ fn view_periods(store: &Store) -> Vec<Period> {
 fn periods_from_history(store: &Store) -> Vec<Period> {
     let rows: Vec<(String, String, Option<String>, String, String)> = store
         .conn
-        .prepare(
+        .prepare(&format!(
             "SELECT c.company_id, r.color, r.last_change_date, r.observed_at, r.confirmed_at
-             FROM ratings r JOIN companies c ON c.id = r.company
+             FROM ({}) r JOIN ({}) c ON c.id = r.company
              ORDER BY c.company_id, r.id",
-        )
+            ratings_as_text("main"),
+            companies_as_text("main")
+        ))
         .unwrap()
         .query_map([], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
@@ -772,7 +774,10 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
     let ours = |store: &Store| -> Vec<(i64, String, String)> {
         store
             .conn
-            .prepare("SELECT id, observed_at, confirmed_at FROM ratings WHERE source = 'run' ORDER BY id")
+            .prepare(&format!(
+                "SELECT id, observed_at, confirmed_at FROM ({}) WHERE source = 'run' ORDER BY id",
+                ratings_as_text("main")
+            ))
             .unwrap()
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .unwrap()
@@ -886,12 +891,26 @@ fn color_changes_gives_the_rows_it_gave_before_0002() {
     eventful_history(&mut store);
     let first = migrate::MIGRATIONS[0].2;
     let old = &first[first.find("CREATE VIEW color_changes AS").unwrap()..];
+    // The view of 0001 read the tables as they were then: times and UUIDs as text.
     store
         .conn
-        .execute_batch(&old.replace(
-            "CREATE VIEW color_changes AS",
-            "CREATE TEMP VIEW color_changes_0001 AS",
+        .execute_batch(&format!(
+            "CREATE TEMP VIEW ratings_as_text AS {};
+             CREATE TEMP VIEW companies_as_text AS {};",
+            ratings_as_text("main"),
+            companies_as_text("main")
         ))
+        .unwrap();
+    store
+        .conn
+        .execute_batch(
+            &old.replace(
+                "CREATE VIEW color_changes AS",
+                "CREATE TEMP VIEW color_changes_0001 AS",
+            )
+            .replace("FROM ratings ", "FROM ratings_as_text ")
+            .replace("JOIN companies ", "JOIN companies_as_text "),
+        )
         .unwrap();
     let rows = |view: &str| -> Vec<Vec<String>> {
         store
@@ -1142,7 +1161,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
         Err(
             e @ StoreError::Older {
                 found: 1,
-                needed: 2,
+                needed: COMPACT_SCHEMA,
             },
         ) => {
             assert!(e.to_string().contains("ratewatch screen"), "{e}")
@@ -1631,7 +1650,7 @@ fn verdict(store: &Store, run_id: i64, company: Uuid) -> Option<(String, bool, b
             "SELECT a.kind, a.listed, a.acked FROM run_alerts a
              JOIN companies c ON c.id = a.company
              WHERE a.run_id = ?1 AND c.company_id = ?2",
-            params![run_id, company.to_string()],
+            params![run_id, company.as_bytes()],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()
@@ -1928,6 +1947,60 @@ fn a_hash_shared_by_two_searches_never_mixes_them() {
 }
 
 /// Every row of the views the reports and users read, as text.
+/// A stored UUID (16 bytes) as the views show it.
+fn uuid_text(column: &str) -> String {
+    format!(
+        "CASE WHEN {c} IS NOT NULL THEN lower(substr(hex({c}), 1, 8) || '-' || substr(hex({c}), 9, 4)
+         || '-' || substr(hex({c}), 13, 4) || '-' || substr(hex({c}), 17, 4) || '-'
+         || substr(hex({c}), 21)) END",
+        c = column
+    )
+}
+
+/// A stored time (seconds) as the views show it.
+fn time_as_text(column: &str) -> String {
+    format!("strftime('%Y-%m-%dT%H:%M:%SZ', {column}, 'unixepoch')")
+}
+
+/// `companies` of database `db` as the table held it before 0011: UUIDs and times as text.
+fn companies_as_text(db: &str) -> String {
+    format!(
+        "SELECT id, {} AS company_id, name, country, street_number, street_name, postcode, city,
+                phone, legal_form, {} AS first_seen_at, {} AS updated_at
+         FROM {db}.companies",
+        uuid_text("company_id"),
+        time_as_text("first_seen_at"),
+        time_as_text("updated_at")
+    )
+}
+
+/// `ratings` of database `db` as the table held it before 0011: times as text, and each
+/// rating's confirmation in its own row.
+fn ratings_as_text(db: &str) -> String {
+    format!(
+        "SELECT r.id AS id, r.company AS company, r.color AS color,
+                {} AS last_change_date, {} AS last_refresh_date, {} AS observed_at,
+                {} AS confirmed_at, r.first_run_id AS first_run_id,
+                CASE WHEN f.rating IS NULL THEN r.first_run_id ELSE f.last_run_id END
+                  AS last_run_id,
+                r.source AS source
+         FROM {db}.ratings r LEFT JOIN {db}.rating_confirmations f ON f.rating = r.id",
+        time_as_text("r.last_change_date"),
+        time_as_text("r.last_refresh_date"),
+        time_as_text("r.observed_at"),
+        time_as_text("coalesce(f.confirmed_at, r.observed_at)")
+    )
+}
+
+/// `resolutions` of database `db` as the table held it before 0011: times as text.
+fn resolutions_as_text(db: &str) -> String {
+    format!(
+        "SELECT id, input_key, outcome, company, candidates, {} AS resolved_at
+         FROM {db}.resolutions",
+        time_as_text("resolved_at")
+    )
+}
+
 fn every_view(conn: &Connection) -> Vec<String> {
     let mut rows = Vec::new();
     for view in [
@@ -1957,13 +2030,41 @@ fn every_view(conn: &Connection) -> Vec<String> {
 }
 
 #[test]
-fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
+fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
     let dir = tempfile::tempdir().unwrap();
-    // A history written by ratewatch, with cached searches and gaps in the ids…
+    // A history written by ratewatch, with requests made elsewhere, cached searches and
+    // gaps in the ids…
     let source = dir.path().join("source.db");
     {
         let mut store = Store::open(&source).unwrap();
         eventful_history(&mut store);
+        let (c, d) = (uuid(0xc), uuid(0xd));
+        let synced = store
+            .record_account_history(&[
+                rating(
+                    c,
+                    Color::Red,
+                    "2026-02-01T00:00:00Z",
+                    "2026-02-02T00:00:00Z",
+                    "2026-02-03T08:00:00Z",
+                ),
+                rating(
+                    c,
+                    Color::Red,
+                    "2026-02-01T00:00:00Z",
+                    "2026-02-02T00:00:00Z",
+                    "2026-02-02T08:00:00Z",
+                ),
+                rating(
+                    d,
+                    Color::Green,
+                    "2026-01-01T00:00:00Z",
+                    "2026-02-02T00:00:00Z",
+                    "2026-02-02T09:00:00Z",
+                ),
+            ])
+            .unwrap();
+        assert_eq!((synced.added, synced.new_companies), (3, 1));
         let run_id = run(&mut store);
         let mut writer = store.writer(run_id).unwrap();
         for n in 0..20u8 {
@@ -1979,7 +2080,8 @@ fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
             )
             .unwrap();
     }
-    // …copied into a database of the schema before 0010.
+    // …written into a database of the schema before 0010 as ratewatch then stored it: UUIDs
+    // and times as text, a rating's confirmation in its own row.
     let path = dir.path().join("v9.db");
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
@@ -2011,30 +2113,35 @@ fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
             .collect::<Result<_, _>>()
             .unwrap();
         let columns = columns.join(", ");
-        let from = if table == "resolutions" {
-            format!("SELECT id, {columns} FROM source.resolutions")
-        } else {
-            format!("SELECT {columns} FROM source.{table}")
-        };
-        let into = if table == "resolutions" {
-            format!("rowid, {columns}")
-        } else {
-            columns
+        let (into, from) = match table.as_str() {
+            "resolutions" => (
+                format!("rowid, {columns}"),
+                format!(
+                    "SELECT id, {columns} FROM ({})",
+                    resolutions_as_text("source")
+                ),
+            ),
+            "companies" => (
+                columns.clone(),
+                format!("SELECT {columns} FROM ({})", companies_as_text("source")),
+            ),
+            "ratings" => (
+                columns.clone(),
+                format!("SELECT {columns} FROM ({})", ratings_as_text("source")),
+            ),
+            _ => (
+                columns.clone(),
+                format!("SELECT {columns} FROM source.{table}"),
+            ),
         };
         conn.execute(&format!("INSERT INTO main.{table} ({into}) {from}"), [])
             .unwrap();
     }
     conn.execute_batch("DETACH source").unwrap();
-    let ids = |conn: &Connection, resolution_id: &str| -> Vec<String> {
+    let dump = |conn: &Connection, queries: &[String]| -> Vec<String> {
         let mut rows = Vec::new();
-        for sql in [
-            format!(
-                "SELECT {resolution_id}, input_key, outcome, company, candidates, resolved_at
-                 FROM resolutions ORDER BY 1"
-            ),
-            "SELECT * FROM inputs ORDER BY id".into(),
-        ] {
-            let mut stmt = conn.prepare(&sql).unwrap();
+        for sql in queries {
+            let mut stmt = conn.prepare(sql).unwrap();
             let n = stmt.column_count();
             let mut q = stmt.query([]).unwrap();
             while let Some(r) = q.next().unwrap() {
@@ -2046,28 +2153,54 @@ fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
         }
         rows
     };
+    let before = [
+        "SELECT rowid, input_key, outcome, company, candidates, resolved_at
+         FROM resolutions ORDER BY 1"
+            .to_string(),
+        "SELECT * FROM inputs ORDER BY id".into(),
+        "SELECT * FROM companies ORDER BY id".into(),
+        "SELECT * FROM ratings ORDER BY id".into(),
+    ];
+    let after = [
+        format!("SELECT * FROM ({}) ORDER BY 1", resolutions_as_text("main")),
+        "SELECT * FROM inputs ORDER BY id".into(),
+        format!("SELECT * FROM ({}) ORDER BY id", companies_as_text("main")),
+        format!("SELECT * FROM ({}) ORDER BY id", ratings_as_text("main")),
+    ];
     let views = every_view(&conn);
-    let rows = ids(&conn, "rowid");
+    let rows = dump(&conn, &before);
     assert_eq!(
-        rows.len(),
-        17 + count(&conn, "SELECT count(*) FROM inputs") as usize
+        rows.len() as i64,
+        17 + count(&conn, "SELECT count(*) FROM inputs")
+            + count(&conn, "SELECT count(*) FROM companies")
+            + count(&conn, "SELECT count(*) FROM ratings")
+    );
+    assert!(
+        rows.iter().any(|r| r.contains("2026-02-03T08:00:00Z")),
+        "a sync's confirmation is among them"
     );
     drop(conn);
 
     let store = Store::open(&path).unwrap();
     assert_eq!(every_view(&store.conn), views);
-    assert_eq!(ids(&store.conn, "id"), rows);
+    assert_eq!(dump(&store.conn, &after), rows);
     let indexed: Vec<String> = store
         .conn
         .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('resolutions', 'inputs')",
+            "SELECT name FROM sqlite_master WHERE type = 'index'
+               AND tbl_name IN ('resolutions', 'inputs', 'companies', 'ratings')
+             ORDER BY name",
         )
         .unwrap()
         .query_map([], |r| r.get(0))
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(indexed, ["inputs_by_ref"], "no index on a random key");
+    assert_eq!(
+        indexed,
+        ["inputs_by_ref", "ratings_by_company"],
+        "no index on a random key"
+    );
     assert_eq!(
         count(&store.conn, "SELECT count(*) FROM resolution_keys"),
         17
@@ -2076,11 +2209,19 @@ fn rebuilding_resolutions_and_inputs_keeps_every_row_id_and_view() {
         count(&store.conn, "SELECT count(*) FROM input_keys"),
         count(&store.conn, "SELECT count(*) FROM inputs")
     );
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM company_keys"),
+        count(&store.conn, "SELECT count(*) FROM companies")
+    );
     for n in (0..20u8).filter(|n| ![2, 7, 8].contains(n)) {
         let hit = store.cached_resolution(&format!("k{n}")).unwrap().unwrap();
         assert_eq!(hit.company_id, (n % 3 == 0).then(|| uuid(0xa)), "k{n}");
     }
     assert!(store.cached_resolution("k2").unwrap().is_none());
+    for n in [0xa, 0xb, 0xc, 0xd] {
+        let found = store.company_by_id(&uuid(n).to_string()).unwrap();
+        assert_eq!(found.map(|c| c.company_id), Some(uuid(n).to_string()));
+    }
     let fk: i64 = store
         .conn
         .query_row("PRAGMA foreign_keys", [], |r| r.get(0))

@@ -30,7 +30,7 @@ use uuid::Uuid;
 
 use super::checkpoint::Checkpointer;
 use super::keys::{PENDING_KEYS, PendingKeys};
-use super::{StoreError, now_text};
+use super::{StoreError, now_seconds};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
 /// A transaction is committed once it is this old: readers see progress, and a crash
@@ -285,12 +285,16 @@ impl Writer {
         // The rows added in the batch are gone, and so must their pending keys be.
         let kept = self.conn().query_row(
             "SELECT (SELECT coalesce(max(id), 0) FROM resolutions),
-                    (SELECT coalesce(max(id), 0) FROM inputs)",
+                    (SELECT coalesce(max(id), 0) FROM inputs),
+                    (SELECT coalesce(max(id), 0) FROM companies)",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         );
         match kept {
-            Ok((resolution, input)) => self.pending.forget_above(resolution, input),
+            Ok((resolution, input, company)) => {
+                self.pending.forget_above(resolution, input, company);
+                self.companies.retain(|_, key| *key <= company);
+            }
             Err(e) => {
                 tracing::warn!("reading what a rolled back batch left: {e}");
                 self.pending = PendingKeys::default();
@@ -334,7 +338,7 @@ impl Writer {
                                 outcome.as_str(),
                                 company,
                                 candidates_json(&candidates),
-                                now_text()
+                                now_seconds()
                             ],
                             |r| r.get(0),
                         )

@@ -7,8 +7,14 @@ use uuid::Uuid;
 
 use super::{COMPANY_MEMO, Gone, Record, Writer};
 use crate::model::Color;
-use crate::store::keys::search_hash;
-use crate::store::{CachedResolution, StoreError, time_text};
+use crate::store::keys::{find_company, search_hash};
+use crate::store::{CachedResolution, LATEST_SEEN_SINCE, StoreError, seconds_text, time_text};
+
+/// The last run that saw a rating of `r.company`: first observed it, or confirmed it.
+const LAST_RUN: &str = "SELECT max(CASE WHEN f.rating IS NULL THEN x.first_run_id
+                                      ELSE f.last_run_id END)
+     FROM ratings x LEFT JOIN rating_confirmations f ON f.rating = x.id
+     WHERE x.company = r.company";
 
 impl Writer {
     /// The cached answer to a search, if any (whatever its age).
@@ -71,11 +77,7 @@ impl Writer {
         };
         let recent: Option<i64> = self
             .conn()
-            .prepare_cached(
-                "SELECT r.id FROM ratings r JOIN runs u ON u.id = r.last_run_id
-                 WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)
-                   AND u.started_at >= ?2",
-            )
+            .prepare_cached(LATEST_SEEN_SINCE)
             .and_then(|mut s| {
                 s.query_row(params![key, time_text(since)], |r| r.get(0))
                     .optional()
@@ -95,10 +97,12 @@ impl Writer {
         let Some(key) = self.known_company(company)? else {
             return Ok(None);
         };
-        let latest: Option<(i64, String, String)> = self
+        let latest: Option<(i64, String, i64)> = self
             .conn()
             .prepare_cached(
-                "SELECT id, color, confirmed_at FROM ratings WHERE company = ?1 ORDER BY id DESC LIMIT 1",
+                "SELECT r.id, r.color, coalesce(f.confirmed_at, r.observed_at) FROM ratings r
+                 LEFT JOIN rating_confirmations f ON f.rating = r.id
+                 WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)",
             )
             .and_then(|mut s| {
                 s.query_row([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
@@ -125,7 +129,7 @@ impl Writer {
         }
         Ok(Some(Gone {
             color: Color::parse(&color),
-            last_seen,
+            last_seen: seconds_text(last_seen),
         }))
     }
     /// The last run that rated what a row leads to; `None` if none did (never checked, or
@@ -144,41 +148,47 @@ impl Writer {
                 return Ok(None);
             };
             self.conn()
-                .prepare_cached(
-                    "SELECT (SELECT max(last_run_id) FROM ratings WHERE company = r.company)
-                     FROM resolutions r WHERE r.id = ?1",
-                )
+                .prepare_cached(&format!(
+                    "SELECT ({LAST_RUN}) FROM resolutions r WHERE r.id = ?1"
+                ))
                 .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
                 .map_err(StoreError::at(ctx))
         };
-        let by_company = |company: Uuid| {
-            self.conn()
-                .prepare_cached(
-                    "SELECT max(r.last_run_id) FROM ratings r
-                     JOIN companies c ON c.id = r.company WHERE c.company_id = ?1",
-                )
-                .and_then(|mut s| s.query_row([company.to_string()], |r| r.get(0)))
-        };
         match (key, company) {
             (Some(key), _) => by_key(key).map(Option::flatten),
-            (None, Some(company)) => by_company(company).map_err(StoreError::at(ctx)),
+            (None, Some(company)) => match self.known_company(company)? {
+                Some(key) => self
+                    .conn()
+                    .prepare_cached(&format!(
+                        "SELECT ({LAST_RUN}) FROM (SELECT ?1 AS company) r"
+                    ))
+                    .and_then(|mut s| s.query_row([key], |r| r.get(0)))
+                    .map_err(StoreError::at(ctx)),
+                None => Ok(None),
+            },
             (None, None) => Ok(None),
         }
     }
-    /// The internal key of a company the database knows, without recording it.
+    /// The internal key of a company the database knows, without recording it: one this
+    /// writer added since the keys were last written is found by its pending key, any
+    /// other through the key table.
     pub(super) fn known_company(&mut self, company: Uuid) -> Result<Option<i64>, StoreError> {
         if let Some(k) = self.companies.get(&company) {
             return Ok(Some(*k));
         }
-        let key: Option<i64> = self
-            .conn()
-            .prepare_cached("SELECT id FROM companies WHERE company_id = ?1")
-            .and_then(|mut s| s.query_row([company.to_string()], |r| r.get(0)).optional())
+        if let Some(k) = self.pending.companies.get(&company) {
+            return Ok(Some(*k));
+        }
+        let key = find_company(self.conn(), company, false)
             .map_err(StoreError::at("looking up a company"))?;
         if let Some(k) = key {
             self.remember(company, k);
         }
         Ok(key)
+    }
+    /// Remembers a company this writer has just added: its key is written later.
+    pub(super) fn added_company(&mut self, company: Uuid, key: i64) {
+        self.pending.companies.insert(company, key);
     }
     pub(super) fn remember(&mut self, company: Uuid, key: i64) {
         if self.companies.len() >= COMPANY_MEMO {
