@@ -497,6 +497,10 @@ fn screen(url: &str, file: &Path, db: &Path, out: &Path, setting: Setting, pin: 
         .trim_end_matches("\"rows\":[")
         .trim_end_matches(',');
     let report: serde_json::Value = serde_json::from_str(&format!("{header}}}")).unwrap();
+    if !on_disk(out) {
+        // Memory, not disk: a million rows' reports take most of a gigabyte.
+        let _ = std::fs::remove_dir_all(out);
+    }
     let run = &report["run"];
     let rows = run["rows"].as_u64().unwrap();
     let calls: u64 = run["calls"]
@@ -531,9 +535,13 @@ fn screen(url: &str, file: &Path, db: &Path, out: &Path, setting: Setting, pin: 
         wall,
         cpu,
         max_rss_kib: usage.ru_maxrss as u64,
-        // Linux counts the process's storage writes in 512-byte units here; the report
-        // files, written once each, are taken out: what is left is the database's.
-        written: (usage.ru_oublock as u64 * 512).saturating_sub(folder_size(out)),
+        // Linux counts the process's storage writes in 512-byte units here. The reports
+        // go to memory when they can (see `reports_dir`); on disk, the report files are
+        // taken out, and what is left is the database's and its spools'.
+        written: (usage.ru_oublock as u64 * 512).saturating_sub(match on_disk(out) {
+            true => folder_size(out),
+            false => 0,
+        }),
         calls,
         // Two lookup lists, one search per distinct search, one rating per company.
         min_calls: 2 + searches + companies,
@@ -565,9 +573,32 @@ struct Row {
     ideal: f64,
 }
 
+/// Where the reports go: a folder in memory (`/dev/shm`) when there is one, so that the
+/// disk figures are the database's alone (report.html also spools its rows to a file
+/// first, which a folder's size would not take out); else beside the databases.
+fn reports_dir() -> Option<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix("ratewatch-bench-reports")
+        .tempdir_in("/dev/shm")
+        .ok()
+}
+
+/// Whether a folder is on storage (not under `/dev/shm`).
+fn on_disk(dir: &Path) -> bool {
+    !dir.starts_with("/dev/shm")
+}
+
 fn main() {
     let o = options();
     let dir = tempfile::tempdir().unwrap();
+    let reports = reports_dir();
+    let reports_path = reports
+        .as_ref()
+        .map_or(dir.path(), |r| r.path())
+        .to_path_buf();
+    if reports.is_some() {
+        println!("reports are written in memory (/dev/shm): the disk figures are the database's");
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "ratewatch throughput benchmark — {cores} cores, simulated latency {} ms{}",
@@ -627,7 +658,7 @@ fn main() {
             &server.url,
             file,
             &db,
-            &dir.path().join(out),
+            &reports_path.join(out),
             Setting {
                 concurrency: c,
                 searches_needed: fresh,

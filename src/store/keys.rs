@@ -23,9 +23,21 @@ use uuid::Uuid;
 
 use super::StoreError;
 
-/// Keys held in memory before they are written: bounds the memory, and makes each batch
-/// large enough that a page of a key table takes many keys at once.
+/// Keys held in memory before they are written, at the least: bounds the memory, and
+/// makes each batch large enough that a page of a key table takes many keys at once.
 pub(super) const PENDING_KEYS: usize = 50_000;
+/// At the most. Between the two, a batch holds a quarter as many keys as the key tables
+/// already do: each batch writes nearly every page of them, so batches that grow with
+/// the tables write them a bounded number of times over a run (a fixed size would write a
+/// million-row table twenty times as often). A pending key takes about 16 bytes.
+pub(super) const MAX_PENDING_KEYS: usize = 300_000;
+
+/// How many keys to hold before writing them, for key tables holding `stored`.
+pub(super) fn pending_limit(stored: u64) -> usize {
+    usize::try_from(stored / 4)
+        .unwrap_or(MAX_PENDING_KEYS)
+        .clamp(PENDING_KEYS, MAX_PENDING_KEYS)
+}
 
 /// A digest of an input row, as `inputs.digest` holds it.
 pub(super) type InputDigest = [u8; 16];
@@ -85,12 +97,70 @@ pub(crate) fn find_company(
     .optional()
 }
 
-/// Keys of the rows a writer added since it last wrote them, with each row's id.
+/// The rows of one table added since their keys were last written: each row's id by the
+/// hash of its key, as the key table will hold them. A lookup gets the ids under a hash
+/// and compares the full key in the row. Held compactly (a hash and an id, 8 bytes), so
+/// that a batch can hold hundreds of thousands; the rare second row under one hash waits
+/// in `shared`.
+#[derive(Debug, Default)]
+pub(super) struct Pending {
+    by_hash: HashMap<i32, u32>,
+    shared: Vec<(i64, i64)>,
+}
+
+impl Pending {
+    pub fn insert(&mut self, hash: i64, id: i64) {
+        let small = (i32::try_from(hash), u32::try_from(id));
+        if let (Ok(hash), Ok(id)) = small
+            && let std::collections::hash_map::Entry::Vacant(e) = self.by_hash.entry(hash)
+        {
+            e.insert(id);
+            return;
+        }
+        self.shared.push((hash, id));
+    }
+
+    /// The ids of the rows whose key has this hash, oldest first.
+    pub fn ids(&self, hash: i64) -> impl Iterator<Item = i64> + '_ {
+        let first = i32::try_from(hash)
+            .ok()
+            .and_then(|h| self.by_hash.get(&h))
+            .map(|id| i64::from(*id));
+        first.into_iter().chain(
+            self.shared
+                .iter()
+                .filter(move |(h, _)| *h == hash)
+                .map(|(_, id)| *id),
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_hash.len() + self.shared.len()
+    }
+
+    fn forget_above(&mut self, id: i64) {
+        self.by_hash.retain(|_, kept| i64::from(*kept) <= id);
+        self.shared.retain(|(_, kept)| *kept <= id);
+    }
+
+    /// (hash, id) of every row, for the key table.
+    fn entries(self) -> Vec<(i64, i64)> {
+        let mut entries = self.shared;
+        entries.extend(
+            self.by_hash
+                .into_iter()
+                .map(|(h, id)| (i64::from(h), i64::from(id))),
+        );
+        entries
+    }
+}
+
+/// Keys of the rows a writer added since it last wrote them.
 #[derive(Debug, Default)]
 pub(super) struct PendingKeys {
-    pub resolutions: HashMap<String, i64>,
-    pub inputs: HashMap<InputDigest, i64>,
-    pub companies: HashMap<Uuid, i64>,
+    pub resolutions: Pending,
+    pub inputs: Pending,
+    pub companies: Pending,
 }
 
 impl PendingKeys {
@@ -104,29 +174,17 @@ impl PendingKeys {
 
     /// Forgets the rows above these ids: their transaction was rolled back.
     pub fn forget_above(&mut self, resolution: i64, input: i64, company: i64) {
-        self.resolutions.retain(|_, id| *id <= resolution);
-        self.inputs.retain(|_, id| *id <= input);
-        self.companies.retain(|_, id| *id <= company);
+        self.resolutions.forget_above(resolution);
+        self.inputs.forget_above(input);
+        self.companies.forget_above(company);
     }
 
     /// Writes the keys, sorted, in the connection's open transaction. An entry already
     /// there (added by [`catch_up`] in another process meanwhile) is left as it is.
     pub fn write(self, conn: &Connection) -> rusqlite::Result<()> {
-        let resolutions = self
-            .resolutions
-            .into_iter()
-            .map(|(key, id)| (search_hash(&key), id));
-        insert_sorted(conn, RESOLUTION_KEYS, resolutions.collect())?;
-        let inputs = self
-            .inputs
-            .into_iter()
-            .map(|(digest, id)| (digest_hash(&digest), id));
-        insert_sorted(conn, INPUT_KEYS, inputs.collect())?;
-        let companies = self
-            .companies
-            .into_iter()
-            .map(|(company, id)| (company_hash(company), id));
-        insert_sorted(conn, COMPANY_KEYS, companies.collect())
+        insert_sorted(conn, RESOLUTION_KEYS, self.resolutions.entries())?;
+        insert_sorted(conn, INPUT_KEYS, self.inputs.entries())?;
+        insert_sorted(conn, COMPANY_KEYS, self.companies.entries())
     }
 }
 
@@ -219,5 +277,33 @@ mod tests {
             company_hash(id),
             i64::from((0x0123_4567_u32 ^ 0x89ab_cdef ^ 0xff) as i32)
         );
+    }
+
+    #[test]
+    fn pending_rows_are_found_by_hash_shared_ones_included_and_forgotten_above_an_id() {
+        let mut p = Pending::default();
+        p.insert(7, 1);
+        p.insert(-3, 2);
+        p.insert(7, 3);
+        p.insert(1 << 40, 4);
+        p.insert(5, 1 << 40);
+        assert_eq!(p.len(), 5);
+        assert_eq!(p.ids(7).collect::<Vec<_>>(), [1, 3]);
+        assert_eq!(p.ids(-3).collect::<Vec<_>>(), [2]);
+        assert_eq!(p.ids(1 << 40).collect::<Vec<_>>(), [4]);
+        assert_eq!(p.ids(5).collect::<Vec<_>>(), [1 << 40]);
+        assert_eq!(p.ids(8).count(), 0);
+        p.forget_above(2);
+        assert_eq!(p.ids(7).collect::<Vec<_>>(), [1]);
+        let mut entries = p.entries();
+        entries.sort_unstable();
+        assert_eq!(entries, [(-3, 2), (7, 1)]);
+    }
+
+    #[test]
+    fn a_batch_grows_with_the_key_tables_between_its_bounds() {
+        assert_eq!(pending_limit(0), PENDING_KEYS);
+        assert_eq!(pending_limit(400_000), 100_000);
+        assert_eq!(pending_limit(10_000_000), MAX_PENDING_KEYS);
     }
 }

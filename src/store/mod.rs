@@ -145,8 +145,8 @@ pub struct CachedResolution {
 
 /// The cached answer to a search, the company's internal key and the row's id, read
 /// through `conn`: the row `id` if given (a row whose key is not yet written), else the
-/// row found through `resolution_keys` whose key is `key` (the hash only narrows the
-/// search; the full key decides).
+/// row found through `resolution_keys`; either way only if its key is `key` (a hash only
+/// narrows the search; the full key decides).
 pub(crate) fn read_resolution(
     conn: &Connection,
     key: &str,
@@ -176,9 +176,9 @@ pub(crate) fn read_resolution(
         Some(id) => conn
             .prepare_cached(&format!(
                 "{COLUMNS} FROM resolutions r LEFT JOIN companies c ON c.id = r.company
-                 WHERE r.id = ?1"
+                 WHERE r.id = ?1 AND r.input_key = ?2"
             ))
-            .and_then(|mut s| s.query_row([id], read).optional()),
+            .and_then(|mut s| s.query_row(params![id, key], read).optional()),
         None => conn
             .prepare_cached(&format!(
                 "{COLUMNS} FROM resolution_keys k

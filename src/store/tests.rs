@@ -1823,7 +1823,7 @@ fn keys_wait_in_memory_until_there_are_enough_and_are_found_meanwhile() {
     let mut store = Store::open(&dir.path().join("k.db")).unwrap();
     let run_id = run(&mut store);
     let mut writer = store.writer(run_id).unwrap();
-    writer.pending_limit = 3;
+    writer.pending_limit = Some(3);
     writer.max_transaction = Duration::ZERO;
     writer.send(resolution("k1", None)).unwrap();
     writer.send(input_row(2, "R1")).unwrap();
@@ -2229,5 +2229,52 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
     assert_eq!(
         fk, 1,
         "foreign keys are enforced again after the migrations"
+    );
+}
+
+#[test]
+fn a_company_is_found_while_its_key_waits_and_gets_it_after_a_run_stopped_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.db");
+    let mut store = Store::open(&path).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    writer.pending_limit = Some(1_000);
+    writer.max_transaction = Duration::ZERO;
+    // Two companies whose keys share a hash: the full UUID tells them apart.
+    let (a, b) = (uuid(1), uuid(2));
+    assert_eq!(keys::company_hash(a), keys::company_hash(b));
+    writer.send(resolution("ka", Some(a))).unwrap();
+    writer.send(resolution("kb", Some(b))).unwrap();
+    writer.tick().unwrap();
+    writer.send(resolution("kc", Some(b))).unwrap();
+    writer.tick().unwrap();
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM companies"), 2);
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM company_keys"), 0);
+    // A reader finds them among the rows above the key table's highest.
+    let ro = Store::open_read_only(&path).unwrap();
+    for id in [a, b] {
+        let found = ro.company_by_id(&id.to_string()).unwrap().unwrap();
+        assert_eq!(found.company_id, id.to_string());
+    }
+    assert!(ro.company_by_id(&uuid(3).to_string()).unwrap().is_none());
+    drop(ro);
+    // Stopped with its keys unwritten: the next open adds them.
+    drop(writer);
+    drop(store);
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM company_keys"), 2);
+    assert_eq!(
+        store.cached_resolution("kc").unwrap().unwrap().company_id,
+        Some(b)
+    );
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    writer.send(resolution("kd", Some(a))).unwrap();
+    writer.finish().unwrap();
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM companies"),
+        2,
+        "a company known through the key table is not added again"
     );
 }

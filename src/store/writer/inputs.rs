@@ -61,8 +61,23 @@ impl Writer {
         let digest = &digest;
         // A row added since the keys were last written is found by its pending key, any
         // other through the key table, its digest compared in full.
-        let existing: Option<i64> = match self.pending.inputs.get(digest) {
-            Some(id) => Some(*id),
+        let hash = digest_hash(digest);
+        let mut existing: Option<i64> = None;
+        for id in self.pending.inputs.ids(hash) {
+            existing = self
+                .conn()
+                .prepare_cached("SELECT id FROM inputs WHERE id = ?1 AND digest = ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![id, &digest[..]], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(ctx)?;
+            if existing.is_some() {
+                break;
+            }
+        }
+        let existing: Option<i64> = match existing {
+            Some(id) => Some(id),
             None => self
                 .conn()
                 .prepare_cached(
@@ -70,7 +85,7 @@ impl Writer {
                      WHERE k.hash = ?1 AND i.digest = ?2",
                 )
                 .and_then(|mut s| {
-                    s.query_row(params![digest_hash(digest), &digest[..]], |r| r.get(0))
+                    s.query_row(params![hash, &digest[..]], |r| r.get(0))
                         .optional()
                 })
                 .map_err(ctx)?,
@@ -95,7 +110,7 @@ impl Writer {
                     )
                 })
                 .inspect(|id| {
-                    self.pending.inputs.insert(*digest, *id);
+                    self.pending.inputs.insert(hash, *id);
                 })
                 .map_err(ctx)?,
         };

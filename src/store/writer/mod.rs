@@ -29,7 +29,7 @@ use rusqlite::{Connection, params};
 use uuid::Uuid;
 
 use super::checkpoint::Checkpointer;
-use super::keys::{PENDING_KEYS, PendingKeys};
+use super::keys::{PendingKeys, pending_limit, search_hash};
 use super::{StoreError, now_seconds};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
@@ -130,7 +130,10 @@ pub struct Writer {
     /// Keys of the searches and input rows added since they were last written to the key
     /// tables: written with the commit after there are [`PENDING_KEYS`] of them.
     pending: PendingKeys,
-    pub(super) pending_limit: usize,
+    /// Keys the key tables hold: the next batch's size follows it ([`pending_limit`]).
+    keys_stored: u64,
+    /// A batch size of its own instead (tests).
+    pub(super) pending_limit: Option<usize>,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
@@ -148,12 +151,18 @@ impl Writer {
         checkpointer: Option<Checkpointer>,
     ) -> Result<Writer, StoreError> {
         // The key tables are complete: the store this writer comes from caught them up
-        // when it opened, and the run's lock kept any other run out since.
+        // when it opened, and the run's lock kept any other run out since. So they hold
+        // as many keys as the three tables have rows, give or take deleted rows.
         let ctx = "reading what the run has done";
-        let known_before: i64 = conn
-            .query_row("SELECT coalesce(max(id), 0) FROM companies", [], |r| {
-                r.get(0)
-            })
+        let (known_before, keys_stored): (i64, i64) = conn
+            .query_row(
+                "SELECT (SELECT coalesce(max(id), 0) FROM companies),
+                        (SELECT coalesce(max(id), 0) FROM companies)
+                        + (SELECT coalesce(max(id), 0) FROM resolutions)
+                        + (SELECT coalesce(max(id), 0) FROM inputs)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .map_err(StoreError::at(ctx))?;
         // A resumed run goes on knowing which companies it has rated.
         let mut rated = KeySet::default();
@@ -173,7 +182,8 @@ impl Writer {
             open: None,
             service_time_known: false,
             pending: PendingKeys::default(),
-            pending_limit: PENDING_KEYS,
+            keys_stored: u64::try_from(keys_stored).unwrap_or(0),
+            pending_limit: None,
             written: 0,
             checkpointer,
             log_started: Instant::now(),
@@ -225,9 +235,14 @@ impl Writer {
         if self.conn.is_none() || self.open.take().is_none() {
             return None;
         }
-        let due = all_keys || self.pending.len() >= self.pending_limit;
+        let limit = self
+            .pending_limit
+            .unwrap_or_else(|| pending_limit(self.keys_stored));
+        let due = all_keys || self.pending.len() >= limit;
+        let keys = (due && !self.pending.is_empty()).then(|| std::mem::take(&mut self.pending));
+        self.keys_stored += keys.as_ref().map_or(0, |k| k.len() as u64);
         Some(CommitJob {
-            keys: (due && !self.pending.is_empty()).then(|| std::mem::take(&mut self.pending)),
+            keys,
             conn: self.conn.take()?,
             restart_log: self.checkpointer.is_some()
                 && self.log_started.elapsed() >= self.log_restart,
@@ -345,7 +360,7 @@ impl Writer {
                     })
                     .map_err(StoreError::at("caching a resolution"))?;
                 if existing.is_none() {
-                    self.pending.resolutions.insert(key, id);
+                    self.pending.resolutions.insert(search_hash(&key), id);
                 }
                 Ok(())
             }

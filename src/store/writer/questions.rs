@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::{COMPANY_MEMO, Gone, Record, Writer};
 use crate::model::Color;
-use crate::store::keys::{find_company, search_hash};
+use crate::store::keys::{company_hash, find_company, search_hash};
 use crate::store::{CachedResolution, LATEST_SEEN_SINCE, StoreError, seconds_text, time_text};
 
 /// The last run that saw a rating of `r.company`: first observed it, or confirmed it.
@@ -36,13 +36,26 @@ impl Writer {
         &self,
         key: &str,
     ) -> Result<Option<(CachedResolution, Option<i64>, i64)>, StoreError> {
-        let pending = self.pending.resolutions.get(key).copied();
-        crate::store::read_resolution(self.conn(), key, pending)
+        for id in self.pending.resolutions.ids(search_hash(key)) {
+            let found = crate::store::read_resolution(self.conn(), key, Some(id))?;
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        crate::store::read_resolution(self.conn(), key, None)
     }
     /// The id of the search's row in `resolutions`, if it is cached.
     pub(super) fn resolution_id(&self, key: &str) -> Result<Option<i64>, StoreError> {
-        if let Some(id) = self.pending.resolutions.get(key) {
-            return Ok(Some(*id));
+        let ctx = "reading the resolution cache";
+        for id in self.pending.resolutions.ids(search_hash(key)) {
+            let same: Option<i64> = self
+                .conn()
+                .prepare_cached("SELECT id FROM resolutions WHERE id = ?1 AND input_key = ?2")
+                .and_then(|mut s| s.query_row(params![id, key], |r| r.get(0)).optional())
+                .map_err(StoreError::at(ctx))?;
+            if same.is_some() {
+                return Ok(same);
+            }
         }
         self.conn()
             .prepare_cached(
@@ -176,11 +189,23 @@ impl Writer {
         if let Some(k) = self.companies.get(&company) {
             return Ok(Some(*k));
         }
-        if let Some(k) = self.pending.companies.get(&company) {
-            return Ok(Some(*k));
+        let ctx = "looking up a company";
+        let pending: Vec<i64> = self.pending.companies.ids(company_hash(company)).collect();
+        for id in pending {
+            let same: Option<i64> = self
+                .conn()
+                .prepare_cached("SELECT id FROM companies WHERE id = ?1 AND company_id = ?2")
+                .and_then(|mut s| {
+                    s.query_row(params![id, company.as_bytes()], |r| r.get(0))
+                        .optional()
+                })
+                .map_err(StoreError::at(ctx))?;
+            if let Some(k) = same {
+                self.remember(company, k);
+                return Ok(same);
+            }
         }
-        let key = find_company(self.conn(), company, false)
-            .map_err(StoreError::at("looking up a company"))?;
+        let key = find_company(self.conn(), company, false).map_err(StoreError::at(ctx))?;
         if let Some(k) = key {
             self.remember(company, k);
         }
@@ -188,7 +213,8 @@ impl Writer {
     }
     /// Remembers a company this writer has just added: its key is written later.
     pub(super) fn added_company(&mut self, company: Uuid, key: i64) {
-        self.pending.companies.insert(company, key);
+        self.pending.companies.insert(company_hash(company), key);
+        self.remember(company, key);
     }
     pub(super) fn remember(&mut self, company: Uuid, key: i64) {
         if self.companies.len() >= COMPANY_MEMO {
