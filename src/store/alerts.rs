@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::keys::{find_company, read_uuid};
+use super::keys::read_uuid;
 use super::{Store, StoreError, extra_columns, seconds_text, time_text};
 use crate::alerts::{AlertKind, Rules};
 use crate::model::{Change, Color};
@@ -388,7 +388,7 @@ impl Store {
         let Ok(uuid) = uuid::Uuid::parse_str(company_id) else {
             return Ok(None);
         };
-        let Some(key) = find_company(&self.conn, uuid, true).map_err(StoreError::at(ctx))? else {
+        let Some(key) = self.company_key(uuid).map_err(StoreError::at(ctx))? else {
             return Ok(None);
         };
         let latest: Option<(i64, String)> = self

@@ -12,7 +12,7 @@ use rusqlite::{OptionalExtension, params};
 
 use uuid::Uuid;
 
-use super::keys::{find_company, read_uuid};
+use super::keys::read_uuid;
 use super::{Store, StoreError, seconds_text};
 use crate::model::{Color, RowStatus, RunColors, RunInfo};
 
@@ -350,7 +350,10 @@ impl Store {
     /// The company with this UUID (as the service writes it, lowercase).
     pub fn company_by_id(&self, company_id: &str) -> Result<Option<CompanySummary>, StoreError> {
         let ctx = "looking up a company id";
-        let Some(key) = self.company_key(company_id).map_err(StoreError::at(ctx))? else {
+        let Some(key) = self
+            .company_key_of(company_id)
+            .map_err(StoreError::at(ctx))?
+        else {
             return Ok(None);
         };
         self.conn
@@ -364,9 +367,9 @@ impl Store {
     }
 
     /// The internal key of the company with this UUID (as text), if the database knows it.
-    fn company_key(&self, company_id: &str) -> rusqlite::Result<Option<i64>> {
+    fn company_key_of(&self, company_id: &str) -> rusqlite::Result<Option<i64>> {
         match Uuid::parse_str(company_id) {
-            Ok(uuid) => find_company(&self.conn, uuid, true),
+            Ok(uuid) => self.company_key(uuid),
             Err(_) => Ok(None),
         }
     }
@@ -418,7 +421,7 @@ impl Store {
         let ctx = "looking up the rows holding companies";
         let mut keys = Vec::with_capacity(company_ids.len());
         for id in company_ids {
-            keys.extend(self.company_key(id).map_err(StoreError::at(ctx))?);
+            keys.extend(self.company_key_of(id).map_err(StoreError::at(ctx))?);
         }
         let wanted = serde_json::to_string(&keys).unwrap_or_else(|_| "[]".into());
         let mut stmt = self.conn.prepare(HOLDINGS).map_err(StoreError::at(ctx))?;
@@ -444,7 +447,10 @@ impl Store {
     /// its latest rating, if one did.
     pub fn disappearance(&self, company_id: &str) -> Result<Option<Disappearance>, StoreError> {
         let ctx = "reading whether a company is gone";
-        let Some(key) = self.company_key(company_id).map_err(StoreError::at(ctx))? else {
+        let Some(key) = self
+            .company_key_of(company_id)
+            .map_err(StoreError::at(ctx))?
+        else {
             return Ok(None);
         };
         self.conn
@@ -473,7 +479,10 @@ impl Store {
     /// A company's color periods, oldest first.
     pub fn color_periods(&self, company_id: &str) -> Result<Vec<ColorPeriod>, StoreError> {
         let ctx = "reading a company's color periods";
-        let Some(key) = self.company_key(company_id).map_err(StoreError::at(ctx))? else {
+        let Some(key) = self
+            .company_key_of(company_id)
+            .map_err(StoreError::at(ctx))?
+        else {
             return Ok(Vec::new());
         };
         let mut stmt = self.conn.prepare(PERIODS).map_err(StoreError::at(ctx))?;

@@ -70,12 +70,12 @@ pub(crate) fn company_hash(company: Uuid) -> i64 {
 
 /// The internal key of the company with this UUID, through `company_keys`. With
 /// `unwritten`, a company whose key is not written yet (a run killed, or running in
-/// another process) is looked for among the rows above the key table's highest: a scan of
-/// the key table, paid only when the company is not found through it.
+/// another process) is looked for among the rows above `unwritten`, the key table's
+/// highest (see [`highest_company_key`]).
 pub(crate) fn find_company(
     conn: &Connection,
     company: Uuid,
-    unwritten: bool,
+    unwritten: Option<i64>,
 ) -> rusqlite::Result<Option<i64>> {
     let found = conn
         .prepare_cached(
@@ -86,15 +86,25 @@ pub(crate) fn find_company(
             r.get(0)
         })
         .optional()?;
-    if found.is_some() || !unwritten {
-        return Ok(found);
+    match (found, unwritten) {
+        (Some(id), _) => Ok(Some(id)),
+        (None, None) => Ok(None),
+        (None, Some(highest)) => conn
+            .prepare_cached("SELECT id FROM companies WHERE id > ?1 AND company_id = ?2")?
+            .query_row(params![highest, company.as_bytes()], |r| r.get(0))
+            .optional(),
     }
-    conn.prepare_cached(
-        "SELECT id FROM companies
-         WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys) AND company_id = ?1",
-    )?
-    .query_row([company.as_bytes()], |r| r.get(0))
-    .optional()
+}
+
+/// The highest company id `company_keys` holds: the companies above it have no key yet.
+/// A scan of the key table (tens of milliseconds at a million companies): a reader asks
+/// once and keeps the answer, which stays true as keys are only ever added.
+pub(crate) fn highest_company_key(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row(
+        "SELECT coalesce(max(company), 0) FROM company_keys",
+        [],
+        |r| r.get(0),
+    )
 }
 
 /// The rows of one table added since their keys were last written: each row's id by the

@@ -217,6 +217,8 @@ pub struct NewRun {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The highest company id with a key, once asked ([`Store::company_key`]).
+    keyed_companies: std::cell::OnceCell<i64>,
 }
 
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
@@ -255,6 +257,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            keyed_companies: std::cell::OnceCell::new(),
         })
     }
 
@@ -278,6 +281,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            keyed_companies: std::cell::OnceCell::new(),
         })
     }
 
@@ -349,6 +353,22 @@ impl Store {
             .map_err(StoreError::at("looking for an interrupted run"))
     }
 
+    /// The internal key of the company with this UUID, if the database knows it: through
+    /// the key table, or among the companies a run stopped before writing their keys.
+    pub(crate) fn company_key(&self, company: Uuid) -> rusqlite::Result<Option<i64>> {
+        if let Some(key) = keys::find_company(&self.conn, company, None)? {
+            return Ok(Some(key));
+        }
+        let highest = match self.keyed_companies.get() {
+            Some(h) => *h,
+            None => {
+                let h = keys::highest_company_key(&self.conn)?;
+                *self.keyed_companies.get_or_init(|| h)
+            }
+        };
+        keys::find_company(&self.conn, company, Some(highest))
+    }
+
     /// The cached answer to a search, if any (whatever its age), for a run's preview.
     pub fn cached_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
         read_resolution(&self.conn, key, None).map(|found| found.map(|(hit, _, _)| hit))
@@ -358,9 +378,7 @@ impl Store {
     /// run with `--rating-max-age` would use it without a call).
     pub fn seen_since(&self, company: Uuid, since: Timestamp) -> Result<bool, StoreError> {
         let ctx = "reading the latest rating";
-        let Some(key) =
-            keys::find_company(&self.conn, company, true).map_err(StoreError::at(ctx))?
-        else {
+        let Some(key) = self.company_key(company).map_err(StoreError::at(ctx))? else {
             return Ok(false);
         };
         self.conn
