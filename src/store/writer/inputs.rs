@@ -1,16 +1,104 @@
 //! The rows as given, stored once however many runs read them (a digest of every field
 //! finds them again), and each row's outcome in its run.
+//!
+//! Outcomes are written [`ROWS_PER_STATEMENT`] to a statement: one statement per row cost
+//! more in binding, stepping and resetting than the rows themselves. The last few wait
+//! for the commit, which writes them first ([`RunRows::write`]), so a commit holds every
+//! outcome recorded before it, as when each was written at once.
 
-use rusqlite::{OptionalExtension, params};
+use std::sync::LazyLock;
+
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter, types::ToSqlOutput};
 use sha2::{Digest, Sha256};
 
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
 use crate::store::keys::{InputDigest, digest_hash};
 
+/// Outcomes written by one statement: a few dozen, well under SQLite's limit of bound
+/// parameters, and a statement text short enough to prepare once and keep.
+pub(super) const ROWS_PER_STATEMENT: usize = 32;
+const COLUMNS: usize = 7;
+
+/// One row's outcome, waiting to be written to `run_rows`.
+#[derive(Debug)]
+struct RunRow {
+    line: i64,
+    input: i64,
+    status: &'static str,
+    company: Option<i64>,
+    error: Option<String>,
+    candidates: Option<String>,
+}
+
+/// Outcomes recorded but not yet written; they belong to the open transaction.
+#[derive(Debug, Default)]
+pub(super) struct RunRows(Vec<RunRow>);
+
+impl RunRows {
+    /// Forgets them, with the transaction they belonged to.
+    pub(super) fn clear(&mut self) {
+        self.0.clear();
+    }
+    /// Writes them all in the open transaction of `conn`.
+    pub(super) fn write(&mut self, conn: &Connection, run_id: i64) -> rusqlite::Result<()> {
+        let mut chunks = self.0.chunks_exact(ROWS_PER_STATEMENT);
+        for chunk in &mut chunks {
+            insert(conn, run_id, chunk)?;
+        }
+        for row in chunks.remainder() {
+            insert(conn, run_id, std::slice::from_ref(row))?;
+        }
+        self.0.clear();
+        Ok(())
+    }
+}
+
+/// `INSERT OR REPLACE` of `rows` (one or [`ROWS_PER_STATEMENT`]), in their order: a line
+/// given twice keeps its last outcome, as with one statement each.
+fn insert(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite::Result<()> {
+    let sql: &str = if rows.len() == 1 {
+        ROW_SQL
+    } else {
+        debug_assert_eq!(rows.len(), ROWS_PER_STATEMENT);
+        &BATCH_SQL
+    };
+    let values = rows.iter().flat_map(|r| -> [ToSqlOutput<'_>; COLUMNS] {
+        [
+            run_id.into(),
+            r.line.into(),
+            r.input.into(),
+            r.status.into(),
+            r.company
+                .map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
+            r.error
+                .as_deref()
+                .map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
+            r.candidates
+                .as_deref()
+                .map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
+        ]
+    });
+    conn.prepare_cached(&sql)?
+        .execute(params_from_iter(values))
+        .map(drop)
+}
+
+const ROW_SQL: &str =
+    "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
+ VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+static BATCH_SQL: LazyLock<String> = LazyLock::new(|| {
+    let mut sql = ROW_SQL.to_string();
+    for _ in 1..ROWS_PER_STATEMENT {
+        sql.push_str(", (?, ?, ?, ?, ?, ?, ?)");
+    }
+    sql
+});
+
 impl Writer {
     /// Stores the row as given (once, however many runs read it) and its outcome.
-    pub(super) fn record_row(&mut self, row: &RowRecord) -> Result<(), StoreError> {
+    pub(super) fn record_row(&mut self, row: RowRecord) -> Result<(), StoreError> {
         let line = row.input.line;
         // The message is only built if a statement fails.
         let ctx = move |source| StoreError::Sql {
@@ -100,23 +188,191 @@ impl Writer {
                 .map_err(ctx)?,
         };
         let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
-        self.conn()
-            .prepare_cached(
-                "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    self.run_id,
-                    row.input.line as i64,
-                    input,
-                    row.status.as_str(),
-                    company,
-                    row.error,
-                    candidates_json(&row.candidates),
-                ])
+        self.rows.0.push(RunRow {
+            line: row.input.line as i64,
+            input,
+            status: row.status.as_str(),
+            company,
+            error: row.error,
+            candidates: candidates_json(&row.candidates),
+        });
+        if self.rows.0.len() < ROWS_PER_STATEMENT {
+            return Ok(());
+        }
+        let run_id = self.run_id;
+        let conn = self
+            .conn
+            .as_ref()
+            .expect("records are applied while the connection is home");
+        self.rows
+            .write(conn, run_id)
+            .map_err(|source| StoreError::Sql {
+                context: format!("recording the outcomes of lines up to {line}"),
+                source,
             })
-            .map(drop)
-            .map_err(ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rusqlite::Connection;
+
+    use super::ROWS_PER_STATEMENT;
+    use crate::model::{Candidate, InputRow, RowStatus};
+    use crate::store::{NewRun, Record, RowRecord, Store};
+
+    fn start(store: &mut Store) -> i64 {
+        store
+            .start_run(&NewRun {
+                portfolio: "p".into(),
+                input_path: "p.csv".into(),
+                sha256: "x".into(),
+                demo_day: None,
+                extra_columns: vec![],
+            })
+            .unwrap()
+    }
+
+    /// A row of every kind in turn: with and without an error, candidates, a company.
+    fn row(line: u64) -> RowRecord {
+        let status = RowStatus::ALL[line as usize % RowStatus::ALL.len()];
+        RowRecord {
+            input: InputRow {
+                line,
+                reference: Some(format!("R{line}")),
+                country: Some("FR".into()),
+                name: (line % 3 == 0).then(|| format!("Name {line}")),
+                ..Default::default()
+            },
+            status,
+            company_id: None,
+            error: (status == RowStatus::Invalid).then(|| format!("line {line}: bad")),
+            candidates: if status == RowStatus::Ambiguous {
+                vec![Candidate {
+                    id: uuid::Uuid::from_u128(line as u128),
+                    name: format!("C{line}"),
+                    city: "Lyon".into(),
+                    postcode: "69001".into(),
+                }]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    type Stored = (i64, String, String, Option<String>, Option<String>);
+
+    fn stored(path: &std::path::Path, run_id: i64) -> Vec<Stored> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT rr.line, rr.status, i.ref, rr.error, rr.candidates
+                 FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
+                 WHERE rr.run_id = ?1 ORDER BY rr.line",
+            )
+            .unwrap();
+        stmt.query_map([run_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    }
+
+    #[test]
+    fn outcomes_written_in_batches_are_stored_as_one_at_a_time_and_all_by_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut store = Store::open(&path).unwrap();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        let n = 2 * ROWS_PER_STATEMENT as u64 + 5;
+        for line in 2..2 + n {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
+        }
+        // A line given again keeps its last outcome.
+        let mut again = row(4);
+        again.status = RowStatus::Failed;
+        again.error = Some("timed out".into());
+        writer.send(Record::Row(Box::new(again))).unwrap();
+        writer.finish().unwrap();
+        let rows = stored(&path, run_id);
+        assert_eq!(rows.len() as u64, n);
+        for (line, status, reference, error, candidates) in rows {
+            let mut want = row(line as u64);
+            if line == 4 {
+                want.status = RowStatus::Failed;
+                want.error = Some("timed out".into());
+            }
+            assert_eq!(status, want.status.as_str(), "line {line}");
+            assert_eq!(reference, format!("R{line}"));
+            assert_eq!(error, want.error, "line {line}");
+            assert_eq!(
+                candidates,
+                (!want.candidates.is_empty())
+                    .then(|| serde_json::to_string(&want.candidates).unwrap()),
+                "line {line}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_interrupted_run_keeps_every_outcome_it_committed_and_resumes_after_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let run_id;
+        {
+            let mut store = Store::open(&path).unwrap();
+            run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.max_transaction = Duration::ZERO;
+            // Fewer than a statement's worth, then more: the commit writes what waits.
+            for line in 2..2 + ROWS_PER_STATEMENT as u64 + 3 {
+                writer.send(Record::Row(Box::new(row(line)))).unwrap();
+            }
+            writer.tick().unwrap();
+            // Recorded after the last commit: lost with the process, whose connection
+            // closes with the transaction open.
+            for line in 100..110 {
+                writer.send(Record::Row(Box::new(row(line)))).unwrap();
+            }
+            drop(writer);
+        }
+        let mut store = Store::open(&path).unwrap();
+        let committed: Vec<u64> = (2..2 + ROWS_PER_STATEMENT as u64 + 3).collect();
+        let settled: Vec<u64> = committed
+            .iter()
+            .copied()
+            .filter(|l| row(*l).status != RowStatus::Failed)
+            .collect();
+        assert_eq!(store.settled_lines(run_id).unwrap(), settled);
+        assert_eq!(
+            stored(&path, run_id)
+                .iter()
+                .map(|r| r.0 as u64)
+                .collect::<Vec<_>>(),
+            committed
+        );
+        // The resumed run records the rest, and the failed lines again.
+        store.resume_run(run_id).unwrap();
+        let mut writer = store.writer(run_id).unwrap();
+        for line in committed.iter().copied().filter(|l| !settled.contains(l)) {
+            let mut retried = row(line);
+            retried.status = RowStatus::Unresolved;
+            retried.error = None;
+            writer.send(Record::Row(Box::new(retried))).unwrap();
+        }
+        for line in 100..110 {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
+        }
+        writer.finish().unwrap();
+        let rows = stored(&path, run_id);
+        assert_eq!(rows.len(), committed.len() + 10);
+        assert!(
+            rows.iter().all(|r| r.0 >= 100 || r.1 != "failed"),
+            "the failed lines are retried: {rows:?}"
+        );
     }
 }

@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, params};
 use uuid::Uuid;
 
+use self::inputs::RunRows;
 use super::checkpoint::Checkpointer;
 use super::keys::{PENDING_KEYS, PendingKeys};
 use super::{StoreError, now_text};
@@ -131,6 +132,8 @@ pub struct Writer {
     /// tables: written with the commit after there are [`PENDING_KEYS`] of them.
     pending: PendingKeys,
     pub(super) pending_limit: usize,
+    /// Row outcomes of the open transaction not yet written: the commit writes them first.
+    rows: RunRows,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
@@ -174,6 +177,7 @@ impl Writer {
             service_time_known: false,
             pending: PendingKeys::default(),
             pending_limit: PENDING_KEYS,
+            rows: RunRows::default(),
             written: 0,
             checkpointer,
             log_started: Instant::now(),
@@ -228,6 +232,8 @@ impl Writer {
         let due = all_keys || self.pending.len() >= self.pending_limit;
         Some(CommitJob {
             keys: (due && !self.pending.is_empty()).then(|| std::mem::take(&mut self.pending)),
+            rows: std::mem::take(&mut self.rows),
+            run_id: self.run_id,
             conn: self.conn.take()?,
             restart_log: self.checkpointer.is_some()
                 && self.log_started.elapsed() >= self.log_restart,
@@ -279,6 +285,7 @@ impl Writer {
         if self.open.take().is_none() {
             return;
         }
+        self.rows.clear();
         if let Err(e) = self.conn().execute_batch("ROLLBACK") {
             tracing::warn!("rolling back a failed batch: {e}");
         }
@@ -354,7 +361,7 @@ impl Writer {
                 let company = self.company_key(company)?;
                 self.record_change(company, rating, Some(rating), Change::Gone)
             }
-            Record::Row(row) => self.record_row(&row),
+            Record::Row(row) => self.record_row(*row),
         }
     }
 }
@@ -366,6 +373,9 @@ pub struct CommitJob {
     restart_log: bool,
     /// Keys to write to the key tables in the transaction before it commits.
     keys: Option<PendingKeys>,
+    /// Row outcomes to write in the transaction before it commits.
+    rows: RunRows,
+    run_id: i64,
 }
 
 /// A commit done, to hand back to [`Writer::committed`].
@@ -382,11 +392,12 @@ impl CommitJob {
     /// which a writer that begins again straight after each commit never sees otherwise,
     /// and the log would grow for the whole run. (Busy when the thread is copying at that
     /// moment: then the next commit tries again.)
-    pub fn run(self) -> Committed {
-        let keys = match self.keys {
+    pub fn run(mut self) -> Committed {
+        let rows = self.rows.write(&self.conn, self.run_id);
+        let keys = rows.and_then(|()| match self.keys {
             Some(keys) => keys.write(&self.conn),
             None => Ok(()),
-        };
+        });
         let result = keys
             .and_then(|()| self.conn.execute_batch("COMMIT"))
             .and_then(|()| {
