@@ -1,37 +1,53 @@
 //! The rows as given, stored once however many runs read them (a digest of every field
 //! finds them again), and each row's outcome in its run.
 //!
-//! Outcomes are written [`ROWS_PER_STATEMENT`] to a statement: one statement per row cost
-//! more in binding, stepping and resetting than the rows themselves. The last few wait
-//! for the commit, which writes them first ([`RunRows::write`]), so a commit holds every
-//! outcome recorded before it, as when each was written at once.
+//! Rows are written [`ROWS_PER_STATEMENT`] at a time: one search for the stored inputs of
+//! them all, then one statement for their outcomes. A statement per row cost more in
+//! binding, stepping and resetting than the rows themselves. The last few wait for the
+//! commit, which writes them first ([`RunRows::write`]), so a commit holds every row
+//! recorded before it, as when each was written at once; the inputs are added in the
+//! order of the rows, so they get the ids they always did.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use rusqlite::{Connection, OptionalExtension, params, params_from_iter, types::ToSqlOutput};
+use rusqlite::types::{Null, ToSqlOutput};
+use rusqlite::{Connection, params, params_from_iter};
 use sha2::{Digest, Sha256};
 
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
 use crate::store::keys::{InputDigest, digest_hash};
 
-/// Outcomes written by one statement: a few dozen, well under SQLite's limit of bound
+/// Rows written by one statement: a few dozen, well under SQLite's limit of bound
 /// parameters, and a statement text short enough to prepare once and keep.
 pub(super) const ROWS_PER_STATEMENT: usize = 32;
-const COLUMNS: usize = 7;
 
-/// One row's outcome, waiting to be written to `run_rows`.
+/// The fields of `inputs` after its digest, in their order.
+type Fields = [Option<String>; 12];
+
+/// One row, waiting to be written.
 #[derive(Debug)]
 struct RunRow {
     line: i64,
-    input: i64,
+    input: Input,
     status: &'static str,
     company: Option<i64>,
     error: Option<String>,
     candidates: Option<String>,
 }
 
-/// Outcomes recorded but not yet written; they belong to the open transaction.
+/// A row's input: its id once known, or what finds or stores it.
+#[derive(Debug)]
+enum Input {
+    Known(i64),
+    Unknown {
+        digest: InputDigest,
+        fields: Box<Fields>,
+    },
+}
+
+/// Rows recorded but not yet written; they belong to the open transaction.
 #[derive(Debug, Default)]
 pub(super) struct RunRows(Vec<RunRow>);
 
@@ -40,46 +56,128 @@ impl RunRows {
     pub(super) fn clear(&mut self) {
         self.0.clear();
     }
-    /// Writes them all in the open transaction of `conn`.
-    pub(super) fn write(&mut self, conn: &Connection, run_id: i64) -> rusqlite::Result<()> {
-        let mut chunks = self.0.chunks_exact(ROWS_PER_STATEMENT);
-        for chunk in &mut chunks {
-            insert(conn, run_id, chunk)?;
-        }
-        for row in chunks.remainder() {
-            insert(conn, run_id, std::slice::from_ref(row))?;
+    /// Writes them all in the open transaction of `conn`: their inputs not yet stored,
+    /// then their outcomes. An input added is put in `added` (digest → id), the pending
+    /// keys, by which the same row is found again until its key is written; an input
+    /// already there is found in `added` or through the key table.
+    pub(super) fn write(
+        &mut self,
+        conn: &Connection,
+        run_id: i64,
+        added: &mut HashMap<InputDigest, i64>,
+    ) -> rusqlite::Result<()> {
+        for chunk in self.0.chunks_mut(ROWS_PER_STATEMENT) {
+            find_inputs(conn, chunk, added)?;
+            if chunk.len() == ROWS_PER_STATEMENT {
+                insert_outcomes(conn, run_id, chunk)?;
+            } else {
+                for row in chunk.chunks(1) {
+                    insert_outcomes(conn, run_id, row)?;
+                }
+            }
         }
         self.0.clear();
         Ok(())
     }
 }
 
-/// `INSERT OR REPLACE` of `rows` (one or [`ROWS_PER_STATEMENT`]), in their order: a line
-/// given twice keeps its last outcome, as with one statement each.
-fn insert(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite::Result<()> {
+/// Gives each row of `rows` its input's id: found among those added, or through the key
+/// table (one statement for the whole chunk, each digest compared in full), or added.
+fn find_inputs(
+    conn: &Connection,
+    rows: &mut [RunRow],
+    added: &mut HashMap<InputDigest, i64>,
+) -> rusqlite::Result<()> {
+    let mut hashes = Vec::new();
+    for row in rows.iter_mut() {
+        if let Input::Unknown { digest, .. } = &row.input {
+            match added.get(digest) {
+                Some(id) => row.input = Input::Known(*id),
+                None => hashes.push(digest_hash(digest)),
+            }
+        }
+    }
+    if hashes.is_empty() {
+        return Ok(());
+    }
+    let mut stored: Vec<(Vec<u8>, i64)> = Vec::new();
+    // Always as many parameters as the statement has: the first hash fills the rest.
+    let first = hashes[0];
+    hashes.resize(ROWS_PER_STATEMENT, first);
+    let mut stmt = conn.prepare_cached(&FIND_SQL)?;
+    let mut found = stmt.query(params_from_iter(&hashes))?;
+    while let Some(r) = found.next()? {
+        stored.push((r.get(0)?, r.get(1)?));
+    }
+    for row in rows.iter_mut() {
+        let Input::Unknown { digest, fields } = &row.input else {
+            continue;
+        };
+        let id = match stored.iter().find(|(d, _)| d[..] == digest[..]) {
+            Some((_, id)) => *id,
+            // A row given twice in the chunk is added once, by its first line.
+            None => match added.get(digest) {
+                Some(id) => *id,
+                None => {
+                    let id = conn
+                        .prepare_cached(
+                            "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
+                                                 street_name, city, postcode, phone, given_company_id, extra)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+                        )?
+                        .query_row(
+                            params![
+                                &digest[..], fields[0], fields[1], fields[2], fields[3], fields[4],
+                                fields[5], fields[6], fields[7], fields[8], fields[9], fields[10],
+                                fields[11]
+                            ],
+                            |r| r.get(0),
+                        )?;
+                    added.insert(*digest, id);
+                    id
+                }
+            },
+        };
+        row.input = Input::Known(id);
+    }
+    Ok(())
+}
+
+/// The stored inputs under any of [`ROWS_PER_STATEMENT`] hashes, with their digests.
+static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
+    let marks = vec!["?"; ROWS_PER_STATEMENT].join(", ");
+    format!(
+        "SELECT i.digest, i.id FROM input_keys k JOIN inputs i ON i.id = k.input
+         WHERE k.hash IN ({marks})"
+    )
+});
+
+/// `INSERT OR REPLACE` of the outcomes of `rows` (one or [`ROWS_PER_STATEMENT`]), whose
+/// inputs are known, in their order: a line given twice keeps its last outcome, as with
+/// one statement each.
+fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite::Result<()> {
     let sql: &str = if rows.len() == 1 {
         ROW_SQL
     } else {
         debug_assert_eq!(rows.len(), ROWS_PER_STATEMENT);
         &BATCH_SQL
     };
-    let values = rows.iter().flat_map(|r| -> [ToSqlOutput<'_>; COLUMNS] {
+    let values = rows.iter().flat_map(|r| -> [ToSqlOutput<'_>; 7] {
+        let Input::Known(input) = r.input else {
+            unreachable!("inputs are found before outcomes are written")
+        };
+        let null = || ToSqlOutput::from(Null);
         [
             run_id.into(),
             r.line.into(),
-            r.input.into(),
+            input.into(),
             r.status.into(),
-            r.company
-                .map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
-            r.error
-                .as_deref()
-                .map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
-            r.candidates
-                .as_deref()
-                .map_or(ToSqlOutput::from(rusqlite::types::Null), Into::into),
+            r.company.map_or_else(null, Into::into),
+            r.error.as_deref().map_or_else(null, Into::into),
+            r.candidates.as_deref().map_or_else(null, Into::into),
         ]
     });
-    conn.prepare_cached(&sql)?
+    conn.prepare_cached(sql)?
         .execute(params_from_iter(values))
         .map(drop)
 }
@@ -97,30 +195,27 @@ static BATCH_SQL: LazyLock<String> = LazyLock::new(|| {
 });
 
 impl Writer {
-    /// Stores the row as given (once, however many runs read it) and its outcome.
+    /// Records the row as given (stored once, however many runs read it) and its outcome:
+    /// written with the next [`ROWS_PER_STATEMENT`] rows, or the next commit.
     pub(super) fn record_row(&mut self, row: RowRecord) -> Result<(), StoreError> {
         let line = row.input.line;
-        // The message is only built if a statement fails.
-        let ctx = move |source| StoreError::Sql {
-            context: format!("recording line {line}"),
-            source,
-        };
-        let i = &row.input;
-        let fields = [
-            &i.reference,
-            &i.country,
-            &i.service,
-            &i.id,
-            &i.name,
-            &i.street_number,
-            &i.street_name,
-            &i.city,
-            &i.postcode,
-            &i.phone,
-            &i.company_id,
+        let i = row.input;
+        let mut fields: Fields = [
+            i.reference,
+            i.country,
+            i.service,
+            i.id,
+            i.name,
+            i.street_number,
+            i.street_name,
+            i.city,
+            i.postcode,
+            i.phone,
+            i.company_id,
+            None,
         ];
         let mut hasher = Sha256::new();
-        for f in fields {
+        for f in &fields[..11] {
             match f {
                 Some(v) => {
                     hasher.update(b"\x1f");
@@ -131,66 +226,28 @@ impl Writer {
         }
         // Carried columns count only when there are some: a row without them keeps the
         // digest it always had.
-        let extra = (!i.extra.is_empty()).then(|| {
+        fields[11] = (!i.extra.is_empty()).then(|| {
             hasher.update(b"\x1d");
             let mut object = serde_json::Map::new();
-            for (header, value) in &i.extra {
+            for (header, value) in i.extra {
                 hasher.update(header.as_bytes());
                 hasher.update(b"\x1f");
                 hasher.update(value.as_bytes());
                 hasher.update(b"\x1f");
-                object.insert(header.clone(), value.clone().into());
+                object.insert(header, value.into());
             }
             serde_json::Value::Object(object).to_string()
         });
         let digest: InputDigest = hasher.finalize()[..16]
             .try_into()
             .expect("a SHA-256 has 32 bytes");
-        let digest = &digest;
-        // A row added since the keys were last written is found by its pending key, any
-        // other through the key table, its digest compared in full.
-        let existing: Option<i64> = match self.pending.inputs.get(digest) {
-            Some(id) => Some(*id),
-            None => self
-                .conn()
-                .prepare_cached(
-                    "SELECT i.id FROM input_keys k JOIN inputs i ON i.id = k.input
-                     WHERE k.hash = ?1 AND i.digest = ?2",
-                )
-                .and_then(|mut s| {
-                    s.query_row(params![digest_hash(digest), &digest[..]], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(ctx)?,
-        };
-        let input = match existing {
-            Some(id) => id,
-            None => self
-                .conn()
-                .prepare_cached(
-                    "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
-                                         street_name, city, postcode, phone, given_company_id, extra)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
-                )
-                .and_then(|mut s| {
-                    s.query_row(
-                        params![
-                            &digest[..], fields[0], fields[1], fields[2], fields[3], fields[4],
-                            fields[5], fields[6], fields[7], fields[8], fields[9], fields[10],
-                            extra
-                        ],
-                        |r| r.get(0),
-                    )
-                })
-                .inspect(|id| {
-                    self.pending.inputs.insert(*digest, *id);
-                })
-                .map_err(ctx)?,
-        };
         let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
         self.rows.0.push(RunRow {
-            line: row.input.line as i64,
-            input,
+            line: line as i64,
+            input: Input::Unknown {
+                digest,
+                fields: Box::new(fields),
+            },
             status: row.status.as_str(),
             company,
             error: row.error,
@@ -199,15 +256,14 @@ impl Writer {
         if self.rows.0.len() < ROWS_PER_STATEMENT {
             return Ok(());
         }
-        let run_id = self.run_id;
         let conn = self
             .conn
             .as_ref()
             .expect("records are applied while the connection is home");
         self.rows
-            .write(conn, run_id)
+            .write(conn, self.run_id, &mut self.pending.inputs)
             .map_err(|source| StoreError::Sql {
-                context: format!("recording the outcomes of lines up to {line}"),
+                context: format!("recording the rows up to line {line}"),
                 source,
             })
     }
@@ -374,5 +430,59 @@ mod tests {
             rows.iter().all(|r| r.0 >= 100 || r.1 != "failed"),
             "the failed lines are retried: {rows:?}"
         );
+    }
+
+    fn input_ids(path: &std::path::Path, run_id: i64) -> Vec<(i64, i64)> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT line, input_id FROM run_rows WHERE run_id = ?1 ORDER BY line")
+            .unwrap();
+        stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn a_row_given_again_in_a_run_or_the_next_is_stored_once_with_the_id_of_its_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut store = Store::open(&path).unwrap();
+        // Line n holds row n % 7: repeats within one statement's worth and across them,
+        // with commits in between that write the keys of some.
+        let same = |line: u64| {
+            let mut r = row(line % 7 + 2);
+            r.input.line = line;
+            r
+        };
+        let lines = 2..2 + 3 * ROWS_PER_STATEMENT as u64 + 1;
+        let mut runs = Vec::new();
+        for pending_limit in [3, usize::MAX] {
+            let run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.pending_limit = pending_limit;
+            writer.max_transaction = Duration::ZERO;
+            for line in lines.clone() {
+                writer.send(Record::Row(Box::new(same(line)))).unwrap();
+                if line % 10 == 0 {
+                    writer.tick().unwrap();
+                }
+            }
+            writer.finish().unwrap();
+            runs.push(run_id);
+        }
+        let conn = Connection::open(&path).unwrap();
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(count("SELECT count(*) FROM inputs"), 7);
+        assert_eq!(count("SELECT count(*) FROM input_keys"), 7);
+        let first = input_ids(&path, runs[0]);
+        assert_eq!(first, input_ids(&path, runs[1]), "the next run finds them");
+        for (line, id) in first {
+            assert_eq!(
+                id,
+                (line - 2) % 7 + 1,
+                "line {line}: ids in the order of first lines"
+            );
+        }
     }
 }

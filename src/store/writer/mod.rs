@@ -30,7 +30,7 @@ use uuid::Uuid;
 
 use self::inputs::RunRows;
 use super::checkpoint::Checkpointer;
-use super::keys::{PENDING_KEYS, PendingKeys};
+use super::keys::{InputDigest, PENDING_KEYS, PendingKeys};
 use super::{StoreError, now_text};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
@@ -231,7 +231,9 @@ impl Writer {
         }
         let due = all_keys || self.pending.len() >= self.pending_limit;
         Some(CommitJob {
-            keys: (due && !self.pending.is_empty()).then(|| std::mem::take(&mut self.pending)),
+            // Taken even when empty if all are due: the rows written by the commit may
+            // add some.
+            keys: due.then(|| std::mem::take(&mut self.pending)),
             rows: std::mem::take(&mut self.rows),
             run_id: self.run_id,
             conn: self.conn.take()?,
@@ -242,6 +244,7 @@ impl Writer {
     /// Takes the connection back after its commit, then writes what was queued meanwhile.
     pub fn committed(&mut self, done: Committed) -> Result<(), StoreError> {
         self.conn = Some(done.conn);
+        self.pending.inputs.extend(done.added);
         if done.result.map_err(StoreError::at("committing a batch"))? {
             self.log_started = Instant::now();
         }
@@ -383,6 +386,8 @@ pub struct Committed {
     conn: Connection,
     /// Whether the log now starts over.
     result: Result<bool, rusqlite::Error>,
+    /// Inputs the commit added whose keys it did not write: pending still.
+    added: HashMap<InputDigest, i64>,
 }
 
 impl CommitJob {
@@ -393,11 +398,17 @@ impl CommitJob {
     /// and the log would grow for the whole run. (Busy when the thread is copying at that
     /// moment: then the next commit tries again.)
     pub fn run(mut self) -> Committed {
-        let rows = self.rows.write(&self.conn, self.run_id);
-        let keys = rows.and_then(|()| match self.keys {
-            Some(keys) => keys.write(&self.conn),
-            None => Ok(()),
-        });
+        let mut added = HashMap::new();
+        let keys = match self.keys {
+            Some(mut keys) => self
+                .rows
+                .write(&self.conn, self.run_id, &mut keys.inputs)
+                .and_then(|()| match keys.is_empty() {
+                    true => Ok(()),
+                    false => keys.write(&self.conn),
+                }),
+            None => self.rows.write(&self.conn, self.run_id, &mut added),
+        };
         let result = keys
             .and_then(|()| self.conn.execute_batch("COMMIT"))
             .and_then(|()| {
@@ -411,6 +422,7 @@ impl CommitJob {
         Committed {
             conn: self.conn,
             result,
+            added,
         }
     }
 }
