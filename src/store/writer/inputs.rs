@@ -299,7 +299,7 @@ mod tests {
                 line,
                 reference: Some(format!("R{line}")),
                 country: Some("FR".into()),
-                name: (line % 3 == 0).then(|| format!("Name {line}")),
+                name: line.is_multiple_of(3).then(|| format!("Name {line}")),
                 ..Default::default()
             },
             status,
@@ -464,7 +464,7 @@ mod tests {
             writer.max_transaction = Duration::ZERO;
             for line in lines.clone() {
                 writer.send(Record::Row(Box::new(same(line)))).unwrap();
-                if line % 10 == 0 {
+                if line.is_multiple_of(10) {
                     writer.tick().unwrap();
                 }
             }
