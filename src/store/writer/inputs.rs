@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use rusqlite::types::{Null, ToSqlOutput};
-use rusqlite::{Connection, params, params_from_iter};
+use rusqlite::{Connection, params_from_iter};
 use sha2::{Digest, Sha256};
 
 use super::{RowRecord, Writer, candidates_json};
@@ -109,39 +109,92 @@ fn find_inputs(
     while let Some(r) = found.next()? {
         stored.push((r.get(0)?, r.get(1)?));
     }
+    // The inputs not stored yet, each once (a row given twice in the chunk is added by
+    // its first line), added in the order of the rows, so with the ids they always got.
+    let mut new: Vec<&RunRow> = Vec::new();
+    for row in rows.iter() {
+        let Input::Unknown { digest, .. } = &row.input else {
+            continue;
+        };
+        let known = stored.iter().any(|(d, _)| d[..] == digest[..]);
+        if !known && !new.iter().any(|r| r.input.digest() == Some(digest)) {
+            new.push(row);
+        }
+    }
+    let mut rest = &new[..];
+    while !rest.is_empty() {
+        // The largest statement that fits: a few shapes, each prepared once.
+        let (shape, sql) = INSERT_SQL
+            .iter()
+            .rev()
+            .find(|(n, _)| *n <= rest.len())
+            .expect("a one-row statement fits");
+        let (these, after) = rest.split_at(*shape);
+        let values = these.iter().flat_map(|r| {
+            let Input::Unknown { digest, fields } = &r.input else {
+                unreachable!("only unknown inputs are added")
+            };
+            std::iter::once(ToSqlOutput::from(&digest[..])).chain(fields.iter().map(|f| {
+                f.as_deref()
+                    .map_or_else(|| ToSqlOutput::from(Null), Into::into)
+            }))
+        });
+        let mut stmt = conn.prepare_cached(sql)?;
+        let mut ids = stmt.query(params_from_iter(values))?;
+        while let Some(r) = ids.next()? {
+            let digest: Vec<u8> = r.get(0)?;
+            let digest: InputDigest = digest.try_into().map_err(|_| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    0,
+                    rusqlite::types::Type::Blob,
+                    "an input digest of another length".into(),
+                )
+            })?;
+            added.insert(digest, r.get(1)?);
+        }
+        rest = after;
+    }
     for row in rows.iter_mut() {
-        let Input::Unknown { digest, fields } = &row.input else {
+        let Input::Unknown { digest, .. } = &row.input else {
             continue;
         };
         let id = match stored.iter().find(|(d, _)| d[..] == digest[..]) {
             Some((_, id)) => *id,
-            // A row given twice in the chunk is added once, by its first line.
-            None => match added.get(digest) {
-                Some(id) => *id,
-                None => {
-                    let id = conn
-                        .prepare_cached(
-                            "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
-                                                 street_name, city, postcode, phone, given_company_id, extra)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
-                        )?
-                        .query_row(
-                            params![
-                                &digest[..], fields[0], fields[1], fields[2], fields[3], fields[4],
-                                fields[5], fields[6], fields[7], fields[8], fields[9], fields[10],
-                                fields[11]
-                            ],
-                            |r| r.get(0),
-                        )?;
-                    added.insert(*digest, id);
-                    id
-                }
-            },
+            None => *added
+                .get(digest)
+                .expect("every input not stored was just added"),
         };
         row.input = Input::Known(id);
     }
     Ok(())
 }
+
+impl Input {
+    fn digest(&self) -> Option<&InputDigest> {
+        match self {
+            Input::Unknown { digest, .. } => Some(digest),
+            Input::Known(_) => None,
+        }
+    }
+}
+
+/// `INSERT INTO inputs` of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows, returning each digest
+/// with its id.
+static INSERT_SQL: LazyLock<Vec<(usize, String)>> = LazyLock::new(|| {
+    let row = format!("({})", vec!["?"; 13].join(", "));
+    std::iter::successors(Some(1), |n| Some(n * 2))
+        .take_while(|n| *n <= ROWS_PER_STATEMENT)
+        .map(|n| {
+            let sql = format!(
+                "INSERT INTO inputs (digest, ref, country, service, external_id, name,
+                     street_number, street_name, city, postcode, phone, given_company_id, extra)
+                 VALUES {} RETURNING digest, id",
+                vec![row.as_str(); n].join(", ")
+            );
+            (n, sql)
+        })
+        .collect()
+});
 
 /// The stored inputs under any of [`ROWS_PER_STATEMENT`] hashes, with their digests.
 static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
