@@ -2,11 +2,12 @@
 //! finds them again), and each row's outcome in its run.
 //!
 //! Rows are written [`ROWS_PER_STATEMENT`] at a time: one search for the stored inputs of
-//! them all, then one statement for their outcomes. A statement per row cost more in
-//! binding, stepping and resetting than the rows themselves. The last few wait for the
-//! commit, which writes them first ([`RunRows::write`]), so a commit holds every row
-//! recorded before it, as when each was written at once; the inputs are added in the
-//! order of the rows, so they get the ids they always did.
+//! them all, a few statements adding those not stored yet, then one statement for their
+//! outcomes. A statement per row cost more in binding, stepping and resetting than the
+//! rows themselves. The last few wait for the commit, which writes them first
+//! ([`RunRows::write`]), so a commit holds every row recorded before it, as when each was
+//! written at once; the inputs are added in the order of the rows, so they get the ids
+//! they always did.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
