@@ -657,23 +657,25 @@ impl Pipeline {
                     Err(ApiError::NotFound { .. }) => (Resolution::Unresolved, true),
                     other => (other.map_err(Failure::Api)?, false),
                 };
-                let (found, outcome, company_id) = match &answer {
+                // The companies go to the writer as they came: nothing else reads them.
+                let (found, outcome, company_id) = match answer {
                     Resolution::Resolved(c) => {
-                        self.store.send(Record::Company(c.clone()))?;
+                        let company = c.id;
+                        self.store.send(Record::Company(c))?;
                         (
                             Found::Resolved {
-                                company: c.id,
+                                company,
                                 cached: false,
                             },
                             Outcome::Resolved,
-                            Some(c.id),
+                            Some(company),
                         )
                     }
                     Resolution::Ambiguous(list) => {
-                        for c in list {
-                            self.store.send(Record::Company(Box::new(c.clone())))?;
-                        }
                         let candidates = list.iter().map(resolve::candidate).collect();
+                        for c in list {
+                            self.store.send(Record::Company(Box::new(c)))?;
+                        }
                         (
                             Found::Ambiguous(Arc::new(candidates)),
                             Outcome::Ambiguous,

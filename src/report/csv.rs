@@ -5,6 +5,7 @@
 //! spreadsheet set to a European locale (semicolon, UTF-8 BOM, CRLF), where identifiers are
 //! written so that Excel keeps them as text. This module writes; it never decides where.
 
+use std::borrow::Cow;
 use std::io;
 
 use super::{Format, Output};
@@ -81,10 +82,21 @@ impl Dialect {
     /// A cell as written: defused, and in Excel's an identifier (which Excel would turn
     /// into a number or a date) as a text formula, see [`excel_text`].
     pub fn cell(self, value: &str, identifier: bool) -> String {
+        self.cell_bytes(value, identifier)
+            .into_owned()
+            .try_into()
+            .expect("cells are built from text")
+    }
+
+    /// [`Dialect::cell`], borrowing `value` when it is written as it is.
+    fn cell_bytes(self, value: &str, identifier: bool) -> Cow<'_, [u8]> {
         if self == Dialect::Excel && identifier {
-            excel_text(value)
+            Cow::Owned(excel_text(value).into_bytes())
         } else {
-            defuse(value).into_owned()
+            match defuse(value) {
+                Cow::Borrowed(v) => Cow::Borrowed(v.as_bytes()),
+                Cow::Owned(v) => Cow::Owned(v.into_bytes()),
+            }
         }
     }
 }
@@ -140,48 +152,50 @@ impl<W: Output> Format for CsvReport<W> {
     }
 
     fn row(&mut self, r: &ResultRow) -> io::Result<()> {
-        let text = |v: &Option<String>| v.as_deref().unwrap_or("").to_string();
+        // Borrowed where the row holds the text already: a report of a million rows
+        // otherwise allocates every cell twice.
+        fn text(v: &Option<String>) -> Cow<'_, str> {
+            Cow::Borrowed(v.as_deref().unwrap_or(""))
+        }
+        fn flag(b: bool) -> Cow<'static, str> {
+            Cow::Borrowed(if b { "true" } else { "false" })
+        }
         let candidates = r
             .candidates
             .iter()
             .map(|c| format!("{} {}", c.id, c.name))
             .collect::<Vec<_>>()
             .join("; ");
-        let cells = [
-            r.line.to_string(),
+        let cells: [Cow<'_, str>; 20] = [
+            Cow::Owned(r.line.to_string()),
             text(&r.reference),
             text(&r.country),
             text(&r.service),
             text(&r.id),
             text(&r.name),
-            r.status.as_str().to_string(),
-            r.company_id.map(|u| u.to_string()).unwrap_or_default(),
+            Cow::Borrowed(r.status.as_str()),
+            Cow::Owned(r.company_id.map(|u| u.to_string()).unwrap_or_default()),
             text(&r.company_name),
-            r.color.as_ref().map(|c| c.to_string()).unwrap_or_default(),
-            r.previous_color
-                .as_ref()
-                .map(|c| c.to_string())
-                .unwrap_or_default(),
-            r.change.map(|c| c.as_str().to_string()).unwrap_or_default(),
+            Cow::Borrowed(r.color.as_ref().map_or("", |c| c.as_str())),
+            Cow::Borrowed(r.previous_color.as_ref().map_or("", |c| c.as_str())),
+            Cow::Borrowed(r.change.map_or("", |c| c.as_str())),
             text(&r.last_change_date),
-            r.alert.to_string(),
+            flag(r.alert),
             text(&r.error),
-            candidates,
+            Cow::Owned(candidates),
             text(&r.last_refresh_date),
-            r.stale.to_string(),
-            r.alert_kind
-                .map(|k| k.as_str().to_string())
-                .unwrap_or_default(),
-            r.acknowledged.to_string(),
+            flag(r.stale),
+            Cow::Borrowed(r.alert_kind.map_or("", |k| k.as_str())),
+            flag(r.acknowledged),
         ];
         let dialect = self.dialect;
         let cells = cells
             .iter()
             .zip(COLUMNS)
-            .map(|(cell, column)| dialect.cell(cell, IDENTIFIER_COLUMNS.contains(&column)));
+            .map(|(cell, column)| dialect.cell_bytes(cell, IDENTIFIER_COLUMNS.contains(&column)));
         let extra = self.extra.iter().map(|h| {
             let value = r.extra.iter().find(|(k, _)| k == h).map_or("", |(_, v)| v);
-            dialect.cell(value, false)
+            dialect.cell_bytes(value, false)
         });
         self.out
             .write_record(cells.chain(extra))

@@ -148,6 +148,13 @@ impl Pending {
         self.by_hash.len() + self.shared.len()
     }
 
+    /// Adds the rows of another.
+    pub fn extend(&mut self, other: Pending) {
+        for (hash, id) in other.entries() {
+            self.insert(hash, id);
+        }
+    }
+
     fn forget_above(&mut self, id: i64) {
         self.by_hash.retain(|_, kept| i64::from(*kept) <= id);
         self.shared.retain(|(_, kept)| *kept <= id);

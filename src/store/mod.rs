@@ -713,6 +713,9 @@ impl Store {
         // index) stays in memory; 16 MiB holds it for portfolios of a million rows.
         conn.execute_batch("PRAGMA cache_size = -16384;")
             .map_err(StoreError::at("sizing the page cache"))?;
+        // Every statement the writer runs stays prepared (a statement pushed out of the
+        // cache is compiled again on its next use).
+        conn.set_prepared_statement_cache_capacity(64);
         let checkpointer = checkpoint::Checkpointer::start(&self.path);
         if checkpointer.is_some() {
             // The log starts over every few seconds; the file is cut back when it does
@@ -738,12 +741,20 @@ fn extra_columns(json: Option<String>) -> Vec<(String, String)> {
 }
 
 fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
-    let status: String = r.get(6)?;
-    let company: Option<String> = r.get(7)?;
-    let color: Option<String> = r.get(9)?;
-    let previous: Option<String> = r.get(10)?;
-    let change: Option<String> = r.get(11)?;
-    let candidates: Option<String> = r.get(15)?;
+    // The columns read only to be parsed are borrowed, not copied.
+    let text = |i: usize| -> rusqlite::Result<Option<&str>> {
+        r.get_ref(i)?.as_str_or_null().map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+        })
+    };
+    let status = text(6)?.ok_or_else(|| {
+        rusqlite::Error::InvalidColumnType(6, "status".into(), rusqlite::types::Type::Null)
+    })?;
+    let company = text(7)?;
+    let color = text(9)?;
+    let previous = text(10)?;
+    let change = text(11)?;
+    let candidates = text(15)?;
     Ok(ResultRow {
         line: r.get::<_, i64>(0)? as u64,
         reference: r.get(1)?,
@@ -751,25 +762,23 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         service: r.get(3)?,
         id: r.get(4)?,
         name: r.get(5)?,
-        status: RowStatus::parse(&status).unwrap_or(RowStatus::Failed),
-        company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+        status: RowStatus::parse(status).unwrap_or(RowStatus::Failed),
+        company_id: company.and_then(|c| Uuid::parse_str(c).ok()),
         company_name: r.get(8)?,
-        color: color.map(|c| Color::parse(&c)),
-        previous_color: previous.map(|c| Color::parse(&c)),
-        change: change.and_then(|c| Change::parse(&c)),
+        color: color.map(Color::parse),
+        previous_color: previous.map(Color::parse),
+        change: change.and_then(Change::parse),
         last_change_date: r.get(12)?,
         last_refresh_date: r.get(16)?,
         extra: extra_columns(r.get(17)?),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,
         alert: r.get::<_, i64>(13)? != 0,
-        alert_kind: r
-            .get::<_, Option<String>>(18)?
-            .and_then(|k| crate::alerts::AlertKind::parse(&k)),
+        alert_kind: text(18)?.and_then(crate::alerts::AlertKind::parse),
         acknowledged: r.get::<_, Option<i64>>(19)?.unwrap_or(0) != 0,
         error: r.get(14)?,
         candidates: candidates
-            .and_then(|c| serde_json::from_str(&c).ok())
+            .and_then(|c| serde_json::from_str(c).ok())
             .unwrap_or_default(),
     })
 }

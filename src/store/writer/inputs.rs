@@ -1,38 +1,282 @@
 //! The rows as given, stored once however many runs read them (a digest of every field
 //! finds them again), and each row's outcome in its run.
+//!
+//! Rows are written [`ROWS_PER_STATEMENT`] at a time: one search for the stored inputs of
+//! them all, a few statements adding those not stored yet, then one statement for their
+//! outcomes. A statement per row cost more in binding, stepping and resetting than the
+//! rows themselves. The last few wait for the commit, which writes them first
+//! ([`RunRows::write`]), so a commit holds every row recorded before it, as when each was
+//! written at once; the inputs are added in the order of the rows, so they get the ids
+//! they always did.
 
-use rusqlite::{OptionalExtension, params};
+use std::sync::LazyLock;
+
+use rusqlite::types::{Null, ToSqlOutput};
+use rusqlite::{Connection, params_from_iter};
 use sha2::{Digest, Sha256};
 
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
-use crate::store::keys::{InputDigest, digest_hash};
+use crate::store::keys::{InputDigest, Pending, digest_hash};
+
+/// Rows written by one statement: a few dozen, well under SQLite's limit of bound
+/// parameters, and a statement text short enough to prepare once and keep.
+pub(super) const ROWS_PER_STATEMENT: usize = 32;
+
+/// The fields of `inputs` after its digest, in their order.
+type Fields = [Option<String>; 12];
+
+/// One row, waiting to be written.
+#[derive(Debug)]
+struct RunRow {
+    line: i64,
+    input: Input,
+    status: &'static str,
+    company: Option<i64>,
+    error: Option<String>,
+    candidates: Option<String>,
+}
+
+/// A row's input: its id once known, or what finds or stores it.
+#[derive(Debug)]
+enum Input {
+    Known(i64),
+    Unknown {
+        digest: InputDigest,
+        fields: Box<Fields>,
+    },
+}
+
+/// Rows recorded but not yet written; they belong to the open transaction.
+#[derive(Debug, Default)]
+pub(super) struct RunRows(Vec<RunRow>);
+
+impl RunRows {
+    /// Forgets them, with the transaction they belonged to.
+    pub(super) fn clear(&mut self) {
+        self.0.clear();
+    }
+    /// Writes them all in the open transaction of `conn`: their inputs not yet stored,
+    /// then their outcomes. An input added is put in `added`, the pending keys, by which
+    /// the same row is found again until its key is written; an input already there is
+    /// found through `added` or through the key table.
+    pub(super) fn write(
+        &mut self,
+        conn: &Connection,
+        run_id: i64,
+        added: &mut Pending,
+    ) -> rusqlite::Result<()> {
+        for chunk in self.0.chunks_mut(ROWS_PER_STATEMENT) {
+            find_inputs(conn, chunk, added)?;
+            if chunk.len() == ROWS_PER_STATEMENT {
+                insert_outcomes(conn, run_id, chunk)?;
+            } else {
+                for row in chunk.chunks(1) {
+                    insert_outcomes(conn, run_id, row)?;
+                }
+            }
+        }
+        self.0.clear();
+        Ok(())
+    }
+}
+
+/// Gives each row of `rows` its input's id: found among those added or through the key
+/// table (one statement for the whole chunk, each digest compared in full), or added.
+fn find_inputs(
+    conn: &Connection,
+    rows: &mut [RunRow],
+    added: &mut Pending,
+) -> rusqlite::Result<()> {
+    let mut hashes = Vec::new();
+    let mut pending: Vec<i64> = Vec::new();
+    for row in rows.iter() {
+        if let Input::Unknown { digest, .. } = &row.input {
+            let hash = digest_hash(digest);
+            hashes.push(hash);
+            pending.extend(added.ids(hash));
+        }
+    }
+    if hashes.is_empty() {
+        return Ok(());
+    }
+    let mut stored: Vec<(Vec<u8>, i64)> = Vec::new();
+    // Always as many parameters as the statement has: the first hash fills the rest.
+    let first = hashes[0];
+    hashes.resize(ROWS_PER_STATEMENT, first);
+    let pending = serde_json::to_string(&pending).unwrap_or_else(|_| "[]".into());
+    let mut stmt = conn.prepare_cached(&FIND_SQL)?;
+    let params = hashes
+        .iter()
+        .map(|h| ToSqlOutput::from(*h))
+        .chain(std::iter::once(ToSqlOutput::from(pending.as_str())));
+    let mut found = stmt.query(params_from_iter(params))?;
+    while let Some(r) = found.next()? {
+        stored.push((r.get(0)?, r.get(1)?));
+    }
+    // The inputs not stored yet, each once (a row given twice in the chunk is added by
+    // its first line), added in the order of the rows, so with the ids they always got.
+    let mut new: Vec<&RunRow> = Vec::new();
+    for row in rows.iter() {
+        let Input::Unknown { digest, .. } = &row.input else {
+            continue;
+        };
+        let known = stored.iter().any(|(d, _)| d[..] == digest[..]);
+        if !known && !new.iter().any(|r| r.input.digest() == Some(digest)) {
+            new.push(row);
+        }
+    }
+    let mut rest = &new[..];
+    while !rest.is_empty() {
+        // The largest statement that fits: a few shapes, each prepared once.
+        let (shape, sql) = INSERT_SQL
+            .iter()
+            .rev()
+            .find(|(n, _)| *n <= rest.len())
+            .expect("a one-row statement fits");
+        let (these, after) = rest.split_at(*shape);
+        let values = these.iter().flat_map(|r| {
+            let Input::Unknown { digest, fields } = &r.input else {
+                unreachable!("only unknown inputs are added")
+            };
+            std::iter::once(ToSqlOutput::from(&digest[..])).chain(fields.iter().map(|f| {
+                f.as_deref()
+                    .map_or_else(|| ToSqlOutput::from(Null), Into::into)
+            }))
+        });
+        let mut stmt = conn.prepare_cached(sql)?;
+        let mut ids = stmt.query(params_from_iter(values))?;
+        while let Some(r) = ids.next()? {
+            let digest: Vec<u8> = r.get(0)?;
+            let digest: InputDigest = digest.try_into().map_err(|_| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    0,
+                    rusqlite::types::Type::Blob,
+                    "an input digest of another length".into(),
+                )
+            })?;
+            let id: i64 = r.get(1)?;
+            added.insert(digest_hash(&digest), id);
+            stored.push((digest.to_vec(), id));
+        }
+        rest = after;
+    }
+    for row in rows.iter_mut() {
+        let Input::Unknown { digest, .. } = &row.input else {
+            continue;
+        };
+        let (_, id) = stored
+            .iter()
+            .find(|(d, _)| d[..] == digest[..])
+            .expect("every input not stored was just added");
+        row.input = Input::Known(*id);
+    }
+    Ok(())
+}
+
+impl Input {
+    fn digest(&self) -> Option<&InputDigest> {
+        match self {
+            Input::Unknown { digest, .. } => Some(digest),
+            Input::Known(_) => None,
+        }
+    }
+}
+
+/// `INSERT INTO inputs` of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows, returning each digest
+/// with its id.
+static INSERT_SQL: LazyLock<Vec<(usize, String)>> = LazyLock::new(|| {
+    let row = format!("({})", vec!["?"; 13].join(", "));
+    std::iter::successors(Some(1), |n| Some(n * 2))
+        .take_while(|n| *n <= ROWS_PER_STATEMENT)
+        .map(|n| {
+            let sql = format!(
+                "INSERT INTO inputs (digest, ref, country, service, external_id, name,
+                     street_number, street_name, city, postcode, phone, given_company_id, extra)
+                 VALUES {} RETURNING digest, id",
+                vec![row.as_str(); n].join(", ")
+            );
+            (n, sql)
+        })
+        .collect()
+});
+
+/// The stored inputs under any of [`ROWS_PER_STATEMENT`] hashes, and those of the ids
+/// given as a JSON array (inputs whose keys are not written yet), with their digests.
+static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
+    let marks = vec!["?"; ROWS_PER_STATEMENT].join(", ");
+    format!(
+        "SELECT i.digest, i.id FROM input_keys k JOIN inputs i ON i.id = k.input
+         WHERE k.hash IN ({marks})
+         UNION ALL
+         SELECT digest, id FROM inputs WHERE id IN (SELECT value FROM json_each(?))"
+    )
+});
+
+/// `INSERT OR REPLACE` of the outcomes of `rows` (one or [`ROWS_PER_STATEMENT`]), whose
+/// inputs are known, in their order: a line given twice keeps its last outcome, as with
+/// one statement each.
+fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite::Result<()> {
+    let sql: &str = if rows.len() == 1 {
+        ROW_SQL
+    } else {
+        debug_assert_eq!(rows.len(), ROWS_PER_STATEMENT);
+        &BATCH_SQL
+    };
+    let values = rows.iter().flat_map(|r| -> [ToSqlOutput<'_>; 7] {
+        let Input::Known(input) = r.input else {
+            unreachable!("inputs are found before outcomes are written")
+        };
+        let null = || ToSqlOutput::from(Null);
+        [
+            run_id.into(),
+            r.line.into(),
+            input.into(),
+            r.status.into(),
+            r.company.map_or_else(null, Into::into),
+            r.error.as_deref().map_or_else(null, Into::into),
+            r.candidates.as_deref().map_or_else(null, Into::into),
+        ]
+    });
+    conn.prepare_cached(sql)?
+        .execute(params_from_iter(values))
+        .map(drop)
+}
+
+const ROW_SQL: &str =
+    "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
+ VALUES (?, ?, ?, ?, ?, ?, ?)";
+
+static BATCH_SQL: LazyLock<String> = LazyLock::new(|| {
+    let mut sql = ROW_SQL.to_string();
+    for _ in 1..ROWS_PER_STATEMENT {
+        sql.push_str(", (?, ?, ?, ?, ?, ?, ?)");
+    }
+    sql
+});
 
 impl Writer {
-    /// Stores the row as given (once, however many runs read it) and its outcome.
-    pub(super) fn record_row(&mut self, row: &RowRecord) -> Result<(), StoreError> {
+    /// Records the row as given (stored once, however many runs read it) and its outcome:
+    /// written with the next [`ROWS_PER_STATEMENT`] rows, or the next commit.
+    pub(super) fn record_row(&mut self, row: RowRecord) -> Result<(), StoreError> {
         let line = row.input.line;
-        // The message is only built if a statement fails.
-        let ctx = move |source| StoreError::Sql {
-            context: format!("recording line {line}"),
-            source,
-        };
-        let i = &row.input;
-        let fields = [
-            &i.reference,
-            &i.country,
-            &i.service,
-            &i.id,
-            &i.name,
-            &i.street_number,
-            &i.street_name,
-            &i.city,
-            &i.postcode,
-            &i.phone,
-            &i.company_id,
+        let i = row.input;
+        let mut fields: Fields = [
+            i.reference,
+            i.country,
+            i.service,
+            i.id,
+            i.name,
+            i.street_number,
+            i.street_name,
+            i.city,
+            i.postcode,
+            i.phone,
+            i.company_id,
+            None,
         ];
         let mut hasher = Sha256::new();
-        for f in fields {
+        for f in &fields[..11] {
             match f {
                 Some(v) => {
                     hasher.update(b"\x1f");
@@ -43,95 +287,263 @@ impl Writer {
         }
         // Carried columns count only when there are some: a row without them keeps the
         // digest it always had.
-        let extra = (!i.extra.is_empty()).then(|| {
+        fields[11] = (!i.extra.is_empty()).then(|| {
             hasher.update(b"\x1d");
             let mut object = serde_json::Map::new();
-            for (header, value) in &i.extra {
+            for (header, value) in i.extra {
                 hasher.update(header.as_bytes());
                 hasher.update(b"\x1f");
                 hasher.update(value.as_bytes());
                 hasher.update(b"\x1f");
-                object.insert(header.clone(), value.clone().into());
+                object.insert(header, value.into());
             }
             serde_json::Value::Object(object).to_string()
         });
         let digest: InputDigest = hasher.finalize()[..16]
             .try_into()
             .expect("a SHA-256 has 32 bytes");
-        let digest = &digest;
-        // A row added since the keys were last written is found by its pending key, any
-        // other through the key table, its digest compared in full.
-        let hash = digest_hash(digest);
-        let mut existing: Option<i64> = None;
-        for id in self.pending.inputs.ids(hash) {
-            existing = self
-                .conn()
-                .prepare_cached("SELECT id FROM inputs WHERE id = ?1 AND digest = ?2")
-                .and_then(|mut s| {
-                    s.query_row(params![id, &digest[..]], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(ctx)?;
-            if existing.is_some() {
-                break;
-            }
-        }
-        let existing: Option<i64> = match existing {
-            Some(id) => Some(id),
-            None => self
-                .conn()
-                .prepare_cached(
-                    "SELECT i.id FROM input_keys k JOIN inputs i ON i.id = k.input
-                     WHERE k.hash = ?1 AND i.digest = ?2",
-                )
-                .and_then(|mut s| {
-                    s.query_row(params![hash, &digest[..]], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(ctx)?,
-        };
-        let input = match existing {
-            Some(id) => id,
-            None => self
-                .conn()
-                .prepare_cached(
-                    "INSERT INTO inputs (digest, ref, country, service, external_id, name, street_number,
-                                         street_name, city, postcode, phone, given_company_id, extra)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
-                )
-                .and_then(|mut s| {
-                    s.query_row(
-                        params![
-                            &digest[..], fields[0], fields[1], fields[2], fields[3], fields[4],
-                            fields[5], fields[6], fields[7], fields[8], fields[9], fields[10],
-                            extra
-                        ],
-                        |r| r.get(0),
-                    )
-                })
-                .inspect(|id| {
-                    self.pending.inputs.insert(hash, *id);
-                })
-                .map_err(ctx)?,
-        };
         let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
-        self.conn()
-            .prepare_cached(
-                "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    self.run_id,
-                    row.input.line as i64,
-                    input,
-                    row.status.as_str(),
-                    company,
-                    row.error,
-                    candidates_json(&row.candidates),
-                ])
+        self.rows.0.push(RunRow {
+            line: line as i64,
+            input: Input::Unknown {
+                digest,
+                fields: Box::new(fields),
+            },
+            status: row.status.as_str(),
+            company,
+            error: row.error,
+            candidates: candidates_json(&row.candidates),
+        });
+        if self.rows.0.len() < ROWS_PER_STATEMENT {
+            return Ok(());
+        }
+        let conn = self
+            .conn
+            .as_ref()
+            .expect("records are applied while the connection is home");
+        self.rows
+            .write(conn, self.run_id, &mut self.pending.inputs)
+            .map_err(|source| StoreError::Sql {
+                context: format!("recording the rows up to line {line}"),
+                source,
             })
-            .map(drop)
-            .map_err(ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rusqlite::Connection;
+
+    use super::ROWS_PER_STATEMENT;
+    use crate::model::{Candidate, InputRow, RowStatus};
+    use crate::store::{NewRun, Record, RowRecord, Store};
+
+    fn start(store: &mut Store) -> i64 {
+        store
+            .start_run(&NewRun {
+                portfolio: "p".into(),
+                input_path: "p.csv".into(),
+                sha256: "x".into(),
+                demo_day: None,
+                extra_columns: vec![],
+            })
+            .unwrap()
+    }
+
+    /// A row of every kind in turn: with and without an error, candidates, a company.
+    fn row(line: u64) -> RowRecord {
+        let status = RowStatus::ALL[line as usize % RowStatus::ALL.len()];
+        RowRecord {
+            input: InputRow {
+                line,
+                reference: Some(format!("R{line}")),
+                country: Some("FR".into()),
+                name: line.is_multiple_of(3).then(|| format!("Name {line}")),
+                ..Default::default()
+            },
+            status,
+            company_id: None,
+            error: (status == RowStatus::Invalid).then(|| format!("line {line}: bad")),
+            candidates: if status == RowStatus::Ambiguous {
+                vec![Candidate {
+                    id: uuid::Uuid::from_u128(line as u128),
+                    name: format!("C{line}"),
+                    city: "Lyon".into(),
+                    postcode: "69001".into(),
+                }]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    type Stored = (i64, String, String, Option<String>, Option<String>);
+
+    fn stored(path: &std::path::Path, run_id: i64) -> Vec<Stored> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT rr.line, rr.status, i.ref, rr.error, rr.candidates
+                 FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
+                 WHERE rr.run_id = ?1 ORDER BY rr.line",
+            )
+            .unwrap();
+        stmt.query_map([run_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    }
+
+    #[test]
+    fn outcomes_written_in_batches_are_stored_as_one_at_a_time_and_all_by_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut store = Store::open(&path).unwrap();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        let n = 2 * ROWS_PER_STATEMENT as u64 + 5;
+        for line in 2..2 + n {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
+        }
+        // A line given again keeps its last outcome.
+        let mut again = row(4);
+        again.status = RowStatus::Failed;
+        again.error = Some("timed out".into());
+        writer.send(Record::Row(Box::new(again))).unwrap();
+        writer.finish().unwrap();
+        let rows = stored(&path, run_id);
+        assert_eq!(rows.len() as u64, n);
+        for (line, status, reference, error, candidates) in rows {
+            let mut want = row(line as u64);
+            if line == 4 {
+                want.status = RowStatus::Failed;
+                want.error = Some("timed out".into());
+            }
+            assert_eq!(status, want.status.as_str(), "line {line}");
+            assert_eq!(reference, format!("R{line}"));
+            assert_eq!(error, want.error, "line {line}");
+            assert_eq!(
+                candidates,
+                (!want.candidates.is_empty())
+                    .then(|| serde_json::to_string(&want.candidates).unwrap()),
+                "line {line}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_interrupted_run_keeps_every_outcome_it_committed_and_resumes_after_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let run_id;
+        {
+            let mut store = Store::open(&path).unwrap();
+            run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.max_transaction = Duration::ZERO;
+            // Fewer than a statement's worth, then more: the commit writes what waits.
+            for line in 2..2 + ROWS_PER_STATEMENT as u64 + 3 {
+                writer.send(Record::Row(Box::new(row(line)))).unwrap();
+            }
+            writer.tick().unwrap();
+            // Recorded after the last commit: lost with the process, whose connection
+            // closes with the transaction open.
+            for line in 100..110 {
+                writer.send(Record::Row(Box::new(row(line)))).unwrap();
+            }
+            drop(writer);
+        }
+        let mut store = Store::open(&path).unwrap();
+        let committed: Vec<u64> = (2..2 + ROWS_PER_STATEMENT as u64 + 3).collect();
+        let settled: Vec<u64> = committed
+            .iter()
+            .copied()
+            .filter(|l| row(*l).status != RowStatus::Failed)
+            .collect();
+        assert_eq!(store.settled_lines(run_id).unwrap(), settled);
+        assert_eq!(
+            stored(&path, run_id)
+                .iter()
+                .map(|r| r.0 as u64)
+                .collect::<Vec<_>>(),
+            committed
+        );
+        // The resumed run records the rest, and the failed lines again.
+        store.resume_run(run_id).unwrap();
+        let mut writer = store.writer(run_id).unwrap();
+        for line in committed.iter().copied().filter(|l| !settled.contains(l)) {
+            let mut retried = row(line);
+            retried.status = RowStatus::Unresolved;
+            retried.error = None;
+            writer.send(Record::Row(Box::new(retried))).unwrap();
+        }
+        for line in 100..110 {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
+        }
+        writer.finish().unwrap();
+        let rows = stored(&path, run_id);
+        assert_eq!(rows.len(), committed.len() + 10);
+        assert!(
+            rows.iter().all(|r| r.0 >= 100 || r.1 != "failed"),
+            "the failed lines are retried: {rows:?}"
+        );
+    }
+
+    fn input_ids(path: &std::path::Path, run_id: i64) -> Vec<(i64, i64)> {
+        let conn = Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT line, input_id FROM run_rows WHERE run_id = ?1 ORDER BY line")
+            .unwrap();
+        stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn a_row_given_again_in_a_run_or_the_next_is_stored_once_with_the_id_of_its_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut store = Store::open(&path).unwrap();
+        // Line n holds row n % 7: repeats within one statement's worth and across them,
+        // with commits in between that write the keys of some.
+        let same = |line: u64| {
+            let mut r = row(line % 7 + 2);
+            r.input.line = line;
+            r
+        };
+        let lines = 2..2 + 3 * ROWS_PER_STATEMENT as u64 + 1;
+        let mut runs = Vec::new();
+        for pending_limit in [3, usize::MAX] {
+            let run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.pending_limit = Some(pending_limit);
+            writer.max_transaction = Duration::ZERO;
+            for line in lines.clone() {
+                writer.send(Record::Row(Box::new(same(line)))).unwrap();
+                if line.is_multiple_of(10) {
+                    writer.tick().unwrap();
+                }
+            }
+            writer.finish().unwrap();
+            runs.push(run_id);
+        }
+        let conn = Connection::open(&path).unwrap();
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(count("SELECT count(*) FROM inputs"), 7);
+        assert_eq!(count("SELECT count(*) FROM input_keys"), 7);
+        let first = input_ids(&path, runs[0]);
+        assert_eq!(first, input_ids(&path, runs[1]), "the next run finds them");
+        for (line, id) in first {
+            assert_eq!(
+                id,
+                (line - 2) % 7 + 1,
+                "line {line}: ids in the order of first lines"
+            );
+        }
     }
 }

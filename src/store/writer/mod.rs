@@ -28,8 +28,9 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, params};
 use uuid::Uuid;
 
+use self::inputs::RunRows;
 use super::checkpoint::Checkpointer;
-use super::keys::{PendingKeys, pending_limit, search_hash};
+use super::keys::{Pending, PendingKeys, pending_limit, search_hash};
 use super::{StoreError, now_seconds};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
@@ -134,6 +135,8 @@ pub struct Writer {
     keys_stored: u64,
     /// A batch size of its own instead (tests).
     pub(super) pending_limit: Option<usize>,
+    /// Row outcomes of the open transaction not yet written: the commit writes them first.
+    rows: RunRows,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
@@ -184,6 +187,7 @@ impl Writer {
             pending: PendingKeys::default(),
             keys_stored: u64::try_from(keys_stored).unwrap_or(0),
             pending_limit: None,
+            rows: RunRows::default(),
             written: 0,
             checkpointer,
             log_started: Instant::now(),
@@ -239,10 +243,14 @@ impl Writer {
             .pending_limit
             .unwrap_or_else(|| pending_limit(self.keys_stored));
         let due = all_keys || self.pending.len() >= limit;
-        let keys = (due && !self.pending.is_empty()).then(|| std::mem::take(&mut self.pending));
+        let keys = due.then(|| std::mem::take(&mut self.pending));
         self.keys_stored += keys.as_ref().map_or(0, |k| k.len() as u64);
         Some(CommitJob {
+            // Taken even when empty if all are due: the rows written by the commit may
+            // add some.
             keys,
+            rows: std::mem::take(&mut self.rows),
+            run_id: self.run_id,
             conn: self.conn.take()?,
             restart_log: self.checkpointer.is_some()
                 && self.log_started.elapsed() >= self.log_restart,
@@ -251,6 +259,7 @@ impl Writer {
     /// Takes the connection back after its commit, then writes what was queued meanwhile.
     pub fn committed(&mut self, done: Committed) -> Result<(), StoreError> {
         self.conn = Some(done.conn);
+        self.pending.inputs.extend(done.added);
         if done.result.map_err(StoreError::at("committing a batch"))? {
             self.log_started = Instant::now();
         }
@@ -294,6 +303,7 @@ impl Writer {
         if self.open.take().is_none() {
             return;
         }
+        self.rows.clear();
         if let Err(e) = self.conn().execute_batch("ROLLBACK") {
             tracing::warn!("rolling back a failed batch: {e}");
         }
@@ -373,7 +383,7 @@ impl Writer {
                 let company = self.company_key(company)?;
                 self.record_change(company, rating, Some(rating), Change::Gone)
             }
-            Record::Row(row) => self.record_row(&row),
+            Record::Row(row) => self.record_row(*row),
         }
     }
 }
@@ -385,6 +395,9 @@ pub struct CommitJob {
     restart_log: bool,
     /// Keys to write to the key tables in the transaction before it commits.
     keys: Option<PendingKeys>,
+    /// Row outcomes to write in the transaction before it commits.
+    rows: RunRows,
+    run_id: i64,
 }
 
 /// A commit done, to hand back to [`Writer::committed`].
@@ -392,6 +405,8 @@ pub struct Committed {
     conn: Connection,
     /// Whether the log now starts over.
     result: Result<bool, rusqlite::Error>,
+    /// Inputs the commit added whose keys it did not write: pending still.
+    added: Pending,
 }
 
 impl CommitJob {
@@ -401,10 +416,17 @@ impl CommitJob {
     /// which a writer that begins again straight after each commit never sees otherwise,
     /// and the log would grow for the whole run. (Busy when the thread is copying at that
     /// moment: then the next commit tries again.)
-    pub fn run(self) -> Committed {
+    pub fn run(mut self) -> Committed {
+        let mut added = Pending::default();
         let keys = match self.keys {
-            Some(keys) => keys.write(&self.conn),
-            None => Ok(()),
+            Some(mut keys) => self
+                .rows
+                .write(&self.conn, self.run_id, &mut keys.inputs)
+                .and_then(|()| match keys.is_empty() {
+                    true => Ok(()),
+                    false => keys.write(&self.conn),
+                }),
+            None => self.rows.write(&self.conn, self.run_id, &mut added),
         };
         let result = keys
             .and_then(|()| self.conn.execute_batch("COMMIT"))
@@ -419,6 +441,7 @@ impl CommitJob {
         Committed {
             conn: self.conn,
             result,
+            added,
         }
     }
 }
