@@ -596,9 +596,6 @@ fn main() {
         .as_ref()
         .map_or(dir.path(), |r| r.path())
         .to_path_buf();
-    if reports.is_some() {
-        println!("reports are written in memory (/dev/shm): the disk figures are the database's");
-    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "ratewatch throughput benchmark — {cores} cores, simulated latency {} ms{}",
@@ -615,6 +612,9 @@ fn main() {
             "simulator and ratewatch share the cores"
         }
     );
+    if reports.is_some() {
+        println!("reports are written in memory (/dev/shm): the disk figures are the database's");
+    }
     let ceiling = simulator_ceiling(o.pin);
     println!("simulator ceiling: {ceiling:.0} requests/s at zero latency (64 connections)\n");
 
