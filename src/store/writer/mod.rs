@@ -40,10 +40,10 @@ use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus}
 /// database writes of a first run by almost two thirds. (Input digests and search keys
 /// are written in larger batches still: see `keys`.)
 const MAX_TRANSACTION: Duration = Duration::from_secs(1);
-/// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile):
-/// it stays a few seconds of writes long, and the writer copies only the last moment's
-/// pages itself.
-const LOG_RESTART: Duration = Duration::from_secs(2);
+/// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile,
+/// as often): it stays about ten seconds of writes long, and the writer copies only the
+/// last moment's pages itself.
+const LOG_RESTART: Duration = Duration::from_secs(10);
 /// Company UUIDs → internal keys remembered; past this the memo starts over.
 const COMPANY_MEMO: usize = 100_000;
 
