@@ -231,47 +231,58 @@ pub(super) fn insert_sorted(
 /// key table holds. A no-op (two short reads) when nothing is missing.
 pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
     let ctx = "adding the keys of rows a stopped run left without";
-    let missing = |sql: &str, hash: fn(&rusqlite::Row<'_>) -> rusqlite::Result<i64>| {
-        let mut stmt = conn.prepare(sql)?;
-        stmt.query_map([], |r| Ok((hash(r)?, r.get::<_, i64>(1)?)))?
-            .collect::<rusqlite::Result<Vec<(i64, i64)>>>()
-    };
-    let resolutions = missing(
-        "SELECT input_key, id FROM resolutions
-         WHERE id > (SELECT coalesce(max(resolution), 0) FROM resolution_keys)",
-        |r| r.get::<_, String>(0).map(|k| search_hash(&k)),
-    )
-    .map_err(StoreError::at(ctx))?;
-    let inputs = missing(
-        "SELECT digest, id FROM inputs
-         WHERE id > (SELECT coalesce(max(input), 0) FROM input_keys)",
-        |r| {
-            let digest = r.get_ref(0)?;
-            Ok(digest_hash(digest.as_bytes().unwrap_or_default()))
-        },
-    )
-    .map_err(StoreError::at(ctx))?;
-    let companies = missing(
-        "SELECT company_id, id FROM companies
-         WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys)",
-        |r| Ok(company_hash(read_uuid(r, 0)?)),
-    )
-    .map_err(StoreError::at(ctx))?;
-    if resolutions.is_empty() && inputs.is_empty() && companies.is_empty() {
+    /// The rows above a key table's highest id: (hash, id) each.
+    type Missing = (
+        &'static str,
+        &'static str,
+        fn(&rusqlite::Row<'_>) -> rusqlite::Result<i64>,
+    );
+    let tables: [Missing; 3] = [
+        (
+            "SELECT input_key, id FROM resolutions
+             WHERE id > (SELECT coalesce(max(resolution), 0) FROM resolution_keys)",
+            RESOLUTION_KEYS,
+            |r| r.get::<_, String>(0).map(|k| search_hash(&k)),
+        ),
+        (
+            "SELECT digest, id FROM inputs
+             WHERE id > (SELECT coalesce(max(input), 0) FROM input_keys)",
+            INPUT_KEYS,
+            |r| {
+                let digest = r.get_ref(0)?;
+                Ok(digest_hash(digest.as_bytes().unwrap_or_default()))
+            },
+        ),
+        (
+            "SELECT company_id, id FROM companies
+             WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys)",
+            COMPANY_KEYS,
+            |r| Ok(company_hash(read_uuid(r, 0)?)),
+        ),
+    ];
+    // One table at a time, in one transaction: after an upgrade that emptied the key
+    // tables (0011), a million rows' keys are held at once, not three million.
+    let tx = conn.unchecked_transaction().map_err(StoreError::at(ctx))?;
+    let mut added = 0;
+    for (select, insert, hash) in tables {
+        let missing = tx
+            .prepare(select)
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| Ok((hash(r)?, r.get::<_, i64>(1)?)))?
+                    .collect::<rusqlite::Result<Vec<(i64, i64)>>>()
+            })
+            .map_err(StoreError::at(ctx))?;
+        added += missing.len();
+        insert_sorted(&tx, insert, missing).map_err(StoreError::at(ctx))?;
+    }
+    if added == 0 {
         return Ok(());
     }
     tracing::info!(
-        resolutions = resolutions.len(),
-        inputs = inputs.len(),
-        companies = companies.len(),
-        "adding the keys of rows a stopped run left without"
+        keys = added,
+        "added the keys of rows a stopped run left without"
     );
-    let tx = conn.unchecked_transaction().map_err(StoreError::at(ctx))?;
-    insert_sorted(&tx, RESOLUTION_KEYS, resolutions)
-        .and_then(|()| insert_sorted(&tx, INPUT_KEYS, inputs))
-        .and_then(|()| insert_sorted(&tx, COMPANY_KEYS, companies))
-        .and_then(|()| tx.commit())
-        .map_err(StoreError::at(ctx))
+    tx.commit().map_err(StoreError::at(ctx))
 }
 
 /// A UUID stored as 16 bytes (`companies.company_id`).
