@@ -177,6 +177,31 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         "nothing written for an unknown run"
     );
 
+    // A database from before its tables took their compact form (0011) is not read as if
+    // it had: the reports and the history are refused, and a dry run counts as for a first
+    // run and says why.
+    rusqlite::Connection::open(demo.path("ratewatch.db"))
+        .unwrap()
+        .pragma_update(None, "user_version", 10)
+        .unwrap();
+    demo.ratewatch()
+        .args(["report", "--run", "2", "--out", "older"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+    demo.ratewatch()
+        .args(["changes", "--since", "2020-01-01"])
+        .assert()
+        .code(4)
+        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+    demo.ratewatch()
+        .arg("screen")
+        .arg(sample("portfolio.csv"))
+        .args(["--demo", "--dry-run"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("from an earlier ratewatch"));
+
     // A database from before the alert rules cannot say which rows are alerts: refused,
     // never a summary saying nothing is flagged.
     rusqlite::Connection::open(demo.path("ratewatch.db"))
