@@ -255,6 +255,26 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
         ),
         moved
     );
+    // `changes` lists them too, with no run.
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    let out = Command::from_std(cmd)
+        .current_dir(ws.dir.path())
+        .args(["changes", "--since", "2000-01-01", "--json", "--db"])
+        .arg(&db)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let listed: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let without_run = listed["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["run_id"].is_null())
+        .count();
+    assert_eq!(without_run as u64, moved);
     assert_eq!(
         count(
             &db,

@@ -313,7 +313,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                             format!("{} → {}", c.from, c.to),
                             c.changed_at.clone(),
                             c.observed_at.clone(),
-                            c.run_id.to_string(),
+                            run_text(c.run_id),
                         ]
                     })
                     .collect();
@@ -359,7 +359,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                         change_kind(c).as_str().to_string(),
                         c.changed_at.clone(),
                         c.observed_at.clone(),
-                        c.run_id.to_string(),
+                        run_text(c.run_id),
                     ]);
                     row
                 })

@@ -119,7 +119,9 @@ pub struct ColorChange {
     pub changed_at: String,
     /// When ratewatch saw it.
     pub observed_at: String,
-    pub run_id: i64,
+    /// The run that saw it; None for a change `sync-history` added (a lookup made
+    /// elsewhere showed it).
+    pub run_id: Option<i64>,
 }
 
 /// The run that says what a portfolio holds: its latest finished one. A run still going,
