@@ -38,6 +38,31 @@
 -- Every table is rebuilt in place with every row and id; the views reading them are
 -- dropped first and created again after.
 
+-- Every value converted must convert exactly: a time that is not whole seconds in
+-- ratewatch's one format, or a UUID that is not one, stops the upgrade here (the CHECK
+-- below names it) with the database as it was, rather than turning into NULL.
+CREATE TEMP TABLE compact_rows_check (
+    ok INTEGER CONSTRAINT every_time_and_uuid_converts_exactly CHECK (ok)
+);
+INSERT INTO compact_rows_check (ok)
+SELECT 0 FROM companies
+WHERE unhex(replace(company_id, '-', '')) IS NULL
+   OR length(unhex(replace(company_id, '-', ''))) <> 16
+   OR strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(first_seen_at), 'unixepoch') IS NOT first_seen_at
+   OR strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(updated_at), 'unixepoch') IS NOT updated_at;
+INSERT INTO compact_rows_check (ok)
+SELECT 0 FROM ratings
+WHERE strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(last_change_date), 'unixepoch')
+        IS NOT last_change_date
+   OR strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(last_refresh_date), 'unixepoch')
+        IS NOT last_refresh_date
+   OR strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(observed_at), 'unixepoch') IS NOT observed_at
+   OR strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(confirmed_at), 'unixepoch') IS NOT confirmed_at;
+INSERT INTO compact_rows_check (ok)
+SELECT 0 FROM resolutions
+WHERE strftime('%Y-%m-%dT%H:%M:%SZ', unixepoch(resolved_at), 'unixepoch') IS NOT resolved_at;
+DROP TABLE compact_rows_check;
+
 PRAGMA legacy_alter_table = ON;
 
 DROP VIEW latest_ratings;

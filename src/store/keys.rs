@@ -8,7 +8,7 @@
 //! keeps the keys of the rows it added in memory ([`PendingKeys`]), writing them to
 //! `resolution_keys` / `input_keys` / `company_keys` sorted, tens of thousands at a time: each page of a
 //! key table is then written once per batch rather than once per second. The key tables
-//! hold a hash of the key (8 bytes) and the row's id; a lookup reads the rows with that
+//! hold a hash of the key (4 bytes) and the row's id; a lookup reads the rows with that
 //! hash and compares the full key, so a collision never mixes two searches.
 //!
 //! A run killed between two batches leaves rows without keys: they are the rows above the
@@ -130,7 +130,7 @@ impl Pending {
         self.shared.push((hash, id));
     }
 
-    /// The ids of the rows whose key has this hash, oldest first.
+    /// The ids of the rows whose key has this hash.
     pub fn ids(&self, hash: i64) -> impl Iterator<Item = i64> + '_ {
         let first = i32::try_from(hash)
             .ok()

@@ -2278,3 +2278,39 @@ fn a_company_is_found_while_its_key_waits_and_gets_it_after_a_run_stopped_before
         "a company known through the key table is not added again"
     );
 }
+
+#[test]
+fn an_upgrade_that_cannot_convert_a_time_exactly_stops_and_leaves_the_database_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v10.db");
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+    )
+    .unwrap();
+    for (v, _, sql) in &migrate::MIGRATIONS[..10] {
+        conn.execute_batch(sql).unwrap();
+        conn.pragma_update(None, "user_version", v).unwrap();
+    }
+    conn.execute_batch(
+        "INSERT INTO companies (company_id, first_seen_at, updated_at)
+         VALUES ('0a0a0a0a-0a0a-0a0a-0a0a-0a0a0a0a0a0a', '2026-01-01 02:00:00', '2026-01-01T02:00:00Z');",
+    )
+    .unwrap();
+    drop(conn);
+    let refused = Store::open(&path).err().expect("the upgrade stops");
+    assert!(
+        refused.to_string().contains("0011_compact_rows")
+            && format!("{refused:?}").contains("every_time_and_uuid_converts_exactly"),
+        "{refused:?}"
+    );
+    let conn = Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 10);
+    let first_seen: String = conn
+        .query_row("SELECT first_seen_at FROM companies", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(first_seen, "2026-01-01 02:00:00");
+}

@@ -546,4 +546,29 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn a_row_repeated_after_a_commit_that_wrote_no_keys_finds_the_input_added_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut store = Store::open(&path).unwrap();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        writer.max_transaction = Duration::ZERO;
+        // Each commit writes the rows waiting, and no keys (far fewer than a batch).
+        for line in [2, 3, 4] {
+            let mut again = row(2);
+            again.input.line = line;
+            writer.send(Record::Row(Box::new(again))).unwrap();
+            writer.tick().unwrap();
+        }
+        writer.finish().unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let inputs: i64 = conn
+            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(inputs, 1, "one row given three times is stored once");
+        let ids = input_ids(&path, run_id);
+        assert!(ids.iter().all(|(_, id)| *id == ids[0].1), "{ids:?}");
+    }
 }

@@ -128,8 +128,8 @@ pub struct Writer {
     open: Option<Instant>,
     /// Whether the run's `service_time` is recorded (by its first rating).
     service_time_known: bool,
-    /// Keys of the searches and input rows added since they were last written to the key
-    /// tables: written with the commit after there are [`PENDING_KEYS`] of them.
+    /// Keys of the searches, input rows and companies added since they were last written
+    /// to the key tables: written with the commit once there are [`pending_limit`] of them.
     pending: PendingKeys,
     /// Keys the key tables hold: the next batch's size follows it ([`pending_limit`]).
     keys_stored: u64,
@@ -248,6 +248,12 @@ impl Writer {
         Some(CommitJob {
             // Taken even when empty if all are due: the rows written by the commit may
             // add some.
+            // Otherwise the input keys still waiting go along: the rows the commit writes
+            // find the inputs this run added through them, and the commit adds its own.
+            inputs: match keys {
+                Some(_) => Pending::default(),
+                None => std::mem::take(&mut self.pending.inputs),
+            },
             keys,
             rows: std::mem::take(&mut self.rows),
             run_id: self.run_id,
@@ -395,6 +401,9 @@ pub struct CommitJob {
     restart_log: bool,
     /// Keys to write to the key tables in the transaction before it commits.
     keys: Option<PendingKeys>,
+    /// When no keys are written: the input keys still waiting, handed back with those of
+    /// the inputs the commit adds.
+    inputs: Pending,
     /// Row outcomes to write in the transaction before it commits.
     rows: RunRows,
     run_id: i64,
@@ -405,7 +414,8 @@ pub struct Committed {
     conn: Connection,
     /// Whether the log now starts over.
     result: Result<bool, rusqlite::Error>,
-    /// Inputs the commit added whose keys it did not write: pending still.
+    /// The input keys waiting (those the job took and those of the inputs it added) when
+    /// it did not write them.
     added: Pending,
 }
 
@@ -417,7 +427,7 @@ impl CommitJob {
     /// and the log would grow for the whole run. (Busy when the thread is copying at that
     /// moment: then the next commit tries again.)
     pub fn run(mut self) -> Committed {
-        let mut added = Pending::default();
+        let mut added = self.inputs;
         let keys = match self.keys {
             Some(mut keys) => self
                 .rows
