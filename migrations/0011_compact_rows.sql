@@ -171,9 +171,11 @@ JOIN companies c ON c.id = r.company
 LEFT JOIN rating_confirmations f ON f.rating = r.id
 WHERE r.id = (SELECT max(id) FROM ratings WHERE company = r.company);
 
--- As in 0007, on seconds: each time is worked out as a number and shown as text. With the
--- company's internal key first, so that one company's periods are read through the index
--- `run_companies_color_starts` (a filter on the UUID text cannot use an index).
+-- As in 0007, on seconds: each time is worked out as a number and shown as text, and a
+-- period's first observation is read from runs and requests made elsewhere in one
+-- select (0007 repeated the select for each). With the company's internal key first, so
+-- that one company's periods are read through the indexes `run_companies_color_starts`
+-- and `account_requests_color_starts` (a filter on the UUID text cannot use an index).
 CREATE VIEW company_color_periods AS
 SELECT s.company,
        CASE WHEN c.company_id IS NOT NULL THEN
@@ -194,7 +196,13 @@ SELECT s.company,
                                                                           AS confirmed_at,
        r.first_run_id,
        CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id
-FROM run_companies s                                       -- the period's first observation
+FROM (SELECT company, rating_id, previous_rating_id        -- each period's first observation,
+      FROM run_companies                                   -- by a run
+      WHERE change IN ('new', 'deteriorated', 'improved', 'changed')
+      UNION ALL
+      SELECT company, rating_id, previous_rating_id        -- or by a request made elsewhere
+      FROM account_requests
+      WHERE change IN ('new', 'deteriorated', 'improved', 'changed')) s
 JOIN companies c ON c.id = s.company
 JOIN ratings r   ON r.id = s.rating_id
 LEFT JOIN ratings p ON p.id = s.previous_rating_id         -- the previous period's last one
@@ -211,47 +219,7 @@ LEFT JOIN ratings n                                        -- the next period's 
 JOIN ratings l                                             -- this period's last observation
        ON l.id = coalesce((SELECT max(id) FROM ratings WHERE company = s.company AND id < n.id),
                           (SELECT max(id) FROM ratings WHERE company = s.company))
-LEFT JOIN rating_confirmations lf ON lf.rating = l.id
-WHERE s.change IN ('new', 'deteriorated', 'improved', 'changed')
-UNION ALL
-SELECT s.company,
-       CASE WHEN c.company_id IS NOT NULL THEN
-         lower(substr(hex(c.company_id), 1, 8) || '-' || substr(hex(c.company_id), 9, 4) || '-' ||
-               substr(hex(c.company_id), 13, 4) || '-' || substr(hex(c.company_id), 17, 4) || '-' ||
-               substr(hex(c.company_id), 21)) END        AS company_id,
-       c.name,
-       c.country,
-       r.color,
-       strftime('%Y-%m-%dT%H:%M:%SZ',
-                max(min(coalesce(r.last_change_date, r.observed_at), r.observed_at),
-                    coalesce(pf.confirmed_at, p.observed_at, -9223372036854775807)), 'unixepoch') AS valid_from,
-       strftime('%Y-%m-%dT%H:%M:%SZ',
-                max(min(coalesce(n.last_change_date, n.observed_at), n.observed_at),
-                    coalesce(lf.confirmed_at, l.observed_at)), 'unixepoch') AS valid_to,
-       strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, 'unixepoch')         AS observed_at,
-       strftime('%Y-%m-%dT%H:%M:%SZ', coalesce(lf.confirmed_at, l.observed_at), 'unixepoch')
-                                                                          AS confirmed_at,
-       r.first_run_id,
-       CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id
-FROM account_requests s
-JOIN companies c ON c.id = s.company
-JOIN ratings r   ON r.id = s.rating_id
-LEFT JOIN ratings p ON p.id = s.previous_rating_id
-LEFT JOIN rating_confirmations pf ON pf.rating = p.id
-LEFT JOIN ratings n
-       ON n.id = (SELECT min(next) FROM (
-                    SELECT (SELECT min(rating_id) FROM run_companies
-                            WHERE company = s.company AND rating_id > s.rating_id
-                              AND change IN ('new', 'deteriorated', 'improved', 'changed')) AS next
-                    UNION ALL
-                    SELECT (SELECT min(rating_id) FROM account_requests
-                            WHERE company = s.company AND rating_id > s.rating_id
-                              AND change IN ('new', 'deteriorated', 'improved', 'changed'))))
-JOIN ratings l
-       ON l.id = coalesce((SELECT max(id) FROM ratings WHERE company = s.company AND id < n.id),
-                          (SELECT max(id) FROM ratings WHERE company = s.company))
-LEFT JOIN rating_confirmations lf ON lf.rating = l.id
-WHERE s.change IN ('new', 'deteriorated', 'improved', 'changed');
+LEFT JOIN rating_confirmations lf ON lf.rating = l.id;
 
 CREATE VIEW color_periods AS
 SELECT company_id, name, country, color, valid_from, valid_to, observed_at, confirmed_at,
@@ -270,27 +238,16 @@ SELECT CASE WHEN c.company_id IS NOT NULL THEN
                                                    AS changed_at,
        strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, 'unixepoch') AS observed_at,
        s.run_id
-FROM run_companies s
+FROM (SELECT run_id, company, rating_id, previous_rating_id  -- seen by a run
+      FROM run_companies
+      WHERE change IN ('deteriorated', 'improved', 'changed')
+      UNION ALL
+      SELECT NULL, company, rating_id, previous_rating_id    -- or by a request made elsewhere
+      FROM account_requests
+      WHERE change IN ('deteriorated', 'improved', 'changed')) s
 JOIN ratings r   ON r.id = s.rating_id
 JOIN ratings p   ON p.id = s.previous_rating_id
-JOIN companies c ON c.id = s.company
-WHERE s.change IN ('deteriorated', 'improved', 'changed')
-UNION ALL
-SELECT CASE WHEN c.company_id IS NOT NULL THEN
-         lower(substr(hex(c.company_id), 1, 8) || '-' || substr(hex(c.company_id), 9, 4) || '-' ||
-               substr(hex(c.company_id), 13, 4) || '-' || substr(hex(c.company_id), 17, 4) || '-' ||
-               substr(hex(c.company_id), 21)) END,
-       c.name,
-       p.color,
-       r.color,
-       strftime('%Y-%m-%dT%H:%M:%SZ', coalesce(r.last_change_date, r.observed_at), 'unixepoch'),
-       strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, 'unixepoch'),
-       NULL
-FROM account_requests s
-JOIN ratings r   ON r.id = s.rating_id
-JOIN ratings p   ON p.id = s.previous_rating_id
-JOIN companies c ON c.id = s.company
-WHERE s.change IN ('deteriorated', 'improved', 'changed');
+JOIN companies c ON c.id = s.company;
 
 CREATE VIEW run_results AS
 SELECT rr.run_id,
