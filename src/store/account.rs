@@ -114,7 +114,7 @@ fn record(
     let company_id = r.rating.company_id;
     // Every key is written: the store opened for writing caught them up, and a sync
     // writes the keys of the companies it adds at once.
-    let company = match keys::find_company(tx, company_id, None)? {
+    let company = match keys::find_company(tx, company_id)? {
         Some(id) => id,
         None => {
             // Known by its id alone until a run or a lookup describes it. Its key is

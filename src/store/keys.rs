@@ -68,32 +68,29 @@ pub(crate) fn company_hash(company: Uuid) -> i64 {
     i64::from((n ^ (n >> 32) ^ (n >> 64) ^ (n >> 96)) as u32 as i32)
 }
 
-/// The internal key of the company with this UUID, through `company_keys`. With
-/// `unwritten`, a company whose key is not written yet (a run killed, or running in
-/// another process) is looked for among the rows above `unwritten`, the key table's
-/// highest (see [`highest_company_key`]).
-pub(crate) fn find_company(
+/// The internal key of the company with this UUID, through `company_keys`.
+pub(crate) fn find_company(conn: &Connection, company: Uuid) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT c.id FROM company_keys k JOIN companies c ON c.id = k.company
+         WHERE k.hash = ?1 AND c.company_id = ?2",
+    )?
+    .query_row(params![company_hash(company), company.as_bytes()], |r| {
+        r.get(0)
+    })
+    .optional()
+}
+
+/// The internal key of the company with this UUID among those whose key is not written
+/// yet (a run stopped, or running in another process): the rows above `highest`, the key
+/// table's highest (see [`highest_company_key`]).
+pub(crate) fn find_unkeyed_company(
     conn: &Connection,
     company: Uuid,
-    unwritten: Option<i64>,
+    highest: i64,
 ) -> rusqlite::Result<Option<i64>> {
-    let found = conn
-        .prepare_cached(
-            "SELECT c.id FROM company_keys k JOIN companies c ON c.id = k.company
-             WHERE k.hash = ?1 AND c.company_id = ?2",
-        )?
-        .query_row(params![company_hash(company), company.as_bytes()], |r| {
-            r.get(0)
-        })
-        .optional()?;
-    match (found, unwritten) {
-        (Some(id), _) => Ok(Some(id)),
-        (None, None) => Ok(None),
-        (None, Some(highest)) => conn
-            .prepare_cached("SELECT id FROM companies WHERE id > ?1 AND company_id = ?2")?
-            .query_row(params![highest, company.as_bytes()], |r| r.get(0))
-            .optional(),
-    }
+    conn.prepare_cached("SELECT id FROM companies WHERE id > ?1 AND company_id = ?2")?
+        .query_row(params![highest, company.as_bytes()], |r| r.get(0))
+        .optional()
 }
 
 /// The highest company id `company_keys` holds: the companies above it have no key yet.

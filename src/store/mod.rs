@@ -356,7 +356,7 @@ impl Store {
     /// The internal key of the company with this UUID, if the database knows it: through
     /// the key table, or among the companies a run stopped before writing their keys.
     pub(crate) fn company_key(&self, company: Uuid) -> rusqlite::Result<Option<i64>> {
-        if let Some(key) = keys::find_company(&self.conn, company, None)? {
+        if let Some(key) = keys::find_company(&self.conn, company)? {
             return Ok(Some(key));
         }
         let highest = match self.keyed_companies.get() {
@@ -366,7 +366,7 @@ impl Store {
                 *self.keyed_companies.get_or_init(|| h)
             }
         };
-        keys::find_company(&self.conn, company, Some(highest))
+        keys::find_unkeyed_company(&self.conn, company, highest)
     }
 
     /// The cached answer to a search, if any (whatever its age), for a run's preview.

@@ -205,7 +205,7 @@ impl Writer {
                 return Ok(same);
             }
         }
-        let key = find_company(self.conn(), company, None).map_err(StoreError::at(ctx))?;
+        let key = find_company(self.conn(), company).map_err(StoreError::at(ctx))?;
         if let Some(k) = key {
             self.remember(company, k);
         }
