@@ -715,7 +715,7 @@ impl Store {
             .map_err(StoreError::at("sizing the page cache"))?;
         // Every statement the writer runs stays prepared (a statement pushed out of the
         // cache is compiled again on its next use).
-        conn.set_prepared_statement_cache_capacity(64);
+        conn.set_prepared_statement_cache_capacity(128);
         let checkpointer = checkpoint::Checkpointer::start(&self.path);
         if checkpointer.is_some() {
             // The log starts over every few seconds; the file is cut back when it does

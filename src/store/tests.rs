@@ -311,9 +311,12 @@ fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
     w.finish().unwrap();
     let mut resumed = store.writer(r2).unwrap();
     assert!(resumed.rated(id).unwrap());
-    // A second observation in the same run is refused loudly, not added to the history.
-    assert!(resumed.send(Record::Observation(red)).is_err());
-    resumed.finish().unwrap();
+    // A second observation in the same run is refused loudly, when it is written at the
+    // latest, and not added to the history.
+    let second = resumed
+        .send(Record::Observation(red))
+        .and_then(|()| resumed.finish());
+    assert!(second.is_err(), "{second:?}");
     assert_eq!(history_len(&store), 2);
     let change: String = store
         .conn
@@ -324,6 +327,99 @@ fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
         )
         .unwrap();
     assert_eq!(change, "deteriorated");
+}
+
+#[test]
+fn outcomes_confirmations_and_identifiers_written_many_to_a_statement_are_all_kept_in_order() {
+    // 70 companies: two whole statements of 32 and a remainder the commit writes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let r1 = run(&mut store);
+    let mut w = store.writer(r1).unwrap();
+    for n in 1..=70u128 {
+        let company = crate::model::Company {
+            id: Uuid::from_u128(n),
+            name: format!("Company {n}"),
+            address: crate::model::Address::default(),
+            phone: None,
+            legal_form: "SA".into(),
+            external_ids: vec![
+                ("siren".into(), format!("{n:09}")),
+                ("vat".into(), format!("FR{n}")),
+            ],
+        };
+        w.send(Record::Company(Box::new(company))).unwrap();
+        observe_green(&mut w, n);
+    }
+    w.finish().unwrap();
+    assert_eq!(
+        count(
+            &store.conn,
+            "SELECT count(*) FROM company_external_ids WHERE service = 'siren'"
+        ),
+        70
+    );
+    assert_eq!(
+        count(
+            &store.conn,
+            "SELECT count(*) FROM company_external_ids WHERE service = 'vat'"
+        ),
+        70
+    );
+    assert_eq!(
+        count(
+            &store.conn,
+            &format!("SELECT count(*) FROM run_companies WHERE run_id = {r1} AND change = 'new'")
+        ),
+        70
+    );
+    // Each outcome names its company's own rating.
+    assert_eq!(
+        count(
+            &store.conn,
+            "SELECT count(*) FROM run_companies rc JOIN ratings r ON r.id = rc.rating_id WHERE r.company <> rc.company"
+        ),
+        0
+    );
+
+    // The next night confirms them all; a question about a row reads this run's
+    // confirmations though they have not been written yet.
+    let r2 = run(&mut store);
+    let mut w = store.writer(r2).unwrap();
+    for n in 1..=70u128 {
+        observe_green(&mut w, n);
+    }
+    assert_eq!(
+        w.last_checked(None, Some(Uuid::from_u128(70))).unwrap(),
+        Some(r2)
+    );
+    // And a company the night has not rated yet was last checked by the first.
+    observe_green(&mut w, 71);
+    w.finish().unwrap();
+    assert_eq!(history_len(&store), 71);
+    assert_eq!(
+        count(
+            &store.conn,
+            &format!("SELECT count(*) FROM rating_confirmations WHERE last_run_id = {r2}")
+        ),
+        70
+    );
+    assert_eq!(
+        count(
+            &store.conn,
+            &format!(
+                "SELECT count(*) FROM run_companies WHERE run_id = {r2} AND change = 'unchanged' AND rating_id = previous_rating_id"
+            )
+        ),
+        70
+    );
+    assert_eq!(
+        count(
+            &store.conn,
+            &format!("SELECT count(*) FROM run_companies WHERE run_id = {r2} AND change = 'new'")
+        ),
+        1
+    );
 }
 
 #[test]

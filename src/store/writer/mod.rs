@@ -16,8 +16,10 @@
 //! Split by what it does: this file holds the transaction and commit protocol;
 //! `records` writes companies, resolutions and the rating history (where changes are
 //! detected, against the history); `questions` answers the pipeline; `inputs` stores the
-//! rows as given and their outcomes.
+//! rows as given and their outcomes; `appends` writes, many to a statement, the rows the
+//! run does not read back.
 
+mod appends;
 mod inputs;
 mod questions;
 mod records;
@@ -28,6 +30,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, params};
 use uuid::Uuid;
 
+use self::appends::Appends;
 use self::inputs::RunRows;
 use super::checkpoint::Checkpointer;
 use super::keys::{Pending, PendingKeys, pending_limit, search_hash};
@@ -137,6 +140,8 @@ pub struct Writer {
     pub(super) pending_limit: Option<usize>,
     /// Row outcomes of the open transaction not yet written: the commit writes them first.
     rows: RunRows,
+    /// Likewise the companies' outcomes, confirmations and identifiers.
+    appends: Appends,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
@@ -188,6 +193,7 @@ impl Writer {
             keys_stored: u64::try_from(keys_stored).unwrap_or(0),
             pending_limit: None,
             rows: RunRows::default(),
+            appends: Appends::default(),
             written: 0,
             checkpointer,
             log_started: Instant::now(),
@@ -256,6 +262,7 @@ impl Writer {
             },
             keys,
             rows: std::mem::take(&mut self.rows),
+            appends: std::mem::take(&mut self.appends),
             run_id: self.run_id,
             conn: self.conn.take()?,
             restart_log: self.checkpointer.is_some()
@@ -296,6 +303,26 @@ impl Writer {
         self.commit()?;
         Ok(self.written)
     }
+    /// Writes the rows waiting in [`Appends`] that fill whole statements.
+    fn write_full_appends(&mut self) -> Result<(), StoreError> {
+        if !self.appends.full() {
+            return Ok(());
+        }
+        self.write_appends(false)
+    }
+    /// Writes the rows waiting in [`Appends`], all of them or whole statements only:
+    /// before a question reads their tables, all.
+    fn write_appends(&mut self, all: bool) -> Result<(), StoreError> {
+        let conn = self
+            .conn
+            .as_ref()
+            .expect("records are applied while the connection is home");
+        let written = self.appends.write(conn, self.run_id, all);
+        if written.is_err() {
+            self.rollback();
+        }
+        written.map_err(StoreError::at("recording the companies' outcomes"))
+    }
     fn begin(&mut self) -> Result<(), StoreError> {
         if self.open.is_none() {
             self.conn()
@@ -310,6 +337,7 @@ impl Writer {
             return;
         }
         self.rows.clear();
+        self.appends.clear();
         if let Err(e) = self.conn().execute_batch("ROLLBACK") {
             tracing::warn!("rolling back a failed batch: {e}");
         }
@@ -406,6 +434,8 @@ pub struct CommitJob {
     inputs: Pending,
     /// Row outcomes to write in the transaction before it commits.
     rows: RunRows,
+    /// And the other rows waiting ([`Appends`]).
+    appends: Appends,
     run_id: i64,
 }
 
@@ -428,7 +458,8 @@ impl CommitJob {
     /// moment: then the next commit tries again.)
     pub fn run(mut self) -> Committed {
         let mut added = self.inputs;
-        let keys = match self.keys {
+        let appended = self.appends.write(&self.conn, self.run_id, true);
+        let keys = appended.and_then(|()| match self.keys {
             Some(mut keys) => self
                 .rows
                 .write(&self.conn, self.run_id, &mut keys.inputs)
@@ -437,7 +468,7 @@ impl CommitJob {
                     false => keys.write(&self.conn),
                 }),
             None => self.rows.write(&self.conn, self.run_id, &mut added),
-        };
+        });
         let result = keys
             .and_then(|()| self.conn.execute_batch("COMMIT"))
             .and_then(|()| {

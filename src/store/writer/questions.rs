@@ -85,6 +85,7 @@ impl Writer {
         since: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.begin()?;
+        self.write_appends(true)?;
         let Some(key) = self.known_company(company)? else {
             return Ok(false);
         };
@@ -107,6 +108,7 @@ impl Writer {
     pub fn gone(&mut self, company: Uuid) -> Result<Option<Gone>, StoreError> {
         let ctx = "reading a company's last rating";
         self.begin()?;
+        self.write_appends(true)?;
         let Some(key) = self.known_company(company)? else {
             return Ok(None);
         };
@@ -156,6 +158,7 @@ impl Writer {
     ) -> Result<Option<i64>, StoreError> {
         let ctx = "reading when a row was last checked";
         self.begin()?;
+        self.write_appends(true)?;
         let by_key = |key: &str| -> Result<Option<Option<i64>>, StoreError> {
             let Some(id) = self.resolution_id(key)? else {
                 return Ok(None);

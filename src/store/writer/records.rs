@@ -14,14 +14,13 @@ impl Writer {
         if let Some(key) = self.known_company(company)? {
             return Ok(key);
         }
-        let key: i64 = self
-            .conn()
-            .prepare_cached(
-                "INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (?1, ?2, ?2)
-                 RETURNING id",
-            )
-            .and_then(|mut s| s.query_row(params![company.as_bytes(), now_seconds()], |r| r.get(0)))
-            .map_err(StoreError::at("recording a company"))?;
+        let conn = self.conn();
+        conn.prepare_cached(
+            "INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (?1, ?2, ?2)",
+        )
+        .and_then(|mut s| s.execute(params![company.as_bytes(), now_seconds()]))
+        .map_err(StoreError::at("recording a company"))?;
+        let key = conn.last_insert_rowid();
         self.added_company(company, key);
         Ok(key)
     }
@@ -30,51 +29,47 @@ impl Writer {
     pub(super) fn upsert_company(&mut self, c: &Company) -> Result<i64, StoreError> {
         let a = &c.address;
         let known = self.known_company(c.id)?;
-        let key: i64 = self
-            .conn()
-            .prepare_cached(
-                "INSERT INTO companies (id, company_id, name, country, street_number, street_name,
-                                        postcode, city, phone, legal_form, first_seen_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
-                 ON CONFLICT (id) DO UPDATE SET
-                   name = excluded.name, country = excluded.country,
-                   street_number = excluded.street_number, street_name = excluded.street_name,
-                   postcode = excluded.postcode, city = excluded.city, phone = excluded.phone,
-                   legal_form = excluded.legal_form, updated_at = excluded.updated_at
-                 RETURNING id",
-            )
-            .and_then(|mut s| {
-                s.query_row(
-                    params![
-                        known,
-                        c.id.as_bytes(),
-                        c.name,
-                        a.country.to_uppercase(),
-                        a.street_number,
-                        a.street_name,
-                        a.postcode,
-                        a.city,
-                        c.phone,
-                        c.legal_form,
-                        now_seconds()
-                    ],
-                    |r| r.get(0),
-                )
-            })
-            .map_err(StoreError::at("recording a company"))?;
-        if known.is_none() {
-            self.added_company(c.id, key);
-        }
-        let mut ids = self
-            .conn()
-            .prepare_cached(
-                "INSERT OR IGNORE INTO company_external_ids (company, service, external_id) VALUES (?1, ?2, ?3)",
-            )
-            .map_err(StoreError::at("recording identifiers"))?;
+        // A new company is appended, a known one updated in place: the id is known either
+        // way, so the statement returns nothing (RETURNING costs a temporary table).
+        let conn = self.conn();
+        conn.prepare_cached(
+            "INSERT INTO companies (id, company_id, name, country, street_number, street_name,
+                                    postcode, city, phone, legal_form, first_seen_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
+             ON CONFLICT (id) DO UPDATE SET
+               name = excluded.name, country = excluded.country,
+               street_number = excluded.street_number, street_name = excluded.street_name,
+               postcode = excluded.postcode, city = excluded.city, phone = excluded.phone,
+               legal_form = excluded.legal_form, updated_at = excluded.updated_at",
+        )
+        .and_then(|mut s| {
+            s.execute(params![
+                known,
+                c.id.as_bytes(),
+                c.name,
+                a.country.to_uppercase(),
+                a.street_number,
+                a.street_name,
+                a.postcode,
+                a.city,
+                c.phone,
+                c.legal_form,
+                now_seconds()
+            ])
+        })
+        .map_err(StoreError::at("recording a company"))?;
+        let key = match known {
+            Some(key) => key,
+            None => {
+                let key = conn.last_insert_rowid();
+                self.added_company(c.id, key);
+                key
+            }
+        };
         for (service, id) in &c.external_ids {
-            ids.execute(params![key, service, id])
-                .map_err(StoreError::at("recording identifiers"))?;
+            self.appends.identifier(key, service, id);
         }
+        self.write_full_appends()?;
         Ok(key)
     }
 
@@ -85,7 +80,7 @@ impl Writer {
         let run_id = self.run_id;
         // Each company is observed once per run: the pipeline asks `rated` before it fetches
         // (a resumed run included), and a second observation would break the primary key
-        // of run_companies below, loudly, rather than double the history.
+        // of run_companies when written, loudly, rather than double the history.
         let color = rating.color.as_str();
         let last_change = rating.last_change.map(seconds);
         let last_refresh = rating.last_refresh.map(seconds);
@@ -104,14 +99,19 @@ impl Writer {
             conn.prepare_cached(
                 "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
                                       observed_at, first_run_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )
             .and_then(|mut s| {
-                s.query_row(
-                    params![company, color, last_change, last_refresh, observed, run_id],
-                    |r| r.get(0),
-                )
+                s.execute(params![
+                    company,
+                    color,
+                    last_change,
+                    last_refresh,
+                    observed,
+                    run_id
+                ])
             })
+            .map(|_| conn.last_insert_rowid())
             .map_err(StoreError::at(ctx))
         };
         // A company first recorded by this run has no history to compare with.
@@ -121,48 +121,34 @@ impl Writer {
             return self.record_change(company, id, None, change);
         }
 
-        // Most nights most ratings are unchanged: confirming the latest observation in one
-        // statement when it matches spares reading it first. The confirmation is a row of
-        // its own: the rating's row is never rewritten.
-        let confirmed: Option<i64> = self
+        type Latest = (i64, String, Option<i64>, Option<i64>);
+        let latest: Option<Latest> = self
             .conn()
             .prepare_cached(
-                "INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)
-                 SELECT id, ?5, ?6 FROM ratings
-                 WHERE id = (SELECT max(id) FROM ratings WHERE company = ?1)
-                   AND color = ?2 AND last_change_date IS ?3 AND last_refresh_date IS ?4
-                 ON CONFLICT (rating) DO UPDATE SET
-                   confirmed_at = excluded.confirmed_at, last_run_id = excluded.last_run_id
-                 RETURNING rating",
-            )
-            .and_then(|mut s| {
-                s.query_row(
-                    params![company, color, last_change, last_refresh, observed, run_id],
-                    |r| r.get(0),
-                )
-                .optional()
-            })
-            .map_err(StoreError::at(ctx))?;
-        if let Some(id) = confirmed {
-            // The latest observation had this color and these dates: the model's rule says
-            // so (unchanged) without a second read of it.
-            let same = (&rating.color, last_change);
-            let change = Change::classify(Some(same), &rating.color, last_change);
-            return self.record_change(company, id, Some(id), change);
-        }
-        let latest: Option<(i64, String, Option<i64>)> = self
-            .conn()
-            .prepare_cached(
-                "SELECT id, color, last_change_date FROM ratings
+                "SELECT id, color, last_change_date, last_refresh_date FROM ratings
                  WHERE company = ?1 ORDER BY id DESC LIMIT 1",
             )
             .and_then(|mut s| {
-                s.query_row([company], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                    .optional()
+                s.query_row([company], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
+                .optional()
             })
             .map_err(StoreError::at(ctx))?;
+        // Most nights most ratings are unchanged: the latest observation is confirmed, by
+        // a short row of its own, written with others (the rating's row is never
+        // rewritten).
+        if let Some((id, _, _, _)) = latest
+            .as_ref()
+            .filter(|(_, c, lc, lr)| c == color && *lc == last_change && *lr == last_refresh)
+        {
+            self.appends.confirmation(*id, observed, run_id);
+            let same = (&rating.color, last_change);
+            let change = Change::classify(Some(same), &rating.color, last_change);
+            return self.record_change(company, *id, Some(*id), change);
+        }
         let new_id = insert(self.conn())?;
-        let previous = latest.as_ref().map(|(_, c, lc)| (Color::parse(c), *lc));
+        let previous = latest.as_ref().map(|(_, c, lc, _)| (Color::parse(c), *lc));
         let change = Change::classify(
             previous.as_ref().map(|(c, lc)| (c, *lc)),
             &rating.color,
@@ -170,7 +156,8 @@ impl Writer {
         );
         self.record_change(company, new_id, latest.map(|l| l.0), change)
     }
-    /// Records what this run observed for a company against its previous observation.
+    /// Records what this run observed for a company against its previous observation:
+    /// written with others ([`super::appends`]).
     pub(super) fn record_change(
         &mut self,
         company: i64,
@@ -178,23 +165,9 @@ impl Writer {
         previous_id: Option<i64>,
         change: Change,
     ) -> Result<(), StoreError> {
-        let run_id = self.run_id;
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    run_id,
-                    company,
-                    rating_id,
-                    previous_id,
-                    change.as_str()
-                ])
-            })
-            .map_err(StoreError::at("recording a rating"))?;
+        self.appends
+            .run_company(company, rating_id, previous_id, change);
         self.rated.insert(company);
-        Ok(())
+        self.write_full_appends()
     }
 }

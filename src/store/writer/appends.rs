@@ -1,0 +1,172 @@
+//! Rows the run adds and does not read back while it runs: each company's outcome in the
+//! run (`run_companies`), the confirmations of unchanged ratings, and the identifiers of
+//! new companies. They wait in memory and are written [`ROWS_PER_STATEMENT`] to a
+//! statement, the last few with the commit ([`Appends::write`]), so a commit holds every
+//! one recorded before it.
+//!
+//! One statement per row cost more than its row: binding, stepping and resetting, and for
+//! `run_companies` the three lists of changes its CHECK and partial indexes compare with,
+//! which SQLite builds into a temporary table each time a statement runs. A question that
+//! reads these tables first writes what waits ([`Appends::write`]).
+
+use std::sync::LazyLock;
+
+use rusqlite::types::{Null, ToSqlOutput};
+use rusqlite::{Connection, params_from_iter};
+
+use super::inputs::ROWS_PER_STATEMENT;
+use crate::model::Change;
+
+/// A company's outcome in the run, as `run_companies` holds it.
+#[derive(Debug)]
+struct RunCompany {
+    company: i64,
+    rating: i64,
+    previous: Option<i64>,
+    change: Change,
+}
+
+/// Rows recorded but not yet written; they belong to the open transaction.
+#[derive(Debug, Default)]
+pub(super) struct Appends {
+    companies: Vec<RunCompany>,
+    /// Ratings seen unchanged: (rating, when, run).
+    confirmations: Vec<(i64, i64, i64)>,
+    /// (company, service, identifier).
+    identifiers: Vec<(i64, String, String)>,
+}
+
+impl Appends {
+    pub(super) fn run_company(
+        &mut self,
+        company: i64,
+        rating: i64,
+        previous: Option<i64>,
+        change: Change,
+    ) {
+        self.companies.push(RunCompany {
+            company,
+            rating,
+            previous,
+            change,
+        });
+    }
+    pub(super) fn confirmation(&mut self, rating: i64, at: i64, run_id: i64) {
+        self.confirmations.push((rating, at, run_id));
+    }
+    pub(super) fn identifier(&mut self, company: i64, service: &str, id: &str) {
+        self.identifiers
+            .push((company, service.to_string(), id.to_string()));
+    }
+    /// Whether a full statement's worth waits for some table.
+    pub(super) fn full(&self) -> bool {
+        [
+            self.companies.len(),
+            self.confirmations.len(),
+            self.identifiers.len(),
+        ]
+        .iter()
+        .any(|n| *n >= ROWS_PER_STATEMENT)
+    }
+    /// Forgets them, with the transaction they belonged to.
+    pub(super) fn clear(&mut self) {
+        *self = Appends::default();
+    }
+    /// Writes them in the open transaction of `conn`, in the order they were recorded
+    /// within each table: all of them, or (`all` false) only full statements' worth.
+    pub(super) fn write(
+        &mut self,
+        conn: &Connection,
+        run_id: i64,
+        all: bool,
+    ) -> rusqlite::Result<()> {
+        insert(conn, &RUN_COMPANIES, &mut self.companies, all, |c| {
+            let previous = c.previous.map_or(ToSqlOutput::from(Null), Into::into);
+            [
+                run_id.into(),
+                c.company.into(),
+                c.rating.into(),
+                previous,
+                c.change.as_str().into(),
+            ]
+        })?;
+        insert(conn, &CONFIRMATIONS, &mut self.confirmations, all, |c| {
+            [c.0.into(), c.1.into(), c.2.into()]
+        })?;
+        insert(conn, &IDENTIFIERS, &mut self.identifiers, all, |i| {
+            [i.0.into(), i.1.as_str().into(), i.2.as_str().into()]
+        })
+    }
+}
+
+/// An insert of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows into one table.
+struct Shapes(Vec<(usize, String)>);
+
+impl Shapes {
+    fn new(head: &str, columns: usize, tail: &str) -> Shapes {
+        let row = format!("({})", vec!["?"; columns].join(", "));
+        Shapes(
+            std::iter::successors(Some(1), |n| Some(n * 2))
+                .take_while(|n| *n <= ROWS_PER_STATEMENT)
+                .map(|n| {
+                    (
+                        n,
+                        format!("{head} VALUES {} {tail}", vec![row.as_str(); n].join(", ")),
+                    )
+                })
+                .collect(),
+        )
+    }
+}
+
+static RUN_COMPANIES: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::new(
+        "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)",
+        5,
+        "",
+    )
+});
+static CONFIRMATIONS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::new(
+        "INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)",
+        3,
+        "ON CONFLICT (rating) DO UPDATE SET
+           confirmed_at = excluded.confirmed_at, last_run_id = excluded.last_run_id",
+    )
+});
+static IDENTIFIERS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::new(
+        "INSERT OR IGNORE INTO company_external_ids (company, service, external_id)",
+        3,
+        "",
+    )
+});
+
+/// Inserts `rows` in their order and takes them out, each statement the largest shape
+/// that fits; only full statements unless `all`.
+fn insert<T, const N: usize>(
+    conn: &Connection,
+    shapes: &Shapes,
+    rows: &mut Vec<T>,
+    all: bool,
+    values: impl for<'a> Fn(&'a T) -> [ToSqlOutput<'a>; N],
+) -> rusqlite::Result<()> {
+    let mut done = 0;
+    while done < rows.len() {
+        let left = rows.len() - done;
+        let Some((n, sql)) = shapes
+            .0
+            .iter()
+            .rev()
+            .find(|(n, _)| *n <= left && (all || *n == ROWS_PER_STATEMENT))
+        else {
+            break;
+        };
+        let these = &rows[done..done + n];
+        conn.prepare_cached(sql)?
+            .execute(params_from_iter(these.iter().flat_map(&values)))?;
+        done += n;
+    }
+    rows.drain(..done);
+    Ok(())
+}
