@@ -379,30 +379,26 @@ impl Writer {
                 let company = company_id.map(|id| self.company_key(id)).transpose()?;
                 let existing = self.resolution_id(&key)?;
                 // A search asked again keeps its row (and its id); a new one is appended.
-                let id: i64 = self
-                    .conn()
-                    .prepare_cached(
-                        "INSERT INTO resolutions (id, input_key, outcome, company, candidates, resolved_at)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                         ON CONFLICT (id) DO UPDATE SET outcome = excluded.outcome,
-                             company = excluded.company, candidates = excluded.candidates,
-                             resolved_at = excluded.resolved_at
-                         RETURNING id",
-                    )
-                    .and_then(|mut s| {
-                        s.query_row(
-                            params![
-                                existing,
-                                key,
-                                outcome.as_str(),
-                                company,
-                                candidates_json(&candidates),
-                                now_seconds()
-                            ],
-                            |r| r.get(0),
-                        )
-                    })
-                    .map_err(StoreError::at("caching a resolution"))?;
+                let conn = self.conn();
+                conn.prepare_cached(
+                    "INSERT INTO resolutions (id, input_key, outcome, company, candidates, resolved_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT (id) DO UPDATE SET outcome = excluded.outcome,
+                         company = excluded.company, candidates = excluded.candidates,
+                         resolved_at = excluded.resolved_at",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![
+                        existing,
+                        key,
+                        outcome.as_str(),
+                        company,
+                        candidates_json(&candidates),
+                        now_seconds()
+                    ])
+                })
+                .map_err(StoreError::at("caching a resolution"))?;
+                let id = existing.unwrap_or_else(|| conn.last_insert_rowid());
                 if existing.is_none() {
                     self.pending.resolutions.insert(search_hash(&key), id);
                 }
