@@ -65,6 +65,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "compact_rows",
         include_str!("../../migrations/0011_compact_rows.sql"),
     ),
+    (
+        12,
+        "cheaper_checks",
+        include_str!("../../migrations/0012_cheaper_checks.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -2413,3 +2413,63 @@ fn an_upgrade_that_cannot_convert_a_time_exactly_stops_and_leaves_the_database_a
         .unwrap();
     assert_eq!(first_seen, "2026-01-01 02:00:00");
 }
+
+#[test]
+fn the_rows_a_run_writes_are_checked_without_a_temporary_table_and_still_refused_when_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.db");
+    drop(Store::open(&path).unwrap());
+    // A connection of its own reads the schema as 0012 left it.
+    let conn = Connection::open(&path).unwrap();
+    let inserts = [
+        "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+         VALUES (1, 1, 1, NULL, ?1), (1, 2, 2, 1, ?1)",
+        "INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 2, 1, ?1)",
+        "INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', ?1, 0)",
+        "INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
+         VALUES (1, 1, ?1, 1, 2, 1)",
+    ];
+    for sql in inserts {
+        let ops: Vec<String> = conn
+            .prepare(&format!("EXPLAIN {sql}"))
+            .unwrap()
+            .query_map(["x"], |r| r.get(1))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            !ops.iter().any(|op| op == "OpenEphemeral"),
+            "{sql}: {ops:?}"
+        );
+    }
+    conn.execute_batch(
+        "PRAGMA foreign_keys = OFF;
+         INSERT INTO run_companies (run_id, company, rating_id, change) VALUES (1, 1, 1, 'gone');
+         INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 2, 1, 'ignored');
+         INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', 'unresolved', 0);
+         INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
+         VALUES (1, 1, 'still', 9, 2, 1);",
+    )
+    .expect("every value of each list is still allowed");
+    for (sql, value) in inserts.iter().zip(["Gone", "rated ", "resolve", "green"]) {
+        let refused = conn.execute(sql, [value]).unwrap_err();
+        assert!(
+            refused.to_string().contains("CHECK constraint failed"),
+            "{sql} with {value:?}: {refused}"
+        );
+    }
+    let with_lists: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema
+             WHERE tbl_name IN ('run_companies', 'run_rows', 'resolutions', 'run_alerts')
+               AND sql LIKE '% IN (%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(with_lists, 0);
+    let integrity: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(integrity, "ok");
+}
