@@ -443,14 +443,6 @@ impl Store {
     /// Whether the database has the tables of alert rules (a read-only store of an older
     /// schema cannot add them).
     pub fn has_alert_rules(&self) -> Result<bool, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run_alerts'",
-                [],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(StoreError::at("reading the schema"))
+        self.has_schema_object("table", "run_alerts")
     }
 }

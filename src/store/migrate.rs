@@ -67,8 +67,8 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
     ),
     (
         12,
-        "cheaper_checks",
-        include_str!("../../migrations/0012_cheaper_checks.sql"),
+        "less_work_per_row",
+        include_str!("../../migrations/0012_less_work_per_row.sql"),
     ),
 ];
 

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::Timestamp;
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
@@ -671,6 +672,20 @@ impl Store {
         Ok(info)
     }
 
+    /// Whether the schema has this table, view or index: what a reader of an older
+    /// database does without.
+    pub(crate) fn has_schema_object(&self, kind: &str, name: &str) -> Result<bool, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
+                [kind, name],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
+            .map_err(StoreError::at("reading the schema"))
+    }
+
     /// Calls `f` with each row's result of a run, in input order, without holding them all.
     pub fn for_each_result<E>(
         &self,
@@ -685,11 +700,18 @@ impl Store {
         } else {
             "NULL, 0"
         };
+        // As stored (UUIDs as bytes, times as seconds) where the view is there (0012), as
+        // text before: `result_row` reads either.
+        let view = if self.has_schema_object("view", "run_results_stored")? {
+            "run_results_stored"
+        } else {
+            "run_results"
+        };
         let sql = format!(
             "SELECT line, ref, country, service, external_id, name, status, company_id,
                     company_name, color, previous_color, change, last_change_date, alert,
                     error, candidates, last_refresh_date, extra, {rules}
-             FROM run_results WHERE run_id = ?1 {} ORDER BY line",
+             FROM {view} WHERE run_id = ?1 {} ORDER BY line",
             if alerts_only { "AND alert = 1" } else { "" }
         );
         let mut stmt = self
@@ -750,7 +772,21 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     let status = text(6)?.ok_or_else(|| {
         rusqlite::Error::InvalidColumnType(6, "status".into(), rusqlite::types::Type::Null)
     })?;
-    let company = text(7)?;
+    // A UUID as 16 bytes or as text, a time as seconds or as text (see `for_each_result`).
+    let company = match r.get_ref(7)? {
+        ValueRef::Blob(b) => Uuid::from_slice(b).ok(),
+        ValueRef::Text(t) => std::str::from_utf8(t)
+            .ok()
+            .and_then(|t| Uuid::parse_str(t).ok()),
+        _ => None,
+    };
+    let time = |i: usize| -> rusqlite::Result<Option<String>> {
+        Ok(match r.get_ref(i)? {
+            ValueRef::Integer(s) => Some(seconds_text(s)),
+            ValueRef::Null => None,
+            _ => r.get(i)?,
+        })
+    };
     let color = text(9)?;
     let previous = text(10)?;
     let change = text(11)?;
@@ -763,13 +799,13 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         id: r.get(4)?,
         name: r.get(5)?,
         status: RowStatus::parse(status).unwrap_or(RowStatus::Failed),
-        company_id: company.and_then(|c| Uuid::parse_str(c).ok()),
+        company_id: company,
         company_name: r.get(8)?,
         color: color.map(Color::parse),
         previous_color: previous.map(Color::parse),
         change: change.and_then(Change::parse),
-        last_change_date: r.get(12)?,
-        last_refresh_date: r.get(16)?,
+        last_change_date: time(12)?,
+        last_refresh_date: time(16)?,
         extra: extra_columns(r.get(17)?),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,

@@ -2473,3 +2473,53 @@ fn the_rows_a_run_writes_are_checked_without_a_temporary_table_and_still_refused
         .unwrap();
     assert_eq!(integrity, "ok");
 }
+
+#[test]
+fn the_reports_read_the_same_results_as_stored_and_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    eventful_history(&mut store);
+    let runs: Vec<i64> = store
+        .conn
+        .prepare("SELECT id FROM runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let results = |store: &Store| {
+        let mut rows = Vec::new();
+        for run in &runs {
+            store
+                .for_each_result(*run, false, |r| {
+                    rows.push(r);
+                    Ok::<_, ()>(())
+                })
+                .unwrap()
+                .unwrap();
+        }
+        rows
+    };
+    let stored = results(&store);
+    assert!(
+        stored
+            .iter()
+            .any(|r| r.company_id.is_some() && r.last_change_date.is_some())
+    );
+    // A database before 0012 has only `run_results`, with UUIDs and times as text.
+    let before = migrate::MIGRATIONS[10].2;
+    let view = &before[before.find("CREATE VIEW run_results AS").unwrap()..];
+    let view = &view[..=view.find(';').unwrap()];
+    store
+        .conn
+        .execute_batch(&format!(
+            "DROP VIEW run_results; DROP VIEW run_results_stored; {view}"
+        ))
+        .unwrap();
+    assert!(
+        !store
+            .has_schema_object("view", "run_results_stored")
+            .unwrap()
+    );
+    assert_eq!(results(&store), stored);
+}
