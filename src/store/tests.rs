@@ -2523,3 +2523,46 @@ fn the_reports_read_the_same_results_as_stored_and_as_text() {
     );
     assert_eq!(results(&store), stored);
 }
+
+#[test]
+fn a_search_missed_then_cached_twice_or_across_a_key_batch_keeps_one_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("m.db")).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    writer.pending_limit = Some(2);
+    writer.max_transaction = Duration::ZERO;
+    let rows = |store: &Store, key: &str| {
+        count(
+            &store.conn,
+            &format!("SELECT count(*) FROM resolutions WHERE input_key = '{key}'"),
+        )
+    };
+    // Asked twice while unknown, then answered twice: one row, the last answer.
+    assert!(writer.cached_resolution("k1").unwrap().is_none());
+    assert!(writer.cached_resolution("k1").unwrap().is_none());
+    writer.send(resolution("k1", None)).unwrap();
+    writer.send(resolution("k1", Some(uuid(1)))).unwrap();
+    assert_eq!(
+        writer.cached_resolution("k1").unwrap().unwrap().company_id,
+        Some(uuid(1))
+    );
+    // Missed, then its row is added and the keys written, then answered again.
+    assert!(writer.cached_resolution("k2").unwrap().is_none());
+    writer.send(resolution("k2", None)).unwrap();
+    writer.send(resolution("k3", None)).unwrap();
+    writer.tick().unwrap();
+    assert_eq!(
+        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
+        3
+    );
+    writer.send(resolution("k2", Some(uuid(2)))).unwrap();
+    writer.finish().unwrap();
+    for key in ["k1", "k2", "k3"] {
+        assert_eq!(rows(&store, key), 1, "{key}");
+    }
+    assert_eq!(
+        store.cached_resolution("k2").unwrap().unwrap().company_id,
+        Some(uuid(2))
+    );
+}

@@ -24,7 +24,7 @@ mod inputs;
 mod questions;
 mod records;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
@@ -134,6 +134,8 @@ pub struct Writer {
     /// Keys of the searches, input rows and companies added since they were last written
     /// to the key tables: written with the commit once there are [`pending_limit`] of them.
     pending: PendingKeys,
+    /// Searches this writer found no row for, until their keys could be in the key table.
+    missed: Missed,
     /// Keys the key tables hold: the next batch's size follows it ([`pending_limit`]).
     keys_stored: u64,
     /// A batch size of its own instead (tests).
@@ -190,6 +192,7 @@ impl Writer {
             open: None,
             service_time_known: false,
             pending: PendingKeys::default(),
+            missed: Missed::default(),
             keys_stored: u64::try_from(keys_stored).unwrap_or(0),
             pending_limit: None,
             rows: RunRows::default(),
@@ -250,6 +253,9 @@ impl Writer {
             .unwrap_or_else(|| pending_limit(self.keys_stored));
         let due = all_keys || self.pending.len() >= limit;
         let keys = due.then(|| std::mem::take(&mut self.pending));
+        if due {
+            self.missed.clear();
+        }
         self.keys_stored += keys.as_ref().map_or(0, |k| k.len() as u64);
         Some(CommitJob {
             // Taken even when empty if all are due: the rows written by the commit may
@@ -338,6 +344,7 @@ impl Writer {
         }
         self.rows.clear();
         self.appends.clear();
+        self.missed.clear();
         if let Err(e) = self.conn().execute_batch("ROLLBACK") {
             tracing::warn!("rolling back a failed batch: {e}");
         }
@@ -377,7 +384,13 @@ impl Writer {
                 candidates,
             } => {
                 let company = company_id.map(|id| self.company_key(id)).transpose()?;
-                let existing = self.resolution_id(&key)?;
+                // A search this writer missed is not in the key table: only a row added
+                // since then can hold it.
+                let existing = if self.missed.take(&key) {
+                    self.pending_resolution_id(&key)?
+                } else {
+                    self.resolution_id(&key)?
+                };
                 // A search asked again keeps its row (and its id); a new one is appended.
                 let conn = self.conn();
                 conn.prepare_cached(
@@ -480,6 +493,28 @@ impl CommitJob {
             result,
             added,
         }
+    }
+}
+
+/// Searches the writer found no row for since the key table was last written: when one
+/// is cached, only the rows added since can already hold it, and the key table is not
+/// read again. Few at a time (those in flight), and bounded all the same.
+#[derive(Debug, Default)]
+struct Missed(HashSet<String>);
+
+impl Missed {
+    const MAX: usize = 10_000;
+    fn note(&mut self, key: &str) {
+        if self.0.len() >= Self::MAX {
+            self.0.clear();
+        }
+        self.0.insert(key.to_string());
+    }
+    fn take(&mut self, key: &str) -> bool {
+        self.0.remove(key)
+    }
+    fn clear(&mut self) {
+        self.0.clear();
     }
 }
 

@@ -21,6 +21,9 @@ impl Writer {
     pub fn cached_resolution(&mut self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
         self.begin()?;
         let found = self.lookup_resolution(key)?;
+        if found.is_none() {
+            self.missed.note(key);
+        }
         Ok(found.map(|(hit, internal, _)| {
             // The row's company will be asked about next: remember its key.
             if let (Some(id), Some(k)) = (hit.company_id, internal) {
@@ -46,16 +49,8 @@ impl Writer {
     }
     /// The id of the search's row in `resolutions`, if it is cached.
     pub(super) fn resolution_id(&self, key: &str) -> Result<Option<i64>, StoreError> {
-        let ctx = "reading the resolution cache";
-        for id in self.pending.resolutions.ids(search_hash(key)) {
-            let same: Option<i64> = self
-                .conn()
-                .prepare_cached("SELECT id FROM resolutions WHERE id = ?1 AND input_key = ?2")
-                .and_then(|mut s| s.query_row(params![id, key], |r| r.get(0)).optional())
-                .map_err(StoreError::at(ctx))?;
-            if same.is_some() {
-                return Ok(same);
-            }
+        if let Some(id) = self.pending_resolution_id(key)? {
+            return Ok(Some(id));
         }
         self.conn()
             .prepare_cached(
@@ -67,6 +62,21 @@ impl Writer {
                     .optional()
             })
             .map_err(StoreError::at("reading the resolution cache"))
+    }
+    /// The id of the search's row among those added since the keys were last written.
+    pub(super) fn pending_resolution_id(&self, key: &str) -> Result<Option<i64>, StoreError> {
+        let ctx = "reading the resolution cache";
+        for id in self.pending.resolutions.ids(search_hash(key)) {
+            let same: Option<i64> = self
+                .conn()
+                .prepare_cached("SELECT id FROM resolutions WHERE id = ?1 AND input_key = ?2")
+                .and_then(|mut s| s.query_row(params![id, key], |r| r.get(0)).optional())
+                .map_err(StoreError::at(ctx))?;
+            if same.is_some() {
+                return Ok(same);
+            }
+        }
+        Ok(None)
     }
 
     /// Whether this run has already rated the company.
