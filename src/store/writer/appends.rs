@@ -99,23 +99,15 @@ impl Appends {
     }
 }
 
-/// An insert of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows into one table.
-struct Shapes(Vec<(usize, String)>);
+/// An insert of [`ROWS_PER_STATEMENT`] rows into one table, and of one: the few left at a
+/// commit go one by one (two statements kept prepared per table, not one per size).
+struct Shapes([(usize, String); 2]);
 
 impl Shapes {
     fn new(head: &str, columns: usize, tail: &str) -> Shapes {
         let row = format!("({})", vec!["?"; columns].join(", "));
-        Shapes(
-            std::iter::successors(Some(1), |n| Some(n * 2))
-                .take_while(|n| *n <= ROWS_PER_STATEMENT)
-                .map(|n| {
-                    (
-                        n,
-                        format!("{head} VALUES {} {tail}", vec![row.as_str(); n].join(", ")),
-                    )
-                })
-                .collect(),
-        )
+        let sql = |n| format!("{head} VALUES {} {tail}", vec![row.as_str(); n].join(", "));
+        Shapes([(1, sql(1)), (ROWS_PER_STATEMENT, sql(ROWS_PER_STATEMENT))])
     }
 }
 
@@ -142,8 +134,8 @@ static IDENTIFIERS: LazyLock<Shapes> = LazyLock::new(|| {
     )
 });
 
-/// Inserts `rows` in their order and takes them out, each statement the largest shape
-/// that fits; only full statements unless `all`.
+/// Inserts `rows` in their order and takes them out, [`ROWS_PER_STATEMENT`] to a
+/// statement, then the rest one by one if `all`.
 fn insert<T, const N: usize>(
     conn: &Connection,
     shapes: &Shapes,

@@ -503,7 +503,7 @@ impl CommitJob {
 struct Missed(HashSet<String>);
 
 impl Missed {
-    const MAX: usize = 10_000;
+    const MAX: usize = 1_024;
     fn note(&mut self, key: &str) {
         if self.0.len() >= Self::MAX {
             self.0.clear();
