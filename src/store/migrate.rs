@@ -90,7 +90,10 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.pragma_update(None, "foreign_keys", false)
         .map_err(StoreError::at("starting the migrations"))?;
     let applied = apply(conn, version);
-    conn.pragma_update(None, "foreign_keys", true)
+    // 0012 edits the schema's text with `writable_schema`, a setting of the connection
+    // that a failed migration's rollback leaves as it was: it is always switched off.
+    conn.pragma_update(None, "writable_schema", false)
+        .and_then(|()| conn.pragma_update(None, "foreign_keys", true))
         .map_err(StoreError::at("ending the migrations"))?;
     applied
 }

@@ -2566,3 +2566,46 @@ fn a_search_missed_then_cached_twice_or_across_a_key_batch_keeps_one_row() {
         Some(uuid(2))
     );
 }
+
+#[test]
+fn after_a_batch_fails_the_writer_answers_and_writes_nothing_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("f.db")).unwrap();
+    let r1 = run(&mut store);
+    let mut w = store.writer(r1).unwrap();
+    // 31 companies, then the first again: the 32nd outcome fills a statement, whose write
+    // breaks run_companies' key, and the batch is rolled back.
+    for n in 1..=31u128 {
+        observe_green(&mut w, n);
+    }
+    let twice = w.send(Record::Observation(rating(
+        Uuid::from_u128(1),
+        Color::Green,
+        "2026-01-01T00:00:00Z",
+        "2026-01-02T00:00:00Z",
+        "2026-01-03T00:00:00Z",
+    )));
+    assert!(twice.is_err());
+    // Its memory of the companies rated went with the batch: it no longer answers.
+    assert!(w.rated(Uuid::from_u128(5)).is_err());
+    assert!(w.send(resolution("k", None)).is_err());
+    assert!(w.finish().is_err());
+    assert_eq!(history_len(&store), 0);
+    assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 0);
+
+    // A commit that fails leaves no transaction open behind it.
+    let r2 = run(&mut store);
+    let mut w = store.writer(r2).unwrap();
+    w.max_transaction = Duration::ZERO;
+    observe_green(&mut w, 1);
+    observe_green(&mut w, 1);
+    assert!(w.tick().is_err());
+    assert!(w.rated(Uuid::from_u128(1)).is_err());
+    store.conn.busy_timeout(Duration::ZERO).unwrap();
+    store
+        .conn
+        .execute("UPDATE runs SET status = 'failed' WHERE id = ?1", [r2])
+        .expect("the database is not held by the failed commit");
+    drop(w);
+    assert_eq!(history_len(&store), 0);
+}

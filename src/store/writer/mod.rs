@@ -139,6 +139,8 @@ pub struct Writer {
     pending: PendingKeys,
     /// Searches this writer found no row for, until their keys could be in the key table.
     missed: Missed,
+    /// A batch was rolled back: the writer refuses everything after it.
+    failed: bool,
     /// Keys the key tables hold: the next batch's size follows it ([`pending_limit`]).
     keys_stored: u64,
     /// A batch size of its own instead (tests).
@@ -196,6 +198,7 @@ impl Writer {
             service_time_known: false,
             pending: PendingKeys::default(),
             missed: Missed::default(),
+            failed: false,
             keys_stored: u64::try_from(keys_stored).unwrap_or(0),
             pending_limit: None,
             rows: RunRows::default(),
@@ -282,6 +285,9 @@ impl Writer {
     pub fn committed(&mut self, done: Committed) -> Result<(), StoreError> {
         self.conn = Some(done.conn);
         self.pending.inputs.extend(done.added);
+        // A failed commit was rolled back (see `CommitJob::run`): as after any rollback,
+        // nothing more is written.
+        self.failed |= done.result.is_err();
         if done.result.map_err(StoreError::at("committing a batch"))? {
             self.log_started = Instant::now();
         }
@@ -332,7 +338,20 @@ impl Writer {
         }
         written.map_err(StoreError::at("recording the companies' outcomes"))
     }
+    /// Writes the rows waiting in [`Appends`] before a question about a company reads
+    /// their tables: only a company this run has rated (or found gone) can have some.
+    fn write_appends_about(&mut self, company: i64) -> Result<(), StoreError> {
+        if self.rated.contains(company) {
+            self.write_appends(true)?;
+        }
+        Ok(())
+    }
     fn begin(&mut self) -> Result<(), StoreError> {
+        if self.failed {
+            return Err(StoreError::WriterGone(
+                "an earlier batch failed and was rolled back; nothing more is written".into(),
+            ));
+        }
         if self.open.is_none() {
             self.conn()
                 .execute_batch("BEGIN")
@@ -345,6 +364,10 @@ impl Writer {
         if self.open.take().is_none() {
             return;
         }
+        // What this writer remembers of the batch (companies rated, the run's service
+        // time) is gone with it: it answers and writes nothing more, rather than record
+        // a row as rated whose rating was rolled back.
+        self.failed = true;
         self.rows.clear();
         self.appends.clear();
         self.missed.clear();
@@ -481,16 +504,22 @@ impl CommitJob {
                 }),
             None => self.rows.write(&self.conn, self.run_id, &mut added),
         });
-        let result = keys
-            .and_then(|()| self.conn.execute_batch("COMMIT"))
-            .and_then(|()| {
-                if !self.restart_log {
-                    return Ok(false);
-                }
-                self.conn
-                    .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
-                    .map(|busy| busy == 0)
-            });
+        let committed = keys.and_then(|()| self.conn.execute_batch("COMMIT"));
+        if committed.is_err() {
+            // The connection goes back with no transaction open: the batch is undone
+            // whole, as a failed record undoes it.
+            if let Err(e) = self.conn.execute_batch("ROLLBACK") {
+                tracing::warn!("rolling back a failed commit: {e}");
+            }
+        }
+        let result = committed.and_then(|()| {
+            if !self.restart_log {
+                return Ok(false);
+            }
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
+                .map(|busy| busy == 0)
+        });
         Committed {
             conn: self.conn,
             result,

@@ -95,10 +95,10 @@ impl Writer {
         since: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.begin()?;
-        self.write_appends(true)?;
         let Some(key) = self.known_company(company)? else {
             return Ok(false);
         };
+        self.write_appends_about(key)?;
         let recent: Option<i64> = self
             .conn()
             .prepare_cached(LATEST_SEEN_SINCE)
@@ -118,10 +118,10 @@ impl Writer {
     pub fn gone(&mut self, company: Uuid) -> Result<Option<Gone>, StoreError> {
         let ctx = "reading a company's last rating";
         self.begin()?;
-        self.write_appends(true)?;
         let Some(key) = self.known_company(company)? else {
             return Ok(None);
         };
+        self.write_appends_about(key)?;
         let latest: Option<(i64, String, i64)> = self
             .conn()
             .prepare_cached(
