@@ -4,17 +4,15 @@
 //! statement, the last few with the commit ([`Appends::write`]), so a commit holds every
 //! one recorded before it.
 //!
-//! One statement per row cost more than its row: binding, stepping and resetting, and for
-//! `run_companies` the three lists of changes its CHECK and partial indexes compare with,
-//! which SQLite builds into a temporary table each time a statement runs. A question that
-//! reads these tables first writes what waits ([`Appends::write`]).
+//! One statement per row cost more than its row (see `batch`). A question that reads
+//! these tables about a company this run rated first writes what waits.
 
 use std::sync::LazyLock;
 
+use rusqlite::Connection;
 use rusqlite::types::{Null, ToSqlOutput};
-use rusqlite::{Connection, params_from_iter};
 
-use super::inputs::ROWS_PER_STATEMENT;
+use super::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 use crate::model::Change;
 
 /// A company's outcome in the run, as `run_companies` holds it.
@@ -80,7 +78,7 @@ impl Appends {
         run_id: i64,
         all: bool,
     ) -> rusqlite::Result<()> {
-        insert(conn, &RUN_COMPANIES, &mut self.companies, all, |c| {
+        let n = insert(conn, &RUN_COMPANIES, &self.companies, all, |c| {
             let previous = c.previous.map_or(ToSqlOutput::from(Null), Into::into);
             [
                 run_id.into(),
@@ -90,36 +88,28 @@ impl Appends {
                 c.change.as_str().into(),
             ]
         })?;
-        insert(conn, &CONFIRMATIONS, &mut self.confirmations, all, |c| {
+        self.companies.drain(..n);
+        let n = insert(conn, &CONFIRMATIONS, &self.confirmations, all, |c| {
             [c.0.into(), c.1.into(), c.2.into()]
         })?;
-        insert(conn, &IDENTIFIERS, &mut self.identifiers, all, |i| {
+        self.confirmations.drain(..n);
+        let n = insert(conn, &IDENTIFIERS, &self.identifiers, all, |i| {
             [i.0.into(), i.1.as_str().into(), i.2.as_str().into()]
-        })
-    }
-}
-
-/// An insert of [`ROWS_PER_STATEMENT`] rows into one table, and of one: the few left at a
-/// commit go one by one (two statements kept prepared per table, not one per size).
-struct Shapes([(usize, String); 2]);
-
-impl Shapes {
-    fn new(head: &str, columns: usize, tail: &str) -> Shapes {
-        let row = format!("({})", vec!["?"; columns].join(", "));
-        let sql = |n| format!("{head} VALUES {} {tail}", vec![row.as_str(); n].join(", "));
-        Shapes([(1, sql(1)), (ROWS_PER_STATEMENT, sql(ROWS_PER_STATEMENT))])
+        })?;
+        self.identifiers.drain(..n);
+        Ok(())
     }
 }
 
 static RUN_COMPANIES: LazyLock<Shapes> = LazyLock::new(|| {
-    Shapes::new(
+    Shapes::full_and_one(
         "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)",
         5,
         "",
     )
 });
 static CONFIRMATIONS: LazyLock<Shapes> = LazyLock::new(|| {
-    Shapes::new(
+    Shapes::full_and_one(
         "INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)",
         3,
         "ON CONFLICT (rating) DO UPDATE SET
@@ -127,38 +117,9 @@ static CONFIRMATIONS: LazyLock<Shapes> = LazyLock::new(|| {
     )
 });
 static IDENTIFIERS: LazyLock<Shapes> = LazyLock::new(|| {
-    Shapes::new(
+    Shapes::full_and_one(
         "INSERT OR IGNORE INTO company_external_ids (company, service, external_id)",
         3,
         "",
     )
 });
-
-/// Inserts `rows` in their order and takes them out, [`ROWS_PER_STATEMENT`] to a
-/// statement, then the rest one by one if `all`.
-fn insert<T, const N: usize>(
-    conn: &Connection,
-    shapes: &Shapes,
-    rows: &mut Vec<T>,
-    all: bool,
-    values: impl for<'a> Fn(&'a T) -> [ToSqlOutput<'a>; N],
-) -> rusqlite::Result<()> {
-    let mut done = 0;
-    while done < rows.len() {
-        let left = rows.len() - done;
-        let Some((n, sql)) = shapes
-            .0
-            .iter()
-            .rev()
-            .find(|(n, _)| *n <= left && (all || *n == ROWS_PER_STATEMENT))
-        else {
-            break;
-        };
-        let these = &rows[done..done + n];
-        conn.prepare_cached(sql)?
-            .execute(params_from_iter(these.iter().flat_map(&values)))?;
-        done += n;
-    }
-    rows.drain(..done);
-    Ok(())
-}

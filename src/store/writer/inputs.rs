@@ -15,13 +15,10 @@ use rusqlite::types::{Null, ToSqlOutput};
 use rusqlite::{Connection, params_from_iter};
 use sha2::{Digest, Sha256};
 
+use super::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
 use crate::store::keys::{InputDigest, Pending, digest_hash};
-
-/// Rows written by one statement: a few dozen, well under SQLite's limit of bound
-/// parameters, and a statement text short enough to prepare once and keep.
-pub(super) const ROWS_PER_STATEMENT: usize = 32;
 
 /// The fields of `inputs` after its digest, in their order.
 type Fields = [Option<String>; 12];
@@ -68,13 +65,7 @@ impl RunRows {
     ) -> rusqlite::Result<()> {
         for chunk in self.0.chunks_mut(ROWS_PER_STATEMENT) {
             find_inputs(conn, chunk, added)?;
-            if chunk.len() == ROWS_PER_STATEMENT {
-                insert_outcomes(conn, run_id, chunk)?;
-            } else {
-                for row in chunk.chunks(1) {
-                    insert_outcomes(conn, run_id, row)?;
-                }
-            }
+            insert_outcomes(conn, run_id, chunk)?;
         }
         self.0.clear();
         Ok(())
@@ -129,12 +120,10 @@ fn find_inputs(
     let mut rest = &new[..];
     while !rest.is_empty() {
         // The largest statement that fits: a few shapes, each prepared once.
-        let (shape, sql) = INSERT_SQL
-            .iter()
-            .rev()
-            .find(|(n, _)| *n <= rest.len())
+        let (shape, sql) = INSERT_INPUTS
+            .largest(rest.len(), true)
             .expect("a one-row statement fits");
-        let (these, after) = rest.split_at(*shape);
+        let (these, after) = rest.split_at(shape);
         let values = these.iter().flat_map(|r| {
             let Input::Unknown { digest, fields } = &r.input else {
                 unreachable!("only unknown inputs are added")
@@ -185,20 +174,13 @@ impl Input {
 
 /// `INSERT INTO inputs` of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows, returning each digest
 /// with its id.
-static INSERT_SQL: LazyLock<Vec<(usize, String)>> = LazyLock::new(|| {
-    let row = format!("({})", vec!["?"; 13].join(", "));
-    std::iter::successors(Some(1), |n| Some(n * 2))
-        .take_while(|n| *n <= ROWS_PER_STATEMENT)
-        .map(|n| {
-            let sql = format!(
-                "INSERT INTO inputs (digest, ref, country, service, external_id, name,
-                     street_number, street_name, city, postcode, phone, given_company_id, extra)
-                 VALUES {} RETURNING digest, id",
-                vec![row.as_str(); n].join(", ")
-            );
-            (n, sql)
-        })
-        .collect()
+static INSERT_INPUTS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::powers_of_two(
+        "INSERT INTO inputs (digest, ref, country, service, external_id, name,
+             street_number, street_name, city, postcode, phone, given_company_id, extra)",
+        13,
+        "RETURNING digest, id",
+    )
 });
 
 /// The stored inputs under any of [`ROWS_PER_STATEMENT`] hashes, and those of the ids
@@ -213,17 +195,10 @@ static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
-/// `INSERT OR REPLACE` of the outcomes of `rows` (one or [`ROWS_PER_STATEMENT`]), whose
-/// inputs are known, in their order: a line given twice keeps its last outcome, as with
-/// one statement each.
+/// `INSERT OR REPLACE` of the outcomes of `rows`, whose inputs are known, in their order:
+/// a line given twice keeps its last outcome, as with one statement each.
 fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite::Result<()> {
-    let sql: &str = if rows.len() == 1 {
-        ROW_SQL
-    } else {
-        debug_assert_eq!(rows.len(), ROWS_PER_STATEMENT);
-        &BATCH_SQL
-    };
-    let values = rows.iter().flat_map(|r| -> [ToSqlOutput<'_>; 7] {
+    insert(conn, &OUTCOMES, rows, true, |r| -> [ToSqlOutput<'_>; 7] {
         let Input::Known(input) = r.input else {
             unreachable!("inputs are found before outcomes are written")
         };
@@ -237,22 +212,16 @@ fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite:
             r.error.as_deref().map_or_else(null, Into::into),
             r.candidates.as_deref().map_or_else(null, Into::into),
         ]
-    });
-    conn.prepare_cached(sql)?
-        .execute(params_from_iter(values))
-        .map(drop)
+    })
+    .map(drop)
 }
 
-const ROW_SQL: &str =
-    "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)
- VALUES (?, ?, ?, ?, ?, ?, ?)";
-
-static BATCH_SQL: LazyLock<String> = LazyLock::new(|| {
-    let mut sql = ROW_SQL.to_string();
-    for _ in 1..ROWS_PER_STATEMENT {
-        sql.push_str(", (?, ?, ?, ?, ?, ?, ?)");
-    }
-    sql
+static OUTCOMES: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::full_and_one(
+        "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)",
+        7,
+        "",
+    )
 });
 
 impl Writer {

@@ -20,6 +20,7 @@
 //! run does not read back.
 
 mod appends;
+mod batch;
 mod inputs;
 mod questions;
 mod records;
