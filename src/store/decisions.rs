@@ -134,7 +134,13 @@ impl Store {
         run_id: i64,
         reference: &str,
     ) -> Result<Vec<InputRow>, StoreError> {
-        self.inputs_where(run_id, "i.ref = ?2", reference)
+        // The inputs holding it are read first (a scan: no index takes the references in
+        // the file's order), then the run's rows that point to them.
+        self.inputs_where(
+            run_id,
+            "rr.input_id IN (SELECT id FROM inputs WHERE ref = ?2)",
+            reference,
+        )
     }
 
     fn inputs_where(

@@ -1,6 +1,6 @@
 //! The deferred key tables: how a cached search (`resolutions.input_key`), a stored input
-//! row (`inputs.digest`) and a company (`companies.company_id`, the service's UUID) are
-//! found again without an index on the key itself.
+//! row (its fields) and a company (`companies.company_id`, the service's UUID) are found
+//! again without an index on the key itself.
 //!
 //! Such keys arrive in random order: an index on them takes each new key on a random
 //! page, and a writer that commits every second writes nearly every page of it again each
@@ -39,24 +39,33 @@ pub(super) fn pending_limit(stored: u64) -> usize {
         .clamp(PENDING_KEYS, MAX_PENDING_KEYS)
 }
 
-/// A digest of an input row, as `inputs.digest` holds it.
-pub(super) type InputDigest = [u8; 16];
-
 /// The hash under which a search key is found in `resolution_keys`: the first 4 bytes of
 /// its SHA-256, big-endian, signed. Four bytes are stored in four (SQLite keeps an integer
 /// in as few bytes as hold it): a key table's entry is a third smaller than with eight, and
 /// at a million keys two share a hash about once, which the full key then tells apart.
 pub(crate) fn search_hash(key: &str) -> i64 {
-    let sha = Sha256::digest(key.as_bytes());
-    digest_hash(&sha)
+    first_four(&Sha256::digest(key.as_bytes()))
 }
 
-/// The hash under which an input row is found in `input_keys`: the first 4 bytes of its
-/// digest (already a SHA-256), big-endian, signed.
-pub(super) fn digest_hash(digest: &[u8]) -> i64 {
-    let mut bytes = [0u8; 4];
-    let n = digest.len().min(4);
-    bytes[..n].copy_from_slice(&digest[..n]);
+/// The hash under which an input row is found in `input_keys`: the first 4 bytes of a
+/// SHA-256 of its fields, in the order of the table's columns (each given as a separator
+/// and its text, or another separator when absent), big-endian, signed.
+pub(super) fn input_hash<'a>(fields: impl IntoIterator<Item = Option<&'a str>>) -> i64 {
+    let mut sha = Sha256::new();
+    for field in fields {
+        match field {
+            Some(text) => {
+                sha.update(b"\x1f");
+                sha.update(text.as_bytes());
+            }
+            None => sha.update(b"\x1e"),
+        }
+    }
+    first_four(&sha.finalize())
+}
+
+fn first_four(sha: &[u8]) -> i64 {
+    let bytes: [u8; 4] = sha[..4].try_into().expect("a SHA-256 has 32 bytes");
     i64::from(i32::from_be_bytes(bytes))
 }
 
@@ -205,6 +214,8 @@ impl PendingKeys {
 const RESOLUTION_KEYS: &str =
     "INSERT OR IGNORE INTO resolution_keys (hash, resolution) VALUES (?1, ?2)";
 const INPUT_KEYS: &str = "INSERT OR IGNORE INTO input_keys (hash, input) VALUES (?1, ?2)";
+/// The columns of `inputs` after its id: the fields of a row as given.
+pub(super) const INPUT_FIELDS: usize = 12;
 pub(super) const COMPANY_KEYS: &str =
     "INSERT OR IGNORE INTO company_keys (hash, company) VALUES (?1, ?2)";
 
@@ -228,7 +239,7 @@ pub(super) fn insert_sorted(
 /// key table holds. A no-op (two short reads) when nothing is missing.
 pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
     let ctx = "adding the keys of rows a stopped run left without";
-    /// The rows above a key table's highest id: (hash, id) each.
+    /// The rows above a key table's highest id (their id first), and their key's hash.
     type Missing = (
         &'static str,
         &'static str,
@@ -236,25 +247,28 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
     );
     let tables: [Missing; 3] = [
         (
-            "SELECT input_key, id FROM resolutions
+            "SELECT id, input_key FROM resolutions
              WHERE id > (SELECT coalesce(max(resolution), 0) FROM resolution_keys)",
             RESOLUTION_KEYS,
-            |r| r.get::<_, String>(0).map(|k| search_hash(&k)),
+            |r| r.get::<_, String>(1).map(|k| search_hash(&k)),
         ),
         (
-            "SELECT digest, id FROM inputs
+            "SELECT id, ref, country, service, external_id, name, street_number, street_name,
+                    city, postcode, phone, given_company_id, extra FROM inputs
              WHERE id > (SELECT coalesce(max(input), 0) FROM input_keys)",
             INPUT_KEYS,
             |r| {
-                let digest = r.get_ref(0)?;
-                Ok(digest_hash(digest.as_bytes().unwrap_or_default()))
+                let fields = (1..=INPUT_FIELDS)
+                    .map(|i| r.get_ref(i)?.as_str_or_null().map_err(Into::into))
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(input_hash(fields))
             },
         ),
         (
-            "SELECT company_id, id FROM companies
+            "SELECT id, company_id FROM companies
              WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys)",
             COMPANY_KEYS,
-            |r| Ok(company_hash(read_uuid(r, 0)?)),
+            |r| Ok(company_hash(read_uuid(r, 1)?)),
         ),
     ];
     // One table at a time, in one transaction: after an upgrade that emptied the key
@@ -265,7 +279,7 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
         let missing = tx
             .prepare(select)
             .and_then(|mut stmt| {
-                stmt.query_map([], |r| Ok((hash(r)?, r.get::<_, i64>(1)?)))?
+                stmt.query_map([], |r| Ok((hash(r)?, r.get::<_, i64>(0)?)))?
                     .collect::<rusqlite::Result<Vec<(i64, i64)>>>()
             })
             .map_err(StoreError::at(ctx))?;
@@ -296,7 +310,17 @@ mod tests {
     fn a_hash_is_four_bytes_big_endian_signed() {
         // SHA-256("abc") = ba7816bf...
         assert_eq!(search_hash("abc"), i64::from(0xba7816bf_u32 as i32));
-        assert_eq!(digest_hash(&[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), 0x01020304);
+        // SHA-256("\x1fabc\x1e") computed apart: the fields' separators are part of it.
+        let sha = Sha256::digest(b"\x1fabc\x1e");
+        assert_eq!(
+            input_hash([Some("abc"), None]),
+            i64::from(i32::from_be_bytes(sha[..4].try_into().unwrap()))
+        );
+        assert_ne!(
+            input_hash([Some("abc"), None]),
+            input_hash([None, Some("abc")])
+        );
+        assert_ne!(input_hash([Some("")]), input_hash([None]));
         let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0000_0000_0000_00ff);
         assert_eq!(
             company_hash(id),

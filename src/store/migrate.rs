@@ -70,6 +70,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "less_work_per_row",
         include_str!("../../migrations/0012_less_work_per_row.sql"),
     ),
+    (
+        13,
+        "inputs_by_their_fields",
+        include_str!("../../migrations/0013_inputs_by_their_fields.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -1,5 +1,5 @@
-//! The rows as given, stored once however many runs read them (a digest of every field
-//! finds them again), and each row's outcome in its run.
+//! The rows as given, stored once however many runs read them (a hash of their fields
+//! finds them again, and the fields are compared), and each row's outcome in its run.
 //!
 //! Rows are written [`ROWS_PER_STATEMENT`] at a time: one search for the stored inputs of
 //! them all, a few statements adding those not stored yet, then one statement for their
@@ -11,17 +11,16 @@
 
 use std::sync::LazyLock;
 
-use rusqlite::types::{Null, ToSqlOutput};
+use rusqlite::types::{Null, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, params_from_iter};
-use sha2::{Digest, Sha256};
 
 use super::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
-use crate::store::keys::{InputDigest, Pending, digest_hash};
+use crate::store::keys::{INPUT_FIELDS, Pending, input_hash};
 
-/// The fields of `inputs` after its digest, in their order.
-type Fields = [Option<String>; 12];
+/// The fields of `inputs` after its id, in their order.
+type Fields = [Option<String>; INPUT_FIELDS];
 
 /// One row, waiting to be written.
 #[derive(Debug)]
@@ -38,10 +37,16 @@ struct RunRow {
 #[derive(Debug)]
 enum Input {
     Known(i64),
-    Unknown {
-        digest: InputDigest,
-        fields: Box<Fields>,
-    },
+    Unknown { hash: i64, fields: Box<Fields> },
+}
+
+impl Input {
+    fn fields(&self) -> Option<&Fields> {
+        match self {
+            Input::Unknown { fields, .. } => Some(fields),
+            Input::Known(_) => None,
+        }
+    }
 }
 
 /// Rows recorded but not yet written; they belong to the open transaction.
@@ -73,7 +78,7 @@ impl RunRows {
 }
 
 /// Gives each row of `rows` its input's id: found among those added or through the key
-/// table (one statement for the whole chunk, each digest compared in full), or added.
+/// table (one statement for the whole chunk, the fields of each compared), or added.
 fn find_inputs(
     conn: &Connection,
     rows: &mut [RunRow],
@@ -82,16 +87,14 @@ fn find_inputs(
     let mut hashes = Vec::new();
     let mut pending: Vec<i64> = Vec::new();
     for row in rows.iter() {
-        if let Input::Unknown { digest, .. } = &row.input {
-            let hash = digest_hash(digest);
-            hashes.push(hash);
-            pending.extend(added.ids(hash));
+        if let Input::Unknown { hash, .. } = &row.input {
+            hashes.push(*hash);
+            pending.extend(added.ids(*hash));
         }
     }
     if hashes.is_empty() {
         return Ok(());
     }
-    let mut stored: Vec<(Vec<u8>, i64)> = Vec::new();
     // Always as many parameters as the statement has: the first hash fills the rest.
     let first = hashes[0];
     hashes.resize(ROWS_PER_STATEMENT, first);
@@ -102,96 +105,95 @@ fn find_inputs(
         .map(|h| ToSqlOutput::from(*h))
         .chain(std::iter::once(ToSqlOutput::from(pending.as_str())));
     let mut found = stmt.query(params_from_iter(params))?;
-    while let Some(r) = found.next()? {
-        stored.push((r.get(0)?, r.get(1)?));
+    while let Some(stored) = found.next()? {
+        let id: i64 = stored.get(0)?;
+        for row in rows.iter_mut() {
+            if let Some(fields) = row.input.fields()
+                && same_fields(stored, fields)?
+            {
+                row.input = Input::Known(id);
+            }
+        }
     }
+    drop(found);
     // The inputs not stored yet, each once (a row given twice in the chunk is added by
-    // its first line), added in the order of the rows, so with the ids they always got.
-    let mut new: Vec<&RunRow> = Vec::new();
-    for row in rows.iter() {
-        let Input::Unknown { digest, .. } = &row.input else {
-            continue;
-        };
-        let known = stored.iter().any(|(d, _)| d[..] == digest[..]);
-        if !known && !new.iter().any(|r| r.input.digest() == Some(digest)) {
-            new.push(row);
+    // its first line), added in the order of the rows, so with the ids they always got:
+    // each row's place among them, and the rows to add.
+    let mut new: Vec<usize> = Vec::new();
+    let mut place: Vec<Option<usize>> = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        place.push(row.input.fields().map(|fields| {
+            new.iter()
+                .position(|&j| rows[j].input.fields() == Some(fields))
+                .unwrap_or_else(|| {
+                    new.push(i);
+                    new.len() - 1
+                })
+        }));
+    }
+    if new.is_empty() {
+        return Ok(());
+    }
+    let adding: Vec<&Fields> = new.iter().filter_map(|&j| rows[j].input.fields()).collect();
+    insert(conn, &INSERT_INPUTS, &adding, true, |fields| {
+        fields.each_ref().map(|f| {
+            f.as_deref()
+                .map_or_else(|| ToSqlOutput::from(Null), Into::into)
+        })
+    })?;
+    // Rows appended to a table with an integer key take the ids after the highest, in
+    // order: the last one's, and those before it.
+    let last = conn.last_insert_rowid();
+    let ids: Vec<i64> = (last + 1 - new.len() as i64..=last).collect();
+    for (&j, &id) in new.iter().zip(&ids) {
+        if let Input::Unknown { hash, .. } = rows[j].input {
+            added.insert(hash, id);
         }
     }
-    let mut rest = &new[..];
-    while !rest.is_empty() {
-        // The largest statement that fits: a few shapes, each prepared once.
-        let (shape, sql) = INSERT_INPUTS
-            .largest(rest.len(), true)
-            .expect("a one-row statement fits");
-        let (these, after) = rest.split_at(shape);
-        let values = these.iter().flat_map(|r| {
-            let Input::Unknown { digest, fields } = &r.input else {
-                unreachable!("only unknown inputs are added")
-            };
-            std::iter::once(ToSqlOutput::from(&digest[..])).chain(fields.iter().map(|f| {
-                f.as_deref()
-                    .map_or_else(|| ToSqlOutput::from(Null), Into::into)
-            }))
-        });
-        let mut stmt = conn.prepare_cached(sql)?;
-        let mut ids = stmt.query(params_from_iter(values))?;
-        while let Some(r) = ids.next()? {
-            let digest: Vec<u8> = r.get(0)?;
-            let digest: InputDigest = digest.try_into().map_err(|_| {
-                rusqlite::Error::FromSqlConversionFailure(
-                    0,
-                    rusqlite::types::Type::Blob,
-                    "an input digest of another length".into(),
-                )
-            })?;
-            let id: i64 = r.get(1)?;
-            added.insert(digest_hash(&digest), id);
-            stored.push((digest.to_vec(), id));
+    for (row, place) in rows.iter_mut().zip(place) {
+        if let Some(k) = place {
+            row.input = Input::Known(ids[k]);
         }
-        rest = after;
-    }
-    for row in rows.iter_mut() {
-        let Input::Unknown { digest, .. } = &row.input else {
-            continue;
-        };
-        let (_, id) = stored
-            .iter()
-            .find(|(d, _)| d[..] == digest[..])
-            .expect("every input not stored was just added");
-        row.input = Input::Known(*id);
     }
     Ok(())
 }
 
-impl Input {
-    fn digest(&self) -> Option<&InputDigest> {
-        match self {
-            Input::Unknown { digest, .. } => Some(digest),
-            Input::Known(_) => None,
+/// Whether a stored input (its id, then its fields) holds these fields, each the same.
+fn same_fields(stored: &rusqlite::Row<'_>, fields: &Fields) -> rusqlite::Result<bool> {
+    for (i, field) in fields.iter().enumerate() {
+        let same = match (stored.get_ref(i + 1)?, field) {
+            (ValueRef::Null, None) => true,
+            (ValueRef::Text(text), Some(given)) => text == given.as_bytes(),
+            _ => false,
+        };
+        if !same {
+            return Ok(false);
         }
     }
+    Ok(true)
 }
 
-/// `INSERT INTO inputs` of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows, returning each digest
-/// with its id.
+/// `INSERT INTO inputs` of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows.
 static INSERT_INPUTS: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::powers_of_two(
-        "INSERT INTO inputs (digest, ref, country, service, external_id, name,
-             street_number, street_name, city, postcode, phone, given_company_id, extra)",
-        13,
-        "RETURNING digest, id",
+        "INSERT INTO inputs (ref, country, service, external_id, name, street_number,
+             street_name, city, postcode, phone, given_company_id, extra)",
+        INPUT_FIELDS,
+        "",
     )
 });
 
 /// The stored inputs under any of [`ROWS_PER_STATEMENT`] hashes, and those of the ids
-/// given as a JSON array (inputs whose keys are not written yet), with their digests.
+/// given as a JSON array (inputs whose keys are not written yet): each id and fields.
 static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
     let marks = vec!["?"; ROWS_PER_STATEMENT].join(", ");
+    let columns = "i.id, i.ref, i.country, i.service, i.external_id, i.name, i.street_number,
+                   i.street_name, i.city, i.postcode, i.phone, i.given_company_id, i.extra";
     format!(
-        "SELECT i.digest, i.id FROM input_keys k JOIN inputs i ON i.id = k.input
+        "SELECT {columns} FROM input_keys k JOIN inputs i ON i.id = k.input
          WHERE k.hash IN ({marks})
          UNION ALL
-         SELECT digest, id FROM inputs WHERE id IN (SELECT value FROM json_each(?))"
+         SELECT {columns} FROM inputs i WHERE i.id IN (SELECT value FROM json_each(?))"
     )
 });
 
@@ -244,38 +246,21 @@ impl Writer {
             i.company_id,
             None,
         ];
-        let mut hasher = Sha256::new();
-        for f in &fields[..11] {
-            match f {
-                Some(v) => {
-                    hasher.update(b"\x1f");
-                    hasher.update(v.as_bytes());
-                }
-                None => hasher.update(b"\x1e"),
-            }
-        }
-        // Carried columns count only when there are some: a row without them keeps the
-        // digest it always had.
+        // Carried columns are stored (as a JSON object) only when there are some.
         fields[11] = (!i.extra.is_empty()).then(|| {
-            hasher.update(b"\x1d");
-            let mut object = serde_json::Map::new();
-            for (header, value) in i.extra {
-                hasher.update(header.as_bytes());
-                hasher.update(b"\x1f");
-                hasher.update(value.as_bytes());
-                hasher.update(b"\x1f");
-                object.insert(header, value.into());
-            }
+            let object: serde_json::Map<String, serde_json::Value> = i
+                .extra
+                .into_iter()
+                .map(|(header, value)| (header, value.into()))
+                .collect();
             serde_json::Value::Object(object).to_string()
         });
-        let digest: InputDigest = hasher.finalize()[..16]
-            .try_into()
-            .expect("a SHA-256 has 32 bytes");
+        let hash = input_hash(fields.iter().map(Option::as_deref));
         let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
         self.rows.0.push(RunRow {
             line: line as i64,
             input: Input::Unknown {
-                digest,
+                hash,
                 fields: Box::new(fields),
             },
             status: row.status.as_str(),
