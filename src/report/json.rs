@@ -14,11 +14,18 @@ pub const SCHEMA: &str = include_str!("report.schema.json");
 pub struct JsonReport<W: Output> {
     out: W,
     rows: u64,
+    /// A row as JSON, then written whole: the serializer's many small writes go to a
+    /// buffer in memory, not each through the file's writer.
+    row: Vec<u8>,
 }
 
 impl<W: Output> JsonReport<W> {
     pub fn new(out: W) -> Self {
-        JsonReport { out, rows: 0 }
+        JsonReport {
+            out,
+            rows: 0,
+            row: Vec::with_capacity(1024),
+        }
     }
 }
 
@@ -64,11 +71,13 @@ impl<W: Output> Format for JsonReport<W> {
     }
 
     fn row(&mut self, row: &ResultRow) -> io::Result<()> {
+        self.row.clear();
         if self.rows > 0 {
-            self.out.write_all(b",")?;
+            self.row.push(b',');
         }
-        self.out.write_all(b"\n")?;
-        serde_json::to_writer(&mut self.out, row)?;
+        self.row.push(b'\n');
+        serde_json::to_writer(&mut self.row, row)?;
+        self.out.write_all(&self.row)?;
         self.rows += 1;
         Ok(())
     }

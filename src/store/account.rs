@@ -130,7 +130,7 @@ fn record(
                 })?;
             keys::insert_sorted(
                 tx,
-                keys::COMPANY_KEYS,
+                &keys::COMPANY_KEYS,
                 vec![(keys::company_hash(company_id), id)],
             )?;
             id

@@ -16,12 +16,15 @@
 //! opened for writing (each screening opens it once, before its writer starts).
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
+use rusqlite::types::ToSqlOutput;
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use super::StoreError;
+use super::batch::{Shapes, insert};
 
 /// Keys held in memory before they are written, at the least: bounds the memory, and
 /// makes each batch large enough that a page of a key table takes many keys at once.
@@ -205,34 +208,39 @@ impl PendingKeys {
     /// Writes the keys, sorted, in the connection's open transaction. An entry already
     /// there (added by [`catch_up`] in another process meanwhile) is left as it is.
     pub fn write(self, conn: &Connection) -> rusqlite::Result<()> {
-        insert_sorted(conn, RESOLUTION_KEYS, self.resolutions.entries())?;
-        insert_sorted(conn, INPUT_KEYS, self.inputs.entries())?;
-        insert_sorted(conn, COMPANY_KEYS, self.companies.entries())
+        insert_sorted(conn, &RESOLUTION_KEYS, self.resolutions.entries())?;
+        insert_sorted(conn, &INPUT_KEYS, self.inputs.entries())?;
+        insert_sorted(conn, &COMPANY_KEYS, self.companies.entries())
     }
 }
 
-const RESOLUTION_KEYS: &str =
-    "INSERT OR IGNORE INTO resolution_keys (hash, resolution) VALUES (?1, ?2)";
-const INPUT_KEYS: &str = "INSERT OR IGNORE INTO input_keys (hash, input) VALUES (?1, ?2)";
+/// The key tables' inserts, [`ROWS_PER_STATEMENT`] keys to a statement and one.
+static RESOLUTION_KEYS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::full_and_one(
+        "INSERT OR IGNORE INTO resolution_keys (hash, resolution)",
+        2,
+        "",
+    )
+});
+static INPUT_KEYS: LazyLock<Shapes> =
+    LazyLock::new(|| Shapes::full_and_one("INSERT OR IGNORE INTO input_keys (hash, input)", 2, ""));
+pub(super) static COMPANY_KEYS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::full_and_one("INSERT OR IGNORE INTO company_keys (hash, company)", 2, "")
+});
 /// The columns of `inputs` after its id: the fields of a row as given.
 pub(super) const INPUT_FIELDS: usize = 12;
-pub(super) const COMPANY_KEYS: &str =
-    "INSERT OR IGNORE INTO company_keys (hash, company) VALUES (?1, ?2)";
 
+/// Writes `keys` to a key table in the order of the table's primary key.
 pub(super) fn insert_sorted(
     conn: &Connection,
-    sql: &str,
+    table: &Shapes,
     mut keys: Vec<(i64, i64)>,
 ) -> rusqlite::Result<()> {
-    if keys.is_empty() {
-        return Ok(());
-    }
     keys.sort_unstable();
-    let mut stmt = conn.prepare_cached(sql)?;
-    for (hash, id) in keys {
-        stmt.execute(params![hash, id])?;
-    }
-    Ok(())
+    insert(conn, table, &keys, true, |(hash, id)| {
+        [ToSqlOutput::from(*hash), ToSqlOutput::from(*id)]
+    })
+    .map(drop)
 }
 
 /// Adds the keys of the rows a killed run left without: those above the highest id each
@@ -242,21 +250,21 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
     /// The rows above a key table's highest id (their id first), and their key's hash.
     type Missing = (
         &'static str,
-        &'static str,
+        &'static LazyLock<Shapes>,
         fn(&rusqlite::Row<'_>) -> rusqlite::Result<i64>,
     );
     let tables: [Missing; 3] = [
         (
             "SELECT id, input_key FROM resolutions
              WHERE id > (SELECT coalesce(max(resolution), 0) FROM resolution_keys)",
-            RESOLUTION_KEYS,
+            &RESOLUTION_KEYS,
             |r| r.get::<_, String>(1).map(|k| search_hash(&k)),
         ),
         (
             "SELECT id, ref, country, service, external_id, name, street_number, street_name,
                     city, postcode, phone, given_company_id, extra FROM inputs
              WHERE id > (SELECT coalesce(max(input), 0) FROM input_keys)",
-            INPUT_KEYS,
+            &INPUT_KEYS,
             |r| {
                 let fields = (1..=INPUT_FIELDS)
                     .map(|i| r.get_ref(i)?.as_str_or_null().map_err(Into::into))
@@ -267,7 +275,7 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
         (
             "SELECT id, company_id FROM companies
              WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys)",
-            COMPANY_KEYS,
+            &COMPANY_KEYS,
             |r| Ok(company_hash(read_uuid(r, 1)?)),
         ),
     ];

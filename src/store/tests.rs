@@ -2700,3 +2700,30 @@ fn after_a_batch_fails_the_writer_answers_and_writes_nothing_more() {
     drop(w);
     assert_eq!(history_len(&store), 0);
 }
+
+#[test]
+fn a_time_is_written_as_the_general_formatter_writes_it() {
+    let general = |s: i64| Timestamp::from_second(s).map_or_else(|_| s.to_string(), time_text);
+    // Every day from 1970 to 2100 at a time that moves, leap days and month ends among
+    // them; then the edges of the fast way and past them.
+    let mut s = 0;
+    while s < 4_102_444_800 {
+        assert_eq!(super::seconds_text(s), general(s), "{s}");
+        s += 86_400 + 3_671;
+    }
+    for s in [
+        -1,
+        0,
+        59,
+        951_782_400, // 2000-02-29
+        4_107_456_000,
+        Timestamp::MAX.as_second() - 1,
+        Timestamp::MAX.as_second(),
+        Timestamp::MAX.as_second() + 1,
+        i64::MIN,
+        i64::MAX,
+    ] {
+        assert_eq!(super::seconds_text(s), general(s), "{s}");
+    }
+    assert_eq!(super::seconds_text(951_782_400), "2000-02-29T00:00:00Z");
+}

@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use rusqlite::Connection;
 use rusqlite::types::{Null, ToSqlOutput};
 
-use super::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 use crate::model::Change;
+use crate::store::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 
 /// A company's outcome in the run, as `run_companies` holds it.
 #[derive(Debug)]

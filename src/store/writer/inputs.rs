@@ -14,9 +14,9 @@ use std::sync::LazyLock;
 use rusqlite::types::{Null, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, params_from_iter};
 
-use super::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
+use crate::store::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 use crate::store::keys::{INPUT_FIELDS, Pending, input_hash};
 
 /// The fields of `inputs` after its id, in their order.

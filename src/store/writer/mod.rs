@@ -20,7 +20,6 @@
 //! run does not read back.
 
 mod appends;
-mod batch;
 mod inputs;
 mod questions;
 mod records;
