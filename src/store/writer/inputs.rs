@@ -106,9 +106,12 @@ fn find_inputs(
         .chain(std::iter::once(ToSqlOutput::from(pending.as_str())));
     let mut found = stmt.query(params_from_iter(params))?;
     while let Some(stored) = found.next()? {
-        let id: i64 = stored.get(0)?;
+        // Its hash when found through the key table: only rows with that hash can match.
+        let key: Option<i64> = stored.get(0)?;
+        let id: i64 = stored.get(1)?;
         for row in rows.iter_mut() {
-            if let Some(fields) = row.input.fields()
+            if let Input::Unknown { hash, fields } = &row.input
+                && key.is_none_or(|key| key == *hash)
                 && same_fields(stored, fields)?
             {
                 row.input = Input::Known(id);
@@ -158,10 +161,11 @@ fn find_inputs(
     Ok(())
 }
 
-/// Whether a stored input (its id, then its fields) holds these fields, each the same.
+/// Whether a stored input (its hash, its id, then its fields) holds these fields, each
+/// the same.
 fn same_fields(stored: &rusqlite::Row<'_>, fields: &Fields) -> rusqlite::Result<bool> {
     for (i, field) in fields.iter().enumerate() {
-        let same = match (stored.get_ref(i + 1)?, field) {
+        let same = match (stored.get_ref(i + 2)?, field) {
             (ValueRef::Null, None) => true,
             (ValueRef::Text(text), Some(given)) => text == given.as_bytes(),
             _ => false,
@@ -184,16 +188,17 @@ static INSERT_INPUTS: LazyLock<Shapes> = LazyLock::new(|| {
 });
 
 /// The stored inputs under any of [`ROWS_PER_STATEMENT`] hashes, and those of the ids
-/// given as a JSON array (inputs whose keys are not written yet): each id and fields.
+/// given as a JSON array (inputs whose keys are not written yet, their hash unknown
+/// here): each hash, id and fields.
 static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
     let marks = vec!["?"; ROWS_PER_STATEMENT].join(", ");
     let columns = "i.id, i.ref, i.country, i.service, i.external_id, i.name, i.street_number,
                    i.street_name, i.city, i.postcode, i.phone, i.given_company_id, i.extra";
     format!(
-        "SELECT {columns} FROM input_keys k JOIN inputs i ON i.id = k.input
+        "SELECT k.hash, {columns} FROM input_keys k JOIN inputs i ON i.id = k.input
          WHERE k.hash IN ({marks})
          UNION ALL
-         SELECT {columns} FROM inputs i WHERE i.id IN (SELECT value FROM json_each(?))"
+         SELECT NULL, {columns} FROM inputs i WHERE i.id IN (SELECT value FROM json_each(?))"
     )
 });
 
