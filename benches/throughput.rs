@@ -571,9 +571,10 @@ struct Row {
     setting: String,
     m: Measure,
     ideal: f64,
-    /// HTTP alone's CPU per request, measured just before and just after this setting
-    /// (their mean): the machine's speed drifts by a fifth over a benchmark, so a ratio to a
-    /// floor measured minutes earlier would say as much about the drift as about ratewatch.
+    /// HTTP alone's CPU per request at this setting's concurrency, measured just before and
+    /// just after it (their mean): the machine's speed drifts by a fifth over a benchmark,
+    /// so a ratio to a floor measured minutes earlier would say as much about the drift as
+    /// about ratewatch.
     floor_cpu: f64,
 }
 
@@ -636,7 +637,7 @@ fn main() {
     println!(
         "HTTP alone (a bare loop of rating requests, same client, C=256): {floor_rps:.0} requests/s \
          = {:.1}% of C/L, {floor_cpu:.1} µs CPU per request (measured again around each \
-         setting: each CPU ratio below uses its own)\n",
+         setting, at its concurrency: each CPU ratio below uses its own)\n",
         100.0 * floor_rps / (256.0 / latency.as_secs_f64())
     );
     let n = if o.quick { 20_000 } else { 100_000 };
@@ -659,7 +660,9 @@ fn main() {
                        fresh: bool,
                        extra: &[String]| {
         let db = dir.path().join(db);
-        let before = http_floor(&server.url, 256, o.pin).1;
+        // At the setting's own concurrency: fewer requests in flight wake the client more
+        // often for each, and HTTP alone at C=256 would be a floor no C=8 client stands on.
+        let before = http_floor(&server.url, c as usize, o.pin).1;
         let m = screen(
             &server.url,
             file,
@@ -672,7 +675,7 @@ fn main() {
             },
             o.pin,
         );
-        let after = http_floor(&server.url, 256, o.pin).1;
+        let after = http_floor(&server.url, c as usize, o.pin).1;
         rows.push(Row {
             setting,
             ideal: ideal(c, &m),
@@ -816,7 +819,7 @@ fn targets(rows: &[Row]) {
         );
         let cpu = r.m.cpu.as_secs_f64() * 1e6 / r.m.rows as f64;
         let http = r.floor_cpu * r.m.min_calls as f64 / r.m.rows as f64;
-        // Against what its calls alone cost, as HTTP costs at C=256 around this setting.
+        // Against what its calls alone cost, as HTTP costs at its concurrency around it.
         let nightly = r.setting.contains("nightly");
         let times = if nightly { 1.5 } else { 2.0 };
         check(
