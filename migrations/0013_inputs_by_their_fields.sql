@@ -5,8 +5,8 @@
 -- so each new row took a random page of this index, and a commit per second wrote most of
 -- its pages again: a 100,000-row first run from such a file wrote 22 % more than from the
 -- same rows sorted by reference. It also took 19 bytes a row. A lookup by reference
--- (`history REF`, a decision or an acknowledgement given by reference) now reads `inputs`
--- whole, a fraction of a second at a million rows.
+-- (`history REF`, decisions given by reference) now reads `inputs` whole, all the
+-- references asked at once, a fraction of a second at a million rows.
 --
 -- `inputs.digest` was a hash of every field, 16 bytes a row, by which a row given again
 -- was found; the fields themselves are compared now. The keys of `input_keys` become a

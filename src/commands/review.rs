@@ -4,7 +4,7 @@
 //! Listing only reads the database; a decision writes one row of `decisions` and nothing
 //! else: no call to the service, no change to any run or to the resolution cache.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -303,7 +303,10 @@ fn decide(
     let mut store = open_for_decisions(db)?;
     let fail = store_error(db);
     let lookups = lookups(&store).map_err(fail)?;
-    let keys = searches(&store, &lookups, reference).map_err(fail)??;
+    let keys = searches(&store, &lookups, &[reference])
+        .map_err(fail)?
+        .remove(reference)
+        .expect("every ref asked is answered")?;
     let decided_at = now_text();
     for search_key in keys {
         store
@@ -325,32 +328,42 @@ fn decide(
     Ok(ExitCode::Clean)
 }
 
-/// The searches the rows with this ref make in the latest runs (usually one), or why
-/// there is nothing to decide.
+/// The searches the rows with each of these refs make in the latest runs (usually one),
+/// or why there is nothing to decide; all of them read in one pass over each latest run.
 fn searches(
     store: &Store,
     lookups: &Lookups,
-    reference: &str,
-) -> Result<Result<BTreeSet<String>, Error>, StoreError> {
-    let mut rows = 0;
-    let mut keys = BTreeSet::new();
+    references: &[&str],
+) -> Result<BTreeMap<String, Result<BTreeSet<String>, Error>>, StoreError> {
+    let mut found: BTreeMap<&str, (usize, BTreeSet<String>)> = references
+        .iter()
+        .map(|r| (*r, (0, BTreeSet::new())))
+        .collect();
     for latest in store.latest_runs()? {
-        for input in store.run_inputs_with_ref(latest.run_id, reference)? {
-            rows += 1;
-            keys.extend(search_key(&input, lookups));
+        for input in store.run_inputs_with_refs(latest.run_id, references)? {
+            if let Some((rows, keys)) = input.reference.as_deref().and_then(|r| found.get_mut(r)) {
+                *rows += 1;
+                keys.extend(search_key(&input, lookups));
+            }
         }
     }
-    if rows == 0 {
-        return Ok(Err(Error::Config(format!(
-            "{reference}: no row has this ref in the latest run of any portfolio (`ratewatch review` lists the rows that need a person)"
-        ))));
-    }
-    if keys.is_empty() {
-        return Ok(Err(Error::Config(format!(
-            "{reference}: the row gives its company_id or is invalid: nothing to decide (correct it in the portfolio)"
-        ))));
-    }
-    Ok(Ok(keys))
+    Ok(found
+        .into_iter()
+        .map(|(reference, (rows, keys))| {
+            let searched = if rows == 0 {
+                Err(Error::Config(format!(
+                    "{reference}: no row has this ref in the latest run of any portfolio (`ratewatch review` lists the rows that need a person)"
+                )))
+            } else if keys.is_empty() {
+                Err(Error::Config(format!(
+                    "{reference}: the row gives its company_id or is invalid: nothing to decide (correct it in the portfolio)"
+                )))
+            } else {
+                Ok(keys)
+            };
+            (reference.to_string(), searched)
+        })
+        .collect())
 }
 
 fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
@@ -506,10 +519,13 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let mut store = open_for_decisions(db)?;
     let fail = store_error(db);
     let lookups = lookups(&store).map_err(fail)?;
+    let references: Vec<&str> = verdicts.keys().map(String::as_str).collect();
+    let mut searched = searches(&store, &lookups, &references).map_err(fail)?;
     let mut decided = Vec::new();
     for (reference, verdict) in verdicts {
-        let keys = searches(&store, &lookups, &reference)
-            .map_err(fail)?
+        let keys = searched
+            .remove(&reference)
+            .expect("every ref asked is answered")
             .map_err(|e| wrong(e.to_string()))?;
         decided.push((reference, verdict, keys));
     }

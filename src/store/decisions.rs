@@ -128,18 +128,20 @@ impl Store {
             .pop())
     }
 
-    /// The input rows a run read with this reference, in input order.
-    pub fn run_inputs_with_ref(
+    /// The input rows a run read with any of these references, in input order.
+    pub fn run_inputs_with_refs(
         &self,
         run_id: i64,
-        reference: &str,
+        references: &[&str],
     ) -> Result<Vec<InputRow>, StoreError> {
-        // The inputs holding it are read first (a scan: no index takes the references in
-        // the file's order), then the run's rows that point to them.
+        // The inputs holding them are read first, all in one pass (a scan: no index takes
+        // the references in a file's order), then the run's rows that point to them.
+        let references = serde_json::to_string(references).expect("strings serialize");
         self.inputs_where(
             run_id,
-            "rr.input_id IN (SELECT id FROM inputs WHERE ref = ?2)",
-            reference,
+            "rr.input_id IN (SELECT id FROM inputs
+                             WHERE ref IN (SELECT value FROM json_each(?2)))",
+            references,
         )
     }
 

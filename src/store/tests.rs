@@ -1078,7 +1078,7 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
 }
 
 #[test]
-fn the_history_is_read_through_indexes_never_whole() {
+fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("i.db")).unwrap();
 

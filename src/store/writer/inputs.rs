@@ -507,6 +507,61 @@ mod tests {
     }
 
     #[test]
+    fn rows_under_one_hash_are_told_apart_by_every_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.db");
+        let mut store = Store::open(&path).unwrap();
+        // Rows that differ only in a carried column, or in an empty field against none.
+        let variant = |n: u64, line: u64| {
+            let mut r = row(2);
+            r.input.line = line;
+            match n {
+                0 => r.input.extra = vec![("Owner".into(), "Ann".into())],
+                1 => r.input.extra = vec![("Owner".into(), "Bob".into())],
+                2 => r.input.city = Some(String::new()),
+                _ => r.input.city = None,
+            }
+            r
+        };
+        let mut runs = Vec::new();
+        for order in [[0, 1, 2, 3], [3, 2, 1, 0]] {
+            let run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            for (i, n) in order.into_iter().enumerate() {
+                writer
+                    .send(Record::Row(Box::new(variant(n, n + 2 + 10 * i as u64))))
+                    .unwrap();
+            }
+            writer.finish().unwrap();
+            runs.push(run_id);
+            // Each key copied under every other row's hash: a lookup finds all four, and
+            // only their fields tell which is the row's.
+            store
+                .conn
+                .execute_batch(
+                    "INSERT OR IGNORE INTO input_keys (hash, input)
+                     SELECT a.hash, b.input FROM input_keys a, input_keys b",
+                )
+                .unwrap();
+        }
+        let conn = Connection::open(&path).unwrap();
+        let count: i64 = conn
+            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(count, 4);
+        let by_variant = |run_id: i64| -> Vec<(i64, i64)> {
+            let mut ids: Vec<(i64, i64)> = input_ids(&path, run_id)
+                .into_iter()
+                .map(|(line, id)| ((line - 2) % 10, id))
+                .collect();
+            ids.sort();
+            ids
+        };
+        assert_eq!(by_variant(runs[0]), [(0, 1), (1, 2), (2, 3), (3, 4)]);
+        assert_eq!(by_variant(runs[1]), by_variant(runs[0]));
+    }
+
+    #[test]
     fn a_row_repeated_after_a_commit_that_wrote_no_keys_finds_the_input_added_before() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.db");
