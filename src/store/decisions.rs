@@ -161,26 +161,7 @@ impl Store {
                  WHERE rr.run_id = ?1 AND {filter}
                  ORDER BY rr.line"
             ))
-            .and_then(|mut s| {
-                s.query_map(params![run_id, value], |r| {
-                    Ok(InputRow {
-                        line: r.get::<_, i64>(0)? as u64,
-                        reference: r.get(1)?,
-                        country: r.get(2)?,
-                        service: r.get(3)?,
-                        id: r.get(4)?,
-                        name: r.get(5)?,
-                        street_number: r.get(6)?,
-                        street_name: r.get(7)?,
-                        city: r.get(8)?,
-                        postcode: r.get(9)?,
-                        phone: r.get(10)?,
-                        company_id: r.get(11)?,
-                        extra: Vec::new(),
-                    })
-                })?
-                .collect()
-            })
+            .and_then(|mut s| s.query_map(params![run_id, value], input_row)?.collect())
             .map_err(StoreError::at(ctx))
     }
 
@@ -196,4 +177,24 @@ impl Store {
             .map(|found| found.is_some())
             .map_err(StoreError::at("reading the schema"))
     }
+}
+
+/// An input row read from `line, ref, country, service, external_id, name, street_number,
+/// street_name, city, postcode, phone, given_company_id`, its carried columns left out.
+pub(super) fn input_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InputRow> {
+    Ok(InputRow {
+        line: r.get::<_, i64>(0)? as u64,
+        reference: r.get(1)?,
+        country: r.get(2)?,
+        service: r.get(3)?,
+        id: r.get(4)?,
+        name: r.get(5)?,
+        street_number: r.get(6)?,
+        street_name: r.get(7)?,
+        city: r.get(8)?,
+        postcode: r.get(9)?,
+        phone: r.get(10)?,
+        company_id: r.get(11)?,
+        extra: Vec::new(),
+    })
 }

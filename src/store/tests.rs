@@ -2366,30 +2366,16 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
         .prepare(INPUT_FIELDS)
         .unwrap()
         .query_map([], |r| {
+            // The id stands where a line would: the row's line is given when it is sent.
+            let mut input = decisions::input_row(r)?;
             let extra: Option<String> = r.get(12)?;
             let extra: serde_json::Map<String, serde_json::Value> =
                 extra.map_or_else(Default::default, |e| serde_json::from_str(&e).unwrap());
-            Ok((
-                r.get(0)?,
-                crate::model::InputRow {
-                    line: 0,
-                    reference: r.get(1)?,
-                    country: r.get(2)?,
-                    service: r.get(3)?,
-                    id: r.get(4)?,
-                    name: r.get(5)?,
-                    street_number: r.get(6)?,
-                    street_name: r.get(7)?,
-                    city: r.get(8)?,
-                    postcode: r.get(9)?,
-                    phone: r.get(10)?,
-                    company_id: r.get(11)?,
-                    extra: extra
-                        .into_iter()
-                        .map(|(k, v)| (k, v.as_str().unwrap().to_string()))
-                        .collect(),
-                },
-            ))
+            input.extra = extra
+                .into_iter()
+                .map(|(k, v)| (k, v.as_str().unwrap().to_string()))
+                .collect();
+            Ok((r.get(0)?, input))
         })
         .unwrap()
         .collect::<Result<_, _>>()
