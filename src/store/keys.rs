@@ -214,7 +214,7 @@ impl PendingKeys {
     }
 }
 
-/// The key tables' inserts, [`ROWS_PER_STATEMENT`] keys to a statement and one.
+/// The key tables' inserts: a full statement's worth of keys at a time, then one by one.
 static RESOLUTION_KEYS: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
         "INSERT OR IGNORE INTO resolution_keys (hash, resolution)",
@@ -227,7 +227,10 @@ static INPUT_KEYS: LazyLock<Shapes> =
 pub(super) static COMPANY_KEYS: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one("INSERT OR IGNORE INTO company_keys (hash, company)", 2, "")
 });
-/// The columns of `inputs` after its id: the fields of a row as given.
+/// The columns of `inputs` after its id, in their order: the fields of a row as given.
+pub(super) const INPUT_COLUMNS: &str = "ref, country, service, external_id, name, \
+    street_number, street_name, city, postcode, phone, given_company_id, extra";
+/// How many they are.
 pub(super) const INPUT_FIELDS: usize = 12;
 
 /// Writes `keys` to a key table in the order of the table's primary key.
@@ -249,21 +252,23 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
     let ctx = "adding the keys of rows a stopped run left without";
     /// The rows above a key table's highest id (their id first), and their key's hash.
     type Missing = (
-        &'static str,
+        String,
         &'static LazyLock<Shapes>,
         fn(&rusqlite::Row<'_>) -> rusqlite::Result<i64>,
     );
     let tables: [Missing; 3] = [
         (
             "SELECT id, input_key FROM resolutions
-             WHERE id > (SELECT coalesce(max(resolution), 0) FROM resolution_keys)",
+             WHERE id > (SELECT coalesce(max(resolution), 0) FROM resolution_keys)"
+                .into(),
             &RESOLUTION_KEYS,
             |r| r.get::<_, String>(1).map(|k| search_hash(&k)),
         ),
         (
-            "SELECT id, ref, country, service, external_id, name, street_number, street_name,
-                    city, postcode, phone, given_company_id, extra FROM inputs
-             WHERE id > (SELECT coalesce(max(input), 0) FROM input_keys)",
+            format!(
+                "SELECT id, {INPUT_COLUMNS} FROM inputs
+                 WHERE id > (SELECT coalesce(max(input), 0) FROM input_keys)"
+            ),
             &INPUT_KEYS,
             |r| {
                 let fields = (1..=INPUT_FIELDS)
@@ -274,7 +279,8 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
         ),
         (
             "SELECT id, company_id FROM companies
-             WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys)",
+             WHERE id > (SELECT coalesce(max(company), 0) FROM company_keys)"
+                .into(),
             &COMPANY_KEYS,
             |r| Ok(company_hash(read_uuid(r, 1)?)),
         ),
@@ -285,7 +291,7 @@ pub(super) fn catch_up(conn: &Connection) -> Result<(), StoreError> {
     let mut added = 0;
     for (select, insert, hash) in tables {
         let missing = tx
-            .prepare(select)
+            .prepare(&select)
             .and_then(|mut stmt| {
                 stmt.query_map([], |r| Ok((hash(r)?, r.get::<_, i64>(0)?)))?
                     .collect::<rusqlite::Result<Vec<(i64, i64)>>>()
@@ -313,6 +319,11 @@ pub(crate) fn read_uuid(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Uu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_input_row_has_as_many_fields_as_columns_named() {
+        assert_eq!(INPUT_COLUMNS.split(',').count(), INPUT_FIELDS);
+    }
 
     #[test]
     fn a_hash_is_four_bytes_big_endian_signed() {

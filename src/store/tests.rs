@@ -2133,7 +2133,7 @@ fn every_view(conn: &Connection) -> Vec<String> {
 }
 
 /// The columns of `inputs` kept by every schema.
-const INPUT_FIELDS: &str = "SELECT id, ref, country, service, external_id, name, street_number,
+const STORED_INPUTS: &str = "SELECT id, ref, country, service, external_id, name, street_number,
            street_name, city, postcode, phone, given_company_id, extra FROM inputs ORDER BY id";
 
 #[test]
@@ -2290,7 +2290,7 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
         "SELECT rowid, input_key, outcome, company, candidates, resolved_at
          FROM resolutions ORDER BY 1"
             .to_string(),
-        INPUT_FIELDS.into(),
+        STORED_INPUTS.into(),
         "SELECT * FROM companies ORDER BY id".into(),
         "SELECT * FROM ratings ORDER BY id".into(),
     ];
@@ -2363,7 +2363,7 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
     // Each stored row given again is found, through the keys made again from its fields.
     let stored: Vec<(i64, crate::model::InputRow)> = store
         .conn
-        .prepare(INPUT_FIELDS)
+        .prepare(STORED_INPUTS)
         .unwrap()
         .query_map([], |r| {
             // The id stands where a line would: the row's line is given when it is sent.

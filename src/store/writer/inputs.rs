@@ -17,7 +17,7 @@ use rusqlite::{Connection, params_from_iter};
 use super::{RowRecord, Writer, candidates_json};
 use crate::store::StoreError;
 use crate::store::batch::{ROWS_PER_STATEMENT, Shapes, insert};
-use crate::store::keys::{INPUT_FIELDS, Pending, input_hash};
+use crate::store::keys::{INPUT_COLUMNS, INPUT_FIELDS, Pending, input_hash};
 
 /// The fields of `inputs` after its id, in their order.
 type Fields = [Option<String>; INPUT_FIELDS];
@@ -180,8 +180,7 @@ fn same_fields(stored: &rusqlite::Row<'_>, fields: &Fields) -> rusqlite::Result<
 /// `INSERT INTO inputs` of 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows.
 static INSERT_INPUTS: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::powers_of_two(
-        "INSERT INTO inputs (ref, country, service, external_id, name, street_number,
-             street_name, city, postcode, phone, given_company_id, extra)",
+        &format!("INSERT INTO inputs ({INPUT_COLUMNS})"),
         INPUT_FIELDS,
         "",
     )
@@ -192,13 +191,12 @@ static INSERT_INPUTS: LazyLock<Shapes> = LazyLock::new(|| {
 /// here): each hash, id and fields.
 static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
     let marks = vec!["?"; ROWS_PER_STATEMENT].join(", ");
-    let columns = "i.id, i.ref, i.country, i.service, i.external_id, i.name, i.street_number,
-                   i.street_name, i.city, i.postcode, i.phone, i.given_company_id, i.extra";
     format!(
-        "SELECT k.hash, {columns} FROM input_keys k JOIN inputs i ON i.id = k.input
+        "SELECT k.hash, i.id, {INPUT_COLUMNS} FROM input_keys k JOIN inputs i ON i.id = k.input
          WHERE k.hash IN ({marks})
          UNION ALL
-         SELECT NULL, {columns} FROM inputs i WHERE i.id IN (SELECT value FROM json_each(?))"
+         SELECT NULL, id, {INPUT_COLUMNS} FROM inputs
+         WHERE id IN (SELECT value FROM json_each(?))"
     )
 });
 
