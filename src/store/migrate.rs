@@ -75,6 +75,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "inputs_by_their_fields",
         include_str!("../../migrations/0013_inputs_by_their_fields.sql"),
     ),
+    (
+        14,
+        "registry_ids_in_company_rows",
+        include_str!("../../migrations/0014_registry_ids_in_company_rows.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -95,9 +100,11 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.pragma_update(None, "foreign_keys", false)
         .map_err(StoreError::at("starting the migrations"))?;
     let applied = apply(conn, version);
-    // 0012 edits the schema's text with `writable_schema`, a setting of the connection
-    // that a failed migration's rollback leaves as it was: it is always switched off.
+    // 0012 edits the schema's text with `writable_schema` and 0014 renames with
+    // `legacy_alter_table`, settings of the connection that a failed migration's rollback
+    // leaves as they were: both are always switched off.
     conn.pragma_update(None, "writable_schema", false)
+        .and_then(|()| conn.pragma_update(None, "legacy_alter_table", false))
         .and_then(|()| conn.pragma_update(None, "foreign_keys", true))
         .map_err(StoreError::at("ending the migrations"))?;
     applied

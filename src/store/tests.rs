@@ -330,7 +330,8 @@ fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
 }
 
 #[test]
-fn outcomes_confirmations_and_identifiers_written_many_to_a_statement_are_all_kept_in_order() {
+fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_with_registry_ids()
+{
     // 70 companies: two whole statements of 32 and a remainder the commit writes.
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("r.db")).unwrap();
@@ -351,7 +352,36 @@ fn outcomes_confirmations_and_identifiers_written_many_to_a_statement_are_all_ke
         w.send(Record::Company(Box::new(company))).unwrap();
         observe_green(&mut w, n);
     }
+    // Found again, a company keeps the ids it had and gains the new one.
+    let again = crate::model::Company {
+        id: Uuid::from_u128(1),
+        name: "Company 1".into(),
+        address: crate::model::Address::default(),
+        phone: None,
+        legal_form: "SA".into(),
+        external_ids: vec![
+            ("lei".into(), "969500ABC".into()),
+            ("siren".into(), "000000001".into()),
+        ],
+    };
+    w.send(Record::Company(Box::new(again))).unwrap();
     w.finish().unwrap();
+    let ids: Vec<(String, String)> = store
+        .conn
+        .prepare(
+            "SELECT service, external_id FROM company_external_ids e
+             JOIN companies c ON c.id = e.company WHERE c.name = 'Company 1'",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        ids,
+        [("siren", "000000001"), ("vat", "FR1"), ("lei", "969500ABC")]
+            .map(|(s, i)| (s.to_string(), i.to_string()))
+    );
     assert_eq!(
         count(
             &store.conn,
@@ -2112,6 +2142,7 @@ fn every_view(conn: &Connection) -> Vec<String> {
         "color_changes",
         "color_periods",
         "portfolio_latest",
+        "company_external_ids",
     ] {
         let mut stmt = conn.prepare(&format!("SELECT * FROM {view}")).unwrap();
         let n = stmt.column_count();
@@ -2138,6 +2169,20 @@ const STORED_INPUTS: &str = "SELECT id, ref, country, service, external_id, name
 
 #[test]
 fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
+    upgrade_keeps_every_row_id_and_view(9);
+}
+
+#[test]
+fn upgrading_a_database_of_0013_keeps_every_row_id_and_view() {
+    upgrade_keeps_every_row_id_and_view(13);
+}
+
+/// Writes a history with today's ratewatch, copies it into a database of schema version
+/// `from` as ratewatch then stored it, upgrades that, and compares every view and every
+/// stored row before and after.
+fn upgrade_keeps_every_row_id_and_view(from: usize) {
+    // Before 0011, UUIDs and times were text and a rating's confirmation was in its row.
+    let as_text = from < 11;
     let dir = tempfile::tempdir().unwrap();
     // A history written by ratewatch, with requests made elsewhere, cached searches and
     // gaps in the ids…
@@ -2196,29 +2241,67 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
                 ..RowRecord::default()
             })))
             .unwrap();
+        // Registry ids (a service code with a space among them, a company with none),
+        // and an ambiguous search.
+        for (n, ids) in [
+            (
+                0xa,
+                vec![("SIREN", "552100554"), ("EU VAT", "FR 55 2100554")],
+            ),
+            (0xb, vec![("KVK", "12345678")]),
+            (0xe, vec![]),
+        ] {
+            let company = crate::model::Company {
+                id: uuid(n),
+                name: format!("Company {n}"),
+                address: crate::model::Address::default(),
+                phone: None,
+                legal_form: "SA".into(),
+                external_ids: ids
+                    .into_iter()
+                    .map(|(s, i)| (s.to_string(), i.to_string()))
+                    .collect(),
+            };
+            writer.send(Record::Company(Box::new(company))).unwrap();
+        }
+        writer
+            .send(Record::Resolution {
+                key: "ambiguous".into(),
+                outcome: Outcome::Ambiguous,
+                company_id: None,
+                candidates: vec![crate::model::Candidate {
+                    id: uuid(0xb),
+                    name: "Company 11".into(),
+                    city: "Lyon".into(),
+                    postcode: "69001".into(),
+                }],
+            })
+            .unwrap();
         writer.finish().unwrap();
         store
             .conn
             .execute_batch(
                 "DELETE FROM resolutions WHERE input_key IN ('k2', 'k7', 'k8');
+                 DELETE FROM resolution_keys WHERE resolution NOT IN (SELECT id FROM resolutions);
                  INSERT INTO inputs (id, ref) VALUES (90, 'unused');",
             )
             .unwrap();
     }
-    // …written into a database of the schema before 0010 as ratewatch then stored it: UUIDs
-    // and times as text, a rating's confirmation in its own row.
-    let path = dir.path().join("v9.db");
+    // …written into a database of the schema `from` as ratewatch then stored it.
+    let path = dir.path().join(format!("v{from}.db"));
     let conn = Connection::open(&path).unwrap();
     conn.execute_batch(
         "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
     )
     .unwrap();
-    for (v, _, sql) in &migrate::MIGRATIONS[..9] {
+    for (v, _, sql) in &migrate::MIGRATIONS[..from] {
         conn.execute_batch(sql).unwrap();
         conn.pragma_update(None, "user_version", v).unwrap();
     }
     conn.execute("ATTACH ?1 AS source", [source.to_str().unwrap()])
         .unwrap();
+    // Copied table by table, children before parents.
+    conn.pragma_update(None, "foreign_keys", false).unwrap();
     let tables: Vec<String> = conn
         .prepare(
             "SELECT name FROM main.sqlite_master
@@ -2238,19 +2321,19 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
             .collect::<Result<_, _>>()
             .unwrap();
         let columns = columns.join(", ");
-        let (into, from) = match table.as_str() {
-            "resolutions" => (
+        let (into, select) = match table.as_str() {
+            "resolutions" if as_text => (
                 format!("rowid, {columns}"),
                 format!(
                     "SELECT id, {columns} FROM ({})",
                     resolutions_as_text("source")
                 ),
             ),
-            "companies" => (
+            "companies" if as_text => (
                 columns.clone(),
                 format!("SELECT {columns} FROM ({})", companies_as_text("source")),
             ),
-            "ratings" => (
+            "ratings" if as_text => (
                 columns.clone(),
                 format!("SELECT {columns} FROM ({})", ratings_as_text("source")),
             ),
@@ -2267,7 +2350,7 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
                 format!("SELECT {columns} FROM source.{table}"),
             ),
         };
-        conn.execute(&format!("INSERT INTO main.{table} ({into}) {from}"), [])
+        conn.execute(&format!("INSERT INTO main.{table} ({into}) {select}"), [])
             .unwrap();
     }
     conn.execute_batch("DETACH source").unwrap();
@@ -2286,30 +2369,68 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
         }
         rows
     };
-    let before = [
-        "SELECT rowid, input_key, outcome, company, candidates, resolved_at
-         FROM resolutions ORDER BY 1"
-            .to_string(),
-        STORED_INPUTS.into(),
-        "SELECT * FROM companies ORDER BY id".into(),
-        "SELECT * FROM ratings ORDER BY id".into(),
-    ];
-    let after = [
-        format!("SELECT * FROM ({}) ORDER BY 1", resolutions_as_text("main")),
-        "SELECT * FROM inputs ORDER BY id".into(),
-        format!("SELECT * FROM ({}) ORDER BY id", companies_as_text("main")),
-        format!("SELECT * FROM ({}) ORDER BY id", ratings_as_text("main")),
-    ];
+    let registry_ids =
+        "SELECT company, service, external_id FROM company_external_ids ORDER BY 1, 2, 3";
+    let (before, after) = if as_text {
+        (
+            [
+                "SELECT rowid, input_key, outcome, company, candidates, resolved_at
+                 FROM resolutions ORDER BY 1"
+                    .to_string(),
+                STORED_INPUTS.into(),
+                "SELECT * FROM companies ORDER BY id".into(),
+                "SELECT * FROM ratings ORDER BY id".into(),
+                registry_ids.into(),
+            ],
+            [
+                format!("SELECT * FROM ({}) ORDER BY 1", resolutions_as_text("main")),
+                "SELECT * FROM inputs ORDER BY id".into(),
+                format!("SELECT * FROM ({}) ORDER BY id", companies_as_text("main")),
+                format!("SELECT * FROM ({}) ORDER BY id", ratings_as_text("main")),
+                registry_ids.into(),
+            ],
+        )
+    } else {
+        let same = [
+            "SELECT id, input_key, outcome, company, candidates, resolved_at
+             FROM resolutions ORDER BY id"
+                .to_string(),
+            STORED_INPUTS.into(),
+            "SELECT id, company_id, name, country, street_number, street_name, postcode, city,
+                    phone, legal_form, first_seen_at, updated_at
+             FROM companies ORDER BY id"
+                .into(),
+            "SELECT r.*, f.confirmed_at, f.last_run_id FROM ratings r
+             LEFT JOIN rating_confirmations f ON f.rating = r.id ORDER BY id"
+                .into(),
+            registry_ids.into(),
+        ];
+        (same.clone(), same)
+    };
     let views = every_view(&conn);
     let rows = dump(&conn, &before);
     assert_eq!(
         rows.len() as i64,
-        17 + count(&conn, "SELECT count(*) FROM inputs")
+        18 + count(&conn, "SELECT count(*) FROM inputs")
             + count(&conn, "SELECT count(*) FROM companies")
             + count(&conn, "SELECT count(*) FROM ratings")
+            + 3
     );
     assert!(
-        rows.iter().any(|r| r.contains("2026-02-03T08:00:00Z")),
+        rows.iter().any(|r| r.contains(r#"Text("[{\"id\":"#)),
+        "an ambiguous search"
+    );
+    assert!(
+        rows.iter().any(|r| r.contains("FR 55 2100554")),
+        "a registry id"
+    );
+    let synced_confirmation = if as_text {
+        "2026-02-03T08:00:00Z"
+    } else {
+        "Integer(1770105600)"
+    };
+    assert!(
+        rows.iter().any(|r| r.contains(synced_confirmation)),
         "a sync's confirmation is among them"
     );
     drop(conn);
@@ -2332,7 +2453,7 @@ fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
     assert_eq!(indexed, ["ratings_by_company"], "no index on a random key");
     assert_eq!(
         count(&store.conn, "SELECT count(*) FROM resolution_keys"),
-        17
+        18
     );
     assert_eq!(
         count(&store.conn, "SELECT count(*) FROM input_keys"),
@@ -2502,7 +2623,6 @@ fn the_rows_a_run_writes_are_checked_without_a_temporary_table_and_still_refused
         "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
          VALUES (1, 1, 1, NULL, ?1), (1, 2, 2, 1, ?1)",
         "INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 2, 1, ?1)",
-        "INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', ?1, 0)",
         "INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
          VALUES (1, 1, ?1, 1, 2, 1)",
     ];
@@ -2523,18 +2643,29 @@ fn the_rows_a_run_writes_are_checked_without_a_temporary_table_and_still_refused
         "PRAGMA foreign_keys = OFF;
          INSERT INTO run_companies (run_id, company, rating_id, change) VALUES (1, 1, 1, 'gone');
          INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 2, 1, 'ignored');
-         INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', 'unresolved', 0);
          INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
          VALUES (1, 1, 'still', 9, 2, 1);",
     )
     .expect("every value of each list is still allowed");
-    for (sql, value) in inserts.iter().zip(["Gone", "rated ", "resolve", "green"]) {
+    for (sql, value) in inserts.iter().zip(["Gone", "rated ", "green"]) {
         let refused = conn.execute(sql, [value]).unwrap_err();
         assert!(
             refused.to_string().contains("CHECK constraint failed"),
             "{sql} with {value:?}: {refused}"
         );
     }
+    // A search's outcome is read from its row: a row saying two things is refused.
+    let both = conn
+        .execute(
+            "INSERT INTO resolutions (input_key, company, candidates, resolved_at)
+             VALUES ('k', 1, '[]', 0)",
+            [],
+        )
+        .unwrap_err();
+    assert!(
+        both.to_string().contains("CHECK constraint failed"),
+        "{both}"
+    );
     let with_lists: i64 = conn
         .query_row(
             "SELECT count(*) FROM sqlite_schema

@@ -1,6 +1,5 @@
 //! Rows the run adds and does not read back while it runs: each company's outcome in the
-//! run (`run_companies`), the confirmations of unchanged ratings, and the identifiers of
-//! new companies. They wait in memory and are written [`ROWS_PER_STATEMENT`] to a
+//! run (`run_companies`) and the confirmations of unchanged ratings. They wait in memory and are written [`ROWS_PER_STATEMENT`] to a
 //! statement, the last few with the commit ([`Appends::write`]), so a commit holds every
 //! one recorded before it.
 //!
@@ -30,8 +29,6 @@ pub(super) struct Appends {
     companies: Vec<RunCompany>,
     /// Ratings seen unchanged: (rating, when, run).
     confirmations: Vec<(i64, i64, i64)>,
-    /// (company, service, identifier).
-    identifiers: Vec<(i64, String, String)>,
 }
 
 impl Appends {
@@ -52,19 +49,9 @@ impl Appends {
     pub(super) fn confirmation(&mut self, rating: i64, at: i64, run_id: i64) {
         self.confirmations.push((rating, at, run_id));
     }
-    pub(super) fn identifier(&mut self, company: i64, service: &str, id: &str) {
-        self.identifiers
-            .push((company, service.to_string(), id.to_string()));
-    }
     /// Whether a full statement's worth waits for some table.
     pub(super) fn full(&self) -> bool {
-        [
-            self.companies.len(),
-            self.confirmations.len(),
-            self.identifiers.len(),
-        ]
-        .iter()
-        .any(|n| *n >= ROWS_PER_STATEMENT)
+        self.companies.len() >= ROWS_PER_STATEMENT || self.confirmations.len() >= ROWS_PER_STATEMENT
     }
     /// Forgets them, with the transaction they belonged to.
     pub(super) fn clear(&mut self) {
@@ -93,10 +80,6 @@ impl Appends {
             [c.0.into(), c.1.into(), c.2.into()]
         })?;
         self.confirmations.drain(..n);
-        let n = insert(conn, &IDENTIFIERS, &self.identifiers, all, |i| {
-            [i.0.into(), i.1.as_str().into(), i.2.as_str().into()]
-        })?;
-        self.identifiers.drain(..n);
         Ok(())
     }
 }
@@ -114,12 +97,5 @@ static CONFIRMATIONS: LazyLock<Shapes> = LazyLock::new(|| {
         3,
         "ON CONFLICT (rating) DO UPDATE SET
            confirmed_at = excluded.confirmed_at, last_run_id = excluded.last_run_id",
-    )
-});
-static IDENTIFIERS: LazyLock<Shapes> = LazyLock::new(|| {
-    Shapes::full_and_one(
-        "INSERT OR IGNORE INTO company_external_ids (company, service, external_id)",
-        3,
-        "",
     )
 });

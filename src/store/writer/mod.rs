@@ -147,7 +147,7 @@ pub struct Writer {
     pub(super) pending_limit: Option<usize>,
     /// Row outcomes of the open transaction not yet written: the commit writes them first.
     rows: RunRows,
-    /// Likewise the companies' outcomes, confirmations and identifiers.
+    /// Likewise the companies' outcomes and confirmations.
     appends: Appends,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
@@ -419,22 +419,19 @@ impl Writer {
                 };
                 // A search asked again keeps its row (and its id); a new one is appended.
                 let conn = self.conn();
+                // The outcome is not stored: the table computes it from the company (a
+                // resolved search) and the candidates (an ambiguous one, `[]` at the least).
+                let candidates = (outcome == Outcome::Ambiguous)
+                    .then(|| candidates_json(&candidates).unwrap_or_else(|| "[]".into()));
+                let company = company.filter(|_| outcome == Outcome::Resolved);
                 conn.prepare_cached(
-                    "INSERT INTO resolutions (id, input_key, outcome, company, candidates, resolved_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (id) DO UPDATE SET outcome = excluded.outcome,
-                         company = excluded.company, candidates = excluded.candidates,
-                         resolved_at = excluded.resolved_at",
+                    "INSERT INTO resolutions (id, input_key, company, candidates, resolved_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT (id) DO UPDATE SET company = excluded.company,
+                         candidates = excluded.candidates, resolved_at = excluded.resolved_at",
                 )
                 .and_then(|mut s| {
-                    s.execute(params![
-                        existing,
-                        key,
-                        outcome.as_str(),
-                        company,
-                        candidates_json(&candidates),
-                        now_seconds()
-                    ])
+                    s.execute(params![existing, key, company, candidates, now_seconds()])
                 })
                 .map_err(StoreError::at("caching a resolution"))?;
                 let id = existing.unwrap_or_else(|| conn.last_insert_rowid());

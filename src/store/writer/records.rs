@@ -1,6 +1,7 @@
 //! The writer's records of what the service said: companies and their identifiers, and
 //! the rating history, where each observation is compared with the latest earlier one.
 
+use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
@@ -25,22 +26,38 @@ impl Writer {
         Ok(key)
     }
     /// Records a company as the service described it: a new one is appended, a known one
-    /// refreshed in place.
+    /// refreshed in place, keeping the registry ids it had.
     pub(super) fn upsert_company(&mut self, c: &Company) -> Result<i64, StoreError> {
+        let ctx = "recording a company";
         let a = &c.address;
         let known = self.known_company(c.id)?;
+        let conn = self.conn();
+        let stored_ids: Option<String> = match known {
+            Some(key) => conn
+                .prepare_cached("SELECT external_ids FROM companies WHERE id = ?1")
+                .and_then(|mut s| s.query_row([key], |r| r.get(0)))
+                .map_err(StoreError::at(ctx))?,
+            None => None,
+        };
+        let ids = registry_ids(stored_ids.as_deref(), &c.external_ids)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, Type::Text, Box::new(e)))
+            .map_err(StoreError::at(format!(
+                "reading the registry ids stored for company {} (a JSON array)",
+                c.id
+            )))?;
         // A new company is appended, a known one updated in place: the id is known either
         // way, so the statement returns nothing (RETURNING costs a temporary table).
-        let conn = self.conn();
         conn.prepare_cached(
             "INSERT INTO companies (id, company_id, name, country, street_number, street_name,
-                                    postcode, city, phone, legal_form, first_seen_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
+                                    postcode, city, phone, legal_form, external_ids,
+                                    first_seen_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)
              ON CONFLICT (id) DO UPDATE SET
                name = excluded.name, country = excluded.country,
                street_number = excluded.street_number, street_name = excluded.street_name,
                postcode = excluded.postcode, city = excluded.city, phone = excluded.phone,
-               legal_form = excluded.legal_form, updated_at = excluded.updated_at",
+               legal_form = excluded.legal_form, external_ids = excluded.external_ids,
+               updated_at = excluded.updated_at",
         )
         .and_then(|mut s| {
             s.execute(params![
@@ -54,23 +71,19 @@ impl Writer {
                 a.city,
                 c.phone,
                 c.legal_form,
+                ids,
                 now_seconds()
             ])
         })
-        .map_err(StoreError::at("recording a company"))?;
-        let key = match known {
+        .map_err(StoreError::at(ctx))?;
+        Ok(match known {
             Some(key) => key,
             None => {
                 let key = conn.last_insert_rowid();
                 self.added_company(c.id, key);
                 key
             }
-        };
-        for (service, id) in &c.external_ids {
-            self.appends.identifier(key, service, id);
-        }
-        self.write_full_appends()?;
-        Ok(key)
+        })
     }
 
     /// Adds a rating to the history (or confirms the latest one) and records the change.
@@ -169,5 +182,72 @@ impl Writer {
             .run_company(company, rating_id, previous_id, change);
         self.rated.insert(company);
         self.write_full_appends()
+    }
+}
+
+/// `companies.external_ids`: the registry ids stored (a JSON array, or NULL for none)
+/// followed by those given that it lacks, in their order. Each is a `"SERVICE ID"` string,
+/// or a `["SERVICE", "ID"]` pair when the service code holds a space, so that the view
+/// `company_external_ids` splits each at its first space; NULL when there are none.
+fn registry_ids(
+    stored: Option<&str>,
+    given: &[(String, String)],
+) -> Result<Option<String>, serde_json::Error> {
+    use serde_json::Value;
+    let mut ids: Vec<Value> = stored
+        .map(serde_json::from_str)
+        .transpose()?
+        .unwrap_or_default();
+    let before = ids.len();
+    for (service, id) in given {
+        let value = if service.contains(' ') {
+            Value::Array(vec![service.as_str().into(), id.as_str().into()])
+        } else {
+            Value::String(format!("{service} {id}"))
+        };
+        if !ids.contains(&value) {
+            ids.push(value);
+        }
+    }
+    Ok(match (stored, ids.len() == before) {
+        (Some(s), true) => Some(s.to_string()),
+        _ if ids.is_empty() => None,
+        _ => Some(serde_json::to_string(&ids)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::registry_ids;
+
+    fn ids(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(s, i)| (s.to_string(), i.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn registry_ids_are_service_and_id_strings_and_a_refresh_adds_only_the_new_ones() {
+        let first = registry_ids(None, &ids(&[("SIREN", "552100554"), ("FCDE", "21/815 08")]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(first, r#"["SIREN 552100554","FCDE 21/815 08"]"#);
+        let again = registry_ids(Some(&first), &ids(&[("FCDE", "21/815 08"), ("VAT", "\"x")]));
+        assert_eq!(
+            again.unwrap().unwrap(),
+            r#"["SIREN 552100554","FCDE 21/815 08","VAT \"x"]"#
+        );
+        assert_eq!(
+            registry_ids(Some(&first), &ids(&[("SIREN", "552100554")])).unwrap(),
+            Some(first.clone()),
+            "nothing new: the stored text as it was"
+        );
+        assert_eq!(
+            registry_ids(None, &ids(&[("EU VAT", "FR 1"), ("EU VAT", "FR 1")])).unwrap(),
+            Some(r#"[["EU VAT","FR 1"]]"#.to_string())
+        );
+        assert_eq!(registry_ids(None, &[]).unwrap(), None);
+        assert!(registry_ids(Some("SIREN 1"), &[]).is_err());
     }
 }
