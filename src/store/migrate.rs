@@ -80,6 +80,16 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "registry_ids_in_company_rows",
         include_str!("../../migrations/0014_registry_ids_in_company_rows.sql"),
     ),
+    (
+        15,
+        "row_statuses_as_numbers",
+        include_str!("../../migrations/0015_row_statuses_as_numbers.sql"),
+    ),
+    (
+        16,
+        "ratings_by_company_alone",
+        include_str!("../../migrations/0016_ratings_by_company_alone.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -100,7 +110,7 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.pragma_update(None, "foreign_keys", false)
         .map_err(StoreError::at("starting the migrations"))?;
     let applied = apply(conn, version);
-    // 0012 edits the schema's text with `writable_schema` and 0014 renames with
+    // 0012 edits the schema's text with `writable_schema` and 0014 and 0015 rename with
     // `legacy_alter_table`, settings of the connection that a failed migration's rollback
     // leaves as they were: both are always switched off.
     conn.pragma_update(None, "writable_schema", false)

@@ -136,7 +136,7 @@ fn rebuilding_run_rows_and_decisions_for_new_statuses_keeps_every_row() {
     store
         .conn
         .execute_batch(
-            "INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 4, 1, 'ignored');
+            "INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, 4, 1, 5);
              INSERT INTO decisions (ref, search_key, decision, decided_at, source)
                  VALUES ('C-1', 'k', 'reject', '2026-01-02T00:00:00Z', 'command line');",
         )
@@ -2622,7 +2622,7 @@ fn the_rows_a_run_writes_are_checked_without_a_temporary_table_and_still_refused
     let inserts = [
         "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
          VALUES (1, 1, 1, NULL, ?1), (1, 2, 2, 1, ?1)",
-        "INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 2, 1, ?1)",
+        "INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, 2, 1, ?1)",
         "INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
          VALUES (1, 1, ?1, 1, 2, 1)",
     ];
@@ -2642,17 +2642,39 @@ fn the_rows_a_run_writes_are_checked_without_a_temporary_table_and_still_refused
     conn.execute_batch(
         "PRAGMA foreign_keys = OFF;
          INSERT INTO run_companies (run_id, company, rating_id, change) VALUES (1, 1, 1, 'gone');
-         INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 2, 1, 'ignored');
+         INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, 2, 1, 5);
          INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
          VALUES (1, 1, 'still', 9, 2, 1);",
     )
     .expect("every value of each list is still allowed");
-    for (sql, value) in inserts.iter().zip(["Gone", "rated ", "green"]) {
-        let refused = conn.execute(sql, [value]).unwrap_err();
+    use rusqlite::types::Value;
+    for (sql, value) in inserts.iter().zip([
+        Value::Text("Gone".into()),
+        Value::Integer(6),
+        Value::Text("green".into()),
+    ]) {
+        let refused = conn.execute(sql, [&value]).unwrap_err();
         assert!(
             refused.to_string().contains("CHECK constraint failed"),
             "{sql} with {value:?}: {refused}"
         );
+    }
+    // Each number reads as its word.
+    for status in RowStatus::ALL {
+        let line = 10 + status.code();
+        conn.execute(
+            "INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, ?1, 1, ?2)",
+            [line, status.code()],
+        )
+        .unwrap();
+        let word: String = conn
+            .query_row(
+                "SELECT status FROM run_rows WHERE run_id = 1 AND line = ?1",
+                [line],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(word, status.as_str());
     }
     // A search's outcome is read from its row: a row saying two things is refused.
     let both = conn

@@ -27,7 +27,8 @@ type Fields = [Option<String>; INPUT_FIELDS];
 struct RunRow {
     line: i64,
     input: Input,
-    status: &'static str,
+    /// [`crate::model::RowStatus::code`].
+    status: i64,
     company: Option<i64>,
     error: Option<String>,
     candidates: Option<String>,
@@ -223,7 +224,8 @@ fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite:
 
 static OUTCOMES: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
-        "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error, candidates)",
+        "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status_code, company, error,
+                                          candidates)",
         7,
         "",
     )
@@ -266,7 +268,7 @@ impl Writer {
                 hash,
                 fields: Box::new(fields),
             },
-            status: row.status.as_str(),
+            status: row.status.code(),
             company,
             error: row.error,
             candidates: candidates_json(&row.candidates),
