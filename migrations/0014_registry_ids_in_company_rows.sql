@@ -6,7 +6,7 @@
 -- pages each commit wrote again. A company's ids now sit in its row, `external_ids`, a JSON
 -- array of `"SERVICE ID"` strings (`["SIREN 552100554","SIRET 55210055400013"]`; a service
 -- code holding a space, which no registry has, becomes a `["SERVICE", "ID"]` pair), NULL
--- for none: 42 bytes a company. `company_external_ids` is now a view with the table's
+-- for none: 46 bytes a company. `company_external_ids` is now a view with the table's
 -- columns and rows, so `WHERE external_id = …` reads as before.
 --
 -- `resolutions.outcome` said again what `company` and `candidates` say: a resolved search
