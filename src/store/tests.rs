@@ -85,6 +85,13 @@ fn migrations_apply_from_every_earlier_version_and_are_recorded() {
             .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
             .unwrap();
         assert_eq!(recorded as usize, migrate::MIGRATIONS.len() - applied);
+        for setting in ["legacy_alter_table", "writable_schema"] {
+            let on: i64 = store
+                .conn
+                .query_row(&format!("PRAGMA {setting}"), [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(on, 0, "{setting} is off after the migrations");
+        }
         drop(store);
         Store::open(&path).expect("opening again is a no-op");
     }
@@ -2610,6 +2617,52 @@ fn an_upgrade_that_cannot_convert_a_time_exactly_stops_and_leaves_the_database_a
         .query_row("SELECT first_seen_at FROM companies", [], |r| r.get(0))
         .unwrap();
     assert_eq!(first_seen, "2026-01-01 02:00:00");
+}
+
+#[test]
+fn an_upgrade_that_would_read_a_search_otherwise_stops_and_leaves_the_database_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v13.db");
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+    )
+    .unwrap();
+    for (v, _, sql) in &migrate::MIGRATIONS[..13] {
+        conn.execute_batch(sql).unwrap();
+        conn.pragma_update(None, "user_version", v).unwrap();
+    }
+    // Resolved without a company: computed from its row, it would read `unresolved`.
+    conn.execute_batch(
+        "INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', 'resolved', 0);
+         INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (x'0a', 0, 0);
+         INSERT INTO company_external_ids (company, service, external_id) VALUES (1, 'KVK', '1');",
+    )
+    .unwrap();
+    drop(conn);
+    let refused = Store::open(&path).err().expect("the upgrade stops");
+    assert!(
+        refused
+            .to_string()
+            .contains("0014_registry_ids_in_company_rows")
+            && format!("{refused:?}")
+                .contains("every_outcome_follows_from_its_company_and_candidates"),
+        "{refused:?}"
+    );
+    let conn = Connection::open(&path).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 13);
+    let kept: (String, i64) = conn
+        .query_row(
+            "SELECT (SELECT outcome FROM resolutions),
+                    (SELECT count(*) FROM company_external_ids)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(kept, ("resolved".to_string(), 1));
 }
 
 #[test]
