@@ -19,20 +19,27 @@
 --
 -- Both tables are rebuilt in place with every row and id. The views that read them are
 -- kept as they are: the rebuilt table is renamed with `legacy_alter_table`, which leaves
--- them naming it (the setting is switched off again here, and by ratewatch after every
--- migration).
+-- them naming it (the setting is switched off again here, and by ratewatch once the
+-- migrations are done, even when one fails).
 
--- Every outcome must follow from its row: a row that would read otherwise (never written
--- by ratewatch) stops the upgrade here, the CHECK below naming it, with the database as
--- it was. An ambiguous search stored without candidates gets `[]`.
+-- Every outcome must follow from its row, and every registry id belong to a company: a
+-- row that would read otherwise or be left behind (never written by ratewatch) stops the
+-- upgrade here, the CHECK below naming it, with the database as it was. An ambiguous
+-- search stored without candidates gets `[]`.
 CREATE TEMP TABLE registry_ids_check (
-    ok INTEGER CONSTRAINT every_outcome_follows_from_its_company_and_candidates CHECK (ok)
+    outcome_ok INTEGER
+        CONSTRAINT every_outcome_follows_from_its_company_and_candidates CHECK (outcome_ok),
+    ids_ok     INTEGER
+        CONSTRAINT every_registry_id_belongs_to_a_company CHECK (ids_ok)
 );
-INSERT INTO registry_ids_check (ok)
-SELECT 0 FROM resolutions
-WHERE (outcome = 'resolved' AND (company IS NULL OR candidates IS NOT NULL))
-   OR (outcome = 'ambiguous' AND company IS NOT NULL)
-   OR (outcome = 'unresolved' AND (company IS NOT NULL OR candidates IS NOT NULL));
+INSERT INTO registry_ids_check (outcome_ok, ids_ok)
+SELECT NOT EXISTS (SELECT 1 FROM resolutions
+                   WHERE (outcome = 'resolved' AND (company IS NULL OR candidates IS NOT NULL))
+                      OR (outcome = 'ambiguous' AND company IS NOT NULL)
+                      OR (outcome = 'unresolved'
+                          AND (company IS NOT NULL OR candidates IS NOT NULL))),
+       NOT EXISTS (SELECT 1 FROM company_external_ids e
+                   WHERE NOT EXISTS (SELECT 1 FROM companies c WHERE c.id = e.company));
 DROP TABLE registry_ids_check;
 
 CREATE TABLE companies_new (
@@ -87,11 +94,12 @@ ALTER TABLE resolutions_new RENAME TO resolutions;
 PRAGMA legacy_alter_table = OFF;
 
 -- The table's columns and rows, as a view. A service code without a space is the text
--- before the first space; the id is the rest, spaces included.
+-- before the first space; the id is the rest, spaces included. Both are TEXT, as the
+-- table's columns were, so `WHERE external_id = 552100554` still finds '552100554'.
 CREATE VIEW company_external_ids AS
 SELECT c.id AS company,
-       CASE WHEN i.type = 'array' THEN json_extract(i.value, '$[0]')
-            ELSE substr(i.value, 1, instr(i.value, ' ') - 1) END AS service,
-       CASE WHEN i.type = 'array' THEN json_extract(i.value, '$[1]')
-            ELSE substr(i.value, instr(i.value, ' ') + 1) END    AS external_id
+       CAST(CASE WHEN i.type = 'array' THEN json_extract(i.value, '$[0]')
+                 ELSE substr(i.value, 1, instr(i.value, ' ') - 1) END AS TEXT) AS service,
+       CAST(CASE WHEN i.type = 'array' THEN json_extract(i.value, '$[1]')
+                 ELSE substr(i.value, instr(i.value, ' ') + 1) END AS TEXT)    AS external_id
 FROM companies c, json_each(c.external_ids) i;

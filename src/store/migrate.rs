@@ -110,9 +110,9 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.pragma_update(None, "foreign_keys", false)
         .map_err(StoreError::at("starting the migrations"))?;
     let applied = apply(conn, version);
-    // 0012 edits the schema's text with `writable_schema` and 0014 and 0015 rename with
-    // `legacy_alter_table`, settings of the connection that a failed migration's rollback
-    // leaves as they were: both are always switched off.
+    // 0012 edits the schema's text with `writable_schema`, and 0010, 0011, 0014 and 0015
+    // rename with `legacy_alter_table`: settings of the connection that a failed
+    // migration's rollback leaves as they were, so both are always switched off.
     conn.pragma_update(None, "writable_schema", false)
         .and_then(|()| conn.pragma_update(None, "legacy_alter_table", false))
         .and_then(|()| conn.pragma_update(None, "foreign_keys", true))

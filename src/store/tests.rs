@@ -2620,7 +2620,70 @@ fn an_upgrade_that_cannot_convert_a_time_exactly_stops_and_leaves_the_database_a
 }
 
 #[test]
-fn an_upgrade_that_would_read_a_search_otherwise_stops_and_leaves_the_database_as_it_was() {
+fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, (rows, constraint)) in [
+        // Resolved without a company: computed from its row, it would read `unresolved`.
+        (
+            "INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', 'resolved', 0);
+             INSERT INTO company_external_ids (company, service, external_id) VALUES (1, 'KVK', '1');",
+            "every_outcome_follows_from_its_company_and_candidates",
+        ),
+        // A registry id of no company (written with foreign keys off): nowhere to go.
+        (
+            "INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', 'unresolved', 0);
+             INSERT INTO company_external_ids (company, service, external_id) VALUES (9, 'KVK', '1');",
+            "every_registry_id_belongs_to_a_company",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = dir.path().join(format!("v13-{n}.db"));
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+        )
+        .unwrap();
+        for (v, _, sql) in &migrate::MIGRATIONS[..13] {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", v).unwrap();
+        }
+        conn.execute_batch(&format!(
+            "PRAGMA foreign_keys = OFF;
+             INSERT INTO companies (company_id, first_seen_at, updated_at)
+             VALUES (x'0000000000000000000000000000000a', 0, 0);
+             {rows}"
+        ))
+        .unwrap();
+        drop(conn);
+        let refused = Store::open(&path).err().expect("the upgrade stops");
+        assert!(
+            refused
+                .to_string()
+                .contains("0014_registry_ids_in_company_rows")
+                && format!("{refused:?}").contains(constraint),
+            "{refused:?}"
+        );
+        let conn = Connection::open(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 13);
+        let kept: (i64, i64) = conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM resolutions WHERE outcome IS NOT NULL),
+                        (SELECT count(*) FROM company_external_ids)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(kept, (1, 1));
+    }
+}
+
+#[test]
+fn an_upgrade_to_0014_keeps_every_registry_id_as_given_and_every_search_as_it_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v13.db");
     let conn = Connection::open(&path).unwrap();
@@ -2632,37 +2695,118 @@ fn an_upgrade_that_would_read_a_search_otherwise_stops_and_leaves_the_database_a
         conn.execute_batch(sql).unwrap();
         conn.pragma_update(None, "user_version", v).unwrap();
     }
-    // Resolved without a company: computed from its row, it would read `unresolved`.
+    let ids: [(i64, &str, &str); 7] = [
+        (1, "SIREN", "552100554"),
+        (1, "EU VAT", "FR 55 2100554"),
+        (1, "HRB", "Köln \"B\" 12\\3"),
+        (1, "", "[1]"),
+        (2, "KVK", "\t12 34\n"),
+        (2, "KVK", "5678"),
+        (2, "名称", "東京 1"),
+    ];
     conn.execute_batch(
-        "INSERT INTO resolutions (input_key, outcome, resolved_at) VALUES ('k', 'resolved', 0);
-         INSERT INTO companies (company_id, first_seen_at, updated_at) VALUES (x'0a', 0, 0);
-         INSERT INTO company_external_ids (company, service, external_id) VALUES (1, 'KVK', '1');",
+        "INSERT INTO companies (id, company_id, first_seen_at, updated_at)
+         VALUES (1, x'00000000000000000000000000000001', 0, 0),
+                (2, x'00000000000000000000000000000002', 0, 0),
+                (3, x'00000000000000000000000000000003', 0, 0);
+         INSERT INTO resolutions (input_key, outcome, company, candidates, resolved_at)
+         VALUES ('r', 'resolved', 1, NULL, 0), ('a', 'ambiguous', NULL, '[{\"id\":1}]', 0),
+                ('e', 'ambiguous', NULL, NULL, 0), ('u', 'unresolved', NULL, NULL, 0);",
     )
     .unwrap();
-    drop(conn);
-    let refused = Store::open(&path).err().expect("the upgrade stops");
-    assert!(
-        refused
-            .to_string()
-            .contains("0014_registry_ids_in_company_rows")
-            && format!("{refused:?}")
-                .contains("every_outcome_follows_from_its_company_and_candidates"),
-        "{refused:?}"
-    );
-    let conn = Connection::open(&path).unwrap();
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(version, 13);
-    let kept: (String, i64) = conn
-        .query_row(
-            "SELECT (SELECT outcome FROM resolutions),
-                    (SELECT count(*) FROM company_external_ids)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+    for (company, service, id) in ids {
+        conn.execute(
+            "INSERT INTO company_external_ids (company, service, external_id) VALUES (?1, ?2, ?3)",
+            params![company, service, id],
         )
         .unwrap();
-    assert_eq!(kept, ("resolved".to_string(), 1));
+    }
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    let mut stored: Vec<(i64, String, String)> = store
+        .conn
+        .prepare("SELECT company, service, external_id FROM company_external_ids")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    stored.sort();
+    let mut given: Vec<(i64, String, String)> = ids
+        .iter()
+        .map(|(c, s, i)| (*c, s.to_string(), i.to_string()))
+        .collect();
+    given.sort();
+    assert_eq!(stored, given);
+    // Text, as the table's columns were: a number given unquoted still finds its id.
+    assert_eq!(
+        count(
+            &store.conn,
+            "SELECT count(*) FROM company_external_ids WHERE external_id = 552100554"
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &store.conn,
+            "SELECT count(*) FROM companies WHERE external_ids IS NULL"
+        ),
+        1,
+        "a company without ids has none"
+    );
+    let outcomes: Vec<(String, String, Option<String>)> = store
+        .conn
+        .prepare("SELECT input_key, outcome, candidates FROM resolutions ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let expected = [
+        ("r", "resolved", None),
+        ("a", "ambiguous", Some(r#"[{"id":1}]"#)),
+        ("e", "ambiguous", Some("[]")),
+        ("u", "unresolved", None),
+    ]
+    .map(|(k, o, c)| (k.to_string(), o.to_string(), c.map(str::to_string)));
+    assert_eq!(outcomes, expected);
+}
+
+#[test]
+fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    for (key, outcome, company) in [
+        ("resolved", Outcome::Resolved, Some(uuid(0xa))),
+        ("ambiguous", Outcome::Ambiguous, None),
+        ("unresolved", Outcome::Unresolved, None),
+    ] {
+        // An ambiguous search whose candidates the service did not list stays ambiguous.
+        writer
+            .send(Record::Resolution {
+                key: key.into(),
+                outcome,
+                company_id: company,
+                candidates: vec![],
+            })
+            .unwrap();
+    }
+    writer.finish().unwrap();
+    for (key, outcome) in [
+        ("resolved", Outcome::Resolved),
+        ("ambiguous", Outcome::Ambiguous),
+        ("unresolved", Outcome::Unresolved),
+    ] {
+        let hit = store.cached_resolution(key).unwrap().unwrap();
+        assert_eq!(hit.outcome, outcome, "{key}");
+        assert_eq!(
+            hit.company_id.is_some(),
+            outcome == Outcome::Resolved,
+            "{key}"
+        );
+    }
 }
 
 #[test]
