@@ -5,8 +5,8 @@
 -- key, with the slack a B-tree appended to in order keeps), and one more tree whose last
 -- pages each commit wrote again. A company's ids now sit in its row, `external_ids`, a JSON
 -- array of `"SERVICE ID"` strings (`["SIREN 552100554","SIRET 55210055400013"]`; a service
--- code holding a space, which no registry has, becomes a `["SERVICE", "ID"]` pair), NULL
--- for none: 46 bytes a company. `company_external_ids` is now a view with the table's
+-- code holding a space becomes a `["SERVICE", "ID"]` pair), NULL for none: 46 bytes a
+-- company. `company_external_ids` is now a view with the table's
 -- columns and rows, so `WHERE external_id = …` reads as before.
 --
 -- `resolutions.outcome` said again what `company` and `candidates` say: a resolved search
