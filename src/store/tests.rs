@@ -2097,6 +2097,21 @@ fn uuid_text(column: &str) -> String {
     )
 }
 
+/// A database at `path` with the first `version` migrations applied and recorded as
+/// ratewatch then did, for an upgrade to start from.
+fn database_at(path: &std::path::Path, version: usize) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+    )
+    .unwrap();
+    for (v, _, sql) in &migrate::MIGRATIONS[..version] {
+        conn.execute_batch(sql).unwrap();
+        conn.pragma_update(None, "user_version", v).unwrap();
+    }
+    conn
+}
+
 /// A stored time (seconds) as the views show it.
 fn time_as_text(column: &str) -> String {
     format!("strftime('%Y-%m-%dT%H:%M:%SZ', {column}, 'unixepoch')")
@@ -2296,15 +2311,7 @@ fn upgrade_keeps_every_row_id_and_view(from: usize) {
     }
     // …written into a database of the schema `from` as ratewatch then stored it.
     let path = dir.path().join(format!("v{from}.db"));
-    let conn = Connection::open(&path).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
-    )
-    .unwrap();
-    for (v, _, sql) in &migrate::MIGRATIONS[..from] {
-        conn.execute_batch(sql).unwrap();
-        conn.pragma_update(None, "user_version", v).unwrap();
-    }
+    let conn = database_at(&path, from);
     conn.execute("ATTACH ?1 AS source", [source.to_str().unwrap()])
         .unwrap();
     // Copied table by table, children before parents.
@@ -2587,15 +2594,7 @@ fn a_company_is_found_while_its_key_waits_and_gets_it_after_a_run_stopped_before
 fn an_upgrade_that_cannot_convert_a_time_exactly_stops_and_leaves_the_database_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v10.db");
-    let conn = Connection::open(&path).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
-    )
-    .unwrap();
-    for (v, _, sql) in &migrate::MIGRATIONS[..10] {
-        conn.execute_batch(sql).unwrap();
-        conn.pragma_update(None, "user_version", v).unwrap();
-    }
+    let conn = database_at(&path, 10);
     conn.execute_batch(
         "INSERT INTO companies (company_id, first_seen_at, updated_at)
          VALUES ('0a0a0a0a-0a0a-0a0a-0a0a-0a0a0a0a0a0a', '2026-01-01 02:00:00', '2026-01-01T02:00:00Z');",
@@ -2640,15 +2639,7 @@ fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_unt
     .enumerate()
     {
         let path = dir.path().join(format!("v13-{n}.db"));
-        let conn = Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
-        )
-        .unwrap();
-        for (v, _, sql) in &migrate::MIGRATIONS[..13] {
-            conn.execute_batch(sql).unwrap();
-            conn.pragma_update(None, "user_version", v).unwrap();
-        }
+        let conn = database_at(&path, 13);
         conn.execute_batch(&format!(
             "PRAGMA foreign_keys = OFF;
              INSERT INTO companies (company_id, first_seen_at, updated_at)
@@ -2686,15 +2677,7 @@ fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_unt
 fn an_upgrade_to_0014_keeps_every_registry_id_as_given_and_every_search_as_it_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v13.db");
-    let conn = Connection::open(&path).unwrap();
-    conn.execute_batch(
-        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
-    )
-    .unwrap();
-    for (v, _, sql) in &migrate::MIGRATIONS[..13] {
-        conn.execute_batch(sql).unwrap();
-        conn.pragma_update(None, "user_version", v).unwrap();
-    }
+    let conn = database_at(&path, 13);
     let ids: [(i64, &str, &str); 7] = [
         (1, "SIREN", "552100554"),
         (1, "EU VAT", "FR 55 2100554"),

@@ -1,7 +1,7 @@
 //! Rows the run adds and does not read back while it runs: each company's outcome in the
-//! run (`run_companies`) and the confirmations of unchanged ratings. They wait in memory and are written [`ROWS_PER_STATEMENT`] to a
-//! statement, the last few with the commit ([`Appends::write`]), so a commit holds every
-//! one recorded before it.
+//! run (`run_companies`) and the confirmations of unchanged ratings. They wait in memory
+//! and are written [`ROWS_PER_STATEMENT`] to a statement, the last few with the commit
+//! ([`Appends::write`]), so a commit holds every one recorded before it.
 //!
 //! One statement per row cost more than its row (see `batch`). A question that reads
 //! these tables about a company this run rated first writes what waits.
