@@ -5,6 +5,7 @@ mod acknowledgements;
 mod common;
 
 mod alerts;
+mod beside_a_run;
 mod cli;
 mod client;
 mod config;

@@ -172,7 +172,7 @@ impl Store {
                 )
                 .map_err(at)?;
             let mut unack = tx
-                .prepare("DELETE FROM acks WHERE company = ?1")
+                .prepare("DELETE FROM acks WHERE company = ?1 AND color <> ?2")
                 .map_err(at)?;
             let mut listed_lately = tx
                 .prepare(
@@ -201,8 +201,9 @@ impl Store {
                         .optional()?
                         .is_some();
                 if kind.is_news() && any_acks && verdicts == Verdicts::Recorded {
-                    // The company changed again: what was acknowledged is over.
-                    unack.execute([g.company])?;
+                    // The company changed again: what was acknowledged at another color
+                    // is over. One made at the new color (during the run) stands.
+                    unack.execute(params![g.company, g.color.to_string()])?;
                 }
                 let shown = if kind.is_news() {
                     true

@@ -253,7 +253,7 @@ pub struct Store {
 }
 
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
-    let conn = Connection::open_with_flags(
+    let mut conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
@@ -262,6 +262,11 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     .map_err(StoreError::at("opening"))?;
     conn.busy_timeout(Duration::from_secs(10))
         .map_err(StoreError::at("setting the busy timeout"))?;
+    // Every transaction takes the write lock when it begins, so it waits (the busy
+    // timeout) for another writer (`ack`, `review`, `sync-history`, a run) to finish. A
+    // deferred one would read first and then fail, without waiting, when it came to write
+    // after another connection had committed ("cannot promote read transaction").
+    conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     // WAL lets readers (sqlite3, the cache) work during a run; NORMAL sync is durable
     // against a crash of ratewatch, which is the failure that matters here.
     conn.execute_batch(

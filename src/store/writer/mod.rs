@@ -354,7 +354,9 @@ impl Writer {
         }
         if self.open.is_none() {
             self.conn()
-                .execute_batch("BEGIN")
+                // IMMEDIATE: the write lock is taken now, waiting for a concurrent
+                // writer (see `open_connection`), rather than failed on later.
+                .execute_batch("BEGIN IMMEDIATE")
                 .map_err(StoreError::at("starting a batch"))?;
             self.open = Some(Instant::now());
         }

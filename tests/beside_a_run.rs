@@ -1,0 +1,111 @@
+//! Other ratewatch commands beside a screening in progress: every one waits its turn for
+//! the database, none of them breaks the run, and what they decide is kept.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use ratewatch::sim::server::DEFAULT_SEED;
+use ratewatch::sim::{Faults, SimConfig};
+use serde_json::Value;
+
+use crate::common::{KEY, Workspace, background, isolated};
+
+fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    cmd.current_dir(ws.dir.path())
+        .env("RATEWATCH_API_KEY", KEY)
+        .args(args)
+        .arg("--db")
+        .arg(ws.db());
+    Command::from_std(cmd).output().unwrap()
+}
+
+#[test]
+fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
+    let sim = background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        faults: Faults {
+            latency: Duration::from_millis(15),
+            ..Faults::default()
+        },
+        ..SimConfig::default()
+    });
+    let ws = Workspace::new();
+    let mut buf = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), 240, &mut buf).unwrap();
+    let file = ws.write("p.csv", &buf);
+    let base = sim.server.base_url();
+    let night = ws.screen(&sim, &file).output().unwrap();
+    assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
+
+    sim.server.set_day(5);
+    let mut run = ws
+        .screen_process(&sim, &file)
+        .args(["--concurrency", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut acked, mut rounds) = (Vec::new(), 0);
+    while run.try_wait().unwrap().is_none() && rounds < 200 {
+        rounds += 1;
+        let reference = format!("R{:07}", 1 + (rounds * 7) % 240);
+        let ack = ratewatch(&ws, &["ack", &reference, "--note", "beside a run"]);
+        // A row that is not rated has no company to acknowledge (exit 1, said so).
+        assert!(matches!(ack.status.code(), Some(0 | 1)), "ack: {ack:?}");
+        if ack.status.success() {
+            acked.push(reference);
+        }
+        let review = ratewatch(&ws, &["review"]);
+        assert!(
+            matches!(review.status.code(), Some(0 | 1)),
+            "review: {review:?}"
+        );
+        if rounds % 4 == 0 {
+            let sync = ratewatch(&ws, &["sync-history", "--base-url", &base]);
+            assert!(sync.status.success(), "sync-history: {sync:?}");
+        }
+    }
+    let out = run.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "the screening ran to its end beside {rounds} rounds: {stdout}\n{stderr}"
+    );
+    assert!(rounds >= 3, "the run was too short to meet the others");
+    assert!(
+        !acked.is_empty(),
+        "some acknowledgement was made during the run"
+    );
+    assert!(stdout.starts_with("ratewatch run 2 of p"), "{stdout}");
+
+    let acks: Value = serde_json::from_slice(&ratewatch(&ws, &["acks", "--json"]).stdout).unwrap();
+    let kept: Vec<&str> = acks
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["ref"].as_str())
+        .collect();
+    for reference in &acked {
+        assert!(
+            kept.contains(&reference.as_str()),
+            "{reference} kept: {acks}"
+        );
+    }
+    assert_eq!(integrity(&ws.db()), "ok");
+}
+
+fn integrity(db: &Path) -> String {
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap()
+}
