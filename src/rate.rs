@@ -27,14 +27,19 @@ impl RatingEndpoint {
     }
 }
 
-/// Fetches one company's rating.
+/// Fetches one company's rating, checked against the question: an answer for another
+/// company fails (it would color the wrong customer).
 pub async fn fetch(
     client: &Client,
     endpoint: RatingEndpoint,
     company: Uuid,
 ) -> Result<model::Rating, ApiError> {
-    match endpoint {
-        RatingEndpoint::Current => client.rating(company, None).await.map(Into::into),
-        RatingEndpoint::Deprecated => client.rating_deprecated(company).await.map(Into::into),
+    let rating: model::Rating = match endpoint {
+        RatingEndpoint::Current => client.rating(company, None).await?.into(),
+        RatingEndpoint::Deprecated => client.rating_deprecated(company).await?.into(),
+    };
+    if rating.company_id != company {
+        return Err(ApiError::another_company(company, rating.company_id));
     }
+    Ok(rating)
 }

@@ -103,26 +103,74 @@ impl Query {
 /// Runs the search. A 404 stays an error (`ApiError::NotFound`): it means "no such
 /// company" only from a service that has proven itself, which the pipeline judges (a run
 /// where every answer is "not found" is talking to the wrong address).
+///
+/// Every company found is checked against the question: one of another country fails
+/// the search ([`in_country`]).
 pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiError> {
     match query {
         Query::ById {
             country,
             service,
             id,
-        } => client
-            .company_by_external_id(&country.to_lowercase(), service, id)
-            .await
-            .map(|c| Resolution::Resolved(Box::new(c.into()))),
+        } => {
+            let found: Company = client
+                .company_by_external_id(&country.to_lowercase(), service, id)
+                .await?
+                .into();
+            of_country(country, std::slice::from_ref(&found))?;
+            Ok(Resolution::Resolved(Box::new(found)))
+        }
         Query::ByName(q) => {
             let q = NameQuery {
                 country: q.country.to_lowercase(),
                 ..q.clone()
             };
-            client
+            let found: Vec<Company> = client
                 .companies_by_name(&q)
-                .await
-                .map(|found| choose(&q.name, found.into_iter().map(Into::into).collect()))
+                .await?
+                .into_iter()
+                .map(Into::into)
+                .collect();
+            of_country(&q.country, &found)?;
+            Ok(choose(&q.name, found))
         }
+    }
+}
+
+/// Countries whose companies one registry search may find: France's registries (SIREN,
+/// SIRET) cover its overseas territories (spec 4.8).
+const FRANCE_AND_TERRITORIES: [&str; 8] = ["FR", "GF", "GP", "MQ", "YT", "RE", "PM", "WF"];
+
+/// Whether a company whose address is in `found` answers a search in `asked`: the same
+/// country, or both France or its territories. An address without a country is taken
+/// at its word.
+pub fn in_country(asked: &str, found: &str) -> bool {
+    let french = |c: &str| {
+        FRANCE_AND_TERRITORIES
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(c))
+    };
+    found.is_empty() || asked.eq_ignore_ascii_case(found) || (french(asked) && french(found))
+}
+
+/// Fails a search whose answer holds a company of another country than asked: that is
+/// the answer to another question.
+fn of_country(asked: &str, found: &[Company]) -> Result<(), ApiError> {
+    match found
+        .iter()
+        .find(|c| !in_country(asked, &c.address.country))
+    {
+        None => Ok(()),
+        Some(c) => Err(ApiError::Mismatch {
+            what: "search".into(),
+            message: format!(
+                "answer is for another country: {} {:?} is in {}, the search asked for {}",
+                c.id,
+                c.name,
+                c.address.country,
+                asked.to_uppercase()
+            ),
+        }),
     }
 }
 

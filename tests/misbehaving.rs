@@ -678,3 +678,71 @@ fn a_call_budget_reaches_every_row_over_successive_nights() {
             .starts_with("not screened: call budget reached")
     }));
 }
+
+#[test]
+fn answers_for_another_company_or_country_fail_their_rows_and_are_never_stored() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 12);
+    let target = sim.server.base_url();
+    // A gateway that mixes up answers: every rating is the same other company's, black.
+    let swapped = "00000000-0000-4000-8000-000000000001";
+    let front = Front::new(move |seen| {
+        let mut answer = forward(&target, seen);
+        if is_rating(seen) {
+            let mut json: Value = serde_json::from_slice(&answer.body).unwrap();
+            json["companyId"] = swapped.into();
+            json["ratingColor"] = "black".into();
+            answer.body = json.to_string().into_bytes();
+        }
+        answer
+    });
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(
+        !text.contains("black"),
+        "no row colored by another's answer: {text}"
+    );
+    assert_eq!(count(&ws.db(), "SELECT count(*) FROM ratings"), 0);
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    let rated: Vec<_> = rows
+        .iter()
+        .filter(|r| r["company_id"].is_string())
+        .collect();
+    assert!(!rated.is_empty(), "the searches were answered: {text}");
+    for row in rated {
+        assert_eq!(row["status"], "failed", "{row}");
+        let error = row["error"].as_str().unwrap();
+        assert!(error.contains("answer is for another company"), "{error}");
+        assert!(error.contains(swapped), "{error}");
+    }
+
+    // Searches answered with companies of another country.
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 12);
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        let mut answer = forward(&target, seen);
+        if seen.target.contains("/transactor") && answer.status.starts_with("200") {
+            let mut json: Value = serde_json::from_slice(&answer.body).unwrap();
+            let relocate = |c: &mut Value| c["Address"]["CountryCode"] = "US".into();
+            match json.as_array_mut() {
+                Some(found) => found.iter_mut().for_each(relocate),
+                None => relocate(&mut json),
+            }
+            answer.body = json.to_string().into_bytes();
+        }
+        answer
+    });
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    assert_eq!(count(&ws.db(), "SELECT count(*) FROM ratings"), 0);
+    assert_eq!(count(&ws.db(), "SELECT count(*) FROM companies"), 0);
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    for row in rows.iter().filter(|r| r["status"] != "invalid") {
+        assert_eq!(row["status"], "failed", "{row}");
+        let error = row["error"].as_str().unwrap();
+        assert!(error.contains("answer is for another country"), "{error}");
+    }
+}

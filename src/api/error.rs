@@ -61,6 +61,12 @@ pub enum ApiError {
     )]
     QuotaSpent { until: jiff::Timestamp },
 
+    /// An answer came back that is not the answer to the question asked: a rating of
+    /// another company, a search that found companies of another country (a caching proxy
+    /// or a gateway that mixed up answers). Never stored, never retried.
+    #[error("{what}: {message}; the answer was not stored")]
+    Mismatch { what: String, message: String },
+
     /// An answer came back but is not what the spec describes.
     #[error("unexpected answer from the service ({what}): {message}; body starts {snippet:?}")]
     Decode {
@@ -71,6 +77,14 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// A rating that answers for `answered` when `asked` was asked for.
+    pub fn another_company(asked: uuid::Uuid, answered: uuid::Uuid) -> ApiError {
+        ApiError::Mismatch {
+            what: "rating".into(),
+            message: format!("answer is for another company ({answered}, asked for {asked})"),
+        }
+    }
+
     /// Whether every further call of the run would fail the same way, so none is made:
     /// a refused key, a refused product, a spent quota, a redirect to another server.
     pub fn stops_calls(&self) -> bool {
@@ -97,6 +111,7 @@ impl ApiError {
             | ApiError::CallBudget { .. }
             | ApiError::QuotaSpent { .. }
             | ApiError::Redirected { .. }
+            | ApiError::Mismatch { .. }
             | ApiError::Decode { .. } => false,
         }
     }

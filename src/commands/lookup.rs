@@ -15,6 +15,7 @@ use crate::identifiers::restore_leading_zeros;
 use crate::limit::Limiter;
 use crate::model::RATED_COUNTRIES;
 use crate::rate::RatingEndpoint;
+use crate::resolve::in_country;
 use crate::text::printable;
 
 /// One company found, with its rating or why the rating could not be had.
@@ -72,6 +73,21 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
         Err(ApiError::NotFound { .. }) => Vec::new(),
         Err(e) => return Err(conn.fail(e)),
     };
+    // An answer is checked against its question, as a screening checks it.
+    if let Some(other) = companies
+        .iter()
+        .find(|c| !in_country(&country, &c.address.country_code))
+    {
+        return Err(Error::Api(ApiError::Mismatch {
+            what: "search".into(),
+            message: format!(
+                "answer is for another country: {} is in {}, the search asked for {}",
+                other.id,
+                other.address.country_code,
+                country.to_uppercase()
+            ),
+        }));
+    }
 
     // Every candidate's rating, side by side as far as the limiter lets them go.
     let ratings = futures::future::join_all(
@@ -82,6 +98,11 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
     .await;
     let mut found = Vec::with_capacity(companies.len());
     for (company, rating) in companies.into_iter().zip(ratings) {
+        // A rating of another company than asked is an error, never shown as its own.
+        let rating = rating.and_then(|r| match r.company_id == company.id {
+            true => Ok(r),
+            false => Err(ApiError::another_company(company.id, r.company_id)),
+        });
         match rating {
             Ok(r) => found.push(Found {
                 company,
