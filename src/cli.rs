@@ -47,7 +47,7 @@ pub enum Command {
         ratewatch screen samples/portfolio.csv --demo\n  \
         ratewatch screen customers.csv --base-url https://… --api-key-file ~/.ratewatch-key --quiet\n\n\
         Settings come from flags, then RATEWATCH_<SETTING> variables, then ratewatch.toml, then the defaults; `ratewatch config` shows them.\n\n\
-        Exit codes: 0 no alert, 1 alerts, 2 usage or input error or database busy, 3 some rows failed (retried next run), 4 nothing screened (key refused, service unreachable, database unusable).")]
+        Exit codes: 0 no alert, 1 alerts, 2 usage or input error or database busy, 3 some rows failed (retried next run), were not screened or none could be rated, 4 nothing screened (key refused, service unreachable, database unusable).")]
     Screen(ScreenArgs),
 
     /// Find a company by registry identifier or by name and show its current rating.

@@ -549,6 +549,23 @@ pub struct RunInfo {
     pub notes: Vec<String>,
 }
 
+impl RunInfo {
+    /// The run's rows of one status.
+    pub fn rows_with(&self, status: RowStatus) -> u64 {
+        self.by_status
+            .iter()
+            .find(|(s, _)| *s == status)
+            .map_or(0, |(_, n)| *n)
+    }
+
+    /// Whether the run had rows and rated none of them: whatever the reason (every row
+    /// unresolved, ambiguous, ignored, failed or invalid), nobody was screened, and that is
+    /// never a good night.
+    pub fn screened_nobody(&self) -> bool {
+        self.rows > 0 && self.rows_with(RowStatus::Rated) == 0
+    }
+}
+
 #[cfg(test)]
 impl ResultRow {
     /// Line `line` of a portfolio, `C-{line}` by SIREN 552100554, rated green for the first

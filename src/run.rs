@@ -76,8 +76,15 @@ pub struct Screened {
 impl Screened {
     /// The exit code of a run that finished (design contract: 0 quiet, 1 alerts, 3 rows
     /// failed or not screened).
+    ///
+    /// A run that rated none of its rows (every one unresolved, ambiguous or ignored) is
+    /// not a quiet night either: 3, like a run whose rows failed, as the summary's
+    /// `NOTHING SCREENED` line says.
     pub fn exit_code(&self) -> ExitCode {
-        if self.run.status != RunStatus::Complete || count(&self.run, RowStatus::Failed) > 0 {
+        if self.run.status != RunStatus::Complete
+            || self.run.rows_with(RowStatus::Failed) > 0
+            || self.run.screened_nobody()
+        {
             ExitCode::Partial
         } else if self.run.alerts > 0 {
             ExitCode::Attention
@@ -85,13 +92,6 @@ impl Screened {
             ExitCode::Clean
         }
     }
-}
-
-fn count(run: &RunInfo, status: RowStatus) -> u64 {
-    run.by_status
-        .iter()
-        .find(|(s, _)| *s == status)
-        .map_or(0, |(_, n)| *n)
 }
 
 /// Screens a portfolio: the summary goes to `summary`, the report files to the request's
@@ -128,7 +128,7 @@ pub async fn screen(
     }
     // One line when a run ends, whatever ended it, for whoever reads the logs.
     let info = result.as_ref().ok().map(|s| &s.run);
-    let rows = |status| info.map_or(0, |i| count(i, status));
+    let rows = |status| info.map_or(0, |i| i.rows_with(status));
     tracing::info!(
         run_id = log.run_id,
         status = %log.status.map_or("failed", RunStatus::as_str),
@@ -389,7 +389,7 @@ async fn screen_logged(
             e,
         ),
     })?;
-    if run.rows > 0 && count(&run, RowStatus::Invalid) == run.rows {
+    if run.rows > 0 && run.rows_with(RowStatus::Invalid) == run.rows {
         return Err(Error::NothingToScreen(format!(
             "{}: none of its {} rows could be screened: every one is invalid (see `error` in the reports)",
             path.display(),

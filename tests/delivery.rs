@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use predicates::prelude::*;
 use ratewatch::deliver::webhook::{Policy, SCHEMA};
+use ratewatch::model::RowStatus;
 use ratewatch::run::{self, Request};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -493,6 +494,44 @@ async fn a_failed_night_exports_its_failure_and_the_last_success_before_it() {
     assert_eq!(
         got[&format!("ratewatch_run_id{{{p}}}")],
         document["run"]["id"].as_f64().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_night_that_rated_nobody_is_no_success_for_monitoring() {
+    let sim = start(config()).await;
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 20);
+    let metrics = ws.path("ratewatch.prom");
+    let base = sim.base_url();
+    let more = ["--metrics-file", metrics.to_str().unwrap()];
+    screen(&args(&ws, &file, &base, &more), KEY, quick())
+        .await
+        .unwrap();
+    let good = ws.report();
+    let p = "portfolio=\"book\"";
+
+    // Every row names a company the service does not know.
+    let mut unknown = String::from("ref,country,name\n");
+    for i in 0..5 {
+        unknown.push_str(&format!("U-{i},FR,Nobody Trading {i} Nowhere\n"));
+    }
+    let nobody = ws.write("book.csv", unknown.as_bytes());
+    let screened = screen(
+        &args(&ws, nobody.to_str().unwrap(), &base, &more),
+        KEY,
+        quick(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(screened.run.rows_with(RowStatus::Unresolved), 5);
+    assert_eq!(screened.exit_code(), ratewatch::ExitCode::Partial);
+    let got = samples(&std::fs::read_to_string(&metrics).unwrap());
+    assert_eq!(got[&format!("ratewatch_run_success{{{p}}}")], 0.0);
+    assert_eq!(
+        got[&format!("ratewatch_last_success_timestamp_seconds{{{p}}}")],
+        epoch(&good["run"]["finished_at"]),
+        "the last success is still the night that rated its rows"
     );
 }
 

@@ -111,7 +111,10 @@ fn write_metrics(store: &Store, ended: &Ended<'_>, path: &Path) -> Result<(), St
         .and_then(|t| t.parse().ok());
     let figures = metrics::Figures {
         portfolio: ended.portfolio.to_string(),
-        success: ended.ok && status == RunStatus::Complete,
+        // A run that rated nobody is no success, however it ended.
+        success: ended.ok
+            && status == RunStatus::Complete
+            && run.as_ref().is_some_and(|r| !r.screened_nobody()),
         status,
         run,
         duration: ended.duration,

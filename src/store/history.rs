@@ -300,12 +300,14 @@ impl Store {
             .sum())
     }
 
-    /// When the latest complete run of a portfolio finished (ISO 8601 UTC), if one ever did:
-    /// a failed night still tells monitoring when the last good one was.
+    /// When the latest complete run of a portfolio that rated a row finished (ISO 8601
+    /// UTC), if one ever did: a failed night still tells monitoring when the last good one
+    /// was, and a run that rated nobody was not one.
     pub fn last_complete(&self, portfolio: &str) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row(
-                "SELECT max(finished_at) FROM runs WHERE portfolio = ?1 AND status = 'complete'",
+                "SELECT max(finished_at) FROM runs
+                 WHERE portfolio = ?1 AND status = 'complete' AND rows_rated > 0",
                 [portfolio],
                 |r| r.get(0),
             )
