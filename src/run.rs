@@ -252,6 +252,13 @@ async fn screen_logged(
         }
     };
     log.run_id = Some(run_id);
+    // A run before this one whose summary and reports never went out: its news is this
+    // run's to announce, whatever tonight's file holds, and the summary says so first.
+    for (undelivered, started_at) in store.undelivered_runs(&name, run_id).map_err(db_error)? {
+        notes.push(format!(
+            "NOTE: run {undelivered} of {name} (started {started_at}) stopped before its summary and reports went out; the changes it found are announced here"
+        ));
+    }
     let start = Started {
         run_id,
         portfolio: name.clone(),
@@ -323,8 +330,9 @@ async fn screen_logged(
             && store
                 .rows_by_status(run_id)
                 .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0))
+            && report::write_reports(&store, run_id, &request.reports, summary).is_ok()
         {
-            let _ = report::write_reports(&store, run_id, &request.reports, summary);
+            let _ = store.mark_delivered(run_id);
         }
         return Err(error);
     }
@@ -379,6 +387,11 @@ async fn screen_logged(
         .map_err(db_error)?;
     let written = report::write_reports(&store, run_id, &request.reports, summary);
     log.report_ms = Some(reporting.elapsed().as_millis() as u64);
+    // Delivered only now that the summary is out and the reports are in place: a run
+    // that dies before this is announced by the next one.
+    if written.is_ok() {
+        store.mark_delivered(run_id).map_err(db_error)?;
+    }
     let run = written.map_err(|e| match e {
         ReportError::Store(e) => db_error(e),
         ReportError::Io(e) => Error::io(

@@ -12,6 +12,7 @@ mod config;
 mod database;
 mod delivery;
 mod faults;
+mod interruptions;
 mod logs;
 mod misbehaving;
 mod reports;

@@ -160,6 +160,7 @@ type Files = (Vec<Box<dyn Format>>, Vec<String>);
 fn open_files(info: &RunInfo, options: &ReportOptions, trend: Vec<RunColors>) -> io::Result<Files> {
     let out = &options.out;
     std::fs::create_dir_all(out)?;
+    remove_leftovers(out);
     let files = ReportFiles::new(out, info, options.timestamped)?;
     let csv_name = files
         .csv
@@ -185,6 +186,40 @@ fn open_files(info: &RunInfo, options: &ReportOptions, trend: Vec<RunColors>) ->
         .map(|p| p.display().to_string())
         .collect();
     Ok((formats, paths))
+}
+
+/// Removes the temporary report files that a killed process left in `out` (see
+/// [`AtomicFile`]): `.report.json.4242.tmp`. A file of a process still alive is another
+/// run writing there now and is left alone; where that cannot be told (no `/proc`), only
+/// files a day old go.
+fn remove_leftovers(out: &Path) {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return;
+    };
+    let proc = Path::new("/proc/self").exists();
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = leftover_pid(&name) else {
+            continue;
+        };
+        let gone = match proc {
+            true => pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists(),
+            false => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() > 86_400)),
+        };
+        if gone && std::fs::remove_file(entry.path()).is_ok() {
+            tracing::info!(file = %entry.path().display(), "removed a report file a stopped run left unfinished");
+        }
+    }
+}
+
+/// The process id in the name of a temporary report file (`.report.json.4242.tmp`).
+fn leftover_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(".report")?.strip_suffix(".tmp")?;
+    let (_, pid) = rest.rsplit_once('.')?;
+    pid.parse().ok()
 }
 
 /// A closed stdout (`ratewatch … | head`) is not an error.
@@ -278,6 +313,15 @@ impl Drop for AtomicFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leftovers_are_told_by_their_name() {
+        assert_eq!(leftover_pid(".report.json.4242.tmp"), Some(4242));
+        assert_eq!(leftover_pid(".report-20261121T020000Z.html.7.tmp"), Some(7));
+        assert_eq!(leftover_pid("report.json"), None);
+        assert_eq!(leftover_pid(".other.json.4242.tmp"), None);
+        assert_eq!(leftover_pid(".report.json.tmp"), None);
+    }
 
     #[test]
     fn atomic_file_appears_only_on_commit() {

@@ -98,6 +98,27 @@ const CANDIDATES: &str = "
                AND r.color NOT IN ('green', 'yellow', 'red', 'black', 'white')))
     ORDER BY rr.company, rr.line";
 
+/// The same rows when an earlier run of the portfolio was never delivered (killed while
+/// writing its reports, or partway through before a changed file started afresh): every
+/// rated row, each with the color its company had in the last run of the portfolio that
+/// was delivered (`announced`), so that a change which the undelivered run saw first is
+/// still news now.
+const CATCHING_UP: &str = "
+    SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
+           (SELECT a.color FROM runs u
+              JOIN run_companies x ON x.run_id = u.id AND x.company = rr.company
+              JOIN ratings a       ON a.id = x.rating_id
+            WHERE u.portfolio = ?2 AND u.id < ?1 AND u.delivered_at IS NOT NULL
+            ORDER BY u.id DESC LIMIT 1)
+    FROM run_rows rr
+    JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+    JOIN ratings r        ON r.id = rc.rating_id
+    LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
+    JOIN inputs i         ON i.id = rr.input_id
+    WHERE rr.run_id = ?1
+      AND (rr.status = 'rated' OR (rr.status = 'unresolved' AND rc.change = 'gone'))
+    ORDER BY rr.company, rr.line";
+
 /// Refs named in `run_alerts.refs` before the rest are counted.
 const MAX_REFS: usize = 20;
 
@@ -110,7 +131,26 @@ struct Gathered {
     change: Change,
     color: Color,
     previous: Option<Color>,
+    /// When catching up: the color last delivered to the portfolio (`None`: never).
+    announced: Option<Color>,
     passes: bool,
+}
+
+impl Gathered {
+    /// The change the alert announces, and the color it compares with: the history's,
+    /// or, when catching up on an undelivered run, against what was last delivered.
+    fn news(&self, catching_up: bool) -> (Change, Option<Color>) {
+        if !catching_up || self.change == Change::Gone {
+            return (self.change, self.previous.clone());
+        }
+        let before = self.announced.as_ref().map(|c| (c, None::<i64>));
+        let change = match Change::classify(before, &self.color, None) {
+            // Same color as delivered: the history says whether it evolved.
+            Change::Unchanged if self.change == Change::Evolved => Change::Evolved,
+            change => change,
+        };
+        (change, self.announced.clone())
+    }
 }
 
 impl Store {
@@ -139,13 +179,18 @@ impl Store {
         tx.execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [run_id])
             .map_err(at)?;
         // The run's time on the service's clock when it has one, as staleness is judged.
-        let run_time: String = tx
+        let (run_time, portfolio): (String, String) = tx
             .query_row(
-                "SELECT coalesce(service_time, started_at) FROM runs WHERE id = ?1",
+                "SELECT coalesce(service_time, started_at), portfolio FROM runs WHERE id = ?1",
                 [run_id],
-                |r| r.get(0),
+                |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(at)?;
+        // An earlier run of the portfolio that was never delivered: its news is this
+        // run's to announce (see `CATCHING_UP`).
+        let catching_up = !undelivered_before(&tx, &portfolio, run_id)
+            .map_err(at)?
+            .is_empty();
         let relisted_after = rules.repeat.after_seconds().and_then(|s| {
             let t: Timestamp = run_time.parse().ok()?;
             Some(time_text(t - jiff::SignedDuration::from_secs(s)))
@@ -157,12 +202,18 @@ impl Store {
             .map_err(at)?;
         let filtered = rules.min_exposure.is_some();
         let listed = {
-            let mut candidates = tx.prepare(CANDIDATES).map_err(at)?;
+            let mut candidates = tx
+                .prepare(match catching_up {
+                    true => CATCHING_UP,
+                    false => CANDIDATES,
+                })
+                .map_err(at)?;
             let mut insert = tx
                 .prepare(&format!(
                     "INSERT INTO {table}
-                         (run_id, company, kind, severity, first_line, refs, listed, acked)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                         (run_id, company, kind, severity, first_line, refs, listed, acked,
+                          previous_color)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
                 ))
                 .map_err(at)?;
             let mut ack = tx
@@ -178,16 +229,18 @@ impl Store {
                 .prepare(
                     "SELECT 1 FROM run_alerts a JOIN runs u ON u.id = a.run_id
                      WHERE a.company = ?1 AND a.listed = 1 AND a.run_id < ?2
+                       AND u.delivered_at IS NOT NULL
                        AND coalesce(u.service_time, u.started_at) > ?3
                      LIMIT 1",
                 )
                 .map_err(at)?;
             let mut listed = 0;
             let mut decide = |g: Gathered| -> rusqlite::Result<()> {
-                let Some(kind) = AlertKind::of(g.change, &g.color) else {
+                let (change, previous) = g.news(catching_up);
+                let Some(kind) = AlertKind::of(change, &g.color) else {
                     return Ok(());
                 };
-                let steps = AlertKind::steps(&g.color, g.previous.as_ref());
+                let steps = AlertKind::steps(&g.color, previous.as_ref());
                 if !rules.keeps(kind, steps) || !g.passes {
                     return Ok(());
                 }
@@ -230,12 +283,17 @@ impl Store {
                     g.first_line,
                     (!refs.is_empty()).then_some(refs),
                     shown,
-                    acked
+                    acked,
+                    previous.map(|c| c.to_string())
                 ])?;
                 listed += u64::from(shown);
                 Ok(())
             };
-            let mut rows = candidates.query([run_id]).map_err(at)?;
+            let mut rows = match catching_up {
+                true => candidates.query(params![run_id, portfolio]),
+                false => candidates.query([run_id]),
+            }
+            .map_err(at)?;
             let mut current: Option<Gathered> = None;
             while let Some(r) = rows.next().map_err(at)? {
                 let company: i64 = r.get(0).map_err(at)?;
@@ -264,6 +322,13 @@ impl Store {
                             change: Change::parse(&change).unwrap_or(Change::Unchanged),
                             color: Color::parse(&color),
                             previous: previous.map(|p| Color::parse(&p)),
+                            announced: match catching_up {
+                                true => r
+                                    .get::<_, Option<String>>(7)
+                                    .map_err(at)?
+                                    .map(|c| Color::parse(&c)),
+                                false => None,
+                            },
                             passes: false,
                         })
                     }
@@ -342,12 +407,11 @@ impl Store {
             .conn
             .prepare(&format!(
                 "SELECT a.kind, a.refs, a.first_line, coalesce(c.name, i.name), c.country,
-                        r.color, p.color, r.last_refresh_date, c.company_id
+                        r.color, a.previous_color, r.last_refresh_date, c.company_id
                  FROM {table} a
                  JOIN companies c      ON c.id = a.company
                  JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
                  JOIN ratings r        ON r.id = rc.rating_id
-                 LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
                  LEFT JOIN run_rows rr ON rr.run_id = a.run_id AND rr.line = a.first_line
                  LEFT JOIN inputs i    ON i.id = rr.input_id
                  WHERE a.run_id = ?1 AND a.listed = 1
@@ -446,4 +510,22 @@ impl Store {
     pub fn has_alert_rules(&self) -> Result<bool, StoreError> {
         self.has_schema_object("table", "run_alerts")
     }
+}
+
+/// The runs of a portfolio before `run_id` and after its last delivered one: runs whose
+/// summary and reports never went out (oldest first, with when they started).
+pub(super) fn undelivered_before(
+    conn: &rusqlite::Connection,
+    portfolio: &str,
+    run_id: i64,
+) -> rusqlite::Result<Vec<(i64, String)>> {
+    conn.prepare_cached(
+        "SELECT id, started_at FROM runs
+         WHERE portfolio = ?1 AND id < ?2 AND delivered_at IS NULL
+           AND id > (SELECT coalesce(max(id), 0) FROM runs
+                     WHERE portfolio = ?1 AND id < ?2 AND delivered_at IS NOT NULL)
+         ORDER BY id",
+    )?
+    .query_map(params![portfolio, run_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+    .collect()
 }

@@ -90,6 +90,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ratings_by_company_alone",
         include_str!("../../migrations/0016_ratings_by_company_alone.sql"),
     ),
+    (
+        17,
+        "delivered_runs",
+        include_str!("../../migrations/0017_delivered_runs.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -441,6 +441,29 @@ impl Store {
             .map_err(StoreError::at("reading the previous run"))
     }
 
+    /// Records that a run's news is delivered: its summary was printed and its reports
+    /// are in place. Until then its alerts count as not announced (see `decide_alerts`).
+    pub fn mark_delivered(&mut self, run_id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "UPDATE runs SET delivered_at = ?2 WHERE id = ?1",
+                params![run_id, now_text()],
+            )
+            .map(drop)
+            .map_err(StoreError::at("recording the run as delivered"))
+    }
+
+    /// The runs of a portfolio before `run_id` whose news never went out, since its last
+    /// delivered run: (run id, started at), oldest first.
+    pub fn undelivered_runs(
+        &self,
+        portfolio: &str,
+        run_id: i64,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        alerts::undelivered_before(&self.conn, portfolio, run_id)
+            .map_err(StoreError::at("looking for runs that were not delivered"))
+    }
+
     /// Takes an interrupted run up again.
     pub fn resume_run(&mut self, run_id: i64) -> Result<(), StoreError> {
         self.conn

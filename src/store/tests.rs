@@ -621,6 +621,8 @@ fn screened_as(
     store
         .finish_run(run_id, status, &[], &[], &Rules::default())
         .unwrap();
+    // Its summary and reports out, as a run's are once it has written them.
+    store.mark_delivered(run_id).unwrap();
     run_id
 }
 
@@ -1891,6 +1893,63 @@ fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
     assert_eq!(recorded.listed.len(), 1);
     assert_eq!(recorded.listed[0].refs, "C-1");
     assert_eq!(recorded.listed[0].previous, Some(Color::Yellow));
+}
+
+#[test]
+fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (a, b) = (uuid(1), uuid(2));
+    let night = |store: &mut Store, day: u32, color_a: Color, color_b: Color| {
+        let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
+        screened(
+            store,
+            "p",
+            &[
+                ("C-1", seen(a, color_a, None, at, at)),
+                ("C-2", seen(b, color_b, None, at, at)),
+            ],
+        )
+    };
+    night(&mut store, 1, Color::Green, Color::Yellow);
+    // Killed while writing its reports: recorded, decided, never delivered.
+    let lost = night(&mut store, 2, Color::Red, Color::Yellow);
+    store
+        .conn
+        .execute("UPDATE runs SET delivered_at = NULL WHERE id = ?1", [lost])
+        .unwrap();
+    assert_eq!(
+        store.undelivered_runs("p", lost + 1).unwrap().len(),
+        1,
+        "the next run knows"
+    );
+    let next = night(&mut store, 3, Color::Red, Color::Yellow);
+    assert_eq!(
+        verdict(&store, next, a),
+        Some(("red".into(), true, false)),
+        "green → red, announced now"
+    );
+    assert_eq!(verdict(&store, next, b), None, "yellow all along");
+    let digest = store
+        .alert_digest(next, 50, 0.5, Verdicts::Recorded)
+        .unwrap();
+    assert_eq!(digest.listed.len(), 1);
+    assert_eq!(digest.listed[0].previous, Some(Color::Green));
+    assert_eq!(digest.listed[0].color, Some(Color::Red));
+    // The history keeps the change where it happened, once.
+    let changes: i64 = store
+        .conn
+        .query_row("SELECT count(*) FROM color_changes", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(changes, 1);
+    // Once announced, it is a standing alert like any other, counted but not relisted
+    // within the week.
+    let after = night(&mut store, 4, Color::Red, Color::Yellow);
+    assert_eq!(
+        verdict(&store, after, a),
+        Some(("still".into(), false, false))
+    );
+    assert!(store.undelivered_runs("p", after + 1).unwrap().is_empty());
 }
 
 #[test]

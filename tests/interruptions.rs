@@ -1,0 +1,181 @@
+//! Runs that die before their news is out: killed partway, their reports not written,
+//! stopped by a signal. Every change an unbroken series of the same nights announces is
+//! announced exactly once all the same, by the run that next gets its summary out.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use ratewatch::sim::server::DEFAULT_SEED;
+use ratewatch::sim::{Faults, SimConfig};
+use rusqlite::Connection;
+
+use crate::common::{Background, KEY, Workspace, background};
+
+const ROWS: usize = 200;
+
+fn sim() -> Background {
+    background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        faults: Faults {
+            latency: Duration::from_millis(4),
+            ..Faults::default()
+        },
+        ..SimConfig::default()
+    })
+}
+
+/// The first `rows` rows of a portfolio of the simulator's companies, as `name`.
+fn portfolio(ws: &Workspace, sim: &Background, rows: usize, name: &str) -> PathBuf {
+    let mut buf = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), ROWS as u64 + 1, &mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let kept: Vec<&str> = text.lines().take(rows + 1).collect();
+    ws.write(name, format!("{}\n", kept.join("\n")).as_bytes())
+}
+
+/// The color changes a run announced: (company, from, to) of its listed alerts that
+/// compare with an earlier color.
+type Announced = BTreeSet<(String, String, String)>;
+
+fn announced(db: &Path, run_id: i64) -> Announced {
+    let conn = Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT hex(c.company_id), a.previous_color, r.color
+             FROM run_alerts a
+             JOIN companies c      ON c.id = a.company
+             JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
+             JOIN ratings r        ON r.id = rc.rating_id
+             WHERE a.run_id = ?1 AND a.listed = 1 AND a.kind <> 'still'
+               AND a.previous_color IS NOT NULL",
+        )
+        .unwrap();
+    stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn scalar(db: &Path, sql: &str) -> i64 {
+    Connection::open(db)
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
+}
+
+fn last_run(db: &Path) -> i64 {
+    scalar(db, "SELECT max(id) FROM runs")
+}
+
+/// Screens `file` on simulated `day` to its end; the run's id.
+fn night(sim: &Background, ws: &Workspace, file: &Path, day: i64) -> i64 {
+    sim.server.set_day(day);
+    let out = ws
+        .screen(sim, file)
+        .args(["--concurrency", "8"])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "day {day}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    last_run(&ws.db())
+}
+
+#[test]
+fn changes_found_by_runs_that_died_before_their_news_went_out_are_announced_once() {
+    let sim = sim();
+    let days = [1, 3, 5, 7];
+
+    // The reference: the same nights, each delivered.
+    let steady = Workspace::new();
+    let file = portfolio(&steady, &sim, ROWS, "p.csv");
+    let mut want = Vec::new();
+    for day in days {
+        let run = night(&sim, &steady, &file, day);
+        want.push(announced(&steady.db(), run));
+    }
+    assert!(
+        want[1..].iter().all(|a| !a.is_empty()),
+        "every night after the first announces changes: {want:?}"
+    );
+
+    let crashy = Workspace::new();
+    let file = portfolio(&crashy, &sim, ROWS, "p.csv");
+    let mut got = vec![announced(&crashy.db(), night(&sim, &crashy, &file, 1))];
+
+    // Day 3: the reports cannot be written (a full disk, a file where the folder
+    // should be): the summary may go out, but the run is not delivered.
+    sim.server.set_day(3);
+    std::fs::rename(crashy.path("out"), crashy.path("out.kept")).unwrap();
+    let blocker = crashy.write("out", b"");
+    let out = crashy.screen(&sim, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(4), "{out:?}");
+    std::fs::remove_file(blocker).unwrap();
+    std::fs::rename(crashy.path("out.kept"), crashy.path("out")).unwrap();
+    // The same night again, from a file that gained a row: a fresh run.
+    let grown = portfolio(&crashy, &sim, ROWS + 1, "p.csv");
+    let leftover = crashy.write("out/.report.json.4000000.tmp", b"half a report");
+    let run = night(&sim, &crashy, &grown, 3);
+    assert!(
+        !leftover.exists(),
+        "a dead run's temporary report is removed"
+    );
+    let report = crashy.report();
+    assert_eq!(report["run"]["status"], "complete");
+    let notes = report["run"]["notes"].to_string();
+    assert!(
+        notes.contains("stopped before its summary and reports went out"),
+        "{notes}"
+    );
+    got.push(announced(&crashy.db(), run));
+
+    // Day 5: killed partway through, then a file that lost its extra row: a fresh run.
+    sim.server.set_day(5);
+    let mut child = crashy
+        .screen_process(&sim, &grown)
+        .args(["--concurrency", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let killed = last_run(&crashy.db()) + 1;
+    let begun = Instant::now();
+    let rows_of = |db: &Path| {
+        scalar(
+            db,
+            &format!("SELECT count(*) FROM run_rows WHERE run_id = {killed}"),
+        )
+    };
+    while rows_of(&crashy.db()) < 20 && begun.elapsed() < Duration::from_secs(30) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before the kill: make it slower"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let settled = rows_of(&crashy.db());
+    assert!(
+        (20..ROWS as i64).contains(&settled),
+        "killed partway: {settled} rows settled"
+    );
+    let file = portfolio(&crashy, &sim, ROWS, "p.csv");
+    let run = night(&sim, &crashy, &file, 5);
+    assert_ne!(run, killed, "a changed file starts afresh");
+    got.push(announced(&crashy.db(), run));
+
+    got.push(announced(&crashy.db(), night(&sim, &crashy, &file, 7)));
+    for (i, day) in days.iter().enumerate() {
+        assert_eq!(got[i], want[i], "day {day}: the changes announced");
+    }
+    // And the history holds each change once, as the reference's does.
+    let changes = "SELECT count(*) FROM color_changes";
+    assert_eq!(scalar(&crashy.db(), changes), scalar(&steady.db(), changes));
+}
