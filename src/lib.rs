@@ -38,6 +38,6 @@ pub(crate) mod resolve;
 pub mod run;
 pub mod sim;
 pub mod store;
-pub(crate) mod text;
+pub mod text;
 
 pub use error::{Error, ExitCode};

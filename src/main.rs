@@ -46,7 +46,8 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-/// Prints the error with its causes on one line and picks the exit code.
+/// Prints the error with its causes on one line, printable (a name or a message of the
+/// service's in it cannot drive the terminal), and picks the exit code.
 fn report(e: &Error) -> std::process::ExitCode {
     let mut text = format!("ratewatch: error: {e}");
     let mut source = std::error::Error::source(e);
@@ -58,7 +59,7 @@ fn report(e: &Error) -> std::process::ExitCode {
         }
         source = s.source();
     }
-    eprintln!("{text}");
+    eprintln!("{}", ratewatch::text::printable(&text));
     let code: ExitCode = e.exit_code();
     code.into()
 }

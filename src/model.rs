@@ -18,6 +18,7 @@ pub const RATED_COUNTRIES: [&str; 10] =
 /// The spec lists five values but also mentions an `orange` that no sample returns, so a
 /// value outside the five is kept as received (lowercased) instead of failing the parse:
 /// a report that silently drops an unknown color would hide exactly what needs a look.
+/// Kept as received only while it reads as a short word, though: see [`Color::parse`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Color {
     Green,
@@ -25,12 +26,26 @@ pub enum Color {
     Red,
     Black,
     White,
-    /// A color the spec does not list, as received (lowercased, trimmed).
+    /// A color the spec does not list, as received (lowercased, trimmed) when it is a
+    /// short word, else in the bounded form [`Color::parse`] gives it.
     Other(String),
 }
 
+/// The longest color kept as received. The five are at most six letters; a longer value
+/// is not a color a person needs whole, and it is printed in every summary line that
+/// names it.
+pub const COLOR_MAX_CHARS: usize = 32;
+
 impl Color {
     /// Parses any string; never fails.
+    ///
+    /// A value outside the five is kept, lowercased and trimmed, when it reads as a word:
+    /// at most [`COLOR_MAX_CHARS`] letters, digits, spaces, `-` or `_`. Anything else (an
+    /// escape sequence, a bidirectional override, punctuation, 100,000 characters) is kept
+    /// in a form that cannot drive a terminal or flood a mail: each other character
+    /// becomes `?`, and what is past the limit is cut and marked `…`. Every color is parsed
+    /// here (from the service, from the database), so none reaches a report otherwise,
+    /// and parsing that form again gives it back unchanged.
     pub fn parse(raw: &str) -> Color {
         let lower = raw.trim().to_lowercase();
         match lower.as_str() {
@@ -39,7 +54,7 @@ impl Color {
             "red" => Color::Red,
             "black" => Color::Black,
             "white" => Color::White,
-            _ => Color::Other(lower),
+            _ => Color::Other(bounded(lower)),
         }
     }
 
@@ -70,6 +85,26 @@ impl Color {
     pub fn is_alarming(&self) -> bool {
         matches!(self, Color::Red | Color::Black)
     }
+}
+
+/// An unknown color as kept: as received when it reads as a word, else each character
+/// that is not a letter, digit, space, `-` or `_` as `?`, cut to [`COLOR_MAX_CHARS`] with
+/// a `…`. (`?` and `…` are kept as they are, so the form reads back as itself.)
+fn bounded(lower: String) -> String {
+    let plain = |c: char| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_' | '?' | '…');
+    let long = lower.len() > COLOR_MAX_CHARS && lower.chars().count() > COLOR_MAX_CHARS;
+    if !long && lower.chars().all(plain) {
+        return lower;
+    }
+    let mut kept: String = lower
+        .chars()
+        .take(COLOR_MAX_CHARS)
+        .map(|c| if plain(c) { c } else { '?' })
+        .collect();
+    if long {
+        kept.push('…');
+    }
+    kept
 }
 
 impl fmt::Display for Color {
@@ -566,6 +601,111 @@ impl RunInfo {
     }
 }
 
+/// Makes each text of a value [`crate::text::printable`] in place, and each color its
+/// bounded form: what every report and listing shows, whatever the portfolio held or an
+/// older database kept.
+pub trait MakePrintable {
+    fn make_printable(&mut self);
+}
+
+impl MakePrintable for String {
+    fn make_printable(&mut self) {
+        crate::text::make_printable(self);
+    }
+}
+
+impl MakePrintable for Color {
+    fn make_printable(&mut self) {
+        if let Color::Other(s) = self {
+            *self = Color::parse(s);
+        }
+    }
+}
+
+impl<T: MakePrintable> MakePrintable for Option<T> {
+    fn make_printable(&mut self) {
+        if let Some(v) = self {
+            v.make_printable();
+        }
+    }
+}
+
+impl<T: MakePrintable> MakePrintable for Vec<T> {
+    fn make_printable(&mut self) {
+        self.iter_mut().for_each(MakePrintable::make_printable);
+    }
+}
+
+impl MakePrintable for (String, String) {
+    fn make_printable(&mut self) {
+        self.0.make_printable();
+        self.1.make_printable();
+    }
+}
+
+impl MakePrintable for Candidate {
+    fn make_printable(&mut self) {
+        self.name.make_printable();
+        self.city.make_printable();
+        self.postcode.make_printable();
+    }
+}
+
+impl MakePrintable for ResultRow {
+    fn make_printable(&mut self) {
+        for text in [
+            &mut self.reference,
+            &mut self.country,
+            &mut self.service,
+            &mut self.id,
+            &mut self.name,
+            &mut self.company_name,
+            &mut self.last_change_date,
+            &mut self.last_refresh_date,
+            &mut self.error,
+        ] {
+            text.make_printable();
+        }
+        self.color.make_printable();
+        self.previous_color.make_printable();
+        self.candidates.make_printable();
+        self.extra.make_printable();
+    }
+}
+
+impl MakePrintable for RunInfo {
+    fn make_printable(&mut self) {
+        for text in [
+            &mut self.started_at,
+            &mut self.portfolio,
+            &mut self.input_path,
+            &mut self.portfolio_sha256,
+        ] {
+            text.make_printable();
+        }
+        self.finished_at.make_printable();
+        self.service_time.make_printable();
+        // A color an older database kept raw reads as any color read from it does.
+        for (color, _) in &mut self.by_color {
+            *color = Color::parse(color).as_str().to_string();
+        }
+        for (endpoint, _) in &mut self.calls {
+            endpoint.make_printable();
+        }
+        self.extra_columns.make_printable();
+        self.notes.make_printable();
+    }
+}
+
+impl MakePrintable for RunColors {
+    fn make_printable(&mut self) {
+        self.started_at.make_printable();
+        for (color, _) in &mut self.by_color {
+            *color = Color::parse(color).as_str().to_string();
+        }
+    }
+}
+
 #[cfg(test)]
 impl ResultRow {
     /// Line `line` of a portfolio, `C-{line}` by SIREN 552100554, rated green for the first
@@ -642,6 +782,70 @@ mod tests {
         let json: Color = serde_json::from_str("\"orange\"").unwrap();
         assert_eq!(json, c);
         assert_eq!(serde_json::to_string(&c).unwrap(), "\"orange\"");
+    }
+
+    #[test]
+    fn an_unknown_color_that_is_not_a_word_is_kept_bounded_and_harmless() {
+        assert_eq!(Color::parse("\u{1b}[8m"), Color::Other("??8m".into()));
+        assert_eq!(Color::parse("or\u{202e}ange").as_str(), "or?ange");
+        assert_eq!(Color::parse("dark red").as_str(), "dark red");
+        assert_eq!(Color::parse("Very-Dark_Red 2").as_str(), "very-dark_red 2");
+        let huge = Color::parse(&"a".repeat(100_000));
+        assert_eq!(huge.as_str(), format!("{}…", "a".repeat(COLOR_MAX_CHARS)));
+        let long = Color::parse(&format!("{}\u{1b}", "é".repeat(COLOR_MAX_CHARS)));
+        assert_eq!(long.as_str().chars().count(), COLOR_MAX_CHARS + 1);
+        assert!(long.as_str().ends_with('…'));
+        // As the database gives it back: the same color.
+        for c in [huge, long, Color::parse("\u{1b}[8m")] {
+            assert_eq!(Color::parse(c.as_str()), c);
+        }
+    }
+
+    #[test]
+    fn every_text_of_a_row_and_a_run_is_made_printable() {
+        let evil = "A\u{1b}[2J\u{202e}B";
+        let mut row = ResultRow {
+            reference: Some(evil.into()),
+            name: Some(evil.into()),
+            company_name: Some(evil.into()),
+            error: Some(evil.into()),
+            color: Some(Color::Other(evil.into())),
+            previous_color: Some(Color::Other("x".repeat(100))),
+            candidates: vec![Candidate {
+                id: Uuid::nil(),
+                name: evil.into(),
+                city: evil.into(),
+                postcode: evil.into(),
+            }],
+            extra: vec![(evil.into(), evil.into())],
+            ..ResultRow::example(2)
+        };
+        row.make_printable();
+        let text = serde_json::to_string(&row).unwrap();
+        assert!(
+            !text.contains("\\u001b") && !text.contains('\u{202e}'),
+            "{text}"
+        );
+        assert_eq!(row.company_name.as_deref(), Some("A [2JB"));
+        assert_eq!(row.color.as_ref().map(Color::as_str), Some("a??2j?b"));
+        assert_eq!(row.extra, [("A [2JB".to_string(), "A [2JB".to_string())]);
+        let mut run = RunInfo {
+            portfolio: evil.into(),
+            by_color: vec![(evil.into(), 1), ("red".into(), 2)],
+            notes: vec![evil.into()],
+            extra_columns: vec![evil.into()],
+            ..RunInfo::example()
+        };
+        run.make_printable();
+        assert_eq!(run.portfolio, "A [2JB");
+        assert_eq!(
+            run.by_color,
+            [("a??2j?b".to_string(), 1), ("red".to_string(), 2)]
+        );
+        assert_eq!(
+            (&run.notes[0][..], &run.extra_columns[0][..]),
+            ("A [2JB", "A [2JB")
+        );
     }
 
     #[test]

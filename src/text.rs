@@ -1,13 +1,116 @@
 //! Text made safe and laid out for whoever reads it, one place for the whole program:
-//! aligned tables for people, text that cannot rewrite a terminal, cells a spreadsheet
-//! will not run as formulas.
+//! aligned tables for people, text that cannot rewrite a terminal or reorder what a person
+//! reads (no control character, no bidirectional override), text from outside kept to a
+//! sane length, cells a spreadsheet will not run as formulas.
 
-/// Text from the portfolio or the service, safe for a terminal or a mail: control
-/// characters (an escape sequence could rewrite the screen) become spaces.
+/// Text from the portfolio or the service, safe for a terminal, a mail, a report or a
+/// receiver: control characters (an escape sequence could rewrite the screen, hide what
+/// follows or set the window's title) and line or paragraph separators become spaces, and
+/// the characters that reorder or hide text without showing themselves ([`is_hidden`]) are
+/// removed. Everything else, accents and every script included, stays as it is.
 pub fn printable(s: &str) -> String {
+    if s.chars().all(|c| !needs_cleaning(c)) {
+        return s.to_string();
+    }
     s.chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .filter(|c| !is_hidden(*c))
+        .map(|c| if breaks(c) { ' ' } else { c })
         .collect()
+}
+
+/// [`printable`] in place, without copying a text that needs nothing.
+pub fn make_printable(s: &mut String) {
+    if s.chars().any(needs_cleaning) {
+        *s = printable(s);
+    }
+}
+
+/// [`printable`] for a whole text of several lines (what a command prints): its line
+/// breaks (`\n`, `\r\n`) and tabs stay, any other control character becomes a space and
+/// hidden characters go. A lone `\r` would let a line overwrite itself: it becomes a space.
+pub fn printable_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' if chars.peek() == Some(&'\n') => out.push(c),
+            c if is_hidden(c) => {}
+            c if breaks(c) => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Characters that change how the text around them is laid out, or hide text, without
+/// showing themselves: the bidirectional marks, embeddings, overrides and isolates
+/// (U+200E, U+200F, U+061C, U+202A–U+202E, U+2066–U+2069: after U+202E, RIGHT-TO-LEFT
+/// OVERRIDE, `fdp.exe` reads `exe.pdf`), the deprecated format controls that change
+/// shaping and digits (U+206A–U+206F), the interlinear annotation controls that make
+/// text vanish (U+FFF9–U+FFFB) and the tag characters that carry invisible text
+/// (U+E0000–U+E007F). Invisible characters that move nothing stay: the joiners that
+/// Persian, Indic scripts and emoji need, the zero-width space, a byte order mark.
+pub fn is_hidden(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
+}
+
+/// A character that breaks or controls the line: C0 and C1 controls (escape, CSI, bell,
+/// newline, carriage return…) and the Unicode line and paragraph separators.
+fn breaks(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+fn needs_cleaning(c: char) -> bool {
+    breaks(c) || is_hidden(c)
+}
+
+/// At most `max` characters: a longer text is cut, its last kept character replaced by `…`
+/// so the cut shows.
+pub fn clip(s: &str, max: usize) -> String {
+    // Bytes bound characters: most texts are short and need no count.
+    if s.len() <= max || s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Text received from outside (the service's names and addresses, its error messages),
+/// [`printable`] and [`clip`]ped to `max` characters, as ratewatch keeps it.
+pub fn received(s: &str, max: usize) -> String {
+    clip(&printable(s), max)
+}
+
+/// Every string of a JSON value (object keys included) made [`printable`]: serde escapes
+/// control characters in JSON, but a reader decoding it gets them back, and bidirectional
+/// controls it writes as they are.
+pub fn printable_json(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => make_printable(s),
+        Value::Array(items) => items.iter_mut().for_each(printable_json),
+        Value::Object(map) => {
+            if map.keys().any(|k| k.chars().any(needs_cleaning)) {
+                *map = std::mem::take(map)
+                    .into_iter()
+                    .map(|(k, v)| (printable(&k), v))
+                    .collect();
+            }
+            map.values_mut().for_each(printable_json);
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
 }
 
 /// A count with its noun: `1 row`, `2 rows`.
@@ -93,6 +196,84 @@ mod tests {
             ],
         );
         assert_eq!(t, "CODE  NAME\nDE    Müller\nFRA   x\n");
+    }
+
+    #[test]
+    fn control_characters_become_spaces_and_bidirectional_controls_go() {
+        use super::printable;
+        assert_eq!(printable("Evil\u{1b}[2JCorp"), "Evil [2JCorp");
+        assert_eq!(printable("\u{1b}[8m"), " [8m");
+        assert_eq!(printable("a\u{9b}31mb\u{7}c\nd\re\tf"), "a 31mb c d e f");
+        assert_eq!(printable("line\u{2028}para\u{2029}end"), "line para end");
+        // After U+202E, "invoice" then "fdp.exe" would show as "invoiceexe.pdf".
+        assert_eq!(printable("invoice\u{202e}fdp.exe"), "invoicefdp.exe");
+        for c in [
+            '\u{061c}',
+            '\u{200e}',
+            '\u{200f}',
+            '\u{202a}',
+            '\u{202b}',
+            '\u{202c}',
+            '\u{202d}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{206a}',
+            '\u{fff9}',
+            '\u{e0041}',
+        ] {
+            assert_eq!(printable(&format!("a{c}b")), "ab", "U+{:04X}", c as u32);
+        }
+        // Every script and its joiners stay: they reorder nothing.
+        for kept in [
+            "Müller & Söhne",
+            "شركة",
+            "מסחר בע\"מ",
+            "می\u{200c}خواهم",
+            "👩\u{200d}💻",
+        ] {
+            assert_eq!(printable(kept), kept);
+        }
+    }
+
+    #[test]
+    fn a_whole_text_keeps_its_lines_and_loses_the_rest() {
+        use super::printable_text;
+        assert_eq!(
+            printable_text("a\tb\nc\r\nd\u{1b}[2J\re\u{2067}f\n"),
+            "a\tb\nc\r\nd [2J ef\n"
+        );
+        let csv = "\u{feff}ref;name\r\n1;x\r\n";
+        assert_eq!(printable_text(csv), csv, "an Excel CSV as it is");
+    }
+
+    #[test]
+    fn received_text_is_printable_and_bounded() {
+        use super::{clip, received};
+        assert_eq!(clip("Acme", 4), "Acme");
+        assert_eq!(clip("Acme SA", 4), "Acm…");
+        assert_eq!(clip("Société", 7), "Société", "characters, not bytes");
+        let huge = "x".repeat(100_000);
+        assert_eq!(received(&huge, 300).chars().count(), 300);
+        assert!(received(&huge, 300).ends_with('…'));
+        assert_eq!(received("A\u{1b}[2J\u{202e}B", 300), "A [2JB");
+    }
+
+    #[test]
+    fn every_string_of_a_json_value_is_printable_keys_included() {
+        let mut v = serde_json::json!({
+            "a\u{202e}b": ["x\u{1b}[8m", 1, null, {"k": "y\u{2066}z"}],
+            "n": 2,
+        });
+        super::printable_json(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({"ab": ["x [8m", 1, null, {"k": "yz"}], "n": 2})
+        );
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["ab", "n"], "in their order");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! A real service that misbehaves: a wrong address, a proxy answering 404 or HTML to
 //! everything, a spent quota, a product not bought, a key refused mid-run, a company
-//! that disappears, a color nobody announced. None of it may end as a quiet night, and
-//! none of it may spoil what the database already knew.
+//! that disappears, a color nobody announced, names and colors written to drive a
+//! terminal. None of it may end as a quiet night, none of it may spoil what the database
+//! already knew, and none of it may reach a person's screen or report as it was sent.
 //!
 //! Most tests put a small server in front of the simulator: it forwards what the test
 //! leaves alone and answers the rest as a misbehaving service or proxy would.
@@ -677,6 +678,235 @@ fn a_call_budget_reaches_every_row_over_successive_nights() {
             .unwrap()
             .starts_with("not screened: call budget reached")
     }));
+}
+
+/// What a hostile service puts in a name: a screen clear, a right-to-left override and an
+/// isolate; in a city, an override.
+const EVIL_NAME: &str = "Evil\u{1b}[2J\u{202e}Corp\u{2066}";
+
+/// An escape sequence that hides everything printed after it.
+const EVIL_COLOR: &str = "\u{1b}[8m";
+
+/// A server in front of `sim` that names every company [`EVIL_NAME`] and rates it `color`.
+fn hostile(sim: &Background, color: String) -> Front {
+    let target = sim.server.base_url();
+    Front::new(move |seen| {
+        let mut answer = forward(&target, seen);
+        let company = seen.target.contains("/transactor/");
+        if answer.status.starts_with("200") && (is_rating(seen) || company) {
+            let mut json: Value = serde_json::from_slice(&answer.body).unwrap();
+            if company {
+                json["Name"] = EVIL_NAME.into();
+                json["Address"]["City"] = "Par\u{202e}is".into();
+            } else {
+                json["ratingColor"] = color.clone().into();
+            }
+            answer.body = json.to_string().into_bytes();
+        }
+        answer
+    })
+}
+
+/// Fails when `text` carries, raw or escaped as JSON writes it, a character that drives a
+/// terminal or reorders what a person reads.
+fn assert_harmless(what: &str, text: &str) {
+    for bad in ['\u{1b}', '\u{9b}', '\u{7}', '\u{202e}', '\u{2066}'] {
+        assert!(
+            !text.contains(bad),
+            "{what} carries U+{:04X}: {text:?}",
+            bad as u32
+        );
+    }
+    let lower = text.to_lowercase();
+    for escaped in ["\\u001b", "\\u202e", "\\u2066"] {
+        assert!(!lower.contains(escaped), "{what} carries {escaped}: {text}");
+    }
+}
+
+/// `ratewatch ARGS… --db` on the workspace's database.
+fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    cmd.current_dir(ws.dir.path())
+        .args(args)
+        .arg("--db")
+        .arg(ws.db())
+        .output()
+        .unwrap()
+}
+
+/// Every listing that shows a company, its color or the run, each harmless.
+fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
+    let mut said = String::new();
+    for args in [
+        &["runs"][..],
+        &["runs", "--json"],
+        &["runs", "--csv"],
+        &["history", company_id],
+        &["history", company_id, "--json"],
+        &["changes", "--since", "2000-01-01"],
+        &["alerts", "test"],
+        &["ack", company_id, "--note", "seen\u{1b}[2J"],
+        &["acks"],
+        &["acks", "--json"],
+        &["acks", "--csv"],
+    ] {
+        let out = ratewatch(ws, args);
+        assert!(
+            out.status.code().is_some_and(|c| c < 2),
+            "{args:?}: {out:?}"
+        );
+        let text = stdout(&out);
+        assert_harmless(&format!("`ratewatch {}`", args.join(" ")), &text);
+        assert_harmless(
+            &format!("`ratewatch {}` (stderr)", args.join(" ")),
+            &String::from_utf8_lossy(&out.stderr),
+        );
+        said.push_str(&text);
+    }
+    said
+}
+
+/// The webhook's document of run 1, as text.
+fn webhook_document(ws: &Workspace) -> String {
+    let store = ratewatch::store::Store::open_read_only(&ws.db()).unwrap();
+    ratewatch::deliver::webhook::document(&store, 1)
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_name_and_a_color_that_would_drive_the_terminal_reach_no_output_as_they_were() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 6);
+    let front = hostile(&sim, EVIL_COLOR.into());
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an unknown color is an alert: {out:?}"
+    );
+    let text = stdout(&out);
+    assert_harmless("the summary", &text);
+    // The color is reported, in a form that hides nothing after it: the alerts follow.
+    let colors = text.lines().find(|l| l.starts_with("colors: ")).unwrap();
+    assert!(colors.ends_with(" ??8m"), "{text}");
+    assert!(text.contains("worst first:"), "{text}");
+    assert!(text.contains("unknown color ??8m"), "{text}");
+    assert!(text.contains("Evil [2JCorp"), "{text}");
+
+    for name in ["report.csv", "report.json", "report.html"] {
+        let file = std::fs::read_to_string(ws.path("out").join(name)).unwrap();
+        assert_harmless(name, &file);
+        assert!(file.contains("Evil [2JCorp"), "{name}: {file}");
+    }
+    let report = ws.report();
+    let rows = report["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["color"] == "??8m"), "{rows:?}");
+    // Found by identifier, so named by the hostile answer (searches by name are not).
+    let by_id: Vec<&Value> = rows.iter().filter(|r| r["service"].is_string()).collect();
+    assert!(!by_id.is_empty());
+    assert!(
+        by_id.iter().all(|r| r["company_name"] == "Evil [2JCorp"),
+        "{rows:#?}"
+    );
+    assert_eq!(report["run"]["by_color"]["??8m"], rows.len());
+    // Stored clean: no later listing can print it raw.
+    let stored = |sql: &str| {
+        count(
+            &ws.db(),
+            &format!("SELECT count(*) FROM companies WHERE {sql}"),
+        )
+    };
+    assert!(stored("name = 'Evil [2JCorp' AND city = 'Paris'") > 0);
+    assert_eq!(
+        stored("instr(name || city, char(27)) OR instr(name || city, char(8238))"),
+        0
+    );
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM ratings WHERE color <> '??8m'"
+        ),
+        0
+    );
+
+    let company_id = by_id[0]["company_id"].as_str().unwrap().to_string();
+    let said = listings_are_harmless(&ws, &company_id);
+    assert!(
+        said.contains("??8M"),
+        "a column of its own in `runs`: {said}"
+    );
+    assert!(
+        said.contains("Evil [2JCorp: acknowledged at ??8m"),
+        "{said}"
+    );
+    let document = webhook_document(&ws);
+    assert_harmless("the webhook's document", &document);
+    assert!(document.contains("Evil [2JCorp"), "{document}");
+}
+
+#[test]
+fn what_an_older_version_stored_raw_is_shown_harmless_everywhere() {
+    let (_sim, ws, _file) = screened_once(6);
+    let raw = "char(27) || '[2J' || char(8238) || 'Old' || char(8294) || char(155) || '31m'";
+    let conn = Connection::open(ws.db()).unwrap();
+    conn.execute_batch(&format!(
+        "UPDATE companies SET name = 'Acme' || {raw}, city = 'Lyon' || {raw};
+         UPDATE ratings SET color = char(27) || '[8m' || color;
+         UPDATE run_colors SET color = char(27) || '[8m' || color;
+         UPDATE runs SET portfolio = 'book' || char(27) || ']0;owned' || char(7);"
+    ))
+    .unwrap();
+    drop(conn);
+
+    let out = ratewatch(&ws, &["report", "--run", "1", "--out", "again"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_harmless("the summary of `ratewatch report`", &stdout(&out));
+    assert!(stdout(&out).contains("colors: "), "{}", stdout(&out));
+    for name in ["report.csv", "report.json", "report.html"] {
+        let file = std::fs::read_to_string(ws.path("again").join(name)).unwrap();
+        assert_harmless(name, &file);
+    }
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path("again/report.json")).unwrap())
+            .unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let company_id = rows
+        .iter()
+        .find_map(|r| r["company_id"].as_str())
+        .unwrap()
+        .to_string();
+    let said = listings_are_harmless(&ws, &company_id);
+    assert!(said.contains("Acme [2JOld 31m"), "{said}");
+    assert_harmless("the webhook's document", &webhook_document(&ws));
+}
+
+#[test]
+fn a_color_of_100_000_characters_is_cut_and_the_mail_stays_small() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 6);
+    let huge = format!("{EVIL_COLOR}{}", "x".repeat(100_000));
+    let front = hostile(&sim, huge);
+    let out = screen(&ws, &front.base, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let text = stdout(&out);
+    assert_harmless("the summary", &text);
+    assert!(text.len() < 8_000, "{} bytes: {text}", text.len());
+    assert!(text.contains("unknown color ??8mxxxx"), "{text}");
+    let report = ws.report();
+    for row in report["rows"].as_array().unwrap() {
+        let color = row["color"].as_str().unwrap();
+        assert!(
+            color.chars().count() <= 33 && color.ends_with('…'),
+            "{color}"
+        );
+    }
+    assert!(count(&ws.db(), "SELECT max(length(color)) FROM ratings") <= 33);
+    let runs = ratewatch(&ws, &["runs"]);
+    assert!(stdout(&runs).len() < 2_000, "{}", stdout(&runs));
 }
 
 #[test]

@@ -9,18 +9,21 @@ use std::time::Duration;
 pub enum ApiError {
     /// 401/403: the key was refused. Never retried: the same key fails the same way.
     #[error(
-        "the service refused the API key (HTTP {status}: {message}); check the key, and note that demo and live keys differ"
+        "the service refused the API key (HTTP {status}: {}); check the key, and note that demo and live keys differ",
+        shown(.message)
     )]
     Unauthenticated { status: u16, message: String },
 
-    /// 400 with the spec's body: parameter name → messages, shown verbatim.
+    /// 400 with the spec's body: parameter name → messages, shown verbatim (made printable,
+    /// each cut at a sane length, the first [`MAX_FIELDS_SHOWN`] parameters).
     #[error("the service rejected the request: {} (correct the value and try again)", ValidationList(.fields))]
     Validation { fields: Vec<(String, Vec<String>)> },
 
     /// 403 that is not about the key: the account lacks what was asked (a product it has
     /// not bought). Never retried, and no further call is made.
     #[error(
-        "the service refused access (HTTP 403: {message}); the key was accepted, so the account probably does not include this product: ask the provider to enable the rating package"
+        "the service refused access (HTTP 403: {}); the key was accepted, so the account probably does not include this product: ask the provider to enable the rating package",
+        shown(.message)
     )]
     Forbidden { message: String },
 
@@ -40,7 +43,7 @@ pub enum ApiError {
     Server { status: u16, snippet: String },
 
     /// The request never got an answer: connection refused or reset, timeout, TLS, DNS.
-    #[error("could not reach the service: {message}; check --base-url and the network")]
+    #[error("could not reach the service: {}; check --base-url and the network", shown(.message))]
     Transport { message: String, timeout: bool },
 
     /// A redirect not followed: to another server (scheme, host or port changed), where the
@@ -68,7 +71,7 @@ pub enum ApiError {
     Mismatch { what: String, message: String },
 
     /// An answer came back but is not what the spec describes.
-    #[error("unexpected answer from the service ({what}): {message}; body starts {snippet:?}")]
+    #[error("unexpected answer from the service ({what}): {}; body starts {snippet:?}", shown(.message))]
     Decode {
         what: String,
         message: String,
@@ -117,15 +120,36 @@ impl ApiError {
     }
 }
 
+/// The longest text of the service's quoted in a message (a parameter's messages, a
+/// refusal's detail): the message lands in every report row it concerns.
+pub const MESSAGE_MAX_CHARS: usize = 300;
+
+/// Parameters of a validation error quoted; the others are counted.
+pub const MAX_FIELDS_SHOWN: usize = 10;
+
+/// Text of the service's as a message quotes it: printable (no control or bidirectional
+/// character can reach a terminal or a report through an error) and at most
+/// [`MESSAGE_MAX_CHARS`].
+fn shown(text: &str) -> String {
+    crate::text::received(text, MESSAGE_MAX_CHARS)
+}
+
 struct ValidationList<'a>(&'a [(String, Vec<String>)]);
 
 impl fmt::Display for ValidationList<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (field, messages)) in self.0.iter().enumerate() {
+        for (i, (field, messages)) in self.0.iter().take(MAX_FIELDS_SHOWN).enumerate() {
             if i > 0 {
                 f.write_str("; ")?;
             }
-            write!(f, "{field}: {}", messages.join(" "))?;
+            write!(f, "{}: {}", shown(field), shown(&messages.join(" ")))?;
+        }
+        if self.0.len() > MAX_FIELDS_SHOWN {
+            write!(
+                f,
+                "; and {} more parameters",
+                self.0.len() - MAX_FIELDS_SHOWN
+            )?;
         }
         Ok(())
     }
@@ -161,12 +185,12 @@ fn redirect_text(to: &str, too_many: bool) -> String {
     }
 }
 
-/// The first `max` characters of a body, on one line, for error messages.
+/// The first `max` characters of a body, on one line, printable, for error messages.
 pub fn snippet(body: &[u8], max: usize) -> String {
     let text = String::from_utf8_lossy(body);
     let mut out = String::with_capacity(max.min(text.len()));
     let mut last_space = false;
-    for ch in text.chars() {
+    for ch in text.chars().filter(|c| !crate::text::is_hidden(*c)) {
         if out.chars().count() >= max {
             out.push('…');
             break;

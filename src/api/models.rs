@@ -11,6 +11,12 @@
 //!   a rating, a page's `next` and `previous`;
 //! - a color outside the five is kept as received, and unknown extra fields are ignored.
 //!
+//! Every text is cleaned as it is read, here and nowhere later: control characters become
+//! spaces, bidirectional overrides and isolates go, and a text longer than
+//! [`MAX_TEXT_CHARS`] is cut, marked `…` (see [`crate::text::received`]); a color outside
+//! the five that is not a short word gets the bounded form of [`Color::parse`]. So nothing
+//! the service sends can drive a terminal or flood a mail, whichever output shows it.
+//!
 //! A required field missing or `null` (a company's `Id` and `Name`, a rating's color and
 //! company id, both parts of an external id, a lookup entry's code) or a field of the
 //! wrong type is still a decode error: guessing there would store nonsense.
@@ -25,11 +31,12 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use uuid::Uuid;
 
 use crate::model::{self, Color};
+use crate::text;
 
 /// An ISO 8601 date-time as the service sends it.
 ///
-/// Keeps the text as received (so nothing is lost) beside the instant it denotes. A value
-/// without an offset is taken as UTC, as the spec says all times are.
+/// Keeps the text as received (trimmed: nothing is lost) beside the instant it denotes. A
+/// value without an offset is taken as UTC, as the spec says all times are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiTime {
     pub instant: Timestamp,
@@ -58,7 +65,7 @@ impl FromStr for ApiTime {
         parse_time(s)
             .map(|instant| ApiTime {
                 instant,
-                raw: s.to_string(),
+                raw: s.trim().to_string(),
             })
             .ok_or_else(|| BadTime(s.to_string()))
     }
@@ -111,13 +118,13 @@ impl<'de> Deserialize<'de> for ApiTime {
 pub struct Company {
     #[serde(rename = "Id")]
     pub id: Uuid,
-    #[serde(rename = "Name")]
+    #[serde(rename = "Name", deserialize_with = "text")]
     pub name: String,
     #[serde(rename = "Address", default, deserialize_with = "null_as_default")]
     pub address: Address,
-    #[serde(rename = "PhoneNumber", default)]
+    #[serde(rename = "PhoneNumber", default, deserialize_with = "optional_text")]
     pub phone_number: Option<String>,
-    #[serde(rename = "LegalFormCode", default, deserialize_with = "null_as_empty")]
+    #[serde(rename = "LegalFormCode", default, deserialize_with = "text_or_empty")]
     pub legal_form_code: String,
     #[serde(rename = "ExternalIds", default, deserialize_with = "null_as_default")]
     pub external_ids: Vec<ExternalId>,
@@ -127,19 +134,19 @@ pub struct Company {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct Address {
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub street_number: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub street_name: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub post_code: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub city: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub state_code: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub country_code: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub r#type: String,
 }
 
@@ -147,7 +154,9 @@ pub struct Address {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct ExternalId {
+    #[serde(deserialize_with = "text")]
     pub external_id: String,
+    #[serde(deserialize_with = "text")]
     pub external_service: String,
 }
 
@@ -201,8 +210,9 @@ pub struct RatingsPage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct Country {
+    #[serde(deserialize_with = "text")]
     pub country_code: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub country_name: String,
 }
 
@@ -210,9 +220,11 @@ pub struct Country {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct IdentifierService {
+    #[serde(deserialize_with = "text")]
     pub identifier_code: String,
+    #[serde(deserialize_with = "text")]
     pub identifier_country: String,
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[serde(default, deserialize_with = "text_or_empty")]
     pub identifier_label: String,
 }
 
@@ -283,8 +295,27 @@ impl From<DeprecatedRating> for model::Rating {
     }
 }
 
-fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
+/// The longest text kept of a field the service sends (a name, an address part, a label,
+/// a registry code): the longest real company names run to about 200 characters. A longer
+/// one is cut, marked `…`; the spec states no maximum length.
+pub const MAX_TEXT_CHARS: usize = 300;
+
+/// A text field as ratewatch keeps it: [`text::received`], printable (no control or
+/// bidirectional character) and at most [`MAX_TEXT_CHARS`]. The one place the service's
+/// texts come in, so the store, the reports and every listing get them clean.
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let raw = String::deserialize(d)?;
+    Ok(text::received(&raw, MAX_TEXT_CHARS))
+}
+
+/// [`text`], or empty when missing or `null`.
+fn text_or_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(optional_text(d)?.unwrap_or_default())
+}
+
+/// [`text`], or none when `null`.
+fn optional_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.map(|raw| text::received(&raw, MAX_TEXT_CHARS)))
 }
 
 fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
@@ -625,7 +656,16 @@ mod tests {
         }
 
         #[test]
-        fn any_string_parses_as_some_color(s in ".{0,20}") {
+        fn any_string_parses_as_some_color_short_printable_and_stable(s in ".{0,60}") {
+            let c = Color::parse(&s);
+            let kept = c.as_str();
+            prop_assert!(kept.chars().count() <= model::COLOR_MAX_CHARS + 1, "{kept:?}");
+            prop_assert_eq!(crate::text::printable(kept), kept);
+            prop_assert_eq!(Color::parse(kept), c.clone(), "read back as itself");
+        }
+
+        #[test]
+        fn a_word_parses_as_received(s in "[A-Za-z0-9_ -]{0,32}") {
             let c = Color::parse(&s);
             prop_assert_eq!(c.as_str(), s.trim().to_lowercase());
         }

@@ -11,9 +11,10 @@ use super::{emit, open_read_only};
 use crate::cli::{AckArgs, AcksArgs, AlertsAction, AlertsArgs, AlertsTestArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
+use crate::model::Color;
 use crate::report::summary::{MAX_LISTED, alert_table};
 use crate::store::{ALERTS_SCHEMA, Ack, Store, StoreError, Verdicts, time_text};
-use crate::text::plural;
+use crate::text::{plural, printable};
 
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
     move |source| Error::Store {
@@ -52,7 +53,10 @@ pub fn ack(args: AckArgs, sources: Sources) -> Result<ExitCode, Error> {
         several => {
             let names: Vec<String> = several
                 .iter()
-                .map(|c| format!("{} {}", c.company_id, c.name.as_deref().unwrap_or("")))
+                .map(|c| {
+                    let name = printable(c.name.as_deref().unwrap_or(""));
+                    format!("{} {name}", c.company_id)
+                })
                 .collect();
             return Err(Error::Config(format!(
                 "{} companies match {wanted:?}: give the company id of the one you mean: {}",
@@ -75,7 +79,10 @@ pub fn ack(args: AckArgs, sources: Sources) -> Result<ExitCode, Error> {
             "{wanted}: the company has no rating yet, so there is nothing to acknowledge"
         )));
     };
-    let name = company.name.as_deref().unwrap_or(&company.company_id);
+    // The name and color as the database holds them: printable, whatever an older
+    // version stored.
+    let name = printable(company.name.as_deref().unwrap_or(&company.company_id));
+    let color = Color::parse(&color);
     let until = until.map(|u| format!(" (until {u})")).unwrap_or_default();
     emit(&format!(
         "{name}: acknowledged at {color}{until}; it leaves the summary until its color changes.\n"
@@ -120,7 +127,7 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
                     "company_id": a.company_id,
                     "company_name": a.company_name,
                     "ref": a.reference,
-                    "color": a.color,
+                    "color": Color::parse(&a.color),
                     "acked_at": a.acked_at,
                     "until": a.until,
                     "note": a.note,
@@ -137,7 +144,7 @@ fn ack_line(a: &Ack) -> Vec<String> {
         a.company_id.clone(),
         output::or_empty(&a.company_name),
         output::or_empty(&a.reference),
-        a.color.clone(),
+        Color::parse(&a.color).to_string(),
         a.acked_at.clone(),
         output::or_empty(&a.until),
         output::or_empty(&a.note),
@@ -181,7 +188,8 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
     };
     let mut text = format!(
         "{origin}, on run {run_id} of {} ({}):\n",
-        info.portfolio, info.started_at
+        printable(&info.portfolio),
+        info.started_at
     );
     if let Some((changed, companies)) = digest.storm {
         text.push_str(&format!(

@@ -254,8 +254,11 @@ pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Erro
     Ok(ExitCode::Clean)
 }
 
+/// Pretty JSON, every string printable as the other listings' are.
 fn to_json<T: Serialize>(value: &T) -> Result<String, Error> {
-    serde_json::to_string_pretty(value)
+    let mut value = serde_json::to_value(value).map_err(|e| Error::Config(e.to_string()))?;
+    crate::text::printable_json(&mut value);
+    serde_json::to_string_pretty(&value)
         .map(|s| s + "\n")
         .map_err(|e| Error::Config(e.to_string()))
 }

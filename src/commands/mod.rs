@@ -60,7 +60,11 @@ fn open_read_only(db: &Path) -> Result<Store, Error> {
 }
 
 /// Writes to stdout; a closed pipe (`ratewatch … | head`) is not an error.
+///
+/// What a command prints is made [`printable_text`](crate::text::printable_text) here,
+/// whatever built it: a name, a color or a message in it cannot drive the terminal.
 pub fn emit(text: &str) -> Result<(), Error> {
+    let text = crate::text::printable_text(text);
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -8,7 +8,7 @@ use super::{emit, open_read_only};
 use crate::cli::{ReportArgs, RunsArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
-use crate::model::RunInfo;
+use crate::model::{MakePrintable, RunInfo};
 use crate::report::{ReportError, ReportOptions, write_reports};
 
 const HEADERS: [&str; 12] = [
@@ -56,12 +56,14 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
             path: db.clone(),
             source,
         })?;
-    let runs = store
+    let mut runs = store
         .recent_runs(args.limit)
         .map_err(|source| Error::Store {
             path: db.clone(),
             source,
         })?;
+    // Names and colors as the reports show them, whatever an older version stored.
+    runs.make_printable();
     let colors = colors(&runs);
     let text = match Style::of(&args.listing) {
         Style::Table if runs.is_empty() => "No runs yet.\n".to_string(),

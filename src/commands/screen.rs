@@ -33,7 +33,7 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
     let screened = screened?;
     // After the summary, on stderr: the cron mail shows it; the exit code does not change.
     for line in &screened.undelivered {
-        eprintln!("ratewatch: warning: {line}");
+        eprintln!("ratewatch: warning: {}", crate::text::printable(line));
     }
     Ok(screened.exit_code())
 }
@@ -73,7 +73,8 @@ impl Watcher for Progress {
         if let Some(settled) = run.resumed {
             eprintln!(
                 "ratewatch: resuming interrupted run {} of {}: {settled} rows already screened",
-                run.run_id, run.portfolio
+                run.run_id,
+                crate::text::printable(&run.portfolio)
             );
         }
         if !std::io::stderr().is_terminal() {

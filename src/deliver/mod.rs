@@ -98,7 +98,13 @@ fn warn(problems: &[String]) {
 /// The figures of the run from the database, and the file written.
 fn write_metrics(store: &Store, ended: &Ended<'_>, path: &Path) -> Result<(), String> {
     let run = match ended.run_id {
-        Some(id) => Some(store.run_info(id).map_err(|e| e.to_string())?),
+        Some(id) => {
+            let mut run = store.run_info(id).map_err(|e| e.to_string())?;
+            // Its texts and colors as the reports show them, whatever an older version
+            // stored.
+            crate::model::MakePrintable::make_printable(&mut run);
+            Some(run)
+        }
         None => None,
     };
     let status = match &run {
@@ -110,7 +116,7 @@ fn write_metrics(store: &Store, ended: &Ended<'_>, path: &Path) -> Result<(), St
         .map_err(|e| e.to_string())?
         .and_then(|t| t.parse().ok());
     let figures = metrics::Figures {
-        portfolio: ended.portfolio.to_string(),
+        portfolio: crate::text::printable(ended.portfolio),
         // A run that rated nobody is no success, however it ended.
         success: ended.ok
             && status == RunStatus::Complete

@@ -420,8 +420,8 @@ fn tiles(run: &RunInfo) -> Vec<(Color, u64)> {
     for (name, n) in &run.by_color {
         let color = Color::parse(name);
         if matches!(color, Color::Other(_)) {
-            // Shown as received, not folded into the five.
-            colors.push((Color::Other(name.clone()), *n));
+            // Shown as received (in its bounded form), not folded into the five.
+            colors.push((color, *n));
         }
     }
     colors
@@ -506,8 +506,9 @@ fn stacked(by_color: &[(String, u64)]) -> Vec<(Color, u64)> {
         .collect();
     let mut others: Vec<(Color, u64)> = by_color
         .iter()
-        .filter(|(name, n)| *n > 0 && matches!(Color::parse(name), Color::Other(_)))
-        .map(|(name, n)| (Color::Other(name.clone()), *n))
+        .filter(|(_, n)| *n > 0)
+        .map(|(name, n)| (Color::parse(name), *n))
+        .filter(|(color, _)| matches!(color, Color::Other(_)))
         .collect();
     others.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
     colors.extend(others);
@@ -946,11 +947,10 @@ mod tests {
         ] {
             assert!(html.contains(shown), "{shown} missing");
         }
-        // An unknown color is shown as received, with a neutral look.
+        // An unknown color is shown as the row has it, with a neutral look; the run's
+        // count of it as a color read from the database is: in its bounded form.
         assert!(html.contains("<span class=\"badge c-other\">&lt;i&gt;orange&lt;/i&gt;</span>"));
-        assert!(
-            html.contains("<li class=\"tile c-other\"><b>1</b> &lt;i&gt;orange&lt;/i&gt;</li>")
-        );
+        assert!(html.contains("<li class=\"tile c-other\"><b>1</b> ?i?orange??i?</li>"));
     }
 
     #[test]
@@ -1278,6 +1278,6 @@ mod tests {
             .count();
         assert_eq!(labels, 7, "runs 1, 5, 10, …, 30");
         assert!(!html.contains("<i>orange"));
-        assert!(html.contains("&lt;i&gt;orange&lt;/i&gt;"));
+        assert!(html.contains("?i?orange??i?"), "in its bounded form");
     }
 }

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::model::{ResultRow, RunColors, RunInfo, Staleness};
+use crate::model::{MakePrintable, ResultRow, RunColors, RunInfo, Staleness};
 
 /// The files of a run's reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +86,11 @@ pub fn write_reports(
     options: &ReportOptions,
     summary: impl Output,
 ) -> Result<RunInfo, ReportError> {
-    let info = store.run_info(run_id)?;
+    // Every text of the reports made printable here, once for every format: what the
+    // portfolio held, or what an older database kept before the service's text was
+    // cleaned on arrival.
+    let mut info = store.run_info(run_id)?;
+    info.make_printable();
     // On the service's clock when the run has it, as lastRefreshDate is.
     let judged_at = info.service_time.as_deref().unwrap_or(&info.started_at);
     let staleness = Staleness::new(judged_at, options.stale_after_days).map_err(|e| {
@@ -99,7 +103,8 @@ pub fn write_reports(
         )
     })?;
     // Runs up to this one only: the report drawn again later shows the same trend.
-    let trend = store.color_trend(run_id, crate::store::TREND_RUNS)?;
+    let mut trend = store.color_trend(run_id, crate::store::TREND_RUNS)?;
+    trend.make_printable();
     let mut trouble: Option<io::Error> = None;
     let mut files = open_files(&info, options, trend).unwrap_or_else(|e| {
         trouble = Some(e);
@@ -136,6 +141,7 @@ pub fn write_reports(
         .for_each_result(run_id, false, |mut row| {
             // The one place the rule is applied: every format reads the row's `stale`.
             staleness.mark(&mut row);
+            row.make_printable();
             let written = files.0.iter_mut().try_for_each(|f| f.row(&row));
             keep(written, &mut files.0);
             summary.row(&row)

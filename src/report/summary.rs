@@ -382,7 +382,10 @@ impl<W: Output> Format for Summary<W> {
                 text.push_str(&format!("reports: {}\n", self.reports.join(", ")));
             }
         }
-        self.out.write_all(text.as_bytes())?;
+        // The rows' and the run's texts are printable already; this catches the rest
+        // (a path, a note) before a terminal or a mail reads it.
+        self.out
+            .write_all(crate::text::printable_text(&text).as_bytes())?;
         self.out.close()
     }
 }
