@@ -100,11 +100,12 @@ pub enum Command {
         Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
     Changes(ChangesArgs),
 
-    /// What needs a person in the latest run of each portfolio (ambiguous rows with their
-    /// candidates, unresolved and invalid rows), and the decisions that later runs apply.
+    /// What needs a person in the latest finished run of each portfolio (ambiguous rows
+    /// with their candidates, unresolved and invalid rows), and the decisions that later
+    /// runs apply. A run still going is not read: it may hold only part of the file.
     ///
     /// A decision is made on one row, named by its ref, for the search it makes (its name
-    /// or identifier in the latest run): `accept` rates the row as that company without a
+    /// or identifier in the latest finished run): `accept` rates the row as that company without a
     /// search, `ignore` leaves it alone without a call, `reject` says none of its candidates
     /// is the company (no search, reported unresolved). A row whose name or identifier
     /// changes is screened as usual again. Without a subcommand: `review list`.
@@ -737,8 +738,8 @@ pub struct ReviewArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ReviewAction {
-    /// List the rows that need a person in the latest run of each portfolio, then the
-    /// decisions made (when, and where from). CSV lists the rows only.
+    /// List the rows that need a person in the latest finished run of each portfolio, then
+    /// the decisions made (when, and where from). CSV lists the rows only.
     List(ReviewListArgs),
 
     /// Take COMPANY_ID as the company of the row REF: later runs rate it without a search.

@@ -366,3 +366,44 @@ fn a_row_whose_every_candidate_is_rejected_costs_no_search_and_stays_in_the_revi
     review(&ws, &["revoke", "C-1006"]).assert().success();
     assert_eq!(screen_searching_all(&sim, &ws), searches);
 }
+
+#[test]
+fn a_run_in_progress_leaves_the_review_on_the_last_finished_run() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let before = listed(&ws);
+    let finished = problem(&before, "C-1006").unwrap()["run_id"].clone();
+    // The next night's run has started (and may never finish: a killed process leaves
+    // its run `running` until the next run marks it interrupted).
+    let mut store = ratewatch::store::Store::open(&ws.db()).unwrap();
+    let going = store
+        .start_run(&ratewatch::store::NewRun {
+            portfolio: "portfolio".into(),
+            input_path: sample().display().to_string(),
+            sha256: "x".into(),
+            demo_day: None,
+            extra_columns: vec![],
+        })
+        .unwrap();
+    drop(store);
+    assert!(serde_json::json!(going) != finished);
+
+    let list = listed(&ws);
+    assert_eq!(list["rows"], before["rows"], "the finished run's rows");
+    let c1006 = problem(&list, "C-1006").unwrap();
+    assert_eq!(c1006["run_id"], finished);
+    let table = review(&ws, &[]).assert().success();
+    let table = String::from_utf8(table.get_output().stdout.clone()).unwrap();
+    assert!(!table.contains("Nothing needs a person"), "{table}");
+
+    let chosen = c1006["candidates"][0]["id"].as_str().unwrap().to_string();
+    review(&ws, &["accept", "C-1006", &chosen])
+        .assert()
+        .success();
+    review(&ws, &["ignore", "C-1018"]).assert().success();
+    let decided = listed(&ws);
+    assert!(problem(&decided, "C-1006").is_none());
+    assert!(problem(&decided, "C-1018").is_none());
+    assert_eq!(decided["decisions"].as_array().unwrap().len(), 2);
+}

@@ -1,4 +1,5 @@
-//! `ratewatch review`: what needs a person in the latest run of each portfolio, and the
+//! `ratewatch review`: what needs a person in the latest finished run of each portfolio
+//! (never a run still going, which may hold only part of the file), and the
 //! decisions that later runs apply to those rows (accept a company, or ignore the row).
 //!
 //! Listing only reads the database; a decision writes one row of `decisions` and nothing
@@ -78,7 +79,7 @@ pub fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
     }
 }
 
-/// A row of a latest run that needs a person, with the search it makes.
+/// A row of a latest finished run that needs a person, with the search it makes.
 struct Problem {
     portfolio: String,
     run_id: i64,
@@ -92,7 +93,7 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     let text = match Style::of(&args.listing) {
         Style::Table => {
             let mut text = if problems.is_empty() {
-                "Nothing needs a person in the latest runs.\n".to_string()
+                "Nothing needs a person in the latest finished runs.\n".to_string()
             } else {
                 output::table(&HEADERS, &lines(&problems))
             };
@@ -115,7 +116,7 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// The rows of the latest runs that need a person (those decided for the search they
+/// The rows of the latest finished runs that need a person (those decided for the search they
 /// make left out), and every decision.
 fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
     let store = open_read_only(db)?;
@@ -127,7 +128,7 @@ fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
     };
     let lookups = lookups(&store).map_err(fail)?;
     let mut problems = Vec::new();
-    for latest in store.latest_runs().map_err(fail)? {
+    for latest in store.latest_finished_runs().map_err(fail)? {
         let mut rows = Vec::new();
         store
             .for_each_result(latest.run_id, false, |row| {
@@ -328,8 +329,8 @@ fn decide(
     Ok(ExitCode::Clean)
 }
 
-/// The searches the rows with each of these refs make in the latest runs (usually one),
-/// or why there is nothing to decide; all of them read in one pass over each latest run.
+/// The searches the rows with each of these refs make in the latest finished runs (usually
+/// one), or why there is nothing to decide; all of them read in one pass over each run.
 fn searches(
     store: &Store,
     lookups: &Lookups,
@@ -339,7 +340,7 @@ fn searches(
         .iter()
         .map(|r| (*r, (0, BTreeSet::new())))
         .collect();
-    for latest in store.latest_runs()? {
+    for latest in store.latest_finished_runs()? {
         for input in store.run_inputs_with_refs(latest.run_id, references)? {
             if let Some((rows, keys)) = input.reference.as_deref().and_then(|r| found.get_mut(r)) {
                 *rows += 1;
@@ -352,7 +353,7 @@ fn searches(
         .map(|(reference, (rows, keys))| {
             let searched = if rows == 0 {
                 Err(Error::Config(format!(
-                    "{reference}: no row has this ref in the latest run of any portfolio (`ratewatch review` lists the rows that need a person)"
+                    "{reference}: no row has this ref in the latest finished run of any portfolio (`ratewatch review` lists the rows that need a person)"
                 )))
             } else if keys.is_empty() {
                 Err(Error::Config(format!(

@@ -1,5 +1,5 @@
 //! The decisions a person made on rows that need one (`ratewatch review`), and what the
-//! review reads: the latest run of each portfolio and the input rows it read.
+//! review reads: the latest finished run of each portfolio and the input rows it read.
 //!
 //! A decision is keyed by the row's reference and the search it makes; it never changes
 //! the resolution cache, which holds only what the service answered.
@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::{Store, StoreError};
 use crate::model::{Decision, InputRow, Verdict};
 
-/// The latest run of one portfolio.
+/// The latest finished run of one portfolio.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LatestRun {
     pub run_id: i64,
@@ -100,13 +100,17 @@ impl Store {
             .map_err(StoreError::at("removing a decision"))
     }
 
-    /// The latest run of each portfolio, by portfolio name.
-    pub fn latest_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
-        let ctx = "finding the latest runs";
+    /// The latest finished run (`complete` or `partial`) of each portfolio, by portfolio
+    /// name, as the `portfolio_latest` view takes it: a run still going, interrupted or
+    /// failed may hold only part of the file, and a review of it would miss the rows it
+    /// has not reached yet (or say that nothing needs a person while a run is going).
+    pub fn latest_finished_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
+        let ctx = "finding the latest finished runs";
         self.conn
             .prepare(
                 "SELECT id, portfolio FROM runs
-                 WHERE id IN (SELECT max(id) FROM runs GROUP BY portfolio)
+                 WHERE id IN (SELECT max(id) FROM runs
+                              WHERE status IN ('complete', 'partial') GROUP BY portfolio)
                  ORDER BY portfolio",
             )
             .and_then(|mut s| {
