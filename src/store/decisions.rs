@@ -7,8 +7,9 @@
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
+use super::keys::read_uuid;
 use super::{Store, StoreError};
-use crate::model::{Decision, InputRow, Verdict};
+use crate::model::{Candidate, Decision, InputRow, Verdict};
 
 /// The latest finished run of one portfolio.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +124,43 @@ impl Store {
                 .collect()
             })
             .map_err(StoreError::at(ctx))
+    }
+
+    /// The companies a run offered for its row on `line`: the candidates of an ambiguous
+    /// row, or the company a rated row was found as.
+    pub fn offered(&self, run_id: i64, line: u64) -> Result<Vec<Candidate>, StoreError> {
+        let ctx = format!("reading the candidates of line {line} of run {run_id}");
+        let found = self
+            .conn
+            .query_row(
+                "SELECT rr.candidates, c.company_id, c.name, c.city, c.postcode
+                 FROM run_rows rr
+                 LEFT JOIN companies c ON c.id = rr.company AND rr.status = 'rated'
+                 WHERE rr.run_id = ?1 AND rr.line = ?2",
+                params![run_id, line as i64],
+                |r| {
+                    let rated = match r.get_ref(1)? {
+                        rusqlite::types::ValueRef::Null => None,
+                        _ => Some(Candidate {
+                            id: read_uuid(r, 1)?,
+                            name: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                            city: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                            postcode: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                        }),
+                    };
+                    Ok((r.get::<_, Option<String>>(0)?, rated))
+                },
+            )
+            .optional()
+            .map_err(StoreError::at(ctx))?;
+        let Some((candidates, rated)) = found else {
+            return Ok(Vec::new());
+        };
+        let mut offered: Vec<Candidate> = candidates
+            .and_then(|c| serde_json::from_str(&c).ok())
+            .unwrap_or_default();
+        offered.extend(rated);
+        Ok(offered)
     }
 
     /// The input row a run read on `line`.
