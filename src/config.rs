@@ -1511,7 +1511,7 @@ mod tests {
         let s = settings(&[], &[("RATEWATCH_NOTIFY_WEBHOOK", good)], "").unwrap();
         assert_eq!(
             s.notify_webhook.value.as_ref().map(|u| u.redacted()),
-            Some("https://hooks.example/in".to_string())
+            Some("https://***@hooks.example/in?token=***".to_string())
         );
         assert!(!format!("{s:?}").contains("s3cr3t"));
         let s = settings(&[], &[], "metrics_file = \"ratewatch.prom\"\n").unwrap();

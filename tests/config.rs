@@ -403,3 +403,49 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
         assert!(!ws.path("reports").exists());
     }
 }
+
+#[test]
+fn config_shows_every_url_without_its_credentials_query_values_or_webhook_secret() {
+    let ws = Workspace::new();
+    ws.write(
+        "ratewatch.toml",
+        b"base_url = \"https://user:s3cr3t@rating.example:8443/root?tenant=t0ken\"\n\
+          notify_webhook = \"https://hooks.slack.com/services/T0/B0/wh00k\"\n",
+    );
+    let secrets = ["user", "s3cr3t", "t0ken", "T0", "B0", "wh00k"];
+    let clean = |text: &str| {
+        for secret in secrets {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+    };
+    let base = "https://***@rating.example:8443/root?tenant=***";
+    let hook = "https://hooks.slack.com/services/…";
+
+    let out = ratewatch_in(ws.dir.path()).arg("config").assert().code(0);
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    clean(&table);
+    assert!(table.contains(base), "{table}");
+    assert!(table.contains(hook), "{table}");
+
+    let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
+    clean(&json.to_string());
+    assert_eq!(json["settings"]["base_url"]["value"], base);
+    assert_eq!(json["settings"]["notify_webhook"]["value"], hook);
+
+    for (key, shown) in [("base_url", base), ("notify_webhook", hook)] {
+        ratewatch_in(ws.dir.path())
+            .args(["config", "--get", key])
+            .assert()
+            .code(0)
+            .stdout(format!("{shown}\n"));
+    }
+    // A flag's value as well.
+    let json = config_json(
+        &mut ratewatch_in(ws.dir.path()),
+        &["--base-url", "http://u:p4ss@127.0.0.1:9/?k=v4lue"],
+    );
+    assert_eq!(
+        json["settings"]["base_url"]["value"],
+        "http://***@127.0.0.1:9/?k=***"
+    );
+}
