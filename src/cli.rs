@@ -100,21 +100,25 @@ pub enum Command {
         Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
     Changes(ChangesArgs),
 
-    /// What needs a person in the latest run of each portfolio (ambiguous rows with their
-    /// candidates, unresolved and invalid rows), and the decisions that later runs apply.
+    /// What needs a person in the latest finished run of each portfolio (ambiguous rows
+    /// with their candidates, unresolved and invalid rows), and the decisions that later
+    /// runs apply. A run still going is not read: it may hold only part of the file.
     ///
     /// A decision is made on one row, named by its ref, for the search it makes (its name
-    /// or identifier in the latest run): `accept` rates the row as that company without a
+    /// or identifier in the latest finished run): `accept` rates the row as that company without a
     /// search, `ignore` leaves it alone without a call, `reject` says none of its candidates
     /// is the company (no search, reported unresolved). A row whose name or identifier
     /// changes is screened as usual again. Without a subcommand: `review list`.
     #[command(after_help = "Examples:\n  \
         ratewatch review\n  \
-        ratewatch review accept C-1006 fc1e733d-c34f-4564-940a-51e0f4d721c0\n  \
+        ratewatch review accept C-1006 2acb7423-8870-45f1-b840-7217b5aa617e\n  \
+        ratewatch review accept C-1006 fc1e733d-c34f-4564-940a-51e0f4d721c0 --force --base-url URL\n  \
         ratewatch review ignore C-1042\n  \
         ratewatch review revoke C-1006\n  \
         ratewatch review export --out review.csv && ratewatch review import review.csv\n\n\
-        Exit codes: 0 done, 2 usage error, unknown ref or no database at --db, 4 database unusable.")]
+        Exit codes: 0 done, 2 usage error, unknown ref, a company the row was not offered (without\n\
+        --force) or the service does not know, or no database at --db, 4 database unusable, or with\n\
+        --force the key refused or the service unreachable.")]
     Review(ReviewArgs),
 
     /// Mark a company's alert as seen: it stays in the reports, marked, and leaves the
@@ -737,11 +741,13 @@ pub struct ReviewArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum ReviewAction {
-    /// List the rows that need a person in the latest run of each portfolio, then the
-    /// decisions made (when, and where from). CSV lists the rows only.
+    /// List the rows that need a person in the latest finished run of each portfolio, then
+    /// the decisions made (when, and where from). CSV lists the rows only.
     List(ReviewListArgs),
 
-    /// Take COMPANY_ID as the company of the row REF: later runs rate it without a search.
+    /// Take COMPANY_ID, one of the row's candidates, as the company of the row REF: later
+    /// runs rate it without a search. Another company needs --force, and the service's word
+    /// that it exists.
     Accept(ReviewAcceptArgs),
 
     /// Leave the row REF alone: later runs make no call for it and report it ignored.
@@ -870,12 +876,23 @@ pub struct ReviewAcceptArgs {
     #[arg(value_name = "REF")]
     pub reference: String,
 
-    /// The service's company id (UUID), e.g. one of the candidates `review list` shows.
+    /// The service's company id (UUID): one of the candidates `review list` shows for the
+    /// row (or the company it was rated as).
     #[arg(value_name = "COMPANY_ID")]
     pub company_id: uuid::Uuid,
 
+    /// Accept a company that is not among the row's candidates (one found with
+    /// `ratewatch lookup`, say), once the service confirms that it knows it: its rating is
+    /// asked for, so this needs --base-url and a key (or --demo).
+    #[arg(long)]
+    pub force: bool,
+
     #[command(flatten)]
     pub database: DecisionDatabaseArgs,
+
+    // The service that confirms a company accepted with --force.
+    #[command(flatten)]
+    pub service_args: ServiceArgs,
 }
 
 #[derive(Debug, Args)]

@@ -1133,6 +1133,7 @@ impl ServiceSettings {
 }
 
 fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
+    warn_if_open_to_others(path);
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::Config(format!(
             "cannot read the API key file {}: {e}",
@@ -1147,6 +1148,31 @@ fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
         )));
     }
     Ok(ApiKey::new(key))
+}
+
+/// A key file that the group or other users may read (or write) is a warning, never a
+/// refusal: the key still works, and a shared host's admin may have reasons.
+fn warn_if_open_to_others(path: &Path) {
+    if let Some(mode) = open_mode(path) {
+        tracing::warn!(
+            "the API key file {} is open to the group or other users (mode {mode:03o}): chmod 600 {}",
+            path.display(),
+            path.display()
+        );
+    }
+}
+
+/// The key file's permission bits, if the group or others have any.
+#[cfg(unix)]
+fn open_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+    (mode & 0o077 != 0).then_some(mode)
+}
+
+#[cfg(not(unix))]
+fn open_mode(_: &Path) -> Option<u32> {
+    None
 }
 
 /// The message for a command that needs a key and has none.
@@ -1511,7 +1537,7 @@ mod tests {
         let s = settings(&[], &[("RATEWATCH_NOTIFY_WEBHOOK", good)], "").unwrap();
         assert_eq!(
             s.notify_webhook.value.as_ref().map(|u| u.redacted()),
-            Some("https://hooks.example/in".to_string())
+            Some("https://***@hooks.example/in?token=***".to_string())
         );
         assert!(!format!("{s:?}").contains("s3cr3t"));
         let s = settings(&[], &[], "metrics_file = \"ratewatch.prom\"\n").unwrap();

@@ -4,6 +4,7 @@
 use crate::api::{ApiError, Client};
 use crate::config::{KeySource, ServiceSettings, Target, missing_key};
 use crate::error::Error;
+use crate::text::{UrlPath, redacted_url};
 
 /// The embedded simulator, in a build that has it (the `demo` feature).
 #[cfg(feature = "demo")]
@@ -32,6 +33,13 @@ impl Connection {
             Target::Remote { base_url, key } => {
                 if need_key && key.is_none() {
                     return Err(missing_key());
+                }
+                if key.is_some()
+                    && let Some(shown) = in_clear(base_url)
+                {
+                    tracing::warn!(
+                        "the API key goes to {shown} over plain http, readable on the way: use https"
+                    );
                 }
                 let client = Client::new(base_url, key.as_ref().map(|(k, _)| k), settings.client)
                     .map_err(|e| Error::Config(e.to_string()))?;
@@ -88,6 +96,24 @@ impl Connection {
     }
 }
 
+/// The base URL as shown, when a key sent to it would cross the network unencrypted:
+/// `http://` to any host but this machine's loopback (127.0.0.0/8, ::1, localhost).
+fn in_clear(base_url: &str) -> Option<String> {
+    use url::Host;
+    let url = url::Url::parse(base_url.trim()).ok()?;
+    if url.scheme() != "http" {
+        return None;
+    }
+    let local = match url.host()? {
+        Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        Host::Ipv4(ip) => ip.is_loopback(),
+        Host::Ipv6(ip) => {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    };
+    (!local).then(|| redacted_url(base_url, UrlPath::Whole))
+}
+
 /// What a build without the simulator says to `--demo` and `demo-server`.
 #[cfg(not(feature = "demo"))]
 pub fn demo_missing() -> Error {
@@ -112,6 +138,35 @@ mod tests {
             Err(Error::Config(m)) => assert!(m.contains("without the embedded simulator"), "{m}"),
             Err(e) => panic!("{e}"),
             Ok(_) => panic!("a demo without a simulator"),
+        }
+    }
+
+    #[test]
+    fn a_key_over_plain_http_is_noticed_unless_it_stays_on_this_machine() {
+        for local in [
+            "http://127.0.0.1:8080",
+            "http://127.8.9.10/",
+            "http://localhost:9000/root",
+            "http://LOCALHOST",
+            "http://[::1]:80/",
+            "http://[::ffff:127.0.0.1]/",
+            "https://rating.example",
+            "https://10.0.0.5/",
+            "not a url",
+        ] {
+            assert_eq!(in_clear(local), None, "{local}");
+        }
+        for (remote, shown) in [
+            (
+                "http://u:s3cr3t@rating.example/v2?k=v",
+                "http://***@rating.example/v2?k=***",
+            ),
+            ("http://10.0.0.5:8080", "http://10.0.0.5:8080/"),
+            ("http://localhost.example", "http://localhost.example/"),
+            ("http://[2001:db8::1]/", "http://[2001:db8::1]/"),
+            ("http://0.0.0.0:9/", "http://0.0.0.0:9/"),
+        ] {
+            assert_eq!(in_clear(remote).as_deref(), Some(shown), "{remote}");
         }
     }
 

@@ -99,14 +99,12 @@ async fn read_history(conn: &Connection, limiter: &Limiter) -> Result<(u64, Vec<
         // The service always has a history, if an empty one: "not found" there means the
         // address is not the service's.
         ApiError::NotFound { .. } => {
-            let mut url = client
+            let url = client
                 .base_url()
                 .join("ratings")
                 .unwrap_or_else(|_| client.base_url().clone());
-            let _ = url.set_username("");
-            let _ = url.set_password(None);
             Error::NotTheService {
-                url: url.to_string(),
+                url: crate::text::redacted_url(url.as_str(), crate::text::UrlPath::Whole),
                 source: e,
             }
         }

@@ -701,10 +701,11 @@ async fn fetch_lookups(
     }
     if !e.is_transient() && !spent {
         let base = client.base_url();
+        let url = base
+            .join(endpoint)
+            .map_or_else(|_| format!("{base}{endpoint}"), |u| u.to_string());
         return Err(Error::NotTheService {
-            url: base
-                .join(endpoint)
-                .map_or_else(|_| format!("{base}{endpoint}"), |u| u.to_string()),
+            url: crate::text::redacted_url(&url, crate::text::UrlPath::Whole),
             source: e,
         });
     }

@@ -403,3 +403,130 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
         assert!(!ws.path("reports").exists());
     }
 }
+
+#[test]
+fn config_shows_every_url_without_its_credentials_query_values_or_webhook_secret() {
+    let ws = Workspace::new();
+    ws.write(
+        "ratewatch.toml",
+        b"base_url = \"https://user:s3cr3t@rating.example:8443/root?tenant=t0ken\"\n\
+          notify_webhook = \"https://hooks.slack.com/services/T0/B0/wh00k\"\n",
+    );
+    let secrets = ["user", "s3cr3t", "t0ken", "T0", "B0", "wh00k"];
+    let clean = |text: &str| {
+        for secret in secrets {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+    };
+    let base = "https://***@rating.example:8443/root?tenant=***";
+    let hook = "https://hooks.slack.com/services/…";
+
+    let out = ratewatch_in(ws.dir.path()).arg("config").assert().code(0);
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    clean(&table);
+    assert!(table.contains(base), "{table}");
+    assert!(table.contains(hook), "{table}");
+
+    let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
+    clean(&json.to_string());
+    assert_eq!(json["settings"]["base_url"]["value"], base);
+    assert_eq!(json["settings"]["notify_webhook"]["value"], hook);
+
+    for (key, shown) in [("base_url", base), ("notify_webhook", hook)] {
+        ratewatch_in(ws.dir.path())
+            .args(["config", "--get", key])
+            .assert()
+            .code(0)
+            .stdout(format!("{shown}\n"));
+    }
+    // A flag's value as well.
+    let json = config_json(
+        &mut ratewatch_in(ws.dir.path()),
+        &["--base-url", "http://u:p4ss@127.0.0.1:9/?k=v4lue"],
+    );
+    assert_eq!(
+        json["settings"]["base_url"]["value"],
+        "http://***@127.0.0.1:9/?k=***"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_key_file_other_users_can_read_is_a_warning_naming_the_file_never_the_key() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Workspace::new();
+    let key = ws.write("ratewatch.key", b"k3y-s3cr3t\n");
+    let warned = |mode: u32| {
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
+        let out = ratewatch_in(ws.dir.path())
+            .args(["config", "--api-key-file"])
+            .arg(&key)
+            .assert()
+            .code(0);
+        let output = out.get_output();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(!all.contains("k3y-s3cr3t"), "{all}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    for mode in [0o644, 0o640, 0o604, 0o660] {
+        let stderr = warned(mode);
+        assert!(stderr.contains("WARN"), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "the API key file {} is open to the group or other users (mode {mode:03o}): chmod 600 {}",
+                key.display(),
+                key.display()
+            )),
+            "{stderr}"
+        );
+    }
+    for mode in [0o600, 0o400] {
+        assert_eq!(warned(mode), "", "mode {mode:o}");
+    }
+}
+
+#[test]
+fn a_key_sent_over_plain_http_off_this_machine_is_a_warning_once() {
+    let ws = Workspace::new();
+    let lookups = |base: &str, key: Option<&str>| {
+        let mut cmd = ratewatch_in(ws.dir.path());
+        cmd.args(["lookups", "countries", "--timeout", "2", "--base-url", base]);
+        if let Some(key) = key {
+            cmd.env("RATEWATCH_API_KEY", key);
+        }
+        let out = cmd.output().unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let warning = "over plain http, readable on the way: use https";
+    // Nothing answers there; the warning comes before any call.
+    let stderr = lookups(
+        "http://u:p4ss@ratewatch-test.invalid:9/root",
+        Some("k3y-s3cr3t"),
+    );
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "the API key goes to http://***@ratewatch-test.invalid:9/root over plain http"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("k3y-s3cr3t") && !stderr.contains("p4ss"),
+        "{stderr}"
+    );
+    // No key, nothing to warn of; https or this machine, nothing either.
+    for (base, key) in [
+        ("http://ratewatch-test.invalid:9/", None),
+        ("https://ratewatch-test.invalid:9/", Some("k3y")),
+        ("http://127.0.0.1:9/", Some("k3y")),
+        ("http://localhost:9/", Some("k3y")),
+        ("http://[::1]:9/", Some("k3y")),
+    ] {
+        let stderr = lookups(base, key);
+        assert!(!stderr.contains(warning), "{base}: {stderr}");
+    }
+}

@@ -294,7 +294,7 @@ async fn a_receiver_that_keeps_failing_is_a_warning_and_the_outcome_stays() {
     assert_eq!(
         screened.undelivered,
         [format!(
-            "webhook: not delivered after 3 attempts: HTTP 500 (http://127.0.0.1:{port}/hook)"
+            "webhook: not delivered after 3 attempts: HTTP 500 (http://***@127.0.0.1:{port}/hook?token=***)"
         )]
     );
     assert_eq!(received.lock().unwrap().len(), 3);
@@ -563,7 +563,8 @@ fn the_binary_warns_on_stderr_without_the_secrets_and_keeps_its_exit_code() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains(&format!(
-            "ratewatch: warning: webhook: not delivered after 3 attempts: HTTP 503 ({hook}/hook)"
+            "ratewatch: warning: webhook: not delivered after 3 attempts: HTTP 503 ({}/hook?token=***)",
+            hook.replace("http://", "http://***@")
         )),
         "{stderr}"
     );
@@ -609,7 +610,7 @@ fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_
     let json: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         json["settings"]["notify_webhook"]["value"],
-        "https://hooks.example/in"
+        "https://***@hooks.example/in?token=***"
     );
     assert_eq!(json["settings"]["notify_webhook"]["source"], "env");
 
@@ -623,7 +624,7 @@ fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--notify-webhook: expected an http or https URL, got ftp://hooks.example/in",
+            "--notify-webhook: expected an http or https URL, got ftp://***@hooks.example/in",
         ))
         .stderr(predicates::str::contains("s3cr3t").not());
     assert!(!ws.db().exists(), "refused before anything was written");

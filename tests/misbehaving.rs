@@ -196,14 +196,19 @@ fn a_wrong_base_url_exits_4_within_seconds_and_leaves_the_database_as_it_was() {
     let sim = sim(DEFAULT_SEED);
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 40);
-    // On a fresh database first: 4, not 1.
-    let wrong = format!("{}/api/", sim.server.base_url());
+    // On a fresh database first: 4, not 1. The address is named without its credentials.
+    let wrong = format!(
+        "{}/api/",
+        sim.server.base_url().replace("http://", "http://u:s3cr3t@")
+    );
     screen(&ws, &wrong, &file)
         .assert()
         .code(4)
         .stdout("")
+        .stderr(predicate::str::contains("http://***@127.0.0.1:"))
         .stderr(predicate::str::contains("/api/v2/lookups/countries"))
-        .stderr(predicate::str::contains("check --base-url"));
+        .stderr(predicate::str::contains("check --base-url"))
+        .stderr(predicate::str::contains("s3cr3t").not());
     screen(&ws, &sim.server.base_url(), &file)
         .assert()
         .code(predicate::in_iter([0, 1]));

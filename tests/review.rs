@@ -8,7 +8,9 @@ use assert_cmd::Command;
 use ratewatch::sim::Endpoint;
 use serde_json::Value;
 
-use crate::common::{Background, Workspace, isolated, rows_by_ref, sample_sim};
+use predicates::prelude::*;
+
+use crate::common::{Background, KEY, Workspace, isolated, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
@@ -244,17 +246,131 @@ fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
     );
 }
 
+/// `review accept … --force` asking the service at `base` whether it knows the company.
+fn forced(ws: &Workspace, base: &str, reference: &str, company: &str) -> Command {
+    let mut cmd = review(
+        ws,
+        &["accept", reference, company, "--force", "--base-url", base],
+    );
+    cmd.env("RATEWATCH_API_KEY", KEY);
+    cmd
+}
+
+/// A company of the simulator's that is none of these.
+fn another_company(sim: &Background, not: &[&str]) -> String {
+    let dataset = sim.server.dataset();
+    dataset
+        .companies()
+        .map(|c| dataset.uuid(c).to_string())
+        .find(|id| !not.contains(&id.as_str()))
+        .unwrap()
+}
+
+#[test]
+fn a_company_the_row_was_not_offered_is_accepted_only_with_force_once_the_service_knows_it() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let list = listed(&ws);
+    let candidates: Vec<String> = problem(&list, "C-1006").unwrap()["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    let refs: Vec<&str> = candidates.iter().map(String::as_str).collect();
+    let other = another_company(&sim, &refs);
+    let no_decision = |ws: &Workspace| listed(ws)["decisions"].as_array().unwrap().is_empty();
+
+    // Refused, naming the row and every candidate; no call made.
+    let calls = sim.server.stats().total();
+    let out = review(&ws, &["accept", "C-1006", &other])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("C-1006"), "{text}");
+    assert!(text.contains(&format!("{other} is not among")), "{text}");
+    for candidate in &candidates {
+        assert!(text.contains(candidate.as_str()), "{text}");
+    }
+    assert!(text.contains("Bordeaux"), "{text}");
+    assert!(text.contains("--force"), "{text}");
+    // An unresolved row offers nothing.
+    review(&ws, &["accept", "C-1018", &other])
+        .assert()
+        .code(2)
+        .stderr(
+            predicates::str::contains("C-1018")
+                .and(predicates::str::contains("it has no candidates")),
+        );
+    assert_eq!(sim.server.stats().total(), calls, "no call without --force");
+    assert!(no_decision(&ws));
+
+    // --force needs the service, and its word that the company exists.
+    review(&ws, &["accept", "C-1006", &other, "--force"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no service address"));
+    let base = sim.server.base_url();
+    let unknown = "00000000-0000-4000-8000-000000000000";
+    let ratings = sim.server.stats().calls(Endpoint::Rating);
+    forced(&ws, &base, "C-1006", unknown)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(format!(
+            "{unknown}: the service does not know this company"
+        )));
+    assert_eq!(sim.server.stats().calls(Endpoint::Rating), ratings + 1);
+    assert!(no_decision(&ws));
+    forced(&ws, &base, "C-1006", &other).assert().success();
+    assert_eq!(sim.server.stats().calls(Endpoint::Rating), ratings + 2);
+    let list = listed(&ws);
+    assert_eq!(list["decisions"][0]["company_id"], other.as_str());
+
+    // A candidate needs no --force, and --force asks nothing about one.
+    forced(&ws, "http://127.0.0.1:9", "C-1006", &candidates[1])
+        .assert()
+        .success();
+    assert_eq!(
+        listed(&ws)["decisions"][0]["company_id"],
+        candidates[1].as_str()
+    );
+    forced(&ws, &base, "C-1006", &other).assert().success();
+
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "rated");
+    assert_eq!(rows["C-1006"]["company_id"], other.as_str());
+    // Rated as that company, the row may be accepted as it again without --force.
+    review(&ws, &["accept", "C-1006", &other])
+        .assert()
+        .success();
+}
+
 #[test]
 fn an_accepted_company_the_service_does_not_know_sends_the_row_back_to_review() {
     let sim = sample_sim();
     let ws = Workspace::new();
     ws.screen(&sim, &sample()).assert().code(3);
-    review(
-        &ws,
-        &["accept", "C-1006", "00000000-0000-4000-8000-000000000000"],
-    )
-    .assert()
-    .success();
+    // Accepted while a service knew it (here another dataset's), unknown to the one that
+    // screens next.
+    let elsewhere = crate::common::background(ratewatch::sim::SimConfig {
+        seed: crate::common::DEFAULT_SEED + 1,
+        ..crate::common::config()
+    });
+    let gone = another_company(&elsewhere, &[]);
+    assert!(
+        sim.server
+            .dataset()
+            .find_uuid(gone.parse().unwrap())
+            .is_none()
+    );
+    forced(&ws, &elsewhere.server.base_url(), "C-1006", &gone)
+        .assert()
+        .success();
     ws.screen(&sim, &sample()).assert().code(3);
     let rows = rows_by_ref(&ws.report());
     assert_eq!(rows["C-1006"]["status"], "unresolved");
@@ -365,4 +481,45 @@ fn a_row_whose_every_candidate_is_rejected_costs_no_search_and_stays_in_the_revi
 
     review(&ws, &["revoke", "C-1006"]).assert().success();
     assert_eq!(screen_searching_all(&sim, &ws), searches);
+}
+
+#[test]
+fn a_run_in_progress_leaves_the_review_on_the_last_finished_run() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let before = listed(&ws);
+    let finished = problem(&before, "C-1006").unwrap()["run_id"].clone();
+    // The next night's run has started (and may never finish: a killed process leaves
+    // its run `running` until the next run marks it interrupted).
+    let mut store = ratewatch::store::Store::open(&ws.db()).unwrap();
+    let going = store
+        .start_run(&ratewatch::store::NewRun {
+            portfolio: "portfolio".into(),
+            input_path: sample().display().to_string(),
+            sha256: "x".into(),
+            demo_day: None,
+            extra_columns: vec![],
+        })
+        .unwrap();
+    drop(store);
+    assert!(serde_json::json!(going) != finished);
+
+    let list = listed(&ws);
+    assert_eq!(list["rows"], before["rows"], "the finished run's rows");
+    let c1006 = problem(&list, "C-1006").unwrap();
+    assert_eq!(c1006["run_id"], finished);
+    let table = review(&ws, &[]).assert().success();
+    let table = String::from_utf8(table.get_output().stdout.clone()).unwrap();
+    assert!(!table.contains("Nothing needs a person"), "{table}");
+
+    let chosen = c1006["candidates"][0]["id"].as_str().unwrap().to_string();
+    review(&ws, &["accept", "C-1006", &chosen])
+        .assert()
+        .success();
+    review(&ws, &["ignore", "C-1018"]).assert().success();
+    let decided = listed(&ws);
+    assert!(problem(&decided, "C-1006").is_none());
+    assert!(problem(&decided, "C-1018").is_none());
+    assert_eq!(decided["decisions"].as_array().unwrap().len(), 2);
 }

@@ -266,11 +266,8 @@ impl Client {
 fn same_origin_redirects(base: &Url) -> reqwest::redirect::Policy {
     let origin = base.origin();
     reqwest::redirect::Policy::custom(move |attempt| {
-        let mut to = attempt.url().clone();
         // Never quote credentials someone put in a Location.
-        let _ = to.set_username("");
-        let _ = to.set_password(None);
-        let to = to.to_string();
+        let to = crate::text::redacted_url(attempt.url().as_str(), crate::text::UrlPath::Whole);
         if attempt.url().origin() != origin {
             attempt.error(RedirectRefused {
                 to,
@@ -365,7 +362,10 @@ impl HistoryPages {
 /// Root → `root/v2/`; `…/v2` and `…/v2/` are kept as they are.
 pub fn normalize_base_url(raw: &str) -> Result<Url, ApiError> {
     let invalid = |why: String| ApiError::Transport {
-        message: format!("base URL {raw:?} is not usable: {why}"),
+        message: format!(
+            "base URL {:?} is not usable: {why}",
+            crate::text::redacted_url(raw, crate::text::UrlPath::Whole)
+        ),
         timeout: false,
     };
     let mut url = Url::parse(raw.trim()).map_err(|e| invalid(e.to_string()))?;

@@ -2,7 +2,9 @@
 //! surprising value can be traced to its flag, variable, file line or default.
 //!
 //! The API key is shown only as set or unset and where from; its value is never read into
-//! anything that is printed.
+//! anything that is printed. Every URL is shown as [`redacted_url`] shows URLs: no user,
+//! password or query value (a webhook's path after its first segment neither), even to
+//! `--get`, whose output lands in scripts and their logs.
 
 use serde_json::{Value, json};
 
@@ -12,6 +14,7 @@ use crate::config::{Key, KeySource, Origin, Settings, Sources};
 use crate::error::{Error, ExitCode};
 use crate::rate::RatingEndpoint;
 use crate::report::csv::Dialect;
+use crate::text::{UrlPath, redacted_url};
 
 pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_run(&args.settings, &sources)?;
@@ -115,7 +118,15 @@ pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
 fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
     let path = |p: &std::path::Path| Value::from(p.display().to_string());
     match key {
-        Key::BaseUrl => (json!(s.base_url.value), &s.base_url.origin),
+        Key::BaseUrl => (
+            json!(
+                s.base_url
+                    .value
+                    .as_deref()
+                    .map(|u| redacted_url(u, UrlPath::Whole))
+            ),
+            &s.base_url.origin,
+        ),
         Key::ApiKeyFile => (
             s.api_key_file.value.as_deref().map_or(Value::Null, path),
             &s.api_key_file.origin,
@@ -156,7 +167,7 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
             &s.max_calls_per_month.origin,
         ),
         Key::MaxWait => (json!(s.max_wait.value.as_secs_f64()), &s.max_wait.origin),
-        // Shown without its credentials, as everywhere.
+        // Shown without its credentials, as everywhere (the same redaction, the path cut).
         Key::NotifyWebhook => (
             json!(s.notify_webhook.value.as_ref().map(|u| u.redacted())),
             &s.notify_webhook.origin,

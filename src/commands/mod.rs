@@ -42,7 +42,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::History(args) => history::history(args, sources()?),
         Command::Changes(args) => history::changes(args, sources()?),
         Command::Usage(args) => usage::usage(args, sources()?),
-        Command::Review(args) => review::review(args, sources()?),
+        Command::Review(args) => review::review(args, sources()?).await,
         Command::Ack(args) => alerts::ack(args, sources()?),
         Command::Acks(args) => alerts::acks(args, sources()?),
         Command::Alerts(args) => alerts::alerts(args, sources()?),

@@ -1,8 +1,11 @@
-//! `ratewatch review`: what needs a person in the latest run of each portfolio, and the
+//! `ratewatch review`: what needs a person in the latest finished run of each portfolio
+//! (never a run still going, which may hold only part of the file), and the
 //! decisions that later runs apply to those rows (accept a company, or ignore the row).
 //!
 //! Listing only reads the database; a decision writes one row of `decisions` and nothing
-//! else: no call to the service, no change to any run or to the resolution cache.
+//! else: no change to any run or to the resolution cache, and no call to the service,
+//! but one: `accept --force` of a company the row was not offered asks the service for its
+//! rating first, through the limiter as every call, and records nothing if it is unknown.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -11,15 +14,20 @@ use serde_json::{Value, json};
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
+use crate::api::ApiError;
 use crate::cli::{
-    ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs, ReviewRefArgs,
+    ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
+    ReviewRefArgs, ServiceArgs,
 };
-use crate::config::Sources;
+use crate::config::{ServiceSettings, Settings, Sources};
+use crate::connection::Connection;
 use crate::error::{Error, ExitCode};
-use crate::model::{Decision, InputRow, ResultRow, RowStatus, Verdict};
+use crate::limit::Limiter;
+use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
 use crate::portfolio::{self, Lookups};
 use crate::resolve::Query;
 use crate::store::{Store, StoreError, now_text};
+use crate::text::printable;
 
 use crate::pipeline::ACCEPTED_UNKNOWN;
 
@@ -56,16 +64,11 @@ const CSV_HEADERS: [&str; 11] = [
 
 const DECISION_HEADERS: [&str; 5] = ["REF", "DECISION", "COMPANY_ID", "DECIDED", "SOURCE"];
 
-pub fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
+pub async fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
     match args.action {
         None => list(args.list, sources),
         Some(ReviewAction::List(args)) => list(args, sources),
-        Some(ReviewAction::Accept(args)) => decide(
-            &args.reference,
-            Verdict::Accept(args.company_id),
-            args.database.db,
-            sources,
-        ),
+        Some(ReviewAction::Accept(args)) => accept(args, sources).await,
         Some(ReviewAction::Ignore(args)) => {
             decide(&args.reference, Verdict::Ignore, args.database.db, sources)
         }
@@ -78,7 +81,7 @@ pub fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
     }
 }
 
-/// A row of a latest run that needs a person, with the search it makes.
+/// A row of a latest finished run that needs a person, with the search it makes.
 struct Problem {
     portfolio: String,
     run_id: i64,
@@ -92,7 +95,7 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     let text = match Style::of(&args.listing) {
         Style::Table => {
             let mut text = if problems.is_empty() {
-                "Nothing needs a person in the latest runs.\n".to_string()
+                "Nothing needs a person in the latest finished runs.\n".to_string()
             } else {
                 output::table(&HEADERS, &lines(&problems))
             };
@@ -115,7 +118,7 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// The rows of the latest runs that need a person (those decided for the search they
+/// The rows of the latest finished runs that need a person (those decided for the search they
 /// make left out), and every decision.
 fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
     let store = open_read_only(db)?;
@@ -127,7 +130,7 @@ fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
     };
     let lookups = lookups(&store).map_err(fail)?;
     let mut problems = Vec::new();
-    for latest in store.latest_runs().map_err(fail)? {
+    for latest in store.latest_finished_runs().map_err(fail)? {
         let mut rows = Vec::new();
         store
             .for_each_result(latest.run_id, false, |row| {
@@ -301,12 +304,103 @@ fn decide(
 ) -> Result<ExitCode, Error> {
     let db = &sources.database(db)?.value;
     let mut store = open_for_decisions(db)?;
+    let searched = searched(&store, db, reference)?;
+    record(&mut store, db, reference, verdict, searched.keys)
+}
+
+/// `review accept`: a candidate of the row, or with `--force` a company the service knows.
+async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let reference = args.reference.as_str();
+    let company = args.company_id;
+    let db = &sources.database(args.database.db.clone())?.value;
+    let mut store = open_for_decisions(db)?;
+    let searched = searched(&store, db, reference)?;
+    let mut offered = Vec::new();
+    for (run_id, line) in &searched.rows {
+        for candidate in store.offered(*run_id, *line).map_err(store_error(db))? {
+            if !offered.contains(&candidate) {
+                offered.push(candidate);
+            }
+        }
+    }
+    if !offered.iter().any(|c| c.id == company) {
+        if !args.force {
+            return Err(not_offered(reference, company, &offered));
+        }
+        confirm_known(reference, company, &args.service_args, &sources).await?;
+    }
+    record(
+        &mut store,
+        db,
+        reference,
+        Verdict::Accept(company),
+        searched.keys,
+    )
+}
+
+/// The refusal of a company the row was not offered, with the ones it was.
+fn not_offered(reference: &str, company: uuid::Uuid, offered: &[Candidate]) -> Error {
+    let choices = if offered.is_empty() {
+        "it has no candidates".to_string()
+    } else {
+        let listed: Vec<String> = offered
+            .iter()
+            .map(|c| {
+                let place = [c.city.as_str(), c.postcode.as_str()]
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                match (c.name.is_empty(), place.is_empty()) {
+                    (true, _) => c.id.to_string(),
+                    (false, true) => format!("{} ({})", c.id, c.name),
+                    (false, false) => format!("{} ({}, {place})", c.id, c.name),
+                }
+            })
+            .collect();
+        format!("its candidates are {}", listed.join("; "))
+    };
+    Error::Config(printable(&format!(
+        "{reference}: {company} is not among the companies offered for this row in the latest finished run: {choices}. To accept it anyway, add --force (the service is asked whether it knows the company)"
+    )))
+}
+
+/// Asks the service for the company's rating, as a run would: known, or the reason not.
+async fn confirm_known(
+    reference: &str,
+    company: uuid::Uuid,
+    service_args: &ServiceArgs,
+    sources: &Sources,
+) -> Result<(), Error> {
+    let settings = Settings::for_service(service_args, sources)?;
+    // The same bounds, retries and 429 pause as a screening run.
+    let limiter = Limiter::new(settings.limits());
+    let endpoint = settings.endpoint.value;
+    let service = ServiceSettings::new(&settings, sources)?;
+    let conn = Connection::open(&service, true, 1).await?;
+    match limiter
+        .call(endpoint.name(), || {
+            crate::rate::fetch(&conn.client, endpoint, company)
+        })
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(ApiError::NotFound { .. }) => Err(Error::Config(format!(
+            "{reference}: {company}: the service does not know this company (its rating is 'not found'); nothing recorded"
+        ))),
+        Err(e) => Err(conn.fail(e)),
+    }
+}
+
+/// Records `verdict` on the row `reference` for each search it makes.
+fn record(
+    store: &mut Store,
+    db: &Path,
+    reference: &str,
+    verdict: Verdict,
+    keys: BTreeSet<String>,
+) -> Result<ExitCode, Error> {
     let fail = store_error(db);
-    let lookups = lookups(&store).map_err(fail)?;
-    let keys = searches(&store, &lookups, &[reference])
-        .map_err(fail)?
-        .remove(reference)
-        .expect("every ref asked is answered")?;
     let decided_at = now_text();
     for search_key in keys {
         store
@@ -328,38 +422,62 @@ fn decide(
     Ok(ExitCode::Clean)
 }
 
-/// The searches the rows with each of these refs make in the latest runs (usually one),
-/// or why there is nothing to decide; all of them read in one pass over each latest run.
+/// What the rows with one ref make in the latest finished runs.
+struct Searched {
+    /// The searches they make (usually one).
+    keys: BTreeSet<String>,
+    /// Where they are: (run, line).
+    rows: Vec<(i64, u64)>,
+}
+
+/// The searches the rows with `reference` make, or why there is nothing to decide.
+fn searched(store: &Store, db: &Path, reference: &str) -> Result<Searched, Error> {
+    let fail = store_error(db);
+    let lookups = lookups(store).map_err(fail)?;
+    searches(store, &lookups, &[reference])
+        .map_err(fail)?
+        .remove(reference)
+        .expect("every ref asked is answered")
+}
+
+/// The searches the rows with each of these refs make in the latest finished runs (usually
+/// one), or why there is nothing to decide; all of them read in one pass over each run.
 fn searches(
     store: &Store,
     lookups: &Lookups,
     references: &[&str],
-) -> Result<BTreeMap<String, Result<BTreeSet<String>, Error>>, StoreError> {
-    let mut found: BTreeMap<&str, (usize, BTreeSet<String>)> = references
+) -> Result<BTreeMap<String, Result<Searched, Error>>, StoreError> {
+    let mut found: BTreeMap<&str, Searched> = references
         .iter()
-        .map(|r| (*r, (0, BTreeSet::new())))
+        .map(|r| {
+            let none = Searched {
+                keys: BTreeSet::new(),
+                rows: Vec::new(),
+            };
+            (*r, none)
+        })
         .collect();
-    for latest in store.latest_runs()? {
+    for latest in store.latest_finished_runs()? {
         for input in store.run_inputs_with_refs(latest.run_id, references)? {
-            if let Some((rows, keys)) = input.reference.as_deref().and_then(|r| found.get_mut(r)) {
-                *rows += 1;
-                keys.extend(search_key(&input, lookups));
+            if let Some(searched) = input.reference.as_deref().and_then(|r| found.get_mut(r)) {
+                searched.rows.push((latest.run_id, input.line));
+                searched.keys.extend(search_key(&input, lookups));
             }
         }
     }
     Ok(found
         .into_iter()
-        .map(|(reference, (rows, keys))| {
-            let searched = if rows == 0 {
+        .map(|(reference, searched)| {
+            let searched = if searched.rows.is_empty() {
                 Err(Error::Config(format!(
-                    "{reference}: no row has this ref in the latest run of any portfolio (`ratewatch review` lists the rows that need a person)"
+                    "{reference}: no row has this ref in the latest finished run of any portfolio (`ratewatch review` lists the rows that need a person)"
                 )))
-            } else if keys.is_empty() {
+            } else if searched.keys.is_empty() {
                 Err(Error::Config(format!(
                     "{reference}: the row gives its company_id or is invalid: nothing to decide (correct it in the portfolio)"
                 )))
             } else {
-                Ok(keys)
+                Ok(searched)
             };
             (reference.to_string(), searched)
         })
@@ -526,7 +644,8 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
         let keys = searched
             .remove(&reference)
             .expect("every ref asked is answered")
-            .map_err(|e| wrong(e.to_string()))?;
+            .map_err(|e| wrong(e.to_string()))?
+            .keys;
         decided.push((reference, verdict, keys));
     }
     let decided_at = now_text();

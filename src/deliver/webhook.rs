@@ -1,8 +1,8 @@
 //! `--notify-webhook`: a run's header and the alerts its summary lists POSTed as one JSON
 //! document (`webhook.schema.json`) to a URL of the user's, retried with backoff.
 //!
-//! The URL may carry credentials (user:password@, a token in the query): only its
-//! [`WebhookUrl::redacted`] form is ever shown. The request goes through a client of its
+//! The URL may carry credentials (user:password@, a token in the query or the path): only
+//! its [`WebhookUrl::redacted`] form is ever shown. The request goes through a client of its
 //! own, never the service's, so the service's API key cannot reach the receiver.
 
 use std::fmt;
@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::report::json::run_object;
 use crate::store::{AlertLine, Store, StoreError, Verdicts};
+use crate::text::{UrlPath, redacted_url};
 
 /// The JSON Schema the posted document follows.
 pub const SCHEMA: &str = include_str!("../report/webhook.schema.json");
@@ -41,19 +42,14 @@ impl WebhookUrl {
         Ok(WebhookUrl(url))
     }
 
-    /// `scheme://host[:port]/path`: no user, password, query or fragment.
+    /// `scheme://host[:port]/first-segment/…`, user, password and query values as `***`:
+    /// a Slack or Teams webhook keeps its secret in the path.
     pub fn redacted(&self) -> String {
         Self::redact(&self.0)
     }
 
     fn redact(url: &url::Url) -> String {
-        let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
-        format!(
-            "{}://{}{port}{}",
-            url.scheme(),
-            url.host_str().unwrap_or(""),
-            url.path()
-        )
+        redacted_url(url.as_str(), UrlPath::FirstSegment)
     }
 }
 
@@ -202,17 +198,25 @@ mod tests {
         let url =
             WebhookUrl::parse("https://user:s3cret@hooks.example:8443/in/ratewatch?token=t0ken#x")
                 .unwrap();
-        assert_eq!(url.redacted(), "https://hooks.example:8443/in/ratewatch");
+        assert_eq!(
+            url.redacted(),
+            "https://***@hooks.example:8443/in/…?token=***#***"
+        );
         for shown in [format!("{url}"), format!("{url:?}")] {
             assert!(
-                !shown.contains("s3cret") && !shown.contains("t0ken"),
+                !shown.contains("s3cret")
+                    && !shown.contains("t0ken")
+                    && !shown.contains("ratewatch"),
                 "{shown}"
             );
         }
+        // A Slack webhook's secret is its path.
+        let slack = WebhookUrl::parse("https://hooks.slack.com/services/T0/B0/s3cret").unwrap();
+        assert_eq!(slack.redacted(), "https://hooks.slack.com/services/…");
         let e = WebhookUrl::parse("ftp://user:s3cret@files.example/drop?token=t0ken").unwrap_err();
         assert_eq!(
             e,
-            "expected an http or https URL, got ftp://files.example/drop"
+            "expected an http or https URL, got ftp://***@files.example/drop?token=***"
         );
         let e = WebhookUrl::parse("hooks.example/s3cret").unwrap_err();
         assert!(e.starts_with("expected an http or https URL"), "{e}");

@@ -237,6 +237,9 @@ struct AlertsOpen {
     stale_after_days: u64,
     alerts: u64,
     untouched: bool,
+    /// What the run did not screen, if it did not screen every row (then nothing is said
+    /// of those rows); empty if it did.
+    unscreened: String,
 }
 
 /// One line of the alerts table.
@@ -711,6 +714,7 @@ impl<W: Output> Format for HtmlReport<W> {
             stale_after_days: this.stale_after_days.into(),
             alerts: this.alerts,
             untouched: this.untouched,
+            unscreened: super::summary::unscreened(&run).unwrap_or_default(),
         }
         .write_into(&mut out)?;
         for spool in this.by_kind {
@@ -741,7 +745,7 @@ impl<W: Output> Format for HtmlReport<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Candidate;
+    use crate::model::{Candidate, RunStatus};
 
     fn run(rows: u64, alerts: u64) -> RunInfo {
         RunInfo {
@@ -1019,6 +1023,36 @@ mod tests {
         assert!(!html.contains("<table class=\"alerts"));
         assert!(html.contains("<li class=\"tile c-green\"><b>1</b> green</li>"));
         assert!(html.contains("<li class=\"tile c-black zero\"><b>0</b> black</li>"));
+    }
+
+    #[test]
+    fn a_run_that_did_not_screen_every_row_never_says_nothing_flagged() {
+        let rows = [rated(2, Color::Green, Some(Color::Green))];
+        let partial = RunInfo {
+            status: RunStatus::Partial,
+            rows: 3,
+            by_status: RowStatus::ALL
+                .iter()
+                .map(|s| match s {
+                    RowStatus::Rated => (*s, 1),
+                    RowStatus::Failed => (*s, 2),
+                    _ => (*s, 0),
+                })
+                .collect(),
+            ..run(1, 0)
+        };
+        let html = render(&partial, &rows);
+        assert!(!html.contains("Nothing flagged"), "{html}");
+        assert!(html.contains(
+            "<p class=\"quiet\">None flagged among the rows screened, but 2 rows were not screened.</p>"
+        ));
+        let stopped = RunInfo {
+            status: RunStatus::Interrupted,
+            ..run(1, 0)
+        };
+        let html = render(&stopped, &rows);
+        assert!(!html.contains("Nothing flagged"), "{html}");
+        assert!(html.contains("but the run is interrupted: rows may be missing.</p>"));
     }
 
     #[test]

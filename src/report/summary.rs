@@ -137,6 +137,23 @@ pub fn alert_table(listed: &[AlertLine]) -> String {
     )
 }
 
+/// What a run did not screen, when it did not screen every row: never "Nothing flagged"
+/// then, which would speak for rows that failed or that the run never reached.
+pub(super) fn unscreened(run: &RunInfo) -> Option<String> {
+    let failed = count(run, RowStatus::Failed);
+    if failed > 0 {
+        Some(plural(
+            failed,
+            "row was not screened",
+            "rows were not screened",
+        ))
+    } else if run.status != RunStatus::Complete {
+        Some(format!("the run is {}: rows may be missing", run.status))
+    } else {
+        None
+    }
+}
+
 /// A row named in the summary: its ref (or line) and why it needs a look.
 fn named(row: &ResultRow) -> String {
     let who = match &row.reference {
@@ -279,10 +296,19 @@ impl<W: Output> Format for Summary<W> {
                     .any(|(c, n)| *n > 0 && (c == "red" || c == "black"));
                 let untouched =
                     digest.standing + digest.acked + digest.changed == 0 && !red_or_black;
-                text.push_str(if untouched {
-                    "Nothing flagged: no red or black company, no color change.\n"
-                } else {
-                    "Nothing new flagged: no color change the rules alert on.\n"
+                text.push_str(&match (untouched, unscreened(&run)) {
+                    (true, None) => {
+                        "Nothing flagged: no red or black company, no color change.\n".into()
+                    }
+                    (false, None) => {
+                        "Nothing new flagged: no color change the rules alert on.\n".into()
+                    }
+                    (true, Some(u)) => format!(
+                        "None flagged among the rows screened (no red or black company, no color change), but {u}.\n"
+                    ),
+                    (false, Some(u)) => format!(
+                        "None newly flagged among the rows screened (no color change the rules alert on), but {u}.\n"
+                    ),
                 });
             }
         }
@@ -626,6 +652,54 @@ mod tests {
         let quiet = render(run(40, 40), &[], true);
         assert!(quiet.starts_with("NOTHING SCREENED"), "{quiet}");
         assert!(quiet.contains("PARTIAL: 40 rows failed"), "{quiet}");
+    }
+
+    #[test]
+    fn a_run_that_did_not_screen_every_row_never_says_nothing_flagged() {
+        // Partial: 2 of 3 rows failed, the one rated is green.
+        let text = render(run(3, 2), &[], false);
+        assert!(
+            text.contains("(PARTIAL: 2 rows failed and will be retried"),
+            "{text}"
+        );
+        assert!(!text.contains("Nothing flagged"), "{text}");
+        assert!(
+            text.contains("None flagged among the rows screened (no red or black company, no color change), but 2 rows were not screened.\n"),
+            "{text}"
+        );
+        let one = render(run(3, 1), &[], false);
+        assert!(one.contains("but 1 row was not screened.\n"), "{one}");
+        // Rules that leave changes out say so of the rows screened only.
+        let changed = AlertDigest {
+            changed: 1,
+            ..AlertDigest::default()
+        };
+        let text = render_with(run(3, 2), &[], changed, false);
+        assert!(!text.contains("Nothing new flagged"), "{text}");
+        assert!(
+            text.contains("None newly flagged among the rows screened (no color change the rules alert on), but 2 rows were not screened.\n"),
+            "{text}"
+        );
+        // Not complete, no row failed: the rows it never reached are not answered for.
+        for status in [
+            RunStatus::Interrupted,
+            RunStatus::Running,
+            RunStatus::Failed,
+        ] {
+            let text = render(
+                RunInfo {
+                    status,
+                    ..run(3, 0)
+                },
+                &[],
+                false,
+            );
+            assert!(!text.contains("Nothing flagged"), "{text}");
+            assert!(
+                text.contains(&format!("but the run is {status}: rows may be missing.\n")),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The decisions a person made on rows that need one (`ratewatch review`), and what the
-//! review reads: the latest run of each portfolio and the input rows it read.
+//! review reads: the latest finished run of each portfolio and the input rows it read.
 //!
 //! A decision is keyed by the row's reference and the search it makes; it never changes
 //! the resolution cache, which holds only what the service answered.
@@ -7,10 +7,11 @@
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
+use super::keys::read_uuid;
 use super::{Store, StoreError};
-use crate::model::{Decision, InputRow, Verdict};
+use crate::model::{Candidate, Decision, InputRow, Verdict};
 
-/// The latest run of one portfolio.
+/// The latest finished run of one portfolio.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LatestRun {
     pub run_id: i64,
@@ -100,13 +101,17 @@ impl Store {
             .map_err(StoreError::at("removing a decision"))
     }
 
-    /// The latest run of each portfolio, by portfolio name.
-    pub fn latest_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
-        let ctx = "finding the latest runs";
+    /// The latest finished run (`complete` or `partial`) of each portfolio, by portfolio
+    /// name, as the `portfolio_latest` view takes it: a run still going, interrupted or
+    /// failed may hold only part of the file, and a review of it would miss the rows it
+    /// has not reached yet (or say that nothing needs a person while a run is going).
+    pub fn latest_finished_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
+        let ctx = "finding the latest finished runs";
         self.conn
             .prepare(
                 "SELECT id, portfolio FROM runs
-                 WHERE id IN (SELECT max(id) FROM runs GROUP BY portfolio)
+                 WHERE id IN (SELECT max(id) FROM runs
+                              WHERE status IN ('complete', 'partial') GROUP BY portfolio)
                  ORDER BY portfolio",
             )
             .and_then(|mut s| {
@@ -119,6 +124,43 @@ impl Store {
                 .collect()
             })
             .map_err(StoreError::at(ctx))
+    }
+
+    /// The companies a run offered for its row on `line`: the candidates of an ambiguous
+    /// row, or the company a rated row was found as.
+    pub fn offered(&self, run_id: i64, line: u64) -> Result<Vec<Candidate>, StoreError> {
+        let ctx = format!("reading the candidates of line {line} of run {run_id}");
+        let found = self
+            .conn
+            .query_row(
+                "SELECT rr.candidates, c.company_id, c.name, c.city, c.postcode
+                 FROM run_rows rr
+                 LEFT JOIN companies c ON c.id = rr.company AND rr.status = 'rated'
+                 WHERE rr.run_id = ?1 AND rr.line = ?2",
+                params![run_id, line as i64],
+                |r| {
+                    let rated = match r.get_ref(1)? {
+                        rusqlite::types::ValueRef::Null => None,
+                        _ => Some(Candidate {
+                            id: read_uuid(r, 1)?,
+                            name: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+                            city: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                            postcode: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                        }),
+                    };
+                    Ok((r.get::<_, Option<String>>(0)?, rated))
+                },
+            )
+            .optional()
+            .map_err(StoreError::at(ctx))?;
+        let Some((candidates, rated)) = found else {
+            return Ok(Vec::new());
+        };
+        let mut offered: Vec<Candidate> = candidates
+            .and_then(|c| serde_json::from_str(&c).ok())
+            .unwrap_or_default();
+        offered.extend(rated);
+        Ok(offered)
     }
 
     /// The input row a run read on `line`.

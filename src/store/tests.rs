@@ -3105,3 +3105,38 @@ fn a_time_is_written_as_the_general_formatter_writes_it() {
     }
     assert_eq!(super::seconds_text(951_782_400), "2000-02-29T00:00:00Z");
 }
+
+#[test]
+fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() {
+    use Color::*;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let day = "2026-01-01T00:00:00Z";
+    let rows = [("C-1", seen(uuid(1), Green, Some(day), day, day))];
+    screened(&mut store, "customers", &rows);
+    let partial = screened_as(&mut store, "customers", &rows, RunStatus::Partial);
+    for status in [RunStatus::Interrupted, RunStatus::Failed] {
+        screened_as(&mut store, "customers", &rows, status);
+    }
+    let suppliers = screened(&mut store, "suppliers", &rows);
+    // Started, not finished: a run going on now.
+    for portfolio in ["customers", "suppliers", "prospects"] {
+        store
+            .start_run(&NewRun {
+                portfolio: portfolio.into(),
+                input_path: format!("{portfolio}.csv"),
+                sha256: "x".into(),
+                demo_day: None,
+                extra_columns: vec![],
+            })
+            .unwrap();
+    }
+    let latest = |run_id: i64, portfolio: &str| decisions::LatestRun {
+        run_id,
+        portfolio: portfolio.into(),
+    };
+    assert_eq!(
+        store.latest_finished_runs().unwrap(),
+        [latest(partial, "customers"), latest(suppliers, "suppliers")]
+    );
+}
