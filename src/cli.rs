@@ -368,6 +368,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS")]
     pub max_wait: Option<f64>,
 
+    /// Longest the service may stay silent — calls timing out or failing to connect, with
+    /// no answer in between — before calls stop: the rows left are `not screened: service
+    /// not answering`, and the next run resumes them [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    pub max_silence: Option<f64>,
+
+    /// Longest the run makes calls; past it, calls stop, the rows left are `not screened`
+    /// and the next run resumes them, so the next night always finds the database free
+    /// [default: 7200].
+    #[arg(long, value_name = "SECONDS")]
+    pub max_run_time: Option<f64>,
+
     /// After the run (its reports written), POST its header and the alerts its summary
     /// lists as one JSON document to this http or https URL; tried 3 times at most, and never a reason for
     /// the run to fail: a delivery that fails is a warning on stderr. Credentials in the URL

@@ -39,6 +39,12 @@ pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 /// `--max-wait`: ten minutes of the service's rate limit is a busy night; hours is a spent
 /// quota, which a nightly run must report, not sleep through.
 pub const DEFAULT_MAX_WAIT_SECS: f64 = 600.0;
+/// `--max-silence`: a minute with no answer while calls time out or cannot connect is a
+/// service that is down, not slow; more calls would only make the night last days.
+pub const DEFAULT_MAX_SILENCE_SECS: f64 = 60.0;
+/// `--max-run-time`: two hours bounds a nightly run, so the next night finds the database
+/// free whatever the service does.
+pub const DEFAULT_MAX_RUN_TIME_SECS: f64 = 7200.0;
 pub const DEFAULT_CONNECT_TIMEOUT_SECS: f64 = 10.0;
 pub const DEFAULT_ENDPOINT: RatingEndpoint = RatingEndpoint::Current;
 pub const DEFAULT_RESOLUTION_MAX_AGE_DAYS: u32 = 30;
@@ -72,6 +78,8 @@ pub enum Key {
     MaxCalls,
     MaxCallsPerMonth,
     MaxWait,
+    MaxSilence,
+    MaxRunTime,
     NotifyWebhook,
     MetricsFile,
     CsvDialect,
@@ -80,7 +88,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 22] = [
+    pub const ALL: [Key; 24] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -98,6 +106,8 @@ impl Key {
         Key::MaxCalls,
         Key::MaxCallsPerMonth,
         Key::MaxWait,
+        Key::MaxSilence,
+        Key::MaxRunTime,
         Key::NotifyWebhook,
         Key::MetricsFile,
         Key::CsvDialect,
@@ -125,6 +135,8 @@ impl Key {
             Key::MaxCalls => "max_calls",
             Key::MaxCallsPerMonth => "max_calls_per_month",
             Key::MaxWait => "max_wait",
+            Key::MaxSilence => "max_silence",
+            Key::MaxRunTime => "max_run_time",
             Key::NotifyWebhook => "notify_webhook",
             Key::MetricsFile => "metrics_file",
             Key::CsvDialect => "csv_dialect",
@@ -153,6 +165,8 @@ impl Key {
             Key::MaxCalls => "RATEWATCH_MAX_CALLS",
             Key::MaxCallsPerMonth => "RATEWATCH_MAX_CALLS_PER_MONTH",
             Key::MaxWait => "RATEWATCH_MAX_WAIT",
+            Key::MaxSilence => "RATEWATCH_MAX_SILENCE",
+            Key::MaxRunTime => "RATEWATCH_MAX_RUN_TIME",
             Key::NotifyWebhook => "RATEWATCH_NOTIFY_WEBHOOK",
             Key::MetricsFile => "RATEWATCH_METRICS_FILE",
             Key::CsvDialect => "RATEWATCH_CSV_DIALECT",
@@ -868,6 +882,11 @@ pub struct Settings {
     pub max_calls_per_month: Sourced<Option<u64>>,
     /// Longest wait for the service's rate limit in one run; past it the run stops.
     pub max_wait: Sourced<Duration>,
+    /// Longest the service may stay silent (calls timing out or not connecting, no answer
+    /// at all) before calls stop.
+    pub max_silence: Sourced<Duration>,
+    /// Longest a run makes calls; past it, calls stop and the run ends resumable.
+    pub max_run_time: Sourced<Duration>,
     /// The portfolio's fields → the file's own headers: `[columns]` in the file, then
     /// `--column` flags (a flag wins over the file for the same field).
     pub columns: ColumnMap,
@@ -994,6 +1013,16 @@ impl Settings {
                     .pick(Key::MaxWait, &SECONDS, run.and_then(|r| r.max_wait))?
                     .unwrap_or(Sourced::by_default(DEFAULT_MAX_WAIT_SECS)),
             ),
+            max_silence: seconds(
+                sources
+                    .pick(Key::MaxSilence, &SECONDS, run.and_then(|r| r.max_silence))?
+                    .unwrap_or(Sourced::by_default(DEFAULT_MAX_SILENCE_SECS)),
+            ),
+            max_run_time: seconds(
+                sources
+                    .pick(Key::MaxRunTime, &SECONDS, run.and_then(|r| r.max_run_time))?
+                    .unwrap_or(Sourced::by_default(DEFAULT_MAX_RUN_TIME_SECS)),
+            ),
             columns: ColumnMap(
                 sources
                     .file
@@ -1052,6 +1081,7 @@ impl Settings {
             // Set by the run, which knows the month's calls so far.
             month_budget: None,
             max_wait: self.max_wait.value,
+            max_silence: self.max_silence.value,
             retry: RetryPolicy {
                 retries: self.retries.value,
                 base_delay: self.retry_delay.value,
@@ -1288,6 +1318,7 @@ mod tests {
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
             endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\nretries = 1\nretry_delay_ms = 250\n\
             max_rps = 2.5\nmax_calls = 1000\nmax_calls_per_month = 50000\nmax_wait = 90\n\
+            max_silence = 45\nmax_run_time = 3600\n\
             notify_webhook = \"https://hooks.example/in\"\nmetrics_file = \"ratewatch.prom\"\n\
             csv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
         let s = settings(&[], &[], text).unwrap();
@@ -1311,6 +1342,8 @@ mod tests {
         assert_eq!(s.max_calls.value, Some(1000));
         assert_eq!(s.max_calls_per_month.value, Some(50_000));
         assert_eq!(s.max_wait.value, Duration::from_secs(90));
+        assert_eq!(s.max_silence.value, Duration::from_secs(45));
+        assert_eq!(s.max_run_time.value, Duration::from_secs(3600));
         assert_eq!(s.csv_dialect.value, Dialect::Excel);
         assert!(s.timestamped.value && s.quiet.value);
         for key in Key::ALL {
@@ -1332,6 +1365,8 @@ mod tests {
                 Key::MaxCalls => &s.max_calls.origin,
                 Key::MaxCallsPerMonth => &s.max_calls_per_month.origin,
                 Key::MaxWait => &s.max_wait.origin,
+                Key::MaxSilence => &s.max_silence.origin,
+                Key::MaxRunTime => &s.max_run_time.origin,
                 Key::NotifyWebhook => &s.notify_webhook.origin,
                 Key::MetricsFile => &s.metrics_file.origin,
                 Key::CsvDialect => &s.csv_dialect.origin,
@@ -1606,6 +1641,8 @@ mod tests {
             ("timeout", DEFAULT_TIMEOUT_SECS.to_string()),
             ("connect_timeout", DEFAULT_CONNECT_TIMEOUT_SECS.to_string()),
             ("max_wait", DEFAULT_MAX_WAIT_SECS.to_string()),
+            ("max_silence", DEFAULT_MAX_SILENCE_SECS.to_string()),
+            ("max_run_time", DEFAULT_MAX_RUN_TIME_SECS.to_string()),
             ("csv_dialect", "standard".to_string()),
         ];
         assert_eq!(DEFAULT_ENDPOINT, RatingEndpoint::Current);

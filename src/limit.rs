@@ -1,7 +1,10 @@
 //! The one gate every API call of a run goes through: a bound on requests in flight, a
 //! pause shared by the whole client when the service says 429, the retry policy, the
-//! call counts, and a stop when every further call would fail: the key or the product is
-//! refused, or the service asks to wait longer than the run may (a spent quota).
+//! call counts, and a stop when every further call would fail or must not be made: the key
+//! or the product is refused, the service asks to wait longer than the run may (a spent
+//! quota), the service has been silent too long (a circuit breaker), or the run is told to
+//! stop ([`Limiter::stop`]: a signal, its time spent). A stop also ends the requests in
+//! flight and the waits at once.
 //!
 //! "Should I retry?" is decided here and only here, from [`ApiError::is_transient`].
 
@@ -59,6 +62,9 @@ pub struct Limits {
     pub month_budget: Option<u64>,
     /// Longest wait for the service's rate limit, in one pause or in all of the run's.
     pub max_wait: Duration,
+    /// Longest the service may stay silent while calls are made (see
+    /// [`Limiter::silent_for`]).
+    pub max_silence: Duration,
     pub retry: RetryPolicy,
 }
 
@@ -70,6 +76,7 @@ impl Default for Limits {
             max_calls: None,
             month_budget: None,
             max_wait: Duration::from_secs_f64(config::DEFAULT_MAX_WAIT_SECS),
+            max_silence: Duration::from_secs_f64(config::DEFAULT_MAX_SILENCE_SECS),
             retry: RetryPolicy::default(),
         }
     }
@@ -89,6 +96,12 @@ pub struct Limiter {
     calls: Mutex<BTreeMap<&'static str, u64>>,
     /// Why no further call is made, once one is known (see [`ApiError::stops_calls`]).
     stopped: OnceLock<ApiError>,
+    /// Turns true when calls stop: requests in flight and waits give up.
+    halt: tokio::sync::watch::Sender<bool>,
+    /// Since when calls have been made with no answer at all (timeouts, connections
+    /// refused or dropped); `None` once the service answers anything.
+    silent_since: Mutex<Option<Instant>>,
+    max_silence: Duration,
     policy: RetryPolicy,
     jitter: AtomicU64,
     /// When the next request may leave, under `max_rps`, and the spacing between two.
@@ -117,6 +130,9 @@ impl Limiter {
             max_wait: limits.max_wait,
             calls: Mutex::new(BTreeMap::new()),
             stopped: OnceLock::new(),
+            halt: tokio::sync::watch::channel(false).0,
+            silent_since: Mutex::new(None),
+            max_silence: limits.max_silence,
             policy: limits.retry,
             jitter: AtomicU64::new(0x2545_f491_4f6c_dd1d),
         }
@@ -161,7 +177,7 @@ impl Limiter {
             if let Some(e) = self.stopped.get() {
                 return Err(e.clone());
             }
-            self.wait_for_pause().await;
+            self.until_halted(self.wait_for_pause()).await?;
             let result = {
                 let _probe = if !checks_key || self.answered.load(Ordering::Acquire) {
                     None
@@ -172,7 +188,7 @@ impl Limiter {
                 };
                 let _permit = self.permits.acquire().await.expect("never closed");
                 // The pause may have begun while this task queued for a permit.
-                self.wait_for_pause().await;
+                self.until_halted(self.wait_for_pause()).await?;
                 if let Some(e) = self.stopped.get() {
                     return Err(e.clone());
                 }
@@ -184,9 +200,11 @@ impl Limiter {
                         month: self.month_budget,
                     });
                 }
-                self.wait_for_slot().await;
+                self.until_halted(self.wait_for_slot()).await?;
                 self.count(endpoint);
-                let result = call().await;
+                self.sending();
+                let result = self.until_halted(call()).await?;
+                self.heard(&result);
                 if checks_key
                     && !matches!(
                         result,
@@ -214,7 +232,10 @@ impl Limiter {
             };
             match &error {
                 e if e.stops_calls() => {
-                    let _ = self.stopped.set(error.clone());
+                    self.stop(error.clone());
+                    return Err(self.stopped.get().cloned().unwrap_or(error));
+                }
+                ApiError::Transport { .. } if self.check_silence() => {
                     return Err(self.stopped.get().cloned().unwrap_or(error));
                 }
                 ApiError::RateLimited { retry_after } if waits < MAX_RATE_LIMIT_WAITS => {
@@ -226,7 +247,7 @@ impl Limiter {
                     let delay = self.backoff(failures);
                     failures += 1;
                     tracing::debug!(error = %e, ?delay, attempt = failures, "retrying");
-                    tokio::time::sleep(delay).await;
+                    self.until_halted(tokio::time::sleep(delay)).await?;
                 }
                 _ => return Err(error),
             }
@@ -243,9 +264,74 @@ impl Limiter {
             .collect()
     }
 
-    /// Why calls stopped, if they did: a refused key or product, or a spent quota.
+    /// Why calls stopped, if they did: a refused key or product, a spent quota, a silent
+    /// service, or a stop asked for.
     pub fn stopped(&self) -> Option<&ApiError> {
         self.stopped.get()
+    }
+
+    /// Stops every further call, and the requests in flight and waits at once, for `why`
+    /// (the first reason given stays).
+    pub fn stop(&self, why: ApiError) {
+        let _ = self.stopped.set(why);
+        self.halt.send_replace(true);
+    }
+
+    /// Runs `work` unless calls stop first: then the reason they stopped.
+    async fn until_halted<T>(&self, work: impl Future<Output = T>) -> Result<T, ApiError> {
+        let mut halt = self.halt.subscribe();
+        tokio::select! {
+            done = work => Ok(done),
+            _ = halt.wait_for(|halted| *halted) => Err(self
+                .stopped
+                .get()
+                .cloned()
+                .unwrap_or_else(|| ApiError::Halted { why: "the run stopped".into() })),
+        }
+    }
+
+    /// A request leaves: if the service has been silent, the silence goes on.
+    fn sending(&self) {
+        let mut since = self.silent_since.lock().unwrap_or_else(|p| p.into_inner());
+        since.get_or_insert_with(Instant::now);
+    }
+
+    /// An answer of any kind (an error included) ends the silence; a request that never
+    /// got one does not.
+    fn heard<T>(&self, result: &Result<T, ApiError>) {
+        if !matches!(result, Err(ApiError::Transport { .. })) {
+            *self.silent_since.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
+    }
+
+    /// How long calls have been made without any answer, if they have.
+    pub fn silent_for(&self) -> Option<Duration> {
+        self.silent_since
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .map(|since| since.elapsed())
+    }
+
+    /// The circuit breaker: once the service has been silent for `max_silence`, calls
+    /// stop (the rows left are not screened, and the next run resumes them). Whether
+    /// they did.
+    pub fn check_silence(&self) -> bool {
+        match self.silent_for() {
+            Some(silent) if silent >= self.max_silence => {
+                tracing::warn!(
+                    ?silent,
+                    "the service has not answered for longer than --max-silence: calls stop"
+                );
+                self.stop(ApiError::Halted {
+                    why: format!(
+                        "service not answering (no answer for {} s: timeouts or refused connections; --max-silence)",
+                        silent.as_secs()
+                    ),
+                });
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Whether the call budget refused a call (or a retry) of the run.
@@ -286,7 +372,7 @@ impl Limiter {
             let spent = ApiError::QuotaSpent {
                 until: until.round(jiff::Unit::Second).unwrap_or(until),
             };
-            let _ = self.stopped.set(spent);
+            self.stop(spent);
             tracing::warn!(
                 ?wait,
                 waited = ?*waited,

@@ -41,6 +41,78 @@ pub struct Request {
     pub reports: ReportOptions,
     /// How hard the webhook is tried (`--notify-webhook`); the default but in tests.
     pub webhook_policy: deliver::webhook::Policy,
+    /// Asks the run to stop making calls (a signal, to the command).
+    pub halt: Halt,
+}
+
+/// A request to stop a run's calls, from outside the run: the command gives it SIGTERM
+/// and SIGINT. A stopped run records what it found, prints its summary with `STOPPED:`
+/// first, and stays resumable (exit 3).
+#[derive(Debug, Clone)]
+pub struct Halt(Arc<tokio::sync::watch::Sender<Option<String>>>);
+
+impl Default for Halt {
+    fn default() -> Self {
+        Halt(Arc::new(tokio::sync::watch::channel(None).0))
+    }
+}
+
+impl Halt {
+    /// Asks the run to stop, saying why (`stopped by SIGTERM`); the first reason stays.
+    pub fn stop(&self, why: impl Into<String>) {
+        let why = why.into();
+        self.0.send_if_modified(|asked| {
+            let first = asked.is_none();
+            if first {
+                *asked = Some(why);
+            }
+            first
+        });
+    }
+
+    /// Resolves once a stop is asked for, with its reason.
+    async fn asked(&self) -> String {
+        let mut asked = self.0.subscribe();
+        match asked.wait_for(Option::is_some).await {
+            Ok(why) => why.clone().unwrap_or_default(),
+            // The sender lives in `self`: never closed while this waits.
+            Err(_) => std::future::pending().await,
+        }
+    }
+}
+
+/// Watches a run's calls until it ends: stops them when asked to (`halt`), when the
+/// service has been silent too long (the limiter's breaker, also tripped by a failing
+/// call itself, checked here for calls whose timeout outlasts it), or when the run's time
+/// is spent. Never returns.
+async fn guard(limiter: &Limiter, halt: &Halt, max_run_time: std::time::Duration) {
+    let deadline = tokio::time::Instant::now() + max_run_time;
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let asked = halt.asked();
+    tokio::pin!(asked);
+    loop {
+        tokio::select! {
+            why = &mut asked => {
+                tracing::warn!("{why}: calls stop; what was found is recorded and reported");
+                limiter.stop(ApiError::Halted { why });
+                return std::future::pending().await;
+            }
+            _ = tick.tick() => {
+                limiter.check_silence();
+                if tokio::time::Instant::now() >= deadline {
+                    tracing::warn!("the run reached --max-run-time: calls stop");
+                    limiter.stop(ApiError::Halted {
+                        why: format!(
+                            "the run reached its --max-run-time ({} s)",
+                            max_run_time.as_secs_f64()
+                        ),
+                    });
+                    return std::future::pending().await;
+                }
+            }
+        }
+    }
 }
 
 /// A run as it begins.
@@ -220,6 +292,9 @@ async fn screen_logged(
     let limits = within(settings.limits(), month);
     let conn = Connection::open(&request.service, true, demo_day.unwrap_or(1)).await?;
     let limiter = Arc::new(Limiter::new(limits));
+    // From here on, a signal, a silent service or the run's time spent stops the calls.
+    let guarded = guard(&limiter, &request.halt, settings.max_run_time.value);
+    tokio::pin!(guarded);
     let mut notes = Vec::new();
     if !reader.unused_columns().is_empty() {
         notes.push(format!(
@@ -232,7 +307,10 @@ async fn screen_logged(
         .alerts
         .for_columns(&reader.carried_columns());
     notes.extend(note);
-    let lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes).await?;
+    let lookups = tokio::select! {
+        lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes) => lookups?,
+        () = &mut guarded => unreachable!("the guard never returns"),
+    };
 
     let (run_id, resume) = match resumed {
         Some((run_id, _)) => {
@@ -301,7 +379,10 @@ async fn screen_logged(
         } else {
             Box::new(rows(reader))
         };
-    let outcome = pipeline.run(input, |status| watcher.row(status)).await;
+    let outcome = tokio::select! {
+        outcome = pipeline.run(input, |status| watcher.row(status)) => outcome,
+        () = &mut guarded => unreachable!("the guard never returns"),
+    };
     let calls = limiter.calls();
     log.calls = calls.iter().map(|(_, n)| n).sum();
 
@@ -337,16 +418,21 @@ async fn screen_logged(
         return Err(error);
     }
 
+    // Calls stopped before every row was screened: the run stays resumable, and says why
+    // first of all.
     let stopped = match limiter.stopped() {
-        Some(ApiError::QuotaSpent { until }) => Some(*until),
+        Some(ApiError::QuotaSpent { until }) => Some(format!(
+            "the service's rate limit asks to wait until {until}, longer than --max-wait ({} s); run again after that",
+            settings.max_wait.value.as_secs()
+        )),
+        Some(ApiError::Halted { why }) => Some(why.clone()),
         _ => None,
     };
-    if let Some(until) = stopped {
+    if let Some(why) = &stopped {
         notes.insert(
             0,
             format!(
-                "STOPPED: the service's rate limit asks to wait until {until}, longer than --max-wait ({} s); run again after that: the next run of this portfolio resumes with the rows not screened",
-                settings.max_wait.value.as_secs()
+                "STOPPED: {why}: the next run of this portfolio resumes with the rows not screened"
             ),
         );
     }

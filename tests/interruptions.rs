@@ -179,3 +179,95 @@ fn changes_found_by_runs_that_died_before_their_news_went_out_are_announced_once
     let changes = "SELECT count(*) FROM color_changes";
     assert_eq!(scalar(&crashy.db(), changes), scalar(&steady.db(), changes));
 }
+
+#[test]
+fn sigterm_ends_a_run_with_its_summary_and_the_next_run_resumes_it() {
+    let sim = sim();
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, ROWS, "p.csv");
+    let child = ws
+        .screen_process(&sim, &file)
+        .args(["--concurrency", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let begun = Instant::now();
+    let settled = |db: &Path| {
+        db.exists()
+            && scalar(
+                db,
+                "SELECT count(*) FROM sqlite_master WHERE name = 'run_rows'",
+            ) == 1
+            && scalar(db, "SELECT count(*) FROM run_rows") >= 10
+    };
+    while !settled(&ws.db()) && begun.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on a child of this process that has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with("STOPPED: stopped by SIGTERM: the next run of this portfolio resumes"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("rows not screened") || stdout.contains("not screened"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("SIGTERM: stopping the calls"), "{stderr}");
+    assert_eq!(
+        scalar(
+            &ws.db(),
+            "SELECT count(*) FROM runs WHERE status = 'interrupted'"
+        ),
+        1
+    );
+    let report = ws.report();
+    assert_eq!(report["run"]["status"], "interrupted");
+    let rated = report["run"]["by_status"]["rated"].as_u64().unwrap();
+    assert!(
+        (10..ROWS as u64).contains(&rated),
+        "stopped partway: {rated} rated"
+    );
+
+    let next = ws.screen(&sim, &file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&next.stderr);
+    assert!(matches!(next.status.code(), Some(0 | 1)), "{next:?}");
+    assert!(
+        stderr.contains(&format!(
+            "resuming interrupted run 1 of p: {rated} rows already screened"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(ws.report()["run"]["by_status"]["rated"], ROWS as u64);
+}
+
+#[test]
+fn a_run_past_its_max_run_time_stops_its_calls_and_stays_resumable() {
+    let sim = sim();
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, ROWS, "p.csv");
+    let out = ws
+        .screen(&sim, &file)
+        .args(["--concurrency", "1", "--max-run-time", "0.5"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.starts_with("STOPPED: the run reached its --max-run-time (0.5 s)"),
+        "{stdout}"
+    );
+    let report = ws.report();
+    assert_eq!(report["run"]["status"], "interrupted");
+    assert!(report["run"]["by_status"]["failed"].as_u64().unwrap() > 0);
+    let next = ws.screen(&sim, &file).output().unwrap();
+    assert!(matches!(next.status.code(), Some(0 | 1)), "{next:?}");
+    assert_eq!(ws.report()["run"]["by_status"]["rated"], ROWS as u64);
+}

@@ -10,6 +10,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -980,4 +981,153 @@ fn answers_for_another_company_or_country_fail_their_rows_and_are_never_stored()
         let error = row["error"].as_str().unwrap();
         assert!(error.contains("answer is for another country"), "{error}");
     }
+}
+
+/// A server in front of `sim` that accepts every connection and reads every request, but
+/// never answers those `hangs(request, how many came before)` picks: a service that
+/// stopped answering. The rest are forwarded.
+fn hanging(
+    sim: &Background,
+    hangs: impl Fn(&Seen, u64) -> bool + Send + Sync + 'static,
+) -> (String, tokio::runtime::Runtime) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let target = sim.server.base_url();
+    let hangs = Arc::new(hangs);
+    let seen = Arc::new(AtomicU64::new(0));
+    let base = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(crate::common::loopback())
+            .await
+            .unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let (target, hangs, seen) = (target.clone(), hangs.clone(), seen.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    let head = String::from_utf8_lossy(&buf).to_string();
+                    let mut lines = head.split("\r\n");
+                    let request = Seen {
+                        target: lines
+                            .next()
+                            .and_then(|l| l.split_whitespace().nth(1))
+                            .unwrap_or("/")
+                            .to_string(),
+                        headers: lines
+                            .filter_map(|l| l.split_once(':'))
+                            .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+                            .collect(),
+                        at: Instant::now(),
+                    };
+                    if hangs(&request, seen.fetch_add(1, Ordering::SeqCst)) {
+                        // Held open, never answered, until the client gives up.
+                        let _ = stream.read(&mut chunk).await;
+                        return;
+                    }
+                    let reply = tokio::task::spawn_blocking(move || forward(&target, &request))
+                        .await
+                        .unwrap();
+                    let mut response = format!("HTTP/1.1 {}\r\n", reply.status);
+                    for (name, value) in &reply.headers {
+                        response.push_str(&format!("{name}: {value}\r\n"));
+                    }
+                    response.push_str(&format!(
+                        "content-length: {}\r\nconnection: close\r\n\r\n",
+                        reply.body.len()
+                    ));
+                    let mut bytes = response.into_bytes();
+                    bytes.extend_from_slice(&reply.body);
+                    let _ = stream.write_all(&bytes).await;
+                });
+            }
+        });
+        base
+    });
+    (base, runtime)
+}
+
+/// Waits for a child at most `limit`, killing it past that: a run that hangs fails the
+/// test instead of holding it forever.
+fn finished(mut child: std::process::Child, limit: Duration) -> std::process::Output {
+    let begun = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if begun.elapsed() > limit {
+            child.kill().unwrap();
+            panic!(
+                "still running after {limit:?}: {:?}",
+                child.wait_with_output()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_service_that_stops_answering_after_a_first_good_answer_ends_the_night_resumable() {
+    let (sim, ws, file) = screened_once(40);
+    sim.server.set_day(3);
+    // Lookups and the first five ratings answered; then nothing, ever.
+    let (base, _runtime) = hanging(&sim, |seen, n| is_rating(seen) && n >= 7);
+    let mut cmd = ws.screen_process_at(&base, &file, &ws.db());
+    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = finished(cmd.spawn().unwrap(), Duration::from_secs(120));
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}\n{:?}", out.stderr);
+    assert!(
+        text.starts_with("STOPPED: service not answering (no answer for "),
+        "{text}"
+    );
+    let report = ws.report();
+    assert_eq!(report["run"]["status"], "interrupted");
+    let rows = report["rows"].as_array().unwrap();
+    let waiting = rows
+        .iter()
+        .filter(|r| {
+            r["error"]
+                .as_str()
+                .is_some_and(|e| e.starts_with("not screened: service not answering"))
+        })
+        .count();
+    assert!(waiting > 20, "{text}");
+    let rated: std::collections::HashSet<_> = rows
+        .iter()
+        .filter(|r| r["status"] == "rated")
+        .map(|r| r["company_id"].to_string())
+        .collect();
+    assert_eq!(rated.len(), 5, "the answers before the silence are kept");
+    // The service is back: the next run resumes with the rows not screened.
+    let next = ws.screen(&sim, &file).output().unwrap();
+    assert!(matches!(next.status.code(), Some(0 | 1)), "{next:?}");
+    assert_eq!(ws.report()["run"]["by_status"]["rated"], 40);
+}
+
+#[test]
+fn a_service_that_never_answers_is_unreachable_and_records_nothing() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 10);
+    let (base, _runtime) = hanging(&sim, |_, _| true);
+    let mut cmd = ws.screen_process_at(&base, &file, &ws.db());
+    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = finished(cmd.spawn().unwrap(), Duration::from_secs(120));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("could not reach the service"), "{stderr}");
+    assert_eq!(count(&ws.db(), "SELECT count(*) FROM ratings"), 0);
 }

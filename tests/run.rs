@@ -86,3 +86,84 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
         searches
     );
 }
+
+/// Asks the run to stop once it has heard `after` rows, as a signal would.
+struct StopAfter {
+    halt: run::Halt,
+    after: usize,
+    heard: RefCell<usize>,
+}
+
+impl Watcher for StopAfter {
+    fn row(&self, _: Option<RowStatus>) {
+        *self.heard.borrow_mut() += 1;
+        if *self.heard.borrow() == self.after {
+            self.halt.stop("stopped by the test");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_the_rest() {
+    let sim = start(ratewatch::sim::SimConfig {
+        faults: ratewatch::sim::Faults {
+            latency: std::time::Duration::from_millis(3),
+            ..Default::default()
+        },
+        ..config()
+    })
+    .await;
+    let ws = Workspace::new();
+    let mut csv = Vec::new();
+    ratewatch::sim::portfolio::write(sim.dataset(), 80, &mut csv).unwrap();
+    let file = ws.write("book.csv", &csv);
+    let (db, out) = (ws.db(), ws.path("out"));
+    let args = [
+        file.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--base-url",
+        &sim.base_url(),
+        "--concurrency",
+        "2",
+    ];
+    let request = request(&args);
+    let watcher = StopAfter {
+        halt: request.halt.clone(),
+        after: 10,
+        heard: RefCell::new(0),
+    };
+    let mut summary = Vec::new();
+    let stopped = run::screen(&request, &watcher, &mut summary).await.unwrap();
+    let text = String::from_utf8(summary).unwrap();
+    assert_eq!(stopped.run.status, RunStatus::Interrupted, "{text}");
+    assert_eq!(stopped.exit_code(), ExitCode::Partial);
+    assert!(
+        text.starts_with("STOPPED: stopped by the test: the next run of this portfolio resumes"),
+        "{text}"
+    );
+    let rated = stopped.run.rows_with(RowStatus::Rated);
+    let failed = stopped.run.rows_with(RowStatus::Failed);
+    assert!(rated >= 10 && failed > 0, "{text}");
+    assert_eq!(rated + failed, 80, "{text}");
+    let report = ws.report();
+    let not_screened = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["error"] == "not screened: stopped by the test")
+        .count() as u64;
+    assert_eq!(not_screened, failed);
+
+    // The next run takes up the rows not screened, and only those.
+    let heard = Heard::default();
+    let resumed = run::screen(&screen_request(&args, KEY), &heard, &mut Vec::new())
+        .await
+        .unwrap();
+    assert_eq!(resumed.run.id, stopped.run.id, "the same run, resumed");
+    assert_eq!(heard.started.borrow()[0].resumed, Some(rated as usize));
+    assert_eq!(resumed.run.status, RunStatus::Complete);
+    assert_eq!(resumed.run.rows_with(RowStatus::Rated), 80);
+}

@@ -64,6 +64,11 @@ pub enum ApiError {
     )]
     QuotaSpent { until: jiff::Timestamp },
 
+    /// Not sent, or given up on: the run stopped making calls (a signal, a service that
+    /// stopped answering, the run's time spent). The row waits for the next run.
+    #[error("not screened: {why}")]
+    Halted { why: String },
+
     /// An answer came back that is not the answer to the question asked: a rating of
     /// another company, a search that found companies of another country (a caching proxy
     /// or a gateway that mixed up answers). Never stored, never retried.
@@ -97,6 +102,7 @@ impl ApiError {
                 | ApiError::Forbidden { .. }
                 | ApiError::QuotaSpent { .. }
                 | ApiError::Redirected { .. }
+                | ApiError::Halted { .. }
         )
     }
 
@@ -115,6 +121,7 @@ impl ApiError {
             | ApiError::QuotaSpent { .. }
             | ApiError::Redirected { .. }
             | ApiError::Mismatch { .. }
+            | ApiError::Halted { .. }
             | ApiError::Decode { .. } => false,
         }
     }

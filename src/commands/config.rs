@@ -167,6 +167,14 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
             &s.max_calls_per_month.origin,
         ),
         Key::MaxWait => (json!(s.max_wait.value.as_secs_f64()), &s.max_wait.origin),
+        Key::MaxSilence => (
+            json!(s.max_silence.value.as_secs_f64()),
+            &s.max_silence.origin,
+        ),
+        Key::MaxRunTime => (
+            json!(s.max_run_time.value.as_secs_f64()),
+            &s.max_run_time.origin,
+        ),
         // Shown without its credentials, as everywhere (the same redaction, the path cut).
         Key::NotifyWebhook => (
             json!(s.notify_webhook.value.as_ref().map(|u| u.redacted())),

@@ -28,6 +28,7 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         bar: ProgressBar::hidden(),
         failed: AtomicU64::new(0),
     };
+    stop_on_signals(&request.halt);
     let screened = run::screen(&request, &progress, std::io::stdout()).await;
     progress.bar.finish_and_clear();
     let screened = screened?;
@@ -36,6 +37,52 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         eprintln!("ratewatch: warning: {}", crate::text::printable(line));
     }
     Ok(screened.exit_code())
+}
+
+/// SIGTERM (a cron `timeout`, a shutdown) or SIGINT (Ctrl-C) asks the run to stop its
+/// calls and end as it would after a spent quota: what was found recorded and reported,
+/// the rest resumable. A second signal ends the process at once (the database stays
+/// consistent: every batch is a transaction).
+fn stop_on_signals(halt: &run::Halt) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            tracing::warn!("cannot listen for SIGTERM and SIGINT: a signal ends the run at once");
+            return;
+        };
+        let halt = halt.clone();
+        tokio::spawn(async move {
+            let mut signals = 0;
+            loop {
+                let (name, code) = tokio::select! {
+                    _ = term.recv() => ("SIGTERM", 143),
+                    _ = int.recv() => ("SIGINT", 130),
+                };
+                signals += 1;
+                if signals > 1 {
+                    eprintln!("ratewatch: {name} again: stopping now");
+                    std::process::exit(code);
+                }
+                eprintln!(
+                    "ratewatch: {name}: stopping the calls; the summary of what was screened follows (send it again to stop at once)"
+                );
+                halt.stop(format!("stopped by {name}"));
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        let halt = halt.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                halt.stop("stopped by Ctrl-C");
+            }
+        });
+    }
 }
 
 /// The screening a command line asks for: its settings from every source, checked.
@@ -59,6 +106,7 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         fail_on_shrink: args.fail_on_shrink,
         reports,
         webhook_policy: Default::default(),
+        halt: Default::default(),
     })
 }
 

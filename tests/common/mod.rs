@@ -249,7 +249,12 @@ impl Workspace {
         Command::from_std(self.screen_process_at(base, portfolio, &self.db()))
     }
 
-    fn screen_process_at(&self, base: &str, portfolio: &Path, db: &Path) -> std::process::Command {
+    pub fn screen_process_at(
+        &self,
+        base: &str,
+        portfolio: &Path,
+        db: &Path,
+    ) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
         isolated(&mut cmd);
         cmd.current_dir(self.dir.path())
