@@ -207,7 +207,9 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
     let run_companies = rows(&db, "SELECT * FROM run_companies ORDER BY 1, 2");
     let companies = rated(&db);
 
-    // Weeks later, the same companies looked up in the portal.
+    // Weeks later, the same companies looked up in the portal (times are to the second: a
+    // second later is later).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
     sim.server.set_day(40);
     elsewhere(&sim, &companies);
     sync(&ws, &sim.server.base_url(), &db)

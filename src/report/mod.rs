@@ -87,8 +87,8 @@ pub fn write_reports(
     summary: impl Output,
 ) -> Result<RunInfo, ReportError> {
     let info = store.run_info(run_id)?;
-    // On the service's clock when the run has it, as lastRefreshDate is.
-    let judged_at = info.service_time.as_deref().unwrap_or(&info.started_at);
+    // On this machine's clock: the run's start (the service's dates judge nothing).
+    let judged_at = &info.started_at;
     let staleness = Staleness::new(judged_at, options.stale_after_days).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,

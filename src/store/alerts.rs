@@ -138,13 +138,11 @@ impl Store {
         }
         tx.execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [run_id])
             .map_err(at)?;
-        // The run's time on the service's clock when it has one, as staleness is judged.
+        // The run's time on this machine's clock, as staleness is judged.
         let run_time: String = tx
-            .query_row(
-                "SELECT coalesce(service_time, started_at) FROM runs WHERE id = ?1",
-                [run_id],
-                |r| r.get(0),
-            )
+            .query_row("SELECT started_at FROM runs WHERE id = ?1", [run_id], |r| {
+                r.get(0)
+            })
             .map_err(at)?;
         let relisted_after = rules.repeat.after_seconds().and_then(|s| {
             let t: Timestamp = run_time.parse().ok()?;
@@ -178,7 +176,7 @@ impl Store {
                 .prepare(
                     "SELECT 1 FROM run_alerts a JOIN runs u ON u.id = a.run_id
                      WHERE a.company = ?1 AND a.listed = 1 AND a.run_id < ?2
-                       AND coalesce(u.service_time, u.started_at) > ?3
+                       AND u.started_at > ?3
                      LIMIT 1",
                 )
                 .map_err(at)?;
