@@ -653,6 +653,7 @@ fn history(
             next: (page * PAGE_SIZE < total).then(|| link(page + 1)),
             previous: (page > 1).then(|| link(page - 1)),
             results,
+            malformed: Vec::new(),
         },
     )
 }
