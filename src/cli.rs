@@ -512,7 +512,8 @@ pub struct DemoServerArgs {
     #[arg(long, default_value_t = 0)]
     pub port: u16,
 
-    /// Simulated day whose colors are served (day 0 is 2026-01-01).
+    /// Simulated day whose colors are served; its ratings are dated today, those of the
+    /// days before it on the days before.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub day: i64,
 

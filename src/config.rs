@@ -1132,6 +1132,10 @@ pub enum Target {
 pub struct ServiceSettings {
     pub target: Target,
     pub client: ClientOptions,
+    /// With `--demo`: the dates of the simulated days earlier demo runs of the database
+    /// served (day, date), so the embedded simulator keeps each day on its date (see
+    /// `sim::dataset::Calendar`). Empty: the served day falls on today.
+    pub demo_days: Vec<(i64, jiff::civil::Date)>,
 }
 
 impl ServiceSettings {
@@ -1146,6 +1150,7 @@ impl ServiceSettings {
             return Ok(ServiceSettings {
                 target: Target::Demo,
                 client,
+                demo_days: Vec::new(),
             });
         }
         let Some(base_url) = settings.base_url.value.clone() else {
@@ -1158,6 +1163,7 @@ impl ServiceSettings {
         Ok(ServiceSettings {
             target: Target::Remote { base_url, key },
             client,
+            demo_days: Vec::new(),
         })
     }
 }

@@ -52,13 +52,16 @@ impl Connection {
         }
     }
 
-    /// The embedded simulator on a free loopback port, serving `day`.
+    /// The embedded simulator on a free loopback port, serving `day`: on the date an
+    /// earlier demo run served it, or today.
     #[cfg(feature = "demo")]
     async fn demo(settings: &ServiceSettings, day: i64) -> Result<Self, Error> {
+        use crate::sim::dataset::Calendar;
         use crate::sim::{SimConfig, SimServer};
         use std::net::{Ipv4Addr, SocketAddr};
         let config = SimConfig {
             day,
+            calendar: Calendar::dated(settings.demo_days.iter().copied()),
             ..SimConfig::default()
         };
         let key = crate::api::ApiKey::new(config.key.clone());
@@ -133,6 +136,7 @@ mod tests {
         let settings = ServiceSettings {
             target: Target::Demo,
             client: crate::api::ClientOptions::default(),
+            demo_days: Vec::new(),
         };
         match Connection::open(&settings, true, 1).await {
             Err(Error::Config(m)) => assert!(m.contains("without the embedded simulator"), "{m}"),
@@ -176,6 +180,7 @@ mod tests {
         let settings = ServiceSettings {
             target: Target::Demo,
             client: crate::api::ClientOptions::default(),
+            demo_days: Vec::new(),
         };
         let conn = Connection::open(&settings, true, 1).await.unwrap();
         assert!(!conn.client.countries().await.unwrap().is_empty());

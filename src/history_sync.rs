@@ -5,7 +5,9 @@
 //!
 //! The database is not opened until every page is read, and then written in one
 //! transaction: a failure anywhere (a wrong address, a bad pagination link, a quota)
-//! leaves it as it was. The run lock is held throughout, so a screening run cannot write meanwhile. What
+//! leaves it as it was. One entry that does not read as a rating is not a failure: it is
+//! set aside and counted, and the rest stored (as are those from the future: see
+//! `store::account`). The run lock is held throughout, so a screening run cannot write meanwhile. What
 //! becomes of each request is the store's to decide (`store::account`); no terminal here.
 
 use std::path::PathBuf;
@@ -33,7 +35,10 @@ pub struct SyncRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Synced {
     pub pages: u64,
+    /// Entries read, the malformed ones included.
     pub entries: u64,
+    /// Entries that did not read as a rating (a malformed date…): set aside.
+    pub malformed: u64,
     pub stored: AccountSync,
 }
 
@@ -57,7 +62,7 @@ pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
         let limiter = Limiter::new(request.limits);
         read_history(&conn, &limiter).await
     };
-    let (pages, history) = match read.await {
+    let (pages, history, malformed) = match read.await {
         Ok(read) => read,
         Err(e) => {
             // The database is opened only once the history is read: a failed sync leaves
@@ -71,7 +76,7 @@ pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
         }
     };
     let mut store = Store::open(db).map_err(db_error)?;
-    let entries = history.len() as u64;
+    let entries = history.len() as u64 + malformed;
     let stored = store.record_account_history(&history).map_err(db_error)?;
     drop(store);
     drop(lock);
@@ -83,17 +88,24 @@ pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
         synced_before = stored.synced_before,
         earlier = stored.earlier,
         new_companies = stored.new_companies,
+        malformed,
+        future = stored.future,
         "history synced"
     );
     Ok(Synced {
         pages,
         entries,
+        malformed,
         stored,
     })
 }
 
-/// Every page of the history, each call through the limiter (its retries included).
-async fn read_history(conn: &Connection, limiter: &Limiter) -> Result<(u64, Vec<Rating>), Error> {
+/// Every page of the history, each call through the limiter (its retries included), and
+/// how many of its entries were set aside as malformed.
+async fn read_history(
+    conn: &Connection,
+    limiter: &Limiter,
+) -> Result<(u64, Vec<Rating>, u64), Error> {
     let client = &conn.client;
     let fail = |e: ApiError| match e {
         // The service always has a history, if an empty one: "not found" there means the
@@ -112,6 +124,7 @@ async fn read_history(conn: &Connection, limiter: &Limiter) -> Result<(u64, Vec<
     };
     let mut pages = client.history_pages();
     let mut history = Vec::new();
+    let mut malformed = 0u64;
     while let Some(url) = pages.next_url().map_err(fail)? {
         let page = limiter
             .call(ENDPOINT, || client.ratings_page(&url))
@@ -123,7 +136,15 @@ async fn read_history(conn: &Connection, limiter: &Limiter) -> Result<(u64, Vec<
             entries = page.results.len(),
             "history page read"
         );
+        for why in &page.malformed {
+            if malformed == 0 {
+                tracing::warn!(page = pages.pages(), "a history entry set aside: {why}");
+            } else {
+                tracing::debug!(page = pages.pages(), "a history entry set aside: {why}");
+            }
+            malformed += 1;
+        }
         history.extend(page.results.into_iter().map(Rating::from));
     }
-    Ok((pages.pages() as u64, history))
+    Ok((pages.pages() as u64, history, malformed))
 }

@@ -574,8 +574,8 @@ pub struct RunInfo {
     pub alerts: u64,
     /// API calls made, by endpoint name, by every process that worked on the run.
     pub calls: Vec<(String, u64)>,
-    /// The service's time when the run got its first rating: staleness is judged on the
-    /// service's clock, as its lastRefreshDate is.
+    /// The service's time (requestDate) of the run's first dated rating, for the record:
+    /// staleness, windows and observations go by this machine's clock (`started_at`).
     pub service_time: Option<String>,
     /// Headers of the portfolio's columns carried through to the reports, in its order.
     pub extra_columns: Vec<String>,

@@ -436,6 +436,8 @@ async fn screen_logged(
             ),
         );
     }
+    // The service's clock far from this one: said, never believed (see `store::clock`).
+    notes.extend(store.service_clock_note());
     // First of all: the month's budget left this run short.
     if let Some(month) = month
         && limits.month_budget.is_some()

@@ -23,8 +23,10 @@ fn ratewatch(ws: &Workspace, args: &[&str]) -> Command {
     Command::from_std(cmd)
 }
 
+/// The simulator moved to `day`, the earlier runs a night back, then `screen`: stdout.
 fn night(sim: &Background, ws: &Workspace, day: i64) -> String {
     sim.server.set_day(day);
+    crate::common::a_night_passes(&ws.db());
     let out = ws.screen(sim, &sample()).output().unwrap();
     String::from_utf8(out.stdout).unwrap()
 }
@@ -69,8 +71,8 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
     assert_eq!(rows["C-1004"]["alert_kind"], "still");
     assert_eq!(rows["C-1010"]["acknowledged"], false);
 
-    // An acknowledgement that ended (its --until passed, on the service's clock) no longer
-    // applies.
+    // An acknowledgement that ended (its --until passed, on this machine's clock) no
+    // longer applies.
     ratewatch(&ws, &["ack", "C-1004", "--until", "2026-01-01"])
         .assert()
         .success();

@@ -1,4 +1,5 @@
-//! Alert rules end to end, night after night on the simulator's calendar: a standing red
+//! Alert rules end to end, night after night on the simulator's calendar (the earlier
+//! runs moved a night back each time): a standing red
 //! company listed when it began and again a week later (or by `repeat`), alerts worst first
 //! with one line per company, the rules of `[alerts]` narrowing what alerts, `--quiet`
 //! nights, storms, and the rows the summary names because they need a look.
@@ -18,9 +19,11 @@ fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
 }
 
-/// One night: the simulator moved to `day`, then `screen`; its exit code and stdout.
+/// One night: the simulator moved to `day`, the earlier runs a night back, then `screen`;
+/// its exit code and stdout.
 fn night(ws: &Workspace, sim: &Background, file: &Path, day: i64, args: &[&str]) -> (i32, String) {
     sim.server.set_day(day);
+    crate::common::a_night_passes(&ws.db());
     let out = ws.screen(sim, file).args(args).output().unwrap();
     let code = out.status.code().expect("exits");
     let text = String::from_utf8(out.stdout.clone()).unwrap();

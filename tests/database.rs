@@ -9,12 +9,15 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::model::Color;
+use ratewatch::sim::dataset::Calendar;
 use ratewatch::sim::server::{DEFAULT_PER_COUNTRY, DEFAULT_SEED};
 use ratewatch::sim::{CompanyRef, Dataset};
 use serde_json::Value;
 
 /// A folder where the sample portfolio was screened with `--demo` on simulated days
-/// 1, 2, … (run N on day N), with the database and the reports of the last run.
+/// 1, 2, … (run N on day N), one run after another (each in a second of its own: times
+/// are to the second), with the database and the reports of the last run. The simulator
+/// dates those days on the day of the runs: their changes on the night before.
 struct Demo {
     dir: tempfile::TempDir,
 }
@@ -24,10 +27,33 @@ impl Demo {
         let demo = Demo {
             dir: tempfile::tempdir().unwrap(),
         };
-        for _ in 0..days {
+        for day in 0..days {
+            if day > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(1100));
+            }
             demo.screen();
         }
         demo
+    }
+
+    /// The dataset `--demo` served, its days dated as the runs dated them.
+    fn data(&self) -> Dataset {
+        let days = ratewatch::store::Store::open_read_only(&self.db())
+            .unwrap()
+            .demo_days()
+            .unwrap();
+        demo_data().with_calendar(Calendar::dated(days))
+    }
+
+    /// A run's `runs --json` entry.
+    fn run(&self, id: i64) -> Value {
+        self.json(&["runs", "--json"])["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()
+            .clone()
     }
 
     /// One more demo run (the sample has a row that fails on purpose: exit 3).
@@ -76,7 +102,7 @@ fn sample(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// The dataset `--demo` serves.
+/// The dataset `--demo` serves (its colors; [`Demo::data`] dates them as served).
 fn demo_data() -> Dataset {
     Dataset::new(DEFAULT_SEED, DEFAULT_PER_COUNTRY)
 }
@@ -389,13 +415,14 @@ fn changes_are_exactly_those_the_simulator_made_with_the_references_holding_them
         );
     }
 
-    // Until the close of 3 January: the changes of day 2 only (seen on 3 January).
+    // Until the end of run 2: the changes of day 2 only (run 3 saw the others later).
+    let run_2_ended = demo.run(2)["finished_at"].as_str().unwrap().to_string();
     let until = demo.json(&[
         "changes",
         "--since",
         "2026-01-01",
         "--until",
-        "2026-01-03",
+        &run_2_ended,
         "--json",
     ]);
     let runs: BTreeSet<i64> = until["changes"]
@@ -448,7 +475,7 @@ fn changes_are_exactly_those_the_simulator_made_with_the_references_holding_them
 #[test]
 fn history_finds_a_company_by_reference_id_or_name_and_shows_its_colors_over_the_runs() {
     let demo = Demo::screened(3);
-    let data = demo_data();
+    let data = demo.data();
     let rated = rated(&demo.report(), &data);
     // A company whose color moved over the three days, held by a single reference.
     let (id, (r, refs)) = rated
@@ -482,11 +509,19 @@ fn history_finds_a_company_by_reference_id_or_name_and_shows_its_colors_over_the
         })
         .collect();
     assert_eq!(got, expected);
+    let mut last_seen_before = String::new();
     for (p, (_, first_day, _)) in periods.iter().zip(&expected) {
-        // Since the service's lastChangeDate, unless that is later than the sighting.
+        // Since the service's lastChangeDate, unless that is later than the sighting, or
+        // before the last sighting of the color before (the demo's days fall on the day of
+        // its runs, their changes on the night before it: after that sighting, then).
         let changed = ratewatch::store::time_text(data.rating(*r, *first_day).last_change.instant);
         let observed = p["observed_at"].as_str().unwrap();
-        assert_eq!(p["valid_from"], changed.as_str().min(observed), "{p}");
+        let since = changed
+            .as_str()
+            .min(observed)
+            .max(last_seen_before.as_str());
+        assert_eq!(p["valid_from"], since, "{p}");
+        last_seen_before = p["confirmed_at"].as_str().unwrap().to_string();
     }
     assert_eq!(periods.last().unwrap()["valid_to"], Value::Null);
     for (earlier, later) in periods.iter().zip(periods.iter().skip(1)) {
@@ -813,7 +848,7 @@ fn rows(conn: &rusqlite::Connection, sql: &str) -> Vec<Vec<String>> {
 #[test]
 fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
     let demo = Demo::screened(3);
-    let data = demo_data();
+    let data = demo.data();
     let rated = rated(&demo.report(), &data);
     let text = std::fs::read_to_string(sample("queries.sql")).unwrap();
     let queries = sample_queries(&text);
@@ -837,9 +872,24 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
         rows(&conn, q);
     }
 
-    // The questions about "now" asked on the last demo day, at its close.
-    let now = "'2026-01-04T23:59:59Z'";
-    let asked = |n: usize| rows(&conn, &queries[n - 1].replace("'now'", now));
+    // The questions about "now" asked when the last run ended; the color "on a date" just
+    // before the first run.
+    let ended: jiff::Timestamp = demo.run(3)["finished_at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let before: jiff::Timestamp = demo.run(1)["started_at"].as_str().unwrap().parse().unwrap();
+    let before = ratewatch::store::time_text(before - jiff::SignedDuration::from_secs(1));
+    let asked = |n: usize| {
+        let sql = queries[n - 1]
+            .replace(
+                "'now'",
+                &format!("'{}'", ratewatch::store::time_text(ended)),
+            )
+            .replace("'2026-01-03T23:59:59Z'", &format!("'{before}'"));
+        rows(&conn, &sql)
+    };
     let by_company = |rows: Vec<Vec<String>>, color_at: usize| -> BTreeSet<(String, String)> {
         rows.into_iter()
             .map(|r| (r[0].clone(), r[color_at].clone()))
@@ -868,23 +918,24 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
         .collect();
     assert_eq!(changes, changes_between(&rated, &data, 2..=3));
     assert!(!changes.is_empty());
-    // 3. The color on 3 January, at its close: that of simulated day 2.
-    assert_eq!(by_company(asked(3), 3), colors_on(2));
+    // 3. The color just before the first run: that of simulated day 1, which the
+    //    service dated before it.
+    assert_eq!(by_company(asked(3), 3), colors_on(1));
     assert_ne!(
-        colors_on(2),
+        colors_on(3),
         colors_on(1),
-        "a date that tells the days apart"
+        "a time that tells the days apart"
     );
     // 4. Red or black for more than 30 days: the same color all three days, since a
     //    lastChangeDate at least 30 days before.
-    let cutoff: jiff::Timestamp = "2025-12-05T23:59:59Z".parse().unwrap();
+    let cutoff = ratewatch::store::time_text(ended - jiff::SignedDuration::from_hours(30 * 24));
     let long: BTreeSet<(String, String)> = rated
         .iter()
         .filter(|(_, (r, _))| {
             let c = data.rating(*r, 1).color;
             matches!(c, Color::Red | Color::Black)
                 && (2..=3).all(|d| data.rating(*r, d).color == c)
-                && data.rating(*r, 1).last_change.instant <= cutoff
+                && ratewatch::store::time_text(data.rating(*r, 1).last_change.instant) <= cutoff
         })
         .map(|(id, (r, _))| (id.clone(), color(&data, *r, 3)))
         .collect();

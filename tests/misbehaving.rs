@@ -1131,3 +1131,120 @@ fn a_service_that_never_answers_is_unreachable_and_records_nothing() {
     assert!(stderr.contains("could not reach the service"), "{stderr}");
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM ratings"), 0);
 }
+
+/// The service's clock far off this machine's (its requestDate in 2000 for some answers,
+/// in 2099 for others): what ratewatch observes is dated by its own clock. Staleness is
+/// judged on the run's start, the windows of `changes` hold what the runs saw now, the
+/// warning says so, and the service's time is kept for the record only.
+#[test]
+fn a_service_clock_decades_off_dates_nothing_and_is_warned_about() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 40);
+    // Companies whose id ends in 0–3 were last recalculated in 2024: stale by any clock
+    // but one of 2000.
+    let old = |company: &str| company.ends_with(['0', '1', '2', '3']);
+    let answered = Arc::new(AtomicU64::new(0));
+    let target = sim.server.base_url();
+    let counter = answered.clone();
+    let front = Front::new(move |seen| {
+        let mut answer = forward(&target, seen);
+        if seen.target.contains("/companies/") && answer.status.starts_with("200") {
+            let mut json: Value = serde_json::from_slice(&answer.body).unwrap();
+            let n = counter.fetch_add(1, Ordering::Relaxed);
+            json["requestDate"] = if n.is_multiple_of(2) {
+                "2000-01-01T00:00:00.000000Z"
+            } else {
+                "2099-01-01T00:00:00.000000Z"
+            }
+            .into();
+            if old(json["companyId"].as_str().unwrap()) {
+                json["lastRefreshDate"] = "2024-06-03T01:00:00".into();
+                json["lastChangeDate"] = "2024-06-03T00:00:00".into();
+            }
+            answer.body = json.to_string().into_bytes();
+        }
+        answer
+    });
+    let night = |day: i64| {
+        sim.server.set_day(day);
+        let before = jiff::Timestamp::now().as_second();
+        let out = screen(&ws, &front.base, &file).output().unwrap();
+        let after = jiff::Timestamp::now().as_second();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            stderr.contains("more than a day from this machine's clock"),
+            "warned: {stderr}"
+        );
+        // Observed, and confirmed, by this machine's clock.
+        let run = "(SELECT max(id) FROM runs)";
+        let seen = count(
+            &ws.db(),
+            &format!("SELECT count(*) FROM ratings WHERE first_run_id = {run}"),
+        ) + count(
+            &ws.db(),
+            &format!("SELECT count(*) FROM rating_confirmations WHERE last_run_id = {run}"),
+        );
+        assert!(seen > 20, "{seen}");
+        let outside = format!(
+            "SELECT (SELECT count(*) FROM ratings WHERE first_run_id = {run}
+                        AND observed_at NOT BETWEEN {before} AND {after})
+                  + (SELECT count(*) FROM rating_confirmations WHERE last_run_id = {run}
+                        AND confirmed_at NOT BETWEEN {before} AND {after})"
+        );
+        assert_eq!(count(&ws.db(), &outside), 0);
+    };
+    night(1);
+    assert!(answered.load(Ordering::Relaxed) > 20);
+    let report = ws.report();
+    let rated: Vec<&Value> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "rated")
+        .collect();
+    assert!(rated.len() > 20);
+    assert!(rated.iter().any(|r| old(r["company_id"].as_str().unwrap())));
+    for r in &rated {
+        assert_eq!(r["stale"], old(r["company_id"].as_str().unwrap()), "{r}");
+    }
+    // The service's time of the run, for the record.
+    let kept: String = Connection::open(ws.db())
+        .unwrap()
+        .query_row("SELECT service_time FROM runs WHERE id = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert!(
+        ["2000-01-01T00:00:00Z", "2099-01-01T00:00:00Z"].contains(&kept.as_str()),
+        "{kept}"
+    );
+
+    // A month of the simulator later: color changes, seen now.
+    night(30);
+    let changes = |args: &[&str]| -> Vec<Value> {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+        isolated(&mut cmd);
+        let out = assert_cmd::Command::from_std(cmd)
+            .args(["changes", "--json", "--db"])
+            .arg(ws.db())
+            .args(args)
+            .assert()
+            .code(0);
+        let listed: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        listed["changes"].as_array().unwrap().clone()
+    };
+    let this_week = changes(&[]);
+    assert!(!this_week.is_empty(), "the default window holds them");
+    assert_eq!(this_week.len(), changes(&["--since", "2000-01-01"]).len());
+    assert!(changes(&["--since", "2098-12-31"]).is_empty());
+    assert!(changes(&["--since", "1999-12-31", "--until", "2000-01-02"]).is_empty());
+    assert!(this_week.iter().all(|c| c["run_id"] == 2), "{this_week:?}");
+    // Judged on the second run's start too.
+    for r in ws.report()["rows"].as_array().unwrap() {
+        if r["status"] == "rated" {
+            assert_eq!(r["stale"], old(r["company_id"].as_str().unwrap()), "{r}");
+        }
+    }
+}

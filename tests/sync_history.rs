@@ -207,7 +207,9 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
     let run_companies = rows(&db, "SELECT * FROM run_companies ORDER BY 1, 2");
     let companies = rated(&db);
 
-    // Weeks later, the same companies looked up in the portal.
+    // Weeks later, the same companies looked up in the portal (times are to the second: a
+    // second later is later).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
     sim.server.set_day(40);
     elsewhere(&sim, &companies);
     sync(&ws, &sim.server.base_url(), &db)
@@ -449,4 +451,96 @@ fn a_database_in_use_or_not_ratewatchs_is_refused_before_any_call() {
         .stderr(predicate::str::contains("not a ratewatch database"));
     assert!(std::fs::read(&foreign).unwrap() == before);
     assert_eq!(sim.server.stats().total(), 0, "no call spent");
+}
+
+/// A history holding a request dated in 2099 (red, for a company the runs saw green) and
+/// one whose date is not a date: both set aside and counted, the rest stored. The company
+/// stays green, and the next run finds nothing changed.
+#[test]
+fn requests_from_the_future_or_malformed_are_set_aside_and_counted_and_the_rest_stored() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let db = ws.db();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let before = latest(&db);
+    let green = before
+        .iter()
+        .find(|(_, seen)| seen[0] == "green")
+        .map(|(id, _)| id.clone())
+        .expect("a green company");
+    let now = jiff::Timestamp::now();
+    let hours = |h: i64| (now + jiff::SignedDuration::from_hours(h)).to_string();
+    let (elsewhere, soon) = (Uuid::from_u128(0xe15e), Uuid::from_u128(0x5007));
+    let entry = |company: &str, color: &str, requested: &str| {
+        format!(
+            r#"{{"ratingColor": "{color}", "companyId": "{company}", "requestDate": "{requested}",
+                 "lastRefreshDate": "{refreshed}", "lastChangeDate": "{refreshed}"}}"#,
+            refreshed = hours(-30)
+        )
+    };
+    let page = format!(
+        r#"{{"next": null, "previous": null, "results": [{}]}}"#,
+        [
+            entry(&green, "red", "2099-01-01T00:00:00.000000Z"),
+            entry(&green, "black", "the first of January"),
+            entry(&elsewhere.to_string(), "yellow", &hours(-2)),
+            // Ahead of this machine's clock by less than a day: stored, as seen now.
+            entry(&soon.to_string(), "green", &hours(3)),
+        ]
+        .join(", ")
+    );
+    let history = hostile(move |_, _| Reply::json(page.clone()));
+    let out = sync(&ws, &history.base, &db)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "Read 1 page of the account's history: 4 requests.",
+        ))
+        .stdout(predicate::str::is_match(r"new observations stored +2\n").unwrap())
+        .stdout(
+            predicate::str::is_match(
+                r"dated in the future, set aside +1  \(more than a day ahead of this machine's clock\)\n",
+            )
+            .unwrap(),
+        )
+        .stdout(predicate::str::is_match(r"malformed, set aside +1  \(").unwrap())
+        .stdout(predicate::str::is_match(r"companies new to the database +2\n").unwrap());
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("set aside"), "{stderr}");
+    assert!(stderr.contains("the first of January"), "{stderr}");
+
+    // What the runs saw is still the latest; the two others joined it, none from the future.
+    let after = latest(&db);
+    for (company, seen) in &before {
+        assert_eq!(after.get(company), Some(seen), "{company}");
+    }
+    assert_eq!(after[&elsewhere.to_string()][0], "yellow");
+    assert_eq!(after[&soon.to_string()][0], "green");
+    assert_eq!(after.len(), before.len() + 2);
+    let synced_at = jiff::Timestamp::now().as_second();
+    assert_eq!(
+        count(
+            &db,
+            &format!("SELECT count(*) FROM ratings WHERE observed_at > {synced_at}")
+        ),
+        0,
+        "nothing observed in the future"
+    );
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM account_requests WHERE request_date >= '2099'"
+        ),
+        0
+    );
+
+    // The next run finds the company as it left it: no change, no alert about it.
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = ws.report();
+    for row in rows["rows"].as_array().unwrap() {
+        if row["company_id"] == green.as_str() {
+            assert_eq!(row["change"], "unchanged", "{row}");
+            assert_eq!(row["alert"], false, "{row}");
+        }
+    }
 }

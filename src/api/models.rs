@@ -9,7 +9,9 @@
 //!   `LegalFormCode`, `CountryName`, `IdentifierLabel`;
 //! - an optional value missing or `null` reads as none: `PhoneNumber`, the three times of
 //!   a rating, a page's `next` and `previous`;
-//! - a color outside the five is kept as received, and unknown extra fields are ignored.
+//! - a color outside the five is kept as received, and unknown extra fields are ignored;
+//! - a history entry that does not read as a rating (a malformed date, a missing color)
+//!   is set aside with the reason, and the rest of its page read.
 //!
 //! Every text is cleaned as it is read, here and nowhere later: control characters become
 //! spaces, bidirectional overrides and isolates go, and a text longer than
@@ -196,14 +198,48 @@ pub struct ShortRating {
 }
 
 /// One page of the ratings history, spec 2.5.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// One entry that does not read as a rating does not make the page unreadable: it is set
+/// aside in `malformed` (why, for each) and the others are read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "WirePage")]
 pub struct RatingsPage {
-    #[serde(default)]
     pub next: Option<String>,
-    #[serde(default)]
     pub previous: Option<String>,
-    #[serde(default, deserialize_with = "null_as_default")]
     pub results: Vec<Rating>,
+    /// The entries set aside, each as why it could not be read (never sent).
+    #[serde(skip)]
+    pub malformed: Vec<String>,
+}
+
+/// A history page as received, its entries not yet read.
+#[derive(Deserialize)]
+struct WirePage {
+    #[serde(default)]
+    next: Option<String>,
+    #[serde(default)]
+    previous: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    results: Vec<serde_json::Value>,
+}
+
+impl From<WirePage> for RatingsPage {
+    fn from(page: WirePage) -> Self {
+        let mut results = Vec::with_capacity(page.results.len());
+        let mut malformed = Vec::new();
+        for entry in page.results {
+            match serde_json::from_value::<Rating>(entry) {
+                Ok(rating) => results.push(rating),
+                Err(e) => malformed.push(e.to_string()),
+            }
+        }
+        RatingsPage {
+            next: page.next,
+            previous: page.previous,
+            results,
+            malformed,
+        }
+    }
 }
 
 /// A country of the lookup list, spec 2.6.
@@ -588,6 +624,34 @@ mod tests {
         let p: RatingsPage = serde_json::from_str(body).unwrap();
         assert_eq!(p.previous, None);
         assert_eq!(p.results.len(), 1);
+    }
+
+    #[test]
+    fn a_history_entry_that_is_not_a_rating_is_set_aside_and_the_page_read() {
+        let id = "0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e";
+        let body = format!(
+            r#"{{"next":null,"results":[
+            {{"ratingColor":"green","companyId":"{id}","requestDate":"2026-11-21T02:00:00Z"}},
+            {{"ratingColor":"red","companyId":"{id}","requestDate":"the 21st of November"}},
+            {{"companyId":"{id}","requestDate":"2026-11-21T02:00:00Z"}},
+            42,
+            {{"ratingColor":"yellow","companyId":"{id}","requestDate":null}}]}}"#
+        );
+        let p: RatingsPage = serde_json::from_str(&body).unwrap();
+        let colors: Vec<&str> = p.results.iter().map(|r| r.rating_color.as_str()).collect();
+        assert_eq!(colors, ["green", "yellow"]);
+        assert_eq!(p.malformed.len(), 3, "{:?}", p.malformed);
+        assert!(
+            p.malformed[0].contains("the 21st of November"),
+            "{:?}",
+            p.malformed
+        );
+        assert!(p.malformed[1].contains("ratingColor"), "{:?}", p.malformed);
+        // What the simulator sends has nothing of it.
+        let sent = serde_json::to_value(&p).unwrap();
+        assert!(sent.get("malformed").is_none(), "{sent}");
+        // A page that is not a page is still an error.
+        assert!(serde_json::from_str::<RatingsPage>(r#"{"results": {"a": 1}}"#).is_err());
     }
 
     #[test]

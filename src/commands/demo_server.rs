@@ -39,6 +39,8 @@ pub async fn serve(args: DemoServerArgs) -> Result<ExitCode, Error> {
         seed: args.seed,
         per_country: args.companies_per_country,
         day: args.day,
+        // The served day on today, the days before it before it.
+        calendar: Default::default(),
         key: args.key,
         faults: Faults {
             latency: Duration::from_millis(args.latency_ms),
@@ -56,7 +58,7 @@ pub async fn serve(args: DemoServerArgs) -> Result<ExitCode, Error> {
     // The first line of stdout is the contract scripts rely on: the base URL, flushed.
     emit(&format!("{}\n", server.base_url()))?;
     eprintln!(
-        "ratewatch demo-server: {} companies in each of 10 countries, simulated day {}; send the key in the `apikey` header; Ctrl-C stops",
+        "ratewatch demo-server: {} companies in each of 10 countries, simulated day {} (dated today); send the key in the `apikey` header; Ctrl-C stops",
         server.dataset().per_country(),
         args.day
     );

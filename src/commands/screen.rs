@@ -10,7 +10,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::ScreenArgs;
-use crate::config::{ServiceSettings, Settings, Sources};
+use crate::config::{ServiceSettings, Settings, Sources, Target};
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
@@ -88,7 +88,10 @@ fn stop_on_signals(halt: &run::Halt) {
 /// The screening a command line asks for: its settings from every source, checked.
 pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
     let settings = Settings::for_screen(&args, sources)?;
-    let service = ServiceSettings::new(&settings, sources)?;
+    let mut service = ServiceSettings::new(&settings, sources)?;
+    if matches!(service.target, Target::Demo) {
+        service.demo_days = demo_days(&settings.db.value);
+    }
     let reports = ReportOptions {
         out: settings.out.value.clone(),
         quiet: settings.quiet.value,
@@ -108,6 +111,14 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         webhook_policy: Default::default(),
         halt: Default::default(),
     })
+}
+
+/// The days earlier demo runs of the database served, and when: the simulator keeps each
+/// on its date. None for a database not there yet, or one that cannot say.
+fn demo_days(db: &Path) -> Vec<(i64, jiff::civil::Date)> {
+    crate::store::Store::open_read_only(db)
+        .and_then(|store| store.demo_days())
+        .unwrap_or_default()
 }
 
 /// A progress bar on stderr when a person is watching; nothing under cron.

@@ -65,6 +65,20 @@ fn render(s: &Synced, db: &str) -> String {
     if d.undated > 0 {
         lines.push(("without a requestDate, not stored", d.undated, None));
     }
+    if d.future > 0 {
+        lines.push((
+            "dated in the future, set aside",
+            d.future,
+            Some("more than a day ahead of this machine's clock".into()),
+        ));
+    }
+    if s.malformed > 0 {
+        lines.push((
+            "malformed, set aside",
+            s.malformed,
+            Some("not readable as a rating: see the log".into()),
+        ));
+    }
     for (label, n, note) in lines {
         out.push_str(&format!("  {label:<33} {n:>7}"));
         if let Some(note) = note {
@@ -85,6 +99,7 @@ mod tests {
         let quiet = Synced {
             pages: 1,
             entries: 3,
+            malformed: 0,
             stored: AccountSync {
                 new_observations: 3,
                 added: 3,
@@ -104,13 +119,14 @@ mod tests {
             assert!(text.contains(&format!("{part}\n")), "{part}: {text}");
         }
         assert!(
-            !text.contains("requestDate") && !text.contains('('),
+            !text.contains("requestDate") && !text.contains('(') && !text.contains("aside"),
             "{text}"
         );
 
         let busy = Synced {
             pages: 2,
-            entries: 9,
+            entries: 11,
+            malformed: 1,
             stored: AccountSync {
                 new_observations: 1,
                 added: 2,
@@ -118,6 +134,7 @@ mod tests {
                 synced_before: 1,
                 earlier: 1,
                 undated: 1,
+                future: 1,
                 ..AccountSync::default()
             },
         };
@@ -130,6 +147,14 @@ mod tests {
             ),
             format!("{}  (older than", line("kept for the audit only", 1)),
             format!("{}\n", line("without a requestDate, not stored", 1)),
+            format!(
+                "{}  (more than a day ahead of this machine's clock)\n",
+                line("dated in the future, set aside", 1)
+            ),
+            format!(
+                "{}  (not readable as a rating",
+                line("malformed, set aside", 1)
+            ),
         ] {
             assert!(text.contains(&part), "{part}: {text}");
         }

@@ -91,8 +91,8 @@ pub fn write_reports(
     // cleaned on arrival.
     let mut info = store.run_info(run_id)?;
     info.make_printable();
-    // On the service's clock when the run has it, as lastRefreshDate is.
-    let judged_at = info.service_time.as_deref().unwrap_or(&info.started_at);
+    // On this machine's clock: the run's start (the service's dates judge nothing).
+    let judged_at = &info.started_at;
     let staleness = Staleness::new(judged_at, options.stale_after_days).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,

@@ -4,7 +4,8 @@
 //! identifiers and name are reversible encodings of that number, so a lookup by any of
 //! them finds the company again without a scan, whatever the dataset's size, and a
 //! restarted simulator with the same seed knows the same companies. Colors are a pure
-//! function of (company, simulated day).
+//! function of (company, simulated day); the dates on them follow a [`Calendar`], which
+//! puts the served day on today (the demo stays fresh on the local clock).
 //!
 //! This module never decides what an HTTP answer looks like; that is `server`'s job.
 
@@ -22,7 +23,7 @@ pub const MAX_PER_COUNTRY: u32 = 1_000_000;
 /// Most candidates a name search returns, as real services cap their result lists.
 pub const MAX_NAME_RESULTS: usize = 20;
 
-/// Day 0 of the simulated calendar.
+/// Day 0 of a calendar that dates no day ([`Calendar::default`]).
 pub const EPOCH: Date = jiff::civil::date(2026, 1, 1);
 
 /// Per-day chance, in thousandths, that a company's rating is recalculated with news.
@@ -97,6 +98,76 @@ impl Scramble {
     }
 }
 
+/// Where simulated days fall: one day after another, except that a dated day falls on
+/// its date.
+///
+/// The simulator dates the day it serves (today, unless told otherwise), so its ratings
+/// are recalculated in the days before today and the demo is never stale on this
+/// machine's clock. A `--demo` run dates each day earlier demo runs served on the day it
+/// served it, so a day's ratings keep their dates from one run to the next (moved dates
+/// would make every rating look recalculated), and a day served again later (several runs
+/// in one day) falls on a later date, never on one still to come. Days between two dated
+/// ones are one day apart until the later date (where they stay); days before the first
+/// run back from it; days after the last one on from it. With no day dated, day 0 is
+/// [`EPOCH`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Calendar {
+    /// (day, date), by day, with dates that never go back.
+    dated: Vec<(i64, Date)>,
+}
+
+impl Calendar {
+    /// Days on their dates (a later day on a date before an earlier one's falls on that
+    /// one's: the calendar never goes back).
+    pub fn dated(days: impl IntoIterator<Item = (i64, Date)>) -> Calendar {
+        let mut dated: Vec<(i64, Date)> = days.into_iter().collect();
+        dated.sort_by_key(|(day, _)| *day);
+        dated.dedup_by_key(|(day, _)| *day);
+        for i in 1..dated.len() {
+            dated[i].1 = dated[i].1.max(dated[i - 1].1);
+        }
+        Calendar { dated }
+    }
+
+    /// The same, with `day` on `date` unless it is dated already.
+    pub fn with_day_on(self, day: i64, date: Date) -> Calendar {
+        if self.dated.iter().any(|(d, _)| *d == day) {
+            return self;
+        }
+        let mut dated = self.dated;
+        dated.push((day, date));
+        Calendar::dated(dated)
+    }
+
+    /// The date of a simulated day.
+    pub fn date(&self, day: i64) -> Date {
+        let plus = |date: Date, days: i64| {
+            date.checked_add(jiff::Span::new().days(days))
+                .unwrap_or(date)
+        };
+        let after = self.dated.partition_point(|(d, _)| *d <= day);
+        match (
+            after.checked_sub(1).map(|i| self.dated[i]),
+            self.dated.get(after),
+        ) {
+            (None, None) => plus(EPOCH, day),
+            (None, Some(&(next, date))) => plus(date, day - next),
+            (Some((from, date)), next) => {
+                let date = plus(date, day - from);
+                next.map_or(date, |&(_, next)| date.min(next))
+            }
+        }
+    }
+
+    /// Where a simulated day starts, in seconds since 1970 (UTC).
+    fn day_start(&self, day: i64) -> i64 {
+        self.date(day)
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .map(|z| z.timestamp().as_second())
+            .unwrap_or(0)
+    }
+}
+
 /// The whole simulated world for one seed.
 #[derive(Debug, Clone)]
 pub struct Dataset {
@@ -104,6 +175,7 @@ pub struct Dataset {
     per_country: u32,
     names: Scramble,
     name_space: u64,
+    calendar: Calendar,
 }
 
 impl Dataset {
@@ -118,7 +190,19 @@ impl Dataset {
             per_country,
             names: Scramble::new(name_space, hash(seed, &[0x4e41_4d45])),
             name_space,
+            calendar: Calendar::default(),
         }
+    }
+
+    /// The same world with its ratings dated by `calendar`.
+    pub fn with_calendar(mut self, calendar: Calendar) -> Self {
+        self.calendar = calendar;
+        self
+    }
+
+    /// Where its days fall.
+    pub fn calendar(&self) -> &Calendar {
+        &self.calendar
     }
 
     pub fn per_country(&self) -> u32 {
@@ -522,7 +606,7 @@ impl Dataset {
 
     // ----- colors -----------------------------------------------------------------------
 
-    /// The company's rating on simulated `day` (day 0 is [`EPOCH`]).
+    /// The company's rating on simulated `day`, dated by the dataset's [`Calendar`].
     ///
     /// Most companies are green, some yellow, fewer red; about 4 % are white (no
     /// information) throughout; about 1.5 % go insolvent on a day of their own, turning
@@ -554,13 +638,15 @@ impl Dataset {
                 }
             }
         };
-        // Ratings are recalculated overnight, before the 02:00 cron runs of their users,
-        // and weekly on a weekday of the company's own.
-        let change_secs = day_start(change_day)
+        // Ratings are recalculated in the night before their day (22:00 to midnight UTC),
+        // so the served day's are never dated after now, and weekly on a weekday of the
+        // company's own.
+        let change_secs = self.calendar.day_start(change_day) - 7_200
             + (hash(self.seed, &[cid, change_day as u64, 0x7a]) % 5_400) as i64;
         let phase = (profile >> 24) as i64 % 7;
         let refresh_day = day - (day - phase).rem_euclid(7);
-        let refresh_secs = day_start(refresh_day) + 5_400 + (profile >> 32) as i64 % 1_800;
+        let refresh_secs =
+            self.calendar.day_start(refresh_day) - 1_800 + (profile >> 32) as i64 % 1_800;
         let last_change = self.wire_time(cid, 1, change_secs);
         let last_refresh = if refresh_secs > change_secs {
             self.wire_time(cid, 2, refresh_secs)
@@ -710,22 +796,6 @@ fn draw_color(h: u64) -> Color {
         92..=98 => Color::Red,
         _ => Color::White,
     }
-}
-
-fn day_start(day: i64) -> i64 {
-    let date = EPOCH
-        .checked_add(jiff::Span::new().days(day))
-        .unwrap_or(EPOCH);
-    date.to_zoned(jiff::tz::TimeZone::UTC)
-        .map(|z| z.timestamp().as_second())
-        .unwrap_or(0)
-}
-
-/// The calendar date of a simulated day.
-pub fn day_date(day: i64) -> Date {
-    EPOCH
-        .checked_add(jiff::Span::new().days(day))
-        .unwrap_or(EPOCH)
 }
 
 fn fill_pattern(pattern: &str, mut h: u64) -> String {
@@ -1253,6 +1323,56 @@ mod tests {
         let s = Scramble::new(1_000_000, 99);
         for n in [0u64, 1, 999_999, 123_456] {
             assert_eq!(s.backward(s.forward(n)), n);
+        }
+    }
+
+    #[test]
+    fn a_calendar_keeps_dated_days_on_their_dates_and_never_goes_back() {
+        use jiff::civil::date;
+        assert_eq!(Calendar::default().date(0), EPOCH);
+        assert_eq!(Calendar::default().date(2), date(2026, 1, 3));
+        // The served day on today: the days before it before it.
+        let today = date(2026, 11, 26);
+        let served = Calendar::default().with_day_on(3, today);
+        assert_eq!(served.date(3), today);
+        assert_eq!(served.date(-397), date(2025, 10, 22));
+        assert_eq!(served.date(4), date(2026, 11, 27));
+        // Three runs in a day, then one a week later: a day keeps its date once dated.
+        let runs = Calendar::dated([(1, today), (2, today), (3, today)]);
+        assert_eq!(runs.clone().with_day_on(2, date(2026, 12, 3)), runs);
+        let later = runs.with_day_on(4, date(2026, 12, 3));
+        assert_eq!(
+            (0..=5).map(|d| later.date(d)).collect::<Vec<_>>(),
+            [
+                date(2026, 11, 25),
+                today,
+                today,
+                today,
+                date(2026, 12, 3),
+                date(2026, 12, 4)
+            ]
+        );
+        // Undated days between two dated ones, and a clock that went back.
+        let gap = Calendar::dated([(1, date(2026, 11, 20)), (9, date(2026, 11, 23))]);
+        assert_eq!(gap.date(2), date(2026, 11, 21));
+        assert_eq!(gap.date(6), date(2026, 11, 23));
+        let back = Calendar::dated([(1, today), (2, date(2026, 11, 1))]);
+        assert_eq!(back.date(2), today);
+        // The dataset's ratings follow it, their colors do not.
+        let d = ds();
+        let moved = ds().with_calendar(served.clone());
+        for r in d.companies().take(200) {
+            let (a, b) = (d.rating(r, 3), moved.rating(r, 3));
+            assert_eq!(a.color, b.color);
+            let today_starts = today.to_zoned(jiff::tz::TimeZone::UTC).unwrap().timestamp();
+            assert!(
+                b.last_refresh.instant < today_starts,
+                "before the served day"
+            );
+            assert!(b.last_change.instant < today_starts);
+            assert!(
+                b.last_refresh.instant > today_starts - jiff::SignedDuration::from_hours(24 * 8)
+            );
         }
     }
 }

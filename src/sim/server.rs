@@ -25,7 +25,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use super::dataset::{self, CompanyRef, Dataset, NameFilters};
+use super::dataset::{self, Calendar, CompanyRef, Dataset, NameFilters};
 use crate::api::models::{ApiTime, DeprecatedRating, Rating, RatingsPage, ShortRating};
 
 pub use super::{DEFAULT_KEY, DEFAULT_PER_COUNTRY, DEFAULT_SEED};
@@ -39,8 +39,10 @@ const HISTORY_CAP: usize = 100_000;
 pub struct SimConfig {
     pub seed: u64,
     pub per_country: u32,
-    /// Simulated day whose colors are served (day 0 is 2026-01-01).
+    /// Simulated day whose colors are served.
     pub day: i64,
+    /// Where the days fall: `day` falls on today unless this dates it.
+    pub calendar: Calendar,
     pub key: String,
     pub faults: Faults,
 }
@@ -51,6 +53,7 @@ impl Default for SimConfig {
             seed: DEFAULT_SEED,
             per_country: DEFAULT_PER_COUNTRY,
             day: 1,
+            calendar: Calendar::default(),
             key: DEFAULT_KEY.to_string(),
             faults: Faults::default(),
         }
@@ -174,7 +177,14 @@ impl SimServer {
         let addr = listener.local_addr()?;
         let burst = config.faults.rate_limit.unwrap_or(0.0).max(1.0);
         let state = Arc::new(State {
-            data: Dataset::new(config.seed, config.per_country),
+            data: Dataset::new(config.seed, config.per_country).with_calendar(
+                config.calendar.with_day_on(
+                    config.day,
+                    jiff::Zoned::now()
+                        .with_time_zone(jiff::tz::TimeZone::UTC)
+                        .date(),
+                ),
+            ),
             key: config.key,
             day: AtomicI64::new(config.day),
             calls: Default::default(),
@@ -205,7 +215,8 @@ impl SimServer {
         &self.state.data
     }
 
-    /// Moves the simulated calendar.
+    /// Serves another simulated day (dated as the calendar dates it: one day per day
+    /// from the first served).
     pub fn set_day(&self, day: i64) {
         self.state.day.store(day, Ordering::SeqCst);
     }
@@ -547,16 +558,12 @@ fn with_company(state: &State, id: &str, answer: impl FnOnce(CompanyRef) -> Answ
     }
 }
 
-/// Records a served rating under the key and returns its request time: the simulated
-/// day's date at the real time of day, in microseconds with a `Z`.
+/// Records a served rating under the key and returns its request time: now, in
+/// microseconds with a `Z`. The service's clock is this machine's; only its ratings
+/// follow the simulated calendar.
 fn remember(state: &State, key: &str, company: CompanyRef, day: i64) -> ApiTime {
     let now = jiff::Timestamp::now();
-    let time_of_day = now.as_microsecond().rem_euclid(86_400_000_000);
-    let midnight = dataset::day_date(day)
-        .to_zoned(jiff::tz::TimeZone::UTC)
-        .map(|z| z.timestamp().as_microsecond())
-        .unwrap_or(0);
-    let instant = jiff::Timestamp::from_microsecond(midnight + time_of_day).unwrap_or(now);
+    let instant = jiff::Timestamp::from_microsecond(now.as_microsecond()).unwrap_or(now);
     let requested = ApiTime::with_raw(
         instant,
         instant.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
@@ -646,6 +653,7 @@ fn history(
             next: (page * PAGE_SIZE < total).then(|| link(page + 1)),
             previous: (page > 1).then(|| link(page - 1)),
             results,
+            malformed: Vec::new(),
         },
     )
 }

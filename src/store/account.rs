@@ -4,11 +4,16 @@
 //! `migrations/0007_account_requests.sql`.
 //!
 //! Everything is written in one transaction: a sync stores all it read or nothing.
+//!
+//! The local clock rules (`store::clock`): a request the service dates more than a day
+//! ahead of this machine's clock is set aside, never stored; one dated ahead by less is
+//! held in `ratings` as seen now, so no request from the future becomes a company's latest.
 
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::{Store, StoreError, keys, now_seconds, now_text, seconds, time_text};
+use super::clock::{CLOCK_TOLERANCE, off_clock};
+use super::{Store, StoreError, keys, now_seconds, seconds, time_text};
 use crate::model::{Change, Color, Rating};
 
 /// What a sync did with the requests it read.
@@ -29,6 +34,8 @@ pub struct AccountSync {
     pub new_companies: u64,
     /// Requests the service gave without a requestDate: not stored, they cannot be placed.
     pub undated: u64,
+    /// Requests dated more than a day ahead of this machine's clock: set aside, not stored.
+    pub future: u64,
 }
 
 /// A request as stored: its times as text in `account_requests`, and as seconds in
@@ -37,7 +44,7 @@ struct Request<'a> {
     rating: &'a Rating,
     /// To the microsecond: what tells two requests of one company apart.
     request_date: String,
-    /// To the second, as `ratings.observed_at`.
+    /// To the second, as the service dated it.
     requested_at: String,
     last_change: Option<String>,
     last_refresh: Option<String>,
@@ -48,6 +55,8 @@ struct Request<'a> {
 /// A request's times as `ratings` holds them: whole seconds.
 #[derive(Clone, Copy)]
 struct Seconds {
+    /// When the request was made, by this machine's clock: its requestDate, or now for
+    /// one the service dated later (by up to a day).
     requested_at: i64,
     last_change: Option<i64>,
     last_refresh: Option<i64>,
@@ -72,11 +81,26 @@ impl Store {
         let ctx = "recording the account's history";
         let mut done = AccountSync::default();
         let mut requests: Vec<Request<'_>> = Vec::with_capacity(history.len());
+        let now = self.clock_now();
         for rating in history {
             let Some(at) = rating.requested_at else {
                 done.undated += 1;
                 continue;
             };
+            if at > now && off_clock(at, now) {
+                // From the future: placed after everything, it would be the company's
+                // latest rating until the calendar caught up with it.
+                if done.future == 0 {
+                    tracing::warn!(
+                        request_date = %at,
+                        local_time = %time_text(now),
+                        company = %rating.company_id,
+                        "the account's history has a request dated more than a day ahead of this machine's clock: set aside"
+                    );
+                }
+                done.future += 1;
+                continue;
+            }
             requests.push(Request {
                 rating,
                 request_date: precise(at),
@@ -84,7 +108,7 @@ impl Store {
                 last_change: rating.last_change.map(time_text),
                 last_refresh: rating.last_refresh.map(time_text),
                 seconds: Seconds {
-                    requested_at: seconds(at),
+                    requested_at: seconds(at.min(now)),
                     last_change: rating.last_change.map(seconds),
                     last_refresh: rating.last_refresh.map(seconds),
                 },
@@ -95,7 +119,7 @@ impl Store {
         requests.sort_by(|a, b| {
             (&a.request_date, a.rating.company_id).cmp(&(&b.request_date, b.rating.company_id))
         });
-        let synced_at = now_text();
+        let synced_at = time_text(now);
         let tx = self.conn.transaction().map_err(StoreError::at(ctx))?;
         for request in &requests {
             record(&tx, request, &synced_at, &mut done).map_err(StoreError::at(ctx))?;
@@ -150,13 +174,16 @@ fn record(
     }
     let color = r.rating.color.as_str();
     // A row seen with this color and these dates over a span that holds the request: a
-    // run's own request, or one made elsewhere that tells nothing the history lacks.
+    // run's own request, or one made elsewhere that tells nothing the history lacks. A
+    // run dates its sightings by this machine's clock, the service its requests by its
+    // own: a run's span holds the requests within a day of it (CLOCK_TOLERANCE).
     let holding: Option<i64> = tx
         .prepare_cached(
             "SELECT r.id FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
              WHERE r.company = ?1 AND r.color = ?2 AND r.last_change_date IS ?3
-               AND r.last_refresh_date IS ?4 AND r.observed_at <= ?5
-               AND coalesce(f.confirmed_at, r.observed_at) >= ?5
+               AND r.last_refresh_date IS ?4
+               AND r.observed_at - iif(r.source = 'run', ?6, 0) <= ?5
+               AND coalesce(f.confirmed_at, r.observed_at) + iif(r.source = 'run', ?6, 0) >= ?5
              ORDER BY r.id DESC LIMIT 1",
         )?
         .query_row(
@@ -165,7 +192,8 @@ fn record(
                 color,
                 t.last_change,
                 t.last_refresh,
-                t.requested_at
+                t.requested_at,
+                CLOCK_TOLERANCE.as_secs()
             ],
             |row| row.get(0),
         )

@@ -178,10 +178,10 @@ impl Store {
         }
         tx.execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [run_id])
             .map_err(at)?;
-        // The run's time on the service's clock when it has one, as staleness is judged.
+        // The run's time on this machine's clock, as staleness is judged.
         let (run_time, portfolio): (String, String) = tx
             .query_row(
-                "SELECT coalesce(service_time, started_at), portfolio FROM runs WHERE id = ?1",
+                "SELECT started_at, portfolio FROM runs WHERE id = ?1",
                 [run_id],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
@@ -230,7 +230,7 @@ impl Store {
                     "SELECT 1 FROM run_alerts a JOIN runs u ON u.id = a.run_id
                      WHERE a.company = ?1 AND a.listed = 1 AND a.run_id < ?2
                        AND u.delivered_at IS NOT NULL
-                       AND coalesce(u.service_time, u.started_at) > ?3
+                       AND u.started_at > ?3
                      LIMIT 1",
                 )
                 .map_err(at)?;

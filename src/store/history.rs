@@ -247,6 +247,26 @@ impl Store {
             .collect()
     }
 
+    /// The simulated days the database's `--demo` runs served, each with the date (UTC)
+    /// of the first run that served it, by day.
+    pub fn demo_days(&self) -> Result<Vec<(i64, jiff::civil::Date)>, StoreError> {
+        let days: Vec<(i64, String)> = self
+            .conn
+            .prepare(
+                "SELECT demo_day, min(started_at) FROM runs WHERE demo_day IS NOT NULL
+                 GROUP BY demo_day ORDER BY demo_day",
+            )
+            .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
+            .map_err(StoreError::at("reading the days of the demo runs"))?;
+        Ok(days
+            .into_iter()
+            .filter_map(|(day, started)| {
+                let at: jiff::Timestamp = started.parse().ok()?;
+                Some((day, at.to_zoned(jiff::tz::TimeZone::UTC).date()))
+            })
+            .collect())
+    }
+
     /// The latest `limit` runs, newest first, as [`Store::run_info`] reads them.
     pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunInfo>, StoreError> {
         let ids: Vec<i64> = self

@@ -12,6 +12,7 @@ mod account;
 mod alerts;
 mod batch;
 mod checkpoint;
+mod clock;
 mod decisions;
 mod history;
 mod keys;
@@ -36,6 +37,7 @@ use crate::model::{
 
 pub use account::AccountSync;
 pub use alerts::{ALERTS_SCHEMA, Ack, AlertDigest, AlertLine, Verdicts};
+pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,
@@ -250,6 +252,8 @@ pub struct Store {
     path: PathBuf,
     /// The highest company id with a key, once asked ([`Store::company_key`]).
     keyed_companies: std::cell::OnceCell<i64>,
+    /// Counts the answers its writers saw dated off this machine's clock.
+    service_clock: clock::ServiceClock,
 }
 
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
@@ -294,6 +298,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             keyed_companies: std::cell::OnceCell::new(),
+            service_clock: Default::default(),
         })
     }
 
@@ -318,6 +323,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             keyed_companies: std::cell::OnceCell::new(),
+            service_clock: Default::default(),
         })
     }
 
@@ -805,7 +811,7 @@ impl Store {
             )
             .map_err(StoreError::at("handing checkpoints to their thread"))?;
         }
-        Writer::start(conn, run_id, checkpointer)
+        Writer::start(conn, run_id, checkpointer, self.service_clock.clone())
     }
 }
 

@@ -30,10 +30,13 @@ fn run(store: &mut Store) -> i64 {
         .unwrap()
 }
 
+/// Observes the ratings in a run, each at its requestDate by the store's clock.
 async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
     let mut writer = store.writer(run_id).unwrap();
     for r in ratings {
+        store.pin_clock(r.requested_at);
         writer.send(Record::Observation(r.clone())).unwrap();
+        store.pin_clock(None);
         writer
             .send(Record::Row(Box::new(RowRecord {
                 input: crate::model::InputRow {
@@ -573,6 +576,16 @@ fn screened_as(
             extra_columns: vec![],
         })
         .unwrap();
+    // The run starts, and observes each rating, at the time given (by the store's clock).
+    if let Some((_, first)) = seen.first() {
+        store
+            .conn
+            .execute(
+                "UPDATE runs SET started_at = ?2 WHERE id = ?1",
+                params![run_id, time_text(ts(first.at))],
+            )
+            .unwrap();
+    }
     let mut writer = store.writer(run_id).unwrap();
     let mut observed = Vec::new();
     for (line, (reference, s)) in seen.iter().enumerate() {
@@ -594,6 +607,7 @@ fn screened_as(
             continue;
         }
         observed.push(s.company);
+        store.pin_clock(Some(ts(s.at)));
         writer
             .send(Record::Observation(Rating {
                 company_id: s.company,
@@ -603,6 +617,7 @@ fn screened_as(
                 last_change: s.changed.map(ts),
             }))
             .unwrap();
+        store.pin_clock(None);
         writer
             .send(Record::Row(Box::new(RowRecord {
                 input: crate::model::InputRow {
@@ -931,12 +946,14 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
             rating(a, Green, dec, at(1), at(1)),
         ])
         .unwrap();
+    // A green on the 2nd repeats the run's sighting of the 1st within a day: known too (a
+    // run dates its sightings by this machine's clock, the service by its own).
     assert_eq!(
         synced,
         AccountSync {
-            added: 5,
-            new_observations: 5,
-            known: 1,
+            added: 4,
+            new_observations: 4,
+            known: 2,
             new_companies: 1,
             ..AccountSync::default()
         }
@@ -3139,4 +3156,130 @@ fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() 
         store.latest_finished_runs().unwrap(),
         [latest(partial, "customers"), latest(suppliers, "suppliers")]
     );
+}
+
+#[test]
+fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let run_id = run(&mut store);
+    let now = "2026-11-26T02:00:00Z";
+    let mut writer = store.writer(run_id).unwrap();
+    store.pin_clock(Some(ts(now)));
+    for (n, requested) in [
+        "2000-01-01T00:00:00Z",
+        "2099-01-01T00:00:00Z",
+        "2026-11-26T01:59:58Z",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dated = rating(
+            uuid(n as u8 + 1),
+            Color::Green,
+            "2026-11-20T00:00:00Z",
+            "2026-11-25T00:00:00Z",
+            requested,
+        );
+        writer.send(Record::Observation(dated)).unwrap();
+    }
+    writer.finish().unwrap();
+    let observed: Vec<String> = store
+        .conn
+        .prepare(&format!(
+            "SELECT observed_at FROM ({}) ORDER BY id",
+            ratings_as_text("main")
+        ))
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(observed, [now; 3]);
+    assert_eq!(store.off_clock_answers(), 2);
+    assert!(store.service_clock_note().unwrap().contains("2 answers"));
+    // The service's time of the run's first rating, for the record only.
+    assert_eq!(
+        store.run_info(run_id).unwrap().service_time.as_deref(),
+        Some("2000-01-01T00:00:00Z")
+    );
+    store.pin_clock(None);
+}
+
+#[test]
+fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours_seen_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("f.db")).unwrap();
+    let now = "2026-11-26T02:00:00Z";
+    store.pin_clock(Some(ts(now)));
+    let (a, b) = (uuid(0xa), uuid(0xb));
+    let synced = store
+        .record_account_history(&[
+            rating(
+                a,
+                Color::Red,
+                "2099-01-01T00:00:00Z",
+                "2099-01-01T00:00:00Z",
+                "2099-01-01T00:00:00Z",
+            ),
+            rating(
+                a,
+                Color::Green,
+                "2026-11-20T00:00:00Z",
+                "2026-11-25T00:00:00Z",
+                "2026-11-26T01:00:00Z",
+            ),
+            rating(
+                b,
+                Color::Yellow,
+                "2026-11-20T00:00:00Z",
+                "2026-11-25T00:00:00Z",
+                "2026-11-26T20:00:00Z",
+            ),
+            rating(
+                b,
+                Color::Red,
+                "2026-11-20T00:00:00Z",
+                "2026-11-25T00:00:00Z",
+                "2026-11-27T02:00:01Z",
+            ),
+        ])
+        .unwrap();
+    store.pin_clock(None);
+    assert_eq!(
+        synced,
+        AccountSync {
+            added: 2,
+            new_observations: 2,
+            new_companies: 2,
+            future: 2,
+            ..AccountSync::default()
+        }
+    );
+    let latest: Vec<(String, String, String)> = store
+        .conn
+        .prepare("SELECT company_id, color, confirmed_at FROM latest_ratings ORDER BY company_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let t = |s: &str| s.to_string();
+    assert_eq!(
+        latest,
+        [
+            (a.to_string(), t("green"), t("2026-11-26T01:00:00Z")),
+            (b.to_string(), t("yellow"), t(now)),
+        ]
+    );
+    // The audit keeps the service's time of what it stored.
+    let kept: Vec<String> = store
+        .conn
+        .prepare("SELECT requested_at FROM account_requests ORDER BY requested_at")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(kept, ["2026-11-26T01:00:00Z", "2026-11-26T20:00:00Z"]);
 }

@@ -132,8 +132,10 @@ pub struct Writer {
     known_before: i64,
     /// When the open transaction began, if one is open.
     open: Option<Instant>,
-    /// Whether the run's `service_time` is recorded (by its first rating).
+    /// Whether the run's `service_time` is recorded (by its first dated rating).
     service_time_known: bool,
+    /// Counts the answers the service dated off this machine's clock.
+    clock: super::clock::ServiceClock,
     /// Keys of the searches, input rows and companies added since they were last written
     /// to the key tables: written with the commit once there are [`pending_limit`] of them.
     pending: PendingKeys,
@@ -164,6 +166,7 @@ impl Writer {
         conn: Connection,
         run_id: i64,
         checkpointer: Option<Checkpointer>,
+        clock: super::clock::ServiceClock,
     ) -> Result<Writer, StoreError> {
         // The key tables are complete: the store this writer comes from caught them up
         // when it opened, and the run's lock kept any other run out since. So they hold
@@ -196,6 +199,7 @@ impl Writer {
             known_before,
             open: None,
             service_time_known: false,
+            clock,
             pending: PendingKeys::default(),
             missed: Missed::default(),
             failed: false,

@@ -97,14 +97,20 @@ impl Writer {
         let color = rating.color.as_str();
         let last_change = rating.last_change.map(seconds);
         let last_refresh = rating.last_refresh.map(seconds);
-        let observed = rating.requested_at.map_or_else(now_seconds, seconds);
-        if !self.service_time_known {
-            // The first rating of the run dates it on the service's clock (staleness).
+        // Observed now, by this machine's clock: the service's requestDate dates nothing
+        // (one far off is counted, see `store::clock`).
+        let now = self.clock.now();
+        let observed = seconds(now);
+        self.clock.check(rating.requested_at, now);
+        if !self.service_time_known
+            && let Some(requested) = rating.requested_at
+        {
+            // The service's time of the run's first dated rating, kept for the record.
             self.conn()
                 .prepare_cached(
                     "UPDATE runs SET service_time = ?2 WHERE id = ?1 AND service_time IS NULL",
                 )
-                .and_then(|mut s| s.execute(params![run_id, crate::store::seconds_text(observed)]))
+                .and_then(|mut s| s.execute(params![run_id, crate::store::time_text(requested)]))
                 .map_err(StoreError::at(ctx))?;
             self.service_time_known = true;
         }
