@@ -101,6 +101,10 @@ pub struct Limiter {
     /// Since when calls have been made with no answer at all (timeouts, connections
     /// refused or dropped); `None` once the service answers anything.
     silent_since: Mutex<Option<Instant>>,
+    /// Requests sent and not yet answered or given up on, and since when none has been:
+    /// time with nothing asked is no silence of the service's.
+    in_flight: std::sync::atomic::AtomicUsize,
+    idle_since: Mutex<Option<Instant>>,
     max_silence: Duration,
     policy: RetryPolicy,
     jitter: AtomicU64,
@@ -132,6 +136,8 @@ impl Limiter {
             stopped: OnceLock::new(),
             halt: tokio::sync::watch::channel(false).0,
             silent_since: Mutex::new(None),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
+            idle_since: Mutex::new(None),
             max_silence: limits.max_silence,
             policy: limits.retry,
             jitter: AtomicU64::new(0x2545_f491_4f6c_dd1d),
@@ -202,8 +208,10 @@ impl Limiter {
                 }
                 self.until_halted(self.wait_for_slot()).await?;
                 self.count(endpoint);
-                self.sending();
-                let result = self.until_halted(call()).await?;
+                let result = {
+                    let _sent = self.sending();
+                    self.until_halted(call()).await?
+                };
                 self.heard(&result);
                 if checks_key
                     && !matches!(
@@ -290,10 +298,26 @@ impl Limiter {
         }
     }
 
-    /// A request leaves: if the service has been silent, the silence goes on.
-    fn sending(&self) {
+    /// A request leaves: if the service has been silent, the silence goes on. The request
+    /// counts as in flight until what is returned is dropped.
+    fn sending(&self) -> InFlight<'_> {
+        let now = Instant::now();
         let mut since = self.silent_since.lock().unwrap_or_else(|p| p.into_inner());
-        since.get_or_insert_with(Instant::now);
+        let idle = self
+            .idle_since
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        *since = Some(match (*since, idle) {
+            (None, _) => now,
+            // The time nothing was asked is taken out of the silence.
+            (Some(silent), Some(idle)) if self.in_flight.load(Ordering::Acquire) == 0 => {
+                silent + now.saturating_duration_since(idle)
+            }
+            (Some(silent), _) => silent,
+        });
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        InFlight(self)
     }
 
     /// An answer of any kind (an error included) ends the silence; a request that never
@@ -312,10 +336,16 @@ impl Limiter {
             .map(|since| since.elapsed())
     }
 
+    /// The circuit breaker, for requests still waiting: see [`Limiter::check_silence`].
+    /// Between calls (the run's own work) nothing is waiting, and nothing trips.
+    pub fn check_waiting(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) > 0 && self.check_silence()
+    }
+
     /// The circuit breaker: once the service has been silent for `max_silence`, calls
     /// stop (the rows left are not screened, and the next run resumes them). Whether
     /// they did.
-    pub fn check_silence(&self) -> bool {
+    fn check_silence(&self) -> bool {
         match self.silent_for() {
             Some(silent) if silent >= self.max_silence => {
                 tracing::warn!(
@@ -439,6 +469,17 @@ impl Limiter {
         x ^= x >> 33;
         x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
         x ^ (x >> 33)
+    }
+}
+
+/// A request in flight, counted until dropped (answered, failed or given up on).
+struct InFlight<'a>(&'a Limiter);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            *self.0.idle_since.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        }
     }
 }
 
@@ -744,5 +785,94 @@ mod tests {
         let r: Result<u8, _> = limiter.call("y", || async { Ok(1) }).await;
         assert!(matches!(r, Err(ApiError::Forbidden { .. })));
         assert!(limiter.stopped().is_some());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_service_silent_past_max_silence_stops_the_calls_in_flight_and_after() {
+        let limiter = Limiter::new(Limits {
+            max_silence: Duration::from_secs(60),
+            ..Limits::default()
+        });
+        let hung =
+            limiter.call_keyless("rating", || std::future::pending::<Result<(), ApiError>>());
+        let watch = async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            assert!(
+                !limiter.check_waiting(),
+                "30 s of silence is not yet a minute"
+            );
+            tokio::time::sleep(Duration::from_secs(31)).await;
+            assert!(limiter.check_waiting(), "past a minute, calls stop");
+        };
+        let (hung, ()) = tokio::join!(hung, watch);
+        let why = |r: Result<(), ApiError>| match r {
+            Err(ApiError::Halted { why }) => why,
+            other => panic!("{other:?}"),
+        };
+        assert!(why(hung).starts_with("service not answering (no answer for 61 s"));
+        let mut sent = false;
+        let later = limiter
+            .call("rating", || {
+                sent = true;
+                async { Ok(()) }
+            })
+            .await;
+        assert!(why(later).starts_with("service not answering"));
+        assert!(!sent, "no call once stopped");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_ends_the_silence_and_idle_time_is_no_silence() {
+        let limiter = Limiter::new(Limits {
+            max_silence: Duration::from_secs(60),
+            retry: RetryPolicy {
+                retries: 0,
+                ..RetryPolicy::default()
+            },
+            ..Limits::default()
+        });
+        let timeout = || async {
+            tokio::time::sleep(Duration::from_secs(50)).await;
+            Err::<(), _>(ApiError::Transport {
+                message: "timed out".into(),
+                timeout: true,
+            })
+        };
+        assert!(limiter.call_keyless("rating", timeout).await.is_err());
+        // A server error is an answer: the service is there.
+        let answered = limiter
+            .call_keyless("rating", || async {
+                Err::<(), _>(ApiError::Server {
+                    status: 503,
+                    snippet: String::new(),
+                })
+            })
+            .await;
+        assert!(matches!(answered, Err(ApiError::Server { .. })));
+        assert_eq!(limiter.silent_for(), None);
+        assert!(limiter.call_keyless("rating", timeout).await.is_err());
+        // Nothing waits now: however long the run's own work lasts, nothing trips, and
+        // that time is not the service's silence.
+        tokio::time::sleep(Duration::from_secs(600)).await;
+        assert!(!limiter.check_waiting());
+        assert!(limiter.stopped().is_none());
+        let short = || async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Err::<(), _>(ApiError::Transport {
+                message: "connection refused".into(),
+                timeout: false,
+            })
+        };
+        let failed = limiter.call_keyless("rating", short).await;
+        assert!(
+            matches!(failed, Err(ApiError::Transport { .. })),
+            "{failed:?}"
+        );
+        // 50 s and 5 s of silence, then 10 more: past the minute, calls stop.
+        let stopped = limiter.call_keyless("rating", timeout).await;
+        assert!(
+            matches!(stopped, Err(ApiError::Halted { .. })),
+            "{stopped:?}"
+        );
     }
 }

@@ -99,7 +99,7 @@ async fn guard(limiter: &Limiter, halt: &Halt, max_run_time: std::time::Duration
                 return std::future::pending().await;
             }
             _ = tick.tick() => {
-                limiter.check_silence();
+                limiter.check_waiting();
                 if tokio::time::Instant::now() >= deadline {
                     tracing::warn!("the run reached --max-run-time: calls stop");
                     limiter.stop(ApiError::Halted {
@@ -418,9 +418,17 @@ async fn screen_logged(
         return Err(error);
     }
 
-    // Calls stopped before every row was screened: the run stays resumable, and says why
-    // first of all.
+    // Counted from what was recorded: rows held back until the end may have failed there.
+    let recorded = store.rows_by_status(run_id).map_err(db_error)?;
+    let rows_now: u64 = recorded.iter().map(|(_, n)| n).sum();
+    let failed = recorded
+        .iter()
+        .find(|(s, _)| *s == RowStatus::Failed)
+        .map_or(0, |(_, n)| *n);
+    // Calls stopped before every row was screened (a stop after the last call changes
+    // nothing): the run stays resumable, and says why first of all.
     let stopped = match limiter.stopped() {
+        _ if failed == 0 => None,
         Some(ApiError::QuotaSpent { until }) => Some(format!(
             "the service's rate limit asks to wait until {until}, longer than --max-wait ({} s); run again after that",
             settings.max_wait.value.as_secs()
@@ -445,13 +453,6 @@ async fn screen_logged(
     {
         notes.insert(0, month.note());
     }
-    // Counted from what was recorded: rows held back until the end may have failed there.
-    let recorded = store.rows_by_status(run_id).map_err(db_error)?;
-    let rows_now: u64 = recorded.iter().map(|(_, n)| n).sum();
-    let failed = recorded
-        .iter()
-        .find(|(s, _)| *s == RowStatus::Failed)
-        .map_or(0, |(_, n)| *n);
     if let Some((before_run, before)) = previous
         && shrank(before, rows_now)
     {
