@@ -793,8 +793,7 @@ mod tests {
             max_silence: Duration::from_secs(60),
             ..Limits::default()
         });
-        let hung =
-            limiter.call_keyless("rating", || std::future::pending::<Result<(), ApiError>>());
+        let hung = limiter.call_keyless("rating", std::future::pending::<Result<(), ApiError>>);
         let watch = async {
             tokio::time::sleep(Duration::from_secs(30)).await;
             assert!(
