@@ -21,7 +21,10 @@ use ratewatch::sim::{SimConfig, dataset::Dataset};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::common::{Background, KEY, Reply, Seen, Workspace, background, isolated, recording};
+use crate::common::{
+    Background, KEY, Reply, Seen, Workspace, background, isolated, read_request, recording,
+    write_reply,
+};
 
 fn sim(seed: u64) -> Background {
     background(SimConfig {
@@ -990,7 +993,7 @@ fn hanging(
     sim: &Background,
     hangs: impl Fn(&Seen, u64) -> bool + Send + Sync + 'static,
 ) -> (String, tokio::runtime::Runtime) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncReadExt;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -1008,47 +1011,18 @@ fn hanging(
             while let Ok((mut stream, _)) = listener.accept().await {
                 let (target, hangs, seen) = (target.clone(), hangs.clone(), seen.clone());
                 tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    let head = String::from_utf8_lossy(&buf).to_string();
-                    let mut lines = head.split("\r\n");
-                    let request = Seen {
-                        target: lines
-                            .next()
-                            .and_then(|l| l.split_whitespace().nth(1))
-                            .unwrap_or("/")
-                            .to_string(),
-                        headers: lines
-                            .filter_map(|l| l.split_once(':'))
-                            .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-                            .collect(),
-                        at: Instant::now(),
+                    let Some(request) = read_request(&mut stream).await else {
+                        return;
                     };
                     if hangs(&request, seen.fetch_add(1, Ordering::SeqCst)) {
                         // Held open, never answered, until the client gives up.
-                        let _ = stream.read(&mut chunk).await;
+                        let _ = stream.read(&mut [0u8; 64]).await;
                         return;
                     }
                     let reply = tokio::task::spawn_blocking(move || forward(&target, &request))
                         .await
                         .unwrap();
-                    let mut response = format!("HTTP/1.1 {}\r\n", reply.status);
-                    for (name, value) in &reply.headers {
-                        response.push_str(&format!("{name}: {value}\r\n"));
-                    }
-                    response.push_str(&format!(
-                        "content-length: {}\r\nconnection: close\r\n\r\n",
-                        reply.body.len()
-                    ));
-                    let mut bytes = response.into_bytes();
-                    bytes.extend_from_slice(&reply.body);
-                    let _ = stream.write_all(&bytes).await;
+                    write_reply(&mut stream, &reply).await;
                 });
             }
         });

@@ -145,44 +145,12 @@ where
             };
             let (answer, host, record) = (answer.clone(), host.clone(), record.clone());
             tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut chunk).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&buf).to_string();
-                let mut lines = head.split("\r\n");
-                let target = lines
-                    .next()
-                    .and_then(|l| l.split_whitespace().nth(1))
-                    .unwrap_or("/")
-                    .to_string();
-                let headers = lines
-                    .filter_map(|l| l.split_once(':'))
-                    .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-                    .collect();
-                let seen = Seen {
-                    target,
-                    headers,
-                    at: Instant::now(),
+                let Some(seen) = read_request(&mut stream).await else {
+                    return;
                 };
                 record.lock().unwrap().push(seen.clone());
                 let reply = answer(&host, &seen);
-                let mut response = format!("HTTP/1.1 {}\r\n", reply.status);
-                for (name, value) in &reply.headers {
-                    response.push_str(&format!("{name}: {value}\r\n"));
-                }
-                response.push_str(&format!(
-                    "content-length: {}\r\nconnection: close\r\n\r\n",
-                    reply.body.len()
-                ));
-                let mut response = response.into_bytes();
-                response.extend_from_slice(&reply.body);
-                let _ = stream.write_all(&response).await;
-                let _ = stream.shutdown().await;
+                write_reply(&mut stream, &reply).await;
             });
         }
     });
@@ -205,6 +173,50 @@ pub fn a_night_passes(db: &Path) {
                  finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', finished_at, '-1 day');",
         )
         .unwrap();
+}
+
+/// Reads one HTTP/1.1 request's head; `None` when the client goes away first.
+pub async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Seen> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&buf).to_string();
+    let mut lines = head.split("\r\n");
+    let target = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .unwrap_or("/")
+        .to_string();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Some(Seen {
+        target,
+        headers,
+        at: Instant::now(),
+    })
+}
+
+/// Writes `reply` and closes the connection.
+pub async fn write_reply(stream: &mut tokio::net::TcpStream, reply: &Reply) {
+    let mut response = format!("HTTP/1.1 {}\r\n", reply.status);
+    for (name, value) in &reply.headers {
+        response.push_str(&format!("{name}: {value}\r\n"));
+    }
+    response.push_str(&format!(
+        "content-length: {}\r\nconnection: close\r\n\r\n",
+        reply.body.len()
+    ));
+    let mut response = response.into_bytes();
+    response.extend_from_slice(&reply.body);
+    let _ = stream.write_all(&response).await;
+    let _ = stream.shutdown().await;
 }
 
 /// Keeps the caller's settings out of a test: no RATEWATCH_* variable that ratewatch reads
