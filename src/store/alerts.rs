@@ -16,8 +16,9 @@ use crate::model::{Change, Color};
 
 /// The schema version the reports read: the alert rules' tables (`run_alerts`, `acks`)
 /// came with 0006 (a database read before cannot say which rows are alerts by the rules),
-/// the tables as they are now with 0011.
-pub const ALERTS_SCHEMA: i64 = super::COMPACT_SCHEMA;
+/// the tables as they are now with 0011, the color an alert compares with and the runs'
+/// delivery with 0017.
+pub const ALERTS_SCHEMA: i64 = 17;
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
 /// `ratewatch alerts test`, which must leave the database as it was.
@@ -81,43 +82,46 @@ pub struct Ack {
     pub note: Option<String>,
 }
 
-/// The rows of a run that may be alerts, by company: rated (or gone) rows whose company is
-/// red or black, changed color, went away, or shows an unknown color for the first time.
-const CANDIDATES: &str = "
-    SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color
-    FROM run_rows rr
-    JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
-    JOIN ratings r        ON r.id = rc.rating_id
-    LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
-    JOIN inputs i         ON i.id = rr.input_id
-    WHERE rr.run_id = ?1
-      AND (rr.status = 'rated' OR (rr.status = 'unresolved' AND rc.change = 'gone'))
-      AND (r.color IN ('red', 'black')
-           OR rc.change IN ('deteriorated', 'improved', 'changed', 'gone')
-           OR (rc.change = 'new'
-               AND r.color NOT IN ('green', 'yellow', 'red', 'black', 'white')))
-    ORDER BY rr.company, rr.line";
+/// Whether a row's previous rating is one no delivered run showed: first seen by a run
+/// whose summary and reports never went out (killed while writing them, or partway
+/// through before a changed file started afresh), or brought in by `sync-history`. Its
+/// change against that rating was never announced to anyone.
+const UNANNOUNCED: &str = "p.id IS NOT NULL
+    AND (p.first_run_id IS NULL
+         OR p.first_run_id IN (SELECT id FROM runs WHERE delivered_at IS NULL AND id <> ?1))";
 
-/// The same rows when an earlier run of the portfolio was never delivered (killed while
-/// writing its reports, or partway through before a changed file started afresh): every
-/// rated row, each with the color its company had in the last run of the portfolio that
-/// was delivered (`announced`), so that a change which the undelivered run saw first is
-/// still news now.
-const CATCHING_UP: &str = "
-    SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
-           (SELECT a.color FROM runs u
-              JOIN run_companies x ON x.run_id = u.id AND x.company = rr.company
-              JOIN ratings a       ON a.id = x.rating_id
-            WHERE u.portfolio = ?2 AND u.id < ?1 AND u.delivered_at IS NOT NULL
-            ORDER BY u.id DESC LIMIT 1)
-    FROM run_rows rr
-    JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
-    JOIN ratings r        ON r.id = rc.rating_id
-    LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
-    JOIN inputs i         ON i.id = rr.input_id
-    WHERE rr.run_id = ?1
-      AND (rr.status = 'rated' OR (rr.status = 'unresolved' AND rc.change = 'gone'))
-    ORDER BY rr.company, rr.line";
+/// The color a company had in the last delivered run of the portfolio (`?2`) that held it:
+/// what the portfolio was last told.
+const ANNOUNCED: &str = "SELECT a.color FROM runs u
+    JOIN run_companies x ON x.run_id = u.id AND x.company = rr.company
+    JOIN ratings a       ON a.id = x.rating_id
+    WHERE u.portfolio = ?2 AND u.id < ?1 AND u.delivered_at IS NOT NULL
+    ORDER BY u.id DESC LIMIT 1";
+
+/// The rows of a run that may be alerts, by company: rated (or gone) rows whose company is
+/// red or black, changed color, went away, or shows an unknown color for the first time;
+/// and those whose previous rating was never announced ([`UNANNOUNCED`]), with the color
+/// that was (`announced`, NULL when none was), against which they are judged instead.
+fn candidates() -> String {
+    format!(
+        "SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
+                {UNANNOUNCED} AS unannounced,
+                CASE WHEN {UNANNOUNCED} THEN ({ANNOUNCED}) END AS announced
+         FROM run_rows rr
+         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+         JOIN ratings r        ON r.id = rc.rating_id
+         LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
+         JOIN inputs i         ON i.id = rr.input_id
+         WHERE rr.run_id = ?1
+           AND (rr.status = 'rated' OR (rr.status = 'unresolved' AND rc.change = 'gone'))
+           AND (r.color IN ('red', 'black')
+                OR rc.change IN ('deteriorated', 'improved', 'changed', 'gone')
+                OR (rc.change = 'new'
+                    AND r.color NOT IN ('green', 'yellow', 'red', 'black', 'white'))
+                OR ({UNANNOUNCED}))
+         ORDER BY rr.company, rr.line"
+    )
+}
 
 /// Refs named in `run_alerts.refs` before the rest are counted.
 const MAX_REFS: usize = 20;
@@ -131,25 +135,30 @@ struct Gathered {
     change: Change,
     color: Color,
     previous: Option<Color>,
-    /// When catching up: the color last delivered to the portfolio (`None`: never).
-    announced: Option<Color>,
+    /// When the previous rating was never announced: the color last delivered to the
+    /// portfolio (`None` inside: none ever was).
+    announced: Option<Option<Color>>,
     passes: bool,
 }
 
 impl Gathered {
-    /// The change the alert announces, and the color it compares with: the history's,
-    /// or, when catching up on an undelivered run, against what was last delivered.
-    fn news(&self, catching_up: bool) -> (Change, Option<Color>) {
-        if !catching_up || self.change == Change::Gone {
+    /// The change the alert announces, and the color it compares with: the history's, or,
+    /// when the previous rating was never announced, what was last delivered.
+    fn news(&self) -> (Change, Option<Color>) {
+        let Some(announced) = self
+            .announced
+            .as_ref()
+            .filter(|_| self.change != Change::Gone)
+        else {
             return (self.change, self.previous.clone());
-        }
-        let before = self.announced.as_ref().map(|c| (c, None::<i64>));
+        };
+        let before = announced.as_ref().map(|c| (c, None::<i64>));
         let change = match Change::classify(before, &self.color, None) {
             // Same color as delivered: the history says whether it evolved.
             Change::Unchanged if self.change == Change::Evolved => Change::Evolved,
             change => change,
         };
-        (change, self.announced.clone())
+        (change, announced.clone())
     }
 }
 
@@ -186,11 +195,6 @@ impl Store {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .map_err(at)?;
-        // An earlier run of the portfolio that was never delivered: its news is this
-        // run's to announce (see `CATCHING_UP`).
-        let catching_up = !undelivered_before(&tx, &portfolio, run_id)
-            .map_err(at)?
-            .is_empty();
         let relisted_after = rules.repeat.after_seconds().and_then(|s| {
             let t: Timestamp = run_time.parse().ok()?;
             Some(time_text(t - jiff::SignedDuration::from_secs(s)))
@@ -202,12 +206,7 @@ impl Store {
             .map_err(at)?;
         let filtered = rules.min_exposure.is_some();
         let listed = {
-            let mut candidates = tx
-                .prepare(match catching_up {
-                    true => CATCHING_UP,
-                    false => CANDIDATES,
-                })
-                .map_err(at)?;
+            let mut candidates = tx.prepare(&candidates()).map_err(at)?;
             let mut insert = tx
                 .prepare(&format!(
                     "INSERT INTO {table}
@@ -236,7 +235,7 @@ impl Store {
                 .map_err(at)?;
             let mut listed = 0;
             let mut decide = |g: Gathered| -> rusqlite::Result<()> {
-                let (change, previous) = g.news(catching_up);
+                let (change, previous) = g.news();
                 let Some(kind) = AlertKind::of(change, &g.color) else {
                     return Ok(());
                 };
@@ -289,11 +288,7 @@ impl Store {
                 listed += u64::from(shown);
                 Ok(())
             };
-            let mut rows = match catching_up {
-                true => candidates.query(params![run_id, portfolio]),
-                false => candidates.query([run_id]),
-            }
-            .map_err(at)?;
+            let mut rows = candidates.query(params![run_id, portfolio]).map_err(at)?;
             let mut current: Option<Gathered> = None;
             while let Some(r) = rows.next().map_err(at)? {
                 let company: i64 = r.get(0).map_err(at)?;
@@ -322,11 +317,12 @@ impl Store {
                             change: Change::parse(&change).unwrap_or(Change::Unchanged),
                             color: Color::parse(&color),
                             previous: previous.map(|p| Color::parse(&p)),
-                            announced: match catching_up {
-                                true => r
-                                    .get::<_, Option<String>>(7)
-                                    .map_err(at)?
-                                    .map(|c| Color::parse(&c)),
+                            announced: match r.get::<_, bool>(7).map_err(at)? {
+                                true => Some(
+                                    r.get::<_, Option<String>>(8)
+                                        .map_err(at)?
+                                        .map(|c| Color::parse(&c)),
+                                ),
                                 false => None,
                             },
                             passes: false,

@@ -474,7 +474,8 @@ impl Store {
     pub fn resume_run(&mut self, run_id: i64) -> Result<(), StoreError> {
         self.conn
             .execute(
-                "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?1",
+                "UPDATE runs SET status = 'running', finished_at = NULL, delivered_at = NULL
+                 WHERE id = ?1",
                 [run_id],
             )
             .map(drop)

@@ -1970,6 +1970,42 @@ fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
 }
 
 #[test]
+fn a_change_an_undelivered_run_saw_waits_for_the_next_night_that_rates_its_company() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (a, b) = (uuid(1), uuid(2));
+    let night = |store: &mut Store, day: u32, rated: &[(Uuid, Color)]| {
+        let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
+        let rows: Vec<(&str, Seen)> = rated
+            .iter()
+            .map(|(c, color)| ("C", seen(*c, color.clone(), None, at, at)))
+            .collect();
+        screened(store, "p", &rows)
+    };
+    night(&mut store, 1, &[(a, Color::Green), (b, Color::Green)]);
+    let lost = night(&mut store, 2, &[(a, Color::Red), (b, Color::Yellow)]);
+    store
+        .conn
+        .execute("UPDATE runs SET delivered_at = NULL WHERE id = ?1", [lost])
+        .unwrap();
+    // The next night rates only b (a's row failed): a's change is not news yet…
+    let next = night(&mut store, 3, &[(b, Color::Yellow)]);
+    assert_eq!(
+        verdict(&store, next, b),
+        Some(("deteriorated".into(), true, false))
+    );
+    assert_eq!(verdict(&store, next, a), None);
+    // …nor lost: the night that rates a again announces it against what was delivered.
+    let later = night(&mut store, 4, &[(a, Color::Red), (b, Color::Yellow)]);
+    assert_eq!(verdict(&store, later, a), Some(("red".into(), true, false)));
+    let digest = store
+        .alert_digest(later, 50, 0.5, Verdicts::Recorded)
+        .unwrap();
+    assert_eq!(digest.listed.len(), 1, "b was announced the night before");
+    assert_eq!(digest.listed[0].previous, Some(Color::Green));
+}
+
+#[test]
 fn the_migrations_verdict_on_earlier_runs_is_the_one_the_rules_give() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("t.db")).unwrap();
