@@ -392,18 +392,11 @@ fn plural(n: &u64, one: &str, many: &str) -> String {
     crate::text::plural(*n, one, many)
 }
 
-fn count(run: &RunInfo, status: RowStatus) -> u64 {
-    run.by_status
-        .iter()
-        .find(|(s, _)| *s == status)
-        .map_or(0, |(_, n)| *n)
-}
-
 /// Each status with its count, in the order of [`RowStatus::ALL`].
 fn statuses(run: &RunInfo) -> Vec<(&'static str, u64)> {
     RowStatus::ALL
         .iter()
-        .map(|s| (s.as_str(), count(run, *s)))
+        .map(|s| (s.as_str(), run.rows_with(*s)))
         .collect()
 }
 
@@ -669,8 +662,8 @@ impl<W: Output> Format for HtmlReport<W> {
             style: STYLE,
             tiles: tiles(run),
             statuses: statuses(run),
-            failed: count(run, RowStatus::Failed),
-            ambiguous: count(run, RowStatus::Ambiguous),
+            failed: run.rows_with(RowStatus::Failed),
+            ambiguous: run.rows_with(RowStatus::Ambiguous),
             trend: Chart::of(run, &self.trend),
         };
         head.write_into(&mut self.out)?;

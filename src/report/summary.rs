@@ -81,13 +81,6 @@ impl<W: Output> Summary<W> {
     }
 }
 
-fn count(run: &RunInfo, status: RowStatus) -> u64 {
-    run.by_status
-        .iter()
-        .find(|(s, _)| *s == status)
-        .map_or(0, |(_, n)| *n)
-}
-
 use crate::text::{plural, printable};
 
 /// The day the service last recalculated the rating (`2026-11-20`), or `-`.
@@ -140,8 +133,13 @@ pub fn alert_table(listed: &[AlertLine]) -> String {
 /// What a run did not screen, when it did not screen every row: never "Nothing flagged"
 /// then, which would speak for rows that failed or that the run never reached.
 pub(super) fn unscreened(run: &RunInfo) -> Option<String> {
-    let failed = count(run, RowStatus::Failed);
-    if failed > 0 {
+    let failed = run.rows_with(RowStatus::Failed);
+    if run.screened_nobody() {
+        Some(format!(
+            "not one of the {} could be rated (NOTHING SCREENED)",
+            plural(run.rows, "row", "rows")
+        ))
+    } else if failed > 0 {
         Some(plural(
             failed,
             "row was not screened",
@@ -210,8 +208,8 @@ impl<W: Output> Format for Summary<W> {
         };
         let listed = &digest.listed[..room.min(digest.listed.len())];
         let unlisted = alerts - listed.len() as u64;
-        let failed = count(&run, RowStatus::Failed);
-        let rated = count(&run, RowStatus::Rated);
+        let failed = run.rows_with(RowStatus::Failed);
+        let rated = run.rows_with(RowStatus::Rated);
         let mut text = String::new();
         // What makes the night loud comes first, whatever else follows, even under
         // --quiet; a remark (a note not opening with a word in capitals and a colon, like
@@ -258,8 +256,8 @@ impl<W: Output> Format for Summary<W> {
             // `ignored` only when a review ignored rows: most portfolios never do.
             let statuses = RowStatus::ALL
                 .iter()
-                .filter(|s| **s != RowStatus::Ignored || count(&run, **s) > 0)
-                .map(|s| format!("{} {}", count(&run, *s), s.as_str()))
+                .filter(|s| **s != RowStatus::Ignored || run.rows_with(**s) > 0)
+                .map(|s| format!("{} {}", run.rows_with(*s), s.as_str()))
                 .collect::<Vec<_>>()
                 .join(", ");
             text.push_str(&format!(
@@ -356,11 +354,11 @@ impl<W: Output> Format for Summary<W> {
                 if first.is_empty() {
                     continue;
                 }
-                let more = count(&run, status).saturating_sub(first.len() as u64);
+                let more = run.rows_with(status).saturating_sub(first.len() as u64);
                 text.push_str(&format!(
                     "{}:\n",
                     plural(
-                        count(&run, status),
+                        run.rows_with(status),
                         &format!("{} row", status.as_str()),
                         &format!("{} rows", status.as_str())
                     )
@@ -379,7 +377,7 @@ impl<W: Output> Format for Summary<W> {
                     plural(self.stale_after_days.into(), "day", "days")
                 ));
             }
-            let ambiguous = count(&run, RowStatus::Ambiguous);
+            let ambiguous = run.rows_with(RowStatus::Ambiguous);
             if ambiguous > 0 {
                 text.push_str(&format!(
                     "{} several companies: the candidates are in the reports; add city/postcode or company_id\n",
@@ -638,6 +636,24 @@ mod tests {
             text.contains("1 invalid row:\n  C-12 (line 12): country: \"Frnace\" is not a country code; did you mean FR?"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_run_that_rated_nobody_is_never_called_quiet() {
+        let mut nobody = run(5, 0);
+        nobody.by_status = RowStatus::ALL
+            .iter()
+            .map(|s| (*s, if *s == RowStatus::Unresolved { 5 } else { 0 }))
+            .collect();
+        nobody.by_color.clear();
+        assert_eq!(
+            unscreened(&nobody).as_deref(),
+            Some("not one of the 5 rows could be rated (NOTHING SCREENED)")
+        );
+        let text = render(nobody, &[], true);
+        assert!(text.starts_with("NOTHING SCREENED"), "{text}");
+        assert!(!text.contains("flagged"), "{text}");
+        assert_eq!(unscreened(&run(5, 0)), None);
     }
 
     #[test]
