@@ -49,6 +49,11 @@ pub enum Error {
     /// past what `--fail-on-shrink` accepts: not a quiet night.
     #[error("{0}")]
     NothingToScreen(String),
+
+    /// Asked to stop (a signal) before any row was screened: nothing was recorded, and
+    /// the next run starts the night again.
+    #[error("STOPPED: {0} before any row was screened; nothing was recorded: run again")]
+    Stopped(String),
     /// The address answers, but not as the rating service: a wrong `--base-url`, a proxy
     /// or a gateway. The kept lookup lists are not used for this: they would hide it.
     #[error(
@@ -105,6 +110,7 @@ impl Error {
             Error::Api(ApiError::NotFound { .. }) => ExitCode::Attention,
             Error::Api(_) | Error::KeyRefused { .. } => ExitCode::Fatal,
             Error::Io { .. } => ExitCode::Fatal,
+            Error::Stopped(_) => ExitCode::Partial,
         }
     }
 }

@@ -70,6 +70,11 @@ impl Halt {
         });
     }
 
+    /// Whether a stop was asked for.
+    pub fn is_asked(&self) -> bool {
+        self.0.borrow().is_some()
+    }
+
     /// Resolves once a stop is asked for, with its reason.
     async fn asked(&self) -> String {
         let mut asked = self.0.subscribe();
@@ -98,18 +103,18 @@ async fn guard(limiter: &Limiter, halt: &Halt, max_run_time: std::time::Duration
                 limiter.stop(ApiError::Halted { why });
                 return std::future::pending().await;
             }
+            () = tokio::time::sleep_until(deadline) => {
+                tracing::warn!("the run reached --max-run-time: calls stop");
+                limiter.stop(ApiError::Halted {
+                    why: format!(
+                        "the run reached its --max-run-time ({} s)",
+                        max_run_time.as_secs_f64()
+                    ),
+                });
+                return std::future::pending().await;
+            }
             _ = tick.tick() => {
                 limiter.check_waiting();
-                if tokio::time::Instant::now() >= deadline {
-                    tracing::warn!("the run reached --max-run-time: calls stop");
-                    limiter.stop(ApiError::Halted {
-                        why: format!(
-                            "the run reached its --max-run-time ({} s)",
-                            max_run_time.as_secs_f64()
-                        ),
-                    });
-                    return std::future::pending().await;
-                }
             }
         }
     }
@@ -308,8 +313,15 @@ async fn screen_logged(
         .for_columns(&reader.carried_columns());
     notes.extend(note);
     let lookups = tokio::select! {
-        lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes) => lookups?,
+        lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes) => lookups,
         () = &mut guarded => unreachable!("the guard never returns"),
+    };
+    // A signal before the run began: nothing to report, and nothing lost.
+    let lookups = match lookups {
+        Err(Error::Api(ApiError::Halted { why })) if request.halt.is_asked() => {
+            return Err(Error::Stopped(why));
+        }
+        lookups => lookups?,
     };
 
     let (run_id, resume) = match resumed {
@@ -330,11 +342,12 @@ async fn screen_logged(
         }
     };
     log.run_id = Some(run_id);
-    // A run before this one whose summary and reports never went out: its news is this
-    // run's to announce, whatever tonight's file holds, and the summary says so first.
+    // A run before this one whose summary and reports never went out: the alerts judge
+    // its changes against what was last delivered (`store::alerts`), and the summary
+    // says so first.
     for (undelivered, started_at) in store.undelivered_runs(&name, run_id).map_err(db_error)? {
         notes.push(format!(
-            "NOTE: run {undelivered} of {name} (started {started_at}) stopped before its summary and reports went out; the changes it found are announced here"
+            "NOTE: run {undelivered} of {name} (started {started_at}) stopped before its summary and reports went out; any change it found is announced here, or on the next night that rates the company"
         ));
     }
     let start = Started {
@@ -478,8 +491,15 @@ async fn screen_logged(
     log.report_ms = Some(reporting.elapsed().as_millis() as u64);
     // Delivered only now that the summary is out and the reports are in place: a run
     // that dies before this is announced by the next one.
-    if written.is_ok() {
-        store.mark_delivered(run_id).map_err(db_error)?;
+    // Not recorded (a database busy past its timeout): the next run announces the news
+    // again, which is better than never; the night's outcome stands.
+    if written.is_ok()
+        && let Err(e) = store.mark_delivered(run_id)
+    {
+        tracing::warn!(
+            "{}: {e}; the next run announces this run's news again",
+            db.display()
+        );
     }
     let run = written.map_err(|e| match e {
         ReportError::Store(e) => db_error(e),

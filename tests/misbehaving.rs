@@ -1222,3 +1222,32 @@ fn a_service_clock_decades_off_dates_nothing_and_is_warned_about() {
         }
     }
 }
+
+#[test]
+fn sigterm_while_the_lookups_hang_stops_at_once_with_nothing_recorded() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 10);
+    let (base, _runtime) = hanging(&sim, |_, _| true);
+    let mut cmd = ws.screen_process_at(&base, &file, &ws.db());
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    // The database is open (and its lookups asked) once the lock file is there.
+    let lock = ws.path("ratewatch.db.lock");
+    let begun = Instant::now();
+    while !lock.exists() {
+        assert!(begun.elapsed() < Duration::from_secs(60), "never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on a child of this process that has not been waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let out = finished(child, Duration::from_secs(60));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("STOPPED: stopped by SIGTERM before any row was screened"),
+        "{stderr}"
+    );
+    assert_eq!(count(&ws.db(), "SELECT count(*) FROM runs"), 0);
+}

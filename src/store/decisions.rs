@@ -156,8 +156,16 @@ impl Store {
         let Some((candidates, rated)) = found else {
             return Ok(Vec::new());
         };
+        // Unreadable candidates are an error, never "it has no candidates".
         let mut offered: Vec<Candidate> = candidates
-            .and_then(|c| serde_json::from_str(&c).ok())
+            .map(|c| serde_json::from_str(&c))
+            .transpose()
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, e.into())
+            })
+            .map_err(StoreError::at(format!(
+                "reading the candidates of line {line} of run {run_id} (a JSON array)"
+            )))?
             .unwrap_or_default();
         offered.extend(rated);
         Ok(offered)
