@@ -779,18 +779,61 @@ impl Store {
              FROM {view} WHERE run_id = ?1 {} ORDER BY line",
             if alerts_only { "AND alert = 1" } else { "" }
         );
+        let announced = self.announced_otherwise(run_id)?;
         let mut stmt = self
             .conn
             .prepare(&sql)
             .map_err(StoreError::at(ctx.clone()))?;
         let mut rows = stmt.query([run_id]).map_err(StoreError::at(ctx.clone()))?;
         while let Some(r) = rows.next().map_err(StoreError::at(ctx.clone()))? {
-            let row = result_row(r).map_err(StoreError::at(ctx.clone()))?;
+            let mut row = result_row(r).map_err(StoreError::at(ctx.clone()))?;
+            // An alert judged against what was last delivered, not the history's previous
+            // observation (see `store::alerts`): the row says the change it announces.
+            if let (Some(company), Some(color)) = (row.company_id, &row.color)
+                && let Some(before) = announced.get(&company)
+            {
+                row.change = Some(Change::classify(
+                    before.as_ref().map(|c| (c, None::<i64>)),
+                    color,
+                    None,
+                ));
+                row.previous_color = before.clone();
+            }
             if let Err(e) = f(row) {
                 return Ok(Err(e));
             }
         }
         Ok(Ok(()))
+    }
+
+    /// The companies of a run whose alert compares with another color than the history's
+    /// previous one (a change an undelivered run saw first), with that color: few, read
+    /// at once.
+    fn announced_otherwise(
+        &self,
+        run_id: i64,
+    ) -> Result<std::collections::HashMap<Uuid, Option<Color>>, StoreError> {
+        let ctx = format!("reading the alerts of run {run_id}");
+        if migrate::check(&self.conn)? < alerts::ALERTS_SCHEMA {
+            return Ok(Default::default());
+        }
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT c.company_id, a.previous_color FROM run_alerts a
+                 JOIN companies c      ON c.id = a.company
+                 JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
+                 LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
+                 WHERE a.run_id = ?1 AND a.kind <> 'still' AND a.kind <> 'gone'
+                   AND a.previous_color IS NOT p.color",
+            )
+            .map_err(StoreError::at(ctx.clone()))?;
+        stmt.query_map([run_id], |r| {
+            let color: Option<String> = r.get(1)?;
+            Ok((keys::read_uuid(r, 0)?, color.map(|c| Color::parse(&c))))
+        })
+        .and_then(Iterator::collect)
+        .map_err(StoreError::at(ctx))
     }
 
     /// The writer for a run's results, on a connection of its own.

@@ -1953,6 +1953,22 @@ fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
     assert_eq!(digest.listed.len(), 1);
     assert_eq!(digest.listed[0].previous, Some(Color::Green));
     assert_eq!(digest.listed[0].color, Some(Color::Red));
+    // The reports' rows say the change the alert announces.
+    let mut rows = Vec::new();
+    store
+        .for_each_result(next, false, |row| {
+            rows.push(row);
+            Ok::<_, ()>(())
+        })
+        .unwrap()
+        .unwrap();
+    let c1 = rows.iter().find(|r| r.company_id == Some(a)).unwrap();
+    assert_eq!(
+        (c1.previous_color.clone(), c1.change, c1.alert),
+        (Some(Color::Green), Some(Change::Deteriorated), true)
+    );
+    let c2 = rows.iter().find(|r| r.company_id == Some(b)).unwrap();
+    assert_eq!(c2.change, Some(Change::Unchanged));
     // The history keeps the change where it happened, once.
     let changes: i64 = store
         .conn
