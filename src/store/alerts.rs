@@ -85,10 +85,12 @@ pub struct Ack {
 /// Whether a row's previous rating is one no delivered run showed: first seen by a run
 /// whose summary and reports never went out (killed while writing them, or partway
 /// through before a changed file started afresh), or brought in by `sync-history`. Its
-/// change against that rating was never announced to anyone.
+/// change against that rating was never announced to anyone. (A run still `running` is
+/// this one: with the run's lock held, any other was marked `interrupted`.)
 const UNANNOUNCED: &str = "p.id IS NOT NULL
     AND (p.first_run_id IS NULL
-         OR p.first_run_id IN (SELECT id FROM runs WHERE delivered_at IS NULL AND id <> ?1))";
+         OR p.first_run_id IN (SELECT id FROM runs
+                               WHERE delivered_at IS NULL AND status <> 'running'))";
 
 /// The color a company had in the last delivered run of the portfolio (`?2`) that held it:
 /// what the portfolio was last told.
