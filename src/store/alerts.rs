@@ -104,7 +104,7 @@ const ANNOUNCED: &str = "SELECT a.color FROM runs u
 /// red or black, changed color, went away, or shows an unknown color for the first time;
 /// and those whose previous rating was never announced ([`UNANNOUNCED`]), with the color
 /// that was (`announced`, NULL when none was), against which they are judged instead.
-fn candidates() -> String {
+pub(super) fn candidates() -> String {
     format!(
         "SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
                 {UNANNOUNCED} AS unannounced,

@@ -1134,6 +1134,34 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
 }
 
 #[test]
+fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("a.db")).unwrap();
+    let lines = plan(&store, &alerts::candidates());
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("SEARCH rr USING PRIMARY KEY (run_id=?)")),
+        "{lines:#?}"
+    );
+    // What the portfolio was last told is found through its runs, newest first, each
+    // asked for the company by its primary key.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("SEARCH u USING INDEX runs_by_portfolio (portfolio=? AND id<?)")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("SEARCH x USING PRIMARY KEY (run_id=? AND company=?)")),
+        "{lines:#?}"
+    );
+    assert_eq!(full_scans(&lines), Vec::<&String>::new(), "{lines:#?}");
+}
+
+#[test]
 fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("i.db")).unwrap();
