@@ -80,6 +80,9 @@ if [ $status -ne 0 ]; then
 fi
 REPORTS="${OUT:-.}/$(date -u +%Y-%m-%d)"
 mkdir -p "$REPORTS" || exit 4
+# Half-written reports a night killed while writing them left in its own folder (a run
+# removes those of its own folder itself); an hour old, so no run still writes them.
+find "${OUT:-.}" -maxdepth 2 -name '.report*.tmp' -mmin +60 -exec rm -f {} + 2>/dev/null
 
 "$RATEWATCH" screen "$PORTFOLIO" --out "$REPORTS"
 status=$?
