@@ -50,6 +50,13 @@ pub enum Error {
     #[error("{0}")]
     NothingToScreen(String),
 
+    /// Not one request of the run got an answer of any kind: the service was unreachable
+    /// all along, whatever the lookup lists kept from before let the run try.
+    #[error(
+        "service unreachable: not one request of this run got an answer (connections refused, reset or timed out); check the network and --base-url. Every row waits for the next run"
+    )]
+    Unreachable,
+
     /// Asked to stop (a signal) before any row was screened: nothing was recorded, and
     /// the next run starts the night again.
     #[error("STOPPED: {0} before any row was screened; nothing was recorded: run again")]
@@ -111,6 +118,7 @@ impl Error {
             Error::Api(_) | Error::KeyRefused { .. } => ExitCode::Fatal,
             Error::Io { .. } => ExitCode::Fatal,
             Error::Stopped(_) => ExitCode::Partial,
+            Error::Unreachable => ExitCode::Fatal,
         }
     }
 }

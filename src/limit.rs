@@ -101,10 +101,13 @@ pub struct Limiter {
     /// Since when calls have been made with no answer at all (timeouts, connections
     /// refused or dropped); `None` once the service answers anything.
     silent_since: Mutex<Option<Instant>>,
-    /// Requests sent and not yet answered or given up on, and since when none has been:
-    /// time with nothing asked is no silence of the service's.
+    /// Calls under way (a request, its retries and their waits), and since when none has
+    /// been: time with nothing asked is no silence of the service's.
     in_flight: std::sync::atomic::AtomicUsize,
     idle_since: Mutex<Option<Instant>>,
+    /// Requests sent, answered or not, and whether any got an answer.
+    attempts: AtomicU64,
+    heard_any: std::sync::atomic::AtomicBool,
     max_silence: Duration,
     policy: RetryPolicy,
     jitter: AtomicU64,
@@ -138,6 +141,8 @@ impl Limiter {
             silent_since: Mutex::new(None),
             in_flight: std::sync::atomic::AtomicUsize::new(0),
             idle_since: Mutex::new(None),
+            attempts: AtomicU64::new(0),
+            heard_any: std::sync::atomic::AtomicBool::new(false),
             max_silence: limits.max_silence,
             policy: limits.retry,
             jitter: AtomicU64::new(0x2545_f491_4f6c_dd1d),
@@ -179,6 +184,9 @@ impl Limiter {
         Fut: Future<Output = Result<T, ApiError>>,
     {
         let (mut failures, mut waits) = (0u32, 0u32);
+        // From here to the answer, retries and their waits included, the run is waiting on
+        // the service: that time may count as its silence.
+        let _busy = self.busy();
         loop {
             if let Some(e) = self.stopped.get() {
                 return Err(e.clone());
@@ -207,12 +215,9 @@ impl Limiter {
                     });
                 }
                 self.until_halted(self.wait_for_slot()).await?;
-                self.count(endpoint);
-                let result = {
-                    let _sent = self.sending();
-                    self.until_halted(call()).await?
-                };
-                self.heard(&result);
+                self.sending();
+                let result = self.until_halted(call()).await?;
+                self.heard(endpoint, &result);
                 if checks_key
                     && !matches!(
                         result,
@@ -298,34 +303,53 @@ impl Limiter {
         }
     }
 
-    /// A request leaves: if the service has been silent, the silence goes on. The request
-    /// counts as in flight until what is returned is dropped.
-    fn sending(&self) -> InFlight<'_> {
-        let now = Instant::now();
-        let mut since = self.silent_since.lock().unwrap_or_else(|p| p.into_inner());
+    /// A call begins: it counts as waiting on the service until what is returned is
+    /// dropped. Time with no call at all (the run's own work) is taken out of the silence.
+    fn busy(&self) -> InFlight<'_> {
         let idle = self
             .idle_since
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take();
-        *since = Some(match (*since, idle) {
-            (None, _) => now,
-            // The time nothing was asked is taken out of the silence.
-            (Some(silent), Some(idle)) if self.in_flight.load(Ordering::Acquire) == 0 => {
-                silent + now.saturating_duration_since(idle)
+        if let Some(idle) = idle
+            && self.in_flight.load(Ordering::Acquire) == 0
+        {
+            let mut since = self.silent_since.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(silent) = since.as_mut() {
+                *silent += Instant::now().saturating_duration_since(idle);
             }
-            (Some(silent), _) => silent,
-        });
+        }
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         InFlight(self)
     }
 
-    /// An answer of any kind (an error included) ends the silence; a request that never
-    /// got one does not.
-    fn heard<T>(&self, result: &Result<T, ApiError>) {
-        if !matches!(result, Err(ApiError::Transport { .. })) {
-            *self.silent_since.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    /// A request leaves: if the service has been silent, the silence goes on; else it
+    /// may begin now.
+    fn sending(&self) {
+        self.attempts.fetch_add(1, Ordering::Relaxed);
+        let mut since = self.silent_since.lock().unwrap_or_else(|p| p.into_inner());
+        since.get_or_insert_with(Instant::now);
+    }
+
+    /// An answer of any kind (an error included) ends the silence and counts as a call
+    /// spent. A request that never got one (refused, reset, timed out) does neither: it
+    /// is not counted, and gives its place in the call budget back.
+    fn heard<T>(&self, endpoint: &'static str, result: &Result<T, ApiError>) {
+        if matches!(result, Err(ApiError::Transport { .. })) {
+            if self.budget.is_some() {
+                self.spent.fetch_sub(1, Ordering::Relaxed);
+            }
+            return;
         }
+        self.count(endpoint);
+        self.heard_any.store(true, Ordering::Release);
+        *self.silent_since.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    /// Whether requests were sent and not one got an answer of any kind: the service was
+    /// unreachable for the whole run.
+    pub fn never_reached(&self) -> bool {
+        self.attempts.load(Ordering::Relaxed) > 0 && !self.heard_any.load(Ordering::Acquire)
     }
 
     /// How long calls have been made without any answer, if they have.
@@ -873,5 +897,36 @@ mod tests {
             matches!(stopped, Err(ApiError::Halted { .. })),
             "{stopped:?}"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn refused_connections_retried_trip_the_breaker_and_are_not_counted_as_calls() {
+        let limiter = Limiter::new(Limits {
+            max_silence: Duration::from_secs(60),
+            max_calls: Some(10),
+            retry: RetryPolicy {
+                retries: 1_000,
+                base_delay: Duration::from_secs(1),
+                max_delay: Duration::from_secs(10),
+            },
+            ..Limits::default()
+        });
+        let refused = || async {
+            Err::<(), _>(ApiError::Transport {
+                message: "connection refused".into(),
+                timeout: false,
+            })
+        };
+        let begun = Instant::now();
+        let r = limiter.call("rating", refused).await;
+        assert!(matches!(r, Err(ApiError::Halted { .. })), "{r:?}");
+        let took = begun.elapsed();
+        assert!(
+            took >= Duration::from_secs(60) && took < Duration::from_secs(80),
+            "a minute of refusals, backoff included: {took:?}"
+        );
+        assert!(limiter.never_reached());
+        assert_eq!(limiter.calls(), vec![], "no answer, no call spent");
+        assert!(!limiter.budget_reached(), "nor any of the budget");
     }
 }

@@ -400,6 +400,8 @@ async fn screen_logged(
     log.calls = calls.iter().map(|(_, n)| n).sum();
 
     let fatal = match outcome {
+        // Rows failed one by one, and the kept lookup lists hid it: no answer at all.
+        Ok(_) if limiter.never_reached() => Some(Error::Unreachable),
         Ok(ended) => {
             if ended.unconfirmed_not_found > 0 {
                 notes.push(format!(
@@ -420,10 +422,12 @@ async fn screen_logged(
         // What was committed stays; the run is marked so nobody mistakes it for complete.
         let _ = store.finish_run(run_id, RunStatus::Failed, &calls, &notes, &rules);
         // Alerts found before a refusal are still news: reported before the error.
-        if matches!(error, Error::KeyRefused { .. } | Error::Api(_))
-            && store
-                .rows_by_status(run_id)
-                .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0))
+        if matches!(
+            error,
+            Error::KeyRefused { .. } | Error::Api(_) | Error::Unreachable
+        ) && store
+            .rows_by_status(run_id)
+            .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0))
             && report::write_reports(&store, run_id, &request.reports, summary).is_ok()
         {
             let _ = store.mark_delivered(run_id);

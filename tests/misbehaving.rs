@@ -1251,3 +1251,40 @@ fn sigterm_while_the_lookups_hang_stops_at_once_with_nothing_recorded() {
     );
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM runs"), 0);
 }
+
+#[test]
+fn a_night_no_call_reached_is_unreachable_even_with_kept_lookups_and_spends_no_call() {
+    let (_sim, ws, file) = screened_once(30);
+    // A port nobody listens on: every connection refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let out = ws
+        .screen_at(&base, &file)
+        .args(["--retries", "1", "--retry-delay-ms", "10"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{text}\n{stderr}");
+    assert!(
+        stderr.contains("service unreachable: not one request"),
+        "{stderr}"
+    );
+    assert!(
+        text.contains("NOTE: the service's lookup lists could not be fetched"),
+        "the kept lists were used: {text}"
+    );
+    let calls: String = Connection::open(ws.db())
+        .unwrap()
+        .query_row("SELECT calls FROM runs WHERE id = 2", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(calls, "{}", "no answer, no call spent");
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM runs WHERE id = 2 AND status = 'failed'"
+        ),
+        1
+    );
+}
