@@ -136,9 +136,12 @@ pub enum Command {
 
     /// List the acknowledgements in force: the company, its color when acknowledged, when,
     /// until when, and the note.
+    ///
+    /// One is in force until its --until passes on this machine's clock, as `screen`
+    /// judges it at a run's start; --all lists those that ended too, marked expired.
     #[command(after_help = "Examples:\n  \
         ratewatch acks\n  \
-        ratewatch acks --json\n\n\
+        ratewatch acks --all --json\n\n\
         Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
     Acks(AcksArgs),
 
@@ -805,6 +808,11 @@ pub struct AckArgs {
 
 #[derive(Debug, Args)]
 pub struct AcksArgs {
+    /// List the acknowledgements whose --until has passed too, marked expired (STATUS in
+    /// the table, `expired` in --json and --csv).
+    #[arg(long)]
+    pub all: bool,
+
     #[command(flatten)]
     pub database: DatabaseArgs,
 

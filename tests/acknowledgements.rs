@@ -78,6 +78,78 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
         .success();
     let expired = night(&sim, &ws, 4);
     assert!(listed(&expired, "C-1004"), "{expired}");
+
+    // `acks` lists what the run would leave out, no more: the one that ended only with
+    // --all, marked expired.
+    ratewatch(&ws, &["ack", "C-1010", "--until", "2999-01-01"])
+        .assert()
+        .success();
+    let acks = |args: &[&str]| {
+        let out = ratewatch(&ws, args).assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout).to_string()
+    };
+    // Sorted: acknowledgements made in the same second have no order between them.
+    let refs = |json: &str| -> Vec<(String, bool)> {
+        let acks: Value = serde_json::from_str(json).unwrap();
+        let mut refs: Vec<(String, bool)> = acks
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                assert_eq!(a["until"].as_str().map(|u| u.len()), Some(20), "{a}");
+                (a["ref"].as_str().unwrap().to_string(), a["expired"] == true)
+            })
+            .collect();
+        refs.sort();
+        refs
+    };
+    assert_eq!(
+        refs(&acks(&["acks", "--json"])),
+        [("C-1010".to_string(), false)]
+    );
+    assert_eq!(
+        refs(&acks(&["acks", "--all", "--json"])),
+        [("C-1004".to_string(), true), ("C-1010".to_string(), false)]
+    );
+    let table = acks(&["acks"]);
+    assert!(
+        table.contains("C-1010") && table.contains("2999-01-01T00:00:00Z"),
+        "{table}"
+    );
+    assert!(
+        !table.contains("C-1004") && !table.contains("STATUS"),
+        "{table}"
+    );
+    let all = acks(&["acks", "--all"]);
+    let line = |reference: &str| {
+        all.lines()
+            .find(|l| l.contains(reference))
+            .unwrap_or_else(|| panic!("{reference} listed: {all}"))
+            .to_string()
+    };
+    assert!(
+        all.lines().next().unwrap().trim_end().ends_with("STATUS"),
+        "{all}"
+    );
+    assert!(line("C-1004").trim_end().ends_with("expired"), "{all}");
+    assert!(line("C-1004").contains("2026-01-01T00:00:00Z"), "{all}");
+    assert!(line("C-1010").trim_end().ends_with("in force"), "{all}");
+    let csv = acks(&["acks", "--all", "--csv"]);
+    assert!(
+        csv.starts_with("company_id,company_name,ref,color,acked_at,until,note,expired"),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("C-1004") && l.ends_with(",true")),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("C-1010") && l.ends_with(",false")),
+        "{csv}"
+    );
+    assert!(!acks(&["acks", "--csv"]).contains("C-1004"));
 }
 
 #[test]

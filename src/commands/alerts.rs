@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use jiff::Timestamp;
 use serde_json::json;
 
 use super::history::{Bound, find_company, parse_time};
@@ -90,7 +91,7 @@ pub fn ack(args: AckArgs, sources: Sources) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-const ACK_HEADERS: [&str; 7] = [
+const ACK_HEADERS: [&str; 8] = [
     "COMPANY_ID",
     "COMPANY",
     "REF",
@@ -98,9 +99,10 @@ const ACK_HEADERS: [&str; 7] = [
     "ACKED",
     "UNTIL",
     "NOTE",
+    "STATUS",
 ];
 
-const ACK_CSV_HEADERS: [&str; 7] = [
+const ACK_CSV_HEADERS: [&str; 8] = [
     "company_id",
     "company_name",
     "ref",
@@ -108,6 +110,7 @@ const ACK_CSV_HEADERS: [&str; 7] = [
     "acked_at",
     "until",
     "note",
+    "expired",
 ];
 
 pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
@@ -115,12 +118,37 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
     let fail = store_error(db);
     let store = open_read_only(db)?;
     store.require_schema(ALERTS_SCHEMA).map_err(fail)?;
-    let acks = store.acks().map_err(fail)?;
-    let lines: Vec<Vec<String>> = acks.iter().map(ack_line).collect();
+    // In force now, on this machine's clock, as a run starting now would judge them.
+    let acks = store.acks(Timestamp::now(), args.all).map_err(fail)?;
     let text = match Style::of(&args.listing) {
+        Style::Table if acks.is_empty() && args.all => "No acknowledgement.\n".to_string(),
         Style::Table if acks.is_empty() => "No acknowledgement in force.\n".to_string(),
-        Style::Table => output::table(&ACK_HEADERS, &lines),
-        Style::Csv => output::csv(&ACK_CSV_HEADERS, &lines)?,
+        // Without --all every one listed is in force: no column to say so.
+        Style::Table => {
+            let lines: Vec<Vec<String>> = acks
+                .iter()
+                .map(|a| {
+                    let mut line = ack_line(a);
+                    if args.all {
+                        line.push(if a.expired { "expired" } else { "in force" }.into());
+                    }
+                    line
+                })
+                .collect();
+            let columns = ACK_HEADERS.len() - usize::from(!args.all);
+            output::table(&ACK_HEADERS[..columns], &lines)
+        }
+        Style::Csv => {
+            let lines: Vec<Vec<String>> = acks
+                .iter()
+                .map(|a| {
+                    let mut line = ack_line(a);
+                    line.push(a.expired.to_string());
+                    line
+                })
+                .collect();
+            output::csv(&ACK_CSV_HEADERS, &lines)?
+        }
         Style::Json => output::json(&json!(
             acks.iter()
                 .map(|a| json!({
@@ -131,6 +159,7 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
                     "acked_at": a.acked_at,
                     "until": a.until,
                     "note": a.note,
+                    "expired": a.expired,
                 }))
                 .collect::<Vec<_>>()
         ))?,

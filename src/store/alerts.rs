@@ -80,6 +80,16 @@ pub struct Ack {
     pub acked_at: String,
     pub until: Option<String>,
     pub note: Option<String>,
+    /// Its `until` has passed: it no longer applies (listed by `acks --all` only).
+    pub expired: bool,
+}
+
+/// Whether the acknowledgement `a` is in force at the time `at` (a parameter or an
+/// expression, ISO 8601 UTC text as [`time_text`] writes it): it has no `until`, or its
+/// `until` is still to come. A run judges its acknowledgements at its start; `acks` at
+/// the moment it is asked, on the same rule.
+fn in_force(at: &str) -> String {
+    format!("(a.until IS NULL OR a.until > {at})")
 }
 
 /// Whether a row's previous rating is one no delivered run showed: first seen by a run
@@ -218,10 +228,10 @@ impl Store {
                 ))
                 .map_err(at)?;
             let mut ack = tx
-                .prepare(
-                    "SELECT 1 FROM acks WHERE company = ?1 AND color = ?2
-                         AND (until IS NULL OR until > ?3)",
-                )
+                .prepare(&format!(
+                    "SELECT 1 FROM acks a WHERE a.company = ?1 AND a.color = ?2 AND {}",
+                    in_force("?3")
+                ))
                 .map_err(at)?;
             let mut unack = tx
                 .prepare("DELETE FROM acks WHERE company = ?1 AND color <> ?2")
@@ -477,17 +487,21 @@ impl Store {
         Ok(Some(color))
     }
 
-    /// Every acknowledgement in force, newest first.
-    pub fn acks(&self) -> Result<Vec<Ack>, StoreError> {
+    /// The acknowledgements in force at `at` ([`in_force`]), newest first; with
+    /// `expired`, those whose `until` has passed too, marked.
+    pub fn acks(&self, at: Timestamp, expired: bool) -> Result<Vec<Ack>, StoreError> {
         let ctx = "reading the acknowledgements";
+        let in_force = in_force("?1");
         self.conn
-            .prepare(
-                "SELECT c.company_id, c.name, a.ref, a.color, a.acked_at, a.until, a.note
+            .prepare(&format!(
+                "SELECT c.company_id, c.name, a.ref, a.color, a.acked_at, a.until, a.note,
+                        NOT {in_force}
                  FROM acks a JOIN companies c ON c.id = a.company
-                 ORDER BY a.acked_at DESC, c.company_id",
-            )
+                 WHERE ?2 OR {in_force}
+                 ORDER BY a.acked_at DESC, c.company_id"
+            ))
             .and_then(|mut s| {
-                s.query_map([], |r| {
+                s.query_map(params![time_text(at), expired], |r| {
                     Ok(Ack {
                         company_id: read_uuid(r, 0)?.to_string(),
                         company_name: r.get(1)?,
@@ -496,6 +510,7 @@ impl Store {
                         acked_at: r.get(4)?,
                         until: r.get(5)?,
                         note: r.get(6)?,
+                        expired: r.get(7)?,
                     })
                 })?
                 .collect()

@@ -1897,10 +1897,78 @@ fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next
         Some(("still".into(), false, true)),
         "acknowledged: due again a week later, yet counted only"
     );
-    assert_eq!(store.acks().unwrap().len(), 1);
+    assert_eq!(store.acks(jiff::Timestamp::now(), true).unwrap().len(), 1);
     let run = night(&mut store, 16, Color::Black);
     assert_eq!(verdict(&store, run, a), Some(("black".into(), true, false)));
-    assert!(store.acks().unwrap().is_empty(), "the change ended it");
+    assert!(
+        store.acks(jiff::Timestamp::now(), true).unwrap().is_empty(),
+        "the change ended it"
+    );
+}
+
+#[test]
+fn an_acknowledgement_whose_until_passed_is_listed_only_with_the_expired_and_no_longer_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (ended, running, open) = (uuid(1), uuid(2), uuid(3));
+    let night = |store: &mut Store, at: &'static str| {
+        screened(
+            store,
+            "p",
+            &[
+                ("C-1", seen(ended, Color::Red, None, at, at)),
+                ("C-2", seen(running, Color::Red, None, at, at)),
+                ("C-3", seen(open, Color::Black, None, at, at)),
+            ],
+        )
+    };
+    night(&mut store, "2026-01-01T02:00:00Z");
+    for (company, until) in [
+        (ended, Some("2026-01-10T00:00:00Z")),
+        (running, Some("2026-01-20T00:00:00Z")),
+        (open, None),
+    ] {
+        store
+            .acknowledge(&company.to_string(), None, until, None)
+            .unwrap()
+            .unwrap();
+    }
+    let at = ts("2026-01-15T02:00:00Z");
+    let listed = |expired: bool| -> Vec<(String, bool)> {
+        let mut acks: Vec<(String, bool)> = store
+            .acks(at, expired)
+            .unwrap()
+            .into_iter()
+            .map(|a| (a.company_id, a.expired))
+            .collect();
+        acks.sort();
+        acks
+    };
+    assert_eq!(
+        listed(false),
+        [(running.to_string(), false), (open.to_string(), false)],
+        "in force: no until, or an until to come"
+    );
+    assert_eq!(
+        listed(true),
+        [
+            (ended.to_string(), true),
+            (running.to_string(), false),
+            (open.to_string(), false)
+        ],
+        "with the expired, marked"
+    );
+    // An until at the very moment has passed, for the listing as for a run.
+    assert_eq!(
+        store.acks(ts("2026-01-20T00:00:00Z"), false).unwrap().len(),
+        1
+    );
+
+    // A run at the same moment judges them alike: the one that ended no longer applies.
+    let run = night(&mut store, "2026-01-15T02:00:00Z");
+    assert_eq!(verdict(&store, run, ended).map(|v| v.2), Some(false));
+    assert_eq!(verdict(&store, run, running).map(|v| v.2), Some(true));
+    assert_eq!(verdict(&store, run, open).map(|v| v.2), Some(true));
 }
 
 #[test]
