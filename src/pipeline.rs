@@ -510,6 +510,15 @@ impl Pipeline {
         {
             return match decision.verdict {
                 Verdict::Accept(company) => {
+                    // Its description, when the database has none yet, is the candidate
+                    // the search offered: the reports name the company, never only its id.
+                    self.store
+                        .send(Record::Accepted {
+                            company,
+                            search_key: decision.search_key.clone(),
+                            country: query.country().to_uppercase(),
+                        })
+                        .map_err(Fatal::Store)?;
                     let mut screened = self.screen_known(record, company).await?;
                     if screened.vanished.is_some() {
                         screened.record.error = Some(format!(

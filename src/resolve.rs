@@ -91,6 +91,14 @@ impl Query {
         }
     }
 
+    /// The country searched in, as given.
+    pub fn country(&self) -> &str {
+        match self {
+            Query::ById { country, .. } => country,
+            Query::ByName(q) => &q.country,
+        }
+    }
+
     /// The name of the endpoint the search uses, for call counts.
     pub fn endpoint(&self) -> &'static str {
         match self {

@@ -36,7 +36,7 @@ fn quick() -> Policy {
 
 /// One request as the receiver got it.
 #[derive(Debug, Clone)]
-struct Received {
+pub(crate) struct Received {
     method: String,
     target: String,
     /// Names in lower case.
@@ -46,16 +46,18 @@ struct Received {
 }
 
 impl Received {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap()
     }
 }
 
-type Log = Arc<Mutex<Vec<Received>>>;
+pub(crate) type Log = Arc<Mutex<Vec<Received>>>;
 
 /// A webhook receiver on a random loopback port: `status(n)` answers the n-th request
 /// (from 0), `None` never answers it. Returns its base URL (`http://127.0.0.1:PORT`).
-async fn receiver(status: impl Fn(usize) -> Option<u16> + Send + Sync + 'static) -> (String, Log) {
+pub(crate) async fn receiver(
+    status: impl Fn(usize) -> Option<u16> + Send + Sync + 'static,
+) -> (String, Log) {
     let listener = TcpListener::bind(loopback()).await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let log: Log = Arc::default();

@@ -523,3 +523,174 @@ fn a_run_in_progress_leaves_the_review_on_the_last_finished_run() {
     assert!(problem(&decided, "C-1018").is_none());
     assert_eq!(decided["decisions"].as_array().unwrap().len(), 2);
 }
+
+/// Takes away the description of these companies, leaving each known by its id alone (as
+/// `sync-history` or an older ratewatch left them): only the candidates can name them.
+fn undescribe(ws: &Workspace, companies: &[&str]) {
+    let db = rusqlite::Connection::open(ws.db()).unwrap();
+    for id in companies {
+        let uuid = uuid::Uuid::parse_str(id).unwrap();
+        let changed = db
+            .execute(
+                "UPDATE companies SET name = NULL, country = NULL, city = NULL,
+                     postcode = NULL, street_number = NULL, street_name = NULL
+                 WHERE company_id = ?1",
+                [uuid.as_bytes().as_slice()],
+            )
+            .unwrap();
+        assert_eq!(changed, 1, "{id}");
+    }
+}
+
+/// The name, country and city the database gives a company.
+fn described(ws: &Workspace, id: &str) -> (Option<String>, Option<String>, Option<String>) {
+    let db = rusqlite::Connection::open(ws.db()).unwrap();
+    let uuid = uuid::Uuid::parse_str(id).unwrap();
+    db.query_row(
+        "SELECT name, country, city FROM companies WHERE company_id = ?1",
+        [uuid.as_bytes().as_slice()],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn an_accepted_candidate_is_named_in_every_report_even_if_the_database_knew_only_its_id() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let candidates: Vec<Value> = problem(&listed(&ws), "C-1006").unwrap()["candidates"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let ids: Vec<&str> = candidates
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    // A candidate whose color changes on a later day, so that it becomes an alert.
+    let dataset = sim.server.dataset();
+    let (chosen, day) = (2..=400)
+        .find_map(|day| {
+            ids.iter()
+                .copied()
+                .find(|id| {
+                    let r = dataset.find_uuid(id.parse().unwrap()).unwrap();
+                    dataset.rating(r, day).color != dataset.rating(r, 1).color
+                })
+                .map(|id| (id, day))
+        })
+        .expect("a candidate changes color within the year");
+    let candidate = |id: &str| candidates.iter().find(|c| c["id"] == id).unwrap().clone();
+    let name = candidate(chosen)["name"].as_str().unwrap().to_string();
+    let city = candidate(chosen)["city"].as_str().unwrap().to_string();
+    undescribe(&ws, &ids);
+
+    // Accepting describes the company from the candidate picked, in the row's country.
+    review(&ws, &["accept", "C-1006", chosen])
+        .assert()
+        .success();
+    assert_eq!(
+        described(&ws, chosen),
+        (Some(name.clone()), Some("FR".into()), Some(city.clone()))
+    );
+
+    // A decision recorded without a description: the run describes the company from the
+    // search's cached candidates.
+    undescribe(&ws, &[chosen]);
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["company_id"], chosen);
+    assert_eq!(rows["C-1006"]["company_name"], name.as_str());
+    assert_eq!(rows["C-1006"]["country"], "FR");
+    assert_eq!(described(&ws, chosen).1.as_deref(), Some("FR"));
+
+    // Its color changes: the summary and the webhook name it, in its country.
+    sim.server.set_day(day);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (hook, received) = runtime.block_on(crate::delivery::receiver(|_| Some(200)));
+    let out = ws
+        .screen(&sim, &sample())
+        .args(["--notify-webhook", &format!("{hook}/hook")])
+        .assert()
+        .code(3);
+    let summary = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let line = summary
+        .lines()
+        .find(|l| l.trim_start().starts_with("C-1006"))
+        .unwrap_or_else(|| panic!("C-1006 is an alert: {summary}"));
+    let cells: Vec<&str> = line.split("  ").map(str::trim).collect();
+    assert!(cells.contains(&name.as_str()), "{line}");
+    assert!(cells.contains(&"FR"), "{line}");
+    let document = received.lock().unwrap()[0].json();
+    let alert = document["alerts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| {
+            a["refs"]
+                .as_str()
+                .unwrap()
+                .split(", ")
+                .any(|r| r == "C-1006")
+        })
+        .unwrap_or_else(|| panic!("C-1006 is posted: {document:#}"))
+        .clone();
+    assert_eq!(alert["company_id"], chosen);
+    assert_eq!(alert["company_name"], name.as_str());
+    assert_eq!(alert["country"], "FR");
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["company_name"], name.as_str());
+    let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
+    assert!(
+        html.contains(&html_escaped(&name)),
+        "the HTML report names it"
+    );
+
+    // Another candidate, accepted through the exported CSV, is described the same way.
+    review(&ws, &["revoke", "C-1006"]).assert().success();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let other = *ids.iter().find(|id| **id != chosen).unwrap();
+    undescribe(&ws, &[other]);
+    let exported = ws.path("review.csv");
+    review(&ws, &["export", "--out", exported.to_str().unwrap()])
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&exported).unwrap();
+    let filled: String = text
+        .lines()
+        .map(|l| {
+            if l.contains(other) {
+                format!("{l}accept\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&exported, filled).unwrap();
+    review(&ws, &["import", exported.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("1 accepted"));
+    let other_name = candidate(other)["name"].as_str().unwrap().to_string();
+    assert_eq!(
+        described(&ws, other),
+        (
+            Some(other_name.clone()),
+            Some("FR".into()),
+            Some(candidate(other)["city"].as_str().unwrap().to_string())
+        )
+    );
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["company_id"], other);
+    assert_eq!(rows["C-1006"]["company_name"], other_name.as_str());
+}
+
+/// Text as the HTML report writes it (`&` escaped).
+fn html_escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+}

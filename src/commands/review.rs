@@ -2,8 +2,9 @@
 //! (never a run still going, which may hold only part of the file), and the
 //! decisions that later runs apply to those rows (accept a company, or ignore the row).
 //!
-//! Listing only reads the database; a decision writes one row of `decisions` and nothing
-//! else: no change to any run or to the resolution cache, and no call to the service,
+//! Listing only reads the database; a decision writes one row of `decisions` (and an
+//! accepted company known without a name gets the description of the candidate picked),
+//! with no change to any run or to the resolution cache, and no call to the service,
 //! but one: `accept --force` of a company the row was not offered asks the service for its
 //! rating first, through the limiter as every call, and records nothing if it is unknown.
 
@@ -329,6 +330,7 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
         }
         confirm_known(reference, company, &args.service_args, &sources).await?;
     }
+    describe_accepted(&mut store, db, company, &searched.rows)?;
     record(
         &mut store,
         db,
@@ -336,6 +338,25 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
         Verdict::Accept(company),
         searched.keys,
     )
+}
+
+/// Describes an accepted company from the candidate the rows were offered it as, so that
+/// the reports name it (a company known without a name; see `Store::describe_accepted`).
+fn describe_accepted(
+    store: &mut Store,
+    db: &Path,
+    company: uuid::Uuid,
+    rows: &[(i64, u64)],
+) -> Result<(), Error> {
+    for (run_id, line) in rows {
+        if store
+            .describe_accepted(*run_id, *line, company)
+            .map_err(store_error(db))?
+        {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// The refusal of a company the row was not offered, with the ones it was.
@@ -641,19 +662,18 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let mut searched = searches(&store, &lookups, &references).map_err(fail)?;
     let mut decided = Vec::new();
     for (reference, verdict) in verdicts {
-        let keys = searched
+        let Searched { keys, rows } = searched
             .remove(&reference)
             .expect("every ref asked is answered")
-            .map_err(|e| wrong(e.to_string()))?
-            .keys;
-        decided.push((reference, verdict, keys));
+            .map_err(|e| wrong(e.to_string()))?;
+        decided.push((reference, verdict, keys, rows));
     }
     let decided_at = now_text();
     let source = std::fs::canonicalize(path)
         .unwrap_or_else(|_| path.clone())
         .display()
         .to_string();
-    for (reference, verdict, keys) in &decided {
+    for (reference, verdict, keys, rows) in &decided {
         for search_key in keys {
             store
                 .decide(&Decision {
@@ -665,8 +685,16 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
                 })
                 .map_err(fail)?;
         }
+        if let Verdict::Accept(company) = verdict {
+            describe_accepted(&mut store, db, *company, rows)?;
+        }
     }
-    let count = |v: &str| decided.iter().filter(|(_, d, _)| d.as_str() == v).count();
+    let count = |v: &str| {
+        decided
+            .iter()
+            .filter(|(_, d, _, _)| d.as_str() == v)
+            .count()
+    };
     let mut text = format!(
         "{} accepted, {} ignored, {} with every candidate rejected; the next run applies them.\n",
         count("accept"),

@@ -2,13 +2,15 @@
 //! review reads: the latest finished run of each portfolio and the input rows it read.
 //!
 //! A decision is keyed by the row's reference and the search it makes; it never changes
-//! the resolution cache, which holds only what the service answered.
+//! the resolution cache, which holds only what the service answered. An accepted company
+//! is described from the candidate picked (see [`describe_candidate`]), so the reports
+//! name it.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
 use super::keys::read_uuid;
-use super::{Store, StoreError};
+use super::{Store, StoreError, now_seconds};
 use crate::model::{Candidate, Decision, InputRow, Verdict};
 
 /// The latest finished run of one portfolio.
@@ -171,6 +173,37 @@ impl Store {
         Ok(offered)
     }
 
+    /// Describes the company accepted for the row on `line` of a run from the candidate
+    /// it was offered as: its name, city and postcode, and the country the row searched
+    /// in. Only a company the database knows without a name is changed (one described by
+    /// the service in full keeps that description); a company it does not know yet is left
+    /// to the next run, which describes it from the cached search. Whether it changed.
+    pub fn describe_accepted(
+        &mut self,
+        run_id: i64,
+        line: u64,
+        company: Uuid,
+    ) -> Result<bool, StoreError> {
+        let Some(candidate) = self
+            .offered(run_id, line)?
+            .into_iter()
+            .find(|c| c.id == company)
+        else {
+            return Ok(false);
+        };
+        let country = self
+            .run_input(run_id, line)?
+            .and_then(|row| row.country)
+            .unwrap_or_default();
+        let ctx = format!("describing company {company}");
+        let Some(key) = self.company_key(company).map_err(StoreError::at(&ctx))? else {
+            return Ok(false);
+        };
+        describe_candidate(&self.conn, key, &candidate, &country)
+            .map(|changed| changed > 0)
+            .map_err(StoreError::at(ctx))
+    }
+
     /// The input row a run read on `line`.
     pub fn run_input(&self, run_id: i64, line: u64) -> Result<Option<InputRow>, StoreError> {
         Ok(self
@@ -227,6 +260,36 @@ impl Store {
             .map(|found| found.is_some())
             .map_err(StoreError::at("reading the schema"))
     }
+}
+
+/// Gives the company with internal key `company` the description of a candidate: the
+/// name, city and postcode the service listed it with, and `country`, the country of the
+/// search that found it (a candidate does not carry its own). Only a company without a
+/// name is changed, and only in the parts it lacks: a description the service gave in full
+/// (with its street) is never replaced by a candidate's shorter one. How many rows changed.
+pub(super) fn describe_candidate(
+    conn: &Connection,
+    company: i64,
+    candidate: &Candidate,
+    country: &str,
+) -> rusqlite::Result<usize> {
+    conn.prepare_cached(
+        "UPDATE companies SET
+             name = ?2,
+             country = coalesce(nullif(country, ''), nullif(?3, '')),
+             city = coalesce(nullif(city, ''), nullif(?4, '')),
+             postcode = coalesce(nullif(postcode, ''), nullif(?5, '')),
+             updated_at = ?6
+         WHERE id = ?1 AND coalesce(name, '') = '' AND ?2 <> ''",
+    )?
+    .execute(params![
+        company,
+        candidate.name,
+        country.trim().to_uppercase(),
+        candidate.city,
+        candidate.postcode,
+        now_seconds()
+    ])
 }
 
 /// An input row read from `line, ref, country, service, external_id, name, street_number,

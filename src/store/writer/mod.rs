@@ -106,6 +106,14 @@ pub enum Record {
         company_id: Option<Uuid>,
         candidates: Vec<Candidate>,
     },
+    /// A company a review accepted for a row that searches `search_key` in `country`: if
+    /// the database knows it without a name, it is described from the candidate the cached
+    /// search listed it as.
+    Accepted {
+        company: Uuid,
+        search_key: String,
+        country: String,
+    },
     /// A rating fetched in this run.
     Observation(model::Rating),
     /// A company's latest rating (`ratings.id`), used as it is instead of fetched.
@@ -446,6 +454,11 @@ impl Writer {
                 }
                 Ok(())
             }
+            Record::Accepted {
+                company,
+                search_key,
+                country,
+            } => self.describe_accepted(company, &search_key, &country),
             Record::Observation(rating) => self.observe(&rating),
             Record::Reused { company, rating } => {
                 let company = self.company_key(company)?;

@@ -86,6 +86,28 @@ impl Writer {
         })
     }
 
+    /// Describes a company a review accepted, if it has no name, from the candidate the
+    /// cached answer to the row's search listed it as (see
+    /// [`crate::store::decisions::describe_candidate`]). A company the search did not
+    /// offer (accepted with `--force`) is described only by what the service said of it.
+    pub(super) fn describe_accepted(
+        &mut self,
+        company: Uuid,
+        search_key: &str,
+        country: &str,
+    ) -> Result<(), StoreError> {
+        let Some((cached, _, _)) = self.lookup_resolution(search_key)? else {
+            return Ok(());
+        };
+        let Some(candidate) = cached.candidates.iter().find(|c| c.id == company) else {
+            return Ok(());
+        };
+        let key = self.company_key(company)?;
+        crate::store::decisions::describe_candidate(self.conn(), key, candidate, country)
+            .map(drop)
+            .map_err(StoreError::at(format!("describing company {company}")))
+    }
+
     /// Adds a rating to the history (or confirms the latest one) and records the change.
     pub(super) fn observe(&mut self, rating: &model::Rating) -> Result<(), StoreError> {
         let ctx = "recording a rating";
