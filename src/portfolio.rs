@@ -241,7 +241,13 @@ impl Reading {
     pub fn notes(&self) -> Vec<String> {
         let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         let mut notes = Vec::new();
-        let rows = |n: u64| if n == 1 { "1 row".to_string() } else { format!("{n} rows") };
+        let rows = |n: u64| {
+            if n == 1 {
+                "1 row".to_string()
+            } else {
+                format!("{n} rows")
+            }
+        };
         if c.defaulted > 0
             && let Some(country) = &self.default_country
         {
@@ -277,7 +283,11 @@ impl Reading {
             )
         };
         let word = if c.spilled == 1 { "has" } else { "have" };
-        let at = if c.spilled_lines.len() == 1 { "line" } else { "lines" };
+        let at = if c.spilled_lines.len() == 1 {
+            "line"
+        } else {
+            "lines"
+        };
         notes.push(format!(
             "EXTRA FIELDS: {} {word} more fields than the header ({at} {}): a value with the delimiter in it, unquoted (e.g. 120 000,00)? {columns}",
             rows(c.spilled),
@@ -1096,7 +1106,10 @@ mod tests {
         assert!(got[0].extra_unreliable);
         assert_eq!(got[0].extra, [("Encours (€)".into(), "120 000".into())]);
         assert!(!got[1].extra_unreliable, "quoted: one field");
-        assert!(!got[2].extra_unreliable, "a trailing empty field moves nothing");
+        assert!(
+            !got[2].extra_unreliable,
+            "a trailing empty field moves nothing"
+        );
         assert_eq!(reading.counts(), (3, 0, 1));
         let notes = reading.notes();
         assert_eq!(notes.len(), 1, "{notes:?}");
@@ -1145,10 +1158,16 @@ mod tests {
         }
         assert_eq!(got[0].country.as_deref(), Some("FR"));
         assert!(got[0].country_defaulted);
-        assert!(matches!(validate(&got[0], &lookups()), Ok(Target::ByName(_))));
+        assert!(matches!(
+            validate(&got[0], &lookups()),
+            Ok(Target::ByName(_))
+        ));
         assert_eq!(got[1].country.as_deref(), Some("GB"));
         assert!(!got[1].country_defaulted);
-        assert_eq!(got[2].country, None, "its company is known: no country needed");
+        assert_eq!(
+            got[2].country, None,
+            "its company is known: no country needed"
+        );
         assert_eq!(reading.counts(), (3, 1, 0));
         assert_eq!(
             reading.notes(),
@@ -1156,8 +1175,16 @@ mod tests {
         );
         let l = lookups();
         assert_eq!(l.check_country("fr"), Ok("FR".into()));
-        assert!(l.check_country("US").unwrap_err().contains("no ratings for US"));
-        assert!(l.check_country("XX").unwrap_err().contains("not a country code"));
+        assert!(
+            l.check_country("US")
+                .unwrap_err()
+                .contains("no ratings for US")
+        );
+        assert!(
+            l.check_country("XX")
+                .unwrap_err()
+                .contains("not a country code")
+        );
     }
 
     #[test]

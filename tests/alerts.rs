@@ -507,7 +507,10 @@ fn an_exposure_split_by_an_unquoted_decimal_comma_is_shown_marked_and_named_by_i
         text.contains("EXTRA FIELDS: 1 row has more fields than the header (line 2)"),
         "{text}"
     );
-    assert!(!text.contains("CHECK THE FILE"), "one row is not many: {text}");
+    assert!(
+        !text.contains("CHECK THE FILE"),
+        "one row is not many: {text}"
+    );
     let refs: Vec<String> = listed(&text).into_iter().map(|l| l.refs).collect();
     assert_eq!(refs, ["SPLIT"], "shown rather than judged: {text}");
     let report = ws.report();
@@ -579,7 +582,9 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,Encours EUR"),
+        header.ends_with(
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,Encours EUR"
+        ),
         "{header}"
     );
     let kind = rows_by_ref(&report)["BIG"]["alert_kind"]
@@ -592,7 +597,10 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
         "{big_line}"
     );
     let small_line = csv.lines().find(|l| l.contains(",SMALL,")).unwrap();
-    assert!(small_line.ends_with(",,false,false,false,1000"), "{small_line}");
+    assert!(
+        small_line.ends_with(",,false,false,false,1000"),
+        "{small_line}"
+    );
 }
 
 #[test]

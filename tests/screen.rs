@@ -493,7 +493,9 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",stale,alert_kind,acknowledged,Encours EUR,SIREN,SIRET"),
+        header.ends_with(
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,Encours EUR,SIREN,SIRET"
+        ),
         "{header}"
     );
     let line = csv.lines().find(|l| l.contains(",C-3,")).unwrap();
@@ -694,5 +696,7 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
         .args(["--default-country", "XX"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("default_country (flag --default-country)"));
+        .stderr(predicate::str::contains(
+            "default_country (flag --default-country)",
+        ));
 }
