@@ -262,12 +262,19 @@ impl Rules {
     }
 
     /// Whether a row with this reference and these carried columns passes the filters.
-    /// A value that is not a number passes: what cannot be read is never silenced.
-    pub fn row_passes(&self, reference: Option<&str>, extra: &[(String, String)]) -> bool {
+    /// A value that is not a number passes: what cannot be read is never silenced. Nor
+    /// are carried columns read from a record with more fields than its header
+    /// (`extra_unreliable`: an unquoted `120 000,00` split in two): the row passes.
+    pub fn row_passes(
+        &self,
+        reference: Option<&str>,
+        extra: &[(String, String)],
+        extra_unreliable: bool,
+    ) -> bool {
         let Some(min) = &self.min_exposure else {
             return true;
         };
-        if reference.is_some_and(|r| self.watch.iter().any(|w| w == r)) {
+        if extra_unreliable || reference.is_some_and(|r| self.watch.iter().any(|w| w == r)) {
             return true;
         }
         let value = extra
@@ -392,14 +399,19 @@ mod tests {
             ..Rules::default()
         };
         let extra = |v: &str| vec![("Encours EUR".to_string(), v.to_string())];
-        assert!(rules.row_passes(Some("C-2"), &extra("60 000,00")));
-        assert!(!rules.row_passes(Some("C-2"), &extra("49999")));
-        assert!(rules.row_passes(Some("C-1"), &extra("10")));
-        assert!(!rules.row_passes(Some("C-2"), &extra("")));
-        assert!(!rules.row_passes(Some("C-2"), &[]));
+        assert!(rules.row_passes(Some("C-2"), &extra("60 000,00"), false));
+        assert!(!rules.row_passes(Some("C-2"), &extra("49999"), false));
+        assert!(rules.row_passes(Some("C-1"), &extra("10"), false));
+        assert!(!rules.row_passes(Some("C-2"), &extra(""), false));
+        assert!(!rules.row_passes(Some("C-2"), &[], false));
         assert!(
-            rules.row_passes(Some("C-2"), &extra("n/a")),
+            rules.row_passes(Some("C-2"), &extra("n/a"), false),
             "unreadable passes"
+        );
+        // `120 000,00` unquoted in a comma-separated file: `120 000` is not the amount.
+        assert!(
+            rules.row_passes(Some("C-2"), &extra("120 000"), true),
+            "a record with too many fields passes"
         );
     }
 

@@ -359,6 +359,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "FIELD=HEADER", value_parser = crate::portfolio::parse_mapping)]
     pub column: Vec<(String, String)>,
 
+    /// The country of a row whose country is empty (many ERPs leave it out for their own
+    /// country's customers), e.g. `--default-country FR`: a code the service knows. The
+    /// summary counts the rows that took it and the reports mark them (`country_defaulted`);
+    /// unset, such a row is invalid (`country: missing`).
+    #[arg(long, value_name = "CC")]
+    pub default_country: Option<String>,
+
     /// Make at most this many API calls in a calendar month (UTC), all runs on the database
     /// together, as they recorded them: a run may make what the month has left (and no more
     /// than --max-calls); once it is spent, a run makes no call and its rows wait.

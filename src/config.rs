@@ -80,6 +80,7 @@ pub enum Key {
     MaxWait,
     MaxSilence,
     MaxRunTime,
+    DefaultCountry,
     NotifyWebhook,
     MetricsFile,
     CsvDialect,
@@ -88,7 +89,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Key; 24] = [
+    pub const ALL: [Key; 25] = [
         Key::BaseUrl,
         Key::ApiKeyFile,
         Key::Timeout,
@@ -108,6 +109,7 @@ impl Key {
         Key::MaxWait,
         Key::MaxSilence,
         Key::MaxRunTime,
+        Key::DefaultCountry,
         Key::NotifyWebhook,
         Key::MetricsFile,
         Key::CsvDialect,
@@ -137,6 +139,7 @@ impl Key {
             Key::MaxWait => "max_wait",
             Key::MaxSilence => "max_silence",
             Key::MaxRunTime => "max_run_time",
+            Key::DefaultCountry => "default_country",
             Key::NotifyWebhook => "notify_webhook",
             Key::MetricsFile => "metrics_file",
             Key::CsvDialect => "csv_dialect",
@@ -167,6 +170,7 @@ impl Key {
             Key::MaxWait => "RATEWATCH_MAX_WAIT",
             Key::MaxSilence => "RATEWATCH_MAX_SILENCE",
             Key::MaxRunTime => "RATEWATCH_MAX_RUN_TIME",
+            Key::DefaultCountry => "RATEWATCH_DEFAULT_COUNTRY",
             Key::NotifyWebhook => "RATEWATCH_NOTIFY_WEBHOOK",
             Key::MetricsFile => "RATEWATCH_METRICS_FILE",
             Key::CsvDialect => "RATEWATCH_CSV_DIALECT",
@@ -849,6 +853,13 @@ const CSV_DIALECT: Spec<Dialect> = Spec {
     },
     valid: |_| true,
 };
+/// Two letters, taken in capitals; whether the service knows the code is checked against
+/// its lookup lists when a run has them.
+const COUNTRY: Spec<String> = Spec {
+    expected: "a two-letter country code, e.g. FR",
+    parse: |v| text(v).map(|t| t.trim().to_uppercase()),
+    valid: |c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()),
+};
 const CALLS: Spec<u64> = Spec {
     expected: "a whole number of calls",
     parse: whole,
@@ -890,6 +901,9 @@ pub struct Settings {
     /// The portfolio's fields → the file's own headers: `[columns]` in the file, then
     /// `--column` flags (a flag wins over the file for the same field).
     pub columns: ColumnMap,
+    /// The country of a row whose country is empty (an ERP that leaves it out for its own
+    /// country's customers); unset, such a row is `invalid`.
+    pub default_country: Sourced<Option<String>>,
     /// Where the run's alerts are POSTed when it ends.
     pub notify_webhook: Sourced<Option<WebhookUrl>>,
     /// The Prometheus textfile the run's figures are written to when it ends.
@@ -1030,6 +1044,14 @@ impl Settings {
                     .flat_map(|f| f.columns.iter().cloned())
                     .chain(run.into_iter().flat_map(|r| r.column.iter().cloned()))
                     .collect(),
+            ),
+            default_country: optional(
+                sources.pick(
+                    Key::DefaultCountry,
+                    &COUNTRY,
+                    run.and_then(|r| r.default_country.as_deref())
+                        .map(|c| c.trim().to_uppercase()),
+                )?,
             ),
             notify_webhook: optional(webhook(sources.pick(
                 Key::NotifyWebhook,
@@ -1324,7 +1346,7 @@ mod tests {
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
             endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\nretries = 1\nretry_delay_ms = 250\n\
             max_rps = 2.5\nmax_calls = 1000\nmax_calls_per_month = 50000\nmax_wait = 90\n\
-            max_silence = 45\nmax_run_time = 3600\n\
+            max_silence = 45\nmax_run_time = 3600\ndefault_country = \"fr\"\n\
             notify_webhook = \"https://hooks.example/in\"\nmetrics_file = \"ratewatch.prom\"\n\
             csv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
         let s = settings(&[], &[], text).unwrap();
@@ -1351,6 +1373,7 @@ mod tests {
         assert_eq!(s.max_silence.value, Duration::from_secs(45));
         assert_eq!(s.max_run_time.value, Duration::from_secs(3600));
         assert_eq!(s.csv_dialect.value, Dialect::Excel);
+        assert_eq!(s.default_country.value.as_deref(), Some("FR"));
         assert!(s.timestamped.value && s.quiet.value);
         for key in Key::ALL {
             let origin = match key {
@@ -1373,6 +1396,7 @@ mod tests {
                 Key::MaxWait => &s.max_wait.origin,
                 Key::MaxSilence => &s.max_silence.origin,
                 Key::MaxRunTime => &s.max_run_time.origin,
+                Key::DefaultCountry => &s.default_country.origin,
                 Key::NotifyWebhook => &s.notify_webhook.origin,
                 Key::MetricsFile => &s.metrics_file.origin,
                 Key::CsvDialect => &s.csv_dialect.origin,
@@ -1513,6 +1537,10 @@ mod tests {
             (
                 "csv_dialect = \"tsv\"",
                 "csv_dialect: expected \"standard\" or \"excel\", got \"tsv\"",
+            ),
+            (
+                "default_country = \"France\"",
+                "default_country: expected a two-letter country code, e.g. FR, got \"France\"",
             ),
         ];
         for (line, message) in cases {

@@ -347,6 +347,11 @@ pub struct InputRow {
     /// The columns ratewatch does not read (an exposure, a sales owner), carried through
     /// to the reports: (header, value), the filled ones only.
     pub extra: Vec<(String, String)>,
+    /// The row's country was empty and the run's `default_country` is in `country`.
+    pub country_defaulted: bool,
+    /// The record had more fields than the header (an unquoted `120 000,00` in a
+    /// comma-separated file): its carried columns may hold the wrong values.
+    pub extra_unreliable: bool,
 }
 
 /// A company as the service describes it (the client converts its answers into this).
@@ -484,6 +489,11 @@ pub struct ResultRow {
     /// The row's columns ratewatch does not read, as given: a JSON object in report.json.
     #[serde(serialize_with = "as_object")]
     pub extra: Vec<(String, String)>,
+    /// The row's country was empty: the run's `default_country` was screened instead.
+    pub country_defaulted: bool,
+    /// The record had more fields than its header: its carried columns (`extra`) may be
+    /// the wrong values, and `[alerts] min_exposure` does not judge them.
+    pub extra_unreliable: bool,
 }
 
 fn as_object<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
@@ -733,6 +743,8 @@ impl ResultRow {
             error: None,
             candidates: vec![],
             extra: vec![],
+            country_defaulted: false,
+            extra_unreliable: false,
         }
     }
 }
@@ -925,6 +937,8 @@ mod tests {
             error: None,
             candidates: vec![],
             extra: vec![],
+            country_defaulted: false,
+            extra_unreliable: false,
         }
     }
 

@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -195,6 +196,105 @@ pub struct Portfolio {
     reader: csv::Reader<Box<dyn Read + Send>>,
     record: csv::StringRecord,
     lines: LineIndex,
+    /// Fields of the header line: a record with more (filled) is read, but said.
+    header_fields: usize,
+    delimiter: u8,
+    /// The country of a row that gives none (`default_country`).
+    default_country: Option<String>,
+    counts: Arc<Mutex<ReadCounts>>,
+}
+
+/// What reading the rows noticed, counted as they are read.
+#[derive(Debug, Default)]
+struct ReadCounts {
+    rows: u64,
+    /// Rows whose empty country took the default.
+    defaulted: u64,
+    /// Rows with more filled fields than the header, and the first few of their lines.
+    spilled: u64,
+    spilled_lines: Vec<u64>,
+}
+
+/// Lines named in the note on records with too many fields.
+const SPILLED_LINES_NAMED: usize = 5;
+
+/// What reading a portfolio noticed, for the run's notes once its rows are read: kept by
+/// the run while the rows themselves go to the pipeline.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    counts: Arc<Mutex<ReadCounts>>,
+    delimiter: u8,
+    default_country: Option<String>,
+    carried: Vec<String>,
+}
+
+impl Reading {
+    /// Rows read so far, those whose country was defaulted, those with too many fields.
+    pub fn counts(&self) -> (u64, u64, u64) {
+        let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        (c.rows, c.defaulted, c.spilled)
+    }
+
+    /// The summary's lines on what was read: rows that took the default country, records
+    /// with more fields than the header (louder when many do: the delimiter or the quoting
+    /// is then wrong for the whole file).
+    pub fn notes(&self) -> Vec<String> {
+        let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut notes = Vec::new();
+        let rows = |n: u64| {
+            if n == 1 {
+                "1 row".to_string()
+            } else {
+                format!("{n} rows")
+            }
+        };
+        if c.defaulted > 0
+            && let Some(country) = &self.default_country
+        {
+            notes.push(format!(
+                "country: {} had none; {country} (default_country) was used",
+                rows(c.defaulted)
+            ));
+        }
+        if c.spilled == 0 {
+            return notes;
+        }
+        let delimiter = match self.delimiter {
+            b';' => "semicolon",
+            b'\t' => "tab",
+            _ => "comma",
+        };
+        if c.spilled >= 5 && c.spilled * 10 > c.rows {
+            notes.push(format!(
+                "CHECK THE FILE: {} of {} rows have more fields than the header: the delimiter ({delimiter}, detected from the header line) or the quoting is probably wrong (an amount such as 120 000,00 needs quotes in a comma-separated file; or export with semicolons)",
+                c.spilled, c.rows
+            ));
+        }
+        let mut lines: Vec<String> = c.spilled_lines.iter().map(u64::to_string).collect();
+        if c.spilled > lines.len() as u64 {
+            lines.push("…".into());
+        }
+        let columns = if self.carried.is_empty() {
+            "their fields after the one that split may be shifted".to_string()
+        } else {
+            format!(
+                "their carried columns ({}) may hold the wrong values: marked unreliable in the reports, and [alerts] min_exposure shows these rows rather than judging them",
+                self.carried.join(", ")
+            )
+        };
+        let word = if c.spilled == 1 { "has" } else { "have" };
+        let at = if c.spilled_lines.len() == 1 {
+            "line"
+        } else {
+            "lines"
+        };
+        notes.push(format!(
+            "EXTRA FIELDS: {} {word} more fields than the header ({at} {}): a value with the delimiter in it, unquoted (e.g. 120 000,00)? {columns}",
+            rows(c.spilled),
+            lines.join(", "),
+        ));
+        notes
+    }
 }
 
 /// Line numbers from byte offsets. The csv reader reports where it started parsing a
@@ -289,7 +389,27 @@ impl Portfolio {
             reader,
             record: csv::StringRecord::new(),
             lines: LineIndex::new(open()?),
+            header_fields: headers.len(),
+            delimiter,
+            default_country: None,
+            counts: Arc::default(),
         })
+    }
+
+    /// Gives a row with an empty country (and no `company_id`) this one, marked
+    /// `country_defaulted`; `None` leaves it empty (the row is then invalid).
+    pub fn set_default_country(&mut self, country: Option<String>) {
+        self.default_country = country;
+    }
+
+    /// What reading the rows notices, counted as they are read: for the run's notes.
+    pub fn reading(&self) -> Reading {
+        Reading {
+            counts: self.counts.clone(),
+            delimiter: self.delimiter,
+            default_country: self.default_country.clone(),
+            carried: self.carried_columns(),
+        }
     }
 
     /// Headers of the columns nothing reads, as the file spells them.
@@ -335,6 +455,32 @@ impl Portfolio {
                     .map(str::to_string)
             };
             let c = &self.columns;
+            // More filled fields than the header: a value holding the delimiter, unquoted
+            // (`120 000,00` in a comma-separated file). The row is read as its header
+            // says, and marked: the fields past the split are not what they seem.
+            let extra_unreliable = self
+                .record
+                .iter()
+                .skip(self.header_fields)
+                .any(|f| !f.trim().is_empty());
+            let mut country = cell(c.country).map(|v| v.to_uppercase());
+            let company_id = cell(c.company_id);
+            let country_defaulted =
+                country.is_none() && company_id.is_none() && self.default_country.is_some();
+            if country_defaulted {
+                country = self.default_country.clone();
+            }
+            {
+                let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+                counts.rows += 1;
+                counts.defaulted += u64::from(country_defaulted);
+                if extra_unreliable {
+                    counts.spilled += 1;
+                    if counts.spilled_lines.len() < SPILLED_LINES_NAMED {
+                        counts.spilled_lines.push(line);
+                    }
+                }
+            }
             // Identifier columns: the first filled is the row's, unless it names one itself.
             // The others are kept with the row, carried to the reports like any column
             // ratewatch does not read.
@@ -354,7 +500,7 @@ impl Portfolio {
             return Ok(Some(InputRow {
                 line,
                 reference: cell(c.reference),
-                country: cell(c.country).map(|v| v.to_uppercase()),
+                country,
                 service,
                 id,
                 name: cell(c.name),
@@ -363,7 +509,9 @@ impl Portfolio {
                 city: cell(c.city),
                 postcode: cell(c.postcode),
                 phone: cell(c.phone),
-                company_id: cell(c.company_id),
+                company_id,
+                country_defaulted,
+                extra_unreliable,
                 extra: c
                     .unused
                     .iter()
@@ -564,6 +712,21 @@ impl Lookups {
         Lookups::new(&countries, &services)
     }
 
+    /// A country given as a setting (`default_country`) checked as a row's is: the code
+    /// the service knows and rates, or why not.
+    pub fn check_country(&self, given: &str) -> Result<String, String> {
+        let code = country_code(given, self)?;
+        if !self.countries.contains(&code) {
+            return Err(format!(
+                "country: {code:?} is not a country code the service knows"
+            ));
+        }
+        if !self.rated(&code) {
+            return Err(format!("country: the service has no ratings for {code}"));
+        }
+        Ok(code)
+    }
+
     /// The service rates the ten countries of the spec, and registries are listed for
     /// their territories; elsewhere a search could never resolve and would waste a call.
     fn rated(&self, country: &str) -> bool {
@@ -629,18 +792,10 @@ pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
         return Ok(Target::Known(id));
     }
     let Some(given) = &row.country else {
-        return Err("country: missing".into());
+        return Err("country: missing (default_country gives one to such rows)".into());
     };
-    let code = country_code(given, lookups)?;
+    let code = lookups.check_country(given)?;
     let country = &code;
-    if !lookups.countries.contains(country) {
-        return Err(format!(
-            "country: {country:?} is not a country code the service knows"
-        ));
-    }
-    if !lookups.rated(country) {
-        return Err(format!("country: the service has no ratings for {country}"));
-    }
     match (&row.service, &row.id, &row.name) {
         (Some(service), Some(id), _) => {
             let known = lookups.services.get(country.as_str());
@@ -932,6 +1087,104 @@ mod tests {
 
         let (_d, path) = write(b"country,id\nFR,1\n");
         assert!(Portfolio::open(&path, &ColumnMap::default()).is_err());
+    }
+
+    #[test]
+    fn a_record_with_more_fields_than_its_header_is_read_marked_and_counted() {
+        let (_dir, path) = write(
+            b"ref,country,name,Encours (\xe2\x82\xac)\n\
+              C-1,FR,Acme,120 000,00\n\
+              C-2,FR,Beta,\"5 000,00\"\n\
+              C-3,FR,Gamma,7,\n",
+        );
+        let mut p = Portfolio::open(&path, &ColumnMap::default()).unwrap();
+        let reading = p.reading();
+        let mut got = Vec::new();
+        while let Some(r) = p.next_row().unwrap() {
+            got.push(r);
+        }
+        assert!(got[0].extra_unreliable);
+        assert_eq!(got[0].extra, [("Encours (€)".into(), "120 000".into())]);
+        assert!(!got[1].extra_unreliable, "quoted: one field");
+        assert!(
+            !got[2].extra_unreliable,
+            "a trailing empty field moves nothing"
+        );
+        assert_eq!(reading.counts(), (3, 0, 1));
+        let notes = reading.notes();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("EXTRA FIELDS: 1 row has more fields than the header (line 2)")
+                && notes[0].contains("(Encours (€))"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn many_records_with_too_many_fields_blame_the_delimiter_or_the_quoting() {
+        let mut csv = String::from("ref,country,name,Encours\n");
+        for i in 0..20 {
+            csv.push_str(&format!("C-{i},FR,Acme {i},{i} 000,00\n"));
+        }
+        let (_dir, path) = write(csv.as_bytes());
+        let mut p = Portfolio::open(&path, &ColumnMap::default()).unwrap();
+        while p.next_row().unwrap().is_some() {}
+        let notes = p.reading().notes();
+        assert!(
+            notes[0].starts_with("CHECK THE FILE: 20 of 20 rows")
+                && notes[0].contains("the delimiter (comma"),
+            "{notes:?}"
+        );
+        assert!(
+            notes[1].contains("(lines 2, 3, 4, 5, 6, …)"),
+            "the first few lines named: {notes:?}"
+        );
+    }
+
+    #[test]
+    fn an_empty_country_takes_the_default_unless_the_row_names_its_company() {
+        let (_dir, path) = write(
+            b"ref,country,name,company_id\n\
+              C-1,,Acme,\n\
+              C-2,gb,Beta,\n\
+              C-3,,Gamma,0b7f0a4e-7d3b-4a8e-9a53-1c1f1b2e3d4f\n",
+        );
+        let mut p = Portfolio::open(&path, &ColumnMap::default()).unwrap();
+        p.set_default_country(Some("FR".into()));
+        let reading = p.reading();
+        let mut got = Vec::new();
+        while let Some(r) = p.next_row().unwrap() {
+            got.push(r);
+        }
+        assert_eq!(got[0].country.as_deref(), Some("FR"));
+        assert!(got[0].country_defaulted);
+        assert!(matches!(
+            validate(&got[0], &lookups()),
+            Ok(Target::ByName(_))
+        ));
+        assert_eq!(got[1].country.as_deref(), Some("GB"));
+        assert!(!got[1].country_defaulted);
+        assert_eq!(
+            got[2].country, None,
+            "its company is known: no country needed"
+        );
+        assert_eq!(reading.counts(), (3, 1, 0));
+        assert_eq!(
+            reading.notes(),
+            ["country: 1 row had none; FR (default_country) was used"]
+        );
+        let l = lookups();
+        assert_eq!(l.check_country("fr"), Ok("FR".into()));
+        assert!(
+            l.check_country("US")
+                .unwrap_err()
+                .contains("no ratings for US")
+        );
+        assert!(
+            l.check_country("XX")
+                .unwrap_err()
+                .contains("not a country code")
+        );
     }
 
     #[test]

@@ -248,7 +248,7 @@ async fn screen_logged(
     let path = &request.portfolio;
     // The input is checked whole before anything is written.
     let survey = portfolio::survey(path)?;
-    let reader = Portfolio::open(path, &settings.columns)?;
+    let mut reader = Portfolio::open(path, &settings.columns)?;
     if Portfolio::open(path, &settings.columns)?
         .next_row()?
         .is_none()
@@ -323,6 +323,8 @@ async fn screen_logged(
         }
         lookups => lookups?,
     };
+    reader.set_default_country(default_country(settings, &lookups)?);
+    let reading = reader.reading();
 
     let (run_id, resume) = match resumed {
         Some((run_id, _)) => {
@@ -403,6 +405,8 @@ async fn screen_logged(
         // Rows failed one by one, and the kept lookup lists hid it: no answer at all.
         Ok(_) if limiter.never_reached() => Some(Error::Unreachable),
         Ok(ended) => {
+            // What reading the rows noticed: defaulted countries, records too long.
+            notes.extend(reading.notes());
             if ended.unconfirmed_not_found > 0 {
                 notes.push(format!(
                     "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else: their rows failed, to be screened again next run; check --base-url",
@@ -591,6 +595,9 @@ pub struct Preview {
     /// Whether the lookup lists were kept from an earlier run (else the rows are checked
     /// against the spec's countries and registries, any registry in any of them).
     pub lookups_kept: bool,
+    /// What reading the rows noticed, as a run says it (defaulted countries, records with
+    /// more fields than the header).
+    pub notes: Vec<String>,
 }
 
 impl Preview {
@@ -638,6 +645,8 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
         true => Lookups::new(&countries, &services),
         false => Lookups::of_the_spec(),
     };
+    reader.set_default_country(default_country(settings, &lookups)?);
+    let reading = reader.reading();
     let now = jiff::Timestamp::now();
     let max_age = options(request, Decisions::default());
     // Decisions of `review`, on a database that has them: a decided row costs no search.
@@ -707,6 +716,7 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     if preview.rows == 0 {
         return Err(header_only(path));
     }
+    preview.notes = reading.notes();
     let mut ratings = 0;
     for company in companies {
         let reused = match (&store, max_age.rating_max_age) {
@@ -845,6 +855,20 @@ async fn fetch_lookups(
         "NOTE: the service's lookup lists could not be fetched ({e}); the copy kept from an earlier run was used"
     ));
     Ok(Lookups::new(&countries, &services))
+}
+
+/// The `default_country` setting checked against the service's lookup lists, as a row's
+/// country is: a code it does not know stops the run before any row is screened.
+fn default_country(settings: &Settings, lookups: &Lookups) -> Result<Option<String>, Error> {
+    let Some(given) = &settings.default_country.value else {
+        return Ok(None);
+    };
+    lookups.check_country(given).map(Some).map_err(|why| {
+        Error::Config(format!(
+            "default_country ({}): {why}",
+            settings.default_country.origin
+        ))
+    })
 }
 
 /// The portfolio's rows, ending after the first error (which stops the run).

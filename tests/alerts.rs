@@ -478,6 +478,54 @@ fn with_two_steps_and_not_into_red_a_yellow_to_red_is_dropped_and_green_to_red_k
 }
 
 #[test]
+fn an_exposure_split_by_an_unquoted_decimal_comma_is_shown_marked_and_named_by_its_line() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let taken: Vec<CompanyRef> = candidates()
+        .filter(|r| matches!(data.rating(*r, 1).color, Color::Red | Color::Black))
+        .take(2)
+        .collect();
+    let [split, small] = taken[..] else {
+        unreachable!()
+    };
+    // `120 000,00` unquoted: the row has a field more than the header, and `Encours EUR`
+    // reads `120 000` — or, written `1 000,00`, a thousand hidden under min_exposure.
+    let csv = by_id(
+        &data,
+        &[("SPLIT", split, &["1 000,00"]), ("SMALL", small, &["1000"])],
+        &["Encours EUR"],
+    );
+    let ws = Workspace::new();
+    rules(
+        &ws,
+        "min_exposure = { column = \"Encours EUR\", value = 50000 }\n",
+    );
+    let file = ws.write("p.csv", csv.as_bytes());
+    let (code, text) = night(&ws, &sim, &file, 1, &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("EXTRA FIELDS: 1 row has more fields than the header (line 2)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("CHECK THE FILE"),
+        "one row is not many: {text}"
+    );
+    let refs: Vec<String> = listed(&text).into_iter().map(|l| l.refs).collect();
+    assert_eq!(refs, ["SPLIT"], "shown rather than judged: {text}");
+    let report = ws.report();
+    let rows = rows_by_ref(&report);
+    assert_eq!(rows["SPLIT"]["extra_unreliable"], true);
+    assert_eq!(rows["SPLIT"]["extra"]["Encours EUR"], "1 000");
+    assert_eq!(rows["SPLIT"]["alert"], true);
+    assert_eq!(rows["SMALL"]["extra_unreliable"], false);
+    assert_eq!(rows["SMALL"]["alert"], false);
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    let line = csv.lines().find(|l| l.contains(",SPLIT,")).unwrap();
+    assert!(line.ends_with(",false,true,1 000"), "{line}");
+}
+
+#[test]
 fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let sim = sample_sim();
     let data = sim.server.dataset().clone();
@@ -534,7 +582,9 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",stale,alert_kind,acknowledged,Encours EUR"),
+        header.ends_with(
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,Encours EUR"
+        ),
         "{header}"
     );
     let kind = rows_by_ref(&report)["BIG"]["alert_kind"]
@@ -543,11 +593,14 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
         .to_string();
     let big_line = csv.lines().find(|l| l.contains(",BIG,")).unwrap();
     assert!(
-        big_line.ends_with(&format!(",{kind},false,\"120 000,00\"")),
+        big_line.ends_with(&format!(",{kind},false,false,false,\"120 000,00\"")),
         "{big_line}"
     );
     let small_line = csv.lines().find(|l| l.contains(",SMALL,")).unwrap();
-    assert!(small_line.ends_with(",,false,1000"), "{small_line}");
+    assert!(
+        small_line.ends_with(",,false,false,false,1000"),
+        "{small_line}"
+    );
 }
 
 #[test]

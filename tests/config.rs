@@ -264,6 +264,7 @@ fn the_sample_config_file_is_valid_and_complete() {
             "max_calls_per_month",
             "notify_webhook",
             "metrics_file",
+            "default_country",
             "csv_dialect",
             "timestamped",
             "quiet",

@@ -492,11 +492,13 @@ fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
                 .lines()
                 .next()
                 .unwrap()
-                .ends_with(",last_refresh_date,stale,alert_kind,acknowledged")
+                .ends_with(
+                    ",last_refresh_date,stale,alert_kind,acknowledged,country_defaulted,extra_unreliable"
+                )
     );
     for line in csv.lines().skip(1) {
-        // `stale`, then `alert_kind` and `acknowledged`.
-        let stale = line.rsplit(',').nth(2).unwrap();
+        // `stale`, then `alert_kind`, `acknowledged` and the two marks of how it was read.
+        let stale = line.rsplit(',').nth(4).unwrap();
         assert_eq!(stale == "true", line.contains(",OLD-"), "{line}");
     }
     let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();

@@ -493,7 +493,9 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",stale,alert_kind,acknowledged,Encours EUR,SIREN,SIRET"),
+        header.ends_with(
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,Encours EUR,SIREN,SIRET"
+        ),
         "{header}"
     );
     let line = csv.lines().find(|l| l.contains(",C-3,")).unwrap();
@@ -630,4 +632,71 @@ fn a_dry_run_of_a_file_with_nothing_to_screen_is_refused_as_the_run_would_be() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("nothing to screen"));
+}
+
+#[test]
+fn an_empty_country_takes_default_country_and_the_row_says_so() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let file = ws.write(
+        "p.csv",
+        b"ref,country,service,id,name\n\
+          C-1,FR,SIREN,734531544,\n\
+          C-2,,SIREN,734531544,\n\
+          C-3,fr,SIRET,73453154400256,\n\
+          C-4,FR,,,Zhao Robotique Loire SA\n\
+          C-5,GB,,,\n\
+          C-6,FR,SIREN,734531544,\n",
+    );
+    // Without the setting, the row is invalid, as it always was.
+    let out = ws.screen(&sim, &file).output().unwrap();
+    assert_ne!(out.status.code(), Some(2), "{out:?}");
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-2"]["status"], "invalid");
+    assert_eq!(rows["C-2"]["country_defaulted"], false);
+
+    // The dry run counts it as the run does.
+    let dry = ws
+        .screen(&sim, &file)
+        .args(["--dry-run", "--default-country", "fr"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&dry.stdout);
+    assert!(said.contains("6 rows — 1 invalid"), "{said}");
+    assert!(
+        said.contains("country: 1 row had none; FR (default_country) was used"),
+        "{said}"
+    );
+
+    let out = ws
+        .screen(&sim, &file)
+        .args(["--default-country", "FR"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("country: 1 row had none; FR (default_country) was used"),
+        "{said}"
+    );
+    let report = ws.report();
+    let rows = rows_by_ref(&report);
+    assert_eq!(rows["C-2"]["status"], "rated", "{}", rows["C-2"]);
+    assert_eq!(rows["C-2"]["country"], "FR");
+    assert_eq!(rows["C-2"]["country_defaulted"], true);
+    assert_eq!(rows["C-2"]["company_id"], rows["C-1"]["company_id"]);
+    for r in ["C-1", "C-3", "C-4", "C-5", "C-6"] {
+        assert_eq!(rows[r]["country_defaulted"], false, "{r}");
+    }
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    let line = csv.lines().find(|l| l.contains(",C-2,")).unwrap();
+    assert!(line.ends_with(",true,false"), "{line}");
+
+    // A code the service does not know stops the run before any row: a setting is wrong.
+    ws.screen(&sim, &file)
+        .args(["--default-country", "XX"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "default_country (flag --default-country)",
+        ));
 }

@@ -175,6 +175,7 @@ fn value_of(s: &Settings, key: Key) -> (Value, &Origin) {
             json!(s.max_run_time.value.as_secs_f64()),
             &s.max_run_time.origin,
         ),
+        Key::DefaultCountry => (json!(s.default_country.value), &s.default_country.origin),
         // Shown without its credentials, as everywhere (the same redaction, the path cut).
         Key::NotifyWebhook => (
             json!(s.notify_webhook.value.as_ref().map(|u| u.redacted())),

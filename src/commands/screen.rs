@@ -172,6 +172,10 @@ fn preview_text(portfolio: &Path, p: &Preview) -> String {
         p.answered,
         p.searching
     ));
+    for note in &p.notes {
+        text.push_str(&crate::text::printable(note));
+        text.push('\n');
+    }
     let calls = p
         .calls
         .iter()

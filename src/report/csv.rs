@@ -14,7 +14,7 @@ use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
 /// spreadsheet macro reading by position keeps working.
-pub const COLUMNS: [&str; 20] = [
+pub const COLUMNS: [&str; 22] = [
     "line",
     "ref",
     "country",
@@ -35,6 +35,8 @@ pub const COLUMNS: [&str; 20] = [
     "stale",
     "alert_kind",
     "acknowledged",
+    "country_defaulted",
+    "extra_unreliable",
 ];
 
 /// Columns holding identifiers (the user's reference and the registry id), which Excel
@@ -166,7 +168,7 @@ impl<W: Output> Format for CsvReport<W> {
             .map(|c| format!("{} {}", c.id, c.name))
             .collect::<Vec<_>>()
             .join("; ");
-        let cells: [Cow<'_, str>; 20] = [
+        let cells: [Cow<'_, str>; 22] = [
             Cow::Owned(r.line.to_string()),
             text(&r.reference),
             text(&r.country),
@@ -187,6 +189,8 @@ impl<W: Output> Format for CsvReport<W> {
             flag(r.stale),
             Cow::Borrowed(r.alert_kind.map_or("", |k| k.as_str())),
             flag(r.acknowledged),
+            flag(r.country_defaulted),
+            flag(r.extra_unreliable),
         ];
         let dialect = self.dialect;
         let cells = cells
@@ -247,6 +251,8 @@ mod tests {
                 postcode: "C".into(),
             }],
             extra: vec![],
+            country_defaulted: false,
+            extra_unreliable: false,
         }
     }
 

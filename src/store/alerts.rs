@@ -118,7 +118,8 @@ pub(super) fn candidates() -> String {
     format!(
         "SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
                 {UNANNOUNCED} AS unannounced,
-                CASE WHEN {UNANNOUNCED} THEN ({ANNOUNCED}) END AS announced
+                CASE WHEN {UNANNOUNCED} THEN ({ANNOUNCED}) END AS announced,
+                rr.extra_unreliable
          FROM run_rows rr
          JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
          JOIN ratings r        ON r.id = rc.rating_id
@@ -308,7 +309,8 @@ impl Store {
                 let reference: Option<String> = r.get(2).map_err(at)?;
                 let passes = !filtered || {
                     let extra = extra_columns(r.get(3).map_err(at)?);
-                    rules.row_passes(reference.as_deref(), &extra)
+                    let unreliable = r.get::<_, i64>(9).map_err(at)? != 0;
+                    rules.row_passes(reference.as_deref(), &extra, unreliable)
                 };
                 if current.as_ref().is_some_and(|g| g.company != company)
                     && let Some(done) = current.take()

@@ -308,6 +308,6 @@ pub(super) fn input_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InputRow> {
         postcode: r.get(9)?,
         phone: r.get(10)?,
         company_id: r.get(11)?,
-        extra: Vec::new(),
+        ..InputRow::default()
     })
 }

@@ -95,6 +95,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "delivered_runs",
         include_str!("../../migrations/0017_delivered_runs.sql"),
     ),
+    (
+        18,
+        "rows_read_with_care",
+        include_str!("../../migrations/0018_rows_read_with_care.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

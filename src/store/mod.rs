@@ -52,6 +52,9 @@ pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 /// and times as seconds (0011): whatever reads those tables needs it, and a reading
 /// command on an older database says the next screening upgrades it.
 pub const COMPACT_SCHEMA: i64 = 11;
+/// The version from which `run_rows` says how each row was read (`country_defaulted`,
+/// `extra_unreliable`).
+pub const ROWS_READ_SCHEMA: i64 = 18;
 
 /// The schema version whose `runs` columns [`Store::run_info`] reads (`rows_ignored`):
 /// a reading command on an older database says the next screening upgrades it.
@@ -772,11 +775,18 @@ impl Store {
         } else {
             "run_results"
         };
+        // How each row was read (0018), by its key; nothing to say of an older database.
+        let read = if migrate::check(&self.conn)? >= ROWS_READ_SCHEMA {
+            "(SELECT x.country_defaulted FROM run_rows x WHERE x.run_id = v.run_id AND x.line = v.line),
+             (SELECT x.extra_unreliable FROM run_rows x WHERE x.run_id = v.run_id AND x.line = v.line)"
+        } else {
+            "0, 0"
+        };
         let sql = format!(
             "SELECT line, ref, country, service, external_id, name, status, company_id,
                     company_name, color, previous_color, change, last_change_date, alert,
-                    error, candidates, last_refresh_date, extra, {rules}
-             FROM {view} WHERE run_id = ?1 {} ORDER BY line",
+                    error, candidates, last_refresh_date, extra, {rules}, {read}
+             FROM {view} v WHERE run_id = ?1 {} ORDER BY line",
             if alerts_only { "AND alert = 1" } else { "" }
         );
         let announced = self.announced_otherwise(run_id)?;
@@ -921,6 +931,8 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         alert_kind: text(18)?.and_then(crate::alerts::AlertKind::parse),
         acknowledged: r.get::<_, Option<i64>>(19)?.unwrap_or(0) != 0,
         error: r.get(14)?,
+        country_defaulted: r.get::<_, Option<i64>>(20)?.unwrap_or(0) != 0,
+        extra_unreliable: r.get::<_, Option<i64>>(21)?.unwrap_or(0) != 0,
         candidates: candidates
             .and_then(|c| serde_json::from_str(c).ok())
             .unwrap_or_default(),

@@ -32,6 +32,8 @@ struct RunRow {
     company: Option<i64>,
     error: Option<String>,
     candidates: Option<String>,
+    country_defaulted: bool,
+    extra_unreliable: bool,
 }
 
 /// A row's input: its id once known, or what finds or stores it.
@@ -204,7 +206,7 @@ static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
 /// `INSERT OR REPLACE` of the outcomes of `rows`, whose inputs are known, in their order:
 /// a line given twice keeps its last outcome, as with one statement each.
 fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite::Result<()> {
-    insert(conn, &OUTCOMES, rows, true, |r| -> [ToSqlOutput<'_>; 7] {
+    insert(conn, &OUTCOMES, rows, true, |r| -> [ToSqlOutput<'_>; 9] {
         let Input::Known(input) = r.input else {
             unreachable!("inputs are found before outcomes are written")
         };
@@ -217,6 +219,8 @@ fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite:
             r.company.map_or_else(null, Into::into),
             r.error.as_deref().map_or_else(null, Into::into),
             r.candidates.as_deref().map_or_else(null, Into::into),
+            i64::from(r.country_defaulted).into(),
+            i64::from(r.extra_unreliable).into(),
         ]
     })
     .map(drop)
@@ -225,8 +229,8 @@ fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite:
 static OUTCOMES: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
         "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status_code, company, error,
-                                          candidates)",
-        7,
+                                          candidates, country_defaulted, extra_unreliable)",
+        9,
         "",
     )
 });
@@ -236,6 +240,8 @@ impl Writer {
     /// written with the next [`ROWS_PER_STATEMENT`] rows, or the next commit.
     pub(super) fn record_row(&mut self, row: RowRecord) -> Result<(), StoreError> {
         let line = row.input.line;
+        let (country_defaulted, extra_unreliable) =
+            (row.input.country_defaulted, row.input.extra_unreliable);
         let i = row.input;
         let mut fields: Fields = [
             i.reference,
@@ -272,6 +278,8 @@ impl Writer {
             company,
             error: row.error,
             candidates: candidates_json(&row.candidates),
+            country_defaulted,
+            extra_unreliable,
         });
         if self.rows.0.len() < ROWS_PER_STATEMENT {
             return Ok(());
