@@ -17,8 +17,8 @@ use crate::model::{Change, Color};
 /// The schema version the reports read: the alert rules' tables (`run_alerts`, `acks`)
 /// came with 0006 (a database read before cannot say which rows are alerts by the rules),
 /// the tables as they are now with 0011, the color an alert compares with and the runs'
-/// delivery with 0017.
-pub const ALERTS_SCHEMA: i64 = 17;
+/// delivery with 0017, how each row was read (which the exposure rule weighs) with 0018.
+pub const ALERTS_SCHEMA: i64 = super::ROWS_READ_SCHEMA;
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
 /// `ratewatch alerts test`, which must leave the database as it was.
