@@ -494,6 +494,10 @@ pub struct ResultRow {
     /// The record had more fields than its header: its carried columns (`extra`) may be
     /// the wrong values, and `[alerts] min_exposure` does not judge them.
     pub extra_unreliable: bool,
+    /// Not screened (invalid, unresolved, ambiguous), and named by the run's summary
+    /// tonight: new in that state, or due again (`store::Store::name_unscreened`).
+    #[serde(skip)]
+    pub named: bool,
 }
 
 fn as_object<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
@@ -745,6 +749,7 @@ impl ResultRow {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            named: false,
         }
     }
 }
@@ -939,6 +944,7 @@ mod tests {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            named: false,
         }
     }
 

@@ -700,3 +700,66 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
             "default_country (flag --default-country)",
         ));
 }
+
+/// The summary's `NOT SCREENED:` lines, under --quiet.
+fn not_screened(ws: &Workspace, sim: &Background, file: &Path) -> Vec<String> {
+    let out = ws.screen(sim, file).arg("--quiet").output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("NOT SCREENED:"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn customers_nobody_monitors_are_named_under_quiet_when_they_fall_out_and_weekly_after() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let file = ws.write("book.csv", &std::fs::read(sample()).unwrap());
+    let first = not_screened(&ws, &sim, &file);
+    let invalid = ws.report()["run"]["by_status"]["invalid"].as_u64().unwrap();
+    assert_eq!(first.len(), 3, "{first:#?}");
+    assert!(
+        first[0].starts_with(&format!(
+            "NOT SCREENED: {invalid} invalid rows (C-1019, C-1020, C-1021, C-1022, C-1023"
+        )) && first[0]
+            .ends_with("the row itself is wrong (see `error` in the reports): fix the export"),
+        "{first:#?}"
+    );
+    assert!(
+        first[1]
+            .starts_with("NOT SCREENED: 2 unresolved rows (C-1009, C-1018): no company matches"),
+        "{first:#?}"
+    );
+    assert!(
+        first[2].starts_with("NOT SCREENED: 1 ambiguous row (C-1006): several companies match"),
+        "{first:#?}"
+    );
+
+    // The next night: the same rows in the same state are not named again…
+    crate::common::a_night_passes(&ws.db());
+    assert_eq!(not_screened(&ws, &sim, &file), Vec::<String>::new());
+    // …but a row newly out is, alone.
+    let mut grown = std::fs::read_to_string(&file).unwrap();
+    grown.push_str("C-2001,,SIREN,552100554,,,,,\n");
+    ws.write("book.csv", grown.as_bytes());
+    crate::common::a_night_passes(&ws.db());
+    let next = not_screened(&ws, &sim, &file);
+    assert_eq!(next.len(), 1, "{next:#?}");
+    assert!(
+        next[0].starts_with("NOT SCREENED: 1 invalid row (C-2001)"),
+        "{next:#?}"
+    );
+
+    // A week after they were named, the rows still out are named again.
+    for _ in 0..7 {
+        crate::common::a_night_passes(&ws.db());
+    }
+    let week = not_screened(&ws, &sim, &file);
+    assert_eq!(week.len(), 3, "{week:#?}");
+    assert!(
+        week[0].starts_with(&format!("NOT SCREENED: {} invalid rows", invalid + 1)),
+        "{week:#?}"
+    );
+}

@@ -253,6 +253,7 @@ mod tests {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            named: false,
         }
     }
 

@@ -53,6 +53,9 @@ pub struct Summary<W: Output> {
     /// The first unresolved and invalid rows, with why.
     unresolved: Vec<String>,
     invalid: Vec<String>,
+    /// Rows not screened that the run names tonight (new in their state, or due again),
+    /// by reason: how many, and the refs of the first.
+    named: Vec<(RowStatus, u64, Vec<String>)>,
 }
 
 impl<W: Output> Summary<W> {
@@ -77,6 +80,14 @@ impl<W: Output> Summary<W> {
             stale: 0,
             unresolved: Vec::new(),
             invalid: Vec::new(),
+            named: [
+                RowStatus::Invalid,
+                RowStatus::Unresolved,
+                RowStatus::Ambiguous,
+            ]
+            .into_iter()
+            .map(|status| (status, 0, Vec::new()))
+            .collect(),
         }
     }
 }
@@ -133,15 +144,24 @@ pub fn alert_table(listed: &[AlertLine]) -> String {
 /// What a run did not screen, when it did not screen every row: never "Nothing flagged"
 /// then, which would speak for rows that failed or that the run never reached.
 pub(super) fn unscreened(run: &RunInfo) -> Option<String> {
-    let failed = run.rows_with(RowStatus::Failed);
+    // Every row but those rated and those a person chose to leave alone (`ignored`).
+    let not_screened: u64 = [
+        RowStatus::Failed,
+        RowStatus::Invalid,
+        RowStatus::Unresolved,
+        RowStatus::Ambiguous,
+    ]
+    .into_iter()
+    .map(|s| run.rows_with(s))
+    .sum();
     if run.screened_nobody() {
         Some(format!(
             "not one of the {} could be rated (NOTHING SCREENED)",
             plural(run.rows, "row", "rows")
         ))
-    } else if failed > 0 {
+    } else if not_screened > 0 {
         Some(plural(
-            failed,
+            not_screened,
             "row was not screened",
             "rows were not screened",
         ))
@@ -190,6 +210,18 @@ impl<W: Output> Format for Summary<W> {
             && first.len() < NAMED_PROBLEMS
         {
             first.push(printable(&named(row)));
+        }
+        if row.named
+            && let Some((_, count, refs)) = self.named.iter_mut().find(|(s, ..)| *s == row.status)
+        {
+            *count += 1;
+            if refs.len() < NAMED_PROBLEMS {
+                refs.push(printable(
+                    &row.reference
+                        .clone()
+                        .unwrap_or_else(|| format!("line {}", row.line)),
+                ));
+            }
         }
         Ok(())
     }
@@ -326,6 +358,39 @@ impl<W: Output> Format for Summary<W> {
                 text.push_str(&format!(
                     "  … and {unlisted} more in the reports
 "
+                ));
+            }
+        }
+        // Customers nobody monitors are named even under --quiet: the night they fall out,
+        // and again on the schedule of standing alerts (`run_rows.named`). Without
+        // --quiet every one is counted or named below, every night.
+        if self.quiet {
+            for (status, count, refs) in &self.named {
+                if *count == 0 {
+                    continue;
+                }
+                let more = if *count > refs.len() as u64 {
+                    ", …"
+                } else {
+                    ""
+                };
+                let why = match status {
+                    RowStatus::Invalid => {
+                        "the row itself is wrong (see `error` in the reports): fix the export"
+                    }
+                    RowStatus::Unresolved => {
+                        "no company matches: check the identifier, or decide with `ratewatch review`"
+                    }
+                    _ => "several companies match: choose with `ratewatch review`",
+                };
+                text.push_str(&format!(
+                    "NOT SCREENED: {} ({}{more}): {why}\n",
+                    plural(
+                        *count,
+                        &format!("{} row", status.as_str()),
+                        &format!("{} rows", status.as_str())
+                    ),
+                    refs.join(", ")
                 ));
             }
         }

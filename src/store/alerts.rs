@@ -363,6 +363,57 @@ impl Store {
         Ok(listed)
     }
 
+    /// Decides which rows of the run the summary names as not screened (invalid,
+    /// unresolved, ambiguous), and records it in `run_rows.named`: a row is named when its
+    /// state is new since the portfolio's last delivered run, or when no delivered run
+    /// named it in that state within the repeat rule's window (`repeat = "never"`: only
+    /// when new). Returns how many rows are named.
+    pub fn name_unscreened(&mut self, run_id: i64, rules: &Rules) -> Result<u64, StoreError> {
+        let ctx = format!("deciding the rows run {run_id} names");
+        let at = |e| StoreError::at(ctx.clone())(e);
+        let (started_at, portfolio): (String, String) = self
+            .conn
+            .query_row(
+                "SELECT started_at, portfolio FROM runs WHERE id = ?1",
+                [run_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(at)?;
+        let window_start = rules.repeat.after_seconds().and_then(|s| {
+            let t: Timestamp = started_at.parse().ok()?;
+            Some(time_text(t - jiff::SignedDuration::from_secs(s)))
+        });
+        let tx = self.conn.transaction().map_err(at)?;
+        tx.execute("UPDATE run_rows SET named = 0 WHERE run_id = ?1", [run_id])
+            .map_err(at)?;
+        // The same row in the same state in an earlier delivered run of the portfolio:
+        // by its line (the primary key), the same input and status.
+        let same = "o.line = n.line AND o.input_id = n.input_id AND o.status_code = n.status_code";
+        let named = tx
+            .execute(
+                &format!(
+                    "UPDATE run_rows AS n SET named = 1
+                     WHERE n.run_id = ?1 AND n.status_code IN (1, 2, 3)
+                       AND (NOT EXISTS (SELECT 1 FROM run_rows o
+                                        WHERE o.run_id = (SELECT max(id) FROM runs
+                                                          WHERE portfolio = ?2 AND id < ?1
+                                                            AND delivered_at IS NOT NULL)
+                                          AND {same})
+                            OR (?3 IS NOT NULL
+                                AND NOT EXISTS (SELECT 1 FROM runs u
+                                                JOIN run_rows o ON o.run_id = u.id
+                                                WHERE u.portfolio = ?2 AND u.id < ?1
+                                                  AND u.delivered_at IS NOT NULL
+                                                  AND u.started_at > ?3
+                                                  AND o.named = 1 AND {same})))"
+                ),
+                params![run_id, portfolio, window_start],
+            )
+            .map_err(at)?;
+        tx.commit().map_err(at)?;
+        Ok(named as u64)
+    }
+
     /// The summary's view of a run's alerts: the first `limit` listed, worst first, and
     /// the counts of the rest; a storm when more than `storm_share` of the rated
     /// companies changed color (and at least ten did).

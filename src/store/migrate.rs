@@ -100,6 +100,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rows_read_with_care",
         include_str!("../../migrations/0018_rows_read_with_care.sql"),
     ),
+    (
+        19,
+        "rows_named",
+        include_str!("../../migrations/0019_rows_named.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

@@ -55,6 +55,9 @@ pub const COMPACT_SCHEMA: i64 = 11;
 /// The version from which `run_rows` says how each row was read (`country_defaulted`,
 /// `extra_unreliable`).
 pub const ROWS_READ_SCHEMA: i64 = 18;
+/// The version from which `run_rows.named` says which rows a summary named as not
+/// screened.
+pub const ROWS_NAMED_SCHEMA: i64 = 19;
 
 /// The schema version whose `runs` columns [`Store::run_info`] reads (`rows_ignored`):
 /// a reading command on an older database says the next screening upgrades it.
@@ -532,6 +535,7 @@ impl Store {
         rules: &crate::alerts::Rules,
     ) -> Result<(), StoreError> {
         self.decide_alerts(run_id, rules, Verdicts::Recorded)?;
+        self.name_unscreened(run_id, rules)?;
         let earlier: Option<String> = self
             .conn
             .query_row("SELECT calls FROM runs WHERE id = ?1", [run_id], |r| {
@@ -764,7 +768,7 @@ impl Store {
         let ctx = format!("reading the results of run {run_id}");
         // A database read before its upgrade has no alert rules: no kind, nothing acked.
         let rules = if self.has_alert_rules()? {
-            "alert_kind, alert_acked"
+            "v.alert_kind, v.alert_acked"
         } else {
             "NULL, 0"
         };
@@ -775,19 +779,23 @@ impl Store {
         } else {
             "run_results"
         };
-        // How each row was read (0018), by its key; nothing to say of an older database.
-        let read = if migrate::check(&self.conn)? >= ROWS_READ_SCHEMA {
-            "(SELECT x.country_defaulted FROM run_rows x WHERE x.run_id = v.run_id AND x.line = v.line),
-             (SELECT x.extra_unreliable FROM run_rows x WHERE x.run_id = v.run_id AND x.line = v.line)"
-        } else {
-            "0, 0"
+        // How each row was read (0018) and whether the summary names it as not screened
+        // (0019), from the row itself; nothing to say of an older database.
+        let version = migrate::check(&self.conn)?;
+        let read = match version {
+            v if v >= ROWS_NAMED_SCHEMA => "x.country_defaulted, x.extra_unreliable, x.named",
+            v if v >= ROWS_READ_SCHEMA => "x.country_defaulted, x.extra_unreliable, 0",
+            _ => "0, 0, 0",
         };
         let sql = format!(
-            "SELECT line, ref, country, service, external_id, name, status, company_id,
-                    company_name, color, previous_color, change, last_change_date, alert,
-                    error, candidates, last_refresh_date, extra, {rules}, {read}
-             FROM {view} v WHERE run_id = ?1 {} ORDER BY line",
-            if alerts_only { "AND alert = 1" } else { "" }
+            "SELECT v.line, v.ref, v.country, v.service, v.external_id, v.name, v.status,
+                    v.company_id, v.company_name, v.color, v.previous_color, v.change,
+                    v.last_change_date, v.alert, v.error, v.candidates, v.last_refresh_date,
+                    v.extra, {rules}, {read}
+             FROM {view} v
+             LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line
+             WHERE v.run_id = ?1 {} ORDER BY v.line",
+            if alerts_only { "AND v.alert = 1" } else { "" }
         );
         let announced = self.announced_otherwise(run_id)?;
         let mut stmt = self
@@ -933,6 +941,7 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         error: r.get(14)?,
         country_defaulted: r.get::<_, Option<i64>>(20)?.unwrap_or(0) != 0,
         extra_unreliable: r.get::<_, Option<i64>>(21)?.unwrap_or(0) != 0,
+        named: r.get::<_, Option<i64>>(22)?.unwrap_or(0) != 0,
         candidates: candidates
             .and_then(|c| serde_json::from_str(c).ok())
             .unwrap_or_default(),
