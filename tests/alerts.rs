@@ -534,7 +534,7 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",stale,alert_kind,acknowledged,Encours EUR"),
+        header.ends_with(",stale,alert_kind,acknowledged,alert_listed,Encours EUR"),
         "{header}"
     );
     let kind = rows_by_ref(&report)["BIG"]["alert_kind"]

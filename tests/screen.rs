@@ -493,7 +493,7 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let header = csv.lines().next().unwrap();
     assert!(
-        header.ends_with(",stale,alert_kind,acknowledged,Encours EUR,SIREN,SIRET"),
+        header.ends_with(",stale,alert_kind,acknowledged,alert_listed,Encours EUR,SIREN,SIRET"),
         "{header}"
     );
     let line = csv.lines().find(|l| l.contains(",C-3,")).unwrap();

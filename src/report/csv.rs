@@ -14,7 +14,7 @@ use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
 /// spreadsheet macro reading by position keeps working.
-pub const COLUMNS: [&str; 20] = [
+pub const COLUMNS: [&str; 21] = [
     "line",
     "ref",
     "country",
@@ -35,6 +35,7 @@ pub const COLUMNS: [&str; 20] = [
     "stale",
     "alert_kind",
     "acknowledged",
+    "alert_listed",
 ];
 
 /// Columns holding identifiers (the user's reference and the registry id), which Excel
@@ -166,7 +167,7 @@ impl<W: Output> Format for CsvReport<W> {
             .map(|c| format!("{} {}", c.id, c.name))
             .collect::<Vec<_>>()
             .join("; ");
-        let cells: [Cow<'_, str>; 20] = [
+        let cells: [Cow<'_, str>; 21] = [
             Cow::Owned(r.line.to_string()),
             text(&r.reference),
             text(&r.country),
@@ -187,6 +188,7 @@ impl<W: Output> Format for CsvReport<W> {
             flag(r.stale),
             Cow::Borrowed(r.alert_kind.map_or("", |k| k.as_str())),
             flag(r.acknowledged),
+            flag(r.alert_listed),
         ];
         let dialect = self.dialect;
         let cells = cells
@@ -238,6 +240,7 @@ mod tests {
             stale: false,
             alert: false,
             alert_kind: None,
+            alert_listed: false,
             acknowledged: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {

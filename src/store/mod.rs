@@ -756,14 +756,45 @@ impl Store {
         &self,
         run_id: i64,
         alerts_only: bool,
+        f: impl FnMut(ResultRow) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        let order = if alerts_only {
+            Rows::AlertsByLine
+        } else {
+            Rows::All
+        };
+        self.results(run_id, order, f)
+    }
+
+    /// Calls `f` with the rows of the run's alerts (companies in `run_alerts`), grouped by
+    /// company as the summary orders them: the listed alerts first, worst first, then the
+    /// standing ones (not listed, not acknowledged), then the acknowledged ones; a
+    /// company's rows together, in input order. Nothing for a database read before its
+    /// alert rules.
+    pub fn for_each_alert_row<E>(
+        &self,
+        run_id: i64,
+        f: impl FnMut(ResultRow) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        if !self.has_alert_rules()? || !self.has_schema_object("view", "run_results_stored")? {
+            return Ok(Ok(()));
+        }
+        self.results(run_id, Rows::AlertsByCompany, f)
+    }
+
+    fn results<E>(
+        &self,
+        run_id: i64,
+        which: Rows,
         mut f: impl FnMut(ResultRow) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
         let ctx = format!("reading the results of run {run_id}");
-        // A database read before its upgrade has no alert rules: no kind, nothing acked.
+        // A database read before its upgrade has no alert rules: no kind, nothing listed
+        // or acked.
         let rules = if self.has_alert_rules()? {
-            "alert_kind, alert_acked"
+            "alert_kind, alert_acked, alert_listed"
         } else {
-            "NULL, 0"
+            "NULL, 0, 0"
         };
         // As stored (UUIDs as bytes, times as seconds) where the view is there (0012), as
         // text before: `result_row` reads either.
@@ -772,13 +803,30 @@ impl Store {
         } else {
             "run_results"
         };
-        let sql = format!(
-            "SELECT line, ref, country, service, external_id, name, status, company_id,
-                    company_name, color, previous_color, change, last_change_date, alert,
-                    error, candidates, last_refresh_date, extra, {rules}
-             FROM {view} WHERE run_id = ?1 {} ORDER BY line",
-            if alerts_only { "AND alert = 1" } else { "" }
-        );
+        let columns = "v.line, v.ref, v.country, v.service, v.external_id, v.name, v.status,
+                    v.company_id, v.company_name, v.color, v.previous_color, v.change,
+                    v.last_change_date, v.alert, v.error, v.candidates, v.last_refresh_date,
+                    v.extra";
+        let sql = match which {
+            Rows::All | Rows::AlertsByLine => format!(
+                "SELECT {columns}, {rules}
+                 FROM {view} v WHERE v.run_id = ?1 {} ORDER BY v.line",
+                if which == Rows::AlertsByLine {
+                    "AND v.alert = 1"
+                } else {
+                    ""
+                }
+            ),
+            // Listed first (worst first, as the summary), then standing, then acked.
+            Rows::AlertsByCompany => format!(
+                "SELECT {columns}, {rules}
+                 FROM {view} v
+                 JOIN companies c  ON c.company_id = v.company_id
+                 JOIN run_alerts a ON a.run_id = v.run_id AND a.company = c.id
+                 WHERE v.run_id = ?1
+                 ORDER BY a.listed DESC, a.acked, a.severity, a.first_line, v.line"
+            ),
+        };
         let announced = self.announced_otherwise(run_id)?;
         let mut stmt = self
             .conn
@@ -870,6 +918,14 @@ fn extra_columns(json: Option<String>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// Which rows of a run [`Store::results`] reads, in which order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    All,
+    AlertsByLine,
+    AlertsByCompany,
+}
+
 fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     // The columns read only to be parsed are borrowed, not copied.
     let text = |i: usize| -> rusqlite::Result<Option<&str>> {
@@ -920,6 +976,7 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         alert: r.get::<_, i64>(13)? != 0,
         alert_kind: text(18)?.and_then(crate::alerts::AlertKind::parse),
         acknowledged: r.get::<_, Option<i64>>(19)?.unwrap_or(0) != 0,
+        alert_listed: r.get::<_, Option<i64>>(20)?.unwrap_or(0) != 0,
         error: r.get(14)?,
         candidates: candidates
             .and_then(|c| serde_json::from_str(c).ok())
