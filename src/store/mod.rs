@@ -776,7 +776,7 @@ impl Store {
         run_id: i64,
         f: impl FnMut(ResultRow) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
-        if !self.has_alert_rules()? || !self.has_schema_object("view", "run_results_stored")? {
+        if !self.has_alert_rules()? {
             return Ok(Ok(()));
         }
         self.results(run_id, Rows::AlertsByCompany, f)
@@ -817,15 +817,22 @@ impl Store {
                     ""
                 }
             ),
-            // Listed first (worst first, as the summary), then standing, then acked.
-            Rows::AlertsByCompany => format!(
-                "SELECT {columns}, {rules}
-                 FROM {view} v
-                 JOIN companies c  ON c.company_id = v.company_id
-                 JOIN run_alerts a ON a.run_id = v.run_id AND a.company = c.id
-                 WHERE v.run_id = ?1
-                 ORDER BY a.listed DESC, a.acked, a.severity, a.first_line, v.line"
-            ),
+            // Listed first (worst first, as the summary), then standing, then acked; a
+            // company's rows together from its first line. One pass over the run's rows
+            // by their keys, as for every row, then a sort of the alerts' rows only.
+            Rows::AlertsByCompany => {
+                let severity: String = crate::alerts::AlertKind::ALL
+                    .iter()
+                    .map(|k| format!(" WHEN '{}' THEN {}", k.as_str(), k.severity()))
+                    .collect();
+                format!(
+                    "SELECT {columns}, {rules}
+                     FROM (SELECT *, min(line) OVER (PARTITION BY company_id) AS first_line
+                           FROM {view} WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
+                     ORDER BY v.alert_listed DESC, v.alert_acked,
+                              CASE v.alert_kind{severity} END, v.first_line, v.line"
+                )
+            }
         };
         let announced = self.announced_otherwise(run_id)?;
         let mut stmt = self
