@@ -1,7 +1,9 @@
 //! `report.html`: the run for a person to look at — its header, tiles of counts by color,
 //! the trend of the portfolio's last runs by color (an inline SVG chart of plain data
-//! handed in by the caller), the alerts first (worst first, as the summary lists them:
-//! into black, into red, … still red or black), then every row in a table that sorts, filters and searches, with the candidates
+//! handed in by the caller), the alerts listed tonight first (headed by the summary's
+//! count of companies, worst first as the summary lists them, a company's rows together),
+//! the standing and the acknowledged ones apart and folded, each with its own count, then
+//! every row in a table that sorts, filters and searches, with the candidates
 //! of ambiguous rows. Each rating shows when the service last recalculated it; a stale one
 //! is marked, and counted at the top.
 //!
