@@ -543,11 +543,11 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
         .to_string();
     let big_line = csv.lines().find(|l| l.contains(",BIG,")).unwrap();
     assert!(
-        big_line.ends_with(&format!(",{kind},false,\"120 000,00\"")),
+        big_line.ends_with(&format!(",{kind},false,true,\"120 000,00\"")),
         "{big_line}"
     );
     let small_line = csv.lines().find(|l| l.contains(",SMALL,")).unwrap();
-    assert!(small_line.ends_with(",,false,1000"), "{small_line}");
+    assert!(small_line.ends_with(",,false,false,1000"), "{small_line}");
 }
 
 #[test]
