@@ -482,6 +482,10 @@ pub struct ResultRow {
     pub alert: bool,
     /// Why the row's company is an alert, by the rules the run ended with.
     pub alert_kind: Option<crate::alerts::AlertKind>,
+    /// The row's company is an alert listed tonight (news by the rules, or a standing
+    /// alert due again): what the summary, `runs.alerts` and the webhook count, one per
+    /// company. An alert neither listed nor acknowledged is a standing one (`still`).
+    pub alert_listed: bool,
     /// An acknowledgement (`ratewatch ack`) took the alert out of the summary.
     pub acknowledged: bool,
     pub error: Option<String>,
@@ -743,6 +747,7 @@ impl ResultRow {
             stale: false,
             alert: false,
             alert_kind: None,
+            alert_listed: false,
             acknowledged: false,
             error: None,
             candidates: vec![],
@@ -938,6 +943,7 @@ mod tests {
             stale: false,
             alert: false,
             alert_kind: None,
+            alert_listed: false,
             acknowledged: false,
             error: None,
             candidates: vec![],

@@ -522,7 +522,8 @@ fn an_exposure_split_by_an_unquoted_decimal_comma_is_shown_marked_and_named_by_i
     assert_eq!(rows["SMALL"]["alert"], false);
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let line = csv.lines().find(|l| l.contains(",SPLIT,")).unwrap();
-    assert!(line.ends_with(",false,true,1 000"), "{line}");
+    // country_defaulted, extra_unreliable, alert_listed, then the carried column.
+    assert!(line.ends_with(",false,true,true,1 000"), "{line}");
 }
 
 #[test]
@@ -583,7 +584,7 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(
-            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,Encours EUR"
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,Encours EUR"
         ),
         "{header}"
     );
@@ -593,12 +594,12 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
         .to_string();
     let big_line = csv.lines().find(|l| l.contains(",BIG,")).unwrap();
     assert!(
-        big_line.ends_with(&format!(",{kind},false,false,false,\"120 000,00\"")),
+        big_line.ends_with(&format!(",{kind},false,false,false,true,\"120 000,00\"")),
         "{big_line}"
     );
     let small_line = csv.lines().find(|l| l.contains(",SMALL,")).unwrap();
     assert!(
-        small_line.ends_with(",,false,false,false,1000"),
+        small_line.ends_with(",,false,false,false,false,1000"),
         "{small_line}"
     );
 }

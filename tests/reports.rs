@@ -70,12 +70,17 @@ const MEASURE: &str = r#"
   var out = {
     viewport: window.innerWidth,
     pageWidth: document.documentElement.scrollWidth,
-    alerts: Array.prototype.map.call(document.querySelectorAll('#alerts tbody tr'), function (tr) {
+    alerts: Array.prototype.map.call(document.querySelectorAll('#alerts table.listed tbody tr'), function (tr) {
       var b = box(tr);
       b.ref = tr.querySelector('.ref').textContent;
       b.text = tr.innerText;
       return b;
     }),
+    standing: Array.prototype.map.call(document.querySelectorAll('#standing tbody tr'), function (tr) {
+      return tr.querySelector('.ref').textContent;
+    }),
+    standingOpen: document.getElementById('standing') ? document.getElementById('standing').open : null,
+    standingVisible: document.querySelector('#standing table') ? document.querySelector('#standing table').checkVisibility() : null,
     tableTop: box(table).top,
     controls: box(document.getElementById('controls')),
     headers: document.querySelectorAll('th').length,
@@ -192,27 +197,36 @@ fn measure(report: &Path, width: u32) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
-/// The refs of report.json's alerts in the order the page must list them: color changes
-/// first, then the companies red or black, each in input order.
-/// The alert rows of a report.json, worst first (by their kind), each kind in input order:
-/// the order report.html lists them in.
+/// The rows of a report.json's alerts listed tonight, worst first (by their kind), a
+/// company's rows together from its first line: the order report.html lists them in.
 fn expected_alerts(report: &Value) -> Vec<String> {
-    let mut alerts: Vec<&Value> = report["rows"]
+    let alerts: Vec<&Value> = report["rows"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["alert"] == true)
+        .filter(|r| r["alert_listed"] == true)
         .collect();
+    let first_line = |r: &Value| {
+        alerts
+            .iter()
+            .filter(|a| a["company_id"] == r["company_id"])
+            .map(|a| a["line"].as_u64().unwrap())
+            .min()
+            .unwrap()
+    };
     let severity = |r: &Value| {
         ratewatch::alerts::AlertKind::parse(r["alert_kind"].as_str().unwrap())
             .unwrap()
             .severity()
     };
-    // A stable sort keeps the input order within a kind.
-    alerts.sort_by_key(|r| severity(r));
+    let mut alerts: Vec<(u8, u64, u64, &Value)> = alerts
+        .iter()
+        .map(|r| (severity(r), first_line(r), r["line"].as_u64().unwrap(), *r))
+        .collect();
+    alerts.sort_by_key(|(severity, first, line, _)| (*severity, *first, *line));
     alerts
         .into_iter()
-        .map(|r| r["ref"].as_str().unwrap().to_string())
+        .map(|(.., r)| r["ref"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -241,9 +255,19 @@ fn the_samples_alerts_are_visible_first_in_a_browser_wide_and_narrow() {
         serde_json::from_str(&std::fs::read_to_string(ws.path("report.json")).unwrap()).unwrap();
     let expected = expected_alerts(&report);
     assert!(
-        expected.len() >= 10,
-        "the second demo run has changes and red companies"
+        expected.len() >= 6,
+        "the second demo run has changes and new red companies"
     );
+    // The companies still red or black since the first night: standing, apart and folded.
+    let mut standing: Vec<String> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["alert_kind"] == "still" && r["alert_listed"] == false)
+        .map(|r| r["ref"].as_str().unwrap().to_string())
+        .collect();
+    standing.sort();
+    assert_eq!(standing.len(), 6, "{standing:?}");
 
     for width in [1280u32, 500] {
         let m = measure(&ws.path("report.html"), width);
@@ -256,6 +280,11 @@ fn the_samples_alerts_are_visible_first_in_a_browser_wide_and_narrow() {
         let alerts = m["alerts"].as_array().unwrap();
         let refs: Vec<&str> = alerts.iter().map(|a| a["ref"].as_str().unwrap()).collect();
         assert_eq!(refs, expected, "at {width}px");
+        let mut folded: Vec<String> = serde_json::from_value(m["standing"].clone()).unwrap();
+        folded.sort();
+        assert_eq!(folded, standing, "at {width}px");
+        assert_eq!(m["standingOpen"], false, "folded until opened");
+        assert_eq!(m["standingVisible"], false, "folded until opened");
         for a in alerts {
             assert_visible(a, viewport);
             assert!(
@@ -493,12 +522,13 @@ fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
                 .next()
                 .unwrap()
                 .ends_with(
-                    ",last_refresh_date,stale,alert_kind,acknowledged,country_defaulted,extra_unreliable"
+                    ",last_refresh_date,stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed"
                 )
     );
     for line in csv.lines().skip(1) {
-        // `stale`, then `alert_kind`, `acknowledged` and the two marks of how it was read.
-        let stale = line.rsplit(',').nth(4).unwrap();
+        // `stale`, then `alert_kind`, `acknowledged`, the two marks of how it was read and
+        // `alert_listed`.
+        let stale = line.rsplit(',').nth(5).unwrap();
         assert_eq!(stale == "true", line.contains(",OLD-"), "{line}");
     }
     let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();

@@ -494,7 +494,7 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(
-            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,Encours EUR,SIREN,SIRET"
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,Encours EUR,SIREN,SIRET"
         ),
         "{header}"
     );
@@ -689,7 +689,9 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
     }
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let line = csv.lines().find(|l| l.contains(",C-2,")).unwrap();
-    assert!(line.ends_with(",true,false"), "{line}");
+    // country_defaulted, extra_unreliable, alert_listed.
+    let listed = rows["C-2"]["alert_listed"].as_bool().unwrap();
+    assert!(line.ends_with(&format!(",true,false,{listed}")), "{line}");
 
     // A code the service does not know stops the run before any row: a setting is wrong.
     ws.screen(&sim, &file)

@@ -9,6 +9,7 @@ mod beside_a_run;
 mod cli;
 mod client;
 mod config;
+mod counts;
 mod database;
 mod delivery;
 mod faults;

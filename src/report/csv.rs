@@ -14,7 +14,7 @@ use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
 /// spreadsheet macro reading by position keeps working.
-pub const COLUMNS: [&str; 22] = [
+pub const COLUMNS: [&str; 23] = [
     "line",
     "ref",
     "country",
@@ -37,6 +37,7 @@ pub const COLUMNS: [&str; 22] = [
     "acknowledged",
     "country_defaulted",
     "extra_unreliable",
+    "alert_listed",
 ];
 
 /// Columns holding identifiers (the user's reference and the registry id), which Excel
@@ -168,7 +169,7 @@ impl<W: Output> Format for CsvReport<W> {
             .map(|c| format!("{} {}", c.id, c.name))
             .collect::<Vec<_>>()
             .join("; ");
-        let cells: [Cow<'_, str>; 22] = [
+        let cells: [Cow<'_, str>; 23] = [
             Cow::Owned(r.line.to_string()),
             text(&r.reference),
             text(&r.country),
@@ -191,6 +192,7 @@ impl<W: Output> Format for CsvReport<W> {
             flag(r.acknowledged),
             flag(r.country_defaulted),
             flag(r.extra_unreliable),
+            flag(r.alert_listed),
         ];
         let dialect = self.dialect;
         let cells = cells
@@ -242,6 +244,7 @@ mod tests {
             stale: false,
             alert: false,
             alert_kind: None,
+            alert_listed: false,
             acknowledged: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {

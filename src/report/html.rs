@@ -1,7 +1,9 @@
 //! `report.html`: the run for a person to look at — its header, tiles of counts by color,
 //! the trend of the portfolio's last runs by color (an inline SVG chart of plain data
-//! handed in by the caller), the alerts first (worst first, as the summary lists them:
-//! into black, into red, … still red or black), then every row in a table that sorts, filters and searches, with the candidates
+//! handed in by the caller), the alerts listed tonight first (headed by the summary's
+//! count of companies, worst first as the summary lists them, a company's rows together),
+//! the standing and the acknowledged ones apart and folded, each with its own count, then
+//! every row in a table that sorts, filters and searches, with the candidates
 //! of ambiguous rows. Each rating shows when the service last recalculated it; a stale one
 //! is marked, and counted at the top.
 //!
@@ -155,12 +157,16 @@ pub struct HtmlReport<W: Output> {
     /// File name of the CSV report, which the page points to for every row.
     csv_name: String,
     run: Option<RunInfo>,
-    /// Alert rows by kind, worst first (in the order of `AlertKind::ALL`): listed in
-    /// that order, each kind in input order.
-    by_kind: Vec<Spool>,
+    /// The rows of the alerts listed tonight, worst first, a company's rows together (as
+    /// the store gives them: see `Format::alert_row`).
+    listed: Alerts,
+    /// The rows of the standing alerts: still red or black, not listed tonight, not
+    /// acknowledged.
+    standing: Alerts,
+    /// The rows of the alerts an acknowledgement keeps out of the list.
+    acked: Alerts,
     /// The first `TABLE_ROWS` rows of the full table.
     table: Spool,
-    alerts: u64,
     /// No row red or black and no color change: only then does "nothing flagged" say
     /// there was nothing, as the rules may leave some out.
     untouched: bool,
@@ -192,18 +198,69 @@ impl<W: Output> HtmlReport<W> {
             out,
             csv_name: csv_name.to_string(),
             run: None,
-            by_kind: AlertKind::ALL
-                .iter()
-                .map(|_| Spool::new(spool_dir))
-                .collect(),
+            listed: Alerts::new(spool_dir),
+            standing: Alerts::new(spool_dir),
+            acked: Alerts::new(spool_dir),
             table: Spool::new(spool_dir),
-            alerts: 0,
             untouched: true,
             rows: 0,
             stale: 0,
             stale_after_days,
             line: String::new(),
             trend,
+        }
+    }
+}
+
+/// One group of alerts in the page: its rows' markup and how many companies they are.
+struct Alerts {
+    rows: Spool,
+    companies: u64,
+    /// The company of the last row pushed: a company's rows come together.
+    last: Option<Option<uuid::Uuid>>,
+}
+
+impl Alerts {
+    fn new(dir: &Path) -> Alerts {
+        Alerts {
+            rows: Spool::new(dir),
+            companies: 0,
+            last: None,
+        }
+    }
+
+    fn push(&mut self, row: &ResultRow, markup: &str) -> io::Result<()> {
+        // A row without a company (never an alert today) counts as one of its own.
+        if self.last != Some(row.company_id) || row.company_id.is_none() {
+            self.companies += 1;
+            self.last = Some(row.company_id);
+        }
+        self.rows.push(markup.as_bytes())
+    }
+}
+
+/// Which group of the page an alert's row belongs to: listed tonight, standing (kind
+/// `still`, not listed, not acknowledged), or acknowledged; `None` for a row that is no
+/// alert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlertGroup {
+    Listed,
+    Standing,
+    Acknowledged,
+}
+
+impl AlertGroup {
+    pub fn of(row: &ResultRow) -> Option<AlertGroup> {
+        if !row.alert {
+            None
+        } else if row.alert_listed {
+            Some(AlertGroup::Listed)
+        } else if row.acknowledged {
+            Some(AlertGroup::Acknowledged)
+        } else if row.alert_kind == Some(AlertKind::Still) {
+            Some(AlertGroup::Standing)
+        } else {
+            None
         }
     }
 }
@@ -229,12 +286,13 @@ struct Head<'a> {
     trend: Option<Chart>,
 }
 
-/// After the last row: the header's end, then the alerts up to their rows.
+/// After the last row: the header's end, then the alerts listed tonight up to their rows.
 #[derive(Template)]
 #[template(path = "report.html", block = "alerts_open")]
 struct AlertsOpen {
     stale: u64,
     stale_after_days: u64,
+    /// Companies listed tonight: the summary's count, and the run's `alerts`.
     alerts: u64,
     untouched: bool,
     /// What the run did not screen, if it did not screen every row (then nothing is said
@@ -249,12 +307,28 @@ struct AlertRow<'a> {
     row: &'a ResultRow,
 }
 
+/// After the listed alerts' rows: the standing alerts up to their rows.
+#[derive(Template)]
+#[template(path = "report.html", block = "standing_open")]
+struct StandingOpen {
+    alerts: u64,
+    standing: u64,
+}
+
+/// After the standing alerts' rows: the acknowledged ones up to their rows.
+#[derive(Template)]
+#[template(path = "report.html", block = "acked_open")]
+struct AckedOpen {
+    standing: u64,
+    acked: u64,
+}
+
 /// After the alerts' rows: the full table up to its rows.
 #[derive(Template)]
 #[template(path = "report.html", block = "rows_open")]
 struct RowsOpen<'a> {
     run: &'a RunInfo,
-    alerts: u64,
+    acked: u64,
     rows: u64,
     table_rows: u64,
     statuses: Vec<(&'static str, u64)>,
@@ -681,16 +755,6 @@ impl<W: Output> Format for HtmlReport<W> {
         {
             self.untouched = false;
         }
-        if row.alert {
-            self.alerts += 1;
-            render_line(&AlertRow { row }, &mut self.line)?;
-            // A run from before the alert rules has no kind recorded: its change says it.
-            let kind = row
-                .alert_kind
-                .or_else(|| AlertKind::of(row.change?, row.color.as_ref()?))
-                .unwrap_or(AlertKind::Still);
-            self.by_kind[usize::from(kind.severity() - 1)].push(self.line.as_bytes())?;
-        }
         if self.rows <= TABLE_ROWS {
             render_line(&TableRow { row }, &mut self.line)?;
             self.table.push(self.line.as_bytes())?;
@@ -698,24 +762,42 @@ impl<W: Output> Format for HtmlReport<W> {
         Ok(())
     }
 
+    fn alert_row(&mut self, row: &ResultRow) -> io::Result<()> {
+        let group = match AlertGroup::of(row) {
+            Some(AlertGroup::Listed) => &mut self.listed,
+            Some(AlertGroup::Standing) => &mut self.standing,
+            Some(AlertGroup::Acknowledged) => &mut self.acked,
+            None => return Ok(()),
+        };
+        render_line(&AlertRow { row }, &mut self.line)?;
+        group.push(row, &self.line)
+    }
+
     fn finish(mut self: Box<Self>) -> io::Result<()> {
         let run = self.run.take().expect("begin was called");
         let this = *self;
         let mut out = this.out;
+        let (alerts, standing, acked) = (
+            this.listed.companies,
+            this.standing.companies,
+            this.acked.companies,
+        );
         AlertsOpen {
             stale: this.stale,
             stale_after_days: this.stale_after_days.into(),
-            alerts: this.alerts,
+            alerts,
             untouched: this.untouched,
             unscreened: super::summary::unscreened(&run).unwrap_or_default(),
         }
         .write_into(&mut out)?;
-        for spool in this.by_kind {
-            spool.copy_to(&mut out)?;
-        }
+        this.listed.rows.copy_to(&mut out)?;
+        StandingOpen { alerts, standing }.write_into(&mut out)?;
+        this.standing.rows.copy_to(&mut out)?;
+        AckedOpen { standing, acked }.write_into(&mut out)?;
+        this.acked.rows.copy_to(&mut out)?;
         RowsOpen {
             run: &run,
-            alerts: this.alerts,
+            acked,
             rows: this.rows,
             table_rows: TABLE_ROWS,
             statuses: statuses(&run),
@@ -762,9 +844,14 @@ mod tests {
             None => Change::New,
             Some(b) => Change::classify(Some((b, Some(1))), &color, Some(2)),
         };
+        // Alerts as the rules decide them by default: news listed, standing ones not.
+        let kind = AlertKind::of(change, &color);
         ResultRow {
+            company_id: Some(uuid::Uuid::from_u128(line.into())),
             company_name: Some(format!("Company {line}")),
-            alert: color.is_alarming() || change.is_color_change(),
+            alert: kind.is_some(),
+            alert_kind: kind,
+            alert_listed: kind.is_some_and(AlertKind::is_news),
             color: Some(color),
             previous_color: before,
             change: Some(change),
@@ -790,6 +877,21 @@ mod tests {
         r.begin(run).unwrap();
         for row in rows {
             r.row(row).unwrap();
+        }
+        // The alerts' rows again, as the store gives them: listed, standing, acknowledged,
+        // worst first, a company's rows together.
+        let mut alerts: Vec<&ResultRow> = rows.iter().filter(|r| r.alert).collect();
+        alerts.sort_by_key(|r| {
+            (
+                !r.alert_listed,
+                r.acknowledged,
+                r.alert_kind.map(AlertKind::severity),
+                r.company_id,
+                r.line,
+            )
+        });
+        for row in alerts {
+            r.alert_row(row).unwrap();
         }
         r.finish().unwrap();
         assert_eq!(
@@ -986,14 +1088,28 @@ mod tests {
             rated(6, Color::Green, Some(Color::White)),
         ];
         let html = render(&run(5, 4), &rows);
-        let alerts = between(&html, "<table class=\"alerts sortable\">", "</table>");
+        let alerts = between(
+            &html,
+            "<table class=\"alerts listed sortable\">",
+            "</table>",
+        );
         let refs: Vec<&str> = alerts
             .split("class=\"ref\">")
             .skip(1)
             .map(|s| &s[..s.find('<').unwrap()])
             .collect();
-        // Black at its first screening, into red, a change from white, still red.
-        assert_eq!(refs, ["C-5", "C-4", "C-6", "C-2"]);
+        // Black at its first screening, into red, a change from white; the company still
+        // red is a standing alert, apart.
+        assert_eq!(refs, ["C-5", "C-4", "C-6"]);
+        let standing = between(
+            &html,
+            "<table class=\"alerts standing sortable\">",
+            "</table>",
+        );
+        assert_eq!(standing.matches("class=\"ref\">C-2<").count(), 1);
+        assert!(html.contains(
+            "<summary>Still red or black, not listed tonight <span class=\"count\">1</span></summary>"
+        ));
         assert!(alerts.contains(
             "<span class=\"badge c-yellow\">yellow</span> <span class=\"arrow\" aria-label=\"became\">→</span> <span class=\"badge c-red\">red</span>"
         ));
@@ -1005,7 +1121,7 @@ mod tests {
             "every row in the table"
         );
         assert_eq!(table.matches("<tr class=\"alert\"").count(), 4);
-        assert!(html.contains("<h2>Alerts <span class=\"count\">4</span></h2>"));
+        assert!(html.contains("<h2>Alerts <span class=\"count\">3</span></h2>"));
         assert!(!html.contains("Nothing flagged"));
     }
 
@@ -1049,6 +1165,47 @@ mod tests {
     }
 
     #[test]
+    fn the_heading_counts_companies_listed_and_their_rows_stand_together() {
+        // One company red for the first time on three rows, another on one; a third
+        // still black and acknowledged.
+        let mut rows: Vec<ResultRow> = (2..7).map(|l| rated(l, Color::Red, None)).collect();
+        for line in [4, 6] {
+            rows[line - 2].company_id = Some(uuid::Uuid::from_u128(2));
+        }
+        rows[3].company_id = Some(uuid::Uuid::from_u128(5));
+        let mut acked = rated(7, Color::Black, Some(Color::Black));
+        acked.acknowledged = true;
+        rows.push(acked);
+        let html = render(&run(6, 2), &rows);
+        assert!(html.contains("<h2>Alerts <span class=\"count\">3</span></h2>"));
+        let listed = between(
+            &html,
+            "<table class=\"alerts listed sortable\">",
+            "</table>",
+        );
+        let refs: Vec<&str> = listed
+            .split("class=\"ref\">")
+            .skip(1)
+            .map(|s| &s[..s.find('<').unwrap()])
+            .collect();
+        assert_eq!(
+            refs,
+            ["C-2", "C-4", "C-6", "C-3", "C-5"],
+            "a company's rows together"
+        );
+        assert!(!html.contains("id=\"standing\""), "no standing alert");
+        let acknowledged = between(
+            &html,
+            "<table class=\"alerts acknowledged sortable\">",
+            "</table>",
+        );
+        assert!(acknowledged.contains("class=\"ref\">C-7<"));
+        assert!(html.contains(
+            "<summary>Acknowledged, not listed <span class=\"count\">1</span></summary>"
+        ));
+    }
+
+    #[test]
     fn the_table_stops_at_its_cap_with_a_note_but_every_alert_is_listed() {
         let n = TABLE_ROWS + 5;
         let rows: Vec<ResultRow> = (0..n)
@@ -1076,7 +1233,11 @@ mod tests {
         assert!(html.contains(&format!(
             "The table shows the first {TABLE_ROWS} of {n} rows; every row is in report.csv."
         )));
-        let alerts = between(&html, "<table class=\"alerts sortable\">", "</table>");
+        let alerts = between(
+            &html,
+            "<table class=\"alerts listed sortable\">",
+            "</table>",
+        );
         assert_eq!(alerts.matches("<tr class=\"alert\"").count(), 3);
         assert!(
             alerts.contains(&format!("C-{}", n + 1)),
@@ -1121,7 +1282,11 @@ mod tests {
         ));
         assert_eq!(table.matches("<span class=\"stale-tag\">").count(), 2);
         // The alert shows its refresh date and mark too.
-        let alerts = between(&html, "<table class=\"alerts sortable\">", "</table>");
+        let alerts = between(
+            &html,
+            "<table class=\"alerts listed sortable\">",
+            "</table>",
+        );
         assert!(alerts.contains("<th>Refreshed</th>"));
         assert!(alerts.contains("2026-09-01 01:30:00 UTC <span class=\"stale-tag\">stale</span>"));
 

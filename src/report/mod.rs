@@ -147,6 +147,14 @@ pub fn write_reports(
             summary.row(&row)
         })?
         .or_else(ignore_broken_pipe)?;
+    // The alerts' rows again, grouped by company, listed ones first as the summary has
+    // them: for the formats that show the alerts apart (report.html).
+    let alert_rows = store.for_each_alert_row(run_id, |mut row| {
+        staleness.mark(&mut row);
+        row.make_printable();
+        files.0.iter_mut().try_for_each(|f| f.alert_row(&row))
+    })?;
+    keep(alert_rows, &mut files.0);
     for f in files.0 {
         let done = f.finish();
         if let Err(e) = done {
@@ -240,6 +248,12 @@ fn ignore_broken_pipe(e: io::Error) -> io::Result<()> {
 pub trait Format {
     fn begin(&mut self, run: &RunInfo) -> io::Result<()>;
     fn row(&mut self, row: &ResultRow) -> io::Result<()>;
+    /// After every row: the rows of the run's alerts again, the listed alerts first (worst
+    /// first), then the standing ones, then the acknowledged ones, a company's rows
+    /// together. Only a format that shows the alerts apart needs them.
+    fn alert_row(&mut self, _row: &ResultRow) -> io::Result<()> {
+        Ok(())
+    }
     /// Completes the output (for a file: moves it into place).
     fn finish(self: Box<Self>) -> io::Result<()>;
 }

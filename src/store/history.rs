@@ -340,14 +340,19 @@ impl Store {
         let ctx = format!("counting the rows of run {}", run.id);
         run.by_status = self.rows_by_status(run.id)?;
         run.rows = run.by_status.iter().map(|(_, n)| n).sum();
-        run.alerts = self
-            .conn
-            .query_row(
-                "SELECT count(*) FROM run_results WHERE run_id = ?1 AND alert = 1",
-                [run.id],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(StoreError::at(ctx))? as u64;
+        // The alerts listed, one per company, as `finish_run` counts them: none until
+        // the run's alerts are decided (a database before the rules: none either).
+        run.alerts = if self.has_alert_rules()? {
+            self.conn
+                .query_row(
+                    "SELECT count(*) FROM run_alerts WHERE run_id = ?1 AND listed = 1",
+                    [run.id],
+                    |r| r.get::<_, i64>(0),
+                )
+                .map_err(StoreError::at(ctx))? as u64
+        } else {
+            0
+        };
         Ok(())
     }
 

@@ -763,14 +763,45 @@ impl Store {
         &self,
         run_id: i64,
         alerts_only: bool,
+        f: impl FnMut(ResultRow) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        let order = if alerts_only {
+            Rows::AlertsByLine
+        } else {
+            Rows::All
+        };
+        self.results(run_id, order, f)
+    }
+
+    /// Calls `f` with the rows of the run's alerts (companies in `run_alerts`), grouped by
+    /// company as the summary orders them: the listed alerts first, worst first, then the
+    /// standing ones (not listed, not acknowledged), then the acknowledged ones; a
+    /// company's rows together, in input order. Nothing for a database read before its
+    /// alert rules.
+    pub fn for_each_alert_row<E>(
+        &self,
+        run_id: i64,
+        f: impl FnMut(ResultRow) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        if !self.has_alert_rules()? {
+            return Ok(Ok(()));
+        }
+        self.results(run_id, Rows::AlertsByCompany, f)
+    }
+
+    fn results<E>(
+        &self,
+        run_id: i64,
+        which: Rows,
         mut f: impl FnMut(ResultRow) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
         let ctx = format!("reading the results of run {run_id}");
-        // A database read before its upgrade has no alert rules: no kind, nothing acked.
+        // A database read before its upgrade has no alert rules: no kind, nothing listed
+        // or acked.
         let rules = if self.has_alert_rules()? {
-            "v.alert_kind, v.alert_acked"
+            "v.alert_kind, v.alert_acked, v.alert_listed"
         } else {
-            "NULL, 0"
+            "NULL, 0, 0"
         };
         // As stored (UUIDs as bytes, times as seconds) where the view is there (0012), as
         // text before: `result_row` reads either.
@@ -779,6 +810,10 @@ impl Store {
         } else {
             "run_results"
         };
+        let columns = "v.line, v.ref, v.country, v.service, v.external_id, v.name, v.status,
+                    v.company_id, v.company_name, v.color, v.previous_color, v.change,
+                    v.last_change_date, v.alert, v.error, v.candidates, v.last_refresh_date,
+                    v.extra";
         // How each row was read (0018) and whether the summary names it as not screened
         // (0019), from the row itself; nothing to say of an older database.
         let version = migrate::check(&self.conn)?;
@@ -787,16 +822,35 @@ impl Store {
             v if v >= ROWS_READ_SCHEMA => "x.country_defaulted, x.extra_unreliable, 0",
             _ => "0, 0, 0",
         };
-        let sql = format!(
-            "SELECT v.line, v.ref, v.country, v.service, v.external_id, v.name, v.status,
-                    v.company_id, v.company_name, v.color, v.previous_color, v.change,
-                    v.last_change_date, v.alert, v.error, v.candidates, v.last_refresh_date,
-                    v.extra, {rules}, {read}
-             FROM {view} v
-             LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line
-             WHERE v.run_id = ?1 {} ORDER BY v.line",
-            if alerts_only { "AND v.alert = 1" } else { "" }
-        );
+        let by_key = "LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line";
+        let sql = match which {
+            Rows::All | Rows::AlertsByLine => format!(
+                "SELECT {columns}, {rules}, {read}
+                 FROM {view} v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
+                if which == Rows::AlertsByLine {
+                    "AND v.alert = 1"
+                } else {
+                    ""
+                }
+            ),
+            // Listed first (worst first, as the summary), then standing, then acked; a
+            // company's rows together from its first line. One pass over the run's rows
+            // by their keys, as for every row, then a sort of the alerts' rows only.
+            Rows::AlertsByCompany => {
+                let severity: String = crate::alerts::AlertKind::ALL
+                    .iter()
+                    .map(|k| format!(" WHEN '{}' THEN {}", k.as_str(), k.severity()))
+                    .collect();
+                format!(
+                    "SELECT {columns}, {rules}, {read}
+                     FROM (SELECT *, min(line) OVER (PARTITION BY company_id) AS first_line
+                           FROM {view} WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
+                     {by_key}
+                     ORDER BY v.alert_listed DESC, v.alert_acked,
+                              CASE v.alert_kind{severity} END, v.first_line, v.line"
+                )
+            }
+        };
         let announced = self.announced_otherwise(run_id)?;
         let mut stmt = self
             .conn
@@ -888,6 +942,14 @@ fn extra_columns(json: Option<String>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// Which rows of a run [`Store::results`] reads, in which order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    All,
+    AlertsByLine,
+    AlertsByCompany,
+}
+
 fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     // The columns read only to be parsed are borrowed, not copied.
     let text = |i: usize| -> rusqlite::Result<Option<&str>> {
@@ -938,10 +1000,11 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         alert: r.get::<_, i64>(13)? != 0,
         alert_kind: text(18)?.and_then(crate::alerts::AlertKind::parse),
         acknowledged: r.get::<_, Option<i64>>(19)?.unwrap_or(0) != 0,
+        alert_listed: r.get::<_, Option<i64>>(20)?.unwrap_or(0) != 0,
         error: r.get(14)?,
-        country_defaulted: r.get::<_, Option<i64>>(20)?.unwrap_or(0) != 0,
-        extra_unreliable: r.get::<_, Option<i64>>(21)?.unwrap_or(0) != 0,
-        named: r.get::<_, Option<i64>>(22)?.unwrap_or(0) != 0,
+        country_defaulted: r.get::<_, Option<i64>>(21)?.unwrap_or(0) != 0,
+        extra_unreliable: r.get::<_, Option<i64>>(22)?.unwrap_or(0) != 0,
+        named: r.get::<_, Option<i64>>(23)?.unwrap_or(0) != 0,
         candidates: candidates
             .and_then(|c| serde_json::from_str(c).ok())
             .unwrap_or_default(),
