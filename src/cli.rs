@@ -107,7 +107,8 @@ pub enum Command {
     /// A decision is made on one row, named by its ref, for the search it makes (its name
     /// or identifier in the latest finished run): `accept` rates the row as that company without a
     /// search, `ignore` leaves it alone without a call, `reject` says none of its candidates
-    /// is the company (no search, reported unresolved). A row whose name or identifier
+    /// is the company (no search, reported unresolved). An invalid row makes no search: it
+    /// can only be ignored, for its fields as they are. A row whose name or identifier
     /// changes is screened as usual again. Without a subcommand: `review list`.
     #[command(after_help = "Examples:\n  \
         ratewatch review\n  \
@@ -773,18 +774,19 @@ pub enum ReviewAction {
     /// that it exists.
     Accept(ReviewAcceptArgs),
 
-    /// Leave the row REF alone: later runs make no call for it and report it ignored.
+    /// Leave the row REF alone: later runs make no call for it and report it ignored (an
+    /// invalid row, as long as its fields stay as they are).
     Ignore(ReviewRefArgs),
 
     /// Say that none of the candidates offered for the row REF is its company: later runs
     /// make no search for it and report it unresolved, until it gets an identifier.
     Reject(ReviewRefArgs),
 
-    /// Remove the decisions on the row REF: later runs search it again.
+    /// Remove the decisions on the row REF: later runs screen it as before.
     Revoke(ReviewRefArgs),
 
-    /// Write the ambiguous and unresolved rows as CSV for a spreadsheet: one line per
-    /// candidate, with an empty `decision` column to fill in for `review import`.
+    /// Write the ambiguous, unresolved and invalid rows as CSV for a spreadsheet: one line
+    /// per candidate, with an empty `decision` column to fill in for `review import`.
     Export(ReviewExportArgs),
 
     /// Record the decisions of a CSV that `review export` wrote: `accept` on a candidate's

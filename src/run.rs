@@ -669,7 +669,11 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     while let Some(row) = reader.next_row()? {
         preview.rows += 1;
         let Ok(target) = portfolio::validate(&row, &lookups) else {
-            preview.invalid += 1;
+            // An invalid row a review ignored is answered by the decision, as a run says.
+            match decisions.ignored_invalid(&row) {
+                Some(_) => preview.answered += 1,
+                None => preview.invalid += 1,
+            }
             continue;
         };
         if let portfolio::Target::ById { service, id, .. } = &target

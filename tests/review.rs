@@ -157,10 +157,15 @@ fn only_a_row_of_a_latest_run_that_makes_a_search_can_be_decided() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("C-9999: no row has this ref"));
-    review(&ws, &["ignore", "C-1019"])
+    review(&ws, &["ignore", "C-1025"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("nothing to decide"));
+    // An invalid row can be left alone, but has no company to accept or reject.
+    review(&ws, &["reject", "C-1019"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("C-1019: the row is invalid"));
     review(&ws, &["revoke", "C-1006"]).assert().code(2);
     review(&ws, &["accept", "C-1006", "not-a-uuid"])
         .assert()
@@ -184,9 +189,13 @@ fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
         3,
         "one line per candidate"
     );
-    assert!(
-        !text.contains("C-1019"),
-        "invalid rows are corrected, not decided"
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains(",C-1019,invalid,"))
+            .count(),
+        1,
+        "an invalid row can be ignored"
     );
     let mut chosen = String::new();
     for line in &mut lines[1..] {
@@ -693,4 +702,128 @@ fn an_accepted_candidate_is_named_in_every_report_even_if_the_database_knew_only
 /// Text as the HTML report writes it (`&` escaped).
 fn html_escaped(text: &str) -> String {
     text.replace('&', "&amp;")
+}
+
+/// The lines of a summary that name rows as not screened.
+fn not_screened(summary: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(summary)
+        .lines()
+        .filter(|l| l.starts_with("NOT SCREENED:"))
+        .map(String::from)
+        .collect()
+}
+
+/// The refs a summary lists under its `N invalid rows:` heading.
+fn listed_invalid(summary: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(summary);
+    let mut lines = text.lines().skip_while(|l| !l.ends_with("invalid rows:"));
+    assert!(lines.next().is_some(), "no invalid rows listed:\n{text}");
+    lines
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+fn rows_ignored(ws: &Workspace) -> i64 {
+    rusqlite::Connection::open(ws.db())
+        .unwrap()
+        .query_row(
+            "SELECT rows_ignored FROM runs WHERE status IN ('complete', 'partial')
+             ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn an_ignored_invalid_row_is_left_alone_while_it_stays_as_it_was() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let first = ws.screen(&sim, &sample()).assert().code(3);
+    assert!(
+        listed_invalid(&first.get_output().stdout)
+            .iter()
+            .any(|l| l.contains("C-1021"))
+    );
+    assert_eq!(
+        problem(&listed(&ws), "C-1021").unwrap()["status"],
+        "invalid"
+    );
+    let dry_run = |ws: &Workspace| {
+        let out = ws
+            .screen(&sim, &sample())
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(dry_run(&ws).contains(" 5 invalid,"), "{}", dry_run(&ws));
+
+    review(&ws, &["ignore", "C-1021"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("C-1021: ignored"));
+    let list = listed(&ws);
+    assert!(problem(&list, "C-1021").is_none(), "decided: not listed");
+    assert!(problem(&list, "C-1022").is_some(), "only that row");
+    let decision = &list["decisions"][0];
+    assert_eq!(decision["ref"], "C-1021");
+    assert_eq!(decision["decision"], "ignore");
+    assert!(
+        decision["search_key"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid|")
+    );
+    assert!(dry_run(&ws).contains(" 4 invalid,"), "{}", dry_run(&ws));
+
+    // Applied by the next run: ignored, counted, named nowhere.
+    let quiet = ws.screen(&sim, &sample()).arg("--quiet").assert().code(3);
+    let quiet = not_screened(&quiet.get_output().stdout);
+    assert!(!quiet.iter().any(|l| l.contains("C-1021")), "{quiet:?}");
+    let report = ws.report();
+    assert_eq!(report["run"]["by_status"]["ignored"], 1);
+    assert_eq!(report["run"]["by_status"]["invalid"], 4);
+    let rows = rows_by_ref(&report);
+    assert_eq!(rows["C-1021"]["status"], "ignored");
+    let error = rows["C-1021"]["error"].as_str().unwrap();
+    assert!(error.starts_with("ignored by review (20"), "{error}");
+    assert!(error.contains("country"), "the reason is kept: {error}");
+    assert_eq!(rows_ignored(&ws), 1);
+    let loud = ws.screen(&sim, &sample()).assert().code(3);
+    let invalid = listed_invalid(&loud.get_output().stdout);
+    assert_eq!(invalid.len(), 4, "{invalid:?}");
+    assert!(!invalid.iter().any(|l| l.contains("C-1021")), "{invalid:?}");
+    assert!(problem(&listed(&ws), "C-1021").is_none());
+
+    // Revoked: invalid again, and named again as it comes back.
+    review(&ws, &["revoke", "C-1021"]).assert().success();
+    let quiet = ws.screen(&sim, &sample()).arg("--quiet").assert().code(3);
+    let quiet = not_screened(&quiet.get_output().stdout);
+    assert!(quiet.iter().any(|l| l.contains("C-1021")), "{quiet:?}");
+    assert_eq!(rows_by_ref(&ws.report())["C-1021"]["status"], "invalid");
+    assert_eq!(rows_ignored(&ws), 0);
+    assert!(problem(&listed(&ws), "C-1021").is_some());
+
+    // A row changed in the export is not the row decided on: wrong in another way, it
+    // needs a person again; fixed, it is screened.
+    review(&ws, &["ignore", "C-1021"]).assert().success();
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let other = ws.write(
+        "other.csv",
+        text.replace("C-1021,XX,,,Acme,", "C-1021,XX,,,Acme Ltd,")
+            .as_bytes(),
+    );
+    ws.screen(&sim, &other).assert().code(3);
+    assert_eq!(rows_by_ref(&ws.report())["C-1021"]["status"], "invalid");
+    let fixed = ws.write(
+        "fixed.csv",
+        text.replace("C-1021,XX,,,Acme,", "C-1021,FR,SIREN,734531544,,")
+            .as_bytes(),
+    );
+    assert_ne!(text, std::fs::read_to_string(&fixed).unwrap());
+    ws.screen(&sim, &fixed).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1021"]["status"], "rated", "{}", rows["C-1021"]);
 }

@@ -30,7 +30,7 @@ use crate::resolve::Query;
 use crate::store::{Store, StoreError, now_text};
 use crate::text::printable;
 
-use crate::pipeline::ACCEPTED_UNKNOWN;
+use crate::pipeline::{ACCEPTED_UNKNOWN, invalid_key};
 
 /// Where a decision made with `review accept` or `review ignore` comes from.
 const COMMAND_LINE: &str = "command line";
@@ -146,9 +146,10 @@ fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
             .map_err(fail)??;
         for row in rows {
             let input = store.run_input(latest.run_id, row.line).map_err(fail)?;
-            let key = input.as_ref().and_then(|i| search_key(i, &lookups));
-            // A row decided for the search it makes no longer needs a person, unless its
-            // run applied an acceptance and the service did not know the company.
+            let key = input.as_ref().and_then(|i| decision_key(i, &lookups));
+            // A row decided for the search it makes (an invalid row: for its fields as
+            // they are) no longer needs a person, unless its run applied an acceptance and
+            // the service did not know the company.
             let refused = row
                 .error
                 .as_deref()
@@ -269,11 +270,14 @@ fn describe(row: &InputRow) -> String {
     parts.join(" · ")
 }
 
-/// The cache key of the search a row makes; `None` for an invalid row or one that gives
+/// The key a decision on the row is made for: the cache key of the search it makes, or
+/// for an invalid row the key of its fields ([`invalid_key`]); `None` for a row that gives
 /// its company's id (nothing to decide).
-fn search_key(row: &InputRow, lookups: &Lookups) -> Option<String> {
-    let target = portfolio::validate(row, lookups).ok()?;
-    Query::of(target).map(|q| q.cache_key())
+fn decision_key(row: &InputRow, lookups: &Lookups) -> Option<String> {
+    match portfolio::validate(row, lookups) {
+        Ok(target) => Query::of(target).map(|q| q.cache_key()),
+        Err(_) => Some(invalid_key(row)),
+    }
 }
 
 /// The lookup lists the last run kept: rows are validated as a run validates them.
@@ -306,7 +310,8 @@ fn decide(
     let db = &sources.database(db)?.value;
     let mut store = open_for_decisions(db)?;
     let searched = searched(&store, db, reference)?;
-    record(&mut store, db, reference, verdict, searched.keys)
+    let keys = searched.keys_for(reference, verdict)?;
+    record(&mut store, db, reference, verdict, keys)
 }
 
 /// `review accept`: a candidate of the row, or with `--force` a company the service knows.
@@ -316,6 +321,7 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
     let db = &sources.database(args.database.db.clone())?.value;
     let mut store = open_for_decisions(db)?;
     let searched = searched(&store, db, reference)?;
+    let keys = searched.keys_for(reference, Verdict::Accept(company))?;
     let mut offered = Vec::new();
     for (run_id, line) in &searched.rows {
         for candidate in store.offered(*run_id, *line).map_err(store_error(db))? {
@@ -331,13 +337,7 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
         confirm_known(reference, company, &args.service_args, &sources).await?;
     }
     describe_accepted(&mut store, db, company, &searched.rows)?;
-    record(
-        &mut store,
-        db,
-        reference,
-        Verdict::Accept(company),
-        searched.keys,
-    )
+    record(&mut store, db, reference, Verdict::Accept(company), keys)
 }
 
 /// Describes an accepted company from the candidate the rows were offered it as, so that
@@ -447,8 +447,28 @@ fn record(
 struct Searched {
     /// The searches they make (usually one).
     keys: BTreeSet<String>,
+    /// The keys of those that are invalid ([`invalid_key`]): they make no search.
+    invalid: BTreeSet<String>,
     /// Where they are: (run, line).
     rows: Vec<(i64, u64)>,
+}
+
+impl Searched {
+    /// The keys `verdict` is recorded for: `ignore` is said of every row with the ref,
+    /// invalid ones included; `accept` and `reject` of a company for a search, so only of
+    /// the rows that make one.
+    fn keys_for(&self, reference: &str, verdict: Verdict) -> Result<BTreeSet<String>, Error> {
+        if verdict == Verdict::Ignore {
+            return Ok(self.keys.union(&self.invalid).cloned().collect());
+        }
+        if self.keys.is_empty() {
+            return Err(Error::Config(format!(
+                "{reference}: the row is invalid: it makes no search, so no company to {} (correct it in the portfolio, or leave it alone with `ratewatch review ignore {reference}`)",
+                verdict.as_str()
+            )));
+        }
+        Ok(self.keys.clone())
+    }
 }
 
 /// The searches the rows with `reference` make, or why there is nothing to decide.
@@ -473,6 +493,7 @@ fn searches(
         .map(|r| {
             let none = Searched {
                 keys: BTreeSet::new(),
+                invalid: BTreeSet::new(),
                 rows: Vec::new(),
             };
             (*r, none)
@@ -482,7 +503,14 @@ fn searches(
         for input in store.run_inputs_with_refs(latest.run_id, references)? {
             if let Some(searched) = input.reference.as_deref().and_then(|r| found.get_mut(r)) {
                 searched.rows.push((latest.run_id, input.line));
-                searched.keys.extend(search_key(&input, lookups));
+                match portfolio::validate(&input, lookups) {
+                    Ok(target) => searched
+                        .keys
+                        .extend(Query::of(target).map(|q| q.cache_key())),
+                    Err(_) => {
+                        searched.invalid.insert(invalid_key(&input));
+                    }
+                }
             }
         }
     }
@@ -493,9 +521,9 @@ fn searches(
                 Err(Error::Config(format!(
                     "{reference}: no row has this ref in the latest finished run of any portfolio (`ratewatch review` lists the rows that need a person)"
                 )))
-            } else if searched.keys.is_empty() {
+            } else if searched.keys.is_empty() && searched.invalid.is_empty() {
                 Err(Error::Config(format!(
-                    "{reference}: the row gives its company_id or is invalid: nothing to decide (correct it in the portfolio)"
+                    "{reference}: the row gives its company_id: nothing to decide (correct it in the portfolio if it is the wrong company)"
                 )))
             } else {
                 Ok(searched)
@@ -516,7 +544,7 @@ fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
         )));
     }
     emit(&format!(
-        "{}: decision removed; the next run searches it again.\n",
+        "{}: decision removed; the next run screens it as before.\n",
         args.reference
     ))?;
     Ok(ExitCode::Clean)
@@ -525,11 +553,11 @@ fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
 fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let (problems, _) = problems(db)?;
-    // Invalid rows are corrected in the portfolio, not decided on; rows without a ref
-    // cannot be named in a decision.
+    // Rows without a ref cannot be named in a decision. (An invalid row can only be
+    // ignored: it has no candidate to accept or reject.)
     let decidable: Vec<Problem> = problems
         .into_iter()
-        .filter(|p| p.row.status != RowStatus::Invalid && p.row.reference.is_some())
+        .filter(|p| p.row.reference.is_some())
         .collect();
     let mut lines = lines(&decidable);
     for line in &mut lines {
@@ -662,11 +690,14 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let mut searched = searches(&store, &lookups, &references).map_err(fail)?;
     let mut decided = Vec::new();
     for (reference, verdict) in verdicts {
-        let Searched { keys, rows } = searched
+        let searched = searched
             .remove(&reference)
             .expect("every ref asked is answered")
             .map_err(|e| wrong(e.to_string()))?;
-        decided.push((reference, verdict, keys, rows));
+        let keys = searched
+            .keys_for(&reference, verdict)
+            .map_err(|e| wrong(e.to_string()))?;
+        decided.push((reference, verdict, keys, searched.rows));
     }
     let decided_at = now_text();
     let source = std::fs::canonicalize(path)

@@ -376,7 +376,7 @@ impl<W: Output> Format for Summary<W> {
                 };
                 let why = match status {
                     RowStatus::Invalid => {
-                        "the row itself is wrong (see `error` in the reports): fix the export"
+                        "the row itself is wrong (see `error` in the reports): fix the export, or leave it alone with `ratewatch review ignore`"
                     }
                     RowStatus::Unresolved => {
                         "no company matches: check the identifier, or decide with `ratewatch review`"
