@@ -498,6 +498,9 @@ pub struct ResultRow {
     /// The record had more fields than its header: its carried columns (`extra`) may be
     /// the wrong values, and `[alerts] min_exposure` does not judge them.
     pub extra_unreliable: bool,
+    /// The search that found the company: the registry and identifier
+    /// (`SIRET 55210055400013`), `name`, `company_id` or `review`; `None` when none did.
+    pub found_by: Option<String>,
     /// Not screened (invalid, unresolved, ambiguous), and named by the run's summary
     /// tonight: new in that state, or due again (`store::Store::name_unscreened`).
     #[serde(skip)]
@@ -754,6 +757,7 @@ impl ResultRow {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            found_by: Some("SIREN 552100554".into()),
             named: false,
         }
     }
@@ -950,6 +954,7 @@ mod tests {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            found_by: None,
             named: false,
         }
     }

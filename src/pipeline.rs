@@ -161,11 +161,68 @@ pub const ACCEPTED_UNKNOWN: &str = "the company accepted by review";
 const REJECTED: &str = "none of the candidates is this company, said the review";
 
 /// How a run ended, when it was not stopped.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Ended {
     /// "Not found" answers of a run where no search or rating succeeded (fewer than
     /// [`WRONG_ADDRESS_PROOF`]): their rows failed, and nothing was cached.
     pub unconfirmed_not_found: u64,
+    /// Rows whose company a search of this run found only by a later identifier, or by
+    /// the name, after the row's first identifier failed.
+    pub fell_back: FellBack,
+}
+
+/// Rows found only by a later search than their first, found so in this run (a night
+/// that answers them from the cache says nothing): the first few by line, and how many.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FellBack {
+    pub rows: u64,
+    /// The first [`FELL_BACK_NAMED`] by line: (line, ref, the first identifier and what
+    /// was wrong with it, the search that found the company).
+    pub first: Vec<(u64, Option<String>, String, String)>,
+}
+
+/// Rows that fell back named in the run's note.
+pub const FELL_BACK_NAMED: usize = 5;
+
+impl FellBack {
+    fn add(&mut self, line: u64, reference: Option<String>, failed: String, found_by: String) {
+        self.rows += 1;
+        let at = self.first.partition_point(|(l, ..)| *l < line);
+        if at < FELL_BACK_NAMED {
+            self.first.insert(at, (line, reference, failed, found_by));
+            self.first.truncate(FELL_BACK_NAMED);
+        }
+    }
+
+    /// The run's note on them, if any: they are screened, but their first identifier is
+    /// wrong in the export.
+    pub fn note(&self) -> Option<String> {
+        if self.rows == 0 {
+            return None;
+        }
+        let mut named: Vec<String> = self
+            .first
+            .iter()
+            .map(|(line, reference, failed, found_by)| {
+                let who = match reference {
+                    Some(r) => format!("{r} (line {line})"),
+                    None => format!("line {line}"),
+                };
+                format!("{who}: found by {found_by}, after {failed}")
+            })
+            .collect();
+        if self.rows > self.first.len() as u64 {
+            named.push("…".into());
+        }
+        let rows = match self.rows {
+            1 => "1 row was".to_string(),
+            n => format!("{n} rows were"),
+        };
+        Some(format!(
+            "IDENTIFIERS: {rows} found only by a later identifier or the name, their first one failing: correct it in the export ({})",
+            named.join("; ")
+        ))
+    }
 }
 
 /// A screened row before it is recorded.
@@ -186,6 +243,21 @@ impl From<RowRecord> for Screened {
             vanished: None,
         }
     }
+}
+
+/// What one search of a row's came to.
+#[derive(Debug)]
+enum Searched {
+    /// The row's outcome; `true` when a search of this run (not the cache) found its
+    /// company.
+    Done(Screened, bool),
+    /// No company: the row goes on to its next search. `not_found`: the service said so
+    /// with a 404 in this run; `vanished`: the cached company it found before is unknown.
+    NoMatch {
+        record: RowRecord,
+        not_found: bool,
+        vanished: Option<Uuid>,
+    },
 }
 
 /// Work held back until the service has shown it is the service.
@@ -322,6 +394,7 @@ pub struct Pipeline {
     ratings: InFlight<Uuid, ()>,
     settled_lines: Vec<u64>,
     canary: Canary,
+    fell_back: Mutex<FellBack>,
 }
 
 impl Pipeline {
@@ -343,6 +416,7 @@ impl Pipeline {
             ratings: InFlight::new(),
             settled_lines: resume.settled_lines,
             canary: Canary::default(),
+            fell_back: Mutex::default(),
         }
     }
 
@@ -525,6 +599,7 @@ impl Pipeline {
             } else {
                 self.canary.not_found.load(Ordering::Relaxed)
             },
+            fell_back: std::mem::take(&mut *lock(&self.fell_back)),
         })
     }
 
@@ -536,13 +611,20 @@ impl Pipeline {
         self.screen_row(row).await.map(Some)
     }
 
+    /// Screens a row: its searches in their order ([`resolve::plan`]), the next only when
+    /// the one before finds no company ("not found" to a search by identifier, an empty
+    /// answer to a search by name). A failure (5xx, timeout) fails the row there, to be
+    /// screened again next run; several matches make it ambiguous; only when the last
+    /// finds nothing is the row unresolved. A "not found" is believed as ever only from a
+    /// service that has proven itself: a row that none of its searches finds rests on it
+    /// ([`Screened::not_found`]) and is held back until then.
     async fn screen_row(&self, row: InputRow) -> Result<Screened, Fatal> {
-        let target = portfolio::validate(&row, &self.lookups);
+        let targets = portfolio::targets(&row, &self.lookups);
         let mut record = RowRecord {
             input: row,
             ..RowRecord::default()
         };
-        let query = match target {
+        let targets = match targets {
             Err(reason) => {
                 // An invalid row a person chose to leave alone, as it stands.
                 if let Some(decision) = self.options.decisions.ignored_invalid(&record.input) {
@@ -556,13 +638,80 @@ impl Pipeline {
                 record.error = Some(reason);
                 return Ok(record.into());
             }
-            Ok(Target::Known(company)) => return self.screen_known(record, company).await,
-            Ok(target) => Query::of(target).expect("a row that names no company searches"),
+            Ok(targets) => targets,
         };
+        if let [Target::Known(company)] = targets[..] {
+            return self.screen_known(record, company, "company_id").await;
+        }
+        let steps = resolve::plan(targets);
+        // What each search passed over or made found, for the row's error if none finds
+        // its company, and for the run's note if a later one does.
+        let mut tried: Vec<String> = Vec::new();
+        let mut not_found = false;
+        let mut vanished = None;
+        for step in &steps {
+            let label = step.query.label();
+            if let Some(why) = &step.skip {
+                tried.push(format!("{label}: not searched ({why})"));
+                continue;
+            }
+            match self.screen_search(record, &step.query).await? {
+                Searched::Done(screened, fresh) => {
+                    if let (Some(failed), Some(found_by), true) =
+                        (tried.first(), &screened.record.found_by, fresh)
+                    {
+                        let input = &screened.record.input;
+                        lock(&self.fell_back).add(
+                            input.line,
+                            input.reference.clone(),
+                            failed.clone(),
+                            found_by.clone(),
+                        );
+                    }
+                    return Ok(screened);
+                }
+                Searched::NoMatch {
+                    record: back,
+                    not_found: said,
+                    vanished: gone,
+                } => {
+                    record = back;
+                    not_found |= said;
+                    vanished = vanished.or(gone);
+                    // An identifier that fails its own rules says so: likely a typo.
+                    tried.push(match step.query.rule_problem() {
+                        Some(hint) => format!("{label}: no company ({hint})"),
+                        None => format!("{label}: no company"),
+                    });
+                }
+            }
+        }
+        let error = match &steps[..] {
+            [only] => match only.query.rule_problem() {
+                Some(hint) => format!("no company matches ({hint})"),
+                None => "no company matches".into(),
+            },
+            _ => format!("no company matches: {}", tried.join("; ")),
+        };
+        Ok(Screened {
+            record: RowRecord {
+                status: RowStatus::Unresolved,
+                error: Some(error),
+                ..record
+            },
+            not_found: not_found || vanished.is_some(),
+            vanished,
+        })
+    }
+
+    /// One search of a row's: the decision `review` made for it, if any, else the search
+    /// and the rating of the company it finds.
+    async fn screen_search(&self, mut record: RowRecord, query: &Query) -> Result<Searched, Fatal> {
+        let done = |screened: Screened| Searched::Done(screened, false);
         if let Some(decision) = self
             .options
             .decisions
-            .find(record.input.reference.as_deref(), &query)
+            .find(record.input.reference.as_deref(), query)
         {
             return match decision.verdict {
                 Verdict::Accept(company) => {
@@ -575,86 +724,79 @@ impl Pipeline {
                             country: query.country().to_uppercase(),
                         })
                         .map_err(Fatal::Store)?;
-                    let mut screened = self.screen_known(record, company).await?;
+                    let mut screened = self.screen_known(record, company, "review").await?;
                     if screened.vanished.is_some() {
                         screened.record.error = Some(format!(
                             "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
                             decision.day()
                         ));
                     }
-                    Ok(screened)
+                    Ok(done(screened))
                 }
-                Verdict::Ignore => Ok(RowRecord {
-                    status: RowStatus::Ignored,
-                    error: Some(format!("ignored by review ({})", decision.day())),
-                    ..record
-                }
-                .into()),
-                Verdict::Reject => Ok(RowRecord {
-                    status: RowStatus::Unresolved,
-                    error: Some(format!(
-                        "{REJECTED} ({}): give the row an identifier, or accept or ignore it",
-                        decision.day()
-                    )),
-                    ..record
-                }
-                .into()),
+                Verdict::Ignore => Ok(done(
+                    RowRecord {
+                        status: RowStatus::Ignored,
+                        error: Some(format!("ignored by review ({})", decision.day())),
+                        ..record
+                    }
+                    .into(),
+                )),
+                Verdict::Reject => Ok(done(
+                    RowRecord {
+                        status: RowStatus::Unresolved,
+                        error: Some(format!(
+                            "{REJECTED} ({}): give the row an identifier, or accept or ignore it",
+                            decision.day()
+                        )),
+                        ..record
+                    }
+                    .into(),
+                )),
             };
         }
 
-        let mut found = self.search(&query, false).await;
+        let mut found = self.search(query, false).await;
         // A cached company the service no longer knows (ids can change) is searched again,
         // once per run; if the search finds nothing, the company is gone.
         let mut vanished = None;
         for second_try in [false, true] {
             let (company, cached) = match found {
-                Err(f) => return failed(record, f).map(Into::into),
+                Err(f) => return failed(record, f).map(|r| done(r.into())),
                 Ok(Found::Unresolved { not_found }) => {
-                    // An identifier that fails its own rules says so: likely a typo.
-                    let hint = match &query {
-                        Query::ById { service, id, .. } => {
-                            crate::identifiers::identifier_warning(service, id)
-                        }
-                        Query::ByName(_) => None,
-                    };
-                    let error = match hint {
-                        Some(hint) => format!("no company matches ({hint})"),
-                        None => "no company matches".into(),
-                    };
-                    return Ok(Screened {
-                        record: RowRecord {
-                            status: RowStatus::Unresolved,
-                            error: Some(error),
-                            ..record
-                        },
-                        not_found: not_found || vanished.is_some(),
+                    return Ok(Searched::NoMatch {
+                        record,
+                        not_found,
                         vanished,
                     });
                 }
                 Ok(Found::Ambiguous(candidates)) => {
-                    return Ok(RowRecord {
-                        status: RowStatus::Ambiguous,
-                        error: Some(format!(
-                            "{} companies match: add city or postcode, or the chosen company_id",
-                            candidates.len()
-                        )),
-                        candidates: candidates.to_vec(),
-                        ..record
-                    }
-                    .into());
+                    return Ok(done(
+                        RowRecord {
+                            status: RowStatus::Ambiguous,
+                            error: Some(format!(
+                                "{} companies match: add city or postcode, or the chosen company_id",
+                                candidates.len()
+                            )),
+                            candidates: candidates.to_vec(),
+                            ..record
+                        }
+                        .into(),
+                    ));
                 }
                 Ok(Found::Resolved { company, cached }) => (company, cached),
             };
             record.company_id = Some(company);
+            record.found_by = Some(query.label());
             match self.rate(company).await {
-                Ok(()) => return Ok(rated(record).into()),
+                Ok(()) => return Ok(Searched::Done(rated(record).into(), !cached)),
                 Err(Failure::Api(ApiError::NotFound { .. })) if cached && !second_try => {
                     tracing::info!(line = record.input.line, %company, "cached company unknown to the service; searching again");
                     record.company_id = None;
+                    record.found_by = None;
                     vanished = Some(company);
-                    found = self.search(&query, true).await;
+                    found = self.search(query, true).await;
                 }
-                Err(f) => return failed(record, f).map(Into::into),
+                Err(f) => return failed(record, f).map(|r| done(r.into())),
             }
         }
         unreachable!("the second try always returns")
@@ -662,14 +804,22 @@ impl Pipeline {
 
     /// A row whose company is known (given in the portfolio, or accepted by review):
     /// rated, no search.
-    async fn screen_known(&self, mut record: RowRecord, company: Uuid) -> Result<Screened, Fatal> {
+    /// `found_by` says how it is known (`company_id`, `review`).
+    async fn screen_known(
+        &self,
+        mut record: RowRecord,
+        company: Uuid,
+        found_by: &str,
+    ) -> Result<Screened, Fatal> {
         record.company_id = Some(company);
+        record.found_by = Some(found_by.into());
         match self.rate(company).await {
             Ok(()) => Ok(rated(record).into()),
             Err(Failure::Api(ApiError::NotFound { .. })) => Ok(Screened {
                 record: RowRecord {
                     status: RowStatus::Unresolved,
                     company_id: None,
+                    found_by: None,
                     error: Some("company_id: the service knows no company with this id".into()),
                     ..record
                 },

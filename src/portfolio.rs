@@ -830,6 +830,65 @@ pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
     }
 }
 
+/// Every search a valid row offers, in the order a run tries them, the next one only when
+/// the one before finds no company (or breaks its registry's rules, see
+/// [`crate::resolve::plan`]):
+///
+/// 1. its identifier: `service` + `id`, or else the first filled registry column;
+/// 2. the other filled registry columns (SIREN, SIRET, KVK, …), in the order of the
+///    file's header, each once; a registry the row's country does not use is left out;
+/// 3. its `name` with its filters (street, city, postcode, phone).
+///
+/// A row that gives its `company_id`, or only a name, has one. The first is what
+/// [`validate`] returns, checked as it checks it: a row whose own identifier is wrong is
+/// invalid, whatever else it gives.
+pub fn targets(row: &InputRow, lookups: &Lookups) -> Result<Vec<Target>, String> {
+    let first = validate(row, lookups)?;
+    let Target::ById { country, .. } = &first else {
+        return Ok(vec![first]);
+    };
+    let country = country.clone();
+    let mut all = vec![first];
+    let registries = lookups.services.get(&country);
+    for (header, value) in &row.extra {
+        // Identifier columns are carried with the row under their registry's code.
+        let Some(code) = SERVICE_COLUMNS
+            .iter()
+            .find(|s| s.eq_ignore_ascii_case(header))
+        else {
+            continue;
+        };
+        let Some(service) =
+            registries.and_then(|list| list.iter().find(|s| s.eq_ignore_ascii_case(code)))
+        else {
+            continue;
+        };
+        if check_field(header, Some(value)).is_err() {
+            continue;
+        }
+        let target = Target::ById {
+            country: country.clone(),
+            service: service.clone(),
+            id: crate::identifiers::restore_leading_zeros(service, value),
+        };
+        if !all.contains(&target) {
+            all.push(target);
+        }
+    }
+    if let Some(name) = &row.name {
+        all.push(Target::ByName(NameQuery {
+            country,
+            name: name.clone(),
+            street_number: row.street_number.clone(),
+            street_name: row.street_name.clone(),
+            city: row.city.clone(),
+            postcode: row.postcode.clone(),
+            phone_number: row.phone.clone(),
+        }));
+    }
+    Ok(all)
+}
+
 /// Alpha-3 codes of the countries the service rates and of the French territories.
 const ALPHA3: [(&str, &str); 17] = [
     ("FRA", "FR"),
@@ -1057,6 +1116,65 @@ mod tests {
         assert!(matches!(
             validate(&row("FR", "", "", "Acme"), &l),
             Ok(Target::ByName(_))
+        ));
+    }
+
+    #[test]
+    fn a_row_offers_its_identifiers_in_the_headers_order_then_its_name() {
+        let got = rows(
+            b"ref,country,SIRET,siren,KVK,name,city\n\
+              C-1,FR,55210055400013,552100555,12345678,Acme,Lyon\n\
+              C-2,FR,,5210055,,,\n\
+              C-3,FR,,,,Acme,\n",
+        );
+        let l = lookups();
+        let by_id = |service: &str, id: &str| Target::ById {
+            country: "FR".into(),
+            service: service.into(),
+            id: id.into(),
+        };
+        let name = Target::ByName(NameQuery {
+            country: "FR".into(),
+            name: "Acme".into(),
+            city: Some("Lyon".into()),
+            ..NameQuery::default()
+        });
+        // The first filled registry column, the others as the header has them (KVK is
+        // no French registry), then the name with its city.
+        assert_eq!(
+            targets(&got[0], &l).unwrap(),
+            vec![
+                by_id("SIRET", "55210055400013"),
+                by_id("SIREN", "552100555"),
+                name
+            ]
+        );
+        assert_eq!(
+            targets(&got[1], &l).unwrap(),
+            vec![by_id("SIREN", "005210055")]
+        );
+        assert!(matches!(
+            &targets(&got[2], &l).unwrap()[..],
+            [Target::ByName(_)]
+        ));
+
+        // `service` + `id` first, then the registry columns; the same identifier once.
+        let got = rows(
+            b"country,service,id,SIREN,SIRET,name\n\
+              FR,siret,55210055400013,552100554,55210055400013,Acme\n",
+        );
+        let all = targets(&got[0], &l).unwrap();
+        assert_eq!(all[0], by_id("SIRET", "55210055400013"));
+        assert_eq!(all[1], by_id("SIREN", "552100554"));
+        assert!(matches!(&all[2..], [Target::ByName(q)] if q.city.is_none()));
+
+        // A row's own identifier is checked as before: wrong, the row is invalid.
+        let got = rows(b"country,service,id,name\nFR,CRO,123,Acme\n");
+        assert!(targets(&got[0], &l).unwrap_err().starts_with("service:"));
+        let got = rows(b"country,company_id,SIREN,name\nFR,6f1c9a1e-4f7b-4c55-9d1e-1a2b3c4d5e6f,552100554,Acme\n");
+        assert!(matches!(
+            &targets(&got[0], &l).unwrap()[..],
+            [Target::Known(_)]
         ));
     }
 

@@ -99,6 +99,24 @@ impl Query {
         }
     }
 
+    /// How the reports name the search that found a company: the registry and the
+    /// identifier (`SIRET 55210055400013`), or `name`.
+    pub fn label(&self) -> String {
+        match self {
+            Query::ById { service, id, .. } => format!("{service} {id}"),
+            Query::ByName(_) => "name".into(),
+        }
+    }
+
+    /// What breaks its registry's rules, for a search by identifier
+    /// ([`crate::identifiers::identifier_warning`]).
+    pub fn rule_problem(&self) -> Option<String> {
+        match self {
+            Query::ById { service, id, .. } => crate::identifiers::identifier_warning(service, id),
+            Query::ByName(_) => None,
+        }
+    }
+
     /// The name of the endpoint the search uses, for call counts.
     pub fn endpoint(&self) -> &'static str {
         match self {
@@ -106,6 +124,41 @@ impl Query {
             Query::ByName(_) => "companies_by_name",
         }
     }
+}
+
+/// One search of a row's, in the order they are tried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub query: Query,
+    /// Why it is passed over without a call: its identifier breaks its registry's rules
+    /// (a typo) and a search follows it.
+    pub skip: Option<String>,
+}
+
+/// The searches a row makes, from its targets in their order ([`crate::portfolio::targets`]):
+/// the same search once, and an identifier that breaks its registry's rules passed over
+/// when another search follows (a SIREN with a typo next to a good SIRET costs no call).
+/// The last is always made: the rules are only hints, and the service has the last word.
+///
+/// The next is made only when the one before finds no company: the pipeline goes on
+/// after a "not found" or an empty answer, never after a failure (the row fails, and is
+/// screened again next run) or several matches (ambiguous).
+pub fn plan(targets: Vec<Target>) -> Vec<Step> {
+    let mut seen = std::collections::HashSet::new();
+    let queries: Vec<Query> = targets
+        .into_iter()
+        .filter_map(Query::of)
+        .filter(|q| seen.insert(q.cache_key()))
+        .collect();
+    let last = queries.len().saturating_sub(1);
+    queries
+        .into_iter()
+        .enumerate()
+        .map(|(i, query)| Step {
+            skip: if i < last { query.rule_problem() } else { None },
+            query,
+        })
+        .collect()
 }
 
 /// Runs the search. A 404 stays an error (`ApiError::NotFound`): it means "no such
@@ -314,6 +367,40 @@ mod tests {
             choose("x", vec![a.clone(), a.clone()]),
             Resolution::Resolved(Box::new(a))
         );
+    }
+
+    #[test]
+    fn searches_are_planned_in_order_and_a_broken_identifier_is_passed_over() {
+        let by_id = |service: &str, id: &str| Target::ById {
+            country: "FR".into(),
+            service: service.into(),
+            id: id.into(),
+        };
+        let name = Target::ByName(NameQuery {
+            country: "FR".into(),
+            name: "Acme".into(),
+            city: Some("Lyon".into()),
+            ..NameQuery::default()
+        });
+        // A SIREN failing its check digit, a good SIRET, the same SIRET spaced, the name.
+        let steps = plan(vec![
+            by_id("SIREN", "552100555"),
+            by_id("SIRET", "55210055400013"),
+            by_id("SIRET", "552 100 554 00013"),
+            name.clone(),
+        ]);
+        let labels: Vec<String> = steps.iter().map(|s| s.query.label()).collect();
+        assert_eq!(labels, ["SIREN 552100555", "SIRET 55210055400013", "name"]);
+        assert!(steps[0].skip.as_deref().unwrap().contains("check digit"));
+        assert_eq!(steps[1].skip, None);
+        assert_eq!(steps[2].skip, None);
+        // The last search is made, whatever its identifier looks like.
+        let steps = plan(vec![by_id("SIRET", "1"), by_id("SIREN", "552100555")]);
+        assert!(steps[0].skip.as_deref().unwrap().contains("14 digits"));
+        assert_eq!(steps[1].skip, None);
+        assert_eq!(plan(vec![by_id("SIREN", "552100555")])[0].skip, None);
+        // A known company needs no search.
+        assert!(plan(vec![Target::Known(Uuid::nil())]).is_empty());
     }
 
     #[test]

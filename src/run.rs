@@ -407,6 +407,9 @@ async fn screen_logged(
         Ok(ended) => {
             // What reading the rows noticed: defaulted countries, records too long.
             notes.extend(reading.notes());
+            // Rows screened, but by a later identifier than their first: the first is
+            // wrong in the export (said the night a search finds them so).
+            notes.extend(ended.fell_back.note());
             if ended.unconfirmed_not_found > 0 {
                 notes.push(format!(
                     "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else: their rows failed, to be screened again next run; check --base-url",
@@ -668,7 +671,7 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     let mut companies: std::collections::HashSet<uuid::Uuid> = Default::default();
     while let Some(row) = reader.next_row()? {
         preview.rows += 1;
-        let Ok(target) = portfolio::validate(&row, &lookups) else {
+        let Ok(targets) = portfolio::targets(&row, &lookups) else {
             // An invalid row a review ignored is answered by the decision, as a run says.
             match decisions.ignored_invalid(&row) {
                 Some(_) => preview.answered += 1,
@@ -676,44 +679,63 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
             }
             continue;
         };
-        if let portfolio::Target::ById { service, id, .. } = &target
-            && let Some(hint) = crate::identifiers::identifier_warning(service, id)
-        {
+        if let Some(hint) = targets.iter().find_map(|t| match t {
+            portfolio::Target::ById { service, id, .. } => {
+                crate::identifiers::identifier_warning(service, id)
+            }
+            _ => None,
+        }) {
             preview.suspicious += 1;
             if preview.examples.len() < 5 {
                 preview.examples.push((row.line, hint));
             }
         }
-        let Some(query) = crate::resolve::Query::of(target.clone()) else {
-            if let portfolio::Target::Known(company) = target {
-                companies.insert(company);
-            }
-            preview.answered += 1;
-            continue;
-        };
-        if let Some(decision) = decisions.find(row.reference.as_deref(), &query) {
-            if let crate::model::Verdict::Accept(company) = decision.verdict {
-                companies.insert(company);
-            }
+        if let [portfolio::Target::Known(company)] = targets[..] {
+            companies.insert(company);
             preview.answered += 1;
             continue;
         }
-        let key = query.cache_key();
-        let cached = match &store {
-            Some(store) => store.cached_resolution(&key).map_err(db_error)?,
-            None => None,
-        };
-        match cached.filter(fresh) {
-            Some(hit) => {
-                preview.answered += 1;
-                if let Some(company) = hit.company_id {
+        // The row's searches in the run's order: each one the cache cannot answer is
+        // counted, and so is the next, as the run makes it when one finds no company.
+        // At most, then: a search that finds the company spares the rest.
+        let mut searching = false;
+        for step in crate::resolve::plan(targets) {
+            if step.skip.is_some() {
+                continue;
+            }
+            let query = step.query;
+            if let Some(decision) = decisions.find(row.reference.as_deref(), &query) {
+                if let crate::model::Verdict::Accept(company) = decision.verdict {
                     companies.insert(company);
                 }
+                break;
             }
-            None => {
-                preview.searching += 1;
-                searches.insert(key_hash(&key), query.endpoint());
+            let key = query.cache_key();
+            let cached = match &store {
+                Some(store) => store.cached_resolution(&key).map_err(db_error)?,
+                None => None,
+            };
+            match cached.filter(fresh) {
+                // No company found, said the cache: the run goes on to the next search.
+                Some(hit)
+                    if hit.outcome != crate::store::Outcome::Ambiguous
+                        && hit.company_id.is_none() => {}
+                Some(hit) => {
+                    if let Some(company) = hit.company_id {
+                        companies.insert(company);
+                    }
+                    break;
+                }
+                None => {
+                    searching = true;
+                    searches.insert(key_hash(&key), query.endpoint());
+                }
             }
+        }
+        if searching {
+            preview.searching += 1;
+        } else {
+            preview.answered += 1;
         }
     }
     // As the run would: a file with nothing to screen is not a cheap night.

@@ -522,8 +522,12 @@ fn an_exposure_split_by_an_unquoted_decimal_comma_is_shown_marked_and_named_by_i
     assert_eq!(rows["SMALL"]["alert"], false);
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let line = csv.lines().find(|l| l.contains(",SPLIT,")).unwrap();
-    // country_defaulted, extra_unreliable, alert_listed, then the carried column.
-    assert!(line.ends_with(",false,true,true,1 000"), "{line}");
+    // country_defaulted, extra_unreliable, alert_listed, found_by, then the carried column.
+    let found_by = rows["SPLIT"]["found_by"].as_str().unwrap();
+    assert!(
+        line.ends_with(&format!(",false,true,true,{found_by},1 000")),
+        "{line}"
+    );
 }
 
 #[test]
@@ -584,7 +588,7 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(
-            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,Encours EUR"
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by,Encours EUR"
         ),
         "{header}"
     );
@@ -592,14 +596,20 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
         .as_str()
         .unwrap()
         .to_string();
+    let found_by = rows_by_ref(&report)["BIG"]["found_by"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let big_line = csv.lines().find(|l| l.contains(",BIG,")).unwrap();
     assert!(
-        big_line.ends_with(&format!(",{kind},false,false,false,true,\"120 000,00\"")),
+        big_line.ends_with(&format!(
+            ",{kind},false,false,false,true,{found_by},\"120 000,00\""
+        )),
         "{big_line}"
     );
     let small_line = csv.lines().find(|l| l.contains(",SMALL,")).unwrap();
     assert!(
-        small_line.ends_with(",,false,false,false,false,1000"),
+        small_line.ends_with(",,false,false,false,false,company_id,1000"),
         "{small_line}"
     );
 }

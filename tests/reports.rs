@@ -522,13 +522,13 @@ fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
                 .next()
                 .unwrap()
                 .ends_with(
-                    ",last_refresh_date,stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed"
+                    ",last_refresh_date,stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by"
                 )
     );
     for line in csv.lines().skip(1) {
         // `stale`, then `alert_kind`, `acknowledged`, the two marks of how it was read and
-        // `alert_listed`.
-        let stale = line.rsplit(',').nth(5).unwrap();
+        // `alert_listed`, `found_by`.
+        let stale = line.rsplit(',').nth(6).unwrap();
         assert_eq!(stale == "true", line.contains(",OLD-"), "{line}");
     }
     let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();

@@ -494,7 +494,7 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(
-            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,Encours EUR,SIREN,SIRET"
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by,Encours EUR,SIREN,SIRET"
         ),
         "{header}"
     );
@@ -689,9 +689,13 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
     }
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let line = csv.lines().find(|l| l.contains(",C-2,")).unwrap();
-    // country_defaulted, extra_unreliable, alert_listed.
+    // country_defaulted, extra_unreliable, alert_listed, found_by.
     let listed = rows["C-2"]["alert_listed"].as_bool().unwrap();
-    assert!(line.ends_with(&format!(",true,false,{listed}")), "{line}");
+    let found_by = rows["C-2"]["found_by"].as_str().unwrap();
+    assert!(
+        line.ends_with(&format!(",true,false,{listed},{found_by}")),
+        "{line}"
+    );
 
     // A code the service does not know stops the run before any row: a setting is wrong.
     ws.screen(&sim, &file)
@@ -764,4 +768,127 @@ fn customers_nobody_monitors_are_named_under_quiet_when_they_fall_out_and_weekly
         week[0].starts_with(&format!("NOT SCREENED: {} invalid rows", invalid + 1)),
         "{week:#?}"
     );
+}
+
+/// A SIREN with a typo next to a good SIRET, a SIREN the service does not know next to a
+/// name and city, and a row whose every identifier fails: the first two are rated by
+/// their later search, said once, and the third is unresolved with every reason.
+#[test]
+fn a_row_falls_back_on_its_next_identifier_then_its_name() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let a = data.company(CompanyRef {
+        country: 0,
+        n: 1500,
+    });
+    let b = data.company(CompanyRef {
+        country: 0,
+        n: 1501,
+    });
+    let (siren_a, siret_a) = (
+        &a.external_ids[0].external_id,
+        &a.external_ids[1].external_id,
+    );
+    assert_eq!(a.external_ids[0].external_service, "SIREN");
+    assert_eq!(a.external_ids[1].external_service, "SIRET");
+    // The same digits, the last one changed: it fails Luhn's check.
+    let typo = |id: &str| {
+        let (body, last) = id.split_at(id.len() - 1);
+        format!("{body}{}", (last.parse::<u8>().unwrap() + 1) % 10)
+    };
+    let bad_siren = typo(siren_a);
+    assert!(ratewatch::identifiers::identifier_warning("SIREN", &bad_siren).is_some());
+    // Valid by the rules, unknown to the service.
+    let (unknown_siren, unknown_siret) = ("552100554", "55210055400013");
+    let ws = Workspace::new();
+    let file = ws.write(
+        "fallback.csv",
+        format!(
+            "ref,country,SIREN,SIRET,name,city\n\
+             TYPO,FR,{bad_siren},{siret_a},,\n\
+             NAME,FR,{unknown_siren},,\"{}\",{}\n\
+             NONE,FR,{bad_siren},{unknown_siret},Zzyzx Nowhere Holding,{}\n",
+            b.name, b.address.city, b.address.city
+        )
+        .as_bytes(),
+    );
+    let dry = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let dry = String::from_utf8_lossy(&dry.stdout).into_owned();
+    let (_, most) = previewed(&dry);
+
+    let out = ws.screen(&sim, &file).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stats = sim.server.stats();
+    // TYPO: the SIRET only; NAME: the SIREN, then the name; NONE: the SIRET, the name.
+    assert_eq!(stats.calls(Endpoint::CompanyById), 3, "{text}");
+    assert_eq!(stats.calls(Endpoint::CompaniesByName), 2, "{text}");
+    assert_eq!(stats.calls(Endpoint::Rating), 2, "{text}");
+    // The dry run counted every search the fallback may make, and a rating for each.
+    assert_eq!(most, stats.total() + 3, "{dry}");
+
+    let report = ws.report();
+    let rows = rows_by_ref(&report);
+    assert_eq!(rows["TYPO"]["status"], "rated", "{text}");
+    assert_eq!(rows["TYPO"]["company_id"], a.id.to_string());
+    assert_eq!(rows["TYPO"]["found_by"], format!("SIRET {siret_a}"));
+    assert_eq!(rows["NAME"]["status"], "rated", "{text}");
+    assert_eq!(rows["NAME"]["company_id"], b.id.to_string());
+    assert_eq!(rows["NAME"]["found_by"], "name");
+    assert_eq!(rows["NONE"]["status"], "unresolved", "{text}");
+    assert_eq!(rows["NONE"]["found_by"], serde_json::Value::Null);
+    let error = rows["NONE"]["error"].as_str().unwrap();
+    assert!(error.starts_with("no company matches: "), "{error}");
+    for part in [
+        format!("SIREN {bad_siren}: not searched"),
+        format!("SIRET {unknown_siret}: no company"),
+        "name: no company".into(),
+    ] {
+        assert!(error.contains(&part), "{part} in {error}");
+    }
+    // report.csv says it too, in its last column.
+    let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
+    let typo_line = csv.lines().find(|l| l.contains("TYPO")).unwrap();
+    assert!(
+        typo_line.ends_with(&format!("SIRET {siret_a},{siret_a}"))
+            || typo_line.contains(&format!(",SIRET {siret_a}")),
+        "{typo_line}"
+    );
+    // The night says which rows to correct, naming the identifier that failed.
+    let note = text
+        .lines()
+        .find(|l| l.starts_with("IDENTIFIERS: 2 rows"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        note.contains(&format!(
+            "TYPO (line 2): found by SIRET {siret_a}, after SIREN {bad_siren}"
+        )),
+        "{note}"
+    );
+    assert!(
+        note.contains(&format!(
+            "NAME (line 3): found by name, after SIREN {unknown_siren}: no company"
+        )),
+        "{note}"
+    );
+
+    // Nightly: every search is cached, the rows are found as before, nothing is said.
+    let dry = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let dry = String::from_utf8_lossy(&dry.stdout).into_owned();
+    let (exact, most) = previewed(&dry);
+    assert_eq!(exact, most, "{dry}");
+    let before = stats.total();
+    let out = ws.screen(&sim, &file).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stats = sim.server.stats();
+    assert_eq!(
+        stats.calls(Endpoint::CompanyById) + stats.calls(Endpoint::CompaniesByName),
+        5,
+        "nothing is searched again: {text}"
+    );
+    assert_eq!(stats.total() - before, exact, "{dry}");
+    assert!(!text.contains("IDENTIFIERS:"), "{text}");
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["TYPO"]["found_by"], format!("SIRET {siret_a}"));
+    assert_eq!(rows["NAME"]["found_by"], "name");
+    assert_eq!(rows["NONE"]["status"], "unresolved");
 }

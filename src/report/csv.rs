@@ -14,7 +14,7 @@ use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
 /// spreadsheet macro reading by position keeps working.
-pub const COLUMNS: [&str; 23] = [
+pub const COLUMNS: [&str; 24] = [
     "line",
     "ref",
     "country",
@@ -38,6 +38,7 @@ pub const COLUMNS: [&str; 23] = [
     "country_defaulted",
     "extra_unreliable",
     "alert_listed",
+    "found_by",
 ];
 
 /// Columns holding identifiers (the user's reference and the registry id), which Excel
@@ -169,7 +170,7 @@ impl<W: Output> Format for CsvReport<W> {
             .map(|c| format!("{} {}", c.id, c.name))
             .collect::<Vec<_>>()
             .join("; ");
-        let cells: [Cow<'_, str>; 23] = [
+        let cells: [Cow<'_, str>; 24] = [
             Cow::Owned(r.line.to_string()),
             text(&r.reference),
             text(&r.country),
@@ -193,6 +194,7 @@ impl<W: Output> Format for CsvReport<W> {
             flag(r.country_defaulted),
             flag(r.extra_unreliable),
             flag(r.alert_listed),
+            text(&r.found_by),
         ];
         let dialect = self.dialect;
         let cells = cells
@@ -256,6 +258,7 @@ mod tests {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            found_by: None,
             named: false,
         }
     }

@@ -58,6 +58,8 @@ pub const ROWS_READ_SCHEMA: i64 = 18;
 /// The version from which `run_rows.named` says which rows a summary named as not
 /// screened.
 pub const ROWS_NAMED_SCHEMA: i64 = 19;
+/// The version from which `run_rows.found_by` says which search found each row's company.
+pub const ROWS_FOUND_BY_SCHEMA: i64 = 20;
 
 /// The schema version whose `runs` columns [`Store::run_info`] reads (`rows_ignored`):
 /// a reading command on an older database says the next screening upgrades it.
@@ -814,13 +816,17 @@ impl Store {
                     v.company_id, v.company_name, v.color, v.previous_color, v.change,
                     v.last_change_date, v.alert, v.error, v.candidates, v.last_refresh_date,
                     v.extra";
-        // How each row was read (0018) and whether the summary names it as not screened
-        // (0019), from the row itself; nothing to say of an older database.
+        // How each row was read (0018), whether the summary names it as not screened
+        // (0019) and which search found its company (0020), from the row itself; nothing
+        // to say of an older database.
         let version = migrate::check(&self.conn)?;
         let read = match version {
-            v if v >= ROWS_NAMED_SCHEMA => "x.country_defaulted, x.extra_unreliable, x.named",
-            v if v >= ROWS_READ_SCHEMA => "x.country_defaulted, x.extra_unreliable, 0",
-            _ => "0, 0, 0",
+            v if v >= ROWS_FOUND_BY_SCHEMA => {
+                "x.country_defaulted, x.extra_unreliable, x.named, x.found_by"
+            }
+            v if v >= ROWS_NAMED_SCHEMA => "x.country_defaulted, x.extra_unreliable, x.named, NULL",
+            v if v >= ROWS_READ_SCHEMA => "x.country_defaulted, x.extra_unreliable, 0, NULL",
+            _ => "0, 0, 0, NULL",
         };
         let by_key = "LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line";
         let sql = match which {
@@ -1005,6 +1011,7 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         country_defaulted: r.get::<_, Option<i64>>(21)?.unwrap_or(0) != 0,
         extra_unreliable: r.get::<_, Option<i64>>(22)?.unwrap_or(0) != 0,
         named: r.get::<_, Option<i64>>(23)?.unwrap_or(0) != 0,
+        found_by: r.get(24)?,
         candidates: candidates
             .and_then(|c| serde_json::from_str(c).ok())
             .unwrap_or_default(),

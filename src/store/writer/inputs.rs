@@ -34,6 +34,7 @@ struct RunRow {
     candidates: Option<String>,
     country_defaulted: bool,
     extra_unreliable: bool,
+    found_by: Option<String>,
 }
 
 /// A row's input: its id once known, or what finds or stores it.
@@ -206,7 +207,7 @@ static FIND_SQL: LazyLock<String> = LazyLock::new(|| {
 /// `INSERT OR REPLACE` of the outcomes of `rows`, whose inputs are known, in their order:
 /// a line given twice keeps its last outcome, as with one statement each.
 fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite::Result<()> {
-    insert(conn, &OUTCOMES, rows, true, |r| -> [ToSqlOutput<'_>; 9] {
+    insert(conn, &OUTCOMES, rows, true, |r| -> [ToSqlOutput<'_>; 10] {
         let Input::Known(input) = r.input else {
             unreachable!("inputs are found before outcomes are written")
         };
@@ -221,6 +222,7 @@ fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite:
             r.candidates.as_deref().map_or_else(null, Into::into),
             i64::from(r.country_defaulted).into(),
             i64::from(r.extra_unreliable).into(),
+            r.found_by.as_deref().map_or_else(null, Into::into),
         ]
     })
     .map(drop)
@@ -229,8 +231,9 @@ fn insert_outcomes(conn: &Connection, run_id: i64, rows: &[RunRow]) -> rusqlite:
 static OUTCOMES: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
         "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status_code, company, error,
-                                          candidates, country_defaulted, extra_unreliable)",
-        9,
+                                          candidates, country_defaulted, extra_unreliable,
+                                          found_by)",
+        10,
         "",
     )
 });
@@ -280,6 +283,7 @@ impl Writer {
             candidates: candidates_json(&row.candidates),
             country_defaulted,
             extra_unreliable,
+            found_by: row.found_by,
         });
         if self.rows.0.len() < ROWS_PER_STATEMENT {
             return Ok(());
@@ -332,6 +336,7 @@ mod tests {
             },
             status,
             company_id: None,
+            found_by: None,
             error: (status == RowStatus::Invalid).then(|| format!("line {line}: bad")),
             candidates: if status == RowStatus::Ambiguous {
                 vec![Candidate {

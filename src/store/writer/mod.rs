@@ -92,6 +92,9 @@ pub struct RowRecord {
     pub company_id: Option<Uuid>,
     pub error: Option<String>,
     pub candidates: Vec<Candidate>,
+    /// The search that found the company (`SIRET 55210055400013`, `name`, `company_id`,
+    /// `review`); `None` when none did.
+    pub found_by: Option<String>,
 }
 
 /// What the pipeline hands the writer.
