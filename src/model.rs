@@ -498,6 +498,12 @@ pub struct ResultRow {
     /// The record had more fields than its header: its carried columns (`extra`) may be
     /// the wrong values, and `[alerts] min_exposure` does not judge them.
     pub extra_unreliable: bool,
+    /// The rating was used without a call: younger than its color's refresh age
+    /// (`[refresh]`, `rating_max_age`).
+    pub reused: bool,
+    /// How old a reused rating was when the run started, in whole hours since a run last
+    /// saw it (this machine's clock); `None` for a rating fetched by the run.
+    pub rating_age_hours: Option<u64>,
     /// Not screened (invalid, unresolved, ambiguous), and named by the run's summary
     /// tonight: new in that state, or due again (`store::Store::name_unscreened`).
     #[serde(skip)]
@@ -754,6 +760,8 @@ impl ResultRow {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            reused: false,
+            rating_age_hours: None,
             named: false,
         }
     }
@@ -950,6 +958,8 @@ mod tests {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            reused: false,
+            rating_age_hours: None,
             named: false,
         }
     }

@@ -256,6 +256,8 @@ mod tests {
             extra: vec![],
             country_defaulted: false,
             extra_unreliable: false,
+            reused: false,
+            rating_age_hours: None,
             named: false,
         }
     }

@@ -105,6 +105,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rows_named",
         include_str!("../../migrations/0019_rows_named.sql"),
     ),
+    (
+        20,
+        "reused_ratings",
+        include_str!("../../migrations/0020_reused_ratings.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
