@@ -1363,17 +1363,28 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let m = message("quiet = true\n[refresh]\ngreen = \"7d\"\nyellow = \"2 days\"\n");
-        assert!(m.starts_with(&format!("{PATH_OF_FILE}:4: [refresh] yellow:")), "{m}");
+        assert!(
+            m.starts_with(&format!("{PATH_OF_FILE}:4: [refresh] yellow:")),
+            "{m}"
+        );
         assert!(m.contains("\"12h\", \"2d\" or \"1w\""), "{m}");
         let m = message("[refresh]\nred = 1\n");
-        assert!(m.starts_with(&format!("{PATH_OF_FILE}:2: [refresh] red:")), "{m}");
+        assert!(
+            m.starts_with(&format!("{PATH_OF_FILE}:2: [refresh] red:")),
+            "{m}"
+        );
         let m = message("[refresh]\ngreen = \"7d\"\n\ngrene = \"7d\"\n");
         assert!(
-            m.starts_with(&format!("{PATH_OF_FILE}:4: [refresh]: unknown color `grene`")),
+            m.starts_with(&format!(
+                "{PATH_OF_FILE}:4: [refresh]: unknown color `grene`"
+            )),
             "{m}"
         );
         let m = message("refresh = \"7d\"\n");
-        assert!(m.starts_with(&format!("{PATH_OF_FILE}:1: `refresh` is a table")), "{m}");
+        assert!(
+            m.starts_with(&format!("{PATH_OF_FILE}:1: `refresh` is a table")),
+            "{m}"
+        );
     }
 
     #[test]

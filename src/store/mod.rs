@@ -870,9 +870,8 @@ impl Store {
             ),
             false => ("0, NULL", ""),
         };
-        let by_key = format!(
-            "LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}"
-        );
+        let by_key =
+            format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
         let sql = match which {
             Rows::All | Rows::AlertsByLine => format!(
                 "SELECT {columns}, {rules}, {read}, {reused}

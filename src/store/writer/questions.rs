@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use super::{COMPANY_MEMO, Gone, Record, Writer};
 use crate::model::Color;
-use crate::store::keys::{company_hash, find_company, search_hash};
 use crate::refresh::RefreshAges;
+use crate::store::keys::{company_hash, find_company, search_hash};
 use crate::store::{CachedResolution, LATEST_SEEN, StoreError, latest_seen, seconds_text};
 
 /// The last run that saw a rating of `r.company`: first observed it, or confirmed it.
