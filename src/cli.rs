@@ -325,7 +325,8 @@ pub struct RunArgs {
 
     /// Use a company's rating as last seen, without a call, when a run that started less than
     /// this many hours ago saw it (several portfolios screened the same night share their
-    /// companies' ratings); 0 always fetches [default: 0].
+    /// companies' ratings); `[refresh]` in the config file sets an age per color, and red is
+    /// asked again within a day whatever is set; 0 always fetches [default: 0].
     #[arg(long, value_name = "HOURS")]
     pub rating_max_age: Option<u32>,
 

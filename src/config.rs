@@ -17,6 +17,7 @@ use crate::cli::{CsvDialectArg, EndpointArg, RunArgs, ScreenArgs, ServiceArgs};
 use crate::deliver::webhook::WebhookUrl;
 use crate::error::Error;
 use crate::limit::{Limits, RetryPolicy};
+use crate::model::Color;
 use crate::portfolio::ColumnMap;
 use crate::rate::RatingEndpoint;
 use crate::report::csv::Dialect;
@@ -306,6 +307,8 @@ pub struct ConfigFile {
     pub columns: Vec<(String, String)>,
     /// `[alerts]`: the alert rules (the defaults when the table is absent).
     pub alerts: Rules,
+    /// `[refresh]`: how old a rating of each color may be and still be reused.
+    pub refresh: Vec<(Color, jiff::SignedDuration)>,
 }
 
 impl ConfigFile {
@@ -328,11 +331,16 @@ impl ConfigFile {
         let mut entries = BTreeMap::new();
         let mut columns = Vec::new();
         let mut alerts = Rules::default();
+        let mut refresh = Vec::new();
         for (name, value) in table.get_ref() {
             let offset = name.span().start;
             let name = name.get_ref().as_ref();
             if name == "alerts" {
                 alerts = alert_rules(value.get_ref(), &|o, m| at(o, m), offset)?;
+                continue;
+            }
+            if name == "refresh" {
+                refresh = refresh_ages(value.get_ref(), &|o, m| at(o, m), offset)?;
                 continue;
             }
             if name == "columns" {
@@ -404,8 +412,54 @@ impl ConfigFile {
             entries,
             columns,
             alerts,
+            refresh,
         })
     }
+}
+
+/// The ages of a `[refresh]` table, color by color; an unknown color or an age that does
+/// not read is an error naming its line: a typo must not silently spend (or save) calls.
+fn refresh_ages(
+    value: &toml::de::DeValue<'_>,
+    at: &dyn Fn(usize, String) -> Error,
+    offset: usize,
+) -> Result<Vec<(Color, jiff::SignedDuration)>, Error> {
+    let toml::de::DeValue::Table(table) = value else {
+        return Err(at(
+            offset,
+            "`refresh` is a table: [refresh] then color = \"7d\" lines".into(),
+        ));
+    };
+    let mut ages = Vec::new();
+    for (key, value) in table {
+        let offset = key.span().start;
+        let key = key.get_ref().as_ref();
+        let color = crate::refresh::COLORS
+            .into_iter()
+            .find(|c| c.as_str() == key)
+            .ok_or_else(|| {
+                at(
+                    offset,
+                    format!(
+                        "[refresh]: unknown color `{key}`; the colors are green, yellow, white, red, black"
+                    ),
+                )
+            })?;
+        let age = match value.get_ref() {
+            toml::de::DeValue::String(s) => crate::refresh::parse_age(s),
+            _ => None,
+        }
+        .ok_or_else(|| {
+            at(
+                offset,
+                format!(
+                    "[refresh] {key}: expected an age like \"12h\", \"2d\" or \"1w\" (\"0d\": every run)"
+                ),
+            )
+        })?;
+        ages.push((color, age));
+    }
+    Ok(ages)
 }
 
 /// The rules of an `[alerts]` table; a key or value it does not know is an error naming
@@ -910,6 +964,9 @@ pub struct Settings {
     pub metrics_file: Sourced<Option<PathBuf>>,
     /// `[alerts]` of the config file.
     pub alerts: Rules,
+    /// `[refresh]` of the config file: the refresh age of each color it names (the others
+    /// have `rating_max_age_hours`).
+    pub refresh: Vec<(Color, jiff::SignedDuration)>,
     /// How report.csv is spelt.
     pub csv_dialect: Sourced<Dialect>,
     /// The reports named after the run's start, so each run keeps its own.
@@ -1062,6 +1119,11 @@ impl Settings {
                 sources.pick_path(Key::MetricsFile, run.and_then(|r| r.metrics_file.clone()))?,
             ),
             alerts: sources.alert_rules(),
+            refresh: sources
+                .file
+                .as_ref()
+                .map(|f| f.refresh.clone())
+                .unwrap_or_default(),
             csv_dialect: sources.csv_dialect(screen.and_then(|s| s.reports.csv_dialect))?,
             timestamped: sources.timestamped(screen.is_some_and(|s| s.reports.timestamped))?,
             quiet: sources.quiet(screen.is_some_and(|s| s.quiet))?,
@@ -1273,6 +1335,56 @@ mod tests {
     fn settings(args: &[&str], env: &[(&str, &str)], text: &str) -> Result<Settings, Error> {
         let sources = Sources::new(env_of(env), Some(file(text)?));
         Settings::for_run(&flags(args), &sources)
+    }
+
+    #[test]
+    fn a_refresh_table_gives_an_age_per_color() {
+        let text = "rating_max_age = 12\n[refresh]\ngreen = \"7d\"\nyellow = \"2d\"\nred = \"1w\"\nblack = \"36h\"\n";
+        let s = settings(&[], &[], text).unwrap();
+        let hours = jiff::SignedDuration::from_hours;
+        assert_eq!(
+            s.refresh,
+            vec![
+                (Color::Black, hours(36)),
+                (Color::Green, hours(168)),
+                (Color::Red, hours(168)),
+                (Color::Yellow, hours(48)),
+            ]
+        );
+        assert_eq!(s.rating_max_age_hours.value, 12);
+        // No table: every color has rating_max_age.
+        assert!(settings(&[], &[], "").unwrap().refresh.is_empty());
+    }
+
+    #[test]
+    fn a_bad_refresh_age_or_an_unknown_color_names_the_file_line_and_key() {
+        let message = |text: &str| match file(text) {
+            Err(Error::Config(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        let m = message("quiet = true\n[refresh]\ngreen = \"7d\"\nyellow = \"2 days\"\n");
+        assert!(
+            m.starts_with(&format!("{PATH_OF_FILE}:4: [refresh] yellow:")),
+            "{m}"
+        );
+        assert!(m.contains("\"12h\", \"2d\" or \"1w\""), "{m}");
+        let m = message("[refresh]\nred = 1\n");
+        assert!(
+            m.starts_with(&format!("{PATH_OF_FILE}:2: [refresh] red:")),
+            "{m}"
+        );
+        let m = message("[refresh]\ngreen = \"7d\"\n\ngrene = \"7d\"\n");
+        assert!(
+            m.starts_with(&format!(
+                "{PATH_OF_FILE}:4: [refresh]: unknown color `grene`"
+            )),
+            "{m}"
+        );
+        let m = message("refresh = \"7d\"\n");
+        assert!(
+            m.starts_with(&format!("{PATH_OF_FILE}:1: `refresh` is a table")),
+            "{m}"
+        );
     }
 
     #[test]

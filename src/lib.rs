@@ -7,7 +7,8 @@
 //! ```
 //!
 //! - [`portfolio`] reads and checks rows; [`resolve`] finds each company; [`rate`] fetches
-//!   ratings; [`pipeline`] runs them concurrently through the one [`limit`] gate;
+//!   ratings ([`refresh`]: which may be reused without a call); [`pipeline`] runs them
+//!   concurrently through the one [`limit`] gate;
 //!   [`store`] keeps history in SQLite; [`report`] formats a run's results; [`deliver`]
 //!   hands them on (a webhook, a metrics file).
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
@@ -33,6 +34,7 @@ pub mod model;
 pub(crate) mod pipeline;
 pub mod portfolio;
 pub mod rate;
+pub mod refresh;
 pub mod report;
 pub(crate) mod resolve;
 pub mod run;

@@ -501,6 +501,12 @@ pub struct ResultRow {
     /// The search that found the company: the registry and identifier
     /// (`SIRET 55210055400013`), `name`, `company_id` or `review`; `None` when none did.
     pub found_by: Option<String>,
+    /// The rating was used without a call: younger than its color's refresh age
+    /// (`[refresh]`, `rating_max_age`).
+    pub reused: bool,
+    /// How old a reused rating was when the run started, in whole hours since a run last
+    /// saw it (this machine's clock); `None` for a rating fetched by the run.
+    pub rating_age_hours: Option<u64>,
     /// Not screened (invalid, unresolved, ambiguous), and named by the run's summary
     /// tonight: new in that state, or due again (`store::Store::name_unscreened`).
     #[serde(skip)]
@@ -758,6 +764,8 @@ impl ResultRow {
             country_defaulted: false,
             extra_unreliable: false,
             found_by: Some("SIREN 552100554".into()),
+            reused: false,
+            rating_age_hours: None,
             named: false,
         }
     }
@@ -955,6 +963,8 @@ mod tests {
             country_defaulted: false,
             extra_unreliable: false,
             found_by: None,
+            reused: false,
+            rating_age_hours: None,
             named: false,
         }
     }

@@ -30,6 +30,7 @@ use crate::limit::Limiter;
 use crate::model::{Candidate, Decision, RowStatus, Verdict};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Target};
 use crate::rate::{self, RatingEndpoint};
+use crate::refresh::RefreshAges;
 use crate::resolve::{self, Query, Resolution};
 use crate::store::{Outcome, Record, Recorder, RowRecord, StoreError, Writer};
 
@@ -43,9 +44,9 @@ pub struct Options {
     pub refresh_resolutions: bool,
     /// Cached resolutions older than this are searched again.
     pub resolution_max_age: jiff::SignedDuration,
-    /// A rating seen by a run that started within this long is used instead of fetched;
-    /// `None`: always fetch.
-    pub rating_max_age: Option<jiff::SignedDuration>,
+    /// How old a company's latest rating may be, by its color, and still be used instead
+    /// of fetched (`rating_max_age` and `[refresh]`); by default every rating is fetched.
+    pub refresh: Arc<RefreshAges>,
     /// What `ratewatch review` decided, applied before any call.
     pub decisions: Arc<Decisions>,
 }
@@ -930,12 +931,12 @@ impl Pipeline {
                 if self.store.rated(company).await? {
                     return Ok(());
                 }
-                // Seen by a recent run (another portfolio's, the same night): the user
-                // chose to spare the call.
-                if let Some(age) = self.options.rating_max_age
+                // Seen by a recent run, younger than its color's refresh age: the user
+                // chose to spare the call (a red company is asked again within a day).
+                if self.options.refresh.any()
                     && self
                         .store
-                        .reuse_rating(company, jiff::Timestamp::now() - age)
+                        .reuse_rating(company, &self.options.refresh, jiff::Timestamp::now())
                         .await?
                 {
                     return Ok(());
@@ -1157,7 +1158,7 @@ mod tests {
                 endpoint: RatingEndpoint::Current,
                 refresh_resolutions: false,
                 resolution_max_age: jiff::SignedDuration::from_hours(24),
-                rating_max_age: None,
+                refresh: Arc::default(),
                 decisions: Arc::default(),
             },
             Resume::default(),

@@ -23,6 +23,7 @@ use crate::limit::{Limiter, Limits};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
 use crate::pipeline::{Decisions, Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
+use crate::refresh::RefreshAges;
 use crate::report::{self, Output, ReportError, ReportOptions};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
@@ -484,6 +485,22 @@ async fn screen_logged(
             "SHRUNK: the portfolio has {rows_now} rows against {before} in run {before_run} of {name}: more than half are gone; check the export (--fail-on-shrink refuses such a file)"
         ));
     }
+    // Ratings used without a call, when `[refresh]` or `rating_max_age` spared any: a
+    // remark, with the calls the ratings did cost.
+    let reused = store.reused_ratings(run_id).map_err(db_error)?;
+    if reused > 0 {
+        let rating = settings.endpoint.value.name();
+        let asked: u64 = calls
+            .iter()
+            .filter(|(e, _)| *e == rating)
+            .map(|(_, n)| n)
+            .sum();
+        notes.push(format!(
+            "ratings: {} reused (younger than their color's refresh age), {} asked",
+            crate::text::thousands(reused),
+            crate::text::thousands(asked)
+        ));
+    }
     // A run stopped by the rate limit stays resumable: the next run takes up its rows.
     let status = if stopped.is_some() {
         RunStatus::Interrupted
@@ -591,6 +608,9 @@ pub struct Preview {
     /// Ratings of the companies the searches will find: at most one per search (two
     /// searches may find one company, rated once).
     pub ratings_after_searches: u64,
+    /// Companies known whose latest rating is younger than its color's refresh age: used
+    /// without a call.
+    pub reused: u64,
     /// Rows whose identifier fails its registry's rules (a typo?), and the first few of
     /// them: (line, what looks wrong).
     pub suspicious: u64,
@@ -745,10 +765,19 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     preview.notes = reading.notes();
     let mut ratings = 0;
     for company in companies {
-        let reused = match (&store, max_age.rating_max_age) {
-            (Some(store), Some(age)) => store.seen_since(company, now - age).map_err(db_error)?,
+        // As the run would decide (see `Writer::reuse_rating`).
+        let reused = match &store {
+            Some(store) if max_age.refresh.any() => store
+                .latest_seen(company)
+                .map_err(db_error)?
+                .is_some_and(|seen| {
+                    max_age
+                        .refresh
+                        .reuses(&seen.color, now.duration_since(seen.seen_at))
+                }),
             _ => false,
         };
+        preview.reused += u64::from(reused);
         ratings += u64::from(!reused);
     }
     let mut by_endpoint: std::collections::BTreeMap<&'static str, u64> = Default::default();
@@ -783,10 +812,10 @@ fn options(request: &Request, decisions: Decisions) -> Options {
         resolution_max_age: jiff::SignedDuration::from_hours(
             24 * i64::from(s.resolution_max_age_days.value),
         ),
-        rating_max_age: match s.rating_max_age_hours.value {
-            0 => None,
-            h => Some(jiff::SignedDuration::from_hours(i64::from(h))),
-        },
+        refresh: Arc::new(RefreshAges::new(
+            jiff::SignedDuration::from_hours(i64::from(s.rating_max_age_hours.value)),
+            s.refresh.clone(),
+        )),
         decisions: Arc::new(decisions),
     }
 }

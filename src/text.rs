@@ -118,6 +118,19 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A count with its thousands set apart: `2,412`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// Text for a cell of a spreadsheet: a leading `=`, `+`, `-`, `@`, tab or CR would make
 /// Excel or LibreOffice evaluate the cell as a formula, so such cells get a `'` first.
 pub fn defuse(cell: &str) -> std::borrow::Cow<'_, str> {
@@ -246,7 +259,15 @@ pub fn redacted_url(raw: &str, path: UrlPath) -> String {
 #[cfg(test)]
 mod tests {
     use super::defuse;
-    use super::{UrlPath, redacted_url};
+    use super::{UrlPath, redacted_url, thousands};
+
+    #[test]
+    fn counts_set_their_thousands_apart() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(288), "288");
+        assert_eq!(thousands(2412), "2,412");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
 
     #[test]
     fn a_url_is_shown_without_its_credentials_query_values_or_fragment() {

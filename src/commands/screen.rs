@@ -195,6 +195,12 @@ fn preview_text(portfolio: &Path, p: &Preview) -> String {
             crate::text::printable(&examples)
         ));
     }
+    if p.reused > 0 {
+        text.push_str(&format!(
+            "ratings: {} reused without a call (younger than their color's refresh age)\n",
+            crate::text::thousands(p.reused)
+        ));
+    }
     let exact: u64 = p.calls.iter().map(|(_, n)| n).sum();
     text.push_str(&format!("calls: {exact} ({calls})"));
     if p.ratings_after_searches > 0 {

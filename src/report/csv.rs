@@ -259,6 +259,8 @@ mod tests {
             country_defaulted: false,
             extra_unreliable: false,
             found_by: None,
+            reused: false,
+            rating_age_hours: None,
             named: false,
         }
     }

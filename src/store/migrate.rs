@@ -110,6 +110,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rows_found_by",
         include_str!("../../migrations/0020_rows_found_by.sql"),
     ),
+    (
+        21,
+        "reused_ratings",
+        include_str!("../../migrations/0021_reused_ratings.sql"),
+    ),
 ];
 
 /// The schema version this build writes.

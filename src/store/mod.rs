@@ -60,6 +60,9 @@ pub const ROWS_READ_SCHEMA: i64 = 18;
 pub const ROWS_NAMED_SCHEMA: i64 = 19;
 /// The version from which `run_rows.found_by` says which search found each row's company.
 pub const ROWS_FOUND_BY_SCHEMA: i64 = 20;
+/// The version from which `run_reused_ratings` says which ratings a run used without a
+/// call.
+pub const REUSED_SCHEMA: i64 = 21;
 
 /// The schema version whose `runs` columns [`Store::run_info`] reads (`rows_ignored`):
 /// a reading command on an older database says the next screening upgrades it.
@@ -235,13 +238,35 @@ pub(crate) fn read_resolution(
     .map_err(StoreError::at("reading the resolution cache"))
 }
 
-/// The company's latest rating (`?1`: its internal key) if a run that started at `?2` or
-/// later saw it: the run that first observed it, or the last that confirmed it.
-pub(crate) const LATEST_SEEN_SINCE: &str = "SELECT r.id FROM ratings r
+/// The company's latest rating (`?1`: its internal key), its color and when a run last saw
+/// it: the start of the run that first observed it, or of the last that confirmed it (this
+/// machine's clock, never the service's dates). Nothing when no run saw it (a sync only).
+pub(crate) const LATEST_SEEN: &str = "SELECT r.id, r.color, u.started_at FROM ratings r
      LEFT JOIN rating_confirmations f ON f.rating = r.id
      JOIN runs u ON u.id = CASE WHEN f.rating IS NULL THEN r.first_run_id ELSE f.last_run_id END
-     WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)
-       AND u.started_at >= ?2";
+     WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)";
+
+/// A company's latest rating as a run last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestSeen {
+    /// `ratings.id`.
+    pub rating: i64,
+    pub color: Color,
+    /// The start of the run that last observed or confirmed it.
+    pub seen_at: Timestamp,
+}
+
+/// Reads a row of [`LATEST_SEEN`].
+pub(crate) fn latest_seen(r: &rusqlite::Row<'_>) -> rusqlite::Result<LatestSeen> {
+    let seen: String = r.get(2)?;
+    Ok(LatestSeen {
+        rating: r.get(0)?,
+        color: Color::parse(&r.get::<_, String>(1)?),
+        seen_at: seen.parse().map_err(|e: jiff::Error| {
+            rusqlite::Error::FromSqlConversionFailure(2, rusqlite::types::Type::Text, e.into())
+        })?,
+    })
+}
 
 /// What a new run records about itself at the start.
 #[derive(Debug, Clone)]
@@ -424,20 +449,32 @@ impl Store {
         read_resolution(&self.conn, key, None).map(|found| found.map(|(hit, _, _)| hit))
     }
 
-    /// Whether a run that started at `since` or later saw the company's latest rating (a
-    /// run with `--rating-max-age` would use it without a call).
-    pub fn seen_since(&self, company: Uuid, since: Timestamp) -> Result<bool, StoreError> {
+    /// The company's latest rating and when a run last saw it (a run whose refresh ages
+    /// allow uses it without a call: see [`crate::refresh`]).
+    pub fn latest_seen(&self, company: Uuid) -> Result<Option<LatestSeen>, StoreError> {
         let ctx = "reading the latest rating";
         let Some(key) = self.company_key(company).map_err(StoreError::at(ctx))? else {
-            return Ok(false);
+            return Ok(None);
         };
         self.conn
-            .query_row(LATEST_SEEN_SINCE, params![key, time_text(since)], |r| {
-                r.get::<_, Option<i64>>(0)
-            })
+            .query_row(LATEST_SEEN, params![key], latest_seen)
             .optional()
-            .map(|found| found.flatten().is_some())
             .map_err(StoreError::at(ctx))
+    }
+
+    /// How many companies a run rated with a rating it reused rather than asked for.
+    pub fn reused_ratings(&self, run_id: i64) -> Result<u64, StoreError> {
+        if migrate::check(&self.conn)? < REUSED_SCHEMA {
+            return Ok(0);
+        }
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM run_reused_ratings WHERE run_id = ?1",
+                [run_id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(StoreError::at("counting the reused ratings"))
     }
 
     /// The rows of the latest finished run of a portfolio (run id, rows), to notice an
@@ -828,10 +865,22 @@ impl Store {
             v if v >= ROWS_READ_SCHEMA => "x.country_defaulted, x.extra_unreliable, 0, NULL",
             _ => "0, 0, 0, NULL",
         };
-        let by_key = "LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line";
+        // Whether the row's rating was reused, and its age at the run's start (0021).
+        let (reused, by_reuse) = match version >= REUSED_SCHEMA {
+            true => (
+                "z.seen_at IS NOT NULL,
+                 unixepoch((SELECT started_at FROM runs WHERE id = v.run_id))
+                     - unixepoch(z.seen_at)",
+                "LEFT JOIN run_reused_ratings z ON z.run_id = x.run_id AND z.company = x.company
+                                             AND v.status = 'rated'",
+            ),
+            false => ("0, NULL", ""),
+        };
+        let by_key =
+            format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
         let sql = match which {
             Rows::All | Rows::AlertsByLine => format!(
-                "SELECT {columns}, {rules}, {read}
+                "SELECT {columns}, {rules}, {read}, {reused}
                  FROM {view} v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
                 if which == Rows::AlertsByLine {
                     "AND v.alert = 1"
@@ -848,7 +897,7 @@ impl Store {
                     .map(|k| format!(" WHEN '{}' THEN {}", k.as_str(), k.severity()))
                     .collect();
                 format!(
-                    "SELECT {columns}, {rules}, {read}
+                    "SELECT {columns}, {rules}, {read}, {reused}
                      FROM (SELECT *, min(line) OVER (PARTITION BY company_id) AS first_line
                            FROM {view} WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
                      {by_key}
@@ -1012,6 +1061,10 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         extra_unreliable: r.get::<_, Option<i64>>(22)?.unwrap_or(0) != 0,
         named: r.get::<_, Option<i64>>(23)?.unwrap_or(0) != 0,
         found_by: r.get(24)?,
+        reused: r.get::<_, Option<i64>>(25)?.unwrap_or(0) != 0,
+        rating_age_hours: r
+            .get::<_, Option<i64>>(26)?
+            .map(|seconds| seconds.max(0) as u64 / 3600),
         candidates: candidates
             .and_then(|c| serde_json::from_str(c).ok())
             .unwrap_or_default(),

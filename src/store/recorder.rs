@@ -84,9 +84,10 @@ impl Recorder {
     pub async fn reuse_rating(
         &self,
         company: Uuid,
-        since: jiff::Timestamp,
+        ages: &crate::refresh::RefreshAges,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
-        self.at_home().await?.reuse_rating(company, since)
+        self.at_home().await?.reuse_rating(company, ages, now)
     }
 
     /// See [`Writer::gone`].

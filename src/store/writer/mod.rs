@@ -119,8 +119,13 @@ pub enum Record {
     },
     /// A rating fetched in this run.
     Observation(model::Rating),
-    /// A company's latest rating (`ratings.id`), used as it is instead of fetched.
-    Reused { company: Uuid, rating: i64 },
+    /// A company's latest rating (`ratings.id`), used as it is instead of fetched; a run
+    /// last saw it at `seen_at`.
+    Reused {
+        company: Uuid,
+        rating: i64,
+        seen_at: jiff::Timestamp,
+    },
     /// A company the service no longer knows, with its last rating (`ratings.id`).
     Gone { company: Uuid, rating: i64 },
     /// An input row's outcome.
@@ -463,8 +468,22 @@ impl Writer {
                 country,
             } => self.describe_accepted(company, &search_key, &country),
             Record::Observation(rating) => self.observe(&rating),
-            Record::Reused { company, rating } => {
+            Record::Reused {
+                company,
+                rating,
+                seen_at,
+            } => {
                 let company = self.company_key(company)?;
+                let run_id = self.run_id;
+                self.conn()
+                    .prepare_cached(
+                        "INSERT INTO run_reused_ratings (run_id, company, seen_at)
+                         VALUES (?1, ?2, ?3)",
+                    )
+                    .and_then(|mut s| {
+                        s.execute(params![run_id, company, crate::store::time_text(seen_at)])
+                    })
+                    .map_err(StoreError::at("recording a reused rating"))?;
                 self.record_change(company, rating, Some(rating), Change::Unchanged)
             }
             Record::Gone { company, rating } => {

@@ -7,8 +7,9 @@ use uuid::Uuid;
 
 use super::{COMPANY_MEMO, Gone, Record, Writer};
 use crate::model::Color;
+use crate::refresh::RefreshAges;
 use crate::store::keys::{company_hash, find_company, search_hash};
-use crate::store::{CachedResolution, LATEST_SEEN_SINCE, StoreError, seconds_text, time_text};
+use crate::store::{CachedResolution, LATEST_SEEN, StoreError, latest_seen, seconds_text};
 
 /// The last run that saw a rating of `r.company`: first observed it, or confirmed it.
 const LAST_RUN: &str = "SELECT max(CASE WHEN f.rating IS NULL THEN x.first_run_id
@@ -86,30 +87,35 @@ impl Writer {
             .known_company(company)?
             .is_some_and(|key| self.rated.contains(key)))
     }
-    /// Records the company's latest rating as this run's when a run that started at
-    /// `since` or later saw it; tells whether it did. Its history is left as it is: no
-    /// one has looked again, so nothing is confirmed.
+    /// Records the company's latest rating as this run's when it is younger than its
+    /// color's refresh age (judged at `now`, from the start of the run that last saw it);
+    /// tells whether it did. Its history is left as it is: no one has looked again, so
+    /// nothing is confirmed, and the rating keeps ageing from when it was last seen.
     pub fn reuse_rating(
         &mut self,
         company: Uuid,
-        since: jiff::Timestamp,
+        ages: &RefreshAges,
+        now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.begin()?;
         let Some(key) = self.known_company(company)? else {
             return Ok(false);
         };
         self.write_appends_about(key)?;
-        let recent: Option<i64> = self
+        let latest = self
             .conn()
-            .prepare_cached(LATEST_SEEN_SINCE)
-            .and_then(|mut s| {
-                s.query_row(params![key, time_text(since)], |r| r.get(0))
-                    .optional()
-            })
+            .prepare_cached(LATEST_SEEN)
+            .and_then(|mut s| s.query_row(params![key], latest_seen).optional())
             .map_err(StoreError::at("reading the latest rating"))?;
-        match recent {
-            Some(rating) => self.send(Record::Reused { company, rating }).map(|()| true),
-            None => Ok(false),
+        match latest {
+            Some(seen) if ages.reuses(&seen.color, now.duration_since(seen.seen_at)) => self
+                .send(Record::Reused {
+                    company,
+                    rating: seen.rating,
+                    seen_at: seen.seen_at,
+                })
+                .map(|()| true),
+            _ => Ok(false),
         }
     }
     /// Records that the service no longer knows a company it had rated, and returns how
