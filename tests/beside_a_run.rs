@@ -31,7 +31,7 @@ fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
         per_country: 5_000,
         key: KEY.into(),
         faults: Faults {
-            latency: Duration::from_millis(15),
+            latency: Duration::from_millis(30),
             ..Faults::default()
         },
         ..SimConfig::default()
@@ -85,7 +85,7 @@ fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
         matches!(out.status.code(), Some(0 | 1)),
         "the screening ran to its end beside {rounds} rounds: {stdout}\n{stderr}"
     );
-    assert!(rounds >= 3, "the run was too short to meet the others");
+    assert!(rounds >= 2, "the run was too short to meet the others");
     assert!(
         !acked.is_empty(),
         "some acknowledgement was made during the run"
