@@ -258,6 +258,8 @@ enum Searched {
         record: RowRecord,
         not_found: bool,
         vanished: Option<Uuid>,
+        /// `review` rejected this search's candidates: why, for the row's error.
+        rejected: Option<String>,
     },
 }
 
@@ -650,9 +652,16 @@ impl Pipeline {
         let mut tried: Vec<String> = Vec::new();
         let mut not_found = false;
         let mut vanished = None;
+        let mut rejected = None;
         for step in &steps {
             let label = step.query.label();
-            if let Some(why) = &step.skip {
+            // A search passed over for its identifier's rules is still the one `review`
+            // decided on, when it did: the decision stands.
+            if let Some(why) = &step.skip
+                && (self.options.decisions)
+                    .find(record.input.reference.as_deref(), &step.query)
+                    .is_none()
+            {
                 tried.push(format!("{label}: not searched ({why})"));
                 continue;
             }
@@ -675,19 +684,26 @@ impl Pipeline {
                     record: back,
                     not_found: said,
                     vanished: gone,
+                    rejected: why,
                 } => {
                     record = back;
                     not_found |= said;
                     vanished = vanished.or(gone);
                     // An identifier that fails its own rules says so: likely a typo.
-                    tried.push(match step.query.rule_problem() {
-                        Some(hint) => format!("{label}: no company ({hint})"),
-                        None => format!("{label}: no company"),
+                    tried.push(match (&why, step.query.rule_problem()) {
+                        (Some(why), _) => format!("{label}: {why}"),
+                        (None, Some(hint)) => format!("{label}: no company ({hint})"),
+                        (None, None) => format!("{label}: no company"),
                     });
+                    rejected = why.or(rejected);
                 }
             }
         }
         let error = match &steps[..] {
+            [_] if rejected.is_some() => format!(
+                "{}: give the row an identifier, or accept or ignore it",
+                rejected.unwrap_or_default()
+            ),
             [only] => match only.query.rule_problem() {
                 Some(hint) => format!("no company matches ({hint})"),
                 None => "no company matches".into(),
@@ -742,17 +758,13 @@ impl Pipeline {
                     }
                     .into(),
                 )),
-                Verdict::Reject => Ok(done(
-                    RowRecord {
-                        status: RowStatus::Unresolved,
-                        error: Some(format!(
-                            "{REJECTED} ({}): give the row an identifier, or accept or ignore it",
-                            decision.day()
-                        )),
-                        ..record
-                    }
-                    .into(),
-                )),
+                // None of this search's candidates: the row's next search is tried.
+                Verdict::Reject => Ok(Searched::NoMatch {
+                    record,
+                    not_found: false,
+                    vanished: None,
+                    rejected: Some(format!("{REJECTED} ({})", decision.day())),
+                }),
             };
         }
 
@@ -768,6 +780,7 @@ impl Pipeline {
                         record,
                         not_found,
                         vanished,
+                        rejected: None,
                     });
                 }
                 Ok(Found::Ambiguous(candidates)) => {

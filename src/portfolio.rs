@@ -850,7 +850,10 @@ pub fn targets(row: &InputRow, lookups: &Lookups) -> Result<Vec<Target>, String>
     let country = country.clone();
     let mut all = vec![first];
     let registries = lookups.services.get(&country);
-    for (header, value) in &row.extra {
+    // A record with more fields than its header may have its columns shifted: its carried
+    // identifiers could be another column's values, so none is searched as a fallback.
+    let carried = row.extra.iter().filter(|_| !row.extra_unreliable);
+    for (header, value) in carried {
         // Identifier columns are carried with the row under their registry's code.
         let Some(code) = SERVICE_COLUMNS
             .iter()

@@ -403,8 +403,18 @@ async fn screen_logged(
     log.calls = calls.iter().map(|(_, n)| n).sum();
 
     let fatal = match outcome {
-        // Rows failed one by one, and the kept lookup lists hid it: no answer at all.
-        Ok(_) if limiter.never_reached() => Some(Error::Unreachable),
+        // Rows failed one by one, and the kept lookup lists hid it: no answer at all, and
+        // nothing rated without one either (a reused rating, a known company).
+        Ok(_)
+            if limiter.never_reached()
+                && store
+                    .rows_by_status(run_id)
+                    .map_err(db_error)?
+                    .iter()
+                    .all(|(s, n)| *s != RowStatus::Rated || *n == 0) =>
+        {
+            Some(Error::Unreachable)
+        }
         Ok(ended) => {
             // What reading the rows noticed: defaulted countries, records too long.
             notes.extend(reading.notes());
@@ -720,13 +730,20 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
         // At most, then: a search that finds the company spares the rest.
         let mut searching = false;
         for step in crate::resolve::plan(targets) {
-            if step.skip.is_some() {
+            let query = step.query;
+            let decided = decisions.find(row.reference.as_deref(), &query);
+            // Passed over for its rules, unless `review` decided on it, as the run does.
+            if step.skip.is_some() && decided.is_none() {
                 continue;
             }
-            let query = step.query;
-            if let Some(decision) = decisions.find(row.reference.as_deref(), &query) {
-                if let crate::model::Verdict::Accept(company) = decision.verdict {
-                    companies.insert(company);
+            if let Some(decision) = decided {
+                match decision.verdict {
+                    crate::model::Verdict::Accept(company) => {
+                        companies.insert(company);
+                    }
+                    // None of this search's candidates: the run tries the next search.
+                    crate::model::Verdict::Reject => continue,
+                    crate::model::Verdict::Ignore => {}
                 }
                 break;
             }

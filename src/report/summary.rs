@@ -14,8 +14,10 @@ use crate::store::{AlertDigest, AlertLine};
 
 /// Whether a run's note makes the night loud (`STOPPED: …`, `NOTE: …`, `SHRUNK: …`).
 fn is_loud(note: &str) -> bool {
-    note.split_once(':')
-        .is_some_and(|(head, _)| !head.is_empty() && head.chars().all(|c| c.is_ascii_uppercase()))
+    note.split_once(':').is_some_and(|(head, _)| {
+        head.starts_with(|c: char| c.is_ascii_uppercase())
+            && head.chars().all(|c| c.is_ascii_uppercase() || c == ' ')
+    })
 }
 
 /// How the error of a row left out by `--max-calls` begins (`ApiError::CallBudget`).
@@ -780,6 +782,27 @@ mod tests {
                 text.contains(&format!("but the run is {status}: rows may be missing.\n")),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn a_heading_in_capitals_is_loud_whatever_its_words() {
+        for loud in [
+            "STOPPED: x",
+            "CHECK THE FILE: x",
+            "EXTRA FIELDS: 1 row",
+            "NOTE: x",
+        ] {
+            assert!(is_loud(loud), "{loud}");
+        }
+        for remark in [
+            "columns not used: x",
+            " NOTE: x",
+            "Note: x",
+            "no colon",
+            ": x",
+        ] {
+            assert!(!is_loud(remark), "{remark}");
         }
     }
 

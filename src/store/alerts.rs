@@ -384,8 +384,12 @@ impl Store {
             Some(time_text(t - jiff::SignedDuration::from_secs(s)))
         });
         let tx = self.conn.transaction().map_err(at)?;
-        tx.execute("UPDATE run_rows SET named = 0 WHERE run_id = ?1", [run_id])
-            .map_err(at)?;
+        // A resumed run decides again; only rows named before are touched.
+        tx.execute(
+            "UPDATE run_rows SET named = 0 WHERE run_id = ?1 AND named = 1",
+            [run_id],
+        )
+        .map_err(at)?;
         // The same row in the same state in an earlier delivered run of the portfolio:
         // by its line (the primary key), the same input and status.
         let same = "o.line = n.line AND o.input_id = n.input_id AND o.status_code = n.status_code";
