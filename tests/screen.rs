@@ -892,3 +892,43 @@ fn a_row_falls_back_on_its_next_identifier_then_its_name() {
     assert_eq!(rows["NAME"]["found_by"], "name");
     assert_eq!(rows["NONE"]["status"], "unresolved");
 }
+
+#[test]
+fn a_decision_on_a_search_passed_over_for_its_rules_still_stands() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let a = data.company(CompanyRef {
+        country: 0,
+        n: 1500,
+    });
+    let siren = &a.external_ids[0].external_id;
+    let (body, last) = siren.split_at(siren.len() - 1);
+    let bad_siren = format!("{body}{}", (last.parse::<u8>().unwrap() + 1) % 10);
+    let ws = Workspace::new();
+    let file = ws.write(
+        "fallback.csv",
+        format!("ref,country,SIREN,SIRET,name\nNONE,FR,{bad_siren},55210055400013,Zzyzx Nowhere Holding\n")
+            .as_bytes(),
+    );
+    ws.screen(&sim, &file).output().unwrap();
+    assert_eq!(rows_by_ref(&ws.report())["NONE"]["status"], "unresolved");
+    // The decision is keyed to the row's first search, the one its rules pass over.
+    let mut review = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    crate::common::isolated(&mut review);
+    let decided = review
+        .current_dir(ws.dir.path())
+        .args(["review", "ignore", "NONE", "--db"])
+        .arg(ws.db())
+        .output()
+        .unwrap();
+    assert!(decided.status.success(), "{decided:?}");
+    let before = sim.server.stats().total();
+    ws.screen(&sim, &file).output().unwrap();
+    let row = &rows_by_ref(&ws.report())["NONE"];
+    assert_eq!(row["status"], "ignored", "{row}");
+    assert_eq!(
+        sim.server.stats().total() - before,
+        2,
+        "the lookup lists only: no search for an ignored row"
+    );
+}
