@@ -44,24 +44,32 @@ FROM color_periods
 WHERE name LIKE 'Zhao Robotique Loire%'
 ORDER BY valid_from;
 
--- 6. Rows of the latest run that failed (the next run retries them), and why.
+-- 6. Rows of the latest finished run of a portfolio (put its name: the file's stem unless
+--    --portfolio-name gave another) that failed (the next run retries them), and why.
+--    Not max(id) of runs: that may be a run in progress, or another portfolio's.
 SELECT line, ref, country, service, external_id, name, error
 FROM run_results
-WHERE run_id = (SELECT max(id) FROM runs) AND status = 'failed'
+WHERE run_id = (SELECT max(id) FROM runs
+                WHERE portfolio = 'portfolio' AND status IN ('complete', 'partial'))
+  AND status = 'failed'
 ORDER BY line;
 
--- 7. Rows of the latest run that need a person: ambiguous (see candidates), unresolved,
+-- 7. Rows of the portfolio's latest finished run that need a person: ambiguous (see candidates), unresolved,
 --    invalid.
 SELECT line, ref, status, error, candidates
 FROM run_results
-WHERE run_id = (SELECT max(id) FROM runs) AND status IN ('ambiguous', 'unresolved', 'invalid')
+WHERE run_id = (SELECT max(id) FROM runs
+                WHERE portfolio = 'portfolio' AND status IN ('complete', 'partial'))
+  AND status IN ('ambiguous', 'unresolved', 'invalid')
 ORDER BY status, line;
 
--- 8. My references whose company is an alert in the latest run (red or black, or its
+-- 8. My references whose company is an alert in the portfolio's latest finished run (red or black, or its
 --    color changed), with the change.
 SELECT ref, company_name, country, previous_color, color, change
 FROM run_results
-WHERE run_id = (SELECT max(id) FROM runs) AND alert = 1
+WHERE run_id = (SELECT max(id) FROM runs
+                WHERE portfolio = 'portfolio' AND status IN ('complete', 'partial'))
+  AND alert = 1
 ORDER BY line;
 
 -- 9. Recent runs with their counts.
