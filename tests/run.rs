@@ -132,7 +132,7 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
     let request = request(&args);
     let watcher = StopAfter {
         halt: request.halt.clone(),
-        after: 10,
+        after: 30,
         heard: RefCell::new(0),
     };
     let mut summary = Vec::new();
@@ -157,11 +157,30 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
         .count() as u64;
     assert_eq!(not_screened, failed);
 
+    // The companies the stopped run's summary listed: announced already.
+    let listed = |run_id: i64| -> std::collections::HashSet<i64> {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT company FROM run_alerts WHERE run_id = ?1 AND listed = 1")
+            .unwrap();
+        stmt.query_map([run_id], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let announced = listed(stopped.run.id);
+    assert!(!announced.is_empty(), "the stopped run listed news: {text}");
+
     // The next run takes up the rows not screened, and only those.
     let heard = Heard::default();
     let resumed = run::screen(&screen_request(&args, KEY), &heard, &mut Vec::new())
         .await
         .unwrap();
+    let relisted: Vec<_> = listed(resumed.run.id)
+        .intersection(&announced)
+        .copied()
+        .collect();
+    assert_eq!(relisted, Vec::<i64>::new(), "news is announced once");
     assert_eq!(resumed.run.id, stopped.run.id, "the same run, resumed");
     assert_eq!(heard.started.borrow()[0].resumed, Some(rated as usize));
     assert_eq!(resumed.run.status, RunStatus::Complete);

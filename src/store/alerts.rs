@@ -189,6 +189,10 @@ impl Store {
         let ctx = format!("deciding the alerts of run {run_id}");
         let at = |e| StoreError::at(ctx.clone())(e);
         let table = verdicts.table();
+        let delivered_before = match &self.delivered_before_resume {
+            (run, companies) if *run == run_id => Some(companies),
+            _ => None,
+        };
         let tx = self.conn.transaction().map_err(at)?;
         if verdicts == Verdicts::Trial {
             tx.execute_batch(
@@ -271,7 +275,9 @@ impl Store {
                     unack.execute(params![g.company, g.color.to_string()])?;
                 }
                 let shown = if kind.is_news() {
-                    true
+                    // Announced already by this run's summary before it stopped.
+                    verdicts == Verdicts::Trial
+                        || !delivered_before.is_some_and(|c| c.contains(&g.company))
                 } else if acked {
                     false
                 } else {

@@ -287,6 +287,11 @@ pub struct Store {
     keyed_companies: std::cell::OnceCell<i64>,
     /// Counts the answers its writers saw dated off this machine's clock.
     service_clock: clock::ServiceClock,
+    /// The companies whose news a resumed run had already delivered before it stopped
+    /// (a signal, a spent quota): its verdict lists them no more (see `decide_alerts`).
+    /// Kept in memory only: a resumed run that dies again announces them again rather
+    /// than never.
+    delivered_before_resume: (i64, std::collections::HashSet<i64>),
 }
 
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
@@ -332,6 +337,7 @@ impl Store {
             path: path.to_path_buf(),
             keyed_companies: std::cell::OnceCell::new(),
             service_clock: Default::default(),
+            delivered_before_resume: Default::default(),
         })
     }
 
@@ -357,6 +363,7 @@ impl Store {
             path: path.to_path_buf(),
             keyed_companies: std::cell::OnceCell::new(),
             service_clock: Default::default(),
+            delivered_before_resume: Default::default(),
         })
     }
 
@@ -517,6 +524,20 @@ impl Store {
 
     /// Takes an interrupted run up again.
     pub fn resume_run(&mut self, run_id: i64) -> Result<(), StoreError> {
+        let ctx = "resuming the run";
+        // Its summary went out when it stopped: the news it listed then is not news again.
+        let delivered = self
+            .conn
+            .prepare(
+                "SELECT a.company FROM run_alerts a JOIN runs u ON u.id = a.run_id
+                 WHERE a.run_id = ?1 AND a.listed = 1 AND u.delivered_at IS NOT NULL",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([run_id], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(StoreError::at(ctx))?;
+        self.delivered_before_resume = (run_id, delivered);
         self.conn
             .execute(
                 "UPDATE runs SET status = 'running', finished_at = NULL, delivered_at = NULL
@@ -524,7 +545,7 @@ impl Store {
                 [run_id],
             )
             .map(drop)
-            .map_err(StoreError::at("resuming the run"))
+            .map_err(StoreError::at(ctx))
     }
 
     /// Lines a run has already settled (every status but `failed`), in order.
