@@ -815,18 +815,23 @@ pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
         }
         (None, Some(_), None) => Err("service: missing for the id (e.g. SIREN, CRO, KVK)".into()),
         (Some(_), None, None) => Err("id: missing for the service".into()),
-        (_, _, Some(name)) => Ok(Target::ByName(NameQuery {
-            country: country.clone(),
-            name: name.clone(),
-            street_number: row.street_number.clone(),
-            street_name: row.street_name.clone(),
-            city: row.city.clone(),
-            postcode: row.postcode.clone(),
-            phone_number: row.phone.clone(),
-        })),
+        (_, _, Some(name)) => Ok(Target::ByName(name_query(row, country.clone(), name))),
         (None, None, None) => {
             Err("id and name: neither given; a row needs service + id, or name".into())
         }
+    }
+}
+
+/// The search by name a row makes: its name, narrowed by its address and phone.
+fn name_query(row: &InputRow, country: String, name: &str) -> NameQuery {
+    NameQuery {
+        country,
+        name: name.to_string(),
+        street_number: row.street_number.clone(),
+        street_name: row.street_name.clone(),
+        city: row.city.clone(),
+        postcode: row.postcode.clone(),
+        phone_number: row.phone.clone(),
     }
 }
 
@@ -879,15 +884,7 @@ pub fn targets(row: &InputRow, lookups: &Lookups) -> Result<Vec<Target>, String>
         }
     }
     if let Some(name) = &row.name {
-        all.push(Target::ByName(NameQuery {
-            country,
-            name: name.clone(),
-            street_number: row.street_number.clone(),
-            street_name: row.street_name.clone(),
-            city: row.city.clone(),
-            postcode: row.postcode.clone(),
-            phone_number: row.phone.clone(),
-        }));
+        all.push(Target::ByName(name_query(row, country, name)));
     }
     Ok(all)
 }
