@@ -1,125 +1,152 @@
-//! Applies the SQL files of `migrations/` in order, each once, and records them.
+//! Creates a new database from `migrations/schema.sql`, and brings one of an earlier
+//! version to it: through the steps of `migrations/upgrade/`, in order, each once and
+//! recorded, the last of which converts version 21 to the schema of `schema.sql`.
 //!
-//! Forward only: a released file is never edited. A database from an older ratewatch is
-//! brought up to date; one from a newer ratewatch, or one that is not ratewatch's, is
-//! refused untouched.
+//! Forward only: a released file is never edited. One from a newer ratewatch, or one that
+//! is not ratewatch's, is refused untouched.
 
 use rusqlite::Connection;
 
 use super::{StoreError, now_text};
 
-/// Every migration, in order: (version, name, SQL).
+/// The schema a new database is created with, and every upgrade ends at.
+pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
+
+/// The version of [`SCHEMA`], and the name it is recorded under.
+pub const SCHEMA_VERSION: i64 = 22;
+const SCHEMA_NAME: &str = "readable_schema";
+
+/// The step from version 21 to [`SCHEMA`]: its old tables are set aside where the file
+/// says, then [`SCHEMA`] is created, then the rows are copied.
+const CONVERSION: &str = include_str!("../../migrations/upgrade/0022_readable_schema.sql");
+const SCHEMA_HERE: &str = "-- @schema: migrations/schema.sql is created here.";
+
+/// The upgrade steps of databases before [`SCHEMA`], in order: (version, name, SQL).
+/// Version 22 is [`CONVERSION`].
 pub const MIGRATIONS: &[(i64, &str, &str)] = &[
     (
         1,
         "initial",
-        include_str!("../../migrations/0001_initial.sql"),
+        include_str!("../../migrations/upgrade/0001_initial.sql"),
     ),
     (
         2,
         "color_periods",
-        include_str!("../../migrations/0002_color_periods.sql"),
+        include_str!("../../migrations/upgrade/0002_color_periods.sql"),
     ),
     (
         3,
         "gone_and_notices",
-        include_str!("../../migrations/0003_gone_and_notices.sql"),
+        include_str!("../../migrations/upgrade/0003_gone_and_notices.sql"),
     ),
     (
         4,
         "decisions",
-        include_str!("../../migrations/0004_decisions.sql"),
+        include_str!("../../migrations/upgrade/0004_decisions.sql"),
     ),
     (
         5,
         "ignored_and_rejected",
-        include_str!("../../migrations/0005_ignored_and_rejected.sql"),
+        include_str!("../../migrations/upgrade/0005_ignored_and_rejected.sql"),
     ),
     (
         6,
         "alert_rules",
-        include_str!("../../migrations/0006_alert_rules.sql"),
+        include_str!("../../migrations/upgrade/0006_alert_rules.sql"),
     ),
     (
         7,
         "account_requests",
-        include_str!("../../migrations/0007_account_requests.sql"),
+        include_str!("../../migrations/upgrade/0007_account_requests.sql"),
     ),
     (
         8,
         "trend_and_portfolio_latest",
-        include_str!("../../migrations/0008_trend_and_portfolio_latest.sql"),
+        include_str!("../../migrations/upgrade/0008_trend_and_portfolio_latest.sql"),
     ),
     (
         9,
         "fewer_scattered_writes",
-        include_str!("../../migrations/0009_fewer_scattered_writes.sql"),
+        include_str!("../../migrations/upgrade/0009_fewer_scattered_writes.sql"),
     ),
     (
         10,
         "deferred_keys",
-        include_str!("../../migrations/0010_deferred_keys.sql"),
+        include_str!("../../migrations/upgrade/0010_deferred_keys.sql"),
     ),
     (
         11,
         "compact_rows",
-        include_str!("../../migrations/0011_compact_rows.sql"),
+        include_str!("../../migrations/upgrade/0011_compact_rows.sql"),
     ),
     (
         12,
         "less_work_per_row",
-        include_str!("../../migrations/0012_less_work_per_row.sql"),
+        include_str!("../../migrations/upgrade/0012_less_work_per_row.sql"),
     ),
     (
         13,
         "inputs_by_their_fields",
-        include_str!("../../migrations/0013_inputs_by_their_fields.sql"),
+        include_str!("../../migrations/upgrade/0013_inputs_by_their_fields.sql"),
     ),
     (
         14,
         "registry_ids_in_company_rows",
-        include_str!("../../migrations/0014_registry_ids_in_company_rows.sql"),
+        include_str!("../../migrations/upgrade/0014_registry_ids_in_company_rows.sql"),
     ),
     (
         15,
         "row_statuses_as_numbers",
-        include_str!("../../migrations/0015_row_statuses_as_numbers.sql"),
+        include_str!("../../migrations/upgrade/0015_row_statuses_as_numbers.sql"),
     ),
     (
         16,
         "ratings_by_company_alone",
-        include_str!("../../migrations/0016_ratings_by_company_alone.sql"),
+        include_str!("../../migrations/upgrade/0016_ratings_by_company_alone.sql"),
     ),
     (
         17,
         "delivered_runs",
-        include_str!("../../migrations/0017_delivered_runs.sql"),
+        include_str!("../../migrations/upgrade/0017_delivered_runs.sql"),
     ),
     (
         18,
         "rows_read_with_care",
-        include_str!("../../migrations/0018_rows_read_with_care.sql"),
+        include_str!("../../migrations/upgrade/0018_rows_read_with_care.sql"),
     ),
     (
         19,
         "rows_named",
-        include_str!("../../migrations/0019_rows_named.sql"),
+        include_str!("../../migrations/upgrade/0019_rows_named.sql"),
     ),
     (
         20,
         "rows_found_by",
-        include_str!("../../migrations/0020_rows_found_by.sql"),
+        include_str!("../../migrations/upgrade/0020_rows_found_by.sql"),
     ),
     (
         21,
         "reused_ratings",
-        include_str!("../../migrations/0021_reused_ratings.sql"),
+        include_str!("../../migrations/upgrade/0021_reused_ratings.sql"),
     ),
 ];
 
 /// The schema version this build writes.
 pub fn latest_version() -> i64 {
-    MIGRATIONS.last().map_or(0, |m| m.0)
+    SCHEMA_VERSION
+}
+
+/// The SQL of the step to `version` (after [`MIGRATIONS`]: the conversion).
+fn step(version: i64) -> Option<(&'static str, String)> {
+    if let Some((_, name, sql)) = MIGRATIONS.iter().find(|m| m.0 == version) {
+        return Some((name, (*sql).to_owned()));
+    }
+    (version == SCHEMA_VERSION).then(|| {
+        let (aside, copy) = CONVERSION
+            .split_once(SCHEMA_HERE)
+            .expect("the conversion says where the schema is created");
+        (SCHEMA_NAME, format!("{aside}\n{SCHEMA}\n{copy}"))
+    })
 }
 
 /// Brings the database to the latest version.
@@ -128,6 +155,9 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     if version >= latest_version() {
         return Ok(());
     }
+    if version == 0 {
+        return create(conn);
+    }
     // A migration that rebuilds a table others refer to (0010 rebuilds `inputs`) drops
     // the old one after copying every row with its id: with foreign keys enforced, the
     // drop would first delete its rows one by one and fail on the rows that refer to them.
@@ -135,6 +165,13 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.pragma_update(None, "foreign_keys", false)
         .map_err(StoreError::at("starting the migrations"))?;
     let applied = apply(conn, version);
+    // The conversion leaves the old tables' pages free: the file is compacted once, after
+    // its commit (VACUUM cannot run in a transaction). A failure here loses nothing.
+    if applied.is_ok() && version < SCHEMA_VERSION {
+        if let Err(e) = conn.execute_batch("VACUUM") {
+            tracing::warn!("compacting the database after its upgrade: {e}");
+        }
+    }
     // 0012 edits the schema's text with `writable_schema`, and 0010, 0011, 0014 and 0015
     // rename with `legacy_alter_table`: settings of the connection that a failed
     // migration's rollback leaves as they were, so both are always switched off.
@@ -145,33 +182,49 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     applied
 }
 
+/// Creates a new database's schema, in one transaction.
+fn create(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn
+        .transaction()
+        .map_err(StoreError::at("creating the database"))?;
+    record(&tx, SCHEMA_VERSION, SCHEMA_NAME, SCHEMA)?;
+    tx.commit()
+        .map_err(StoreError::at("committing the new database's schema"))
+}
+
 fn apply(conn: &mut Connection, version: i64) -> Result<(), StoreError> {
-    for (v, name, sql) in MIGRATIONS.iter().filter(|m| m.0 > version) {
+    for v in version + 1..=SCHEMA_VERSION {
+        let (name, sql) = step(v).expect("every version up to the schema's has a step");
         let tx = conn
             .transaction()
             .map_err(StoreError::at("starting a migration"))?;
-        tx.execute_batch(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (
-                 version    INTEGER PRIMARY KEY,
-                 name       TEXT NOT NULL,
-                 applied_at TEXT NOT NULL
-             );",
-        )
-        .map_err(StoreError::at("recording migrations"))?;
-        tx.execute_batch(sql)
-            .map_err(StoreError::at(format!("applying migration {v:04}_{name}")))?;
-        tx.execute(
-            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
-            rusqlite::params![v, name, now_text()],
-        )
-        .map_err(StoreError::at("recording a migration"))?;
-        tx.pragma_update(None, "user_version", v)
-            .map_err(StoreError::at("recording the schema version"))?;
+        record(&tx, v, name, &sql)?;
         tx.commit().map_err(StoreError::at(format!(
             "committing migration {v:04}_{name}"
         )))?;
     }
     Ok(())
+}
+
+/// Runs `sql` and records it as version `v`, in the caller's transaction.
+fn record(tx: &rusqlite::Transaction<'_>, v: i64, name: &str, sql: &str) -> Result<(), StoreError> {
+    tx.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+                 version    INTEGER PRIMARY KEY,
+                 name       TEXT NOT NULL,
+                 applied_at TEXT NOT NULL
+             );",
+    )
+    .map_err(StoreError::at("recording migrations"))?;
+    tx.execute_batch(sql)
+        .map_err(StoreError::at(format!("applying migration {v:04}_{name}")))?;
+    tx.execute(
+        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+        rusqlite::params![v, name, now_text()],
+    )
+    .map_err(StoreError::at("recording a migration"))?;
+    tx.pragma_update(None, "user_version", v)
+        .map_err(StoreError::at("recording the schema version"))
 }
 
 /// The schema version of a database that ratewatch can use, without changing anything:

@@ -1,0 +1,438 @@
+-- ratewatch's database, as a new one is created. Upgrades from earlier versions end at
+-- exactly this schema (see docs/database.md, "Upgrades").
+--
+-- Conventions:
+-- - Times are UTC text, `YYYY-MM-DDTHH:MM:SSZ` (the service's request dates keep their
+--   microseconds): they sort and compare as text, and `julianday()` reads them.
+-- - A company is `companies.id` (an integer, `company` everywhere else) and the service's
+--   UUID `companies.company_id` (lowercase text with hyphens). Both are indexed: join on
+--   either.
+-- - Colors, statuses and changes are lowercase words, checked where the set is closed.
+-- - The rating history is append-only: a new `ratings` row when the color or either of the
+--   service's dates changes; a rating seen again only moves its `rating_confirmations`.
+--
+-- The views at the end are what readers use; the tables are how ratewatch keeps them.
+
+-- One screening of one portfolio file.
+CREATE TABLE runs (
+    id              INTEGER PRIMARY KEY,
+    portfolio       TEXT    NOT NULL,              -- the portfolio's name (default: file stem)
+    input_path      TEXT    NOT NULL,
+    input_sha256    TEXT    NOT NULL,
+    started_at      TEXT    NOT NULL,
+    finished_at     TEXT,
+    status          TEXT    NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'complete', 'partial', 'interrupted', 'failed')),
+    delivered_at    TEXT,                          -- when its summary and reports were out;
+                                                   -- NULL while running, or if it never got there
+    demo_day        INTEGER,                       -- simulated day of a --demo run, else NULL
+    rows_total      INTEGER NOT NULL DEFAULT 0,
+    rows_rated      INTEGER NOT NULL DEFAULT 0,
+    rows_unresolved INTEGER NOT NULL DEFAULT 0,
+    rows_ambiguous  INTEGER NOT NULL DEFAULT 0,
+    rows_invalid    INTEGER NOT NULL DEFAULT 0,
+    rows_failed     INTEGER NOT NULL DEFAULT 0,
+    rows_ignored    INTEGER NOT NULL DEFAULT 0,
+    alerts          INTEGER NOT NULL DEFAULT 0,
+    calls           TEXT,                          -- JSON object: API calls made, by endpoint
+    notes           TEXT,                          -- JSON array of notices the summary gave
+    service_time    TEXT,                          -- the service's clock at the run's first answer
+    extra_columns   TEXT                           -- JSON array: the carried columns, in order
+);
+CREATE INDEX runs_by_portfolio ON runs (portfolio, id);
+
+-- The service's lists of countries and of identifier services, as last fetched.
+CREATE TABLE lookup_countries (
+    code       TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    fetched_at TEXT NOT NULL
+);
+CREATE TABLE lookup_services (
+    country    TEXT NOT NULL,
+    code       TEXT NOT NULL,
+    label      TEXT NOT NULL,
+    fetched_at TEXT NOT NULL,
+    PRIMARY KEY (country, code)
+) WITHOUT ROWID;
+
+-- Companies as the service last described them.
+CREATE TABLE companies (
+    id            INTEGER PRIMARY KEY,
+    company_id    TEXT    NOT NULL UNIQUE,         -- the service's UUID
+    name          TEXT,
+    country       TEXT,
+    street_number TEXT,
+    street_name   TEXT,
+    postcode      TEXT,
+    city          TEXT,
+    phone         TEXT,
+    legal_form    TEXT,
+    latest_rating INTEGER REFERENCES ratings (id), -- its newest row of `ratings` (a trigger keeps it)
+    first_seen_at TEXT    NOT NULL,
+    updated_at    TEXT    NOT NULL
+);
+
+-- Each company's registry identifiers (`SIREN 552100554`), as the service gave them.
+CREATE TABLE company_external_ids (
+    company     INTEGER NOT NULL REFERENCES companies (id),
+    service     TEXT    NOT NULL,                  -- the registry: SIREN, KVK, CRO, …
+    external_id TEXT    NOT NULL,
+    PRIMARY KEY (company, service, external_id)
+) WITHOUT ROWID;
+CREATE INDEX company_external_ids_by_id ON company_external_ids (external_id, service);
+
+-- Every rating ratewatch saw, oldest first by `id`.
+CREATE TABLE ratings (
+    id                INTEGER PRIMARY KEY,
+    company           INTEGER NOT NULL REFERENCES companies (id),
+    color             TEXT    NOT NULL,            -- green, yellow, red, black, white (or what the service said)
+    last_change_date  TEXT,                        -- the service's lastChangeDate
+    last_refresh_date TEXT,                        -- the service's lastRefreshDate
+    observed_at       TEXT    NOT NULL,            -- when ratewatch first saw this rating
+    first_run_id      INTEGER REFERENCES runs (id), -- the run that saw it first; NULL from a sync
+    source            TEXT    NOT NULL DEFAULT 'run' CHECK (source IN ('run', 'account'))
+);
+CREATE INDEX ratings_by_company ON ratings (company);
+CREATE TRIGGER ratings_latest AFTER INSERT ON ratings
+BEGIN
+    UPDATE companies SET latest_rating = NEW.id WHERE id = NEW.company;
+END;
+
+-- When a rating was last seen unchanged, and by which run (NULL: by a sync only).
+CREATE TABLE rating_confirmations (
+    rating       INTEGER PRIMARY KEY REFERENCES ratings (id),
+    confirmed_at TEXT    NOT NULL,
+    last_run_id  INTEGER REFERENCES runs (id)
+);
+
+-- The rows of the portfolio files, each distinct row once (a nightly file repeats them).
+CREATE TABLE inputs (
+    id               INTEGER PRIMARY KEY,
+    ref              TEXT,                         -- the user's own reference
+    country          TEXT,
+    service          TEXT,
+    external_id      TEXT,
+    name             TEXT,
+    street_number    TEXT,
+    street_name      TEXT,
+    city             TEXT,
+    postcode         TEXT,
+    phone            TEXT,
+    given_company_id TEXT,                         -- a UUID given in the file
+    extra            TEXT                          -- JSON object: the carried columns
+);
+CREATE UNIQUE INDEX inputs_by_fields ON inputs (ref, country, service, external_id, name,
+    street_number, street_name, city, postcode, phone, given_company_id, extra);
+
+-- The search cache: each search asked of the service and what it answered. Errors are
+-- never stored here: they are asked again.
+CREATE TABLE resolutions (
+    id          INTEGER PRIMARY KEY,
+    search_key  TEXT    NOT NULL UNIQUE,           -- the search, normalized (see docs/database.md)
+    outcome     TEXT    NOT NULL CHECK (outcome IN ('resolved', 'ambiguous', 'unresolved')),
+    company     INTEGER REFERENCES companies (id), -- for `resolved`
+    candidates  TEXT,                              -- JSON array, for `ambiguous`
+    resolved_at TEXT    NOT NULL,
+    CHECK ((outcome = 'resolved') = (company IS NOT NULL)),
+    CHECK ((outcome = 'ambiguous') = (candidates IS NOT NULL))
+);
+
+-- What each run made of each row of its file.
+CREATE TABLE run_rows (
+    run_id            INTEGER NOT NULL REFERENCES runs (id),
+    line              INTEGER NOT NULL,            -- where the record starts; the header is 1
+    input_id          INTEGER NOT NULL REFERENCES inputs (id),
+    status            TEXT    NOT NULL
+                      CHECK (status IN ('rated', 'unresolved', 'ambiguous', 'invalid', 'failed',
+                                        'ignored')),
+    company           INTEGER REFERENCES companies (id),
+    found_by          TEXT,                        -- the search that found it: `SIREN 552100554`,
+                                                   -- `name`, `company_id` or `review`
+    error             TEXT,
+    candidates        TEXT,                        -- JSON array, for `ambiguous`
+    country_defaulted INTEGER NOT NULL DEFAULT 0,  -- 1: screened with the default country
+    extra_unreliable  INTEGER NOT NULL DEFAULT 0,  -- 1: more fields than the header
+    named             INTEGER NOT NULL DEFAULT 0,  -- 1: the summary named it as not screened
+    PRIMARY KEY (run_id, line)
+) WITHOUT ROWID;
+
+-- Each company a run rated (or found gone): its rating then, the one before, the change.
+CREATE TABLE run_companies (
+    run_id             INTEGER NOT NULL REFERENCES runs (id),
+    company            INTEGER NOT NULL REFERENCES companies (id),
+    rating_id          INTEGER NOT NULL REFERENCES ratings (id),
+    previous_rating_id INTEGER REFERENCES ratings (id),
+    change             TEXT    NOT NULL
+                       CHECK (change IN ('new', 'unchanged', 'evolved', 'deteriorated',
+                                         'improved', 'changed', 'gone')),
+    PRIMARY KEY (run_id, company)
+) WITHOUT ROWID;
+-- Where each color period starts, and each company found gone: a nightly run's rows are
+-- mostly `unchanged`, which neither index holds.
+CREATE INDEX run_companies_color_starts ON run_companies (company, rating_id)
+    WHERE change IN ('new', 'deteriorated', 'improved', 'changed');
+CREATE INDEX run_companies_gone ON run_companies (company, rating_id) WHERE change = 'gone';
+
+-- The ratings a run used without asking (younger than their color's refresh age).
+CREATE TABLE run_reused_ratings (
+    run_id  INTEGER NOT NULL REFERENCES runs (id),
+    company INTEGER NOT NULL REFERENCES companies (id),
+    seen_at TEXT    NOT NULL,                      -- start of the run that last saw the rating
+    PRIMARY KEY (run_id, company)
+) WITHOUT ROWID;
+
+-- Each run's verdict: the companies that are alerts by the rules it ran under.
+CREATE TABLE run_alerts (
+    run_id         INTEGER NOT NULL REFERENCES runs (id),
+    company        INTEGER NOT NULL REFERENCES companies (id),
+    kind           TEXT    NOT NULL
+                   CHECK (kind IN ('black', 'red', 'deteriorated', 'white', 'gone', 'unknown',
+                                   'changed', 'improved', 'still')),
+    severity       INTEGER NOT NULL,               -- 1 for the worst kind, in the order above
+    first_line     INTEGER NOT NULL,               -- the first input line holding the company
+    refs           TEXT,                           -- its rows' refs, comma-separated
+    listed         INTEGER NOT NULL,               -- 1: in the summary; 0: counted only
+    acked          INTEGER NOT NULL DEFAULT 0,     -- 1: an acknowledgement applied
+    previous_color TEXT,                           -- the color the alert compares with
+    PRIMARY KEY (run_id, company)
+) WITHOUT ROWID;
+CREATE INDEX run_alerts_order ON run_alerts (run_id, severity, first_line);
+CREATE INDEX run_alerts_listed ON run_alerts (company, run_id) WHERE listed = 1;
+
+-- Rated rows of each run, by color: the trend.
+CREATE TABLE run_colors (
+    run_id INTEGER NOT NULL REFERENCES runs (id),
+    color  TEXT    NOT NULL,
+    rows   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, color)
+) WITHOUT ROWID;
+
+-- `ratewatch ack`: an alert seen, until the company's color changes or `until` passes.
+CREATE TABLE acks (
+    company  INTEGER PRIMARY KEY REFERENCES companies (id),
+    ref      TEXT,                                 -- the ref it was given by, if any
+    color    TEXT    NOT NULL,                     -- the company's color when acknowledged
+    acked_at TEXT    NOT NULL,
+    until    TEXT,
+    note     TEXT
+);
+
+-- `ratewatch review`: decisions about rows, applied by every later run.
+CREATE TABLE decisions (
+    ref        TEXT NOT NULL,
+    search_key TEXT NOT NULL,                      -- the row's search, as in resolutions
+    decision   TEXT NOT NULL CHECK (decision IN ('accept', 'ignore', 'reject')),
+    company_id TEXT,                               -- the service's UUID, for `accept`
+    decided_at TEXT NOT NULL,
+    source     TEXT NOT NULL,                      -- a file path, or `command line`
+    PRIMARY KEY (ref, search_key),
+    CHECK ((decision = 'accept') = (company_id IS NOT NULL))
+) WITHOUT ROWID;
+
+-- The account's rating requests, read back from the service (`ratewatch sync-history`).
+CREATE TABLE account_requests (
+    id                 INTEGER PRIMARY KEY,
+    company            INTEGER NOT NULL REFERENCES companies (id),
+    request_date       TEXT    NOT NULL,           -- the service's requestDate, to the microsecond
+    requested_at       TEXT    NOT NULL,           -- the same to the second
+    color              TEXT    NOT NULL,
+    last_change_date   TEXT,
+    last_refresh_date  TEXT,
+    synced_at          TEXT    NOT NULL,
+    status             TEXT    NOT NULL CHECK (status IN ('known', 'added', 'earlier')),
+                                                   -- known: a rating already held it; added: put
+                                                   -- into ratings; earlier: older than the history
+    rating_id          INTEGER REFERENCES ratings (id),
+    previous_rating_id INTEGER REFERENCES ratings (id),
+    change             TEXT    CHECK (change IN ('new', 'unchanged', 'evolved', 'deteriorated',
+                                                 'improved', 'changed')),
+    UNIQUE (company, request_date),
+    CHECK ((status = 'added') = (change IS NOT NULL)),
+    CHECK ((status = 'earlier') = (rating_id IS NULL))
+);
+CREATE INDEX account_requests_by_time ON account_requests (requested_at);
+CREATE INDEX account_requests_color_starts ON account_requests (company, rating_id)
+    WHERE change IN ('new', 'deteriorated', 'improved', 'changed');
+
+-- ---------------------------------------------------------------------------------------
+-- Views: the contract for readers. Each names a company by `company` and `company_id`.
+
+-- Each company's current rating.
+CREATE VIEW latest_ratings AS
+SELECT c.id                                  AS company,
+       c.company_id,
+       c.name,
+       c.country,
+       r.color,
+       r.last_change_date,
+       r.last_refresh_date,
+       coalesce(f.confirmed_at, r.observed_at) AS confirmed_at,
+       r.id                                  AS rating_id
+FROM companies c
+JOIN ratings r ON r.id = c.latest_rating
+LEFT JOIN rating_confirmations f ON f.rating = r.id;
+
+-- The first observation of each color period: by a run, or by a request made elsewhere.
+CREATE VIEW color_starts AS
+SELECT run_id, company, rating_id, previous_rating_id
+FROM run_companies
+WHERE change IN ('new', 'deteriorated', 'improved', 'changed')
+UNION ALL
+SELECT NULL, company, rating_id, previous_rating_id
+FROM account_requests
+WHERE change IN ('new', 'deteriorated', 'improved', 'changed');
+
+-- Each company's color periods: from when to when it held each color.
+CREATE VIEW color_periods AS
+SELECT s.company,
+       c.company_id,
+       c.name,
+       c.country,
+       r.color,
+       max(min(coalesce(r.last_change_date, r.observed_at), r.observed_at),
+           coalesce(pf.confirmed_at, p.observed_at, ''))  AS valid_from,
+       CASE WHEN n.id IS NOT NULL THEN
+           max(min(coalesce(n.last_change_date, n.observed_at), n.observed_at),
+               coalesce(lf.confirmed_at, l.observed_at)) END AS valid_to,
+       r.observed_at,
+       coalesce(lf.confirmed_at, l.observed_at)            AS confirmed_at,
+       r.first_run_id,
+       CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id
+FROM color_starts s
+JOIN companies c ON c.id = s.company
+JOIN ratings r   ON r.id = s.rating_id
+LEFT JOIN ratings p ON p.id = s.previous_rating_id        -- the previous period's last one
+LEFT JOIN rating_confirmations pf ON pf.rating = p.id
+LEFT JOIN ratings n                                       -- the next period's first one
+       ON n.id = (SELECT min(x.rating_id) FROM color_starts x
+                  WHERE x.company = s.company AND x.rating_id > s.rating_id)
+JOIN ratings l                                            -- this period's last observation
+       ON l.id = coalesce((SELECT max(id) FROM ratings WHERE company = s.company AND id < n.id),
+                          c.latest_rating)
+LEFT JOIN rating_confirmations lf ON lf.rating = l.id;
+
+-- Every color change seen, by a run (`run_id`) or by a request made elsewhere (NULL).
+CREATE VIEW color_changes AS
+SELECT s.company,
+       c.company_id,
+       c.name,
+       p.color                                   AS from_color,
+       r.color                                   AS to_color,
+       coalesce(r.last_change_date, r.observed_at) AS changed_at,
+       r.observed_at,
+       s.run_id
+FROM color_starts s
+JOIN ratings r   ON r.id = s.rating_id
+JOIN ratings p   ON p.id = s.previous_rating_id
+JOIN companies c ON c.id = s.company;
+
+-- Every row of every run, as its reports show it.
+CREATE VIEW run_results AS
+SELECT rr.run_id,
+       rr.line,
+       i.ref,
+       i.country,
+       i.service,
+       i.external_id,
+       i.name,
+       rr.status,
+       rr.company,
+       c.company_id,
+       c.name                             AS company_name,
+       r.color,
+       p.color                            AS previous_color,
+       rc.change,
+       r.last_change_date,
+       r.last_refresh_date,
+       ra.kind IS NOT NULL                AS alert,
+       ra.kind                            AS alert_kind,
+       ra.listed                          AS alert_listed,
+       ra.acked                           AS alert_acked,
+       rr.error,
+       rr.candidates,
+       rr.found_by,
+       i.extra
+FROM run_rows rr
+JOIN inputs i              ON i.id = rr.input_id
+LEFT JOIN companies c      ON c.id = rr.company
+LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+                          AND (rr.status = 'rated'
+                               OR (rr.status = 'unresolved' AND rc.change = 'gone'))
+LEFT JOIN ratings r        ON r.id = rc.rating_id
+LEFT JOIN ratings p        ON p.id = rc.previous_rating_id
+LEFT JOIN run_alerts ra    ON ra.run_id = rr.run_id AND ra.company = rc.company;
+
+-- Each portfolio's latest finished run (complete or partial): never one still running,
+-- interrupted or failed.
+CREATE VIEW latest_finished_runs AS
+SELECT *
+FROM runs
+WHERE id IN (SELECT max(id) FROM runs WHERE status IN ('complete', 'partial') GROUP BY portfolio);
+
+-- The rows of each portfolio's latest finished run. `stale`: not recalculated by the
+-- service in the 30 days before the run (the reports' default `stale_after`).
+CREATE VIEW latest_results AS
+SELECT u.portfolio,
+       u.started_at,
+       rs.*,
+       CASE WHEN rs.status = 'rated' THEN
+           coalesce(rs.last_refresh_date < strftime('%Y-%m-%dT%H:%M:%SZ', u.started_at, '-30 days'), 0)
+       END                                AS stale
+FROM latest_finished_runs u
+JOIN run_results rs ON rs.run_id = u.id;
+
+-- One line per ref of each portfolio, as of its latest finished run: the first row that
+-- holds the ref, its company and where it stands.
+CREATE VIEW portfolio_now AS
+SELECT l.portfolio,
+       l.ref,
+       l.extra,
+       l.status,
+       l.company,
+       l.company_id,
+       l.company_name                     AS name,
+       c.country,
+       (SELECT group_concat(e.service || ' ' || e.external_id, ', ')
+        FROM company_external_ids e WHERE e.company = l.company) AS registry_ids,
+       l.color,
+       coalesce(r.last_change_date, r.observed_at) AS color_since,
+       CAST(julianday(l.started_at) - julianday(coalesce(r.last_change_date, r.observed_at))
+            AS INTEGER)                   AS days_in_color,
+       l.last_refresh_date,
+       l.stale,
+       l.alert_kind,
+       EXISTS (SELECT 1 FROM acks a
+               WHERE a.company = l.company AND a.color = l.color
+                 AND (a.until IS NULL OR a.until > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))
+                                          AS acknowledged,
+       l.error,
+       l.run_id,
+       l.line
+FROM (SELECT *, row_number() OVER (PARTITION BY run_id, ref ORDER BY line) AS nth
+      FROM latest_results WHERE ref IS NOT NULL) l
+LEFT JOIN companies c      ON c.id = l.company
+LEFT JOIN run_companies rc ON rc.run_id = l.run_id AND rc.company = l.company
+LEFT JOIN ratings r        ON r.id = rc.rating_id
+WHERE l.nth = 1;
+
+-- The first row of each ref in each portfolio's latest finished run, with the run's times
+-- (the view of earlier versions; `portfolio_now` says more).
+CREATE VIEW portfolio_latest AS
+SELECT portfolio, ref, line, status, company, company_id, company_name, color,
+       last_change_date, run_id, started_at, finished_at, extra
+FROM (SELECT u.portfolio, rs.ref, rs.line, rs.status, rs.company, rs.company_id,
+             rs.company_name, rs.color, rs.last_change_date, u.id AS run_id, u.started_at,
+             u.finished_at, rs.extra,
+             row_number() OVER (PARTITION BY u.id, rs.ref ORDER BY rs.line) AS nth
+      FROM latest_finished_runs u
+      JOIN run_results rs ON rs.run_id = u.id
+      WHERE rs.ref IS NOT NULL)
+WHERE nth = 1;
+
+-- API calls by month and endpoint, from every run's count.
+CREATE VIEW usage_by_month AS
+SELECT substr(u.started_at, 1, 7) AS month,
+       c.key                      AS endpoint,
+       sum(c.value)               AS calls
+FROM runs u, json_each(u.calls) c
+GROUP BY month, endpoint;
