@@ -653,22 +653,22 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
         path: db.clone(),
         source,
     };
+    // A database of an earlier schema is read as none: the counts are then those of a
+    // first run, which the screening's upgrade may lower.
     let store = match db.is_file() {
-        true => Some(Store::open_read_only(db).map_err(db_error)?),
+        true => match Store::open_read_only(db) {
+            Ok(store) => Some(store),
+            Err(StoreError::Older { .. }) => {
+                tracing::warn!(
+                    "{} is from an earlier ratewatch: counting as if it were empty; the next screening upgrades it",
+                    db.display()
+                );
+                None
+            }
+            Err(e) => return Err(db_error(e)),
+        },
         false => None,
     };
-    // A database from before its tables took their present form is read as none: the
-    // counts are then those of a first run, which the screening's upgrade may lower.
-    let store = store.filter(|store| {
-        let current = store.require_schema(crate::store::COMPACT_SCHEMA).is_ok();
-        if !current {
-            tracing::warn!(
-                "{} is from an earlier ratewatch: counting as if it were empty; the next screening upgrades it",
-                db.display()
-            );
-        }
-        current
-    });
     let (countries, services) = match &store {
         Some(store) => store.load_lookups().map_err(db_error)?,
         None => (Vec::new(), Vec::new()),

@@ -14,7 +14,7 @@ use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::Color;
 use crate::report::summary::{MAX_LISTED, alert_table};
-use crate::store::{ALERTS_SCHEMA, Ack, Store, StoreError, Verdicts, time_text};
+use crate::store::{Ack, Store, StoreError, Verdicts, time_text};
 use crate::text::{plural, printable};
 
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
@@ -117,7 +117,6 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db)?.value;
     let fail = store_error(db);
     let store = open_read_only(db)?;
-    store.require_schema(ALERTS_SCHEMA).map_err(fail)?;
     // In force now, on this machine's clock, as a run starting now would judge them.
     let acks = store.acks(Timestamp::now(), args.all).map_err(fail)?;
     let text = match Style::of(&args.listing) {
@@ -191,7 +190,6 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db)?.value;
     let fail = store_error(db);
     let mut store = open_read_only(db)?;
-    store.require_schema(ALERTS_SCHEMA).map_err(fail)?;
     let run_id = match args.run {
         Some(run) => run,
         None => match store.recent_runs(1).map_err(fail)?.first() {

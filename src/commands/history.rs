@@ -16,8 +16,7 @@ use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
 use crate::resolve::normalize_name;
 use crate::store::{
-    ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, Store,
-    StoreError, time_text,
+    ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, Store, StoreError, time_text,
 };
 
 /// The window `changes` looks back over when no `--since` is given.
@@ -36,7 +35,6 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
         ));
     }
     let store = open_read_only(db)?;
-    store.require_schema(HISTORY_SCHEMA).map_err(db_error)?;
     let style = Style::of(&args.listing);
     let dialect = output::dialect(args.dialect.csv_dialect);
     let found = find_company(&store, wanted).map_err(db_error)?;
@@ -274,7 +272,6 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
     let to: Vec<Color> = args.to.iter().map(|c| color(*c)).collect();
     let dialect = output::dialect(args.dialect.csv_dialect);
     let store = open_read_only(db)?;
-    store.require_schema(HISTORY_SCHEMA).map_err(db_error)?;
     let changes = store
         .color_changes(&since, until.as_deref(), &to)
         .map_err(db_error)?;

@@ -124,11 +124,7 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
 fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
     let store = open_read_only(db)?;
     let fail = store_error(db);
-    let decisions = if store.has_decisions().map_err(fail)? {
-        store.decisions().map_err(fail)?
-    } else {
-        Vec::new()
-    };
+    let decisions = store.decisions().map_err(fail)?;
     let lookups = lookups(&store).map_err(fail)?;
     let mut problems = Vec::new();
     for latest in store.latest_finished_runs().map_err(fail)? {

@@ -50,12 +50,6 @@ const COLORS: [&str; 5] = ["green", "yellow", "red", "black", "white"];
 pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &sources.database(args.database.db.clone())?.value;
     let store = open_read_only(db)?;
-    store
-        .require_schema(crate::store::RUNS_SCHEMA)
-        .map_err(|source| Error::Store {
-            path: db.clone(),
-            source,
-        })?;
     let mut runs = store
         .recent_runs(args.limit)
         .map_err(|source| Error::Store {

@@ -9,16 +9,9 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::keys::read_uuid;
-use super::{Store, StoreError, extra_columns, seconds_text, time_text};
+use super::{Store, StoreError, extra_columns, time_text};
 use crate::alerts::{AlertKind, Rules};
 use crate::model::{Change, Color};
-
-/// The schema version the reports read: the alert rules' tables (`run_alerts`, `acks`)
-/// came with 0006 (a database read before cannot say which rows are alerts by the rules),
-/// the tables as they are now with 0011, the color an alert compares with and the runs'
-/// delivery with 0017, how each row was read (which the exposure rule weighs) with 0018.
-pub const ALERTS_SCHEMA: i64 = super::ROWS_READ_SCHEMA;
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
 /// `ratewatch alerts test`, which must leave the database as it was.
@@ -398,12 +391,12 @@ impl Store {
         .map_err(at)?;
         // The same row in the same state in an earlier delivered run of the portfolio:
         // by its line (the primary key), the same input and status.
-        let same = "o.line = n.line AND o.input_id = n.input_id AND o.status_code = n.status_code";
+        let same = "o.line = n.line AND o.input_id = n.input_id AND o.status = n.status";
         let named = tx
             .execute(
                 &format!(
                     "UPDATE run_rows AS n SET named = 1
-                     WHERE n.run_id = ?1 AND n.status_code IN (1, 2, 3)
+                     WHERE n.run_id = ?1 AND n.status IN ('unresolved', 'ambiguous', 'invalid')
                        AND (NOT EXISTS (SELECT 1 FROM run_rows o
                                         WHERE o.run_id = (SELECT max(id) FROM runs
                                                           WHERE portfolio = ?2 AND id < ?1
@@ -497,13 +490,13 @@ impl Store {
                 let first_line: i64 = r.get(2)?;
                 Ok(AlertLine {
                     kind: AlertKind::parse(&kind).unwrap_or(AlertKind::Changed),
-                    company_id: read_uuid(r, 8)?.to_string(),
+                    company_id: r.get(8)?,
                     refs: refs.unwrap_or_else(|| format!("line {first_line}")),
                     company: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
                     country: r.get(4)?,
                     color: r.get::<_, Option<String>>(5)?.map(|c| Color::parse(&c)),
                     previous: r.get::<_, Option<String>>(6)?.map(|c| Color::parse(&c)),
-                    last_refresh_date: r.get::<_, Option<i64>>(7)?.map(seconds_text),
+                    last_refresh_date: r.get(7)?,
                 })
             })
             .and_then(Iterator::collect)
@@ -530,8 +523,8 @@ impl Store {
         let latest: Option<(i64, String)> = self
             .conn
             .query_row(
-                "SELECT company, color FROM ratings
-                 WHERE id = (SELECT max(id) FROM ratings WHERE company = ?1)",
+                "SELECT r.company, r.color FROM companies c JOIN ratings r ON r.id = c.latest_rating
+                 WHERE c.id = ?1",
                 [key],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
@@ -566,7 +559,7 @@ impl Store {
             .and_then(|mut s| {
                 s.query_map(params![time_text(at), expired], |r| {
                     Ok(Ack {
-                        company_id: read_uuid(r, 0)?.to_string(),
+                        company_id: r.get(0)?,
                         company_name: r.get(1)?,
                         reference: r.get(2)?,
                         color: r.get(3)?,
@@ -579,12 +572,6 @@ impl Store {
                 .collect()
             })
             .map_err(StoreError::at(ctx))
-    }
-
-    /// Whether the database has the tables of alert rules (a read-only store of an older
-    /// schema cannot add them).
-    pub fn has_alert_rules(&self) -> Result<bool, StoreError> {
-        self.has_schema_object("table", "run_alerts")
     }
 }
 

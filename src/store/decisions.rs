@@ -9,8 +9,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
-use super::keys::read_uuid;
-use super::{Store, StoreError, now_seconds};
+use super::{Store, StoreError, now_text, read_uuid};
 use crate::model::{Candidate, Decision, InputRow, Verdict};
 
 /// The latest finished run of one portfolio.
@@ -247,19 +246,6 @@ impl Store {
             .and_then(|mut s| s.query_map(params![run_id, value], input_row)?.collect())
             .map_err(StoreError::at(ctx))
     }
-
-    /// Whether the database has the decisions table (a read-only store cannot add it).
-    pub fn has_decisions(&self) -> Result<bool, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'decisions'",
-                [],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(StoreError::at("reading the schema"))
-    }
 }
 
 /// Gives the company with internal key `company` the description of a candidate: the
@@ -288,7 +274,7 @@ pub(super) fn describe_candidate(
         country.trim().to_uppercase(),
         candidate.city,
         candidate.postcode,
-        now_seconds()
+        now_text()
     ])
 }
 

@@ -12,17 +12,8 @@ use rusqlite::{OptionalExtension, params};
 
 use uuid::Uuid;
 
-use super::keys::read_uuid;
-use super::{Store, StoreError, seconds_text};
+use super::{Store, StoreError};
 use crate::model::{Color, RowStatus, RunColors, RunInfo};
-
-/// The schema version these queries read: `color_periods` and its indexes came with 0002,
-/// the tables as they are now with 0011.
-pub const HISTORY_SCHEMA: i64 = super::COMPACT_SCHEMA;
-
-/// The schema version that brought `run_colors` (each finished run's counts by color) and
-/// the view `portfolio_latest`.
-pub const TREND_SCHEMA: i64 = 6;
 
 /// How many runs the trend of report.html shows: a month of nightly runs.
 pub const TREND_RUNS: u64 = 30;
@@ -164,7 +155,7 @@ pub(super) const HOLDINGS: &str = with_holding_runs!(
 /// A company's color periods, by its internal key.
 pub(super) const PERIODS: &str =
     "SELECT color, valid_from, valid_to, observed_at, confirmed_at, first_run_id, last_run_id
-     FROM company_color_periods WHERE company = ?1
+     FROM color_periods WHERE company = ?1
      ORDER BY valid_from, observed_at";
 
 /// The color changes seen in a window (each company's city and country are read after).
@@ -176,17 +167,7 @@ pub(super) const CHANGES: &str =
        AND (?3 IS NULL OR cc.to_color IN (SELECT value FROM json_each(?3)))
      ORDER BY cc.observed_at DESC, cc.name, cc.company_id";
 
-/// A company read from `companies` (its UUID as stored, 16 bytes).
-fn stored_company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
-    Ok(CompanySummary {
-        company_id: read_uuid(r, at)?.to_string(),
-        name: r.get(at + 1)?,
-        city: r.get(at + 2)?,
-        country: r.get(at + 3)?,
-    })
-}
-
-/// A company read from a view (its UUID as text).
+/// A company: its UUID, name, city and country from column `at` on.
 fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
     Ok(CompanySummary {
         company_id: r.get(at)?,
@@ -201,11 +182,7 @@ impl Store {
     /// counted now for a run still going (or a database from before `run_colors`).
     pub(super) fn colors_of(&self, info: &RunInfo) -> Result<Vec<(String, u64)>, StoreError> {
         let ctx = format!("counting the colors of run {}", info.id);
-        let version: i64 = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .map_err(StoreError::at(ctx.clone()))?;
-        let sql = if info.finished_at.is_some() && version >= TREND_SCHEMA {
+        let sql = if info.finished_at.is_some() {
             STORED_COLORS
         } else {
             COUNTED_COLORS
@@ -341,18 +318,15 @@ impl Store {
         run.by_status = self.rows_by_status(run.id)?;
         run.rows = run.by_status.iter().map(|(_, n)| n).sum();
         // The alerts listed, one per company, as `finish_run` counts them: none until
-        // the run's alerts are decided (a database before the rules: none either).
-        run.alerts = if self.has_alert_rules()? {
-            self.conn
-                .query_row(
-                    "SELECT count(*) FROM run_alerts WHERE run_id = ?1 AND listed = 1",
-                    [run.id],
-                    |r| r.get::<_, i64>(0),
-                )
-                .map_err(StoreError::at(ctx))? as u64
-        } else {
-            0
-        };
+        // the run's alerts are decided.
+        run.alerts = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM run_alerts WHERE run_id = ?1 AND listed = 1",
+                [run.id],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(StoreError::at(ctx))? as u64;
         Ok(())
     }
 
@@ -389,7 +363,7 @@ impl Store {
             .query_row(
                 "SELECT company_id, name, city, country FROM companies WHERE id = ?1",
                 [key],
-                |r| stored_company(r, 0),
+                |r| company(r, 0),
             )
             .optional()
             .map_err(StoreError::at(ctx))
@@ -408,7 +382,7 @@ impl Store {
     pub fn companies_by_ref(&self, reference: &str) -> Result<Vec<CompanySummary>, StoreError> {
         let ctx = "looking up a reference";
         let mut stmt = self.conn.prepare(BY_REF).map_err(StoreError::at(ctx))?;
-        stmt.query_map([reference], |r| stored_company(r, 0))
+        stmt.query_map([reference], |r| company(r, 0))
             .and_then(Iterator::collect)
             .map_err(StoreError::at(ctx))
     }
@@ -429,7 +403,7 @@ impl Store {
         while let Some(r) = rows.next().map_err(StoreError::at(ctx))? {
             let name: String = r.get(1).map_err(StoreError::at(ctx))?;
             if matches(&name) {
-                found.push(stored_company(r, 0).map_err(StoreError::at(ctx))?);
+                found.push(company(r, 0).map_err(StoreError::at(ctx))?);
             }
         }
         found.sort_by(|a, b| (&a.name, &a.company_id).cmp(&(&b.name, &b.company_id)));
@@ -458,7 +432,7 @@ impl Store {
         while let Some(r) = rows.next().map_err(StoreError::at(ctx))? {
             let get = || -> rusqlite::Result<(String, Holding)> {
                 Ok((
-                    read_uuid(r, 0)?.to_string(),
+                    r.get(0)?,
                     Holding {
                         portfolio: r.get(1)?,
                         reference: r.get(2)?,
@@ -490,14 +464,14 @@ impl Store {
                  LEFT JOIN rating_confirmations f ON f.rating = r.id
                  JOIN runs u ON u.id = rc.run_id
                  WHERE rc.company = ?1 AND rc.change = 'gone'
-                   AND rc.rating_id = (SELECT max(id) FROM ratings WHERE company = ?1)
+                   AND rc.rating_id = (SELECT latest_rating FROM companies WHERE id = ?1)
                  ORDER BY rc.run_id LIMIT 1",
                 [key],
                 |r| {
                     Ok(Disappearance {
                         run_id: r.get(0)?,
                         noticed_at: r.get(1)?,
-                        last_seen: seconds_text(r.get(2)?),
+                        last_seen: r.get(2)?,
                     })
                 },
             )

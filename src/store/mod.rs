@@ -27,7 +27,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::Timestamp;
-use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
@@ -36,37 +35,18 @@ use crate::model::{
 };
 
 pub use account::AccountSync;
-pub use alerts::{ALERTS_SCHEMA, Ack, AlertDigest, AlertLine, Verdicts};
+pub use alerts::{Ack, AlertDigest, AlertLine, Verdicts};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
 pub use history::{
-    ColorChange, ColorPeriod, CompanySummary, Disappearance, HISTORY_SCHEMA, Holding, RunCalls,
-    TREND_RUNS, TREND_SCHEMA,
+    ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, RunCalls, TREND_RUNS,
 };
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
 pub use recorder::Recorder;
 pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 
-/// The schema version whose `companies`, `ratings` and `resolutions` hold UUIDs as 16 bytes
-/// and times as seconds (0011): whatever reads those tables needs it, and a reading
-/// command on an older database says the next screening upgrades it.
-pub const COMPACT_SCHEMA: i64 = 11;
-/// The version from which `run_rows` says how each row was read (`country_defaulted`,
-/// `extra_unreliable`).
-pub const ROWS_READ_SCHEMA: i64 = 18;
-/// The version from which `run_rows.named` says which rows a summary named as not
-/// screened.
-pub const ROWS_NAMED_SCHEMA: i64 = 19;
-/// The version from which `run_rows.found_by` says which search found each row's company.
-pub const ROWS_FOUND_BY_SCHEMA: i64 = 20;
-/// The version from which `run_reused_ratings` says which ratings a run used without a
-/// call.
-pub const REUSED_SCHEMA: i64 = 21;
-
-/// The schema version whose `runs` columns [`Store::run_info`] reads (`rows_ignored`):
-/// a reading command on an older database says the next screening upgrades it.
-pub const RUNS_SCHEMA: i64 = 5;
+pub use migrate::SCHEMA_VERSION;
 
 /// A storage failure. The message names what was being done; the command adds the path.
 #[derive(Debug, thiserror::Error)]
@@ -355,8 +335,17 @@ impl Store {
         .map_err(StoreError::at("opening"))?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(StoreError::at("setting the busy timeout"))?;
-        if migrate::check(&conn)? == 0 {
-            return Err(StoreError::Empty);
+        // Reading commands never upgrade: a database of an earlier schema waits for the
+        // next writing one.
+        match migrate::check(&conn)? {
+            0 => return Err(StoreError::Empty),
+            found if found < SCHEMA_VERSION => {
+                return Err(StoreError::Older {
+                    found,
+                    needed: SCHEMA_VERSION,
+                });
+            }
+            _ => {}
         }
         Ok(Store {
             conn,
@@ -365,16 +354,6 @@ impl Store {
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
         })
-    }
-
-    /// Refuses a database whose schema is older than `needed` (a read-only store cannot
-    /// upgrade it).
-    pub fn require_schema(&self, needed: i64) -> Result<(), StoreError> {
-        let found = migrate::check(&self.conn)?;
-        if found < needed {
-            return Err(StoreError::Older { found, needed });
-        }
-        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -471,9 +450,6 @@ impl Store {
 
     /// How many companies a run rated with a rating it reused rather than asked for.
     pub fn reused_ratings(&self, run_id: i64) -> Result<u64, StoreError> {
-        if migrate::check(&self.conn)? < REUSED_SCHEMA {
-            return Ok(0);
-        }
         self.conn
             .query_row(
                 "SELECT count(*) FROM run_reused_ratings WHERE run_id = ?1",
@@ -804,20 +780,6 @@ impl Store {
         Ok(info)
     }
 
-    /// Whether the schema has this table, view or index: what a reader of an older
-    /// database does without.
-    pub(crate) fn has_schema_object(&self, kind: &str, name: &str) -> Result<bool, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
-                [kind, name],
-                |_| Ok(()),
-            )
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(StoreError::at("reading the schema"))
-    }
-
     /// Calls `f` with each row's result of a run, in input order, without holding them all.
     pub fn for_each_result<E>(
         &self,
@@ -843,9 +805,6 @@ impl Store {
         run_id: i64,
         f: impl FnMut(ResultRow) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
-        if !self.has_alert_rules()? {
-            return Ok(Ok(()));
-        }
         self.results(run_id, Rows::AlertsByCompany, f)
     }
 
@@ -856,53 +815,23 @@ impl Store {
         mut f: impl FnMut(ResultRow) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
         let ctx = format!("reading the results of run {run_id}");
-        // A database read before its upgrade has no alert rules: no kind, nothing listed
-        // or acked.
-        let rules = if self.has_alert_rules()? {
-            "v.alert_kind, v.alert_acked, v.alert_listed"
-        } else {
-            "NULL, 0, 0"
-        };
-        // As stored (UUIDs as bytes, times as seconds) where the view is there (0012), as
-        // text before: `result_row` reads either.
-        let view = if self.has_schema_object("view", "run_results_stored")? {
-            "run_results_stored"
-        } else {
-            "run_results"
-        };
         let columns = "v.line, v.ref, v.country, v.service, v.external_id, v.name, v.status,
                     v.company_id, v.company_name, v.color, v.previous_color, v.change,
                     v.last_change_date, v.alert, v.error, v.candidates, v.last_refresh_date,
-                    v.extra";
-        // How each row was read (0018), whether the summary names it as not screened
-        // (0019) and which search found its company (0020), from the row itself; nothing
-        // to say of an older database.
-        let version = migrate::check(&self.conn)?;
-        let read = match version {
-            v if v >= ROWS_FOUND_BY_SCHEMA => {
-                "x.country_defaulted, x.extra_unreliable, x.named, x.found_by"
-            }
-            v if v >= ROWS_NAMED_SCHEMA => "x.country_defaulted, x.extra_unreliable, x.named, NULL",
-            v if v >= ROWS_READ_SCHEMA => "x.country_defaulted, x.extra_unreliable, 0, NULL",
-            _ => "0, 0, 0, NULL",
-        };
-        // Whether the row's rating was reused, and its age at the run's start (0021).
-        let (reused, by_reuse) = match version >= REUSED_SCHEMA {
-            true => (
-                "z.seen_at IS NOT NULL,
+                    v.extra, v.alert_kind, v.alert_acked, v.alert_listed,
+                    x.country_defaulted, x.extra_unreliable, x.named, v.found_by";
+        // Whether the row's rating was reused, and its age at the run's start.
+        let reused = "z.seen_at IS NOT NULL,
                  unixepoch((SELECT started_at FROM runs WHERE id = v.run_id))
-                     - unixepoch(z.seen_at)",
-                "LEFT JOIN run_reused_ratings z ON z.run_id = x.run_id AND z.company = x.company
-                                             AND v.status = 'rated'",
-            ),
-            false => ("0, NULL", ""),
-        };
+                     - unixepoch(z.seen_at)";
+        let by_reuse = "LEFT JOIN run_reused_ratings z ON z.run_id = x.run_id
+                                 AND z.company = x.company AND v.status = 'rated'";
         let by_key =
             format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
         let sql = match which {
             Rows::All | Rows::AlertsByLine => format!(
-                "SELECT {columns}, {rules}, {read}, {reused}
-                 FROM {view} v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
+                "SELECT {columns}, {reused}
+                 FROM run_results v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
                 if which == Rows::AlertsByLine {
                     "AND v.alert = 1"
                 } else {
@@ -918,9 +847,9 @@ impl Store {
                     .map(|k| format!(" WHEN '{}' THEN {}", k.as_str(), k.severity()))
                     .collect();
                 format!(
-                    "SELECT {columns}, {rules}, {read}, {reused}
-                     FROM (SELECT *, min(line) OVER (PARTITION BY company_id) AS first_line
-                           FROM {view} WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
+                    "SELECT {columns}, {reused}
+                     FROM (SELECT *, min(line) OVER (PARTITION BY company) AS first_line
+                           FROM run_results WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
                      {by_key}
                      ORDER BY v.alert_listed DESC, v.alert_acked,
                               CASE v.alert_kind{severity} END, v.first_line, v.line"
@@ -962,9 +891,6 @@ impl Store {
         run_id: i64,
     ) -> Result<std::collections::HashMap<Uuid, Option<Color>>, StoreError> {
         let ctx = format!("reading the alerts of run {run_id}");
-        if migrate::check(&self.conn)? < alerts::ALERTS_SCHEMA {
-            return Ok(Default::default());
-        }
         let mut stmt = self
             .conn
             .prepare(
@@ -978,7 +904,7 @@ impl Store {
             .map_err(StoreError::at(ctx.clone()))?;
         stmt.query_map([run_id], |r| {
             let color: Option<String> = r.get(1)?;
-            Ok((keys::read_uuid(r, 0)?, color.map(|c| Color::parse(&c))))
+            Ok((read_uuid(r, 0)?, color.map(|c| Color::parse(&c))))
         })
         .and_then(Iterator::collect)
         .map_err(StoreError::at(ctx))
@@ -1026,6 +952,14 @@ enum Rows {
     AlertsByCompany,
 }
 
+/// A company's UUID, as every table and view holds it (text).
+pub(crate) fn read_uuid(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Uuid> {
+    let text: String = r.get(at)?;
+    Uuid::parse_str(&text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e.into())
+    })
+}
+
 fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     // The columns read only to be parsed are borrowed, not copied.
     let text = |i: usize| -> rusqlite::Result<Option<&str>> {
@@ -1036,21 +970,7 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     let status = text(6)?.ok_or_else(|| {
         rusqlite::Error::InvalidColumnType(6, "status".into(), rusqlite::types::Type::Null)
     })?;
-    // A UUID as 16 bytes or as text, a time as seconds or as text (see `for_each_result`).
-    let company = match r.get_ref(7)? {
-        ValueRef::Blob(b) => Uuid::from_slice(b).ok(),
-        ValueRef::Text(t) => std::str::from_utf8(t)
-            .ok()
-            .and_then(|t| Uuid::parse_str(t).ok()),
-        _ => None,
-    };
-    let time = |i: usize| -> rusqlite::Result<Option<String>> {
-        Ok(match r.get_ref(i)? {
-            ValueRef::Integer(s) => Some(seconds_text(s)),
-            ValueRef::Null => None,
-            _ => r.get(i)?,
-        })
-    };
+    let company = text(7)?.and_then(|t| Uuid::parse_str(t).ok());
     let color = text(9)?;
     let previous = text(10)?;
     let change = text(11)?;
@@ -1062,14 +982,20 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         service: r.get(3)?,
         id: r.get(4)?,
         name: r.get(5)?,
-        status: RowStatus::parse(status).unwrap_or(RowStatus::Failed),
+        status: RowStatus::parse(status).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                6,
+                rusqlite::types::Type::Text,
+                format!("unknown row status {status:?}").into(),
+            )
+        })?,
         company_id: company,
         company_name: r.get(8)?,
         color: color.map(Color::parse),
         previous_color: previous.map(Color::parse),
         change: change.and_then(Change::parse),
-        last_change_date: time(12)?,
-        last_refresh_date: time(16)?,
+        last_change_date: r.get(12)?,
+        last_refresh_date: r.get(16)?,
         extra: extra_columns(r.get(17)?),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,
