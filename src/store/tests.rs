@@ -61,10 +61,49 @@ fn history_len(store: &Store) -> i64 {
         .unwrap()
 }
 
+/// Every object of a database's schema but the migrations' record: (type, name, SQL).
+fn schema_of(conn: &Connection) -> Vec<(String, String, Option<String>)> {
+    conn.prepare(
+        "SELECT type, name, sql FROM sqlite_master
+         WHERE name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY type, name",
+    )
+    .unwrap()
+    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
+}
+
+/// The schema of migrations/schema.sql, as SQLite keeps it.
+fn schema_file() -> Vec<(String, String, Option<String>)> {
+    let conn = Connection::open_in_memory().unwrap();
+    conn.execute_batch(migrate::SCHEMA).unwrap();
+    schema_of(&conn)
+}
+
 #[test]
-fn migrations_apply_from_every_earlier_version_and_are_recorded() {
+fn a_new_database_is_the_schema_file_and_nothing_else() {
     let dir = tempfile::tempdir().unwrap();
-    for applied in 0..=migrate::MIGRATIONS.len() {
+    let store = Store::open(&dir.path().join("new.db")).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    let recorded: Vec<(i64, String)> = store
+        .conn
+        .prepare("SELECT version, name FROM schema_migrations")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        recorded,
+        [(latest_version(), "readable_schema".to_string())]
+    );
+}
+
+#[test]
+fn migrations_apply_from_every_earlier_version_end_at_the_schema_file_and_are_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    for applied in 1..=migrate::MIGRATIONS.len() {
         let path = dir.path().join(format!("v{applied}.db"));
         {
             let conn = Connection::open(&path).unwrap();
@@ -83,11 +122,16 @@ fn migrations_apply_from_every_earlier_version_and_are_recorded() {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, latest_version());
+        assert_eq!(
+            schema_of(&store.conn),
+            schema_file(),
+            "a database of version {applied} upgraded"
+        );
         let recorded: i64 = store
             .conn
             .query_row("SELECT count(*) FROM schema_migrations", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(recorded as usize, migrate::MIGRATIONS.len() - applied);
+        assert_eq!(recorded, latest_version() - applied as i64);
         for setting in ["legacy_alter_table", "writable_schema"] {
             let on: i64 = store
                 .conn
@@ -98,6 +142,175 @@ fn migrations_apply_from_every_earlier_version_and_are_recorded() {
         drop(store);
         Store::open(&path).expect("opening again is a no-op");
     }
+}
+
+/// A database of version 21 with a history: six demo nights, decisions, an
+/// acknowledgement (tests/fixtures/v21.sql).
+fn database_of_21(path: &std::path::Path) -> Connection {
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(include_str!("../../tests/fixtures/v21.sql"))
+        .unwrap();
+    conn
+}
+
+/// The views of version 21 and their columns: after the upgrade, the same views give the
+/// same rows on those columns.
+const VIEWS_OF_21: &[(&str, &str)] = &[
+    (
+        "run_results",
+        "run_id, line, ref, country, service, external_id, name, status, company_id,
+         company_name, color, previous_color, change, last_change_date, alert, error,
+         candidates, last_refresh_date, extra, alert_kind, alert_listed, alert_acked",
+    ),
+    (
+        "latest_ratings",
+        "company_id, name, country, color, last_change_date, confirmed_at",
+    ),
+    (
+        "color_periods",
+        "company_id, name, country, color, valid_from, valid_to, observed_at, confirmed_at,
+         first_run_id, last_run_id",
+    ),
+    (
+        "color_changes",
+        "company_id, name, from_color, to_color, changed_at, observed_at, run_id",
+    ),
+    (
+        "portfolio_latest",
+        "portfolio, ref, line, status, company_id, company_name, color, last_change_date,
+         run_id, started_at, finished_at",
+    ),
+    ("company_external_ids", "company, service, external_id"),
+];
+
+/// Each row of `sql`, its cells joined, sorted.
+fn rows_of(conn: &Connection, sql: &str) -> Vec<String> {
+    let mut stmt = conn.prepare(sql).unwrap();
+    let n = stmt.column_count();
+    let mut rows: Vec<String> = stmt
+        .query_map([], |r| {
+            (0..n)
+                .map(|i| Ok(format!("{:?}", r.get::<_, rusqlite::types::Value>(i)?)))
+                .collect::<rusqlite::Result<Vec<_>>>()
+                .map(|cells| cells.join("|"))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    rows.sort();
+    rows
+}
+
+/// What a reader of version 21 could see, and the ids everything is known by.
+fn seen_by_readers_of_21(conn: &Connection) -> Vec<(String, Vec<String>)> {
+    let mut seen: Vec<(String, Vec<String>)> = VIEWS_OF_21
+        .iter()
+        .map(|(view, columns)| {
+            let rows = rows_of(conn, &format!("SELECT {columns} FROM {view}"));
+            assert!(!rows.is_empty(), "{view} has rows to compare");
+            (view.to_string(), rows)
+        })
+        .collect();
+    for sql in [
+        "SELECT id, portfolio, status, started_at, finished_at, delivered_at, calls FROM runs",
+        "SELECT id, company, color FROM ratings",
+        "SELECT id, ref, country, service, external_id, name, extra FROM inputs",
+        "SELECT ref, search_key, decision, company_id FROM decisions",
+        "SELECT company, color, acked_at, note FROM acks",
+        "SELECT run_id, company, kind, listed, acked, previous_color FROM run_alerts",
+        "SELECT run_id, line, named, found_by, country_defaulted FROM run_rows",
+    ] {
+        seen.push((sql.to_string(), rows_of(conn, sql)));
+    }
+    seen
+}
+
+#[test]
+fn a_database_of_version_21_converts_in_place_keeping_every_view_row_and_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v21.db");
+    let before = seen_by_readers_of_21(&database_of_21(&path));
+    let searches = rows_of(
+        &database_of_21(&dir.path().join("again.db")),
+        "SELECT id, input_key, outcome, company FROM resolutions",
+    );
+    let store = Store::open(&path).unwrap();
+    assert_eq!(seen_by_readers_of_21(&store.conn), before);
+    assert_eq!(
+        rows_of(
+            &store.conn,
+            "SELECT id, search_key, outcome, company FROM resolutions"
+        ),
+        searches
+    );
+    assert_eq!(schema_of(&store.conn), schema_file());
+    // Each company's newest rating is named, as the trigger names it from now on.
+    let misnamed: i64 = store
+        .conn
+        .query_row(
+            "SELECT count(*) FROM companies c
+             WHERE c.latest_rating IS NOT (SELECT max(id) FROM ratings WHERE company = c.id)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(misnamed, 0);
+    // The upgrade and the next screening go on from there.
+    drop(store);
+    let mut store = Store::open(&path).unwrap();
+    run(&mut store);
+}
+
+#[test]
+fn a_converted_database_is_about_the_size_of_a_new_one_holding_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let converted = dir.path().join("v21.db");
+    drop(database_of_21(&converted));
+    drop(Store::open(&converted).unwrap());
+    Connection::open(&converted)
+        .unwrap()
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    let fresh = dir.path().join("fresh.db");
+    let store = Store::open(&fresh).unwrap();
+    // Copied table by table, each row before the rows that name it or after.
+    store
+        .conn
+        .execute_batch("PRAGMA foreign_keys = OFF")
+        .unwrap();
+    store
+        .conn
+        .execute("ATTACH ?1 AS old", [converted.to_str().unwrap()])
+        .unwrap();
+    let tables: Vec<String> = store
+        .conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'schema_migrations'",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    for table in tables {
+        store
+            .conn
+            .execute_batch(&format!(
+                "INSERT INTO main.{table} SELECT * FROM old.{table}"
+            ))
+            .unwrap();
+    }
+    store.conn.execute_batch("DETACH old").unwrap();
+    store
+        .conn
+        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+        .unwrap();
+    let size = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();
+    let (converted, fresh) = (size(&converted), size(&fresh));
+    assert!(
+        converted * 10 <= fresh * 11,
+        "converted {converted} bytes, a new database holding the same {fresh}"
+    );
 }
 
 #[test]
