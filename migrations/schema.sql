@@ -272,6 +272,14 @@ FROM companies c
 JOIN ratings r ON r.id = c.latest_rating
 LEFT JOIN rating_confirmations f ON f.rating = r.id;
 
+-- Each registry identifier with its company's current rating: a SIREN or a KVK to a color.
+CREATE VIEW registry_ratings AS
+SELECT e.service,
+       e.external_id,
+       l.*
+FROM company_external_ids e
+JOIN latest_ratings l ON l.company = e.company;
+
 -- The first observation of each color period: by a run, or by a request made elsewhere.
 CREATE VIEW color_starts AS
 SELECT run_id, company, rating_id, previous_rating_id
