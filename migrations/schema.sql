@@ -90,11 +90,20 @@ CREATE TABLE ratings (
     last_refresh_date TEXT,                        -- the service's lastRefreshDate
     observed_at       TEXT    NOT NULL,            -- when ratewatch first saw this rating
     first_run_id      INTEGER REFERENCES runs (id), -- the run that saw it first; NULL from a sync
-    source            TEXT    NOT NULL DEFAULT 'run' CHECK (source IN ('run', 'account'))
+    source            TEXT    NOT NULL DEFAULT 'run' CHECK (source IN ('run', 'account')),
+    starts_period     INTEGER NOT NULL DEFAULT 0   -- 1: the company's first rating, or its color
+                                                   -- is not the one before: a color period starts
 );
 CREATE INDEX ratings_by_company ON ratings (company);
-CREATE TRIGGER ratings_latest AFTER INSERT ON ratings
+-- A new rating is the company's latest; it starts a color period unless the latest before
+-- it had the same color.
+CREATE TRIGGER ratings_in_order AFTER INSERT ON ratings
 BEGIN
+    UPDATE ratings
+    SET starts_period = NEW.color IS NOT (SELECT p.color FROM companies c
+                                          JOIN ratings p ON p.id = c.latest_rating
+                                          WHERE c.id = NEW.company)
+    WHERE id = NEW.id;
     UPDATE companies SET latest_rating = NEW.id WHERE id = NEW.company;
 END;
 
@@ -167,10 +176,8 @@ CREATE TABLE run_companies (
                                          'improved', 'changed', 'gone')),
     PRIMARY KEY (run_id, company)
 ) WITHOUT ROWID;
--- Where each color period starts, and each company found gone: a nightly run's rows are
--- mostly `unchanged`, which neither index holds.
-CREATE INDEX run_companies_color_starts ON run_companies (company, rating_id)
-    WHERE change IN ('new', 'deteriorated', 'improved', 'changed');
+-- Each company found gone (a nightly run's rows are mostly `unchanged`, which it holds
+-- not).
 CREATE INDEX run_companies_gone ON run_companies (company, rating_id) WHERE change = 'gone';
 
 -- The ratings a run used without asking (younger than their color's refresh age).
@@ -251,8 +258,6 @@ CREATE TABLE account_requests (
     CHECK ((status = 'earlier') = (rating_id IS NULL))
 );
 CREATE INDEX account_requests_by_time ON account_requests (requested_at);
-CREATE INDEX account_requests_color_starts ON account_requests (company, rating_id)
-    WHERE change IN ('new', 'deteriorated', 'improved', 'changed');
 
 -- ---------------------------------------------------------------------------------------
 -- Views: the contract for readers. Each names a company by `company` and `company_id`.
@@ -280,19 +285,11 @@ SELECT e.service,
 FROM company_external_ids e
 JOIN latest_ratings l ON l.company = e.company;
 
--- The first observation of each color period: by a run, or by a request made elsewhere.
-CREATE VIEW color_starts AS
-SELECT run_id, company, rating_id, previous_rating_id
-FROM run_companies
-WHERE change IN ('new', 'deteriorated', 'improved', 'changed')
-UNION ALL
-SELECT NULL, company, rating_id, previous_rating_id
-FROM account_requests
-WHERE change IN ('new', 'deteriorated', 'improved', 'changed');
-
--- Each company's color periods: from when to when it held each color.
+-- Each company's color periods: from when to when it held each color. A period starts
+-- when the service says the color changed, but never before ratewatch last saw the color
+-- before it, nor after it first saw the new one; `valid_to` is NULL for the current one.
 CREATE VIEW color_periods AS
-SELECT s.company,
+SELECT r.company,
        c.company_id,
        c.name,
        c.country,
@@ -306,33 +303,35 @@ SELECT s.company,
        coalesce(lf.confirmed_at, l.observed_at)            AS confirmed_at,
        r.first_run_id,
        CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id
-FROM color_starts s
-JOIN companies c ON c.id = s.company
-JOIN ratings r   ON r.id = s.rating_id
-LEFT JOIN ratings p ON p.id = s.previous_rating_id        -- the previous period's last one
+FROM ratings r                                             -- the period's first rating
+JOIN companies c ON c.id = r.company
+LEFT JOIN ratings p                                        -- the previous period's last one
+       ON p.id = (SELECT max(id) FROM ratings WHERE company = r.company AND id < r.id)
 LEFT JOIN rating_confirmations pf ON pf.rating = p.id
-LEFT JOIN ratings n                                       -- the next period's first one
-       ON n.id = (SELECT min(x.rating_id) FROM color_starts x
-                  WHERE x.company = s.company AND x.rating_id > s.rating_id)
-JOIN ratings l                                            -- this period's last observation
-       ON l.id = coalesce((SELECT max(id) FROM ratings WHERE company = s.company AND id < n.id),
+LEFT JOIN ratings n                                        -- the next period's first one
+       ON n.id = (SELECT min(id) FROM ratings
+                  WHERE company = r.company AND id > r.id AND starts_period = 1)
+JOIN ratings l                                             -- this period's last one
+       ON l.id = coalesce((SELECT max(id) FROM ratings WHERE company = r.company AND id < n.id),
                           c.latest_rating)
-LEFT JOIN rating_confirmations lf ON lf.rating = l.id;
+LEFT JOIN rating_confirmations lf ON lf.rating = l.id
+WHERE r.starts_period = 1;
 
--- Every color change seen, by a run (`run_id`) or by a request made elsewhere (NULL).
+-- Every color change seen: by a run (`run_id`, the run that saw it first), or by a
+-- request made elsewhere (NULL).
 CREATE VIEW color_changes AS
-SELECT s.company,
+SELECT r.company,
        c.company_id,
        c.name,
        p.color                                   AS from_color,
        r.color                                   AS to_color,
        coalesce(r.last_change_date, r.observed_at) AS changed_at,
        r.observed_at,
-       s.run_id
-FROM color_starts s
-JOIN ratings r   ON r.id = s.rating_id
-JOIN ratings p   ON p.id = s.previous_rating_id
-JOIN companies c ON c.id = s.company;
+       r.first_run_id                            AS run_id
+FROM ratings r
+JOIN ratings p   ON p.id = (SELECT max(id) FROM ratings WHERE company = r.company AND id < r.id)
+JOIN companies c ON c.id = r.company
+WHERE r.starts_period = 1;
 
 -- Every row of every run, as its reports show it.
 CREATE VIEW run_results AS

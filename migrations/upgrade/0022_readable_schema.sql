@@ -75,7 +75,7 @@ SELECT c.id,
              substr(hex(c.company_id), 21)),
        c.name, c.country, c.street_number, c.street_name, c.postcode, c.city, c.phone,
        c.legal_form,
-       (SELECT max(r.id) FROM old_ratings r WHERE r.company = c.id),
+       NULL,                                  -- set as each rating is copied, below
        strftime('%Y-%m-%dT%H:%M:%SZ', c.first_seen_at, 'unixepoch'),
        strftime('%Y-%m-%dT%H:%M:%SZ', c.updated_at, 'unixepoch')
 FROM old_companies c;
@@ -90,8 +90,8 @@ SELECT c.id,
 FROM old_companies c, json_each(c.external_ids) e
 WHERE c.external_ids IS NOT NULL;
 
--- The trigger on ratings would rewrite `latest_rating` once per copied row: it is set above.
-DROP TRIGGER ratings_latest;
+-- In id order, so that the trigger `ratings_in_order` names each company's latest rating
+-- and the ratings that start a color period, as it does for every new rating.
 INSERT INTO ratings (id, company, color, last_change_date, last_refresh_date, observed_at,
                      first_run_id, source)
 SELECT id, company, color,
@@ -99,11 +99,8 @@ SELECT id, company, color,
        strftime('%Y-%m-%dT%H:%M:%SZ', last_refresh_date, 'unixepoch'),
        strftime('%Y-%m-%dT%H:%M:%SZ', observed_at, 'unixepoch'),
        first_run_id, source
-FROM old_ratings;
-CREATE TRIGGER ratings_latest AFTER INSERT ON ratings
-BEGIN
-    UPDATE companies SET latest_rating = NEW.id WHERE id = NEW.company;
-END;
+FROM old_ratings
+ORDER BY id;
 
 INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)
 SELECT rating, strftime('%Y-%m-%dT%H:%M:%SZ', confirmed_at, 'unixepoch'), last_run_id
