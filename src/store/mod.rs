@@ -238,6 +238,14 @@ pub(crate) fn read_resolution(
     .map_err(StoreError::at("reading the resolution cache"))
 }
 
+/// The internal key of the company with this UUID, through the UNIQUE index on
+/// `companies.company_id` (the UUID as lowercase text with hyphens).
+pub(crate) fn find_company(conn: &Connection, company: Uuid) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached("SELECT id FROM companies WHERE company_id = ?1")?
+        .query_row([company.to_string()], |r| r.get(0))
+        .optional()
+}
+
 /// The company's latest rating (`?1`: its internal key), its color and when a run last saw
 /// it: the start of the run that first observed it, or of the last that confirmed it (this
 /// machine's clock, never the service's dates). Nothing when no run saw it (a sync only).
