@@ -283,3 +283,120 @@ fn latest(tx: &Transaction<'_>, company: i64) -> rusqlite::Result<Option<Latest>
 fn precise(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+    use uuid::Uuid;
+
+    use super::AccountSync;
+    use crate::model::{Color, Rating};
+    use crate::store::{NewRun, Record, Store};
+
+    fn ts(s: &str) -> jiff::Timestamp {
+        s.parse().unwrap()
+    }
+
+    fn request(n: u128, color: Color, at: &str) -> Rating {
+        Rating {
+            company_id: Uuid::from_u128(n),
+            color,
+            requested_at: Some(ts(at)),
+            last_refresh: Some(ts("2026-01-01T00:00:00Z")),
+            last_change: Some(ts("2025-12-01T00:00:00Z")),
+        }
+    }
+
+    #[test]
+    fn a_sync_finds_a_run_s_sighting_within_a_day_and_stores_the_rest_once_as_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.db");
+        let mut store = Store::open(&path).unwrap();
+        // A run sees company 1 green on the 2nd.
+        let run_id = store
+            .start_run(&NewRun {
+                portfolio: "p".into(),
+                input_path: "p.csv".into(),
+                sha256: "x".into(),
+                demo_day: None,
+                extra_columns: vec![],
+            })
+            .unwrap();
+        store.pin_clock(Some(ts("2026-01-02T10:00:00Z")));
+        let mut writer = store.writer(run_id).unwrap();
+        writer
+            .send(Record::Observation(request(
+                1,
+                Color::Green,
+                "2026-01-02T10:00:00Z",
+            )))
+            .unwrap();
+        writer.finish().unwrap();
+        store.pin_clock(Some(ts("2026-01-10T00:00:00Z")));
+        // Newest first, as the service lists them.
+        let history = [
+            request(2, Color::Red, "2026-01-05T00:00:00.250Z"),
+            request(1, Color::Red, "2026-01-04T00:00:00Z"),
+            // The run's own request, dated by the service's clock twenty hours off.
+            request(1, Color::Green, "2026-01-03T06:00:00Z"),
+        ];
+        let first = store.record_account_history(&history).unwrap();
+        assert_eq!(
+            first,
+            AccountSync {
+                added: 2,
+                new_observations: 2,
+                known: 1,
+                new_companies: 1,
+                ..AccountSync::default()
+            }
+        );
+        assert_eq!(
+            store.record_account_history(&history).unwrap(),
+            AccountSync {
+                synced_before: 3,
+                ..AccountSync::default()
+            },
+            "a request synced before is skipped"
+        );
+        let conn = Connection::open(&path).unwrap();
+        let ratings: Vec<String> = conn
+            .prepare(
+                "SELECT c.company_id || ' ' || r.color || ' ' || r.source || ' ' || r.observed_at
+                        || ' ' || r.last_change_date
+                 FROM ratings r JOIN companies c ON c.id = r.company ORDER BY r.id",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        assert_eq!(
+            ratings,
+            [
+                format!("{a} green run 2026-01-02T10:00:00Z 2025-12-01T00:00:00Z"),
+                format!("{a} red account 2026-01-04T00:00:00Z 2025-12-01T00:00:00Z"),
+                format!("{b} red account 2026-01-05T00:00:00Z 2025-12-01T00:00:00Z"),
+            ]
+        );
+        let requests: Vec<String> = conn
+            .prepare(
+                "SELECT request_date || ' ' || status || ' ' || coalesce(change, '-')
+                 FROM account_requests ORDER BY request_date",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            requests,
+            [
+                "2026-01-03T06:00:00.000000Z known -",
+                "2026-01-04T00:00:00.000000Z added deteriorated",
+                "2026-01-05T00:00:00.250000Z added new",
+            ]
+        );
+    }
+}

@@ -489,7 +489,346 @@ fn candidates_json(c: &[Candidate]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::KeySet;
+    use std::time::Duration;
+
+    use rusqlite::Connection;
+    use uuid::Uuid;
+
+    use super::{KeySet, Outcome, Record, RowRecord};
+    use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
+    use crate::store::{NewRun, Store};
+
+    fn start(store: &mut Store) -> i64 {
+        store
+            .start_run(&NewRun {
+                portfolio: "p".into(),
+                input_path: "p.csv".into(),
+                sha256: "x".into(),
+                demo_day: None,
+                extra_columns: vec![],
+            })
+            .unwrap()
+    }
+
+    fn company(n: u128, ids: &[(&str, &str)]) -> Record {
+        Record::Company(Box::new(Company {
+            id: Uuid::from_u128(n),
+            name: format!("Company {n}"),
+            address: Address {
+                country: "fr".into(),
+                city: "Lyon".into(),
+                ..Address::default()
+            },
+            phone: None,
+            legal_form: "SA".into(),
+            external_ids: ids
+                .iter()
+                .map(|(s, i)| (s.to_string(), i.to_string()))
+                .collect(),
+        }))
+    }
+
+    fn resolution(key: &str, outcome: Outcome, company: Option<u128>) -> Record {
+        Record::Resolution {
+            key: key.into(),
+            outcome,
+            company_id: company.map(Uuid::from_u128),
+            candidates: match outcome {
+                Outcome::Ambiguous => vec![Candidate {
+                    id: Uuid::from_u128(9),
+                    name: "Nine".into(),
+                    city: "Lyon".into(),
+                    postcode: "69001".into(),
+                }],
+                _ => vec![],
+            },
+        }
+    }
+
+    fn observation(n: u128, color: Color) -> Record {
+        Record::Observation(Rating {
+            company_id: Uuid::from_u128(n),
+            color,
+            requested_at: None,
+            last_refresh: Some("2026-01-02T03:04:05Z".parse().unwrap()),
+            last_change: Some("2025-12-01T00:00:00Z".parse().unwrap()),
+        })
+    }
+
+    fn rated_row(line: u64, n: u128) -> Record {
+        Record::Row(Box::new(RowRecord {
+            input: InputRow {
+                line,
+                reference: Some(format!("R{line}")),
+                country: Some("FR".into()),
+                ..InputRow::default()
+            },
+            status: RowStatus::Rated,
+            company_id: Some(Uuid::from_u128(n)),
+            ..RowRecord::default()
+        }))
+    }
+
+    fn rows<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_search_asked_again_keeps_its_row_and_id_with_the_new_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let mut store = Store::open(&path).unwrap();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        writer.max_transaction = Duration::ZERO;
+        writer
+            .send(resolution("k1", Outcome::Unresolved, None))
+            .unwrap();
+        writer
+            .send(resolution("k2", Outcome::Ambiguous, None))
+            .unwrap();
+        writer.tick().unwrap();
+        writer
+            .send(resolution("k1", Outcome::Resolved, Some(1)))
+            .unwrap();
+        let hit = writer.cached_resolution("k1").unwrap().unwrap();
+        assert_eq!(
+            (hit.outcome, hit.company_id),
+            (Outcome::Resolved, Some(Uuid::from_u128(1)))
+        );
+        assert_eq!(
+            writer
+                .cached_resolution("k2")
+                .unwrap()
+                .unwrap()
+                .candidates
+                .len(),
+            1
+        );
+        assert!(writer.cached_resolution("k3").unwrap().is_none());
+        writer
+            .send(resolution("k2", Outcome::Unresolved, None))
+            .unwrap();
+        writer.finish().unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let stored: Vec<String> = rows(
+            &conn,
+            "SELECT id || ' ' || search_key || ' ' || outcome || ' '
+                    || coalesce(company, '-') || ' ' || coalesce(candidates, '-')
+             FROM resolutions ORDER BY id",
+        );
+        assert_eq!(stored, ["1 k1 resolved 1 -", "2 k2 unresolved - -"]);
+        let resolved_at: Vec<String> = rows(&conn, "SELECT resolved_at FROM resolutions");
+        assert!(
+            resolved_at
+                .iter()
+                .all(|t| t.parse::<jiff::Timestamp>().is_ok() && t.ends_with('Z'))
+        );
+        assert_eq!(
+            store.cached_resolution("k1").unwrap().unwrap().company_id,
+            Some(Uuid::from_u128(1)),
+            "another connection reads it through the same index"
+        );
+    }
+
+    #[test]
+    fn a_company_given_again_is_stored_once_and_keeps_every_registry_id_it_was_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let mut store = Store::open(&path).unwrap();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        // Known first by its UUID alone (a row's), then described, then described again.
+        writer.send(rated_row(2, 0xabc)).unwrap();
+        writer
+            .send(company(
+                0xabc,
+                &[("SIREN", "552100554"), ("EU VAT", "FR 1")],
+            ))
+            .unwrap();
+        writer
+            .send(company(0xabc, &[("EU VAT", "FR 1"), ("VAT", "FR2")]))
+            .unwrap();
+        writer.send(company(0xdef, &[])).unwrap();
+        writer.finish().unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let companies: Vec<String> = rows(
+            &conn,
+            "SELECT id || ' ' || company_id || ' ' || name || ' ' || country FROM companies
+             ORDER BY id",
+        );
+        assert_eq!(
+            companies,
+            [
+                format!("1 {} Company 2748 FR", Uuid::from_u128(0xabc)),
+                format!("2 {} Company 3567 FR", Uuid::from_u128(0xdef)),
+            ]
+        );
+        let ids: Vec<String> = rows(
+            &conn,
+            "SELECT company || ' ' || service || ' ' || external_id FROM company_external_ids
+             ORDER BY service",
+        );
+        assert_eq!(ids, ["1 EU VAT FR 1", "1 SIREN 552100554", "1 VAT FR2"]);
+        let input_company: Vec<i64> = rows(&conn, "SELECT company FROM run_rows");
+        assert_eq!(input_company, [1]);
+    }
+
+    #[test]
+    fn the_writer_s_lookups_search_their_unique_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("w.db")).unwrap();
+        for (sql, wanted) in [
+            (
+                "SELECT id FROM companies WHERE company_id = ?1",
+                "SEARCH companies USING COVERING INDEX sqlite_autoindex_companies_1 (company_id=?)",
+            ),
+            (
+                "SELECT id FROM resolutions WHERE search_key = ?1",
+                "SEARCH resolutions USING COVERING INDEX sqlite_autoindex_resolutions_1 (search_key=?)",
+            ),
+        ] {
+            let plan: Vec<String> = store
+                .conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap()
+                .query_map(["x"], |r| r.get(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(plan, [wanted]);
+        }
+    }
+
+    #[test]
+    fn a_run_killed_between_commits_leaves_what_it_committed_and_is_resumed_from_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let run_id;
+        {
+            let mut store = Store::open(&path).unwrap();
+            run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.max_transaction = Duration::ZERO;
+            writer
+                .send(resolution("k1", Outcome::Resolved, Some(1)))
+                .unwrap();
+            writer.send(company(1, &[("SIREN", "1")])).unwrap();
+            writer.send(observation(1, Color::Green)).unwrap();
+            writer.send(rated_row(2, 1)).unwrap();
+            writer.tick().unwrap();
+            // Not committed: gone with the process.
+            writer
+                .send(resolution("k2", Outcome::Resolved, Some(2)))
+                .unwrap();
+            writer.send(company(2, &[("SIREN", "2")])).unwrap();
+            writer.send(observation(2, Color::Red)).unwrap();
+            writer.send(rated_row(3, 2)).unwrap();
+            drop(writer);
+        }
+        let mut store = Store::open(&path).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let count = |table: &str| -> i64 {
+            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        for (table, n) in [
+            ("resolutions", 1),
+            ("companies", 1),
+            ("company_external_ids", 1),
+            ("ratings", 1),
+            ("inputs", 1),
+            ("run_rows", 1),
+            ("run_companies", 1),
+        ] {
+            assert_eq!(count(table), n, "{table}");
+        }
+        let check: Vec<String> = rows(&conn, "PRAGMA integrity_check");
+        assert_eq!(check, ["ok"]);
+        assert!(rows::<String>(&conn, "PRAGMA foreign_key_check").is_empty());
+        // The resumed run finds what was committed and adds the rest once.
+        store.resume_run(run_id).unwrap();
+        let mut writer = store.writer(run_id).unwrap();
+        assert!(writer.cached_resolution("k1").unwrap().is_some());
+        assert!(writer.cached_resolution("k2").unwrap().is_none());
+        assert!(writer.rated(Uuid::from_u128(1)).unwrap());
+        assert!(!writer.rated(Uuid::from_u128(2)).unwrap());
+        writer
+            .send(resolution("k2", Outcome::Resolved, Some(2)))
+            .unwrap();
+        writer.send(company(2, &[("SIREN", "2")])).unwrap();
+        writer.send(observation(2, Color::Red)).unwrap();
+        writer.send(rated_row(3, 2)).unwrap();
+        writer.send(rated_row(2, 1)).unwrap();
+        writer.finish().unwrap();
+        for (table, n) in [
+            ("resolutions", 2),
+            ("companies", 2),
+            ("ratings", 2),
+            ("inputs", 2),
+            ("run_rows", 2),
+            ("run_companies", 2),
+        ] {
+            assert_eq!(count(table), n, "{table}");
+        }
+        let latest: Vec<String> = rows(
+            &conn,
+            "SELECT c.company_id || ' ' || r.color || ' ' || r.last_change_date || ' '
+                    || r.last_refresh_date
+             FROM companies c JOIN ratings r ON r.id = c.latest_rating ORDER BY c.id",
+        );
+        assert_eq!(
+            latest,
+            [
+                format!(
+                    "{} green 2025-12-01T00:00:00Z 2026-01-02T03:04:05Z",
+                    Uuid::from_u128(1)
+                ),
+                format!(
+                    "{} red 2025-12-01T00:00:00Z 2026-01-02T03:04:05Z",
+                    Uuid::from_u128(2)
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rating_seen_again_unchanged_is_confirmed_and_a_changed_one_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let mut store = Store::open(&path).unwrap();
+        let mut runs = Vec::new();
+        for colors in [[Color::Green, Color::Green], [Color::Green, Color::Red]] {
+            let run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            for (n, color) in colors.into_iter().enumerate() {
+                writer.send(observation(n as u128, color)).unwrap();
+            }
+            writer.finish().unwrap();
+            runs.push(run_id);
+        }
+        let conn = Connection::open(&path).unwrap();
+        let changes: Vec<String> = rows(
+            &conn,
+            "SELECT run_id || ' ' || company || ' ' || change FROM run_companies
+             ORDER BY run_id, company",
+        );
+        assert_eq!(
+            changes,
+            ["1 1 new", "1 2 new", "2 1 unchanged", "2 2 deteriorated"]
+        );
+        let confirmed: Vec<String> = rows(
+            &conn,
+            "SELECT rating || ' ' || last_run_id || ' ' || (confirmed_at >= observed_at)
+             FROM rating_confirmations JOIN ratings ON ratings.id = rating",
+        );
+        assert_eq!(confirmed, ["1 2 1"]);
+    }
 
     #[test]
     fn a_key_set_holds_exactly_the_keys_put_in() {
