@@ -1,7 +1,7 @@
 //! The account's requests read back from the service's history (`sync-history`): each kept
 //! in `account_requests`, and those ratewatch had not observed put into the rating history
 //! (`ratings`, `source = 'account'`) where the views read them. Why it is laid out so opens
-//! `migrations/0007_account_requests.sql`.
+//! `migrations/upgrade/0007_account_requests.sql`.
 //!
 //! Everything is written in one transaction: a sync stores all it read or nothing.
 //!
@@ -13,7 +13,7 @@ use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::clock::{CLOCK_TOLERANCE, off_clock};
-use super::{Store, StoreError, keys, now_seconds, seconds, time_text};
+use super::{Store, StoreError, find_company, now_text, time_text};
 use crate::model::{Change, Color, Rating};
 
 /// What a sync did with the requests it read.
@@ -38,8 +38,7 @@ pub struct AccountSync {
     pub future: u64,
 }
 
-/// A request as stored: its times as text in `account_requests`, and as seconds in
-/// `ratings`.
+/// A request as stored.
 struct Request<'a> {
     rating: &'a Rating,
     /// To the microsecond: what tells two requests of one company apart.
@@ -48,27 +47,22 @@ struct Request<'a> {
     requested_at: String,
     last_change: Option<String>,
     last_refresh: Option<String>,
-    /// The same three times as `ratings` holds them.
-    seconds: Seconds,
-}
-
-/// A request's times as `ratings` holds them: whole seconds.
-#[derive(Clone, Copy)]
-struct Seconds {
     /// When the request was made, by this machine's clock: its requestDate, or now for
-    /// one the service dated later (by up to a day).
-    requested_at: i64,
-    last_change: Option<i64>,
-    last_refresh: Option<i64>,
+    /// one the service dated later (by up to a day). A new rating is observed then.
+    observed_at: String,
+    /// [`Request::observed_at`] less and plus [`CLOCK_TOLERANCE`]: the span within which
+    /// a run's own sighting may hold the request.
+    earliest: String,
+    latest: String,
 }
 
 /// The company's latest row in `ratings`.
 struct Latest {
     id: i64,
     color: String,
-    last_change: Option<i64>,
-    last_refresh: Option<i64>,
-    confirmed_at: i64,
+    last_change: Option<String>,
+    last_refresh: Option<String>,
+    confirmed_at: String,
     from_account: bool,
 }
 
@@ -101,17 +95,17 @@ impl Store {
                 done.future += 1;
                 continue;
             }
+            let observed = at.min(now);
+            let shifted = |t: Result<Timestamp, jiff::Error>, bound| time_text(t.unwrap_or(bound));
             requests.push(Request {
                 rating,
                 request_date: precise(at),
                 requested_at: time_text(at),
                 last_change: rating.last_change.map(time_text),
                 last_refresh: rating.last_refresh.map(time_text),
-                seconds: Seconds {
-                    requested_at: seconds(at.min(now)),
-                    last_change: rating.last_change.map(seconds),
-                    last_refresh: rating.last_refresh.map(seconds),
-                },
+                observed_at: time_text(observed),
+                earliest: shifted(observed.checked_sub(CLOCK_TOLERANCE), Timestamp::MIN),
+                latest: shifted(observed.checked_add(CLOCK_TOLERANCE), Timestamp::MAX),
             });
         }
         // The history is in id order, so the oldest request goes first (the service lists
@@ -136,31 +130,19 @@ fn record(
     done: &mut AccountSync,
 ) -> rusqlite::Result<()> {
     let company_id = r.rating.company_id;
-    // Every key is written: the store opened for writing caught them up, and a sync
-    // writes the keys of the companies it adds at once.
-    let company = match keys::find_company(tx, company_id)? {
+    let company = match find_company(tx, company_id)? {
         Some(id) => id,
         None => {
-            // Known by its id alone until a run or a lookup describes it. Its key is
-            // written at once: a sync adds few companies.
+            // Known by its id alone until a run or a lookup describes it.
             done.new_companies += 1;
-            let id: i64 = tx
-                .prepare_cached(
-                    "INSERT INTO companies (company_id, first_seen_at, updated_at)
-                     VALUES (?1, ?2, ?2) RETURNING id",
-                )?
-                .query_row(params![company_id.as_bytes(), now_seconds()], |row| {
-                    row.get(0)
-                })?;
-            keys::insert_sorted(
-                tx,
-                &keys::COMPANY_KEYS,
-                vec![(keys::company_hash(company_id), id)],
-            )?;
-            id
+            tx.prepare_cached(
+                "INSERT INTO companies (company_id, first_seen_at, updated_at)
+                 VALUES (?1, ?2, ?2)",
+            )?
+            .execute(params![company_id.to_string(), now_text()])?;
+            tx.last_insert_rowid()
         }
     };
-    let t = r.seconds;
     let synced_before: bool = tx
         .prepare_cached(
             "SELECT count(*) FROM account_requests WHERE company = ?1 AND request_date = ?2",
@@ -176,80 +158,83 @@ fn record(
     // A row seen with this color and these dates over a span that holds the request: a
     // run's own request, or one made elsewhere that tells nothing the history lacks. A
     // run dates its sightings by this machine's clock, the service its requests by its
-    // own: a run's span holds the requests within a day of it (CLOCK_TOLERANCE).
+    // own: a run's span holds the requests within a day of it (CLOCK_TOLERANCE). Times
+    // are text of one form, compared as text.
     let holding: Option<i64> = tx
         .prepare_cached(
             "SELECT r.id FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
              WHERE r.company = ?1 AND r.color = ?2 AND r.last_change_date IS ?3
                AND r.last_refresh_date IS ?4
-               AND r.observed_at - iif(r.source = 'run', ?6, 0) <= ?5
-               AND coalesce(f.confirmed_at, r.observed_at) + iif(r.source = 'run', ?6, 0) >= ?5
+               AND r.observed_at <= iif(r.source = 'run', ?7, ?5)
+               AND coalesce(f.confirmed_at, r.observed_at) >= iif(r.source = 'run', ?6, ?5)
              ORDER BY r.id DESC LIMIT 1",
         )?
         .query_row(
             params![
                 company,
                 color,
-                t.last_change,
-                t.last_refresh,
-                t.requested_at,
-                CLOCK_TOLERANCE.as_secs()
+                r.last_change,
+                r.last_refresh,
+                r.observed_at,
+                r.earliest,
+                r.latest
             ],
             |row| row.get(0),
         )
         .optional()?;
-    let (status, rating_id, previous, change) =
-        if let Some(id) = holding {
-            done.known += 1;
-            ("known", Some(id), None, None)
-        } else {
-            let latest = latest(tx, company)?;
-            match latest {
-                // Only after everything the history holds can it take its place in id order.
-                Some(l) if t.requested_at <= l.confirmed_at => {
-                    done.earlier += 1;
-                    ("earlier", None, None, None)
-                }
-                Some(l)
-                    if l.from_account
-                        && l.color == color
-                        && l.last_change == t.last_change
-                        && l.last_refresh == t.last_refresh =>
-                {
-                    // The sync's own row, seen again unchanged: it is confirmed, as a run
-                    // confirms its rows. A run's row is never confirmed here.
-                    tx.prepare_cached(
-                        "INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)
+    let (status, rating_id, previous, change) = if let Some(id) = holding {
+        done.known += 1;
+        ("known", Some(id), None, None)
+    } else {
+        let latest = latest(tx, company)?;
+        match latest {
+            // Only after everything the history holds can it take its place in id order.
+            Some(l) if r.observed_at <= l.confirmed_at => {
+                done.earlier += 1;
+                ("earlier", None, None, None)
+            }
+            Some(l)
+                if l.from_account
+                    && l.color == color
+                    && l.last_change == r.last_change
+                    && l.last_refresh == r.last_refresh =>
+            {
+                // The sync's own row, seen again unchanged: it is confirmed, as a run
+                // confirms its rows. A run's row is never confirmed here.
+                tx.prepare_cached(
+                    "INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)
                          VALUES (?1, ?2, NULL)
                          ON CONFLICT (rating) DO UPDATE SET confirmed_at = excluded.confirmed_at",
-                    )?
-                    .execute(params![l.id, t.requested_at])?;
-                    done.added += 1;
-                    ("added", Some(l.id), Some(l.id), Some(Change::Unchanged))
-                }
-                l => {
-                    let id: i64 = tx
+                )?
+                .execute(params![l.id, r.observed_at])?;
+                done.added += 1;
+                ("added", Some(l.id), Some(l.id), Some(Change::Unchanged))
+            }
+            l => {
+                let id: i64 = tx
                     .prepare_cached(
                         "INSERT INTO ratings (company, color, last_change_date, last_refresh_date,
                                               observed_at, source)
                          VALUES (?1, ?2, ?3, ?4, ?5, 'account') RETURNING id",
                     )?
                     .query_row(
-                        params![company, color, t.last_change, t.last_refresh, t.requested_at],
+                        params![company, color, r.last_change, r.last_refresh, r.observed_at],
                         |row| row.get(0),
                     )?;
-                    let before = l.as_ref().map(|l| (Color::parse(&l.color), l.last_change));
-                    let change = Change::classify(
-                        before.as_ref().map(|(c, lc)| (c, *lc)),
-                        &r.rating.color,
-                        t.last_change,
-                    );
-                    done.added += 1;
-                    done.new_observations += 1;
-                    ("added", Some(id), l.map(|l| l.id), Some(change))
-                }
+                let before = l
+                    .as_ref()
+                    .map(|l| (Color::parse(&l.color), l.last_change.as_deref()));
+                let change = Change::classify(
+                    before.as_ref().map(|(c, lc)| (c, *lc)),
+                    &r.rating.color,
+                    r.last_change.as_deref(),
+                );
+                done.added += 1;
+                done.new_observations += 1;
+                ("added", Some(id), l.map(|l| l.id), Some(change))
             }
-        };
+        }
+    };
     tx.prepare_cached(
         "INSERT INTO account_requests (company, request_date, requested_at, color,
                                        last_change_date, last_refresh_date, synced_at, status,
@@ -276,8 +261,9 @@ fn latest(tx: &Transaction<'_>, company: i64) -> rusqlite::Result<Option<Latest>
     tx.prepare_cached(
         "SELECT r.id, r.color, r.last_change_date, r.last_refresh_date,
                 coalesce(f.confirmed_at, r.observed_at), r.source
-         FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
-         WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)",
+         FROM companies c JOIN ratings r ON r.id = c.latest_rating
+         LEFT JOIN rating_confirmations f ON f.rating = r.id
+         WHERE c.id = ?1",
     )?
     .query_row([company], |row| {
         Ok(Latest {
@@ -296,4 +282,121 @@ fn latest(tx: &Transaction<'_>, company: i64) -> rusqlite::Result<Option<Latest>
 /// the times do.
 fn precise(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+    use uuid::Uuid;
+
+    use super::AccountSync;
+    use crate::model::{Color, Rating};
+    use crate::store::{NewRun, Record, Store};
+
+    fn ts(s: &str) -> jiff::Timestamp {
+        s.parse().unwrap()
+    }
+
+    fn request(n: u128, color: Color, at: &str) -> Rating {
+        Rating {
+            company_id: Uuid::from_u128(n),
+            color,
+            requested_at: Some(ts(at)),
+            last_refresh: Some(ts("2026-01-01T00:00:00Z")),
+            last_change: Some(ts("2025-12-01T00:00:00Z")),
+        }
+    }
+
+    #[test]
+    fn a_sync_finds_a_run_s_sighting_within_a_day_and_stores_the_rest_once_as_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.db");
+        let mut store = Store::open(&path).unwrap();
+        // A run sees company 1 green on the 2nd.
+        let run_id = store
+            .start_run(&NewRun {
+                portfolio: "p".into(),
+                input_path: "p.csv".into(),
+                sha256: "x".into(),
+                demo_day: None,
+                extra_columns: vec![],
+            })
+            .unwrap();
+        store.pin_clock(Some(ts("2026-01-02T10:00:00Z")));
+        let mut writer = store.writer(run_id).unwrap();
+        writer
+            .send(Record::Observation(request(
+                1,
+                Color::Green,
+                "2026-01-02T10:00:00Z",
+            )))
+            .unwrap();
+        writer.finish().unwrap();
+        store.pin_clock(Some(ts("2026-01-10T00:00:00Z")));
+        // Newest first, as the service lists them.
+        let history = [
+            request(2, Color::Red, "2026-01-05T00:00:00.250Z"),
+            request(1, Color::Red, "2026-01-04T00:00:00Z"),
+            // The run's own request, dated by the service's clock twenty hours off.
+            request(1, Color::Green, "2026-01-03T06:00:00Z"),
+        ];
+        let first = store.record_account_history(&history).unwrap();
+        assert_eq!(
+            first,
+            AccountSync {
+                added: 2,
+                new_observations: 2,
+                known: 1,
+                new_companies: 1,
+                ..AccountSync::default()
+            }
+        );
+        assert_eq!(
+            store.record_account_history(&history).unwrap(),
+            AccountSync {
+                synced_before: 3,
+                ..AccountSync::default()
+            },
+            "a request synced before is skipped"
+        );
+        let conn = Connection::open(&path).unwrap();
+        let ratings: Vec<String> = conn
+            .prepare(
+                "SELECT c.company_id || ' ' || r.color || ' ' || r.source || ' ' || r.observed_at
+                        || ' ' || r.last_change_date
+                 FROM ratings r JOIN companies c ON c.id = r.company ORDER BY r.id",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let (a, b) = (Uuid::from_u128(1), Uuid::from_u128(2));
+        assert_eq!(
+            ratings,
+            [
+                format!("{a} green run 2026-01-02T10:00:00Z 2025-12-01T00:00:00Z"),
+                format!("{a} red account 2026-01-04T00:00:00Z 2025-12-01T00:00:00Z"),
+                format!("{b} red account 2026-01-05T00:00:00Z 2025-12-01T00:00:00Z"),
+            ]
+        );
+        let requests: Vec<String> = conn
+            .prepare(
+                "SELECT request_date || ' ' || status || ' ' || coalesce(change, '-')
+                 FROM account_requests ORDER BY request_date",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            requests,
+            [
+                "2026-01-03T06:00:00.000000Z known -",
+                "2026-01-04T00:00:00.000000Z added deteriorated",
+                "2026-01-05T00:00:00.250000Z added new",
+            ]
+        );
+    }
 }

@@ -18,14 +18,6 @@ impl Shapes {
     pub(super) fn full_and_one(head: &str, columns: usize, tail: &str) -> Shapes {
         Shapes::of(&[1, ROWS_PER_STATEMENT], head, columns, tail)
     }
-    /// 1, 2, 4 … [`ROWS_PER_STATEMENT`] rows: for rows that often come a few dozen short
-    /// of a full statement.
-    pub(super) fn powers_of_two(head: &str, columns: usize, tail: &str) -> Shapes {
-        let sizes: Vec<usize> = std::iter::successors(Some(1), |n| Some(n * 2))
-            .take_while(|n| *n <= ROWS_PER_STATEMENT)
-            .collect();
-        Shapes::of(&sizes, head, columns, tail)
-    }
     fn of(sizes: &[usize], head: &str, columns: usize, tail: &str) -> Shapes {
         let row = format!("({})", vec!["?"; columns].join(", "));
         Shapes(

@@ -113,18 +113,12 @@ pub fn now_text() -> String {
     time_text(Timestamp::now())
 }
 
-/// A time as the tables store it: whole seconds since 1970, UTC (the views show it as
-/// [`time_text`]).
-pub(crate) fn seconds(t: Timestamp) -> i64 {
-    t.as_second()
-}
-
-/// Now, as the tables store it.
+/// Now as whole seconds since 1970, UTC: the form times had before schema 22.
 pub(crate) fn now_seconds() -> i64 {
-    seconds(Timestamp::now())
+    Timestamp::now().as_second()
 }
 
-/// A stored time (seconds) as the views show it.
+/// A time as whole seconds since 1970 (before schema 22), as [`time_text`] writes it.
 pub(crate) fn seconds_text(s: i64) -> String {
     // The reports format two times for every row: a date from 1970 to 9999 is worked out
     // here (days to a civil date, Hinnant's `civil_from_days`), a fraction of the work of a
@@ -167,55 +161,42 @@ pub struct CachedResolution {
     pub resolved_at: Timestamp,
 }
 
-/// The cached answer to a search, the company's internal key and the row's id, read
-/// through `conn`: the row `id` if given (a row whose key is not yet written), else the
-/// row found through `resolution_keys`; either way only if its key is `key` (a hash only
-/// narrows the search; the full key decides).
+/// The cached answer to a search, through the UNIQUE index on `search_key`.
 pub(crate) fn read_resolution(
     conn: &Connection,
     key: &str,
-    id: Option<i64>,
-) -> Result<Option<(CachedResolution, Option<i64>, i64)>, StoreError> {
-    const COLUMNS: &str = "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, c.id, r.id";
-    let read = |r: &rusqlite::Row<'_>| {
-        let outcome: String = r.get(0)?;
-        let company: Option<[u8; 16]> = r.get(1)?;
-        let candidates: Option<String> = r.get(2)?;
-        let at: i64 = r.get(3)?;
-        let internal: Option<i64> = r.get(4)?;
-        Ok((
-            CachedResolution {
+) -> Result<Option<CachedResolution>, StoreError> {
+    conn.prepare_cached(
+        "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at
+         FROM resolutions r LEFT JOIN companies c ON c.id = r.company
+         WHERE r.search_key = ?1",
+    )
+    .and_then(|mut s| {
+        s.query_row([key], |r| {
+            let outcome: String = r.get(0)?;
+            let company: Option<String> = r.get(1)?;
+            let candidates: Option<String> = r.get(2)?;
+            let at: String = r.get(3)?;
+            Ok(CachedResolution {
                 outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
-                company_id: company.map(Uuid::from_bytes),
+                company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
                 candidates: candidates
                     .and_then(|c| serde_json::from_str(&c).ok())
                     .unwrap_or_default(),
-                resolved_at: Timestamp::from_second(at).unwrap_or(Timestamp::UNIX_EPOCH),
-            },
-            internal,
-            r.get(5)?,
-        ))
-    };
-    match id {
-        Some(id) => conn
-            .prepare_cached(&format!(
-                "{COLUMNS} FROM resolutions r LEFT JOIN companies c ON c.id = r.company
-                 WHERE r.id = ?1 AND r.input_key = ?2"
-            ))
-            .and_then(|mut s| s.query_row(params![id, key], read).optional()),
-        None => conn
-            .prepare_cached(&format!(
-                "{COLUMNS} FROM resolution_keys k
-                 JOIN resolutions r     ON r.id = k.resolution
-                 LEFT JOIN companies c  ON c.id = r.company
-                 WHERE k.hash = ?1 AND r.input_key = ?2"
-            ))
-            .and_then(|mut s| {
-                s.query_row(params![keys::search_hash(key), key], read)
-                    .optional()
-            }),
-    }
+                resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
+            })
+        })
+        .optional()
+    })
     .map_err(StoreError::at("reading the resolution cache"))
+}
+
+/// The internal key of the company with this UUID, through the UNIQUE index on
+/// `companies.company_id` (the UUID as lowercase text with hyphens).
+pub(crate) fn find_company(conn: &Connection, company: Uuid) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached("SELECT id FROM companies WHERE company_id = ?1")?
+        .query_row([company.to_string()], |r| r.get(0))
+        .optional()
 }
 
 /// The company's latest rating (`?1`: its internal key), its color and when a run last saw
@@ -263,8 +244,6 @@ pub struct NewRun {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
-    /// The highest company id with a key, once asked ([`Store::company_key`]).
-    keyed_companies: std::cell::OnceCell<i64>,
     /// Counts the answers its writers saw dated off this machine's clock.
     service_clock: clock::ServiceClock,
     /// The companies whose news a resumed run had already delivered before it stopped
@@ -304,8 +283,6 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let mut conn = open_connection(path)?;
         migrate::migrate(&mut conn)?;
-        // After an upgrade the key tables are filled here; after a killed run, completed.
-        keys::catch_up(&conn)?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(StoreError::at("switching to WAL"))?;
@@ -315,7 +292,6 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
-            keyed_companies: std::cell::OnceCell::new(),
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
         })
@@ -350,7 +326,6 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
-            keyed_companies: std::cell::OnceCell::new(),
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
         })
@@ -414,25 +389,14 @@ impl Store {
             .map_err(StoreError::at("looking for an interrupted run"))
     }
 
-    /// The internal key of the company with this UUID, if the database knows it: through
-    /// the key table, or among the companies a run stopped before writing their keys.
+    /// The internal key of the company with this UUID, if the database knows it.
     pub(crate) fn company_key(&self, company: Uuid) -> rusqlite::Result<Option<i64>> {
-        if let Some(key) = keys::find_company(&self.conn, company)? {
-            return Ok(Some(key));
-        }
-        let highest = match self.keyed_companies.get() {
-            Some(h) => *h,
-            None => {
-                let h = keys::highest_company_key(&self.conn)?;
-                *self.keyed_companies.get_or_init(|| h)
-            }
-        };
-        keys::find_unkeyed_company(&self.conn, company, highest)
+        find_company(&self.conn, company)
     }
 
     /// The cached answer to a search, if any (whatever its age), for a run's preview.
     pub fn cached_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
-        read_resolution(&self.conn, key, None).map(|found| found.map(|(hit, _, _)| hit))
+        read_resolution(&self.conn, key)
     }
 
     /// The company's latest rating and when a run last saw it (a run whose refresh ages

@@ -1,7 +1,8 @@
-//! Rows the run adds and does not read back while it runs: each company's outcome in the
-//! run (`run_companies`) and the confirmations of unchanged ratings. They wait in memory
-//! and are written [`ROWS_PER_STATEMENT`] to a statement, the last few with the commit
-//! ([`Appends::write`]), so a commit holds every one recorded before it.
+//! Rows the run adds and does not read back while it runs: each input row's outcome
+//! (`run_rows`), each company's outcome in the run (`run_companies`) and the confirmations
+//! of unchanged ratings. They wait in memory and are written [`ROWS_PER_STATEMENT`] to a
+//! statement, the last few with the commit ([`Appends::write`]), so a commit holds every
+//! one recorded before it.
 //!
 //! One statement per row cost more than its row (see `batch`). A question that reads
 //! these tables about a company this run rated first writes what waits.
@@ -11,8 +12,22 @@ use std::sync::LazyLock;
 use rusqlite::Connection;
 use rusqlite::types::{Null, ToSqlOutput};
 
-use crate::model::Change;
+use crate::model::{Change, RowStatus};
 use crate::store::batch::{ROWS_PER_STATEMENT, Shapes, insert};
+
+/// An input row's outcome, as `run_rows` holds it.
+#[derive(Debug)]
+pub(super) struct RunRow {
+    pub line: i64,
+    pub input: i64,
+    pub status: RowStatus,
+    pub company: Option<i64>,
+    pub error: Option<String>,
+    pub candidates: Option<String>,
+    pub country_defaulted: bool,
+    pub extra_unreliable: bool,
+    pub found_by: Option<String>,
+}
 
 /// A company's outcome in the run, as `run_companies` holds it.
 #[derive(Debug)]
@@ -26,12 +41,16 @@ struct RunCompany {
 /// Rows recorded but not yet written; they belong to the open transaction.
 #[derive(Debug, Default)]
 pub(super) struct Appends {
+    rows: Vec<RunRow>,
     companies: Vec<RunCompany>,
     /// Ratings seen unchanged: (rating, when, run).
-    confirmations: Vec<(i64, i64, i64)>,
+    confirmations: Vec<(i64, String, i64)>,
 }
 
 impl Appends {
+    pub(super) fn run_row(&mut self, row: RunRow) {
+        self.rows.push(row);
+    }
     pub(super) fn run_company(
         &mut self,
         company: i64,
@@ -46,12 +65,18 @@ impl Appends {
             change,
         });
     }
-    pub(super) fn confirmation(&mut self, rating: i64, at: i64, run_id: i64) {
+    pub(super) fn confirmation(&mut self, rating: i64, at: String, run_id: i64) {
         self.confirmations.push((rating, at, run_id));
     }
     /// Whether a full statement's worth waits for some table.
     pub(super) fn full(&self) -> bool {
-        self.companies.len() >= ROWS_PER_STATEMENT || self.confirmations.len() >= ROWS_PER_STATEMENT
+        [
+            self.rows.len(),
+            self.companies.len(),
+            self.confirmations.len(),
+        ]
+        .iter()
+        .any(|n| *n >= ROWS_PER_STATEMENT)
     }
     /// Forgets them, with the transaction they belonged to.
     pub(super) fn clear(&mut self) {
@@ -65,25 +90,54 @@ impl Appends {
         run_id: i64,
         all: bool,
     ) -> rusqlite::Result<()> {
+        let n = insert(conn, &RUN_ROWS, &self.rows, all, |r| {
+            [
+                run_id.into(),
+                r.line.into(),
+                r.input.into(),
+                r.status.as_str().into(),
+                r.company.map_or_else(null, Into::into),
+                r.error.as_deref().map_or_else(null, Into::into),
+                r.candidates.as_deref().map_or_else(null, Into::into),
+                i64::from(r.country_defaulted).into(),
+                i64::from(r.extra_unreliable).into(),
+                r.found_by.as_deref().map_or_else(null, Into::into),
+            ]
+        })?;
+        self.rows.drain(..n);
         let n = insert(conn, &RUN_COMPANIES, &self.companies, all, |c| {
-            let previous = c.previous.map_or(ToSqlOutput::from(Null), Into::into);
             [
                 run_id.into(),
                 c.company.into(),
                 c.rating.into(),
-                previous,
+                c.previous.map_or_else(null, Into::into),
                 c.change.as_str().into(),
             ]
         })?;
         self.companies.drain(..n);
         let n = insert(conn, &CONFIRMATIONS, &self.confirmations, all, |c| {
-            [c.0.into(), c.1.into(), c.2.into()]
+            [c.0.into(), c.1.as_str().into(), c.2.into()]
         })?;
         self.confirmations.drain(..n);
         Ok(())
     }
 }
 
+fn null<'a>() -> ToSqlOutput<'a> {
+    ToSqlOutput::from(Null)
+}
+
+/// A line given twice keeps its last outcome (a resumed run records its failed lines
+/// again), as with one statement each.
+static RUN_ROWS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::full_and_one(
+        "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error,
+                                          candidates, country_defaulted, extra_unreliable,
+                                          found_by)",
+        10,
+        "",
+    )
+});
 static RUN_COMPANIES: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
         "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)",

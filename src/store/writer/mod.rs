@@ -13,45 +13,41 @@
 //! pile up unread. While the connection is away, records queue and are written when it
 //! returns; questions wait for it ([`Writer::is_home`]).
 //!
+//! Every search, input row and company is found again through the UNIQUE index on its
+//! key (`resolutions.search_key`, `inputs_by_fields`, `companies.company_id`), by the
+//! same connection: a killed run leaves nothing to catch up, each commit being whole.
+//!
 //! Split by what it does: this file holds the transaction and commit protocol;
 //! `records` writes companies, resolutions and the rating history (where changes are
 //! detected, against the history); `questions` answers the pipeline; `inputs` stores the
-//! rows as given and their outcomes; `appends` writes, many to a statement, the rows the
-//! run does not read back.
+//! rows as given; `appends` writes, many to a statement, the rows the run does not read
+//! back (each row's outcome among them).
 
 mod appends;
 mod inputs;
 mod questions;
 mod records;
 
-use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
 use uuid::Uuid;
 
 use self::appends::Appends;
-use self::inputs::RunRows;
 use super::checkpoint::Checkpointer;
-use super::keys::{Pending, PendingKeys, pending_limit, search_hash};
-use super::{StoreError, now_seconds};
+use super::{StoreError, now_text};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
 /// A transaction is committed once it is this old: readers see progress, and a crash
-/// loses no more than this. Longer transactions write each page of the randomly ordered
-/// index of company UUIDs once for many rows: a second rather than 200 ms cut the
-/// database writes of a first run by almost two thirds. (Input digests and search keys
-/// are written in larger batches still: see `keys`.)
+/// loses no more than this. The indexes on UUIDs, search keys and input rows take their
+/// keys in random order: a longer transaction writes each of their pages once for many
+/// rows (a second rather than 200 ms cut a first run's database writes by almost two
+/// thirds).
 const MAX_TRANSACTION: Duration = Duration::from_secs(1);
 /// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile,
 /// as often): it stays about ten seconds of writes long, and the writer copies only the
 /// last moment's pages itself.
 const LOG_RESTART: Duration = Duration::from_secs(10);
-/// Company UUIDs → internal keys remembered; past this the memo starts over. A company is
-/// asked about within moments (its search, its rating, its rows), so a memo of recent
-/// ones serves nearly every question; a larger one costs memory for repeats far apart,
-/// which the key table answers in one lookup (about 1.6 MB for 50,000).
-const COMPANY_MEMO: usize = 50_000;
 
 /// How a resolution ended, as cached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,33 +135,17 @@ pub struct Writer {
     /// Records sent while the connection was away, written when it returns.
     queued: Vec<Record>,
     run_id: i64,
-    /// UUID → internal key of companies already seen.
-    companies: HashMap<Uuid, i64>,
     /// Internal keys of the companies this run has rated (a bit each: keys are dense).
     rated: KeySet,
-    /// The highest company key before this run: a higher one was recorded by this run, so
-    /// it has no rating history to read.
-    known_before: i64,
     /// When the open transaction began, if one is open.
     open: Option<Instant>,
     /// Whether the run's `service_time` is recorded (by its first dated rating).
     service_time_known: bool,
     /// Counts the answers the service dated off this machine's clock.
     clock: super::clock::ServiceClock,
-    /// Keys of the searches, input rows and companies added since they were last written
-    /// to the key tables: written with the commit once there are [`pending_limit`] of them.
-    pending: PendingKeys,
-    /// Searches this writer found no row for, until their keys could be in the key table.
-    missed: Missed,
     /// A batch was rolled back: the writer refuses everything after it.
     failed: bool,
-    /// Keys the key tables hold: the next batch's size follows it ([`pending_limit`]).
-    keys_stored: u64,
-    /// A batch size of its own instead (tests).
-    pub(super) pending_limit: Option<usize>,
-    /// Row outcomes of the open transaction not yet written: the commit writes them first.
-    rows: RunRows,
-    /// Likewise the companies' outcomes and confirmations.
+    /// Rows of the open transaction not yet written: the commit writes them first.
     appends: Appends,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
@@ -184,20 +164,6 @@ impl Writer {
         checkpointer: Option<Checkpointer>,
         clock: super::clock::ServiceClock,
     ) -> Result<Writer, StoreError> {
-        // The key tables are complete: the store this writer comes from caught them up
-        // when it opened, and the run's lock kept any other run out since. So they hold
-        // as many keys as the three tables have rows, give or take deleted rows.
-        let ctx = "reading what the run has done";
-        let (known_before, keys_stored): (i64, i64) = conn
-            .query_row(
-                "SELECT (SELECT coalesce(max(id), 0) FROM companies),
-                        (SELECT coalesce(max(id), 0) FROM companies)
-                        + (SELECT coalesce(max(id), 0) FROM resolutions)
-                        + (SELECT coalesce(max(id), 0) FROM inputs)",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(StoreError::at(ctx))?;
         // A resumed run goes on knowing which companies it has rated.
         let mut rated = KeySet::default();
         conn.prepare("SELECT company FROM run_companies WHERE run_id = ?1")
@@ -205,23 +171,16 @@ impl Writer {
                 s.query_map([run_id], |r| r.get::<_, i64>(0))?
                     .try_for_each(|k| k.map(|k| rated.insert(k)))
             })
-            .map_err(StoreError::at(ctx))?;
+            .map_err(StoreError::at("reading what the run has done"))?;
         Ok(Writer {
             conn: Some(conn),
             queued: Vec::new(),
             run_id,
-            companies: HashMap::new(),
             rated,
-            known_before,
             open: None,
             service_time_known: false,
             clock,
-            pending: PendingKeys::default(),
-            missed: Missed::default(),
             failed: false,
-            keys_stored: u64::try_from(keys_stored).unwrap_or(0),
-            pending_limit: None,
-            rows: RunRows::default(),
             appends: Appends::default(),
             written: 0,
             checkpointer,
@@ -264,36 +223,16 @@ impl Writer {
     /// uncommitted for long.
     pub fn commit_job(&mut self) -> Option<CommitJob> {
         match self.open {
-            Some(started) if started.elapsed() >= self.max_transaction => self.take_commit(false),
+            Some(started) if started.elapsed() >= self.max_transaction => self.take_commit(),
             _ => None,
         }
     }
-    /// Closes the open transaction, if any, and takes the connection away to commit it,
-    /// with the pending keys when there are enough of them or `all_keys`.
-    fn take_commit(&mut self, all_keys: bool) -> Option<CommitJob> {
+    /// Closes the open transaction, if any, and takes the connection away to commit it.
+    fn take_commit(&mut self) -> Option<CommitJob> {
         if self.conn.is_none() || self.open.take().is_none() {
             return None;
         }
-        let limit = self
-            .pending_limit
-            .unwrap_or_else(|| pending_limit(self.keys_stored));
-        let due = all_keys || self.pending.len() >= limit;
-        let keys = due.then(|| std::mem::take(&mut self.pending));
-        if due {
-            self.missed.clear();
-        }
-        self.keys_stored += keys.as_ref().map_or(0, |k| k.len() as u64);
         Some(CommitJob {
-            // Taken even when empty if all are due: the rows written by the commit may
-            // add some.
-            // Otherwise the input keys still waiting go along: the rows the commit writes
-            // find the inputs this run added through them, and the commit adds its own.
-            inputs: match keys {
-                Some(_) => Pending::default(),
-                None => std::mem::take(&mut self.pending.inputs),
-            },
-            keys,
-            rows: std::mem::take(&mut self.rows),
             appends: std::mem::take(&mut self.appends),
             run_id: self.run_id,
             conn: self.conn.take()?,
@@ -304,7 +243,6 @@ impl Writer {
     /// Takes the connection back after its commit, then writes what was queued meanwhile.
     pub fn committed(&mut self, done: Committed) -> Result<(), StoreError> {
         self.conn = Some(done.conn);
-        self.pending.inputs.extend(done.added);
         // A failed commit was rolled back (see `CommitJob::run`): as after any rollback,
         // nothing more is written.
         self.failed |= done.result.is_err();
@@ -325,8 +263,7 @@ impl Writer {
             None => Ok(()),
         }
     }
-    /// Commits what is written, with every pending key; returns how many records were
-    /// written in all.
+    /// Commits what is written; returns how many records were written in all.
     pub fn finish(mut self) -> Result<u64, StoreError> {
         if !self.is_home() {
             return Err(StoreError::WriterGone(format!(
@@ -335,7 +272,9 @@ impl Writer {
             )));
         }
         self.begin()?;
-        self.commit()?;
+        if let Some(job) = self.take_commit() {
+            self.committed(job.run())?;
+        }
         Ok(self.written)
     }
     /// Writes the rows waiting in [`Appends`] that fill whole statements.
@@ -356,7 +295,9 @@ impl Writer {
         if written.is_err() {
             self.rollback();
         }
-        written.map_err(StoreError::at("recording the companies' outcomes"))
+        written.map_err(StoreError::at(
+            "recording the rows' and companies' outcomes",
+        ))
     }
     /// Writes the rows waiting in [`Appends`] before a question about a company reads
     /// their tables: only a company this run has rated (or found gone) can have some.
@@ -390,36 +331,9 @@ impl Writer {
         // time) is gone with it: it answers and writes nothing more, rather than record
         // a row as rated whose rating was rolled back.
         self.failed = true;
-        self.rows.clear();
         self.appends.clear();
-        self.missed.clear();
         if let Err(e) = self.conn().execute_batch("ROLLBACK") {
             tracing::warn!("rolling back a failed batch: {e}");
-        }
-        // The rows added in the batch are gone, and so must their pending keys be.
-        let kept = self.conn().query_row(
-            "SELECT (SELECT coalesce(max(id), 0) FROM resolutions),
-                    (SELECT coalesce(max(id), 0) FROM inputs),
-                    (SELECT coalesce(max(id), 0) FROM companies)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        );
-        match kept {
-            Ok((resolution, input, company)) => {
-                self.pending.forget_above(resolution, input, company);
-                self.companies.retain(|_, key| *key <= company);
-            }
-            Err(e) => {
-                tracing::warn!("reading what a rolled back batch left: {e}");
-                self.pending = PendingKeys::default();
-            }
-        }
-    }
-    /// Commits the open transaction with every pending key.
-    fn commit(&mut self) -> Result<(), StoreError> {
-        match self.take_commit(true) {
-            Some(job) => self.committed(job.run()),
-            None => Ok(()),
         }
     }
     fn apply(&mut self, record: Record) -> Result<(), StoreError> {
@@ -431,36 +345,34 @@ impl Writer {
                 company_id,
                 candidates,
             } => {
-                let company = company_id.map(|id| self.company_key(id)).transpose()?;
-                // A search this writer missed is not in the key table: only a row added
-                // since then can hold it.
-                let existing = if self.missed.take(&key) {
-                    self.pending_resolution_id(&key)?
-                } else {
-                    self.resolution_id(&key)?
+                let company = match (outcome, company_id) {
+                    (Outcome::Resolved, Some(id)) => Some(self.company_key(id)?),
+                    _ => None,
                 };
-                // A search asked again keeps its row (and its id); a new one is appended.
-                let conn = self.conn();
-                // The outcome is not stored: the table computes it from the company (a
-                // resolved search) and the candidates (an ambiguous one, `[]` at the least).
+                // An ambiguous search keeps its candidates, `[]` at the least.
                 let candidates = (outcome == Outcome::Ambiguous)
                     .then(|| candidates_json(&candidates).unwrap_or_else(|| "[]".into()));
-                let company = company.filter(|_| outcome == Outcome::Resolved);
-                conn.prepare_cached(
-                    "INSERT INTO resolutions (id, input_key, company, candidates, resolved_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5)
-                     ON CONFLICT (id) DO UPDATE SET company = excluded.company,
-                         candidates = excluded.candidates, resolved_at = excluded.resolved_at",
-                )
-                .and_then(|mut s| {
-                    s.execute(params![existing, key, company, candidates, now_seconds()])
-                })
-                .map_err(StoreError::at("caching a resolution"))?;
-                let id = existing.unwrap_or_else(|| conn.last_insert_rowid());
-                if existing.is_none() {
-                    self.pending.resolutions.insert(search_hash(&key), id);
-                }
-                Ok(())
+                // A search asked again keeps its row (and its id), with the new answer.
+                self.conn()
+                    .prepare_cached(
+                        "INSERT INTO resolutions (search_key, outcome, company, candidates,
+                                                  resolved_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5)
+                         ON CONFLICT (search_key) DO UPDATE SET outcome = excluded.outcome,
+                             company = excluded.company, candidates = excluded.candidates,
+                             resolved_at = excluded.resolved_at",
+                    )
+                    .and_then(|mut s| {
+                        s.execute(params![
+                            key,
+                            outcome.as_str(),
+                            company,
+                            candidates,
+                            now_text()
+                        ])
+                    })
+                    .map(drop)
+                    .map_err(StoreError::at("caching a resolution"))
             }
             Record::Accepted {
                 company,
@@ -500,14 +412,7 @@ pub struct CommitJob {
     conn: Connection,
     /// Also copy what the checkpoint thread has not yet copied (see [`CommitJob::run`]).
     restart_log: bool,
-    /// Keys to write to the key tables in the transaction before it commits.
-    keys: Option<PendingKeys>,
-    /// When no keys are written: the input keys still waiting, handed back with those of
-    /// the inputs the commit adds.
-    inputs: Pending,
-    /// Row outcomes to write in the transaction before it commits.
-    rows: RunRows,
-    /// And the other rows waiting ([`Appends`]).
+    /// Rows to write in the transaction before it commits ([`Appends`]).
     appends: Appends,
     run_id: i64,
 }
@@ -517,9 +422,6 @@ pub struct Committed {
     conn: Connection,
     /// Whether the log now starts over.
     result: Result<bool, rusqlite::Error>,
-    /// The input keys waiting (those the job took and those of the inputs it added) when
-    /// it did not write them.
-    added: Pending,
 }
 
 impl CommitJob {
@@ -530,19 +432,10 @@ impl CommitJob {
     /// and the log would grow for the whole run. (Busy when the thread is copying at that
     /// moment: then the next commit tries again.)
     pub fn run(mut self) -> Committed {
-        let mut added = self.inputs;
-        let appended = self.appends.write(&self.conn, self.run_id, true);
-        let keys = appended.and_then(|()| match self.keys {
-            Some(mut keys) => self
-                .rows
-                .write(&self.conn, self.run_id, &mut keys.inputs)
-                .and_then(|()| match keys.is_empty() {
-                    true => Ok(()),
-                    false => keys.write(&self.conn),
-                }),
-            None => self.rows.write(&self.conn, self.run_id, &mut added),
-        });
-        let committed = keys.and_then(|()| self.conn.execute_batch("COMMIT"));
+        let committed = self
+            .appends
+            .write(&self.conn, self.run_id, true)
+            .and_then(|()| self.conn.execute_batch("COMMIT"));
         if committed.is_err() {
             // The connection goes back with no transaction open: the batch is undone
             // whole, as a failed record undoes it.
@@ -561,30 +454,7 @@ impl CommitJob {
         Committed {
             conn: self.conn,
             result,
-            added,
         }
-    }
-}
-
-/// Searches the writer found no row for since the key table was last written: when one
-/// is cached, only the rows added since can already hold it, and the key table is not
-/// read again. Few at a time (those in flight), and bounded all the same.
-#[derive(Debug, Default)]
-struct Missed(HashSet<String>);
-
-impl Missed {
-    const MAX: usize = 1_024;
-    fn note(&mut self, key: &str) {
-        if self.0.len() >= Self::MAX {
-            self.0.clear();
-        }
-        self.0.insert(key.to_string());
-    }
-    fn take(&mut self, key: &str) -> bool {
-        self.0.remove(key)
-    }
-    fn clear(&mut self) {
-        self.0.clear();
     }
 }
 
@@ -619,7 +489,346 @@ fn candidates_json(c: &[Candidate]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::KeySet;
+    use std::time::Duration;
+
+    use rusqlite::Connection;
+    use uuid::Uuid;
+
+    use super::{KeySet, Outcome, Record, RowRecord};
+    use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
+    use crate::store::{NewRun, Store};
+
+    fn start(store: &mut Store) -> i64 {
+        store
+            .start_run(&NewRun {
+                portfolio: "p".into(),
+                input_path: "p.csv".into(),
+                sha256: "x".into(),
+                demo_day: None,
+                extra_columns: vec![],
+            })
+            .unwrap()
+    }
+
+    fn company(n: u128, ids: &[(&str, &str)]) -> Record {
+        Record::Company(Box::new(Company {
+            id: Uuid::from_u128(n),
+            name: format!("Company {n}"),
+            address: Address {
+                country: "fr".into(),
+                city: "Lyon".into(),
+                ..Address::default()
+            },
+            phone: None,
+            legal_form: "SA".into(),
+            external_ids: ids
+                .iter()
+                .map(|(s, i)| (s.to_string(), i.to_string()))
+                .collect(),
+        }))
+    }
+
+    fn resolution(key: &str, outcome: Outcome, company: Option<u128>) -> Record {
+        Record::Resolution {
+            key: key.into(),
+            outcome,
+            company_id: company.map(Uuid::from_u128),
+            candidates: match outcome {
+                Outcome::Ambiguous => vec![Candidate {
+                    id: Uuid::from_u128(9),
+                    name: "Nine".into(),
+                    city: "Lyon".into(),
+                    postcode: "69001".into(),
+                }],
+                _ => vec![],
+            },
+        }
+    }
+
+    fn observation(n: u128, color: Color) -> Record {
+        Record::Observation(Rating {
+            company_id: Uuid::from_u128(n),
+            color,
+            requested_at: None,
+            last_refresh: Some("2026-01-02T03:04:05Z".parse().unwrap()),
+            last_change: Some("2025-12-01T00:00:00Z".parse().unwrap()),
+        })
+    }
+
+    fn rated_row(line: u64, n: u128) -> Record {
+        Record::Row(Box::new(RowRecord {
+            input: InputRow {
+                line,
+                reference: Some(format!("R{line}")),
+                country: Some("FR".into()),
+                ..InputRow::default()
+            },
+            status: RowStatus::Rated,
+            company_id: Some(Uuid::from_u128(n)),
+            ..RowRecord::default()
+        }))
+    }
+
+    fn rows<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_search_asked_again_keeps_its_row_and_id_with_the_new_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let mut store = Store::open(&path).unwrap();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        writer.max_transaction = Duration::ZERO;
+        writer
+            .send(resolution("k1", Outcome::Unresolved, None))
+            .unwrap();
+        writer
+            .send(resolution("k2", Outcome::Ambiguous, None))
+            .unwrap();
+        writer.tick().unwrap();
+        writer
+            .send(resolution("k1", Outcome::Resolved, Some(1)))
+            .unwrap();
+        let hit = writer.cached_resolution("k1").unwrap().unwrap();
+        assert_eq!(
+            (hit.outcome, hit.company_id),
+            (Outcome::Resolved, Some(Uuid::from_u128(1)))
+        );
+        assert_eq!(
+            writer
+                .cached_resolution("k2")
+                .unwrap()
+                .unwrap()
+                .candidates
+                .len(),
+            1
+        );
+        assert!(writer.cached_resolution("k3").unwrap().is_none());
+        writer
+            .send(resolution("k2", Outcome::Unresolved, None))
+            .unwrap();
+        writer.finish().unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let stored: Vec<String> = rows(
+            &conn,
+            "SELECT id || ' ' || search_key || ' ' || outcome || ' '
+                    || coalesce(company, '-') || ' ' || coalesce(candidates, '-')
+             FROM resolutions ORDER BY id",
+        );
+        assert_eq!(stored, ["1 k1 resolved 1 -", "2 k2 unresolved - -"]);
+        let resolved_at: Vec<String> = rows(&conn, "SELECT resolved_at FROM resolutions");
+        assert!(
+            resolved_at
+                .iter()
+                .all(|t| t.parse::<jiff::Timestamp>().is_ok() && t.ends_with('Z'))
+        );
+        assert_eq!(
+            store.cached_resolution("k1").unwrap().unwrap().company_id,
+            Some(Uuid::from_u128(1)),
+            "another connection reads it through the same index"
+        );
+    }
+
+    #[test]
+    fn a_company_given_again_is_stored_once_and_keeps_every_registry_id_it_was_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let mut store = Store::open(&path).unwrap();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        // Known first by its UUID alone (a row's), then described, then described again.
+        writer.send(rated_row(2, 0xabc)).unwrap();
+        writer
+            .send(company(
+                0xabc,
+                &[("SIREN", "552100554"), ("EU VAT", "FR 1")],
+            ))
+            .unwrap();
+        writer
+            .send(company(0xabc, &[("EU VAT", "FR 1"), ("VAT", "FR2")]))
+            .unwrap();
+        writer.send(company(0xdef, &[])).unwrap();
+        writer.finish().unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let companies: Vec<String> = rows(
+            &conn,
+            "SELECT id || ' ' || company_id || ' ' || name || ' ' || country FROM companies
+             ORDER BY id",
+        );
+        assert_eq!(
+            companies,
+            [
+                format!("1 {} Company 2748 FR", Uuid::from_u128(0xabc)),
+                format!("2 {} Company 3567 FR", Uuid::from_u128(0xdef)),
+            ]
+        );
+        let ids: Vec<String> = rows(
+            &conn,
+            "SELECT company || ' ' || service || ' ' || external_id FROM company_external_ids
+             ORDER BY service",
+        );
+        assert_eq!(ids, ["1 EU VAT FR 1", "1 SIREN 552100554", "1 VAT FR2"]);
+        let input_company: Vec<i64> = rows(&conn, "SELECT company FROM run_rows");
+        assert_eq!(input_company, [1]);
+    }
+
+    #[test]
+    fn the_writer_s_lookups_search_their_unique_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("w.db")).unwrap();
+        for (sql, wanted) in [
+            (
+                "SELECT id FROM companies WHERE company_id = ?1",
+                "SEARCH companies USING COVERING INDEX sqlite_autoindex_companies_1 (company_id=?)",
+            ),
+            (
+                "SELECT id FROM resolutions WHERE search_key = ?1",
+                "SEARCH resolutions USING COVERING INDEX sqlite_autoindex_resolutions_1 (search_key=?)",
+            ),
+        ] {
+            let plan: Vec<String> = store
+                .conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap()
+                .query_map(["x"], |r| r.get(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(plan, [wanted]);
+        }
+    }
+
+    #[test]
+    fn a_run_killed_between_commits_leaves_what_it_committed_and_is_resumed_from_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let run_id;
+        {
+            let mut store = Store::open(&path).unwrap();
+            run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.max_transaction = Duration::ZERO;
+            writer
+                .send(resolution("k1", Outcome::Resolved, Some(1)))
+                .unwrap();
+            writer.send(company(1, &[("SIREN", "1")])).unwrap();
+            writer.send(observation(1, Color::Green)).unwrap();
+            writer.send(rated_row(2, 1)).unwrap();
+            writer.tick().unwrap();
+            // Not committed: gone with the process.
+            writer
+                .send(resolution("k2", Outcome::Resolved, Some(2)))
+                .unwrap();
+            writer.send(company(2, &[("SIREN", "2")])).unwrap();
+            writer.send(observation(2, Color::Red)).unwrap();
+            writer.send(rated_row(3, 2)).unwrap();
+            drop(writer);
+        }
+        let mut store = Store::open(&path).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let count = |table: &str| -> i64 {
+            conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        for (table, n) in [
+            ("resolutions", 1),
+            ("companies", 1),
+            ("company_external_ids", 1),
+            ("ratings", 1),
+            ("inputs", 1),
+            ("run_rows", 1),
+            ("run_companies", 1),
+        ] {
+            assert_eq!(count(table), n, "{table}");
+        }
+        let check: Vec<String> = rows(&conn, "PRAGMA integrity_check");
+        assert_eq!(check, ["ok"]);
+        assert!(rows::<String>(&conn, "PRAGMA foreign_key_check").is_empty());
+        // The resumed run finds what was committed and adds the rest once.
+        store.resume_run(run_id).unwrap();
+        let mut writer = store.writer(run_id).unwrap();
+        assert!(writer.cached_resolution("k1").unwrap().is_some());
+        assert!(writer.cached_resolution("k2").unwrap().is_none());
+        assert!(writer.rated(Uuid::from_u128(1)).unwrap());
+        assert!(!writer.rated(Uuid::from_u128(2)).unwrap());
+        writer
+            .send(resolution("k2", Outcome::Resolved, Some(2)))
+            .unwrap();
+        writer.send(company(2, &[("SIREN", "2")])).unwrap();
+        writer.send(observation(2, Color::Red)).unwrap();
+        writer.send(rated_row(3, 2)).unwrap();
+        writer.send(rated_row(2, 1)).unwrap();
+        writer.finish().unwrap();
+        for (table, n) in [
+            ("resolutions", 2),
+            ("companies", 2),
+            ("ratings", 2),
+            ("inputs", 2),
+            ("run_rows", 2),
+            ("run_companies", 2),
+        ] {
+            assert_eq!(count(table), n, "{table}");
+        }
+        let latest: Vec<String> = rows(
+            &conn,
+            "SELECT c.company_id || ' ' || r.color || ' ' || r.last_change_date || ' '
+                    || r.last_refresh_date
+             FROM companies c JOIN ratings r ON r.id = c.latest_rating ORDER BY c.id",
+        );
+        assert_eq!(
+            latest,
+            [
+                format!(
+                    "{} green 2025-12-01T00:00:00Z 2026-01-02T03:04:05Z",
+                    Uuid::from_u128(1)
+                ),
+                format!(
+                    "{} red 2025-12-01T00:00:00Z 2026-01-02T03:04:05Z",
+                    Uuid::from_u128(2)
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_rating_seen_again_unchanged_is_confirmed_and_a_changed_one_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        let mut store = Store::open(&path).unwrap();
+        let mut runs = Vec::new();
+        for colors in [[Color::Green, Color::Green], [Color::Green, Color::Red]] {
+            let run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            for (n, color) in colors.into_iter().enumerate() {
+                writer.send(observation(n as u128, color)).unwrap();
+            }
+            writer.finish().unwrap();
+            runs.push(run_id);
+        }
+        let conn = Connection::open(&path).unwrap();
+        let changes: Vec<String> = rows(
+            &conn,
+            "SELECT run_id || ' ' || company || ' ' || change FROM run_companies
+             ORDER BY run_id, company",
+        );
+        assert_eq!(
+            changes,
+            ["1 1 new", "1 2 new", "2 1 unchanged", "2 2 deteriorated"]
+        );
+        let confirmed: Vec<String> = rows(
+            &conn,
+            "SELECT rating || ' ' || last_run_id || ' ' || (confirmed_at >= observed_at)
+             FROM rating_confirmations JOIN ratings ON ratings.id = rating",
+        );
+        assert_eq!(confirmed, ["1 2 1"]);
+    }
 
     #[test]
     fn a_key_set_holds_exactly_the_keys_put_in() {

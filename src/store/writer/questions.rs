@@ -5,11 +5,10 @@
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
-use super::{COMPANY_MEMO, Gone, Record, Writer};
+use super::{Gone, Record, Writer};
 use crate::model::Color;
 use crate::refresh::RefreshAges;
-use crate::store::keys::{company_hash, find_company, search_hash};
-use crate::store::{CachedResolution, LATEST_SEEN, StoreError, latest_seen, seconds_text};
+use crate::store::{CachedResolution, LATEST_SEEN, StoreError, find_company, latest_seen};
 
 /// The last run that saw a rating of `r.company`: first observed it, or confirmed it.
 const LAST_RUN: &str = "SELECT max(CASE WHEN f.rating IS NULL THEN x.first_run_id
@@ -21,63 +20,7 @@ impl Writer {
     /// The cached answer to a search, if any (whatever its age).
     pub fn cached_resolution(&mut self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
         self.begin()?;
-        let found = self.lookup_resolution(key)?;
-        if found.is_none() {
-            self.missed.note(key);
-        }
-        Ok(found.map(|(hit, internal, _)| {
-            // The row's company will be asked about next: remember its key.
-            if let (Some(id), Some(k)) = (hit.company_id, internal) {
-                self.remember(id, k);
-            }
-            hit
-        }))
-    }
-    /// The cached answer, the company's internal key and the row's id: a row added since
-    /// the keys were last written is found by its pending key, any other through the key
-    /// table.
-    pub(super) fn lookup_resolution(
-        &self,
-        key: &str,
-    ) -> Result<Option<(CachedResolution, Option<i64>, i64)>, StoreError> {
-        for id in self.pending.resolutions.ids(search_hash(key)) {
-            let found = crate::store::read_resolution(self.conn(), key, Some(id))?;
-            if found.is_some() {
-                return Ok(found);
-            }
-        }
-        crate::store::read_resolution(self.conn(), key, None)
-    }
-    /// The id of the search's row in `resolutions`, if it is cached.
-    pub(super) fn resolution_id(&self, key: &str) -> Result<Option<i64>, StoreError> {
-        if let Some(id) = self.pending_resolution_id(key)? {
-            return Ok(Some(id));
-        }
-        self.conn()
-            .prepare_cached(
-                "SELECT r.id FROM resolution_keys k JOIN resolutions r ON r.id = k.resolution
-                 WHERE k.hash = ?1 AND r.input_key = ?2",
-            )
-            .and_then(|mut s| {
-                s.query_row(params![search_hash(key), key], |r| r.get(0))
-                    .optional()
-            })
-            .map_err(StoreError::at("reading the resolution cache"))
-    }
-    /// The id of the search's row among those added since the keys were last written.
-    pub(super) fn pending_resolution_id(&self, key: &str) -> Result<Option<i64>, StoreError> {
-        let ctx = "reading the resolution cache";
-        for id in self.pending.resolutions.ids(search_hash(key)) {
-            let same: Option<i64> = self
-                .conn()
-                .prepare_cached("SELECT id FROM resolutions WHERE id = ?1 AND input_key = ?2")
-                .and_then(|mut s| s.query_row(params![id, key], |r| r.get(0)).optional())
-                .map_err(StoreError::at(ctx))?;
-            if same.is_some() {
-                return Ok(same);
-            }
-        }
-        Ok(None)
+        crate::store::read_resolution(self.conn(), key)
     }
 
     /// Whether this run has already rated the company.
@@ -128,12 +71,13 @@ impl Writer {
             return Ok(None);
         };
         self.write_appends_about(key)?;
-        let latest: Option<(i64, String, i64)> = self
+        let latest: Option<(i64, String, String)> = self
             .conn()
             .prepare_cached(
-                "SELECT r.id, r.color, coalesce(f.confirmed_at, r.observed_at) FROM ratings r
+                "SELECT r.id, r.color, coalesce(f.confirmed_at, r.observed_at)
+                 FROM companies c JOIN ratings r ON r.id = c.latest_rating
                  LEFT JOIN rating_confirmations f ON f.rating = r.id
-                 WHERE r.id = (SELECT max(id) FROM ratings WHERE company = ?1)",
+                 WHERE c.id = ?1",
             )
             .and_then(|mut s| {
                 s.query_row([key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
@@ -160,7 +104,7 @@ impl Writer {
         }
         Ok(Some(Gone {
             color: Color::parse(&color),
-            last_seen: seconds_text(last_seen),
+            last_seen,
         }))
     }
     /// The last run that rated what a row leads to; `None` if none did (never checked, or
@@ -176,14 +120,11 @@ impl Writer {
         self.begin()?;
         self.write_appends(true)?;
         let by_key = |key: &str| -> Result<Option<Option<i64>>, StoreError> {
-            let Some(id) = self.resolution_id(key)? else {
-                return Ok(None);
-            };
             self.conn()
                 .prepare_cached(&format!(
-                    "SELECT ({LAST_RUN}) FROM resolutions r WHERE r.id = ?1"
+                    "SELECT ({LAST_RUN}) FROM resolutions r WHERE r.search_key = ?1"
                 ))
-                .and_then(|mut s| s.query_row([id], |r| r.get(0)).optional())
+                .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
                 .map_err(StoreError::at(ctx))
         };
         match (key, company) {
@@ -201,44 +142,8 @@ impl Writer {
             (None, None) => Ok(None),
         }
     }
-    /// The internal key of a company the database knows, without recording it: one this
-    /// writer added since the keys were last written is found by its pending key, any
-    /// other through the key table.
-    pub(super) fn known_company(&mut self, company: Uuid) -> Result<Option<i64>, StoreError> {
-        if let Some(k) = self.companies.get(&company) {
-            return Ok(Some(*k));
-        }
-        let ctx = "looking up a company";
-        let pending: Vec<i64> = self.pending.companies.ids(company_hash(company)).collect();
-        for id in pending {
-            let same: Option<i64> = self
-                .conn()
-                .prepare_cached("SELECT id FROM companies WHERE id = ?1 AND company_id = ?2")
-                .and_then(|mut s| {
-                    s.query_row(params![id, company.as_bytes()], |r| r.get(0))
-                        .optional()
-                })
-                .map_err(StoreError::at(ctx))?;
-            if let Some(k) = same {
-                self.remember(company, k);
-                return Ok(same);
-            }
-        }
-        let key = find_company(self.conn(), company).map_err(StoreError::at(ctx))?;
-        if let Some(k) = key {
-            self.remember(company, k);
-        }
-        Ok(key)
-    }
-    /// Remembers a company this writer has just added: its key is written later.
-    pub(super) fn added_company(&mut self, company: Uuid, key: i64) {
-        self.pending.companies.insert(company_hash(company), key);
-        self.remember(company, key);
-    }
-    pub(super) fn remember(&mut self, company: Uuid, key: i64) {
-        if self.companies.len() >= COMPANY_MEMO {
-            self.companies.clear();
-        }
-        self.companies.insert(company, key);
+    /// The internal key of a company the database knows, without recording it.
+    pub(super) fn known_company(&self, company: Uuid) -> Result<Option<i64>, StoreError> {
+        find_company(self.conn(), company).map_err(StoreError::at("looking up a company"))
     }
 }
