@@ -259,19 +259,6 @@ impl RowStatus {
         }
     }
 
-    /// The number `run_rows.status_code` stores for it (migration 0015): its place in
-    /// [`RowStatus::ALL`].
-    pub fn code(self) -> i64 {
-        match self {
-            RowStatus::Rated => 0,
-            RowStatus::Unresolved => 1,
-            RowStatus::Ambiguous => 2,
-            RowStatus::Invalid => 3,
-            RowStatus::Failed => 4,
-            RowStatus::Ignored => 5,
-        }
-    }
-
     pub fn parse(s: &str) -> Option<RowStatus> {
         Self::ALL.into_iter().find(|c| c.as_str() == s)
     }

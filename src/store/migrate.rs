@@ -167,10 +167,11 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     let applied = apply(conn, version);
     // The conversion leaves the old tables' pages free: the file is compacted once, after
     // its commit (VACUUM cannot run in a transaction). A failure here loses nothing.
-    if applied.is_ok() && version < SCHEMA_VERSION {
-        if let Err(e) = conn.execute_batch("VACUUM") {
-            tracing::warn!("compacting the database after its upgrade: {e}");
-        }
+    if applied.is_ok()
+        && version < SCHEMA_VERSION
+        && let Err(e) = conn.execute_batch("VACUUM")
+    {
+        tracing::warn!("compacting the database after its upgrade: {e}");
     }
     // 0012 edits the schema's text with `writable_schema`, and 0010, 0011, 0014 and 0015
     // rename with `legacy_alter_table`: settings of the connection that a failed

@@ -15,7 +15,6 @@ mod checkpoint;
 mod clock;
 mod decisions;
 mod history;
-mod keys;
 mod lock;
 mod migrate;
 mod recorder;
@@ -111,45 +110,6 @@ pub fn month_start(t: Timestamp) -> Timestamp {
 
 pub fn now_text() -> String {
     time_text(Timestamp::now())
-}
-
-/// Now as whole seconds since 1970, UTC: the form times had before schema 22.
-pub(crate) fn now_seconds() -> i64 {
-    Timestamp::now().as_second()
-}
-
-/// A time as whole seconds since 1970 (before schema 22), as [`time_text`] writes it.
-pub(crate) fn seconds_text(s: i64) -> String {
-    // The reports format two times for every row: a date from 1970 to 9999 is worked out
-    // here (days to a civil date, Hinnant's `civil_from_days`), a fraction of the work of a
-    // general formatter; any other goes the general way (which ends late in 9999).
-    if !(0..=Timestamp::MAX.as_second()).contains(&s) {
-        return Timestamp::from_second(s).map_or_else(|_| s.to_string(), time_text);
-    }
-    let (days, secs) = (s / 86_400, s % 86_400);
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let mut text = *b"0000-00-00T00:00:00Z";
-    for (at, n) in [
-        (0, year / 100),
-        (2, year % 100),
-        (5, month),
-        (8, day),
-        (11, secs / 3_600),
-        (14, secs / 60 % 60),
-        (17, secs % 60),
-    ] {
-        text[at] = b'0' + (n / 10) as u8;
-        text[at + 1] = b'0' + (n % 10) as u8;
-    }
-    String::from_utf8_lossy(&text).into_owned()
 }
 
 /// A cached resolution: what the service answered for one normalized input.

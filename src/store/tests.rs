@@ -359,7 +359,7 @@ fn rebuilding_run_rows_and_decisions_for_new_statuses_keeps_every_row() {
     store
         .conn
         .execute_batch(
-            "INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, 4, 1, 5);
+            "INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 4, 1, 'ignored');
              INSERT INTO decisions (ref, search_key, decision, decided_at, source)
                  VALUES ('C-1', 'k', 'reject', '2026-01-02T00:00:00Z', 'command line');",
         )
@@ -593,7 +593,8 @@ fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_
         .conn
         .prepare(
             "SELECT service, external_id FROM company_external_ids e
-             JOIN companies c ON c.id = e.company WHERE c.name = 'Company 1'",
+             JOIN companies c ON c.id = e.company WHERE c.name = 'Company 1'
+             ORDER BY service",
         )
         .unwrap()
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -602,7 +603,7 @@ fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_
         .unwrap();
     assert_eq!(
         ids,
-        [("siren", "000000001"), ("vat", "FR1"), ("lei", "969500ABC")]
+        [("lei", "969500ABC"), ("siren", "000000001"), ("vat", "FR1")]
             .map(|(s, i)| (s.to_string(), i.to_string()))
     );
     assert_eq!(
@@ -965,6 +966,29 @@ fn view_periods(store: &Store) -> Vec<Period> {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
+}
+
+/// `ratings` of database `db`, each rating with when it was last confirmed and by which run.
+fn ratings_as_text(db: &str) -> String {
+    format!(
+        "SELECT r.id AS id, r.company AS company, r.color AS color,
+                r.last_change_date AS last_change_date, r.last_refresh_date AS last_refresh_date,
+                r.observed_at AS observed_at, coalesce(f.confirmed_at, r.observed_at) AS confirmed_at,
+                r.first_run_id AS first_run_id,
+                CASE WHEN f.rating IS NULL THEN r.first_run_id ELSE f.last_run_id END
+                  AS last_run_id,
+                r.source AS source
+         FROM {db}.ratings r LEFT JOIN {db}.rating_confirmations f ON f.rating = r.id"
+    )
+}
+
+/// `companies` of database `db`.
+fn companies_as_text(db: &str) -> String {
+    format!(
+        "SELECT id, company_id, name, country, street_number, street_name, postcode, city,
+                phone, legal_form, first_seen_at, updated_at
+         FROM {db}.companies"
+    )
 }
 
 /// The same periods worked out from the raw history, by the rule the migration states:
@@ -1340,9 +1364,6 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
             .iter()
             .any(|ok| l.starts_with(ok))
         })
-        // The views' first observations, read from runs and syncs by a co-routine whose
-        // own scans are listed (through their indexes): its rows, not a table.
-        .filter(|l| l.as_str() != "SCAN s")
         .collect()
 }
 
@@ -1379,47 +1400,27 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("i.db")).unwrap();
 
+    // A company's periods: its ratings by the index, each neighbour by the same.
     let one = plan(&store, history::PERIODS);
     assert_eq!(full_scans(&one), Vec::<&String>::new(), "{one:#?}");
     assert!(
         one.iter()
-            .any(|l| l.contains("run_companies_color_starts (company=?)")),
+            .any(|l| l.contains("SEARCH r USING INDEX ratings_by_company (company=?)")),
         "{one:#?}"
     );
 
-    // Every company on a date: one pass over where colors started, nothing else.
+    // Every company on a date, and the changes of a window: one pass over the ratings,
+    // nothing else.
     let all = plan(
         &store,
         "SELECT * FROM color_periods WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)",
     );
-    // (One pass per place a color can start: a run's, a sync's; see 0007.)
-    let scans = full_scans(&all);
-    assert_eq!(scans.len(), 2, "{all:#?}");
-    assert!(
-        scans[0].contains("INDEX run_companies_color_starts"),
-        "{all:#?}"
-    );
-    assert!(
-        scans[1].contains("INDEX account_requests_color_starts"),
-        "{all:#?}"
-    );
-    assert!(
-        one.iter()
-            .any(|l| l.contains("account_requests_color_starts (company=?)")),
-        "{one:#?}"
-    );
-
     let changes = plan(&store, history::CHANGES);
-    let scans = full_scans(&changes);
-    assert_eq!(scans.len(), 2, "{changes:#?}");
-    assert!(
-        scans[0].contains("INDEX run_companies_color_changes"),
-        "{changes:#?}"
-    );
-    assert!(
-        scans[1].contains("INDEX account_requests_color_changes"),
-        "{changes:#?}"
-    );
+    for lines in [&all, &changes] {
+        let scans = full_scans(lines);
+        assert_eq!(scans.len(), 1, "{lines:#?}");
+        assert!(scans[0].contains("SCAN r"), "{lines:#?}");
+    }
 
     for sql in [history::BY_REF, history::HOLDINGS] {
         let lines = plan(&store, sql);
@@ -1434,10 +1435,16 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
         full_scans(&plan(&store, history::HOLDINGS)),
         Vec::<&String>::new()
     );
-    // A reference is looked for in `inputs` whole, once (no index takes the references
-    // in a file's order, see 0013), and only in the rows of the runs that hold it.
+    // A reference is found through the inputs' index, whose first field it is, and only
+    // in the rows of the runs that hold it.
     let by_ref = plan(&store, history::BY_REF);
-    assert_eq!(full_scans(&by_ref), ["SCAN inputs"], "{by_ref:#?}");
+    assert_eq!(full_scans(&by_ref), Vec::<&String>::new(), "{by_ref:#?}");
+    assert!(
+        by_ref
+            .iter()
+            .any(|l| l.contains("SEARCH inputs USING COVERING INDEX inputs_by_fields (ref=?)")),
+        "{by_ref:#?}"
+    );
 }
 
 #[test]
@@ -1535,7 +1542,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
     ));
     assert_eq!(std::fs::read(&empty).unwrap(), b"", "left empty");
 
-    // A database of the first schema: readable, but not for what needs the second.
+    // A database of the first schema: refused until a writing command upgrades it.
     let old = dir.path().join("v1.db");
     {
         let conn = Connection::open(&old).unwrap();
@@ -1553,20 +1560,17 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
         conn.pragma_update(None, "user_version", v).unwrap();
     }
     let before = std::fs::read(&old).unwrap();
-    let ro = Store::open_read_only(&old).unwrap();
-    assert_eq!(ro.recent_runs(5).unwrap(), vec![]);
-    match ro.require_schema(HISTORY_SCHEMA) {
+    match Store::open_read_only(&old) {
         Err(
             e @ StoreError::Older {
                 found: 1,
-                needed: COMPACT_SCHEMA,
+                needed: SCHEMA_VERSION,
             },
         ) => {
             assert!(e.to_string().contains("ratewatch screen"), "{e}")
         }
-        other => panic!("{other:?}"),
+        other => panic!("{:?}", other.map(|_| ())),
     }
-    drop(ro);
     assert_eq!(std::fs::read(&old).unwrap(), before, "not upgraded");
 
     // A run writing, its batch not yet committed: the reader sees what was committed and
@@ -2050,7 +2054,7 @@ fn verdict(store: &Store, run_id: i64, company: Uuid) -> Option<(String, bool, b
             "SELECT a.kind, a.listed, a.acked FROM run_alerts a
              JOIN companies c ON c.id = a.company
              WHERE a.run_id = ?1 AND c.company_id = ?2",
-            params![run_id, company.as_bytes()],
+            params![run_id, company.to_string()],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()
@@ -2353,7 +2357,7 @@ fn the_migrations_verdict_on_earlier_runs_is_the_one_the_rules_give() {
     let decided = verdicts(&store);
     assert!(decided.iter().any(|v| v.2 == "still") && decided.iter().any(|v| v.2 != "still"));
     // The statement of migration 0006 that gave runs before it their verdict.
-    let sql = include_str!("../../migrations/0006_alert_rules.sql");
+    let sql = include_str!("../../migrations/upgrade/0006_alert_rules.sql");
     let start = sql.find("INSERT INTO run_alerts").unwrap();
     let end = start + sql[start..].find(";\n").unwrap();
     store
@@ -2377,161 +2381,8 @@ fn resolution(key: &str, company: Option<Uuid>) -> Record {
     }
 }
 
-fn input_row(line: u64, reference: &str) -> Record {
-    Record::Row(Box::new(RowRecord {
-        input: crate::model::InputRow {
-            line,
-            reference: Some(reference.into()),
-            country: Some("FR".into()),
-            ..Default::default()
-        },
-        status: RowStatus::Unresolved,
-        ..RowRecord::default()
-    }))
-}
-
 fn count(conn: &Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
-}
-
-#[test]
-fn keys_wait_in_memory_until_there_are_enough_and_are_found_meanwhile() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("k.db")).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
-    writer.pending_limit = Some(3);
-    writer.max_transaction = Duration::ZERO;
-    writer.send(resolution("k1", None)).unwrap();
-    writer.send(input_row(2, "R1")).unwrap();
-    writer.tick().unwrap();
-    let keys = |store: &Store| {
-        count(
-            &store.conn,
-            "SELECT (SELECT count(*) FROM resolution_keys) + (SELECT count(*) FROM input_keys)",
-        )
-    };
-    assert_eq!(keys(&store), 0, "two keys wait for a third");
-    assert!(writer.cached_resolution("k1").unwrap().is_some());
-    assert_eq!(writer.last_checked(Some("k1"), None).unwrap(), None);
-    // The same row again is found by its pending key: no second input row.
-    writer.send(input_row(3, "R1")).unwrap();
-    writer.send(resolution("k1", Some(uuid(1)))).unwrap();
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), 1);
-    writer.send(resolution("k2", None)).unwrap();
-    writer.tick().unwrap();
-    assert_eq!(
-        keys(&store),
-        3,
-        "written with the commit once there are three"
-    );
-    assert_eq!(
-        writer.cached_resolution("k1").unwrap().unwrap().company_id,
-        Some(uuid(1)),
-        "a search asked again keeps its row, with the new answer"
-    );
-    writer.send(input_row(4, "R1")).unwrap();
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), 1);
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 2);
-    writer.send(resolution("k3", None)).unwrap();
-    writer.finish().unwrap();
-    assert_eq!(
-        keys(&store),
-        4,
-        "the rest are written when the run finishes"
-    );
-    assert!(store.cached_resolution("k3").unwrap().is_some());
-    assert!(store.cached_resolution("k4").unwrap().is_none());
-}
-
-#[test]
-fn rows_a_killed_run_left_without_keys_get_them_when_the_store_opens_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("k.db");
-    {
-        let mut store = Store::open(&path).unwrap();
-        let run_id = run(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
-        writer.max_transaction = Duration::ZERO;
-        for n in 0..10 {
-            writer.send(resolution(&format!("k{n}"), None)).unwrap();
-            writer.send(input_row(n + 2, &format!("R{n}"))).unwrap();
-        }
-        // Committed, but the keys are still pending when the process dies.
-        writer.tick().unwrap();
-        assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 10);
-        assert_eq!(
-            count(&store.conn, "SELECT count(*) FROM resolution_keys"),
-            0
-        );
-        assert!(store.cached_resolution("k3").unwrap().is_none());
-        std::mem::forget(writer);
-    }
-    let mut store = Store::open(&path).unwrap();
-    assert_eq!(
-        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
-        10
-    );
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM input_keys"), 10);
-    for n in 0..10 {
-        assert!(store.cached_resolution(&format!("k{n}")).unwrap().is_some());
-    }
-    // The next run finds the rows instead of adding them again.
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
-    writer.send(resolution("k3", Some(uuid(3)))).unwrap();
-    writer.send(input_row(2, "R0")).unwrap();
-    writer.finish().unwrap();
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM resolutions"), 10);
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), 10);
-    assert_eq!(
-        store.cached_resolution("k3").unwrap().unwrap().company_id,
-        Some(uuid(3))
-    );
-}
-
-#[test]
-fn a_hash_shared_by_two_searches_never_mixes_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("k.db")).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
-    writer.send(resolution("a", Some(uuid(1)))).unwrap();
-    writer.send(resolution("b", Some(uuid(2)))).unwrap();
-    writer.finish().unwrap();
-    // Both keys filed under one hash, as a collision would.
-    store
-        .conn
-        .execute(
-            "UPDATE resolution_keys SET hash = ?1",
-            [keys::search_hash("a")],
-        )
-        .unwrap();
-    store
-        .conn
-        .execute(
-            "INSERT INTO resolution_keys SELECT ?1, resolution FROM resolution_keys",
-            [keys::search_hash("b")],
-        )
-        .unwrap();
-    for (key, company) in [("a", uuid(1)), ("b", uuid(2))] {
-        assert_eq!(
-            store.cached_resolution(key).unwrap().unwrap().company_id,
-            Some(company),
-            "{key}"
-        );
-    }
-}
-
-/// Every row of the views the reports and users read, as text.
-/// A stored UUID (16 bytes) as the views show it.
-fn uuid_text(column: &str) -> String {
-    format!(
-        "CASE WHEN {c} IS NOT NULL THEN lower(substr(hex({c}), 1, 8) || '-' || substr(hex({c}), 9, 4)
-         || '-' || substr(hex({c}), 13, 4) || '-' || substr(hex({c}), 17, 4) || '-'
-         || substr(hex({c}), 21)) END",
-        c = column
-    )
 }
 
 /// A database at `path` with the first `version` migrations applied and recorded as
@@ -2547,484 +2398,6 @@ fn database_at(path: &std::path::Path, version: usize) -> Connection {
         conn.pragma_update(None, "user_version", v).unwrap();
     }
     conn
-}
-
-/// A stored time (seconds) as the views show it.
-fn time_as_text(column: &str) -> String {
-    format!("strftime('%Y-%m-%dT%H:%M:%SZ', {column}, 'unixepoch')")
-}
-
-/// `companies` of database `db` as the table held it before 0011: UUIDs and times as text.
-fn companies_as_text(db: &str) -> String {
-    format!(
-        "SELECT id, {} AS company_id, name, country, street_number, street_name, postcode, city,
-                phone, legal_form, {} AS first_seen_at, {} AS updated_at
-         FROM {db}.companies",
-        uuid_text("company_id"),
-        time_as_text("first_seen_at"),
-        time_as_text("updated_at")
-    )
-}
-
-/// `ratings` of database `db` as the table held it before 0011: times as text, and each
-/// rating's confirmation in its own row.
-fn ratings_as_text(db: &str) -> String {
-    format!(
-        "SELECT r.id AS id, r.company AS company, r.color AS color,
-                {} AS last_change_date, {} AS last_refresh_date, {} AS observed_at,
-                {} AS confirmed_at, r.first_run_id AS first_run_id,
-                CASE WHEN f.rating IS NULL THEN r.first_run_id ELSE f.last_run_id END
-                  AS last_run_id,
-                r.source AS source
-         FROM {db}.ratings r LEFT JOIN {db}.rating_confirmations f ON f.rating = r.id",
-        time_as_text("r.last_change_date"),
-        time_as_text("r.last_refresh_date"),
-        time_as_text("r.observed_at"),
-        time_as_text("coalesce(f.confirmed_at, r.observed_at)")
-    )
-}
-
-/// `resolutions` of database `db` as the table held it before 0011: times as text.
-fn resolutions_as_text(db: &str) -> String {
-    format!(
-        "SELECT id, input_key, outcome, company, candidates, {} AS resolved_at
-         FROM {db}.resolutions",
-        time_as_text("resolved_at")
-    )
-}
-
-fn every_view(conn: &Connection) -> Vec<String> {
-    let mut rows = Vec::new();
-    for view in [
-        "run_results",
-        "latest_ratings",
-        "color_changes",
-        "color_periods",
-        "portfolio_latest",
-        "company_external_ids",
-    ] {
-        let mut stmt = conn.prepare(&format!("SELECT * FROM {view}")).unwrap();
-        let n = stmt.column_count();
-        let names: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
-        rows.push(format!("{view}: {}", names.join("|")));
-        let mut q = stmt.query([]).unwrap();
-        let mut of_view = Vec::new();
-        while let Some(r) = q.next().unwrap() {
-            let cells: Vec<String> = (0..n)
-                .map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap()))
-                .collect();
-            of_view.push(cells.join("|"));
-        }
-        assert!(!of_view.is_empty(), "{view} has rows to compare");
-        of_view.sort();
-        rows.extend(of_view);
-    }
-    rows
-}
-
-/// The columns of `inputs` kept by every schema.
-const STORED_INPUTS: &str = "SELECT id, ref, country, service, external_id, name, street_number,
-           street_name, city, postcode, phone, given_company_id, extra FROM inputs ORDER BY id";
-
-#[test]
-fn upgrading_a_database_of_before_0010_keeps_every_row_id_and_view() {
-    upgrade_keeps_every_row_id_and_view(9);
-}
-
-#[test]
-fn upgrading_a_database_of_0013_keeps_every_row_id_and_view() {
-    upgrade_keeps_every_row_id_and_view(13);
-}
-
-/// Writes a history with today's ratewatch, copies it into a database of schema version
-/// `from` as ratewatch then stored it, upgrades that, and compares every view and every
-/// stored row before and after.
-fn upgrade_keeps_every_row_id_and_view(from: usize) {
-    // Before 0011, UUIDs and times were text and a rating's confirmation was in its row.
-    let as_text = from < 11;
-    let dir = tempfile::tempdir().unwrap();
-    // A history written by ratewatch, with requests made elsewhere, cached searches and
-    // gaps in the ids…
-    let source = dir.path().join("source.db");
-    {
-        let mut store = Store::open(&source).unwrap();
-        eventful_history(&mut store);
-        let (c, d) = (uuid(0xc), uuid(0xd));
-        let synced = store
-            .record_account_history(&[
-                rating(
-                    c,
-                    Color::Red,
-                    "2026-02-01T00:00:00Z",
-                    "2026-02-02T00:00:00Z",
-                    "2026-02-03T08:00:00Z",
-                ),
-                rating(
-                    c,
-                    Color::Red,
-                    "2026-02-01T00:00:00Z",
-                    "2026-02-02T00:00:00Z",
-                    "2026-02-02T08:00:00Z",
-                ),
-                rating(
-                    d,
-                    Color::Green,
-                    "2026-01-01T00:00:00Z",
-                    "2026-02-02T00:00:00Z",
-                    "2026-02-02T09:00:00Z",
-                ),
-            ])
-            .unwrap();
-        assert_eq!((synced.added, synced.new_companies), (3, 1));
-        let run_id = run(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
-        for n in 0..20u8 {
-            let company = (n % 3 == 0).then(|| uuid(0xa));
-            writer.send(resolution(&format!("k{n}"), company)).unwrap();
-        }
-        // A row with carried columns, stored with them.
-        writer
-            .send(Record::Row(Box::new(RowRecord {
-                input: crate::model::InputRow {
-                    line: 2,
-                    reference: Some("X-1".into()),
-                    country: Some("FR".into()),
-                    name: Some("Carried SA".into()),
-                    extra: vec![
-                        ("Exposure".into(), "1000".into()),
-                        ("Owner".into(), "Ann".into()),
-                    ],
-                    ..Default::default()
-                },
-                status: RowStatus::Unresolved,
-                ..RowRecord::default()
-            })))
-            .unwrap();
-        // Registry ids (a service code with a space among them, a company with none),
-        // and an ambiguous search.
-        for (n, ids) in [
-            (
-                0xa,
-                vec![("SIREN", "552100554"), ("EU VAT", "FR 55 2100554")],
-            ),
-            (0xb, vec![("KVK", "12345678")]),
-            (0xe, vec![]),
-        ] {
-            let company = crate::model::Company {
-                id: uuid(n),
-                name: format!("Company {n}"),
-                address: crate::model::Address::default(),
-                phone: None,
-                legal_form: "SA".into(),
-                external_ids: ids
-                    .into_iter()
-                    .map(|(s, i)| (s.to_string(), i.to_string()))
-                    .collect(),
-            };
-            writer.send(Record::Company(Box::new(company))).unwrap();
-        }
-        writer
-            .send(Record::Resolution {
-                key: "ambiguous".into(),
-                outcome: Outcome::Ambiguous,
-                company_id: None,
-                candidates: vec![crate::model::Candidate {
-                    id: uuid(0xb),
-                    name: "Company 11".into(),
-                    city: "Lyon".into(),
-                    postcode: "69001".into(),
-                }],
-            })
-            .unwrap();
-        writer.finish().unwrap();
-        store
-            .conn
-            .execute_batch(
-                "DELETE FROM resolutions WHERE input_key IN ('k2', 'k7', 'k8');
-                 DELETE FROM resolution_keys WHERE resolution NOT IN (SELECT id FROM resolutions);
-                 INSERT INTO inputs (id, ref) VALUES (90, 'unused');",
-            )
-            .unwrap();
-    }
-    // …written into a database of the schema `from` as ratewatch then stored it.
-    let path = dir.path().join(format!("v{from}.db"));
-    let conn = database_at(&path, from);
-    conn.execute("ATTACH ?1 AS source", [source.to_str().unwrap()])
-        .unwrap();
-    // Copied table by table, children before parents.
-    conn.pragma_update(None, "foreign_keys", false).unwrap();
-    let tables: Vec<String> = conn
-        .prepare(
-            "SELECT name FROM main.sqlite_master
-             WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'",
-        )
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    for table in tables {
-        let columns: Vec<String> = conn
-            .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        let columns = columns.join(", ");
-        let (into, select) = match table.as_str() {
-            "resolutions" if as_text => (
-                format!("rowid, {columns}"),
-                format!(
-                    "SELECT id, {columns} FROM ({})",
-                    resolutions_as_text("source")
-                ),
-            ),
-            "companies" if as_text => (
-                columns.clone(),
-                format!("SELECT {columns} FROM ({})", companies_as_text("source")),
-            ),
-            "ratings" if as_text => (
-                columns.clone(),
-                format!("SELECT {columns} FROM ({})", ratings_as_text("source")),
-            ),
-            // Before 0013 a row held a digest of its fields (unique, and not kept after).
-            "inputs" => (
-                columns.clone(),
-                format!(
-                    "SELECT {} FROM source.inputs",
-                    columns.replace("digest", "randomblob(16)")
-                ),
-            ),
-            _ => (
-                columns.clone(),
-                format!("SELECT {columns} FROM source.{table}"),
-            ),
-        };
-        conn.execute(&format!("INSERT INTO main.{table} ({into}) {select}"), [])
-            .unwrap();
-    }
-    conn.execute_batch("DETACH source").unwrap();
-    let dump = |conn: &Connection, queries: &[String]| -> Vec<String> {
-        let mut rows = Vec::new();
-        for sql in queries {
-            let mut stmt = conn.prepare(sql).unwrap();
-            let n = stmt.column_count();
-            let mut q = stmt.query([]).unwrap();
-            while let Some(r) = q.next().unwrap() {
-                let cells: Vec<String> = (0..n)
-                    .map(|i| format!("{:?}", r.get::<_, rusqlite::types::Value>(i).unwrap()))
-                    .collect();
-                rows.push(cells.join("|"));
-            }
-        }
-        rows
-    };
-    let registry_ids =
-        "SELECT company, service, external_id FROM company_external_ids ORDER BY 1, 2, 3";
-    let (before, after) = if as_text {
-        (
-            [
-                "SELECT rowid, input_key, outcome, company, candidates, resolved_at
-                 FROM resolutions ORDER BY 1"
-                    .to_string(),
-                STORED_INPUTS.into(),
-                "SELECT * FROM companies ORDER BY id".into(),
-                "SELECT * FROM ratings ORDER BY id".into(),
-                registry_ids.into(),
-            ],
-            [
-                format!("SELECT * FROM ({}) ORDER BY 1", resolutions_as_text("main")),
-                "SELECT * FROM inputs ORDER BY id".into(),
-                format!("SELECT * FROM ({}) ORDER BY id", companies_as_text("main")),
-                format!("SELECT * FROM ({}) ORDER BY id", ratings_as_text("main")),
-                registry_ids.into(),
-            ],
-        )
-    } else {
-        let same = [
-            "SELECT id, input_key, outcome, company, candidates, resolved_at
-             FROM resolutions ORDER BY id"
-                .to_string(),
-            STORED_INPUTS.into(),
-            "SELECT id, company_id, name, country, street_number, street_name, postcode, city,
-                    phone, legal_form, first_seen_at, updated_at
-             FROM companies ORDER BY id"
-                .into(),
-            "SELECT r.*, f.confirmed_at, f.last_run_id FROM ratings r
-             LEFT JOIN rating_confirmations f ON f.rating = r.id ORDER BY id"
-                .into(),
-            registry_ids.into(),
-        ];
-        (same.clone(), same)
-    };
-    let views = every_view(&conn);
-    let rows = dump(&conn, &before);
-    assert_eq!(
-        rows.len() as i64,
-        18 + count(&conn, "SELECT count(*) FROM inputs")
-            + count(&conn, "SELECT count(*) FROM companies")
-            + count(&conn, "SELECT count(*) FROM ratings")
-            + 3
-    );
-    assert!(
-        rows.iter().any(|r| r.contains(r#"Text("[{\"id\":"#)),
-        "an ambiguous search"
-    );
-    assert!(
-        rows.iter().any(|r| r.contains("FR 55 2100554")),
-        "a registry id"
-    );
-    let synced_confirmation = if as_text {
-        "2026-02-03T08:00:00Z"
-    } else {
-        "Integer(1770105600)"
-    };
-    assert!(
-        rows.iter().any(|r| r.contains(synced_confirmation)),
-        "a sync's confirmation is among them"
-    );
-    drop(conn);
-
-    let store = Store::open(&path).unwrap();
-    assert_eq!(every_view(&store.conn), views);
-    assert_eq!(dump(&store.conn, &after), rows);
-    let indexed: Vec<String> = store
-        .conn
-        .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'index'
-               AND tbl_name IN ('resolutions', 'inputs', 'companies', 'ratings')
-             ORDER BY name",
-        )
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(indexed, ["ratings_by_company"], "no index on a random key");
-    assert_eq!(
-        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
-        18
-    );
-    assert_eq!(
-        count(&store.conn, "SELECT count(*) FROM input_keys"),
-        count(&store.conn, "SELECT count(*) FROM inputs")
-    );
-    assert_eq!(
-        count(&store.conn, "SELECT count(*) FROM company_keys"),
-        count(&store.conn, "SELECT count(*) FROM companies")
-    );
-    for n in (0..20u8).filter(|n| ![2, 7, 8].contains(n)) {
-        let hit = store.cached_resolution(&format!("k{n}")).unwrap().unwrap();
-        assert_eq!(hit.company_id, (n % 3 == 0).then(|| uuid(0xa)), "k{n}");
-    }
-    assert!(store.cached_resolution("k2").unwrap().is_none());
-    for n in [0xa, 0xb, 0xc, 0xd] {
-        let found = store.company_by_id(&uuid(n).to_string()).unwrap();
-        assert_eq!(found.map(|c| c.company_id), Some(uuid(n).to_string()));
-    }
-    let fk: i64 = store
-        .conn
-        .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(
-        fk, 1,
-        "foreign keys are enforced again after the migrations"
-    );
-
-    // Each stored row given again is found, through the keys made again from its fields.
-    let stored: Vec<(i64, crate::model::InputRow)> = store
-        .conn
-        .prepare(STORED_INPUTS)
-        .unwrap()
-        .query_map([], |r| {
-            // The id stands where a line would: the row's line is given when it is sent.
-            let mut input = decisions::input_row(r)?;
-            let extra: Option<String> = r.get(12)?;
-            let extra: serde_json::Map<String, serde_json::Value> =
-                extra.map_or_else(Default::default, |e| serde_json::from_str(&e).unwrap());
-            input.extra = extra
-                .into_iter()
-                .map(|(k, v)| (k, v.as_str().unwrap().to_string()))
-                .collect();
-            Ok((r.get(0)?, input))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let inputs = stored.len() as i64;
-    let mut store = store;
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
-    for (n, (_, input)) in stored.iter().enumerate() {
-        let mut input = input.clone();
-        input.line = n as u64 + 2;
-        writer
-            .send(Record::Row(Box::new(RowRecord {
-                input,
-                status: RowStatus::Unresolved,
-                ..RowRecord::default()
-            })))
-            .unwrap();
-    }
-    writer.finish().unwrap();
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM inputs"), inputs);
-    let found: Vec<i64> = store
-        .conn
-        .prepare("SELECT input_id FROM run_rows WHERE run_id = ?1 ORDER BY line")
-        .unwrap()
-        .query_map([run_id], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    assert_eq!(found, stored.iter().map(|s| s.0).collect::<Vec<_>>());
-}
-
-#[test]
-fn a_company_is_found_while_its_key_waits_and_gets_it_after_a_run_stopped_before() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.db");
-    let mut store = Store::open(&path).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
-    writer.pending_limit = Some(1_000);
-    writer.max_transaction = Duration::ZERO;
-    // Two companies whose keys share a hash: the full UUID tells them apart.
-    let (a, b) = (uuid(1), uuid(2));
-    assert_eq!(keys::company_hash(a), keys::company_hash(b));
-    writer.send(resolution("ka", Some(a))).unwrap();
-    writer.send(resolution("kb", Some(b))).unwrap();
-    writer.tick().unwrap();
-    writer.send(resolution("kc", Some(b))).unwrap();
-    writer.tick().unwrap();
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM companies"), 2);
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM company_keys"), 0);
-    // A reader finds them among the rows above the key table's highest.
-    let ro = Store::open_read_only(&path).unwrap();
-    for id in [a, b] {
-        let found = ro.company_by_id(&id.to_string()).unwrap().unwrap();
-        assert_eq!(found.company_id, id.to_string());
-    }
-    assert!(ro.company_by_id(&uuid(3).to_string()).unwrap().is_none());
-    drop(ro);
-    // Stopped with its keys unwritten: the next open adds them.
-    drop(writer);
-    drop(store);
-    let mut store = Store::open(&path).unwrap();
-    assert_eq!(count(&store.conn, "SELECT count(*) FROM company_keys"), 2);
-    assert_eq!(
-        store.cached_resolution("kc").unwrap().unwrap().company_id,
-        Some(b)
-    );
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
-    writer.send(resolution("kd", Some(a))).unwrap();
-    writer.finish().unwrap();
-    assert_eq!(
-        count(&store.conn, "SELECT count(*) FROM companies"),
-        2,
-        "a company known through the key table is not added again"
-    );
 }
 
 #[test]
@@ -3111,88 +2484,6 @@ fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_unt
 }
 
 #[test]
-fn an_upgrade_to_0014_keeps_every_registry_id_as_given_and_every_search_as_it_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("v13.db");
-    let conn = database_at(&path, 13);
-    let ids: [(i64, &str, &str); 7] = [
-        (1, "SIREN", "552100554"),
-        (1, "EU VAT", "FR 55 2100554"),
-        (1, "HRB", "Köln \"B\" 12\\3"),
-        (1, "", "[1]"),
-        (2, "KVK", "\t12 34\n"),
-        (2, "KVK", "5678"),
-        (2, "名称", "東京 1"),
-    ];
-    conn.execute_batch(
-        "INSERT INTO companies (id, company_id, first_seen_at, updated_at)
-         VALUES (1, x'00000000000000000000000000000001', 0, 0),
-                (2, x'00000000000000000000000000000002', 0, 0),
-                (3, x'00000000000000000000000000000003', 0, 0);
-         INSERT INTO resolutions (input_key, outcome, company, candidates, resolved_at)
-         VALUES ('r', 'resolved', 1, NULL, 0), ('a', 'ambiguous', NULL, '[{\"id\":1}]', 0),
-                ('e', 'ambiguous', NULL, NULL, 0), ('u', 'unresolved', NULL, NULL, 0);",
-    )
-    .unwrap();
-    for (company, service, id) in ids {
-        conn.execute(
-            "INSERT INTO company_external_ids (company, service, external_id) VALUES (?1, ?2, ?3)",
-            params![company, service, id],
-        )
-        .unwrap();
-    }
-    drop(conn);
-    let store = Store::open(&path).unwrap();
-    let mut stored: Vec<(i64, String, String)> = store
-        .conn
-        .prepare("SELECT company, service, external_id FROM company_external_ids")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    stored.sort();
-    let mut given: Vec<(i64, String, String)> = ids
-        .iter()
-        .map(|(c, s, i)| (*c, s.to_string(), i.to_string()))
-        .collect();
-    given.sort();
-    assert_eq!(stored, given);
-    // Text, as the table's columns were: a number given unquoted still finds its id.
-    assert_eq!(
-        count(
-            &store.conn,
-            "SELECT count(*) FROM company_external_ids WHERE external_id = 552100554"
-        ),
-        1
-    );
-    assert_eq!(
-        count(
-            &store.conn,
-            "SELECT count(*) FROM companies WHERE external_ids IS NULL"
-        ),
-        1,
-        "a company without ids has none"
-    );
-    let outcomes: Vec<(String, String, Option<String>)> = store
-        .conn
-        .prepare("SELECT input_key, outcome, candidates FROM resolutions ORDER BY id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let expected = [
-        ("r", "resolved", None),
-        ("a", "ambiguous", Some(r#"[{"id":1}]"#)),
-        ("e", "ambiguous", Some("[]")),
-        ("u", "unresolved", None),
-    ]
-    .map(|(k, o, c)| (k.to_string(), o.to_string(), c.map(str::to_string)));
-    assert_eq!(outcomes, expected);
-}
-
-#[test]
 fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(&dir.path().join("r.db")).unwrap();
@@ -3227,191 +2518,6 @@ fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
             "{key}"
         );
     }
-}
-
-#[test]
-fn the_rows_a_run_writes_are_checked_without_a_temporary_table_and_still_refused_when_wrong() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    drop(Store::open(&path).unwrap());
-    // A connection of its own reads the schema as 0012 left it.
-    let conn = Connection::open(&path).unwrap();
-    let inserts = [
-        "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
-         VALUES (1, 1, 1, NULL, ?1), (1, 2, 2, 1, ?1)",
-        "INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, 2, 1, ?1)",
-        "INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
-         VALUES (1, 1, ?1, 1, 2, 1)",
-    ];
-    for sql in inserts {
-        let ops: Vec<String> = conn
-            .prepare(&format!("EXPLAIN {sql}"))
-            .unwrap()
-            .query_map(["x"], |r| r.get(1))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-        assert!(
-            !ops.iter().any(|op| op == "OpenEphemeral"),
-            "{sql}: {ops:?}"
-        );
-    }
-    conn.execute_batch(
-        "PRAGMA foreign_keys = OFF;
-         INSERT INTO run_companies (run_id, company, rating_id, change) VALUES (1, 1, 1, 'gone');
-         INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, 2, 1, 5);
-         INSERT INTO run_alerts (run_id, company, kind, severity, first_line, listed)
-         VALUES (1, 1, 'still', 9, 2, 1);",
-    )
-    .expect("every value of each list is still allowed");
-    use rusqlite::types::Value;
-    for (sql, value) in inserts.iter().zip([
-        Value::Text("Gone".into()),
-        Value::Integer(6),
-        Value::Text("green".into()),
-    ]) {
-        let refused = conn.execute(sql, [&value]).unwrap_err();
-        assert!(
-            refused.to_string().contains("CHECK constraint failed"),
-            "{sql} with {value:?}: {refused}"
-        );
-    }
-    // Each number reads as its word.
-    for status in RowStatus::ALL {
-        let line = 10 + status.code();
-        conn.execute(
-            "INSERT INTO run_rows (run_id, line, input_id, status_code) VALUES (1, ?1, 1, ?2)",
-            [line, status.code()],
-        )
-        .unwrap();
-        let word: String = conn
-            .query_row(
-                "SELECT status FROM run_rows WHERE run_id = 1 AND line = ?1",
-                [line],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(word, status.as_str());
-    }
-    // A search's outcome is read from its row: a row saying two things is refused.
-    let both = conn
-        .execute(
-            "INSERT INTO resolutions (input_key, company, candidates, resolved_at)
-             VALUES ('k', 1, '[]', 0)",
-            [],
-        )
-        .unwrap_err();
-    assert!(
-        both.to_string().contains("CHECK constraint failed"),
-        "{both}"
-    );
-    let with_lists: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sqlite_schema
-             WHERE tbl_name IN ('run_companies', 'run_rows', 'resolutions', 'run_alerts')
-               AND sql LIKE '% IN (%'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(with_lists, 0);
-    let integrity: String = conn
-        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(integrity, "ok");
-}
-
-#[test]
-fn the_reports_read_the_same_results_as_stored_and_as_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
-    eventful_history(&mut store);
-    let runs: Vec<i64> = store
-        .conn
-        .prepare("SELECT id FROM runs ORDER BY id")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    let results = |store: &Store| {
-        let mut rows = Vec::new();
-        for run in &runs {
-            store
-                .for_each_result(*run, false, |r| {
-                    rows.push(r);
-                    Ok::<_, ()>(())
-                })
-                .unwrap()
-                .unwrap();
-        }
-        rows
-    };
-    let stored = results(&store);
-    assert!(
-        stored
-            .iter()
-            .any(|r| r.company_id.is_some() && r.last_change_date.is_some())
-    );
-    // A database before 0012 has only `run_results`, with UUIDs and times as text.
-    let before = migrate::MIGRATIONS[10].2;
-    let view = &before[before.find("CREATE VIEW run_results AS").unwrap()..];
-    let view = &view[..=view.find(';').unwrap()];
-    store
-        .conn
-        .execute_batch(&format!(
-            "DROP VIEW run_results; DROP VIEW run_results_stored; {view}"
-        ))
-        .unwrap();
-    assert!(
-        !store
-            .has_schema_object("view", "run_results_stored")
-            .unwrap()
-    );
-    assert_eq!(results(&store), stored);
-}
-
-#[test]
-fn a_search_missed_then_cached_twice_or_across_a_key_batch_keeps_one_row() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("m.db")).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
-    writer.pending_limit = Some(2);
-    writer.max_transaction = Duration::ZERO;
-    let rows = |store: &Store, key: &str| {
-        count(
-            &store.conn,
-            &format!("SELECT count(*) FROM resolutions WHERE input_key = '{key}'"),
-        )
-    };
-    // Asked twice while unknown, then answered twice: one row, the last answer.
-    assert!(writer.cached_resolution("k1").unwrap().is_none());
-    assert!(writer.cached_resolution("k1").unwrap().is_none());
-    writer.send(resolution("k1", None)).unwrap();
-    writer.send(resolution("k1", Some(uuid(1)))).unwrap();
-    assert_eq!(
-        writer.cached_resolution("k1").unwrap().unwrap().company_id,
-        Some(uuid(1))
-    );
-    // Missed, then its row is added and the keys written, then answered again.
-    assert!(writer.cached_resolution("k2").unwrap().is_none());
-    writer.send(resolution("k2", None)).unwrap();
-    writer.send(resolution("k3", None)).unwrap();
-    writer.tick().unwrap();
-    assert_eq!(
-        count(&store.conn, "SELECT count(*) FROM resolution_keys"),
-        3
-    );
-    writer.send(resolution("k2", Some(uuid(2)))).unwrap();
-    writer.finish().unwrap();
-    for key in ["k1", "k2", "k3"] {
-        assert_eq!(rows(&store, key), 1, "{key}");
-    }
-    assert_eq!(
-        store.cached_resolution("k2").unwrap().unwrap().company_id,
-        Some(uuid(2))
-    );
 }
 
 #[test]
@@ -3455,33 +2561,6 @@ fn after_a_batch_fails_the_writer_answers_and_writes_nothing_more() {
         .expect("the database is not held by the failed commit");
     drop(w);
     assert_eq!(history_len(&store), 0);
-}
-
-#[test]
-fn a_time_is_written_as_the_general_formatter_writes_it() {
-    let general = |s: i64| Timestamp::from_second(s).map_or_else(|_| s.to_string(), time_text);
-    // Every day from 1970 to 2100 at a time that moves, leap days and month ends among
-    // them; then the edges of the fast way and past them.
-    let mut s = 0;
-    while s < 4_102_444_800 {
-        assert_eq!(super::seconds_text(s), general(s), "{s}");
-        s += 86_400 + 3_671;
-    }
-    for s in [
-        -1,
-        0,
-        59,
-        951_782_400, // 2000-02-29
-        4_107_456_000,
-        Timestamp::MAX.as_second() - 1,
-        Timestamp::MAX.as_second(),
-        Timestamp::MAX.as_second() + 1,
-        i64::MIN,
-        i64::MAX,
-    ] {
-        assert_eq!(super::seconds_text(s), general(s), "{s}");
-    }
-    assert_eq!(super::seconds_text(951_782_400), "2000-02-29T00:00:00Z");
 }
 
 #[test]
