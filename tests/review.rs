@@ -544,7 +544,7 @@ fn undescribe(ws: &Workspace, companies: &[&str]) {
                 "UPDATE companies SET name = NULL, country = NULL, city = NULL,
                      postcode = NULL, street_number = NULL, street_name = NULL
                  WHERE company_id = ?1",
-                [uuid.as_bytes().as_slice()],
+                [uuid.to_string()],
             )
             .unwrap();
         assert_eq!(changed, 1, "{id}");
@@ -557,7 +557,7 @@ fn described(ws: &Workspace, id: &str) -> (Option<String>, Option<String>, Optio
     let uuid = uuid::Uuid::parse_str(id).unwrap();
     db.query_row(
         "SELECT name, country, city FROM companies WHERE company_id = ?1",
-        [uuid.as_bytes().as_slice()],
+        [uuid.to_string()],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )
     .unwrap()

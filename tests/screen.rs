@@ -343,7 +343,7 @@ fn a_cached_company_the_service_no_longer_knows_is_searched_again() {
     let conn = rusqlite::Connection::open(ws.db()).unwrap();
     conn.execute(
         "INSERT INTO companies (company_id, first_seen_at, updated_at)
-         VALUES (unhex(replace(?1, '-', '')), 0, 0)",
+         VALUES (?1, '1970-01-01T00:00:00Z', '1970-01-01T00:00:00Z')",
         [&stale],
     )
     .unwrap();

@@ -517,11 +517,13 @@ fn requests_from_the_future_or_malformed_are_set_aside_and_counted_and_the_rest_
     assert_eq!(after[&elsewhere.to_string()][0], "yellow");
     assert_eq!(after[&soon.to_string()][0], "green");
     assert_eq!(after.len(), before.len() + 2);
-    let synced_at = jiff::Timestamp::now().as_second();
+    let synced_at = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second() + 1)
+        .unwrap()
+        .strftime("%Y-%m-%dT%H:%M:%SZ");
     assert_eq!(
         count(
             &db,
-            &format!("SELECT count(*) FROM ratings WHERE observed_at > {synced_at}")
+            &format!("SELECT count(*) FROM ratings WHERE observed_at > '{synced_at}'")
         ),
         0,
         "nothing observed in the future"
