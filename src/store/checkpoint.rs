@@ -62,3 +62,46 @@ impl Drop for Checkpointer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::config::DbConfig;
+    use rusqlite::{Connection, OpenFlags};
+
+    use super::super::Store;
+    use super::*;
+
+    fn log_len(db: &Path) -> Option<u64> {
+        std::fs::metadata(db.with_extension("db-wal"))
+            .ok()
+            .map(|m| m.len())
+    }
+
+    /// A reader as `sqlite3` opens one: no busy timeout.
+    fn probes(db: &Path) -> i64 {
+        let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        conn.busy_timeout(Duration::ZERO).unwrap();
+        conn.query_row("SELECT count(*) FROM probe", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_connection_closes_without_copying_the_log_and_the_next_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("r.db");
+        drop(Store::open(&db).unwrap());
+        let conn = open_connection(&db).unwrap();
+        conn.execute_batch("CREATE TABLE probe (n INTEGER); INSERT INTO probe VALUES (1), (2);")
+            .unwrap();
+        drop(conn);
+        // Closing last, it would have copied the log under an exclusive lock and deleted it.
+        assert!(log_len(&db).is_some_and(|n| n > 0), "{:?}", log_len(&db));
+        assert_eq!(probes(&db), 2);
+        let no_checkpoint = |c: &Connection| {
+            c.db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE)
+                .unwrap()
+        };
+        assert!(no_checkpoint(&open_connection(&db).unwrap()));
+        assert!(no_checkpoint(&Store::open_read_only(&db).unwrap().conn));
+    }
+}
