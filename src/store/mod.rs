@@ -333,6 +333,13 @@ fn no_checkpoint_on_close(conn: &Connection) -> Result<(), StoreError> {
         .map_err(StoreError::at("keeping the log on close"))
 }
 
+/// A writing store empties the log as it closes (see `checkpoint::on_close`).
+impl Drop for Store {
+    fn drop(&mut self) {
+        checkpoint::on_close(&self.conn);
+    }
+}
+
 impl Store {
     /// Opens (or creates) the database and brings its schema up to date.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
