@@ -16,6 +16,7 @@ mod faults;
 mod interruptions;
 mod logs;
 mod misbehaving;
+mod readers;
 mod refresh;
 mod reports;
 mod review;

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::Timestamp;
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
@@ -229,13 +230,33 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     // after another connection had committed ("cannot promote read transaction").
     conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     // WAL lets readers (sqlite3, the cache) work during a run; NORMAL sync is durable
-    // against a crash of ratewatch, which is the failure that matters here.
+    // against a crash of ratewatch, which is the failure that matters here. The log
+    // outlives the connections (see below): it is cut back to 64 MiB when it starts over.
     conn.execute_batch(
         "PRAGMA foreign_keys = ON;
-         PRAGMA synchronous = NORMAL;",
+         PRAGMA synchronous = NORMAL;
+         PRAGMA journal_size_limit = 67108864;",
     )
     .map_err(StoreError::at("setting pragmas"))?;
+    no_checkpoint_on_close(&conn)?;
     Ok(conn)
+}
+
+/// The last connection to close would otherwise copy the log into the database and
+/// delete it under an exclusive lock, and a reader opening then (`sqlite3` has no busy
+/// timeout) is refused with "database is locked". The log left behind is complete: the
+/// next connection reads it, and the checkpoints of the next run copy it.
+fn no_checkpoint_on_close(conn: &Connection) -> Result<(), StoreError> {
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+        .map(|_| ())
+        .map_err(StoreError::at("keeping the log on close"))
+}
+
+/// A writing store empties the log as it closes (see `checkpoint::on_close`).
+impl Drop for Store {
+    fn drop(&mut self) {
+        checkpoint::on_close(&self.conn);
+    }
 }
 
 impl Store {
@@ -271,6 +292,7 @@ impl Store {
         .map_err(StoreError::at("opening"))?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(StoreError::at("setting the busy timeout"))?;
+        no_checkpoint_on_close(&conn)?;
         // Reading commands never upgrade: a database of an earlier schema waits for the
         // next writing one.
         match migrate::check(&conn)? {
@@ -847,11 +869,9 @@ impl Store {
         let checkpointer = checkpoint::Checkpointer::start(&self.path);
         if checkpointer.is_some() {
             // The log starts over every few seconds; the file is cut back when it does
-            // rather than staying as long as the longest stretch.
-            conn.execute_batch(
-                "PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = 67108864;",
-            )
-            .map_err(StoreError::at("handing checkpoints to their thread"))?;
+            // (`open_connection`) rather than staying as long as the longest stretch.
+            conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
+                .map_err(StoreError::at("handing checkpoints to their thread"))?;
         }
         Writer::start(conn, run_id, checkpointer, self.service_clock.clone())
     }
