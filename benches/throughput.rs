@@ -9,6 +9,7 @@
 //! cargo bench --bench throughput -- --concurrency 256 --skip-million  # one setting again
 //! cargo bench --bench throughput -- --concurrency 256 --skip-million --export  # and as an ERP export
 //! cargo bench --bench throughput -- --pin   # simulator and ratewatch on a core each
+//! cargo bench --bench throughput -- --sql ratewatch.db [--portfolio NAME]  # the SQL alone
 //! ```
 //!
 //! The service's speed bounds the job: with latency L and C requests in flight, at most
@@ -18,6 +19,12 @@
 //! ideal, the client's CPU per row
 //! (user + system time of the ratewatch process alone, from wait4), its peak RSS, the
 //! database bytes per row, and the calls made against the fewest possible.
+//!
+//! Then the SQL an analyst runs on the database the C=256 setting built (its first run and
+//! its nightly one): the whole portfolio joined to its companies' latest ratings, one
+//! company by its UUID, a SIREN to its color, the color of every company on a date (the
+//! median of several runs each). `--sql DB` times the same on any database, and nothing
+//! else.
 
 use std::io::{BufRead, BufReader, Read};
 use std::os::unix::process::CommandExt;
@@ -44,6 +51,10 @@ struct Options {
     /// Also screen the C=256 portfolio as an ERP export (`--export`): mapped headers and
     /// carried columns, to compare with the plain line.
     export: bool,
+    /// Only time the SQL on this database (`--sql DB`), of this portfolio (`--portfolio`;
+    /// default: that of the latest finished run).
+    sql: Option<PathBuf>,
+    portfolio: Option<String>,
 }
 
 fn options() -> Options {
@@ -56,6 +67,8 @@ fn options() -> Options {
         concurrency: vec![8, 64, 256],
         pin: false,
         export: false,
+        sql: None,
+        portfolio: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -65,6 +78,8 @@ fn options() -> Options {
             "--export" => o.export = true,
             "--pin" => o.pin = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
             "--c8-rows" => o.c8_rows = args.next().and_then(|v| v.parse().ok()),
+            "--sql" => o.sql = Some(args.next().expect("--sql DB").into()),
+            "--portfolio" => o.portfolio = Some(args.next().expect("--portfolio NAME")),
             "--latency-ms" => {
                 o.latency_ms = args
                     .next()
@@ -595,6 +610,10 @@ fn on_disk(dir: &Path) -> bool {
 
 fn main() {
     let o = options();
+    if let Some(db) = &o.sql {
+        sql_timings(db, o.portfolio.as_deref());
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let reports = reports_dir();
     let reports_path = reports
@@ -732,6 +751,9 @@ fn main() {
             rss_kib as f64 / 1024.0
         );
         preview = Some((big, wall, rss_kib));
+    }
+    if o.concurrency.contains(&256) {
+        sql_timings(&dir.path().join("c256.db"), None);
     }
     println!();
     targets(&rows);
@@ -892,5 +914,147 @@ fn targets(rows: &[Row]) {
         } else {
             "some targets missed"
         }
+    );
+}
+
+/// Times of each SQL query: the median of this many runs, after one that warms the cache.
+const SQL_RUNS: usize = 7;
+
+/// Times what an analyst asks of the database with SQL, through the views of
+/// docs/database.md, on the portfolio's latest finished run: each query's median, and the
+/// rows it gave.
+fn sql_timings(db: &Path, portfolio: Option<&str>) {
+    let conn = rusqlite::Connection::open_with_flags(
+        db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .expect("the database opens");
+    let one = |sql: &str, params: &[&dyn rusqlite::ToSql]| -> Option<String> {
+        conn.query_row(sql, params, |r| r.get(0)).ok()
+    };
+    let Some((portfolio, started)) = (match portfolio {
+        Some(p) => one(
+            "SELECT started_at FROM latest_finished_runs WHERE portfolio = ?1",
+            &[&p],
+        )
+        .map(|s| (p.to_string(), s)),
+        None => conn
+            .query_row(
+                "SELECT portfolio, started_at FROM latest_finished_runs ORDER BY id DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .ok(),
+    }) else {
+        println!("\nSQL: no finished run in {}", db.display());
+        return;
+    };
+    let companies: i64 = conn
+        .query_row("SELECT count(*) FROM latest_ratings", [], |r| r.get(0))
+        .unwrap();
+    // A company from the middle of the table, and a SIREN likewise.
+    let company_id = one(
+        "SELECT company_id FROM latest_ratings ORDER BY company LIMIT 1 OFFSET ?1",
+        &[&(companies / 2)],
+    );
+    let sirens: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM company_external_ids WHERE service = 'SIREN'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let siren = one(
+        "SELECT external_id FROM company_external_ids WHERE service = 'SIREN'
+         ORDER BY company LIMIT 1 OFFSET ?1",
+        &[&(sirens / 2)],
+    );
+    let refs: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM portfolio_now WHERE portfolio = ?1",
+            [&portfolio],
+            |r| r.get(0),
+        )
+        .unwrap();
+    println!(
+        "\nSQL on {} ({refs} references of {portfolio}, {companies} companies; the median of {SQL_RUNS} runs):",
+        db.display()
+    );
+    let time = |what: &str, sql: &str, params: &[(&str, &str)]| {
+        let mut times = Vec::new();
+        let mut rows = 0;
+        for run in 0..=SQL_RUNS {
+            let started = Instant::now();
+            let mut stmt = conn.prepare(sql).expect("the query prepares");
+            for (name, value) in params {
+                let i = stmt
+                    .parameter_index(name)
+                    .unwrap()
+                    .expect("a parameter of the query");
+                stmt.raw_bind_parameter(i, value).unwrap();
+            }
+            let columns = stmt.column_count();
+            let mut result = stmt.raw_query();
+            rows = 0;
+            while let Some(row) = result.next().expect("the query runs") {
+                // Every column read, as a reader would.
+                for c in 0..columns {
+                    let _ = row.get_ref(c).unwrap();
+                }
+                rows += 1;
+            }
+            if run > 0 {
+                times.push(started.elapsed());
+            }
+        }
+        times.sort();
+        let median = times[times.len() / 2];
+        println!(
+            "  {what:<62} {:>10.3} ms  ({rows} row{})",
+            median.as_secs_f64() * 1e3,
+            if rows == 1 { "" } else { "s" }
+        );
+    };
+    time(
+        "portfolio_now joined to latest_ratings on company_id",
+        "SELECT p.ref, p.name, l.color, l.last_change_date
+         FROM portfolio_now p
+         JOIN latest_ratings l ON l.company_id = p.company_id
+         WHERE p.portfolio = :portfolio",
+        &[(":portfolio", &portfolio)],
+    );
+    match &company_id {
+        Some(id) => time(
+            "one company by company_id in latest_ratings",
+            "SELECT * FROM latest_ratings WHERE company_id = :id",
+            &[(":id", id)],
+        ),
+        None => println!("  one company by company_id: no company"),
+    }
+    match &siren {
+        // As samples/datasette.yml's company_by_siren asks it.
+        Some(siren) => time(
+            "a SIREN to its company's color",
+            "SELECT l.company, l.company_id, l.name, l.color, l.last_change_date
+             FROM company_external_ids e
+             JOIN latest_ratings l ON l.company = e.company
+             WHERE e.service = 'SIREN'
+               AND e.external_id = substr(replace(:siren, ' ', ''), 1, 9)",
+            &[(":siren", siren)],
+        ),
+        None => println!("  a SIREN to its company's color: no SIREN in the database"),
+    }
+    // As samples/datasette.yml's color_on_date asks it, at the run's start.
+    time(
+        "the color of every portfolio company on a date",
+        "SELECT p.ref, p.company_id, p.name, cp.color, cp.valid_from, cp.valid_to
+         FROM portfolio_now p
+         LEFT JOIN color_periods cp
+                ON cp.company = p.company
+               AND cp.valid_from <= :date
+               AND (cp.valid_to IS NULL OR cp.valid_to > :date)
+         WHERE p.company IS NOT NULL
+           AND p.portfolio = :portfolio",
+        &[(":portfolio", &portfolio), (":date", &started)],
     );
 }

@@ -1,9 +1,10 @@
 -- Questions analysts ask of ratewatch.db. Run them all with
 --     sqlite3 ratewatch.db < samples/queries.sql
--- or paste one into sqlite3, DBeaver or Datasette. Times are ISO 8601 UTC text compared as
--- text; 'now' is SQLite's current time. A demo database (`ratewatch screen --demo`) lives
--- in January 2026, so the dates below are demo dates: put your own. Every query here is
--- run by the tests against a demo database.
+-- or paste one into sqlite3, DBeaver or Datasette. They read the views of docs/database.md
+-- only. Times are UTC text (2026-11-21T02:00:00Z) compared as text; 'now' is SQLite's
+-- current time. 'portfolio' is the portfolio's name (the file's stem unless
+-- --portfolio-name gave another): put yours, and your own dates, references and SIRENs.
+-- Every query here is run by the tests against a demo database.
 
 -- 1. The latest color of every company, worst first.
 SELECT company_id, name, country, color, last_change_date, confirmed_at
@@ -37,51 +38,99 @@ WHERE valid_to IS NULL
 ORDER BY valid_from, name;
 
 -- 5. One company's timeline: each color, since when, when first and last seen, in which
---    runs. Put the name (or filter on company_id); `ratewatch history` shows the same.
+--    runs. Put the name (or its company_id: see docs/database.md); `ratewatch history`
+--    shows the same.
 SELECT color, valid_from AS since, valid_to AS until, observed_at AS first_seen,
        confirmed_at AS last_confirmed, first_run_id, last_run_id
 FROM color_periods
 WHERE name LIKE 'Zhao Robotique Loire%'
 ORDER BY valid_from;
 
--- 6. Rows of the latest finished run of a portfolio (put its name: the file's stem unless
---    --portfolio-name gave another) that failed (the next run retries them), and why.
---    Not max(id) of runs: that may be a run in progress, or another portfolio's.
+-- 6. Rows of the portfolio's latest finished run that failed (the next run retries them),
+--    and why.
 SELECT line, ref, country, service, external_id, name, error
-FROM run_results
-WHERE run_id = (SELECT max(id) FROM runs
-                WHERE portfolio = 'portfolio' AND status IN ('complete', 'partial'))
+FROM latest_results
+WHERE portfolio = 'portfolio'
   AND status = 'failed'
 ORDER BY line;
 
--- 7. Rows of the portfolio's latest finished run that need a person: ambiguous (see candidates), unresolved,
---    invalid.
+-- 7. Rows of the portfolio's latest finished run that need a person: ambiguous (see
+--    candidates), unresolved, invalid.
 SELECT line, ref, status, error, candidates
-FROM run_results
-WHERE run_id = (SELECT max(id) FROM runs
-                WHERE portfolio = 'portfolio' AND status IN ('complete', 'partial'))
+FROM latest_results
+WHERE portfolio = 'portfolio'
   AND status IN ('ambiguous', 'unresolved', 'invalid')
 ORDER BY status, line;
 
--- 8. My references whose company is an alert in the portfolio's latest finished run (red or black, or its
---    color changed), with the change.
-SELECT ref, company_name, country, previous_color, color, change
-FROM run_results
-WHERE run_id = (SELECT max(id) FROM runs
-                WHERE portfolio = 'portfolio' AND status IN ('complete', 'partial'))
+-- 8. My references whose company is an alert in the portfolio's latest finished run (red
+--    or black, or its color changed), with the change.
+SELECT ref, company_name, country, previous_color, color, change, alert_kind
+FROM latest_results
+WHERE portfolio = 'portfolio'
   AND alert = 1
 ORDER BY line;
 
--- 9. Recent runs with their counts.
-SELECT id, portfolio, started_at, finished_at, status, rows_total, rows_rated, rows_failed,
+-- 9. Each portfolio's latest finished run, with its counts.
+SELECT portfolio, id, started_at, finished_at, status, rows_total, rows_rated, rows_failed,
        alerts
-FROM runs
-ORDER BY id DESC
-LIMIT 10;
+FROM latest_finished_runs
+ORDER BY portfolio;
 
--- 10. My references (customer numbers) as their portfolio's latest finished run saw them:
---     one row per reference, no join. Put your own references.
-SELECT portfolio, ref, status, company_name, color, last_change_date, run_id
-FROM portfolio_latest
-WHERE ref IN ('C-1001', 'C-1013', 'C-1024')
-ORDER BY portfolio, ref;
+-- 10. My references (customer numbers) as the portfolio's latest finished run saw them:
+--     one line per reference, no join. Put your own references.
+SELECT portfolio, ref, status, name, color, color_since, days_in_color, run_id
+FROM portfolio_now
+WHERE portfolio = 'portfolio'
+  AND ref IN ('C-1001', 'C-1013', 'C-1024')
+ORDER BY ref;
+
+-- 11. A company by its SIREN, and its color now.
+SELECT l.company_id, l.name, l.color, l.last_change_date, l.confirmed_at
+FROM company_external_ids e
+JOIN latest_ratings l ON l.company = e.company
+WHERE e.service = 'SIREN'
+  AND e.external_id = '734531544';
+
+-- 12. My references whose company's color has moved since the portfolio's latest finished
+--     run (another portfolio's run, a run in progress or sync-history saw it since).
+SELECT p.ref, p.name, p.color AS color_in_run, l.color AS color_now, l.last_change_date
+FROM portfolio_now p
+JOIN latest_ratings l ON l.company = p.company
+WHERE p.portfolio = 'portfolio'
+  AND l.color <> p.color
+ORDER BY p.ref;
+
+-- 13. Exposure by color: the sum of a carried amount column (here Encours (€)) over the
+--     references of the portfolio's latest finished run. Spaces and the euro sign are left
+--     out and a comma is the decimal point, so 120 000,00 and 120000.00 both read 120000;
+--     what is then still not a number (n/a, 1.234,56) is counted as unreadable, not added.
+WITH given AS (
+    SELECT coalesce(color, '(' || status || ')') AS color,
+           trim(json_extract(extra, '$."Encours (€)"')) AS amount
+    FROM portfolio_now
+    WHERE portfolio = 'portfolio'
+),
+plain AS (
+    SELECT color, amount,
+           replace(replace(replace(replace(replace(amount, ' ', ''), char(160), ''),
+                                   char(8239), ''), '€', ''), ',', '.') AS number
+    FROM given
+),
+read AS (
+    SELECT color, amount,
+           CASE WHEN (number GLOB '[0-9]*' OR number GLOB '-[0-9]*')
+                 AND substr(number, 2) NOT GLOB '*[^0-9.]*'
+                 AND number NOT GLOB '*.*.*'
+                THEN CAST(number AS REAL) END AS value
+    FROM plain
+)
+SELECT color, count(*) AS refs, round(sum(value), 2) AS exposure,
+       sum(coalesce(amount, '') <> '' AND value IS NULL) AS unreadable
+FROM read
+GROUP BY color
+ORDER BY exposure DESC, color;
+
+-- 14. API calls by month and endpoint.
+SELECT month, endpoint, calls
+FROM usage_by_month
+ORDER BY month DESC, calls DESC;

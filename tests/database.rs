@@ -867,7 +867,7 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
             .all(|l| l.is_empty() || l.starts_with("--")),
         "nothing before the first heading but comments"
     );
-    assert_eq!(queries.len(), 10);
+    assert_eq!(queries.len(), 14);
     for q in &queries {
         rows(&conn, q);
     }
@@ -949,8 +949,16 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
     // 6. The row that fails on purpose.
     let failed: Vec<String> = asked(6).into_iter().map(|r| r[1].clone()).collect();
     assert_eq!(failed, ["C-1024"]);
-    // 10. Three references as the last run saw them, as report.json has them.
+    // 9. The portfolio's latest finished run: the third.
+    let latest: Vec<(String, String)> = asked(9)
+        .into_iter()
+        .map(|r| (r[0].clone(), r[1].clone()))
+        .collect();
+    assert_eq!(latest, [("portfolio".to_string(), "3".to_string())]);
+    // 10. Three references as the last run saw them, as report.json has them: the color
+    //     since the rating's lastChangeDate, for the whole days before the run started.
     let report = demo.report();
+    let started: jiff::Timestamp = demo.run(3)["started_at"].as_str().unwrap().parse().unwrap();
     let row_of = |reference: &str| -> Vec<String> {
         let r = report["rows"]
             .as_array()
@@ -959,6 +967,13 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
             .find(|r| r["ref"] == reference)
             .unwrap();
         let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+        let days = r["last_change_date"]
+            .as_str()
+            .map(|since| {
+                let since: jiff::Timestamp = since.parse().unwrap();
+                ((started - since).get_seconds() / 86_400).to_string()
+            })
+            .unwrap_or_default();
         vec![
             "portfolio".into(),
             reference.into(),
@@ -966,6 +981,7 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
             text(&r["company_name"]),
             text(&r["color"]),
             text(&r["last_change_date"]),
+            days,
             "3".into(),
         ]
     };
@@ -974,6 +990,21 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
         ["C-1001", "C-1013", "C-1024"].map(row_of),
         "rated rows and the row that fails on purpose"
     );
+    // 11. C-1001's SIREN gives its company and color, as the last run rated it.
+    let first = row_of("C-1001");
+    let by_siren = asked(11);
+    assert_eq!(by_siren.len(), 1, "{by_siren:?}");
+    assert_eq!(
+        (&by_siren[0][1], &by_siren[0][2]),
+        (&first[3], &first[4]),
+        "name and color"
+    );
+    // 12. Nothing moved since the last finished run: no other run or sync came after it.
+    assert!(asked(12).is_empty());
+    // 14. The calls of the three runs, by endpoint.
+    let calls: i64 = asked(14).iter().map(|r| r[2].parse::<i64>().unwrap()).sum();
+    let usage = demo.json(&["usage", "--since", "2000-01-01", "--json"]);
+    assert_eq!(calls, usage["total"]["total"].as_i64().unwrap());
 }
 
 #[test]

@@ -24,6 +24,7 @@ mod run;
 mod screen;
 mod shell;
 mod simulator;
+mod sql_contract;
 mod sync_history;
 mod trend;
 mod usage;
