@@ -291,7 +291,7 @@ mod tests {
 
     use super::AccountSync;
     use crate::model::{Color, Rating};
-    use crate::store::{NewRun, Record, Store};
+    use crate::store::{Record, Store};
 
     fn ts(s: &str) -> jiff::Timestamp {
         s.parse().unwrap()
@@ -313,15 +313,7 @@ mod tests {
         let path = dir.path().join("a.db");
         let mut store = Store::open(&path).unwrap();
         // A run sees company 1 green on the 2nd.
-        let run_id = store
-            .start_run(&NewRun {
-                portfolio: "p".into(),
-                input_path: "p.csv".into(),
-                sha256: "x".into(),
-                demo_day: None,
-                extra_columns: vec![],
-            })
-            .unwrap();
+        let run_id = crate::store::tests::run(&mut store);
         store.pin_clock(Some(ts("2026-01-02T10:00:00Z")));
         let mut writer = store.writer(run_id).unwrap();
         writer

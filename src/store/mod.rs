@@ -82,7 +82,7 @@ pub enum StoreError {
     )]
     Empty,
     #[error(
-        "it has schema version {found} and this command needs version {needed}; the next `ratewatch screen` with this --db upgrades it (reading commands never write)"
+        "it has schema version {found} and this command needs version {needed}; run a writing command with this --db once (`ratewatch screen`, `ack`, `review`, `sync-history`) to upgrade it: reading commands never write"
     )]
     Older { found: i64, needed: i64 },
     #[error("it has no run {0}; `ratewatch runs` lists the runs it has")]

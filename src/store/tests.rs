@@ -18,7 +18,8 @@ fn rating(id: Uuid, color: Color, changed: &str, refreshed: &str, at: &str) -> R
     }
 }
 
-fn run(store: &mut Store) -> i64 {
+/// A run of portfolio `p` started, for the records of a test.
+pub(crate) fn run(store: &mut Store) -> i64 {
     store
         .start_run(&NewRun {
             portfolio: "p".into(),

@@ -98,19 +98,9 @@ mod tests {
     use super::FIND_INPUT;
     use crate::model::{Candidate, InputRow, RowStatus};
     use crate::store::batch::ROWS_PER_STATEMENT;
-    use crate::store::{NewRun, Record, RowRecord, Store};
+    use crate::store::{Record, RowRecord, Store};
 
-    fn start(store: &mut Store) -> i64 {
-        store
-            .start_run(&NewRun {
-                portfolio: "p".into(),
-                input_path: "p.csv".into(),
-                sha256: "x".into(),
-                demo_day: None,
-                extra_columns: vec![],
-            })
-            .unwrap()
-    }
+    use crate::store::tests::run as start;
 
     /// A row of every kind in turn: with and without an error, candidates, a company.
     fn row(line: u64) -> RowRecord {

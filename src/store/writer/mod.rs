@@ -496,19 +496,9 @@ mod tests {
 
     use super::{KeySet, Outcome, Record, RowRecord};
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
-    use crate::store::{NewRun, Store};
+    use crate::store::Store;
 
-    fn start(store: &mut Store) -> i64 {
-        store
-            .start_run(&NewRun {
-                portfolio: "p".into(),
-                input_path: "p.csv".into(),
-                sha256: "x".into(),
-                demo_day: None,
-                extra_columns: vec![],
-            })
-            .unwrap()
-    }
+    use crate::store::tests::run as start;
 
     fn company(n: u128, ids: &[(&str, &str)]) -> Record {
         Record::Company(Box::new(Company {
