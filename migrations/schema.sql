@@ -136,15 +136,14 @@ CREATE UNIQUE INDEX inputs_by_fields ON inputs (ref, country, service, external_
 -- The search cache: each search asked of the service and what it answered. Errors are
 -- never stored here: they are asked again.
 CREATE TABLE resolutions (
-    id          INTEGER PRIMARY KEY,
-    search_key  TEXT    NOT NULL UNIQUE,           -- the search, normalized (see docs/database.md)
+    search_key  TEXT    PRIMARY KEY,               -- the search, normalized (see docs/database.md)
     outcome     TEXT    NOT NULL CHECK (outcome IN ('resolved', 'ambiguous', 'unresolved')),
     company     INTEGER REFERENCES companies (id), -- for `resolved`
     candidates  TEXT,                              -- JSON array, for `ambiguous`
     resolved_at TEXT    NOT NULL,
     CHECK ((outcome = 'resolved') = (company IS NOT NULL)),
     CHECK ((outcome = 'ambiguous') = (candidates IS NOT NULL))
-);
+) WITHOUT ROWID;
 
 -- What each run made of each row of its file.
 CREATE TABLE run_rows (

@@ -5,8 +5,8 @@
 -- - `companies.company_id`, a 16-byte blob found through a hash table, becomes the UUID's
 --   text under a UNIQUE index; registry ids move from a JSON column to
 --   `company_external_ids`; `companies.latest_rating` names each company's newest rating;
--- - the search cache and the input rows are found through UNIQUE indexes: the key tables
---   (`resolution_keys`, `input_keys`, `company_keys`) go;
+-- - the search cache is keyed by its search, and the input rows are found through a UNIQUE
+--   index: the key tables (`resolution_keys`, `input_keys`, `company_keys`) go;
 -- - row statuses are words again, the search outcome a plain column.
 --
 -- The old tables are renamed aside, the schema is created as a new database's, each table
@@ -112,8 +112,8 @@ SELECT id, ref, country, service, external_id, name, street_number, street_name,
        city, postcode, phone, given_company_id, extra
 FROM old_inputs;
 
-INSERT INTO resolutions (id, search_key, outcome, company, candidates, resolved_at)
-SELECT id, input_key, outcome, company, candidates,
+INSERT INTO resolutions (search_key, outcome, company, candidates, resolved_at)
+SELECT input_key, outcome, company, candidates,
        strftime('%Y-%m-%dT%H:%M:%SZ', resolved_at, 'unixepoch')
 FROM old_resolutions;
 

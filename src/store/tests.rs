@@ -233,14 +233,14 @@ fn a_database_of_version_21_converts_in_place_keeping_every_view_row_and_id() {
     let before = seen_by_readers_of_21(&database_of_21(&path));
     let searches = rows_of(
         &database_of_21(&dir.path().join("again.db")),
-        "SELECT id, input_key, outcome, company FROM resolutions",
+        "SELECT input_key, outcome, company FROM resolutions",
     );
     let store = Store::open(&path).unwrap();
     assert_eq!(seen_by_readers_of_21(&store.conn), before);
     assert_eq!(
         rows_of(
             &store.conn,
-            "SELECT id, search_key, outcome, company FROM resolutions"
+            "SELECT search_key, outcome, company FROM resolutions"
         ),
         searches
     );

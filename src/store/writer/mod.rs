@@ -352,7 +352,7 @@ impl Writer {
                 // An ambiguous search keeps its candidates, `[]` at the least.
                 let candidates = (outcome == Outcome::Ambiguous)
                     .then(|| candidates_json(&candidates).unwrap_or_else(|| "[]".into()));
-                // A search asked again keeps its row (and its id), with the new answer.
+                // A search asked again keeps its one row, with the new answer.
                 self.conn()
                     .prepare_cached(
                         "INSERT INTO resolutions (search_key, outcome, company, candidates,
@@ -569,7 +569,7 @@ mod tests {
     }
 
     #[test]
-    fn a_search_asked_again_keeps_its_row_and_id_with_the_new_answer() {
+    fn a_search_asked_again_keeps_its_one_row_with_the_new_answer() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.db");
         let mut store = Store::open(&path).unwrap();
@@ -608,11 +608,11 @@ mod tests {
         let conn = Connection::open(&path).unwrap();
         let stored: Vec<String> = rows(
             &conn,
-            "SELECT id || ' ' || search_key || ' ' || outcome || ' '
+            "SELECT search_key || ' ' || outcome || ' '
                     || coalesce(company, '-') || ' ' || coalesce(candidates, '-')
-             FROM resolutions ORDER BY id",
+             FROM resolutions ORDER BY search_key",
         );
-        assert_eq!(stored, ["1 k1 resolved 1 -", "2 k2 unresolved - -"]);
+        assert_eq!(stored, ["k1 resolved 1 -", "k2 unresolved - -"]);
         let resolved_at: Vec<String> = rows(&conn, "SELECT resolved_at FROM resolutions");
         assert!(
             resolved_at
@@ -679,8 +679,8 @@ mod tests {
                 "SEARCH companies USING COVERING INDEX sqlite_autoindex_companies_1 (company_id=?)",
             ),
             (
-                "SELECT id FROM resolutions WHERE search_key = ?1",
-                "SEARCH resolutions USING COVERING INDEX sqlite_autoindex_resolutions_1 (search_key=?)",
+                "SELECT outcome FROM resolutions WHERE search_key = ?1",
+                "SEARCH resolutions USING PRIMARY KEY (search_key=?)",
             ),
         ] {
             let plan: Vec<String> = store
