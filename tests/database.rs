@@ -214,12 +214,16 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .args(["report", "--run", "2", "--out", "older"])
         .assert()
         .code(4)
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(
+            "run a writing command with this --db once",
+        ));
     demo.ratewatch()
         .args(["changes", "--since", "2020-01-01"])
         .assert()
         .code(4)
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(
+            "run a writing command with this --db once",
+        ));
     demo.ratewatch()
         .arg("screen")
         .arg(sample("portfolio.csv"))
@@ -239,7 +243,9 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .assert()
         .code(4)
         .stdout(predicate::str::contains("Nothing flagged").not())
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(
+            "run a writing command with this --db once",
+        ));
     rusqlite::Connection::open(demo.path("ratewatch.db"))
         .unwrap()
         .pragma_update(None, "user_version", 4)
@@ -248,7 +254,9 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .arg("runs")
         .assert()
         .code(4)
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(
+            "run a writing command with this --db once",
+        ));
 }
 
 #[test]
