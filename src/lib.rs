@@ -25,6 +25,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub(crate) mod connection;
+pub(crate) mod decide;
 pub mod deliver;
 pub mod error;
 pub mod history_sync;
