@@ -147,9 +147,9 @@ impl FellBack {
     }
 }
 
-/// A screened row before it is recorded.
+/// What screening a row came to, before it is recorded.
 #[derive(Debug)]
-struct Screened {
+struct RowOutcome {
     record: RowRecord,
     /// Its outcome rests on a "not found" answer of this run.
     not_found: bool,
@@ -157,9 +157,9 @@ struct Screened {
     vanished: Option<Uuid>,
 }
 
-impl From<RowRecord> for Screened {
+impl From<RowRecord> for RowOutcome {
     fn from(record: RowRecord) -> Self {
-        Screened {
+        RowOutcome {
             record,
             not_found: false,
             vanished: None,
@@ -172,7 +172,7 @@ impl From<RowRecord> for Screened {
 enum Searched {
     /// The row's outcome; `true` when a search of this run (not the cache) found its
     /// company.
-    Done(Screened, bool),
+    Done(RowOutcome, bool),
     /// No company: the row goes on to its next search. `not_found`: the service said so
     /// with a 404 in this run; `vanished`: the cached company it found before is unknown.
     NoMatch {
@@ -188,7 +188,7 @@ enum Searched {
 #[derive(Debug)]
 enum Deferred {
     Record(Record),
-    Row(Box<Screened>),
+    Row(Box<RowOutcome>),
 }
 
 /// Whether the run talks to the service: proven by one search or rating that succeeds.
@@ -454,7 +454,7 @@ impl Pipeline {
     }
 
     /// Records a screened row, or holds it back while its "not found" is not yet believed.
-    async fn record(&self, screened: Screened) -> Result<(), Fatal> {
+    async fn record(&self, screened: RowOutcome) -> Result<(), Fatal> {
         if screened.not_found && !self.canary.proven() {
             self.canary.defer(Deferred::Row(Box::new(screened)));
             return Ok(());
@@ -467,8 +467,8 @@ impl Pipeline {
 
     /// A row whose company the service no longer knows: `gone`, with its last color, if it
     /// had been rated before (news once); otherwise the row stays as it was.
-    async fn settle_vanished(&self, screened: Screened) -> Result<RowRecord, Fatal> {
-        let Screened {
+    async fn settle_vanished(&self, screened: RowOutcome) -> Result<RowRecord, Fatal> {
+        let RowOutcome {
             mut record,
             vanished,
             ..
@@ -527,7 +527,10 @@ impl Pipeline {
         })
     }
 
-    async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<Screened>, Fatal> {
+    async fn process(
+        &self,
+        row: Result<InputRow, InputError>,
+    ) -> Result<Option<RowOutcome>, Fatal> {
         let row = row.map_err(Fatal::Input)?;
         if self.settled_lines.binary_search(&row.line).is_ok() {
             return Ok(None);
@@ -541,8 +544,8 @@ impl Pipeline {
     /// screened again next run; several matches make it ambiguous; only when the last
     /// finds nothing is the row unresolved. A "not found" is believed as ever only from a
     /// service that has proven itself: a row that none of its searches finds rests on it
-    /// ([`Screened::not_found`]) and is held back until then.
-    async fn screen_row(&self, row: InputRow) -> Result<Screened, Fatal> {
+    /// ([`RowOutcome::not_found`]) and is held back until then.
+    async fn screen_row(&self, row: InputRow) -> Result<RowOutcome, Fatal> {
         let targets = portfolio::targets(&row, &self.lookups);
         let mut record = RowRecord {
             input: row,
@@ -631,7 +634,7 @@ impl Pipeline {
             },
             _ => format!("no company matches: {}", tried.join("; ")),
         };
-        Ok(Screened {
+        Ok(RowOutcome {
             record: RowRecord {
                 status: RowStatus::Unresolved,
                 error: Some(error),
@@ -645,7 +648,7 @@ impl Pipeline {
     /// One search of a row's: the decision `review` made for it, if any, else the search
     /// and the rating of the company it finds.
     async fn screen_search(&self, mut record: RowRecord, query: &Query) -> Result<Searched, Fatal> {
-        let done = |screened: Screened| Searched::Done(screened, false);
+        let done = |screened: RowOutcome| Searched::Done(screened, false);
         if let Some(decision) = self
             .options
             .decisions
@@ -745,12 +748,12 @@ impl Pipeline {
         mut record: RowRecord,
         company: Uuid,
         found_by: &str,
-    ) -> Result<Screened, Fatal> {
+    ) -> Result<RowOutcome, Fatal> {
         record.company_id = Some(company);
         record.found_by = Some(found_by.into());
         match self.rate(company).await {
             Ok(()) => Ok(rated(record).into()),
-            Err(Failure::Api(ApiError::NotFound { .. })) => Ok(Screened {
+            Err(Failure::Api(ApiError::NotFound { .. })) => Ok(RowOutcome {
                 record: RowRecord {
                     status: RowStatus::Unresolved,
                     company_id: None,
