@@ -26,10 +26,10 @@ use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::api::{ApiError, Client};
-use crate::decide::{ACCEPTED_UNKNOWN, Decisions, REJECTED};
+use crate::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
 use crate::limit::Limiter;
-use crate::model::{Candidate, RowStatus, Verdict};
-use crate::portfolio::{self, InputError, InputRow, Lookups, Target};
+use crate::model::{Decision, RowStatus};
+use crate::portfolio::{InputError, InputRow, Lookups};
 use crate::rate::{self, RatingEndpoint};
 use crate::refresh::RefreshAges;
 use crate::resolve::{self, Query, Resolution};
@@ -239,20 +239,6 @@ impl From<StoreError> for Failure {
     }
 }
 
-/// A search's answer as rows need it.
-#[derive(Debug, Clone)]
-enum Found {
-    Resolved {
-        company: Uuid,
-        cached: bool,
-    },
-    Ambiguous(Arc<Vec<Candidate>>),
-    /// No match; `not_found`: the service said so with a 404 in this run.
-    Unresolved {
-        not_found: bool,
-    },
-}
-
 type Shared<T> = Arc<OnceCell<Result<T, Failure>>>;
 
 /// Work on its way, shared by the rows that need it, and the failures of the run.
@@ -352,16 +338,13 @@ impl Pipeline {
     pub async fn by_last_checked(&self, rows: Vec<InputRow>) -> Result<Vec<InputRow>, StoreError> {
         let mut keyed = Vec::with_capacity(rows.len());
         for row in rows {
-            let checked = match portfolio::validate(&row, &self.lookups) {
-                Err(_) => None,
-                Ok(Target::Known(company)) => self.store.last_checked(None, Some(company)).await?,
-                Ok(target) => match Query::of(target) {
-                    Some(query) => {
-                        let key = query.cache_key();
-                        self.store.last_checked(Some(&key), None).await?
-                    }
-                    None => None,
-                },
+            let checked = match Need::of(&row, &self.lookups, &self.options.decisions) {
+                Need::Invalid { .. } => None,
+                Need::Known(company) => self.store.last_checked(None, Some(company)).await?,
+                Need::Searches(steps) => {
+                    let key = steps[0].query.cache_key();
+                    self.store.last_checked(Some(&key), None).await?
+                }
             };
             keyed.push((checked, row));
         }
@@ -538,7 +521,7 @@ impl Pipeline {
         self.screen_row(row).await.map(Some)
     }
 
-    /// Screens a row: its searches in their order ([`resolve::plan`]), the next only when
+    /// Screens a row as its [`Need`] says: its searches in their order, the next only when
     /// the one before finds no company ("not found" to a search by identifier, an empty
     /// answer to a search by name). A failure (5xx, timeout) fails the row there, to be
     /// screened again next run; several matches make it ambiguous; only when the last
@@ -546,31 +529,34 @@ impl Pipeline {
     /// service that has proven itself: a row that none of its searches finds rests on it
     /// ([`RowOutcome::not_found`]) and is held back until then.
     async fn screen_row(&self, row: InputRow) -> Result<RowOutcome, Fatal> {
-        let targets = portfolio::targets(&row, &self.lookups);
+        let need = Need::of(&row, &self.lookups, &self.options.decisions);
         let mut record = RowRecord {
             input: row,
             ..RowRecord::default()
         };
-        let targets = match targets {
-            Err(reason) => {
-                // An invalid row a person chose to leave alone, as it stands.
-                if let Some(decision) = self.options.decisions.ignored_invalid(&record.input) {
-                    return Ok(RowRecord {
-                        status: RowStatus::Ignored,
-                        error: Some(format!("ignored by review ({}): {reason}", decision.day())),
-                        ..record
-                    }
-                    .into());
+        let steps = match need {
+            // An invalid row a person chose to leave alone, as it stands.
+            Need::Invalid {
+                reason,
+                ignored: Some(decision),
+            } => {
+                return Ok(RowRecord {
+                    status: RowStatus::Ignored,
+                    error: Some(format!("ignored by review ({}): {reason}", decision.day())),
+                    ..record
                 }
+                .into());
+            }
+            Need::Invalid {
+                reason,
+                ignored: None,
+            } => {
                 record.error = Some(reason);
                 return Ok(record.into());
             }
-            Ok(targets) => targets,
+            Need::Known(company) => return self.screen_known(record, company, "company_id").await,
+            Need::Searches(steps) => steps,
         };
-        if let [Target::Known(company)] = targets[..] {
-            return self.screen_known(record, company, "company_id").await;
-        }
-        let steps = resolve::plan(targets);
         // What each search passed over or made found, for the row's error if none finds
         // its company, and for the run's note if a later one does.
         let mut tried: Vec<String> = Vec::new();
@@ -579,17 +565,35 @@ impl Pipeline {
         let mut rejected = None;
         for step in &steps {
             let label = step.query.label();
-            // A search passed over for its identifier's rules is still the one `review`
-            // decided on, when it did: the decision stands.
-            if let Some(why) = &step.skip
-                && (self.options.decisions)
-                    .find(record.input.reference.as_deref(), &step.query)
-                    .is_none()
-            {
-                tried.push(format!("{label}: not searched ({why})"));
-                continue;
-            }
-            match self.screen_search(record, &step.query).await? {
+            let searched = match &step.action {
+                Action::Skip(why) => {
+                    tried.push(format!("{label}: not searched ({why})"));
+                    continue;
+                }
+                Action::Accept(company, decision) => Searched::Done(
+                    self.screen_accepted(record, *company, decision, &step.query)
+                        .await?,
+                    false,
+                ),
+                Action::Ignore(decision) => Searched::Done(
+                    RowRecord {
+                        status: RowStatus::Ignored,
+                        error: Some(format!("ignored by review ({})", decision.day())),
+                        ..record
+                    }
+                    .into(),
+                    false,
+                ),
+                // None of this search's candidates: the row's next search is tried.
+                Action::Reject(decision) => Searched::NoMatch {
+                    record,
+                    not_found: false,
+                    vanished: None,
+                    rejected: Some(format!("{REJECTED} ({})", decision.day())),
+                },
+                Action::Search => self.screen_search(record, &step.query).await?,
+            };
+            match searched {
                 Searched::Done(screened, fresh) => {
                     if let (Some(failed), Some(found_by), true) =
                         (tried.first(), &screened.record.found_by, fresh)
@@ -645,53 +649,36 @@ impl Pipeline {
         })
     }
 
-    /// One search of a row's: the decision `review` made for it, if any, else the search
-    /// and the rating of the company it finds.
+    /// A row whose company review accepted for this search: rated without a search. Its
+    /// description, when the database has none yet, is the candidate the search offered:
+    /// the reports name the company, never only its id.
+    async fn screen_accepted(
+        &self,
+        record: RowRecord,
+        company: Uuid,
+        decision: &Decision,
+        query: &Query,
+    ) -> Result<RowOutcome, Fatal> {
+        self.store
+            .send(Record::Accepted {
+                company,
+                search_key: decision.search_key.clone(),
+                country: query.country().to_uppercase(),
+            })
+            .map_err(Fatal::Store)?;
+        let mut screened = self.screen_known(record, company, "review").await?;
+        if screened.vanished.is_some() {
+            screened.record.error = Some(format!(
+                "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
+                decision.day()
+            ));
+        }
+        Ok(screened)
+    }
+
+    /// One search of a row's, and the rating of the company it finds.
     async fn screen_search(&self, mut record: RowRecord, query: &Query) -> Result<Searched, Fatal> {
         let done = |screened: RowOutcome| Searched::Done(screened, false);
-        if let Some(decision) = self
-            .options
-            .decisions
-            .find(record.input.reference.as_deref(), query)
-        {
-            return match decision.verdict {
-                Verdict::Accept(company) => {
-                    // Its description, when the database has none yet, is the candidate
-                    // the search offered: the reports name the company, never only its id.
-                    self.store
-                        .send(Record::Accepted {
-                            company,
-                            search_key: decision.search_key.clone(),
-                            country: query.country().to_uppercase(),
-                        })
-                        .map_err(Fatal::Store)?;
-                    let mut screened = self.screen_known(record, company, "review").await?;
-                    if screened.vanished.is_some() {
-                        screened.record.error = Some(format!(
-                            "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
-                            decision.day()
-                        ));
-                    }
-                    Ok(done(screened))
-                }
-                Verdict::Ignore => Ok(done(
-                    RowRecord {
-                        status: RowStatus::Ignored,
-                        error: Some(format!("ignored by review ({})", decision.day())),
-                        ..record
-                    }
-                    .into(),
-                )),
-                // None of this search's candidates: the row's next search is tried.
-                Verdict::Reject => Ok(Searched::NoMatch {
-                    record,
-                    not_found: false,
-                    vanished: None,
-                    rejected: Some(format!("{REJECTED} ({})", decision.day())),
-                }),
-            };
-        }
-
         let mut found = self.search(query, false).await;
         // A cached company the service no longer knows (ids can change) is searched again,
         // once per run; if the search finds nothing, the company is gone.
@@ -785,21 +772,10 @@ impl Pipeline {
                     true => None,
                     false => self.store.cached_resolution(&key).await?,
                 };
-                if let Some(hit) = cached.filter(|hit| {
-                    jiff::Timestamp::now().duration_since(hit.resolved_at)
-                        <= self.options.resolution_max_age
-                }) {
-                    return Ok(match hit.outcome {
-                        Outcome::Resolved => match hit.company_id {
-                            Some(company) => Found::Resolved {
-                                company,
-                                cached: true,
-                            },
-                            None => Found::Unresolved { not_found: false },
-                        },
-                        Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
-                        Outcome::Unresolved => Found::Unresolved { not_found: false },
-                    });
+                let now = jiff::Timestamp::now();
+                let max_age = self.options.resolution_max_age;
+                if let Some(found) = cached.and_then(|hit| Found::cached(hit, max_age, now)) {
+                    return Ok(found);
                 }
                 let answer = self
                     .limiter
