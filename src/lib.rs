@@ -8,7 +8,8 @@
 //!
 //! - [`portfolio`] reads and checks rows; [`resolve`] finds each company; [`rate`] fetches
 //!   ratings ([`refresh`]: which may be reused without a call); [`pipeline`] runs them
-//!   concurrently through the one [`limit`] gate;
+//!   concurrently through the one [`limit`] gate, as [`decide`] says each row needs (the
+//!   dry run counts from it too);
 //!   [`store`] keeps history in SQLite; [`report`] formats a run's results; [`deliver`]
 //!   hands them on (a webhook, a metrics file).
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
@@ -25,6 +26,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub(crate) mod connection;
+pub(crate) mod decide;
 pub mod deliver;
 pub mod error;
 pub mod history_sync;

@@ -26,9 +26,10 @@ use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::api::{ApiError, Client};
+use crate::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
 use crate::limit::Limiter;
-use crate::model::{Candidate, Decision, RowStatus, Verdict};
-use crate::portfolio::{self, InputError, InputRow, Lookups, Target};
+use crate::model::{Decision, RowStatus};
+use crate::portfolio::{InputError, InputRow, Lookups};
 use crate::rate::{self, RatingEndpoint};
 use crate::refresh::RefreshAges;
 use crate::resolve::{self, Query, Resolution};
@@ -49,79 +50,6 @@ pub struct Options {
     pub refresh: Arc<RefreshAges>,
     /// What `ratewatch review` decided, applied before any call.
     pub decisions: Arc<Decisions>,
-}
-
-/// The decisions of `ratewatch review` by the row's reference, loaded once at the start of
-/// a run (they are few). A decision applies only to the search it was made for: a row whose
-/// name or identifier changed asks another question.
-#[derive(Debug, Clone, Default)]
-pub struct Decisions(HashMap<String, Vec<Decision>>);
-
-impl Decisions {
-    pub fn new(decisions: impl IntoIterator<Item = Decision>) -> Self {
-        let mut by_ref: HashMap<String, Vec<Decision>> = HashMap::new();
-        for d in decisions {
-            by_ref.entry(d.reference.clone()).or_default().push(d);
-        }
-        Decisions(by_ref)
-    }
-
-    /// The decision on a row with this reference making this search.
-    pub fn find(&self, reference: Option<&str>, query: &Query) -> Option<&Decision> {
-        if self.0.is_empty() {
-            return None;
-        }
-        let made = self.0.get(reference?)?;
-        let key = query.cache_key();
-        made.iter().find(|d| d.search_key == key)
-    }
-
-    /// The decision to leave an invalid row alone, made for its reference and its fields
-    /// as they are now ([`invalid_key`]): a row changed in the export (fixed, or wrong in
-    /// another way) is not the row that was decided on. Only `ignore` is said of an
-    /// invalid row: it has no search to accept or reject a company for.
-    pub fn ignored_invalid(&self, row: &InputRow) -> Option<&Decision> {
-        if self.0.is_empty() {
-            return None;
-        }
-        let made = self.0.get(row.reference.as_deref()?)?;
-        let key = invalid_key(row);
-        made.iter()
-            .find(|d| d.search_key == key && d.verdict == Verdict::Ignore)
-    }
-}
-
-/// The `search_key` of a decision on an invalid row, which makes no search: `invalid|` and
-/// the SHA-256, in hex, of the row's fields as read from the portfolio after its ref (country, service, id,
-/// name, street number, street name, city, postcode, phone, company_id; each as byte 0x1f
-/// and its text, or byte 0x1e when blank). The columns ratewatch only carries (an
-/// exposure, a sales owner) are left out: they change from night to night while the row
-/// stays the same. The prefix keeps it apart from every search's key.
-pub fn invalid_key(row: &InputRow) -> String {
-    use sha2::{Digest, Sha256};
-    let mut sha = Sha256::new();
-    for field in [
-        &row.country,
-        &row.service,
-        &row.id,
-        &row.name,
-        &row.street_number,
-        &row.street_name,
-        &row.city,
-        &row.postcode,
-        &row.phone,
-        &row.company_id,
-    ] {
-        match field {
-            Some(text) => {
-                sha.update(b"\x1f");
-                sha.update(text.as_bytes());
-            }
-            None => sha.update(b"\x1e"),
-        }
-    }
-    let hex: String = sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    format!("invalid|{hex}")
 }
 
 /// What an interrupted run being resumed has already done.
@@ -153,13 +81,6 @@ pub const WRONG_ADDRESS_PROOF: u64 = 20;
 
 /// The error of a row whose "not found" no answer of the run confirmed.
 const UNPROVEN: &str = "the service answered 'not found', but nothing else in this run: not believed from what may not be the service (check --base-url); screened again next run";
-
-/// How the error of a row starts when the company a review accepted for it is unknown to
-/// the service: the row needs a person again.
-pub const ACCEPTED_UNKNOWN: &str = "the company accepted by review";
-
-/// The error of a row whose every candidate a review rejected.
-const REJECTED: &str = "none of the candidates is this company, said the review";
 
 /// How a run ended, when it was not stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -226,9 +147,9 @@ impl FellBack {
     }
 }
 
-/// A screened row before it is recorded.
+/// What screening a row came to, before it is recorded.
 #[derive(Debug)]
-struct Screened {
+struct RowOutcome {
     record: RowRecord,
     /// Its outcome rests on a "not found" answer of this run.
     not_found: bool,
@@ -236,9 +157,9 @@ struct Screened {
     vanished: Option<Uuid>,
 }
 
-impl From<RowRecord> for Screened {
+impl From<RowRecord> for RowOutcome {
     fn from(record: RowRecord) -> Self {
-        Screened {
+        RowOutcome {
             record,
             not_found: false,
             vanished: None,
@@ -251,7 +172,7 @@ impl From<RowRecord> for Screened {
 enum Searched {
     /// The row's outcome; `true` when a search of this run (not the cache) found its
     /// company.
-    Done(Screened, bool),
+    Done(RowOutcome, bool),
     /// No company: the row goes on to its next search. `not_found`: the service said so
     /// with a 404 in this run; `vanished`: the cached company it found before is unknown.
     NoMatch {
@@ -267,7 +188,7 @@ enum Searched {
 #[derive(Debug)]
 enum Deferred {
     Record(Record),
-    Row(Box<Screened>),
+    Row(Box<RowOutcome>),
 }
 
 /// Whether the run talks to the service: proven by one search or rating that succeeds.
@@ -316,20 +237,6 @@ impl From<StoreError> for Failure {
     fn from(e: StoreError) -> Self {
         Failure::Store(Arc::new(e))
     }
-}
-
-/// A search's answer as rows need it.
-#[derive(Debug, Clone)]
-enum Found {
-    Resolved {
-        company: Uuid,
-        cached: bool,
-    },
-    Ambiguous(Arc<Vec<Candidate>>),
-    /// No match; `not_found`: the service said so with a 404 in this run.
-    Unresolved {
-        not_found: bool,
-    },
 }
 
 type Shared<T> = Arc<OnceCell<Result<T, Failure>>>;
@@ -431,16 +338,13 @@ impl Pipeline {
     pub async fn by_last_checked(&self, rows: Vec<InputRow>) -> Result<Vec<InputRow>, StoreError> {
         let mut keyed = Vec::with_capacity(rows.len());
         for row in rows {
-            let checked = match portfolio::validate(&row, &self.lookups) {
-                Err(_) => None,
-                Ok(Target::Known(company)) => self.store.last_checked(None, Some(company)).await?,
-                Ok(target) => match Query::of(target) {
-                    Some(query) => {
-                        let key = query.cache_key();
-                        self.store.last_checked(Some(&key), None).await?
-                    }
-                    None => None,
-                },
+            let checked = match Need::of(&row, &self.lookups, &self.options.decisions) {
+                Need::Invalid { .. } => None,
+                Need::Known(company) => self.store.last_checked(None, Some(company)).await?,
+                Need::Searches(steps) => {
+                    let key = steps[0].query.cache_key();
+                    self.store.last_checked(Some(&key), None).await?
+                }
             };
             keyed.push((checked, row));
         }
@@ -533,7 +437,7 @@ impl Pipeline {
     }
 
     /// Records a screened row, or holds it back while its "not found" is not yet believed.
-    async fn record(&self, screened: Screened) -> Result<(), Fatal> {
+    async fn record(&self, screened: RowOutcome) -> Result<(), Fatal> {
         if screened.not_found && !self.canary.proven() {
             self.canary.defer(Deferred::Row(Box::new(screened)));
             return Ok(());
@@ -546,8 +450,8 @@ impl Pipeline {
 
     /// A row whose company the service no longer knows: `gone`, with its last color, if it
     /// had been rated before (news once); otherwise the row stays as it was.
-    async fn settle_vanished(&self, screened: Screened) -> Result<RowRecord, Fatal> {
-        let Screened {
+    async fn settle_vanished(&self, screened: RowOutcome) -> Result<RowRecord, Fatal> {
+        let RowOutcome {
             mut record,
             vanished,
             ..
@@ -606,7 +510,10 @@ impl Pipeline {
         })
     }
 
-    async fn process(&self, row: Result<InputRow, InputError>) -> Result<Option<Screened>, Fatal> {
+    async fn process(
+        &self,
+        row: Result<InputRow, InputError>,
+    ) -> Result<Option<RowOutcome>, Fatal> {
         let row = row.map_err(Fatal::Input)?;
         if self.settled_lines.binary_search(&row.line).is_ok() {
             return Ok(None);
@@ -614,39 +521,42 @@ impl Pipeline {
         self.screen_row(row).await.map(Some)
     }
 
-    /// Screens a row: its searches in their order ([`resolve::plan`]), the next only when
+    /// Screens a row as its [`Need`] says: its searches in their order, the next only when
     /// the one before finds no company ("not found" to a search by identifier, an empty
     /// answer to a search by name). A failure (5xx, timeout) fails the row there, to be
     /// screened again next run; several matches make it ambiguous; only when the last
     /// finds nothing is the row unresolved. A "not found" is believed as ever only from a
     /// service that has proven itself: a row that none of its searches finds rests on it
-    /// ([`Screened::not_found`]) and is held back until then.
-    async fn screen_row(&self, row: InputRow) -> Result<Screened, Fatal> {
-        let targets = portfolio::targets(&row, &self.lookups);
+    /// ([`RowOutcome::not_found`]) and is held back until then.
+    async fn screen_row(&self, row: InputRow) -> Result<RowOutcome, Fatal> {
+        let need = Need::of(&row, &self.lookups, &self.options.decisions);
         let mut record = RowRecord {
             input: row,
             ..RowRecord::default()
         };
-        let targets = match targets {
-            Err(reason) => {
-                // An invalid row a person chose to leave alone, as it stands.
-                if let Some(decision) = self.options.decisions.ignored_invalid(&record.input) {
-                    return Ok(RowRecord {
-                        status: RowStatus::Ignored,
-                        error: Some(format!("ignored by review ({}): {reason}", decision.day())),
-                        ..record
-                    }
-                    .into());
+        let steps = match need {
+            // An invalid row a person chose to leave alone, as it stands.
+            Need::Invalid {
+                reason,
+                ignored: Some(decision),
+            } => {
+                return Ok(RowRecord {
+                    status: RowStatus::Ignored,
+                    error: Some(format!("ignored by review ({}): {reason}", decision.day())),
+                    ..record
                 }
+                .into());
+            }
+            Need::Invalid {
+                reason,
+                ignored: None,
+            } => {
                 record.error = Some(reason);
                 return Ok(record.into());
             }
-            Ok(targets) => targets,
+            Need::Known(company) => return self.screen_known(record, company, "company_id").await,
+            Need::Searches(steps) => steps,
         };
-        if let [Target::Known(company)] = targets[..] {
-            return self.screen_known(record, company, "company_id").await;
-        }
-        let steps = resolve::plan(targets);
         // What each search passed over or made found, for the row's error if none finds
         // its company, and for the run's note if a later one does.
         let mut tried: Vec<String> = Vec::new();
@@ -655,17 +565,35 @@ impl Pipeline {
         let mut rejected = None;
         for step in &steps {
             let label = step.query.label();
-            // A search passed over for its identifier's rules is still the one `review`
-            // decided on, when it did: the decision stands.
-            if let Some(why) = &step.skip
-                && (self.options.decisions)
-                    .find(record.input.reference.as_deref(), &step.query)
-                    .is_none()
-            {
-                tried.push(format!("{label}: not searched ({why})"));
-                continue;
-            }
-            match self.screen_search(record, &step.query).await? {
+            let searched = match &step.action {
+                Action::Skip(why) => {
+                    tried.push(format!("{label}: not searched ({why})"));
+                    continue;
+                }
+                Action::Accept(company, decision) => Searched::Done(
+                    self.screen_accepted(record, *company, decision, &step.query)
+                        .await?,
+                    false,
+                ),
+                Action::Ignore(decision) => Searched::Done(
+                    RowRecord {
+                        status: RowStatus::Ignored,
+                        error: Some(format!("ignored by review ({})", decision.day())),
+                        ..record
+                    }
+                    .into(),
+                    false,
+                ),
+                // None of this search's candidates: the row's next search is tried.
+                Action::Reject(decision) => Searched::NoMatch {
+                    record,
+                    not_found: false,
+                    vanished: None,
+                    rejected: Some(format!("{REJECTED} ({})", decision.day())),
+                },
+                Action::Search => self.screen_search(record, &step.query).await?,
+            };
+            match searched {
                 Searched::Done(screened, fresh) => {
                     if let (Some(failed), Some(found_by), true) =
                         (tried.first(), &screened.record.found_by, fresh)
@@ -710,7 +638,7 @@ impl Pipeline {
             },
             _ => format!("no company matches: {}", tried.join("; ")),
         };
-        Ok(Screened {
+        Ok(RowOutcome {
             record: RowRecord {
                 status: RowStatus::Unresolved,
                 error: Some(error),
@@ -721,53 +649,36 @@ impl Pipeline {
         })
     }
 
-    /// One search of a row's: the decision `review` made for it, if any, else the search
-    /// and the rating of the company it finds.
-    async fn screen_search(&self, mut record: RowRecord, query: &Query) -> Result<Searched, Fatal> {
-        let done = |screened: Screened| Searched::Done(screened, false);
-        if let Some(decision) = self
-            .options
-            .decisions
-            .find(record.input.reference.as_deref(), query)
-        {
-            return match decision.verdict {
-                Verdict::Accept(company) => {
-                    // Its description, when the database has none yet, is the candidate
-                    // the search offered: the reports name the company, never only its id.
-                    self.store
-                        .send(Record::Accepted {
-                            company,
-                            search_key: decision.search_key.clone(),
-                            country: query.country().to_uppercase(),
-                        })
-                        .map_err(Fatal::Store)?;
-                    let mut screened = self.screen_known(record, company, "review").await?;
-                    if screened.vanished.is_some() {
-                        screened.record.error = Some(format!(
-                            "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
-                            decision.day()
-                        ));
-                    }
-                    Ok(done(screened))
-                }
-                Verdict::Ignore => Ok(done(
-                    RowRecord {
-                        status: RowStatus::Ignored,
-                        error: Some(format!("ignored by review ({})", decision.day())),
-                        ..record
-                    }
-                    .into(),
-                )),
-                // None of this search's candidates: the row's next search is tried.
-                Verdict::Reject => Ok(Searched::NoMatch {
-                    record,
-                    not_found: false,
-                    vanished: None,
-                    rejected: Some(format!("{REJECTED} ({})", decision.day())),
-                }),
-            };
+    /// A row whose company review accepted for this search: rated without a search. Its
+    /// description, when the database has none yet, is the candidate the search offered:
+    /// the reports name the company, never only its id.
+    async fn screen_accepted(
+        &self,
+        record: RowRecord,
+        company: Uuid,
+        decision: &Decision,
+        query: &Query,
+    ) -> Result<RowOutcome, Fatal> {
+        self.store
+            .send(Record::Accepted {
+                company,
+                search_key: decision.search_key.clone(),
+                country: query.country().to_uppercase(),
+            })
+            .map_err(Fatal::Store)?;
+        let mut screened = self.screen_known(record, company, "review").await?;
+        if screened.vanished.is_some() {
+            screened.record.error = Some(format!(
+                "{ACCEPTED_UNKNOWN} ({}) is unknown to the service: review the row again",
+                decision.day()
+            ));
         }
+        Ok(screened)
+    }
 
+    /// One search of a row's, and the rating of the company it finds.
+    async fn screen_search(&self, mut record: RowRecord, query: &Query) -> Result<Searched, Fatal> {
+        let done = |screened: RowOutcome| Searched::Done(screened, false);
         let mut found = self.search(query, false).await;
         // A cached company the service no longer knows (ids can change) is searched again,
         // once per run; if the search finds nothing, the company is gone.
@@ -824,12 +735,12 @@ impl Pipeline {
         mut record: RowRecord,
         company: Uuid,
         found_by: &str,
-    ) -> Result<Screened, Fatal> {
+    ) -> Result<RowOutcome, Fatal> {
         record.company_id = Some(company);
         record.found_by = Some(found_by.into());
         match self.rate(company).await {
             Ok(()) => Ok(rated(record).into()),
-            Err(Failure::Api(ApiError::NotFound { .. })) => Ok(Screened {
+            Err(Failure::Api(ApiError::NotFound { .. })) => Ok(RowOutcome {
                 record: RowRecord {
                     status: RowStatus::Unresolved,
                     company_id: None,
@@ -861,21 +772,10 @@ impl Pipeline {
                     true => None,
                     false => self.store.cached_resolution(&key).await?,
                 };
-                if let Some(hit) = cached.filter(|hit| {
-                    jiff::Timestamp::now().duration_since(hit.resolved_at)
-                        <= self.options.resolution_max_age
-                }) {
-                    return Ok(match hit.outcome {
-                        Outcome::Resolved => match hit.company_id {
-                            Some(company) => Found::Resolved {
-                                company,
-                                cached: true,
-                            },
-                            None => Found::Unresolved { not_found: false },
-                        },
-                        Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
-                        Outcome::Unresolved => Found::Unresolved { not_found: false },
-                    });
+                let now = jiff::Timestamp::now();
+                let max_age = self.options.resolution_max_age;
+                if let Some(found) = cached.and_then(|hit| Found::cached(hit, max_age, now)) {
+                    return Ok(found);
                 }
                 let answer = self
                     .limiter
@@ -1005,58 +905,6 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
 
     use super::*;
-
-    #[test]
-    fn an_invalid_row_is_decided_on_as_it_stands_whatever_it_carries() {
-        let row = InputRow {
-            line: 21,
-            reference: Some("C-1021".into()),
-            country: Some("XX".into()),
-            name: Some("Acme".into()),
-            ..InputRow::default()
-        };
-        let key = invalid_key(&row);
-        assert!(key.starts_with("invalid|") && key.len() == "invalid|".len() + 64);
-        let carried = InputRow {
-            line: 40,
-            extra: vec![("Encours".into(), "120000".into())],
-            ..row.clone()
-        };
-        assert_eq!(invalid_key(&carried), key, "another line, another exposure");
-        let renamed = InputRow {
-            name: Some("Acme Ltd".into()),
-            ..row.clone()
-        };
-        assert_ne!(invalid_key(&renamed), key);
-        let moved = InputRow {
-            name: None,
-            city: Some("Acme".into()),
-            ..row.clone()
-        };
-        assert_ne!(invalid_key(&moved), key, "a value in another field");
-
-        let decided = |verdict| {
-            Decisions::new([Decision {
-                reference: "C-1021".into(),
-                search_key: key.clone(),
-                verdict,
-                decided_at: "2026-11-21T02:00:00Z".into(),
-                source: "command line".into(),
-            }])
-        };
-        assert!(decided(Verdict::Ignore).ignored_invalid(&row).is_some());
-        assert!(decided(Verdict::Ignore).ignored_invalid(&renamed).is_none());
-        assert!(decided(Verdict::Reject).ignored_invalid(&row).is_none());
-        let other_ref = InputRow {
-            reference: Some("C-1022".into()),
-            ..row.clone()
-        };
-        assert!(
-            decided(Verdict::Ignore)
-                .ignored_invalid(&other_ref)
-                .is_none()
-        );
-    }
 
     #[tokio::test]
     async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {

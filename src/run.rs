@@ -17,11 +17,12 @@ use std::sync::Arc;
 use crate::api::ApiError;
 use crate::config::{ServiceSettings, Settings, Target};
 use crate::connection::Connection;
+use crate::decide::{Decisions, Found, Need};
 use crate::deliver;
 use crate::error::{Error, ExitCode};
 use crate::limit::{Limiter, Limits};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
-use crate::pipeline::{Decisions, Fatal, Options, Pipeline, Resume};
+use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::refresh::RefreshAges;
 use crate::report::{self, Output, ReportError, ReportOptions};
@@ -687,9 +688,13 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
         Some(store) => Decisions::new(store.decisions().map_err(db_error)?),
         _ => Decisions::default(),
     };
-    let fresh = |hit: &crate::store::CachedResolution| {
-        !request.refresh_resolutions
-            && now.duration_since(hit.resolved_at) <= max_age.resolution_max_age
+    let refresh = request.refresh_resolutions;
+    // The cache as the run asks it: its answers go by the same rules.
+    let mut cached = |key: &str| match &store {
+        Some(store) if !refresh => store
+            .cached_resolution(key)
+            .map(|hit| hit.and_then(|hit| Found::cached(hit, max_age.resolution_max_age, now))),
+        _ => Ok(None),
     };
     let mut preview = Preview {
         lookups_kept,
@@ -701,78 +706,34 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     let mut companies: std::collections::HashSet<uuid::Uuid> = Default::default();
     while let Some(row) = reader.next_row()? {
         preview.rows += 1;
-        let Ok(targets) = portfolio::targets(&row, &lookups) else {
-            // An invalid row a review ignored is answered by the decision, as a run says.
-            match decisions.ignored_invalid(&row) {
-                Some(_) => preview.answered += 1,
-                None => preview.invalid += 1,
-            }
-            continue;
-        };
-        if let Some(hint) = targets.iter().find_map(|t| match t {
-            portfolio::Target::ById { service, id, .. } => {
-                crate::identifiers::identifier_warning(service, id)
-            }
-            _ => None,
-        }) {
-            preview.suspicious += 1;
-            if preview.examples.len() < 5 {
-                preview.examples.push((row.line, hint));
-            }
-        }
-        if let [portfolio::Target::Known(company)] = targets[..] {
-            companies.insert(company);
-            preview.answered += 1;
-            continue;
-        }
-        // The row's searches in the run's order: each one the cache cannot answer is
-        // counted, and so is the next, as the run makes it when one finds no company.
-        // At most, then: a search that finds the company spares the rest.
-        let mut searching = false;
-        for step in crate::resolve::plan(targets) {
-            let query = step.query;
-            let decided = decisions.find(row.reference.as_deref(), &query);
-            // Passed over for its rules, unless `review` decided on it, as the run does.
-            if step.skip.is_some() && decided.is_none() {
+        // What the run would do with the row, and what that costs.
+        let need = Need::of(&row, &lookups, &decisions);
+        match &need {
+            // Refused, unless a review ignored it: then answered by the decision, as a run
+            // says.
+            Need::Invalid { ignored: None, .. } => {
+                preview.invalid += 1;
                 continue;
             }
-            if let Some(decision) = decided {
-                match decision.verdict {
-                    crate::model::Verdict::Accept(company) => {
-                        companies.insert(company);
+            Need::Searches(steps) => {
+                if let Some(hint) = steps.iter().find_map(|s| s.query.rule_problem()) {
+                    preview.suspicious += 1;
+                    if preview.examples.len() < 5 {
+                        preview.examples.push((row.line, hint));
                     }
-                    // None of this search's candidates: the run tries the next search.
-                    crate::model::Verdict::Reject => continue,
-                    crate::model::Verdict::Ignore => {}
-                }
-                break;
-            }
-            let key = query.cache_key();
-            let cached = match &store {
-                Some(store) => store.cached_resolution(&key).map_err(db_error)?,
-                None => None,
-            };
-            match cached.filter(fresh) {
-                // No company found, said the cache: the run goes on to the next search.
-                Some(hit)
-                    if hit.outcome != crate::store::Outcome::Ambiguous
-                        && hit.company_id.is_none() => {}
-                Some(hit) => {
-                    if let Some(company) = hit.company_id {
-                        companies.insert(company);
-                    }
-                    break;
-                }
-                None => {
-                    searching = true;
-                    searches.insert(key_hash(&key), query.endpoint());
                 }
             }
+            _ => {}
         }
-        if searching {
-            preview.searching += 1;
-        } else {
+        let cost = need.cost(&mut cached).map_err(db_error)?;
+        companies.extend(cost.company);
+        if cost.searches.is_empty() {
             preview.answered += 1;
+        } else {
+            preview.searching += 1;
+        }
+        for (key, endpoint) in cost.searches {
+            searches.insert(key_hash(&key), endpoint);
         }
     }
     // As the run would: a file with nothing to screen is not a cheap night.

@@ -12,6 +12,7 @@ mod config;
 mod counts;
 mod database;
 mod delivery;
+mod dry_run;
 mod faults;
 mod interruptions;
 mod logs;

@@ -22,6 +22,7 @@ use crate::cli::{
 };
 use crate::config::{ServiceSettings, Settings, Sources};
 use crate::connection::Connection;
+use crate::decide::{ACCEPTED_UNKNOWN, invalid_key};
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
 use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
@@ -29,8 +30,6 @@ use crate::portfolio::{self, Lookups};
 use crate::resolve::Query;
 use crate::store::{Store, StoreError, now_text};
 use crate::text::printable;
-
-use crate::pipeline::{ACCEPTED_UNKNOWN, invalid_key};
 
 /// Where a decision made with `review accept` or `review ignore` comes from.
 const COMMAND_LINE: &str = "command line";
