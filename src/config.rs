@@ -12,8 +12,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::api::{ApiKey, ClientOptions};
+use crate::api::ApiKey;
 use crate::cli::{CsvDialectArg, EndpointArg, RunArgs, ScreenArgs, ServiceArgs};
+use crate::connection::{KeySource, read_key_file};
 use crate::deliver::webhook::WebhookUrl;
 use crate::error::Error;
 use crate::limit::{Limits, RetryPolicy};
@@ -1183,131 +1184,13 @@ fn optional<T>(s: Option<Sourced<T>>) -> Sourced<Option<T>> {
     }
 }
 
-/// Where the key came from, so a refusal can say where to look, never what it was.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySource {
-    Env,
-    File(PathBuf),
-}
-
-impl fmt::Display for KeySource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KeySource::Env => write!(f, "the {KEY_ENV} environment variable"),
-            KeySource::File(p) => write!(f, "the file {}", p.display()),
-        }
-    }
-}
-
-/// Which service a command talks to.
-#[derive(Debug, Clone)]
-pub enum Target {
-    /// The embedded simulator, started in-process.
-    Demo,
-    /// A real environment (demo or live) at `base_url`.
-    Remote {
-        base_url: String,
-        key: Option<(ApiKey, KeySource)>,
-    },
-}
-
-/// Validated service settings.
-#[derive(Debug, Clone)]
-pub struct ServiceSettings {
-    pub target: Target,
-    pub client: ClientOptions,
-    /// With `--demo`: the dates of the simulated days earlier demo runs of the database
-    /// served (day, date), so the embedded simulator keeps each day on its date (see
-    /// `sim::dataset::Calendar`). Empty: the served day falls on today.
-    pub demo_days: Vec<(i64, jiff::civil::Date)>,
-}
-
-impl ServiceSettings {
-    /// The service to talk to: the simulator with `--demo`, else the base URL with the key
-    /// from `api_key_file` or [`KEY_ENV`] (never from a flag, which `ps` would show).
-    pub fn new(settings: &Settings, sources: &Sources) -> Result<Self, Error> {
-        let client = ClientOptions {
-            timeout: settings.timeout.value,
-            connect_timeout: settings.connect_timeout.value,
-        };
-        if settings.demo {
-            return Ok(ServiceSettings {
-                target: Target::Demo,
-                client,
-                demo_days: Vec::new(),
-            });
-        }
-        let Some(base_url) = settings.base_url.value.clone() else {
-            return Err(Error::Config(format!(
-                "no service address: pass --base-url URL (or set {}, or `base_url` in {CONFIG_FILE}) for a real environment, or --demo for the embedded simulator",
-                Key::BaseUrl.env()
-            )));
-        };
-        let key = sources.api_key(&settings.api_key_file)?;
-        Ok(ServiceSettings {
-            target: Target::Remote { base_url, key },
-            client,
-            demo_days: Vec::new(),
-        })
-    }
-}
-
-fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
-    warn_if_open_to_others(path);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::Config(format!(
-            "cannot read the API key file {}: {e}",
-            path.display()
-        ))
-    })?;
-    let key = text.trim();
-    if key.is_empty() {
-        return Err(Error::Config(format!(
-            "the API key file {} is empty",
-            path.display()
-        )));
-    }
-    Ok(ApiKey::new(key))
-}
-
-/// A key file that the group or other users may read (or write) is a warning, never a
-/// refusal: the key still works, and a shared host's admin may have reasons.
-fn warn_if_open_to_others(path: &Path) {
-    if let Some(mode) = open_mode(path) {
-        tracing::warn!(
-            "the API key file {} is open to the group or other users (mode {mode:03o}): chmod 600 {}",
-            path.display(),
-            path.display()
-        );
-    }
-}
-
-/// The key file's permission bits, if the group or others have any.
-#[cfg(unix)]
-fn open_mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
-    (mode & 0o077 != 0).then_some(mode)
-}
-
-#[cfg(not(unix))]
-fn open_mode(_: &Path) -> Option<u32> {
-    None
-}
-
-/// The message for a command that needs a key and has none.
-pub fn missing_key() -> Error {
-    Error::Config(format!(
-        "no API key: set {KEY_ENV} or pass --api-key-file PATH (demo and live environments have different keys)"
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use clap::{CommandFactory, Parser};
 
     use super::*;
     use crate::cli::{Cli, Command};
+    use crate::connection::{ServiceSettings, ServiceTarget};
 
     /// The run settings of `ratewatch config FLAGS…`, parsed as the binary would.
     fn flags(flags: &[&str]) -> RunArgs {
@@ -1814,7 +1697,7 @@ mod tests {
         )
         .unwrap();
         match s.target {
-            Target::Remote {
+            ServiceTarget::Remote {
                 key: Some((key, KeySource::Env)),
                 ..
             } => assert_eq!(key.expose(), "abc"),
@@ -1831,7 +1714,7 @@ mod tests {
         let file_var = ("RATEWATCH_API_KEY_FILE", path.to_str().unwrap());
         let s = service(&[], &[url, file_var, (KEY_ENV, "from-env")]).unwrap();
         match s.target {
-            Target::Remote {
+            ServiceTarget::Remote {
                 key: Some((key, KeySource::File(p))),
                 ..
             } => {
@@ -1872,7 +1755,7 @@ mod tests {
         );
         assert!(matches!(
             service(&["--demo"], &[]).unwrap().target,
-            Target::Demo
+            ServiceTarget::Demo
         ));
     }
 }

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use super::emit;
 use crate::cli::ConfigArgs;
-use crate::config::{Key, KeySource, Origin, Settings, Sources};
+use crate::config::{Key, Origin, Settings, Sources};
+use crate::connection::KeySource;
 use crate::error::{Error, ExitCode};
 use crate::rate::RatingEndpoint;
 use crate::report::csv::Dialect;

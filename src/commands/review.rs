@@ -20,8 +20,8 @@ use crate::cli::{
     ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
     ReviewRefArgs, ServiceArgs,
 };
-use crate::config::{ServiceSettings, Settings, Sources};
-use crate::connection::Connection;
+use crate::config::{Settings, Sources};
+use crate::connection::{Connection, ServiceSettings};
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
 use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};

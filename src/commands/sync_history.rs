@@ -3,7 +3,8 @@
 
 use super::emit;
 use crate::cli::SyncHistoryArgs;
-use crate::config::{ServiceSettings, Settings, Sources};
+use crate::config::{Settings, Sources};
+use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
 use crate::history_sync::{SyncRequest, Synced, sync_history};
 
