@@ -12,6 +12,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use serde::Deserialize;
+
 use crate::api::ApiKey;
 use crate::cli::{CsvDialectArg, EndpointArg, RunArgs, ScreenArgs, ServiceArgs};
 use crate::connection::{KeySource, read_key_file};
@@ -22,6 +24,12 @@ use crate::model::Color;
 use crate::portfolio::ColumnMap;
 use crate::rate::RatingEndpoint;
 use crate::report::csv::Dialect;
+
+/// A table of ratewatch.toml, each key and value with where it is.
+pub type Table = BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>;
+
+/// A mistake in the file: where it is (a byte range) and what it is.
+pub type Mistake = (std::ops::Range<usize>, String);
 
 /// Environment variable holding the API key.
 pub const KEY_ENV: &str = "RATEWATCH_API_KEY";
@@ -305,264 +313,110 @@ pub struct ConfigFile {
     pub found_by: FoundBy,
     entries: BTreeMap<Key, (FileValue, usize)>,
     /// `[columns]`: the portfolio's fields → the file's own headers.
-    pub columns: Vec<(String, String)>,
+    pub columns: ColumnMap,
     /// `[alerts]`: the alert rules (the defaults when the table is absent).
     pub alerts: Rules,
     /// `[refresh]`: how old a rating of each color may be and still be reused.
     pub refresh: Vec<(Color, jiff::SignedDuration)>,
 }
 
+/// The tables of the file, read again with their own keys' lines.
+#[derive(Deserialize)]
+struct Tables {
+    #[serde(default)]
+    alerts: Table,
+    #[serde(default)]
+    refresh: Table,
+    #[serde(default)]
+    columns: Table,
+}
+
 impl ConfigFile {
     /// Checks the text of a config file: TOML, known keys only (a typo must not be
     /// silently ignored), and never the API key itself. Values are checked when read.
     pub fn parse(path: &Path, found_by: FoundBy, text: &str) -> Result<Self, Error> {
-        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
-        let at = |offset: usize, message: String| {
-            Error::Config(format!("{}:{}: {message}", path.display(), line_of(offset)))
+        let line = |span: &std::ops::Range<usize>| {
+            text[..span.start.min(text.len())].matches('\n').count() + 1
         };
-        let table = toml::de::DeTable::parse(text).map_err(|e| {
-            // Only the parser's message and position: its snippet of the line could show a
-            // key written where it does not belong.
+        let at = |(span, message): Mistake| {
+            Error::Config(format!("{}:{}: {message}", path.display(), line(&span)))
+        };
+        // Only the parser's message and position: its snippet of the line could show a key
+        // written where it does not belong.
+        let invalid = |e: toml::de::Error| {
             let message = e.message().trim().replace('\n', "; ");
-            at(
-                e.span().map_or(0, |s| s.start),
+            at((
+                e.span().unwrap_or(0..0),
                 format!("not valid TOML: {message}"),
-            )
-        })?;
-        let mut entries = BTreeMap::new();
-        let mut columns = Vec::new();
-        let mut alerts = Rules::default();
-        let mut refresh = Vec::new();
-        for (name, value) in table.get_ref() {
-            let offset = name.span().start;
-            let name = name.get_ref().as_ref();
-            if name == "alerts" {
-                alerts = alert_rules(value.get_ref(), &|o, m| at(o, m), offset)?;
-                continue;
+            ))
+        };
+        let entries: Table = toml::from_str(text).map_err(invalid)?;
+        for (key, value) in &entries {
+            let shape = match key.get_ref().as_str() {
+                "alerts" => "`alerts` is a table: [alerts] then rule = value lines",
+                "refresh" => "`refresh` is a table: [refresh] then color = \"7d\" lines",
+                "columns" => "`columns` is a table: [columns] then field = \"Header\" lines",
+                _ => continue,
+            };
+            if !value.get_ref().is_table() {
+                return Err(at((key.span(), shape.into())));
             }
-            if name == "refresh" {
-                refresh = refresh_ages(value.get_ref(), &|o, m| at(o, m), offset)?;
-                continue;
-            }
-            if name == "columns" {
-                // `[columns]`: field = "Header", one a line.
-                let toml::de::DeValue::Table(mapping) = value.get_ref() else {
-                    return Err(at(
-                        offset,
-                        "`columns` is a table: [columns] then field = \"Header\" lines".into(),
-                    ));
-                };
-                for (field, header) in mapping {
-                    let offset = field.span().start;
-                    let field = crate::portfolio::field_name(field.get_ref())
-                        .map_err(|e| at(offset, format!("[columns]: {e}")))?;
-                    let toml::de::DeValue::String(header) = header.get_ref() else {
-                        return Err(at(
-                            offset,
-                            format!("[columns]: {field}: expected the header as a string"),
-                        ));
-                    };
-                    columns.push((field, header.to_string()));
-                }
-                continue;
-            }
+        }
+        let tables: Tables = toml::from_str(text).map_err(invalid)?;
+        let mut file = ConfigFile {
+            path: path.to_path_buf(),
+            found_by,
+            entries: BTreeMap::new(),
+            columns: ColumnMap::default(),
+            alerts: Rules::default(),
+            refresh: Vec::new(),
+        };
+        for (key, value) in entries {
+            let (span, name) = (key.span(), key.into_inner());
             let squeezed: String = name
                 .chars()
                 .filter(|c| c.is_alphanumeric())
                 .flat_map(char::to_lowercase)
                 .collect();
-            if squeezed == "key" || squeezed == "apikey" {
-                return Err(at(
-                    offset,
-                    format!(
-                        "`{name}`: the API key is never read from the config file; put it in a file of its own and name that file with `api_key_file = \"PATH\"`, or set {KEY_ENV}"
-                    ),
-                ));
-            }
-            let Some(key) = Key::by_name(name) else {
-                let hint = closest(name)
-                    .map(|k| format!(" (did you mean `{}`?)", k.name()))
-                    .unwrap_or_default();
-                let known: Vec<&str> = Key::ALL.iter().map(|k| k.name()).collect();
-                return Err(at(
-                    offset,
-                    format!(
-                        "unknown key `{name}`{hint}; the keys are {}",
-                        known.join(", ")
-                    ),
-                ));
-            };
-            let value = match value.get_ref() {
-                toml::de::DeValue::String(s) => FileValue::Text(s.to_string()),
-                toml::de::DeValue::Integer(i) => match i64::from_str_radix(i.as_str(), i.radix()) {
-                    Ok(i) => FileValue::Integer(i),
-                    Err(_) => FileValue::Other("integer (too large)"),
-                },
-                toml::de::DeValue::Float(x) => match x.as_str().parse() {
-                    Ok(x) => FileValue::Float(x),
-                    Err(_) => FileValue::Other("float"),
-                },
-                toml::de::DeValue::Boolean(b) => FileValue::Boolean(*b),
-                other => FileValue::Other(other.type_str()),
-            };
-            entries.insert(key, (value, line_of(offset)));
-        }
-        Ok(ConfigFile {
-            path: path.to_path_buf(),
-            found_by,
-            entries,
-            columns,
-            alerts,
-            refresh,
-        })
-    }
-}
-
-/// The ages of a `[refresh]` table, color by color; an unknown color or an age that does
-/// not read is an error naming its line: a typo must not silently spend (or save) calls.
-fn refresh_ages(
-    value: &toml::de::DeValue<'_>,
-    at: &dyn Fn(usize, String) -> Error,
-    offset: usize,
-) -> Result<Vec<(Color, jiff::SignedDuration)>, Error> {
-    let toml::de::DeValue::Table(table) = value else {
-        return Err(at(
-            offset,
-            "`refresh` is a table: [refresh] then color = \"7d\" lines".into(),
-        ));
-    };
-    let mut ages = Vec::new();
-    for (key, value) in table {
-        let offset = key.span().start;
-        let key = key.get_ref().as_ref();
-        let color = crate::refresh::COLORS
-            .into_iter()
-            .find(|c| c.as_str() == key)
-            .ok_or_else(|| {
-                at(
-                    offset,
-                    format!(
-                        "[refresh]: unknown color `{key}`; the colors are green, yellow, white, red, black"
-                    ),
-                )
-            })?;
-        let age = match value.get_ref() {
-            toml::de::DeValue::String(s) => crate::refresh::parse_age(s),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            at(
-                offset,
-                format!(
-                    "[refresh] {key}: expected an age like \"12h\", \"2d\" or \"1w\" (\"0d\": every run)"
-                ),
-            )
-        })?;
-        ages.push((color, age));
-    }
-    Ok(ages)
-}
-
-/// The rules of an `[alerts]` table; a key or value it does not know is an error naming
-/// its line, as a typo must not silently change what alerts.
-fn alert_rules(
-    value: &toml::de::DeValue<'_>,
-    at: &dyn Fn(usize, String) -> Error,
-    offset: usize,
-) -> Result<Rules, Error> {
-    use toml::de::DeValue;
-    let toml::de::DeValue::Table(table) = value else {
-        return Err(at(
-            offset,
-            "`alerts` is a table: [alerts] then rule = value lines".into(),
-        ));
-    };
-    let mut rules = Rules::default();
-    const KEYS: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch";
-    for (key, value) in table {
-        let offset = key.span().start;
-        let key = key.get_ref().as_ref();
-        let wrong = |what: &str| at(offset, format!("[alerts] {key}: expected {what}"));
-        let flag = |value: &DeValue<'_>| match value {
-            DeValue::Boolean(b) => Ok(*b),
-            _ => Err(wrong("true or false")),
-        };
-        let number = |value: &DeValue<'_>| match value {
-            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
-                .map(|i| i as f64)
-                .map_err(|_| wrong("a number")),
-            DeValue::Float(x) => x.as_str().parse::<f64>().map_err(|_| wrong("a number")),
-            _ => Err(wrong("a number")),
-        };
-        let value = value.get_ref();
-        match key {
-            "deteriorated" => rules.deteriorated = flag(value)?,
-            "into_red" => rules.into_red = flag(value)?,
-            "into_white" => rules.into_white = flag(value)?,
-            "improved" => rules.improved = flag(value)?,
-            "changed" => rules.changed = flag(value)?,
-            "unknown_color" => rules.unknown_color = flag(value)?,
-            "gone" => rules.gone = flag(value)?,
-            "min_steps" => {
-                let n = number(value)?;
-                if !(1.0..=3.0).contains(&n) || n.fract() != 0.0 {
-                    return Err(wrong("1, 2 or 3 (green → black is 3 steps)"));
+            match name.as_str() {
+                "alerts" => file.alerts = Rules::from_table(&tables.alerts).map_err(at)?,
+                "refresh" => {
+                    file.refresh = crate::refresh::ages_from_table(&tables.refresh).map_err(at)?
                 }
-                rules.min_steps = n as u8;
-            }
-            "repeat" => {
-                rules.repeat = match value {
-                    DeValue::String(s) => crate::alerts::Repeat::parse(s),
-                    _ => None,
+                "columns" => file.columns = ColumnMap::from_table(&tables.columns).map_err(at)?,
+                _ if squeezed == "key" || squeezed == "apikey" => {
+                    return Err(at((
+                        span,
+                        format!(
+                            "`{name}`: the API key is never read from the config file; put it in a file of its own and name that file with `api_key_file = \"PATH\"`, or set {KEY_ENV}"
+                        ),
+                    )));
                 }
-                .ok_or_else(|| wrong("\"never\", \"weekly\" or \"daily\""))?;
-            }
-            "storm_share" => {
-                let share = number(value)?;
-                if !(0.0..=1.0).contains(&share) {
-                    return Err(wrong("a share between 0 and 1 (0.2 is a fifth)"));
+                _ => {
+                    let Some(key) = Key::by_name(&name) else {
+                        let hint = closest(&name)
+                            .map(|k| format!(" (did you mean `{}`?)", k.name()))
+                            .unwrap_or_default();
+                        let known: Vec<&str> = Key::ALL.iter().map(|k| k.name()).collect();
+                        let message = format!(
+                            "unknown key `{name}`{hint}; the keys are {}",
+                            known.join(", ")
+                        );
+                        return Err(at((span, message)));
+                    };
+                    let value = match value.into_inner() {
+                        toml::Value::String(s) => FileValue::Text(s),
+                        toml::Value::Integer(i) => FileValue::Integer(i),
+                        toml::Value::Float(x) => FileValue::Float(x),
+                        toml::Value::Boolean(b) => FileValue::Boolean(b),
+                        other => FileValue::Other(other.type_str()),
+                    };
+                    file.entries.insert(key, (value, line(&span)));
                 }
-                rules.storm_share = share;
-            }
-            "watch" => {
-                let DeValue::Array(refs) = value else {
-                    return Err(wrong("a list of refs, [\"C-1001\", …]"));
-                };
-                rules.watch = refs
-                    .iter()
-                    .map(|r| match r.get_ref() {
-                        DeValue::String(s) => Ok(s.to_string()),
-                        _ => Err(wrong("a list of refs, [\"C-1001\", …]")),
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            "min_exposure" => {
-                let shape = "{ column = \"HEADER\", value = N }";
-                let DeValue::Table(t) = value else {
-                    return Err(wrong(shape));
-                };
-                let (mut column, mut amount) = (None, None);
-                for (k, v) in t {
-                    match (k.get_ref().as_ref(), v.get_ref()) {
-                        ("column", DeValue::String(c)) => column = Some(c.to_string()),
-                        ("value", v) => amount = Some(number(v)?),
-                        _ => return Err(wrong(shape)),
-                    }
-                }
-                let (Some(column), Some(value)) = (column, amount) else {
-                    return Err(wrong(shape));
-                };
-                rules.min_exposure = Some(crate::alerts::MinExposure { column, value });
-            }
-            other => {
-                return Err(at(
-                    offset,
-                    format!("[alerts]: unknown rule `{other}`; the rules are {KEYS}"),
-                ));
             }
         }
+        Ok(file)
     }
-    Ok(rules)
 }
 
 /// The known key nearest to a misspelt one, if it is near enough to be the one meant.
@@ -1099,7 +953,7 @@ impl Settings {
                 sources
                     .file
                     .iter()
-                    .flat_map(|f| f.columns.iter().cloned())
+                    .flat_map(|f| f.columns.0.iter().cloned())
                     .chain(run.into_iter().flat_map(|r| r.column.iter().cloned()))
                     .collect(),
             ),
