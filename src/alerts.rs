@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+use crate::config::{Mistake, Table};
 use crate::model::{Change, Color};
 
 /// Why a company is an alert, worst first: the order of the summary.
@@ -323,9 +324,129 @@ pub fn parse_amount(text: &str) -> Option<f64> {
     normalized.parse().ok()
 }
 
+const RULES: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch";
+
+impl Rules {
+    /// The rules of an `[alerts]` table. A rule or a value it does not know is a mistake at
+    /// its key: a typo must not silently change what alerts.
+    pub fn from_table(table: &Table) -> Result<Rules, Mistake> {
+        use toml::Value;
+        let mut rules = Rules::default();
+        for (key, value) in table {
+            let (span, key) = (key.span(), key.get_ref().as_str());
+            let wrong = |what: &str| (span.clone(), format!("[alerts] {key}: expected {what}"));
+            let flag = |value: &Value| value.as_bool().ok_or_else(|| wrong("true or false"));
+            let number = |value: &Value| match value {
+                Value::Integer(i) => Ok(*i as f64),
+                Value::Float(x) => Ok(*x),
+                _ => Err(wrong("a number")),
+            };
+            let value = value.get_ref();
+            match key {
+                "deteriorated" => rules.deteriorated = flag(value)?,
+                "into_red" => rules.into_red = flag(value)?,
+                "into_white" => rules.into_white = flag(value)?,
+                "improved" => rules.improved = flag(value)?,
+                "changed" => rules.changed = flag(value)?,
+                "unknown_color" => rules.unknown_color = flag(value)?,
+                "gone" => rules.gone = flag(value)?,
+                "min_steps" => {
+                    let n = number(value)?;
+                    if !(1.0..=3.0).contains(&n) || n.fract() != 0.0 {
+                        return Err(wrong("1, 2 or 3 (green → black is 3 steps)"));
+                    }
+                    rules.min_steps = n as u8;
+                }
+                "repeat" => {
+                    rules.repeat = value
+                        .as_str()
+                        .and_then(Repeat::parse)
+                        .ok_or_else(|| wrong("\"never\", \"weekly\" or \"daily\""))?;
+                }
+                "storm_share" => {
+                    let share = number(value)?;
+                    if !(0.0..=1.0).contains(&share) {
+                        return Err(wrong("a share between 0 and 1 (0.2 is a fifth)"));
+                    }
+                    rules.storm_share = share;
+                }
+                "watch" => {
+                    let refs = || wrong("a list of refs, [\"C-1001\", …]");
+                    rules.watch = value
+                        .as_array()
+                        .ok_or_else(refs)?
+                        .iter()
+                        .map(|r| r.as_str().map(str::to_string).ok_or_else(refs))
+                        .collect::<Result<_, _>>()?;
+                }
+                "min_exposure" => {
+                    let shape = || wrong("{ column = \"HEADER\", value = N }");
+                    let table = value.as_table().ok_or_else(shape)?;
+                    if table.keys().any(|k| k != "column" && k != "value") {
+                        return Err(shape());
+                    }
+                    let column = table
+                        .get("column")
+                        .and_then(Value::as_str)
+                        .ok_or_else(shape)?;
+                    let value = number(table.get("value").ok_or_else(shape)?)?;
+                    rules.min_exposure = Some(MinExposure {
+                        column: column.to_string(),
+                        value,
+                    });
+                }
+                other => {
+                    return Err((
+                        span.clone(),
+                        format!("[alerts]: unknown rule `{other}`; the rules are {RULES}"),
+                    ));
+                }
+            }
+        }
+        Ok(rules)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rules_are_read_from_their_table_a_wrong_one_named_at_its_key() {
+        let table = |text: &str| -> Table { toml::from_str(text).unwrap() };
+        let text = "min_steps = 2\nimproved = false\nrepeat = \"daily\"\nstorm_share = 0.5\n\
+            watch = [\"C-1\"]\nmin_exposure = { column = \"E\", value = 5 }\n";
+        let rules = Rules::from_table(&table(text)).unwrap();
+        let read = (
+            rules.min_steps,
+            rules.improved,
+            rules.repeat,
+            rules.storm_share,
+        );
+        assert_eq!(read, (2, false, Repeat::Daily, 0.5));
+        assert_eq!(rules.watch, ["C-1"]);
+        let exposure = MinExposure {
+            column: "E".into(),
+            value: 5.0,
+        };
+        assert_eq!(rules.min_exposure, Some(exposure));
+        for (text, message) in [
+            (
+                "storm_share = 2",
+                "[alerts] storm_share: expected a share between 0 and 1",
+            ),
+            ("watch = [1]", "[alerts] watch: expected a list of refs"),
+            ("into_red = 1", "[alerts] into_red: expected true or false"),
+            (
+                "\nrepaet = 1",
+                "[alerts]: unknown rule `repaet`; the rules are deteriorated,",
+            ),
+        ] {
+            let (span, m) = Rules::from_table(&table(text)).unwrap_err();
+            assert!(m.starts_with(message), "{m}");
+            assert_eq!(&text[span], text.trim().split(' ').next().unwrap());
+        }
+    }
 
     fn c(s: &str) -> Color {
         Color::parse(s)

@@ -1,17 +1,31 @@
 //! Command-line definitions only (clap derive). The doc comments are the `--help` text.
 //! Nothing here is read past `config`, which turns these into validated settings.
 //!
-//! Settings that `ratewatch.toml` and `RATEWATCH_*` variables can also give have no clap
-//! default: an absent flag must stay absent so the environment and the file can speak.
-//! Their defaults live in `config` and are repeated in the help text as `[default: …]`.
+//! A setting is defined here once: its flag, its `RATEWATCH_*` variable (`env`), its key
+//! in ratewatch.toml (the flag's id), its default and its help. Its kind (`value_parser`,
+//! from `config`) reads the flag, the variable and the file's value, and the value knows
+//! which of them gave it. Most settings' help leaves the variable out (`hide_env`):
+//! `Settings come from flags, then RATEWATCH_<SETTING> variables…` says it once.
 
 use std::path::PathBuf;
 
-use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use clap::builder::ValueParser;
+use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum, ValueHint};
+
+use crate::config::{
+    CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS,
+    MILLISECONDS, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK,
+};
 
 /// Screens a portfolio of counterparties for credit risk with a company-rating service.
 #[derive(Debug, Parser)]
-#[command(name = "ratewatch", version, propagate_version = true)]
+#[command(
+    name = "ratewatch",
+    version,
+    propagate_version = true,
+    mut_args = inline_spec,
+    mut_subcommands = inline_specs
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -25,13 +39,54 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = LogFormat::Text, global = true, help_heading = GLOBAL)]
     pub log_format: LogFormat,
 
-    /// Read settings from this file instead of ./ratewatch.toml [env: RATEWATCH_CONFIG].
-    #[arg(long, value_name = "PATH", global = true, help_heading = GLOBAL)]
-    pub config: Option<PathBuf>,
+    /// Read settings from this file instead of ./ratewatch.toml.
+    #[arg(long, env = CONFIG_ENV, value_name = "PATH", global = true, help_heading = GLOBAL, default_value = "", value_parser = &PATH)]
+    pub config: Given<PathBuf>,
 }
 
 /// The heading of the options every command takes.
 const GLOBAL: &str = "Global options";
+
+/// A setting's variable and default close its help, on its line as they always have been
+/// (clap's `--help` would give them lines of their own); a path completes as a path, as
+/// clap's own parser of paths has it.
+fn inline_spec(arg: Arg) -> Arg {
+    let Some(var) = arg.get_env().map(|v| v.to_string_lossy().into_owned()) else {
+        return arg;
+    };
+    let mut spec = String::new();
+    if !arg.is_hide_env_set() {
+        spec.push_str(&format!(" [env: {var}]"));
+    }
+    // A switch shows no default: it takes no value.
+    let takes_values = arg.get_action().takes_values();
+    if let [default] = arg.get_default_values()
+        && !default.is_empty()
+        && takes_values
+    {
+        spec.push_str(&format!(" [default: {}]", default.to_string_lossy()));
+    }
+    let help = |h: Option<&clap::builder::StyledStr>| h.map(|h| format!("{h}{spec}"));
+    let (short, long) = (help(arg.get_help()), help(arg.get_long_help()));
+    let arg = arg.hide_env(true).hide_default_value(takes_values);
+    let arg = if arg.get_value_parser().type_id() == ValueParser::new(&PATH).type_id() {
+        arg.value_hint(ValueHint::AnyPath)
+    } else {
+        arg
+    };
+    let arg = match short {
+        Some(h) => arg.help(h),
+        None => arg,
+    };
+    match long {
+        Some(h) => arg.long_help(h),
+        None => arg,
+    }
+}
+
+fn inline_specs(command: clap::Command) -> clap::Command {
+    command.mut_args(inline_spec).mut_subcommands(inline_specs)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -39,6 +94,8 @@ pub enum LogFormat {
     Json,
 }
 
+// Parsed once a process: the size of its largest command costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Screen a portfolio CSV: find each company, fetch its rating, keep the history in
@@ -224,24 +281,26 @@ pub enum Command {
 #[command(next_help_heading = "Service")]
 pub struct ServiceArgs {
     /// Use the embedded simulator instead of a real environment (no key, no network).
-    #[arg(long, conflicts_with_all = ["base_url", "api_key_file"])]
+    // Not a clap conflict, which would count RATEWATCH_BASE_URL as given: settings refuse
+    // `--demo` beside the flags only.
+    #[arg(long)]
     pub demo: bool,
 
-    /// The environment's root URL; `/v2/` is added unless present [env: RATEWATCH_BASE_URL].
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    /// The environment's root URL; `/v2/` is added unless present.
+    #[arg(long, env = "RATEWATCH_BASE_URL", value_name = "URL", default_value = "", value_parser = &URL)]
+    pub base_url: Given<String>,
 
     /// Read the API key from this file (otherwise from RATEWATCH_API_KEY).
-    #[arg(long, value_name = "PATH")]
-    pub api_key_file: Option<PathBuf>,
+    #[arg(long, env = "RATEWATCH_API_KEY_FILE", hide_env = true, value_name = "PATH", default_value = "", value_parser = &PATH)]
+    pub api_key_file: Given<PathBuf>,
 
-    /// Seconds before a request is abandoned (and retried, for `screen`) [default: 30].
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
+    /// Seconds before a request is abandoned (and retried, for `screen`).
+    #[arg(long, env = "RATEWATCH_TIMEOUT", hide_env = true, value_name = "SECS", default_value = "30", value_parser = &SECONDS)]
+    pub timeout: Given<f64>,
 
-    /// Seconds to wait for a connection to the service [default: 10].
-    #[arg(long, value_name = "SECS")]
-    pub connect_timeout: Option<f64>,
+    /// Seconds to wait for a connection to the service.
+    #[arg(long, env = "RATEWATCH_CONNECT_TIMEOUT", hide_env = true, value_name = "SECS", default_value = "10", value_parser = &SECONDS)]
+    pub connect_timeout: Given<f64>,
 }
 
 /// How the report files are written (shared by `screen` and `report`).
@@ -249,13 +308,22 @@ pub struct ServiceArgs {
 pub struct ReportFormatArgs {
     /// Name the reports after the run's start time in UTC (report-20261121T020000Z.csv, …)
     /// so that each run keeps its own.
-    #[arg(long)]
-    pub timestamped: bool,
+    #[arg(long, env = "RATEWATCH_TIMESTAMPED", hide_env = true, action = ArgAction::SetTrue, value_parser = &SWITCH)]
+    pub timestamped: Given<bool>,
 
     /// report.csv for programs (standard: comma, LF) or for Excel in a European locale
-    /// (excel: semicolon, CRLF, UTF-8 BOM, identifiers kept as text) [default: standard].
-    #[arg(long, value_enum, value_name = "DIALECT")]
-    pub csv_dialect: Option<CsvDialectArg>,
+    /// (excel: semicolon, CRLF, UTF-8 BOM, identifiers kept as text).
+    #[arg(long, env = "RATEWATCH_CSV_DIALECT", hide_env = true, value_name = "DIALECT", default_value = "standard", value_parser = &DIALECT)]
+    pub csv_dialect: Given<CsvDialectArg>,
+}
+
+/// `screen`'s `--quiet`, apart so that `config` can read it without the flag.
+#[derive(Debug, Clone, Args)]
+pub struct QuietArgs {
+    /// Print alerts only (nothing when nothing is flagged); a run with failed rows, or
+    /// where nothing could be screened, still prints one line saying so.
+    #[arg(short, long, env = "RATEWATCH_QUIET", hide_env = true, action = ArgAction::SetTrue, value_parser = &SWITCH)]
+    pub quiet: Given<bool>,
 }
 
 #[derive(Debug, Args)]
@@ -276,10 +344,8 @@ pub struct ScreenArgs {
     #[arg(long, value_name = "NAME")]
     pub portfolio_name: Option<String>,
 
-    /// Print alerts only (nothing when nothing is flagged); a run with failed rows, or
-    /// where nothing could be screened, still prints one line saying so.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub quiet: QuietArgs,
 
     /// Refuse to screen a portfolio that lost more than half its rows since the last run
     /// of the same portfolio (a truncated export), instead of only saying so first.
@@ -297,62 +363,59 @@ pub struct ScreenArgs {
 }
 
 /// The settings of a screening run that `ratewatch.toml` and `RATEWATCH_*` variables can
-/// also give (shared by `screen` and `config`).
+/// also give (shared by `screen` and `config`). A setting with no default has an empty one:
+/// unset.
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Settings")]
 pub struct RunArgs {
-    /// The SQLite database with history and caches [env: RATEWATCH_DB] [default:
-    /// ratewatch.db].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The SQLite database with history and caches.
+    #[arg(long, env = "RATEWATCH_DB", value_name = "PATH", default_value = "ratewatch.db", value_parser = &PATH)]
+    pub db: Given<PathBuf>,
 
-    /// Folder for report.csv, report.json and report.html [default: .].
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    /// Folder for report.csv, report.json and report.html.
+    #[arg(long, env = "RATEWATCH_OUT", hide_env = true, value_name = "DIR", default_value = ".", value_parser = &PATH)]
+    pub out: Given<PathBuf>,
 
-    /// Requests in flight at most (resolution and rating together) [default: 8].
-    #[arg(long, value_name = "N")]
-    pub concurrency: Option<u16>,
+    /// Requests in flight at most (resolution and rating together).
+    #[arg(long, env = "RATEWATCH_CONCURRENCY", hide_env = true, value_name = "N", default_value = "8", value_parser = &CONCURRENCY)]
+    pub concurrency: Given<u16>,
 
-    /// Rating endpoint: the current one, or the deprecated one for accounts that need it
-    /// [default: current].
-    #[arg(long, value_enum, value_name = "ENDPOINT")]
-    pub endpoint: Option<EndpointArg>,
+    /// Rating endpoint: the current one, or the deprecated one for accounts that need it.
+    #[arg(long, env = "RATEWATCH_ENDPOINT", hide_env = true, value_name = "ENDPOINT", default_value = "current", value_parser = &ENDPOINT)]
+    pub endpoint: Given<EndpointArg>,
 
-    /// Cached resolutions older than this many days are searched again [default: 30].
-    #[arg(long, value_name = "DAYS")]
-    pub resolution_max_age: Option<u32>,
+    /// Cached resolutions older than this many days are searched again.
+    #[arg(long, env = "RATEWATCH_RESOLUTION_MAX_AGE", hide_env = true, value_name = "DAYS", default_value = "30", value_parser = &DAYS)]
+    pub resolution_max_age: Given<u32>,
 
     /// Use a company's rating as last seen, without a call, when a run that started less than
     /// this many hours ago saw it (several portfolios screened the same night share their
     /// companies' ratings); `[refresh]` in the config file sets an age per color, and red is
-    /// asked again within a day whatever is set; 0 always fetches [default: 0].
-    #[arg(long, value_name = "HOURS")]
-    pub rating_max_age: Option<u32>,
+    /// asked again within a day whatever is set; 0 always fetches.
+    #[arg(long, env = "RATEWATCH_RATING_MAX_AGE", hide_env = true, value_name = "HOURS", default_value = "0", value_parser = &HOURS)]
+    pub rating_max_age: Given<u32>,
 
     /// Mark a rating stale in the reports when the service has not recalculated it (its
-    /// lastRefreshDate) for more than this many days before the run started [default: 30].
-    #[arg(long, value_name = "DAYS")]
-    pub stale_after: Option<u32>,
+    /// lastRefreshDate) for more than this many days before the run started.
+    #[arg(long, env = "RATEWATCH_STALE_AFTER", hide_env = true, value_name = "DAYS", default_value = "30", value_parser = &DAYS)]
+    pub stale_after: Given<u32>,
 
-    /// Retries of a request that failed in a passing way (network, timeout, 5xx, 408)
-    /// [default: 3].
-    #[arg(long, value_name = "N")]
-    pub retries: Option<u32>,
+    /// Retries of a request that failed in a passing way (network, timeout, 5xx, 408).
+    #[arg(long, env = "RATEWATCH_RETRIES", hide_env = true, value_name = "N", default_value = "3", value_parser = &COUNT)]
+    pub retries: Given<u32>,
 
-    /// First retry delay in milliseconds; it doubles each retry (with jitter), up to 10 s
-    /// [default: 500].
-    #[arg(long, value_name = "MS")]
-    pub retry_delay_ms: Option<u64>,
+    /// First retry delay in milliseconds; it doubles each retry (with jitter), up to 10 s.
+    #[arg(long, env = "RATEWATCH_RETRY_DELAY_MS", hide_env = true, value_name = "MS", default_value = "500", value_parser = &MILLISECONDS)]
+    pub retry_delay_ms: Given<u64>,
 
     /// Never send more than this many requests per second (a known quota is never hit).
-    #[arg(long, value_name = "RPS")]
-    pub max_rps: Option<f64>,
+    #[arg(long, env = "RATEWATCH_MAX_RPS", hide_env = true, value_name = "RPS", default_value = "", value_parser = &RPS)]
+    pub max_rps: Given<f64>,
 
     /// Make at most this many API calls in this run; rows beyond it fail with "call budget
     /// reached" and are screened on the next run.
-    #[arg(long, value_name = "N")]
-    pub max_calls: Option<u64>,
+    #[arg(long, env = "RATEWATCH_MAX_CALLS", hide_env = true, value_name = "N", default_value = "", value_parser = &CALLS)]
+    pub max_calls: Given<u64>,
 
     /// Read a field of the portfolio from a column of your own: FIELD=HEADER, e.g.
     /// `--column country=Pays --column "ref=Référence client"` (repeatable; `[columns]` in
@@ -365,45 +428,43 @@ pub struct RunArgs {
     /// country's customers), e.g. `--default-country FR`: a code the service knows. The
     /// summary counts the rows that took it and the reports mark them (`country_defaulted`);
     /// unset, such a row is invalid (`country: missing`).
-    #[arg(long, value_name = "CC")]
-    pub default_country: Option<String>,
+    #[arg(long, env = "RATEWATCH_DEFAULT_COUNTRY", hide_env = true, value_name = "CC", default_value = "", value_parser = &COUNTRY)]
+    pub default_country: Given<String>,
 
     /// Make at most this many API calls in a calendar month (UTC), all runs on the database
     /// together, as they recorded them: a run may make what the month has left (and no more
     /// than --max-calls); once it is spent, a run makes no call and its rows wait.
-    #[arg(long, value_name = "N")]
-    pub max_calls_per_month: Option<u64>,
+    #[arg(long, env = "RATEWATCH_MAX_CALLS_PER_MONTH", hide_env = true, value_name = "N", default_value = "", value_parser = &CALLS)]
+    pub max_calls_per_month: Given<u64>,
 
     /// Longest the run waits for the service's rate limit, in one pause or in all; a
-    /// longer Retry-After (a spent quota) stops the run, and the next run resumes it
-    /// [default: 600].
-    #[arg(long, value_name = "SECONDS")]
-    pub max_wait: Option<f64>,
+    /// longer Retry-After (a spent quota) stops the run, and the next run resumes it.
+    #[arg(long, env = "RATEWATCH_MAX_WAIT", hide_env = true, value_name = "SECONDS", default_value = "600", value_parser = &SECONDS)]
+    pub max_wait: Given<f64>,
 
     /// Longest the service may stay silent — calls timing out or failing to connect, with
     /// no answer in between — before calls stop: the rows left are `not screened: service
-    /// not answering`, and the next run resumes them [default: 60].
-    #[arg(long, value_name = "SECONDS")]
-    pub max_silence: Option<f64>,
+    /// not answering`, and the next run resumes them.
+    #[arg(long, env = "RATEWATCH_MAX_SILENCE", hide_env = true, value_name = "SECONDS", default_value = "60", value_parser = &SECONDS)]
+    pub max_silence: Given<f64>,
 
     /// Longest the run makes calls; past it, calls stop, the rows left are `not screened`
-    /// and the next run resumes them, so the next night always finds the database free
-    /// [default: 7200].
-    #[arg(long, value_name = "SECONDS")]
-    pub max_run_time: Option<f64>,
+    /// and the next run resumes them, so the next night always finds the database free.
+    #[arg(long, env = "RATEWATCH_MAX_RUN_TIME", hide_env = true, value_name = "SECONDS", default_value = "7200", value_parser = &SECONDS)]
+    pub max_run_time: Given<f64>,
 
     /// After the run (its reports written), POST its header and the alerts its summary
     /// lists as one JSON document to this http or https URL; tried 3 times at most, and never a reason for
     /// the run to fail: a delivery that fails is a warning on stderr. Credentials in the URL
-    /// are never shown [env: RATEWATCH_NOTIFY_WEBHOOK].
-    #[arg(long, value_name = "URL")]
-    pub notify_webhook: Option<String>,
+    /// are never shown.
+    #[arg(long, env = "RATEWATCH_NOTIFY_WEBHOOK", value_name = "URL", default_value = "", value_parser = &WEBHOOK)]
+    pub notify_webhook: Given<String>,
 
     /// After the run, write its figures (rows by status and color, alerts, calls, duration,
     /// success, the last complete run's time) to this file in Prometheus' text format, for
     /// node_exporter's textfile collector; also when the run fails.
-    #[arg(long, value_name = "PATH")]
-    pub metrics_file: Option<PathBuf>,
+    #[arg(long, env = "RATEWATCH_METRICS_FILE", hide_env = true, value_name = "PATH", default_value = "", value_parser = &PATH)]
+    pub metrics_file: Given<PathBuf>,
 
     #[command(flatten)]
     pub service_args: ServiceArgs,
@@ -613,10 +674,9 @@ pub struct ManArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArgs {
     /// The SQLite database that `ratewatch screen` writes. Opened read-only: never created
-    /// or changed, and a run in progress is not disturbed [env: RATEWATCH_DB] [default:
-    /// ratewatch.db].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// or changed, and a run in progress is not disturbed.
+    #[arg(long, env = "RATEWATCH_DB", value_name = "PATH", default_value = "ratewatch.db", value_parser = &PATH)]
+    pub db: Given<PathBuf>,
 }
 
 /// How a reading command prints: a table for people, or JSON or CSV for scripts.
@@ -662,18 +722,18 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N")]
     pub run: i64,
 
-    /// Folder for report.csv, report.json and report.html [env: RATEWATCH_OUT] [default: .].
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    /// Folder for report.csv, report.json and report.html.
+    #[arg(long, env = "RATEWATCH_OUT", value_name = "DIR", default_value = ".", value_parser = &PATH)]
+    pub out: Given<PathBuf>,
 
     #[command(flatten)]
     pub reports: ReportFormatArgs,
 
     /// Mark a rating stale when the service had not recalculated it for more than this many
     /// days before the run started; give the run's own value to write its reports again
-    /// byte for byte [env: RATEWATCH_STALE_AFTER] [default: 30].
-    #[arg(long, value_name = "DAYS")]
-    pub stale_after: Option<u32>,
+    /// byte for byte.
+    #[arg(long, env = "RATEWATCH_STALE_AFTER", value_name = "DAYS", default_value = "30", value_parser = &DAYS)]
+    pub stale_after: Given<u32>,
 
     #[command(flatten)]
     pub database: DatabaseArgs,
@@ -764,6 +824,7 @@ pub struct ReviewArgs {
     pub list: ReviewListArgs,
 }
 
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum ReviewAction {
     /// List the rows that need a person in the latest finished run of each portfolio, then
@@ -883,10 +944,9 @@ pub struct ReviewListArgs {
 
 #[derive(Debug, Args)]
 pub struct SyncHistoryArgs {
-    /// The SQLite database to record the requests in; created if there is none
-    /// [env: RATEWATCH_DB] [default: ratewatch.db].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// The SQLite database to record the requests in; created if there is none.
+    #[arg(long, env = "RATEWATCH_DB", value_name = "PATH", default_value = "ratewatch.db", value_parser = &PATH)]
+    pub db: Given<PathBuf>,
 
     #[command(flatten)]
     pub service_args: ServiceArgs,
@@ -896,9 +956,9 @@ pub struct SyncHistoryArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DecisionDatabaseArgs {
     /// The SQLite database that `ratewatch screen` writes; the decision is recorded in it
-    /// (never created here) [env: RATEWATCH_DB] [default: ratewatch.db].
-    #[arg(long, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// (never created here).
+    #[arg(long, env = "RATEWATCH_DB", value_name = "PATH", default_value = "ratewatch.db", value_parser = &PATH)]
+    pub db: Given<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,19 +1,34 @@
-//! Turns command-line flags, `RATEWATCH_*` environment variables and the `ratewatch.toml`
-//! config file into one validated set of settings, each knowing where it came from.
+//! Settings, each defined once by its flag in `cli`: clap reads the flag, its `RATEWATCH_*`
+//! variable and its default; `ratewatch.toml` comes between the variable and the default.
+//! Each value knows where it came from, for `ratewatch config` and for an error that names
+//! the flag, the variable or the file's line.
 //!
-//! Precedence: flags, then the environment, then the file, then the defaults below. No
-//! clap type travels past this module. The API key itself is never read from the config
-//! file (a file of settings gets copied and shared; a key must not travel with it): only
-//! from `RATEWATCH_API_KEY` or from a file of its own named by `api_key_file`.
+//! The API key is never a flag nor a key of the file (a file of settings gets copied and
+//! shared; a key must not travel with it): only `RATEWATCH_API_KEY`, or a file of its own
+//! named by `api_key_file`.
 
-use crate::alerts::Rules;
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::api::{ApiKey, ClientOptions};
-use crate::cli::{CsvDialectArg, EndpointArg, RunArgs, ScreenArgs, ServiceArgs};
+use clap::builder::{
+    BoolValueParser, EnumValueParser, PathBufValueParser, PossibleValue, StringValueParser,
+    TypedValueParser, ValueParserFactory,
+};
+use clap::parser::ValueSource;
+use clap::{Arg, Args, Command, FromArgMatches, ValueEnum};
+use serde::de::DeserializeOwned;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::alerts::Rules;
+use crate::api::ApiKey;
+use crate::cli::{
+    CsvDialectArg, EndpointArg, QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs,
+};
+use crate::connection::{KeySource, read_key_file};
 use crate::deliver::webhook::WebhookUrl;
 use crate::error::Error;
 use crate::limit::{Limits, RetryPolicy};
@@ -21,6 +36,7 @@ use crate::model::Color;
 use crate::portfolio::ColumnMap;
 use crate::rate::RatingEndpoint;
 use crate::report::csv::Dialect;
+use crate::text::{UrlPath, redacted_url};
 
 /// Environment variable holding the API key.
 pub const KEY_ENV: &str = "RATEWATCH_API_KEY";
@@ -29,183 +45,352 @@ pub const CONFIG_FILE: &str = "ratewatch.toml";
 /// Environment variable naming the config file (`--config` wins over it).
 pub const CONFIG_ENV: &str = "RATEWATCH_CONFIG";
 
-// The defaults, named here only (the limiter's and the client's own defaults are these).
-// The flags' help text repeats them as `[default: …]`; a test keeps both equal.
-pub const DEFAULT_DB: &str = "ratewatch.db";
-/// Reports are written where ratewatch runs.
-pub const DEFAULT_OUT: &str = ".";
-pub const DEFAULT_CONCURRENCY: u16 = 8;
-pub const MAX_CONCURRENCY: u16 = 1024;
-pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
-/// `--max-wait`: ten minutes of the service's rate limit is a busy night; hours is a spent
-/// quota, which a nightly run must report, not sleep through.
-pub const DEFAULT_MAX_WAIT_SECS: f64 = 600.0;
-/// `--max-silence`: a minute with no answer while calls time out or cannot connect is a
-/// service that is down, not slow; more calls would only make the night last days.
-pub const DEFAULT_MAX_SILENCE_SECS: f64 = 60.0;
-/// `--max-run-time`: two hours bounds a nightly run, so the next night finds the database
-/// free whatever the service does.
-pub const DEFAULT_MAX_RUN_TIME_SECS: f64 = 7200.0;
-pub const DEFAULT_CONNECT_TIMEOUT_SECS: f64 = 10.0;
-pub const DEFAULT_ENDPOINT: RatingEndpoint = RatingEndpoint::Current;
-pub const DEFAULT_RESOLUTION_MAX_AGE_DAYS: u32 = 30;
-/// Ratings are fetched on every run unless asked otherwise: a color is what is paid for.
-pub const DEFAULT_RATING_MAX_AGE_HOURS: u32 = 0;
-/// A rating the service has not recalculated for this many days before the run's start is
-/// marked stale in the reports.
-pub const DEFAULT_STALE_AFTER_DAYS: u32 = 30;
-pub const DEFAULT_RETRIES: u32 = 3;
-pub const DEFAULT_RETRY_DELAY_MS: u64 = 500;
-/// report.csv for programs unless asked otherwise.
-pub const DEFAULT_CSV_DIALECT: Dialect = Dialect::Standard;
+/// A table of ratewatch.toml, each key and value with where it is.
+pub type Table = BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>;
 
-/// A setting that the config file and the environment can give, named as in the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Key {
-    BaseUrl,
-    ApiKeyFile,
-    Timeout,
-    ConnectTimeout,
-    Db,
-    Out,
-    Concurrency,
-    Endpoint,
-    ResolutionMaxAge,
-    RatingMaxAge,
-    StaleAfter,
-    Retries,
-    RetryDelayMs,
-    MaxRps,
-    MaxCalls,
-    MaxCallsPerMonth,
-    MaxWait,
-    MaxSilence,
-    MaxRunTime,
-    DefaultCountry,
-    NotifyWebhook,
-    MetricsFile,
-    CsvDialect,
-    Timestamped,
-    Quiet,
+/// A mistake in the file: where it is (a byte range) and what it is.
+pub type Mistake = (std::ops::Range<usize>, String);
+
+/// How one kind of setting reads and what it must be: the `value_parser` of its flags.
+#[derive(Debug)]
+pub struct Kind<T: 'static> {
+    /// What a valid value is, for errors.
+    expected: &'static str,
+    valid: fn(&T) -> bool,
+    /// The value as it is used (and checked), wherever it came from.
+    normal: fn(T) -> T,
 }
 
-impl Key {
-    pub const ALL: [Key; 25] = [
-        Key::BaseUrl,
-        Key::ApiKeyFile,
-        Key::Timeout,
-        Key::ConnectTimeout,
-        Key::Db,
-        Key::Out,
-        Key::Concurrency,
-        Key::Endpoint,
-        Key::ResolutionMaxAge,
-        Key::RatingMaxAge,
-        Key::StaleAfter,
-        Key::Retries,
-        Key::RetryDelayMs,
-        Key::MaxRps,
-        Key::MaxCalls,
-        Key::MaxCallsPerMonth,
-        Key::MaxWait,
-        Key::MaxSilence,
-        Key::MaxRunTime,
-        Key::DefaultCountry,
-        Key::NotifyWebhook,
-        Key::MetricsFile,
-        Key::CsvDialect,
-        Key::Timestamped,
-        Key::Quiet,
-    ];
-
-    /// The key in `ratewatch.toml`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Key::BaseUrl => "base_url",
-            Key::ApiKeyFile => "api_key_file",
-            Key::Timeout => "timeout",
-            Key::ConnectTimeout => "connect_timeout",
-            Key::Db => "db",
-            Key::Out => "out",
-            Key::Concurrency => "concurrency",
-            Key::Endpoint => "endpoint",
-            Key::ResolutionMaxAge => "resolution_max_age",
-            Key::RatingMaxAge => "rating_max_age",
-            Key::StaleAfter => "stale_after",
-            Key::Retries => "retries",
-            Key::RetryDelayMs => "retry_delay_ms",
-            Key::MaxRps => "max_rps",
-            Key::MaxCalls => "max_calls",
-            Key::MaxCallsPerMonth => "max_calls_per_month",
-            Key::MaxWait => "max_wait",
-            Key::MaxSilence => "max_silence",
-            Key::MaxRunTime => "max_run_time",
-            Key::DefaultCountry => "default_country",
-            Key::NotifyWebhook => "notify_webhook",
-            Key::MetricsFile => "metrics_file",
-            Key::CsvDialect => "csv_dialect",
-            Key::Timestamped => "timestamped",
-            Key::Quiet => "quiet",
+impl<T> Kind<T> {
+    const fn new(expected: &'static str, valid: fn(&T) -> bool) -> Self {
+        Kind {
+            expected,
+            valid,
+            normal: same,
         }
     }
 
-    /// The environment variable: `RATEWATCH_` and the key in capitals.
-    pub fn env(self) -> &'static str {
-        match self {
-            Key::BaseUrl => "RATEWATCH_BASE_URL",
-            Key::ApiKeyFile => "RATEWATCH_API_KEY_FILE",
-            Key::Timeout => "RATEWATCH_TIMEOUT",
-            Key::ConnectTimeout => "RATEWATCH_CONNECT_TIMEOUT",
-            Key::Db => "RATEWATCH_DB",
-            Key::Out => "RATEWATCH_OUT",
-            Key::Concurrency => "RATEWATCH_CONCURRENCY",
-            Key::Endpoint => "RATEWATCH_ENDPOINT",
-            Key::ResolutionMaxAge => "RATEWATCH_RESOLUTION_MAX_AGE",
-            Key::RatingMaxAge => "RATEWATCH_RATING_MAX_AGE",
-            Key::StaleAfter => "RATEWATCH_STALE_AFTER",
-            Key::Retries => "RATEWATCH_RETRIES",
-            Key::RetryDelayMs => "RATEWATCH_RETRY_DELAY_MS",
-            Key::MaxRps => "RATEWATCH_MAX_RPS",
-            Key::MaxCalls => "RATEWATCH_MAX_CALLS",
-            Key::MaxCallsPerMonth => "RATEWATCH_MAX_CALLS_PER_MONTH",
-            Key::MaxWait => "RATEWATCH_MAX_WAIT",
-            Key::MaxSilence => "RATEWATCH_MAX_SILENCE",
-            Key::MaxRunTime => "RATEWATCH_MAX_RUN_TIME",
-            Key::DefaultCountry => "RATEWATCH_DEFAULT_COUNTRY",
-            Key::NotifyWebhook => "RATEWATCH_NOTIFY_WEBHOOK",
-            Key::MetricsFile => "RATEWATCH_METRICS_FILE",
-            Key::CsvDialect => "RATEWATCH_CSV_DIALECT",
-            Key::Timestamped => "RATEWATCH_TIMESTAMPED",
-            Key::Quiet => "RATEWATCH_QUIET",
+    /// The value as it is used, or nothing if it is not valid.
+    fn check(&self, value: T) -> Option<T> {
+        Some((self.normal)(value)).filter(|v| (self.valid)(v))
+    }
+}
+
+fn any<T>(_: &T) -> bool {
+    true
+}
+
+fn same<T>(value: T) -> T {
+    value
+}
+
+fn positive(x: &f64) -> bool {
+    x.is_finite() && *x > 0.0
+}
+
+pub static URL: Kind<String> = Kind::new("the service's root URL", |s| !s.trim().is_empty());
+/// Checked by [`WebhookUrl::parse`] afterwards, whose errors never repeat a secret.
+pub static WEBHOOK: Kind<String> = Kind::new("an http or https URL", any);
+pub static PATH: Kind<PathBuf> = Kind::new("a path", |p| !p.as_os_str().is_empty());
+pub static SECONDS: Kind<f64> = Kind::new("a positive number of seconds", positive);
+pub static CONCURRENCY: Kind<u16> =
+    Kind::new("a whole number from 1 to 1024", |n| (1..=1024).contains(n));
+pub static ENDPOINT: Kind<EndpointArg> = Kind::new("\"current\" or \"deprecated\"", any);
+pub static DAYS: Kind<u32> = Kind::new("a whole number of days", any);
+pub static HOURS: Kind<u32> = Kind::new("a whole number of hours", any);
+pub static COUNT: Kind<u32> = Kind::new("a whole number", any);
+pub static MILLISECONDS: Kind<u64> = Kind::new("a whole number of milliseconds", any);
+pub static RPS: Kind<f64> = Kind::new("a positive number of requests per second", positive);
+pub static CALLS: Kind<u64> = Kind::new("a whole number of calls", any);
+/// Two letters, taken in capitals; whether the service knows the code is checked against
+/// its lookup lists when a run has them.
+pub static COUNTRY: Kind<String> = Kind {
+    expected: "a two-letter country code, e.g. FR",
+    valid: |c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()),
+    normal: |c| c.trim().to_uppercase(),
+};
+pub static DIALECT: Kind<CsvDialectArg> = Kind::new("\"standard\" or \"excel\"", any);
+/// A TOML boolean in the file; `true`/`false` (or `1`/`0`) in the variable.
+pub static SWITCH: Kind<bool> = Kind::new("true or false", any);
+
+/// What a setting holds: read from a flag by clap's own parser of the type (a mistyped flag
+/// reads as clap words it), from a variable's text or the file's value here.
+pub trait Value: Clone + fmt::Debug + Send + Sync + 'static {
+    fn from_flag(cmd: &Command, arg: &Arg, text: &OsStr) -> Result<Self, clap::Error>;
+    /// A variable's text, or a string in the file.
+    fn from_text(text: &str) -> Option<Self>;
+    fn from_toml(value: &toml::Value) -> Option<Self> {
+        Self::from_text(value.as_str()?)
+    }
+    /// For help and completions.
+    fn possible_values() -> Vec<PossibleValue> {
+        Vec::new()
+    }
+    /// A relative path in the file is the file's folder's, so one file works from anywhere.
+    fn in_folder(self, _folder: &Path) -> Self {
+        self
+    }
+}
+
+macro_rules! value {
+    ($($t:ty => $flag:expr),*) => {$(
+        impl Value for $t {
+            fn from_flag(cmd: &Command, arg: &Arg, text: &OsStr) -> Result<Self, clap::Error> {
+                $flag.parse_ref(cmd, Some(arg), text)
+            }
+            fn from_text(text: &str) -> Option<Self> {
+                text.parse().ok()
+            }
+            fn from_toml(value: &toml::Value) -> Option<Self> {
+                typed(value)
+            }
+        }
+    )*};
+}
+
+/// A file's value of the type's own TOML kind (a number, a switch), or a string as text.
+fn typed<T: Value + DeserializeOwned>(value: &toml::Value) -> Option<T> {
+    match value {
+        toml::Value::String(s) => T::from_text(s),
+        other => T::deserialize(other.clone()).ok(),
+    }
+}
+value!(
+    u16 => u16::value_parser(),
+    u32 => u32::value_parser(),
+    u64 => u64::value_parser(),
+    f64 => StringValueParser::new().try_map(|s| s.parse::<f64>()),
+    String => StringValueParser::new()
+);
+
+impl Value for PathBuf {
+    fn from_flag(cmd: &Command, arg: &Arg, text: &OsStr) -> Result<Self, clap::Error> {
+        PathBufValueParser::new().parse_ref(cmd, Some(arg), text)
+    }
+    fn from_text(text: &str) -> Option<Self> {
+        Some(PathBuf::from(text))
+    }
+    fn in_folder(self, folder: &Path) -> Self {
+        folder.join(self)
+    }
+}
+
+impl Value for bool {
+    fn from_flag(cmd: &Command, arg: &Arg, text: &OsStr) -> Result<Self, clap::Error> {
+        BoolValueParser::new().parse_ref(cmd, Some(arg), text)
+    }
+    fn from_text(text: &str) -> Option<Self> {
+        match text.to_lowercase().as_str() {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            _ => None,
         }
     }
+    fn from_toml(value: &toml::Value) -> Option<Self> {
+        typed(value)
+    }
+}
 
-    /// The command-line flag: `--` and the key with dashes.
-    pub fn flag(self) -> String {
-        format!("--{}", self.name().replace('_', "-"))
+macro_rules! choice {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            fn from_flag(cmd: &Command, arg: &Arg, text: &OsStr) -> Result<Self, clap::Error> {
+                EnumValueParser::<$t>::new().parse_ref(cmd, Some(arg), text)
+            }
+            fn from_text(text: &str) -> Option<Self> {
+                <$t as ValueEnum>::from_str(text, true).ok()
+            }
+            fn possible_values() -> Vec<PossibleValue> {
+                <$t>::value_variants().iter().filter_map(ValueEnum::to_possible_value).collect()
+            }
+        }
+    )*};
+}
+choice!(EndpointArg, CsvDialectArg);
+
+/// A setting as the command line gave it: by its flag, its variable or its default (none:
+/// unset), with what reading it from the file takes.
+#[derive(Clone, Debug)]
+pub struct Given<T: 'static> {
+    /// The flag's id: the setting's key in ratewatch.toml.
+    key: String,
+    value: Option<T>,
+    origin: Origin,
+    kind: &'static Kind<T>,
+}
+
+/// A clap error whose source is ratewatch's own: a closure parser's error is the one clap
+/// keeps as it is, for [`mistake_in`] to find.
+fn mistake(cmd: &Command, arg: &Arg, message: String) -> clap::Error {
+    let fail = move |_: &str| Err::<(), _>(Error::Config(message.clone()));
+    match fail.parse_ref(cmd, Some(arg), OsStr::new("")) {
+        Err(e) => e,
+        Ok(()) => unreachable!("always fails"),
+    }
+}
+
+/// A setting's mistake in a clap error, as ratewatch words it (flag, variable or line).
+pub fn mistake_in(e: &clap::Error) -> Option<Error> {
+    match std::error::Error::source(e)?.downcast_ref::<Error>()? {
+        Error::Config(message) => Some(Error::Config(message.clone())),
+        _ => None,
+    }
+}
+
+fn from_clap(e: clap::Error) -> Error {
+    mistake_in(&e).unwrap_or_else(|| Error::Config(e.to_string()))
+}
+
+impl<T: Value> Kind<T> {
+    /// A variable's text or a default: valid, or nothing.
+    fn read(&self, text: &str) -> Option<T> {
+        self.check(T::from_text(text)?)
+    }
+}
+
+// Clap tells the parser where a value comes from: a flag is clap's to read; a variable is
+// trimmed, and a blank one is unset.
+impl<T: Value> TypedValueParser for &'static Kind<T> {
+    type Value = Given<T>;
+
+    fn parse_ref(
+        &self,
+        cmd: &Command,
+        arg: Option<&Arg>,
+        text: &OsStr,
+    ) -> Result<Given<T>, clap::Error> {
+        self.parse_ref_(cmd, arg, text, ValueSource::CommandLine)
     }
 
-    /// Paths in the config file are relative to the file's folder, not to where ratewatch
-    /// runs, so one file works from anywhere.
-    fn is_path(self) -> bool {
-        matches!(
-            self,
-            Key::ApiKeyFile | Key::Db | Key::Out | Key::MetricsFile
-        )
+    fn parse_ref_(
+        &self,
+        cmd: &Command,
+        arg: Option<&Arg>,
+        text: &OsStr,
+        source: ValueSource,
+    ) -> Result<Given<T>, clap::Error> {
+        let arg = arg.expect("a setting is an argument");
+        let lossy = text.to_string_lossy();
+        let (value, origin) = match source {
+            ValueSource::CommandLine => {
+                let flag = format!("--{}", arg.get_long().unwrap_or_default());
+                let value = (self.normal)(T::from_flag(cmd, arg, text)?);
+                if !(self.valid)(&value) {
+                    let message = format!("{flag}: expected {}, got {value:?}", self.expected);
+                    return Err(mistake(cmd, arg, message));
+                }
+                (Some(value), Origin::Flag(flag))
+            }
+            ValueSource::EnvVariable if !lossy.trim().is_empty() => {
+                let var = arg.get_env().unwrap_or_default().to_string_lossy();
+                let Some(value) = self.read(lossy.trim()) else {
+                    let message = format!("{var}: expected {}, got {lossy:?}", self.expected);
+                    return Err(mistake(cmd, arg, message));
+                };
+                (Some(value), Origin::Env(var.into_owned()))
+            }
+            // The default, also for a blank variable; an empty one is unset.
+            _ => {
+                let default = arg.get_default_values().first().filter(|d| !d.is_empty());
+                (
+                    default.and_then(|d| self.read(&d.to_string_lossy())),
+                    Origin::Default,
+                )
+            }
+        };
+        Ok(Given {
+            key: arg.get_id().to_string(),
+            value,
+            origin,
+            kind: *self,
+        })
     }
 
-    /// The key of a name as written in the config file.
-    pub fn by_name(name: &str) -> Option<Key> {
-        Key::ALL.into_iter().find(|k| k.name() == name)
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let values = T::possible_values();
+        (!values.is_empty()).then(|| Box::new(values.into_iter()) as _)
+    }
+}
+
+impl<T: Value> Given<T> {
+    /// The value in force: the flag's or the variable's, else the file's, else the default
+    /// (`None`: unset).
+    pub fn resolve_optional(&self, sources: &Sources) -> Result<Sourced<Option<T>>, Error> {
+        let entry = sources
+            .file
+            .as_ref()
+            .and_then(|f| Some((f, f.entries.get(&self.key)?)));
+        let (Origin::Default, Some((file, (raw, line)))) = (&self.origin, entry) else {
+            return Ok(Sourced {
+                value: self.value.clone(),
+                origin: self.origin.clone(),
+            });
+        };
+        let origin = Origin::File {
+            path: file.path.clone(),
+            line: *line,
+        };
+        let Some(value) = T::from_toml(raw).and_then(|v| self.kind.check(v)) else {
+            return Err(self.wrong(
+                &origin,
+                format!("expected {}, got {}", self.kind.expected, shown(raw)),
+            ));
+        };
+        let folder = file.path.parent().unwrap_or(Path::new(""));
+        Ok(Sourced {
+            value: Some(value.in_folder(folder)),
+            origin,
+        })
+    }
+
+    /// The same for a setting with a default.
+    pub fn resolve(&self, sources: &Sources) -> Result<Sourced<T>, Error> {
+        Ok(self
+            .resolve_optional(sources)?
+            .map(|v| v.expect("a setting with a default")))
+    }
+
+    /// An error that names where the value came from: the flag, the variable, or the file's
+    /// line and key.
+    fn wrong(&self, origin: &Origin, message: String) -> Error {
+        let place = match origin {
+            Origin::Flag(flag) => flag.clone(),
+            Origin::Env(var) => var.clone(),
+            Origin::File { path, line } => format!("{}:{line}: {}", path.display(), self.key),
+            Origin::Default => self.key.clone(),
+        };
+        Error::Config(format!("{place}: {message}"))
+    }
+
+    /// The flag, if the value came from it.
+    fn flag(&self) -> Option<&str> {
+        match &self.origin {
+            Origin::Flag(flag) => Some(flag),
+            _ => None,
+        }
+    }
+}
+
+/// A file's value as an error shows it; a switch's by its kind only.
+fn shown(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => format!("{s:?}"),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(x) => x.to_string(),
+        other => format!("a value of type {}", other.type_str()),
     }
 }
 
 /// Where a setting's value came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Origin {
     Flag(String),
-    Env(&'static str),
-    File { path: PathBuf, line: usize },
+    Env(String),
+    File {
+        path: PathBuf,
+        line: usize,
+    },
+    #[default]
     Default,
 }
 
@@ -233,20 +418,13 @@ impl fmt::Display for Origin {
 }
 
 /// A setting's value and where it came from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sourced<T> {
     pub value: T,
     pub origin: Origin,
 }
 
 impl<T> Sourced<T> {
-    fn by_default(value: T) -> Self {
-        Sourced {
-            value,
-            origin: Origin::Default,
-        }
-    }
-
     fn map<U>(self, f: impl FnOnce(T) -> U) -> Sourced<U> {
         Sourced {
             value: f(self.value),
@@ -255,27 +433,14 @@ impl<T> Sourced<T> {
     }
 }
 
-/// A value as written in the config file, before it is checked against its key.
-#[derive(Debug, Clone, PartialEq)]
-enum FileValue {
-    Text(String),
-    Integer(i64),
-    Float(f64),
-    Boolean(bool),
-    /// A value of a kind no setting takes (date, array, table), by its kind.
-    Other(&'static str),
-}
-
-impl fmt::Display for FileValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FileValue::Text(s) => write!(f, "{s:?}"),
-            FileValue::Integer(i) => write!(f, "{i}"),
-            FileValue::Float(x) => write!(f, "{x}"),
-            // Said by its kind: only a switch takes it, and a switch's error shows no value.
-            FileValue::Boolean(_) => f.write_str("a value of type boolean"),
-            FileValue::Other(kind) => write!(f, "a value of type {kind}"),
-        }
+/// As `ratewatch config --json` shows a setting.
+impl<T: Serialize> Serialize for Sourced<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("value", &self.value)?;
+        map.serialize_entry("source", self.origin.kind())?;
+        map.serialize_entry("from", &self.origin.to_string())?;
+        map.end()
     }
 }
 
@@ -302,286 +467,131 @@ impl fmt::Display for FoundBy {
 pub struct ConfigFile {
     pub path: PathBuf,
     pub found_by: FoundBy,
-    entries: BTreeMap<Key, (FileValue, usize)>,
+    /// The settings, by key; a value is checked when its setting is read.
+    entries: BTreeMap<String, (toml::Value, usize)>,
     /// `[columns]`: the portfolio's fields → the file's own headers.
-    pub columns: Vec<(String, String)>,
+    pub columns: ColumnMap,
     /// `[alerts]`: the alert rules (the defaults when the table is absent).
     pub alerts: Rules,
     /// `[refresh]`: how old a rating of each color may be and still be reused.
     pub refresh: Vec<(Color, jiff::SignedDuration)>,
 }
 
+/// The tables of the file, read again with their own keys' lines.
+#[derive(Deserialize)]
+struct Tables {
+    #[serde(default)]
+    alerts: Table,
+    #[serde(default)]
+    refresh: Table,
+    #[serde(default)]
+    columns: Table,
+}
+
 impl ConfigFile {
     /// Checks the text of a config file: TOML, known keys only (a typo must not be
     /// silently ignored), and never the API key itself. Values are checked when read.
     pub fn parse(path: &Path, found_by: FoundBy, text: &str) -> Result<Self, Error> {
-        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
-        let at = |offset: usize, message: String| {
-            Error::Config(format!("{}:{}: {message}", path.display(), line_of(offset)))
+        let line = |span: &std::ops::Range<usize>| {
+            text[..span.start.min(text.len())].matches('\n').count() + 1
         };
-        let table = toml::de::DeTable::parse(text).map_err(|e| {
-            // Only the parser's message and position: its snippet of the line could show a
-            // key written where it does not belong.
+        let at = |(span, message): (std::ops::Range<usize>, String)| {
+            Error::Config(format!("{}:{}: {message}", path.display(), line(&span)))
+        };
+        // Only the parser's message and position: its snippet of the line could show a key
+        // written where it does not belong.
+        let invalid = |e: toml::de::Error| {
             let message = e.message().trim().replace('\n', "; ");
-            at(
-                e.span().map_or(0, |s| s.start),
+            at((
+                e.span().unwrap_or(0..0),
                 format!("not valid TOML: {message}"),
-            )
-        })?;
-        let mut entries = BTreeMap::new();
-        let mut columns = Vec::new();
-        let mut alerts = Rules::default();
-        let mut refresh = Vec::new();
-        for (name, value) in table.get_ref() {
-            let offset = name.span().start;
-            let name = name.get_ref().as_ref();
-            if name == "alerts" {
-                alerts = alert_rules(value.get_ref(), &|o, m| at(o, m), offset)?;
-                continue;
+            ))
+        };
+        let entries: Table = toml::from_str(text).map_err(invalid)?;
+        for (key, value) in &entries {
+            let shape = match key.get_ref().as_str() {
+                "alerts" => "`alerts` is a table: [alerts] then rule = value lines",
+                "refresh" => "`refresh` is a table: [refresh] then color = \"7d\" lines",
+                "columns" => "`columns` is a table: [columns] then field = \"Header\" lines",
+                _ => continue,
+            };
+            if !value.get_ref().is_table() {
+                return Err(at((key.span(), shape.into())));
             }
-            if name == "refresh" {
-                refresh = refresh_ages(value.get_ref(), &|o, m| at(o, m), offset)?;
-                continue;
-            }
-            if name == "columns" {
-                // `[columns]`: field = "Header", one a line.
-                let toml::de::DeValue::Table(mapping) = value.get_ref() else {
-                    return Err(at(
-                        offset,
-                        "`columns` is a table: [columns] then field = \"Header\" lines".into(),
-                    ));
-                };
-                for (field, header) in mapping {
-                    let offset = field.span().start;
-                    let field = crate::portfolio::field_name(field.get_ref())
-                        .map_err(|e| at(offset, format!("[columns]: {e}")))?;
-                    let toml::de::DeValue::String(header) = header.get_ref() else {
-                        return Err(at(
-                            offset,
-                            format!("[columns]: {field}: expected the header as a string"),
-                        ));
-                    };
-                    columns.push((field, header.to_string()));
-                }
-                continue;
-            }
+        }
+        let tables: Tables = toml::from_str(text).map_err(invalid)?;
+        let known = keys();
+        let mut file = ConfigFile {
+            path: path.to_path_buf(),
+            found_by,
+            entries: BTreeMap::new(),
+            columns: ColumnMap::default(),
+            alerts: Rules::default(),
+            refresh: Vec::new(),
+        };
+        for (key, value) in entries {
+            let (span, name) = (key.span(), key.into_inner());
             let squeezed: String = name
                 .chars()
                 .filter(|c| c.is_alphanumeric())
                 .flat_map(char::to_lowercase)
                 .collect();
-            if squeezed == "key" || squeezed == "apikey" {
-                return Err(at(
-                    offset,
-                    format!(
-                        "`{name}`: the API key is never read from the config file; put it in a file of its own and name that file with `api_key_file = \"PATH\"`, or set {KEY_ENV}"
-                    ),
-                ));
-            }
-            let Some(key) = Key::by_name(name) else {
-                let hint = closest(name)
-                    .map(|k| format!(" (did you mean `{}`?)", k.name()))
-                    .unwrap_or_default();
-                let known: Vec<&str> = Key::ALL.iter().map(|k| k.name()).collect();
-                return Err(at(
-                    offset,
-                    format!(
+            match name.as_str() {
+                "alerts" => file.alerts = Rules::from_table(&tables.alerts).map_err(at)?,
+                "refresh" => {
+                    file.refresh = crate::refresh::ages_from_table(&tables.refresh).map_err(at)?
+                }
+                "columns" => file.columns = ColumnMap::from_table(&tables.columns).map_err(at)?,
+                _ if squeezed == "key" || squeezed == "apikey" => {
+                    return Err(at((
+                        span,
+                        format!(
+                            "`{name}`: the API key is never read from the config file; put it in a file of its own and name that file with `api_key_file = \"PATH\"`, or set {KEY_ENV}"
+                        ),
+                    )));
+                }
+                _ if known.contains(&name) => {
+                    file.entries.insert(name, (value.into_inner(), line(&span)));
+                }
+                _ => {
+                    let hint = closest(&name, &known)
+                        .map(|k| format!(" (did you mean `{k}`?)"))
+                        .unwrap_or_default();
+                    let message = format!(
                         "unknown key `{name}`{hint}; the keys are {}",
                         known.join(", ")
-                    ),
-                ));
-            };
-            let value = match value.get_ref() {
-                toml::de::DeValue::String(s) => FileValue::Text(s.to_string()),
-                toml::de::DeValue::Integer(i) => match i64::from_str_radix(i.as_str(), i.radix()) {
-                    Ok(i) => FileValue::Integer(i),
-                    Err(_) => FileValue::Other("integer (too large)"),
-                },
-                toml::de::DeValue::Float(x) => match x.as_str().parse() {
-                    Ok(x) => FileValue::Float(x),
-                    Err(_) => FileValue::Other("float"),
-                },
-                toml::de::DeValue::Boolean(b) => FileValue::Boolean(*b),
-                other => FileValue::Other(other.type_str()),
-            };
-            entries.insert(key, (value, line_of(offset)));
-        }
-        Ok(ConfigFile {
-            path: path.to_path_buf(),
-            found_by,
-            entries,
-            columns,
-            alerts,
-            refresh,
-        })
-    }
-}
-
-/// The ages of a `[refresh]` table, color by color; an unknown color or an age that does
-/// not read is an error naming its line: a typo must not silently spend (or save) calls.
-fn refresh_ages(
-    value: &toml::de::DeValue<'_>,
-    at: &dyn Fn(usize, String) -> Error,
-    offset: usize,
-) -> Result<Vec<(Color, jiff::SignedDuration)>, Error> {
-    let toml::de::DeValue::Table(table) = value else {
-        return Err(at(
-            offset,
-            "`refresh` is a table: [refresh] then color = \"7d\" lines".into(),
-        ));
-    };
-    let mut ages = Vec::new();
-    for (key, value) in table {
-        let offset = key.span().start;
-        let key = key.get_ref().as_ref();
-        let color = crate::refresh::COLORS
-            .into_iter()
-            .find(|c| c.as_str() == key)
-            .ok_or_else(|| {
-                at(
-                    offset,
-                    format!(
-                        "[refresh]: unknown color `{key}`; the colors are green, yellow, white, red, black"
-                    ),
-                )
-            })?;
-        let age = match value.get_ref() {
-            toml::de::DeValue::String(s) => crate::refresh::parse_age(s),
-            _ => None,
-        }
-        .ok_or_else(|| {
-            at(
-                offset,
-                format!(
-                    "[refresh] {key}: expected an age like \"12h\", \"2d\" or \"1w\" (\"0d\": every run)"
-                ),
-            )
-        })?;
-        ages.push((color, age));
-    }
-    Ok(ages)
-}
-
-/// The rules of an `[alerts]` table; a key or value it does not know is an error naming
-/// its line, as a typo must not silently change what alerts.
-fn alert_rules(
-    value: &toml::de::DeValue<'_>,
-    at: &dyn Fn(usize, String) -> Error,
-    offset: usize,
-) -> Result<Rules, Error> {
-    use toml::de::DeValue;
-    let toml::de::DeValue::Table(table) = value else {
-        return Err(at(
-            offset,
-            "`alerts` is a table: [alerts] then rule = value lines".into(),
-        ));
-    };
-    let mut rules = Rules::default();
-    const KEYS: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch";
-    for (key, value) in table {
-        let offset = key.span().start;
-        let key = key.get_ref().as_ref();
-        let wrong = |what: &str| at(offset, format!("[alerts] {key}: expected {what}"));
-        let flag = |value: &DeValue<'_>| match value {
-            DeValue::Boolean(b) => Ok(*b),
-            _ => Err(wrong("true or false")),
-        };
-        let number = |value: &DeValue<'_>| match value {
-            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
-                .map(|i| i as f64)
-                .map_err(|_| wrong("a number")),
-            DeValue::Float(x) => x.as_str().parse::<f64>().map_err(|_| wrong("a number")),
-            _ => Err(wrong("a number")),
-        };
-        let value = value.get_ref();
-        match key {
-            "deteriorated" => rules.deteriorated = flag(value)?,
-            "into_red" => rules.into_red = flag(value)?,
-            "into_white" => rules.into_white = flag(value)?,
-            "improved" => rules.improved = flag(value)?,
-            "changed" => rules.changed = flag(value)?,
-            "unknown_color" => rules.unknown_color = flag(value)?,
-            "gone" => rules.gone = flag(value)?,
-            "min_steps" => {
-                let n = number(value)?;
-                if !(1.0..=3.0).contains(&n) || n.fract() != 0.0 {
-                    return Err(wrong("1, 2 or 3 (green → black is 3 steps)"));
+                    );
+                    return Err(at((span, message)));
                 }
-                rules.min_steps = n as u8;
-            }
-            "repeat" => {
-                rules.repeat = match value {
-                    DeValue::String(s) => crate::alerts::Repeat::parse(s),
-                    _ => None,
-                }
-                .ok_or_else(|| wrong("\"never\", \"weekly\" or \"daily\""))?;
-            }
-            "storm_share" => {
-                let share = number(value)?;
-                if !(0.0..=1.0).contains(&share) {
-                    return Err(wrong("a share between 0 and 1 (0.2 is a fifth)"));
-                }
-                rules.storm_share = share;
-            }
-            "watch" => {
-                let DeValue::Array(refs) = value else {
-                    return Err(wrong("a list of refs, [\"C-1001\", …]"));
-                };
-                rules.watch = refs
-                    .iter()
-                    .map(|r| match r.get_ref() {
-                        DeValue::String(s) => Ok(s.to_string()),
-                        _ => Err(wrong("a list of refs, [\"C-1001\", …]")),
-                    })
-                    .collect::<Result<_, _>>()?;
-            }
-            "min_exposure" => {
-                let shape = "{ column = \"HEADER\", value = N }";
-                let DeValue::Table(t) = value else {
-                    return Err(wrong(shape));
-                };
-                let (mut column, mut amount) = (None, None);
-                for (k, v) in t {
-                    match (k.get_ref().as_ref(), v.get_ref()) {
-                        ("column", DeValue::String(c)) => column = Some(c.to_string()),
-                        ("value", v) => amount = Some(number(v)?),
-                        _ => return Err(wrong(shape)),
-                    }
-                }
-                let (Some(column), Some(value)) = (column, amount) else {
-                    return Err(wrong(shape));
-                };
-                rules.min_exposure = Some(crate::alerts::MinExposure { column, value });
-            }
-            other => {
-                return Err(at(
-                    offset,
-                    format!("[alerts]: unknown rule `{other}`; the rules are {KEYS}"),
-                ));
             }
         }
+        Ok(file)
     }
-    Ok(rules)
 }
 
 /// The known key nearest to a misspelt one, if it is near enough to be the one meant.
-fn closest(name: &str) -> Option<Key> {
-    let distance = crate::text::distance;
+fn closest<'k>(name: &str, known: &'k [String]) -> Option<&'k str> {
     let name = name.to_lowercase().replace('-', "_");
-    Key::ALL
-        .into_iter()
-        .map(|k| (distance(&name, k.name()), k))
+    known
+        .iter()
+        .map(|k| (crate::text::distance(&name, k), k.as_str()))
         .min()
         .filter(|(d, _)| *d <= 3)
         .map(|(_, k)| k)
 }
 
-/// Where settings come from besides the flags: the environment and the config file.
+/// The keys of ratewatch.toml: the settings `ratewatch config` shows, in its order.
+pub fn keys() -> Vec<String> {
+    match serde_json::to_value(Settings::default()) {
+        Ok(serde_json::Value::Object(fields)) => fields.into_iter().map(|(k, _)| k).collect(),
+        _ => unreachable!("settings serialize as a map"),
+    }
+}
+
+/// Where settings come from besides the command line: the config file, and the API key.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
-    /// The environment's values of the settings' variables; empty ones left out.
-    env: BTreeMap<&'static str, String>,
-    /// [`KEY_ENV`], kept apart as an [`ApiKey`] so that `Debug` never shows it.
+    /// [`KEY_ENV`], an [`ApiKey`] so that `Debug` never shows it.
     env_key: Option<ApiKey>,
     pub file: Option<ConfigFile>,
 }
@@ -595,177 +605,42 @@ impl Sources {
             .unwrap_or_default()
     }
 
-    /// Reads the environment (through `env`, injectable for tests) and the config file:
-    /// `--config PATH`, else `RATEWATCH_CONFIG`, else `ratewatch.toml` in the working
-    /// directory if there is one. A file named explicitly must exist.
+    /// Reads the key (through `env`, injectable for tests) and the config file: `--config
+    /// PATH` or `RATEWATCH_CONFIG`, else `ratewatch.toml` in the working directory if there
+    /// is one. A file named explicitly must exist.
     pub fn load(
-        config_flag: Option<&Path>,
+        config: Option<&Given<PathBuf>>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Self, Error> {
-        let named = match config_flag {
-            Some(path) => Some((path.to_path_buf(), FoundBy::Flag)),
-            None => env(CONFIG_ENV)
-                .filter(|p| !p.trim().is_empty())
-                .map(|p| (PathBuf::from(p), FoundBy::Env)),
-        };
-        let file = match named {
-            Some((path, found_by)) => {
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    Error::Config(format!(
-                        "cannot read the config file {} (given by {found_by}): {e}",
-                        path.display()
-                    ))
-                })?;
-                Some(ConfigFile::parse(&path, found_by, &text)?)
-            }
-            None => match std::fs::read_to_string(CONFIG_FILE) {
-                Ok(text) => Some(ConfigFile::parse(
-                    Path::new(CONFIG_FILE),
-                    FoundBy::WorkingDirectory,
-                    &text,
-                )?),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => {
-                    return Err(Error::Config(format!(
-                        "cannot read the config file {CONFIG_FILE}: {e}"
-                    )));
+        let named = config.and_then(|c| {
+            let found_by = match c.origin {
+                Origin::Flag(_) => FoundBy::Flag,
+                _ => FoundBy::Env,
+            };
+            Some((c.value.clone()?, found_by))
+        });
+        let (path, found_by) = named.unwrap_or((CONFIG_FILE.into(), FoundBy::WorkingDirectory));
+        let file = match std::fs::read_to_string(&path) {
+            Ok(text) => Some(ConfigFile::parse(&path, found_by, &text)?),
+            Err(e) if found_by == FoundBy::WorkingDirectory => match e.kind() {
+                std::io::ErrorKind::NotFound => None,
+                _ => {
+                    let message = format!("cannot read the config file {CONFIG_FILE}: {e}");
+                    return Err(Error::Config(message));
                 }
             },
-        };
-        Ok(Self::new(env, file))
-    }
-
-    /// Sources from an environment and an already parsed file, for tests.
-    pub fn new(env: impl Fn(&str) -> Option<String>, file: Option<ConfigFile>) -> Self {
-        let read = |var| env(var).filter(|v| !v.trim().is_empty());
-        Sources {
-            env: Key::ALL
-                .iter()
-                .filter_map(|k| read(k.env()).map(|v| (k.env(), v)))
-                .collect(),
-            env_key: read(KEY_ENV).map(|k| ApiKey::new(k.trim())),
-            file,
-        }
-    }
-
-    /// A setting from its flag, else the environment, else the file; `None` if none of
-    /// them gives it. Every value, a flag's included, is checked by `spec`.
-    fn pick<T: fmt::Debug>(
-        &self,
-        key: Key,
-        spec: &Spec<T>,
-        flag: Option<T>,
-    ) -> Result<Option<Sourced<T>>, Error> {
-        let expected = |place: String, got: String| {
-            Error::Config(format!("{place}: expected {}, got {got}", spec.expected))
-        };
-        if let Some(value) = flag {
-            return if (spec.valid)(&value) {
-                Ok(Some(Sourced {
-                    value,
-                    origin: Origin::Flag(key.flag()),
-                }))
-            } else {
-                Err(expected(key.flag(), format!("{value:?}")))
-            };
-        }
-        if let Some(text) = self.env.get(key.env()) {
-            return match (spec.parse)(&FileValue::Text(text.trim().to_string())) {
-                Some(value) if (spec.valid)(&value) => Ok(Some(Sourced {
-                    value,
-                    origin: Origin::Env(key.env()),
-                })),
-                _ => Err(expected(key.env().to_string(), format!("{text:?}"))),
-            };
-        }
-        let Some(file) = &self.file else {
-            return Ok(None);
-        };
-        let Some((raw, line)) = file.entries.get(&key) else {
-            return Ok(None);
-        };
-        match (spec.parse)(raw) {
-            Some(value) if (spec.valid)(&value) => Ok(Some(Sourced {
-                value,
-                origin: Origin::File {
-                    path: file.path.clone(),
-                    line: *line,
-                },
-            })),
-            _ => Err(expected(
-                format!("{}:{line}: {}", file.path.display(), key.name()),
-                raw.to_string(),
-            )),
-        }
-    }
-
-    /// A path setting; one from the config file is taken relative to the file's folder.
-    fn pick_path(
-        &self,
-        key: Key,
-        flag: Option<PathBuf>,
-    ) -> Result<Option<Sourced<PathBuf>>, Error> {
-        debug_assert!(key.is_path());
-        Ok(self.pick(key, &PATH, flag)?.map(|s| match &s.origin {
-            Origin::File { path, .. } if s.value.is_relative() => {
-                let folder = path.parent().unwrap_or(Path::new(""));
-                let value = folder.join(&s.value);
-                Sourced { value, ..s }
+            Err(e) => {
+                return Err(Error::Config(format!(
+                    "cannot read the config file {} (given by {found_by}): {e}",
+                    path.display()
+                )));
             }
-            _ => s,
-        }))
-    }
-
-    /// The database a command reads or writes: `--db`, `RATEWATCH_DB`, `db` in the file,
-    /// or `ratewatch.db`.
-    pub fn database(&self, flag: Option<PathBuf>) -> Result<Sourced<PathBuf>, Error> {
-        Ok(self
-            .pick_path(Key::Db, flag)?
-            .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_DB))))
-    }
-
-    /// The folder of the reports: `--out`, `RATEWATCH_OUT`, `out` in the file, or `.`.
-    pub fn output_folder(&self, flag: Option<PathBuf>) -> Result<Sourced<PathBuf>, Error> {
-        Ok(self
-            .pick_path(Key::Out, flag)?
-            .unwrap_or_else(|| Sourced::by_default(PathBuf::from(DEFAULT_OUT))))
-    }
-
-    /// Days without a recalculation after which the reports call a rating stale:
-    /// `--stale-after`, `RATEWATCH_STALE_AFTER`, `stale_after` in the file, or 30.
-    pub fn stale_after(&self, flag: Option<u32>) -> Result<Sourced<u32>, Error> {
-        Ok(self
-            .pick(Key::StaleAfter, &DAYS, flag)?
-            .unwrap_or_else(|| Sourced::by_default(DEFAULT_STALE_AFTER_DAYS)))
-    }
-
-    /// The spelling of report.csv: `--csv-dialect`, `RATEWATCH_CSV_DIALECT`, `csv_dialect`
-    /// in the file, or standard.
-    pub fn csv_dialect(&self, flag: Option<CsvDialectArg>) -> Result<Sourced<Dialect>, Error> {
-        let flag = flag.map(|d| match d {
-            CsvDialectArg::Standard => Dialect::Standard,
-            CsvDialectArg::Excel => Dialect::Excel,
-        });
-        Ok(self
-            .pick(Key::CsvDialect, &CSV_DIALECT, flag)?
-            .unwrap_or_else(|| Sourced::by_default(DEFAULT_CSV_DIALECT)))
-    }
-
-    /// Reports named after the run's start: `--timestamped`, `RATEWATCH_TIMESTAMPED`,
-    /// `timestamped` in the file, or not. An absent flag leaves the others to say.
-    pub fn timestamped(&self, flag: bool) -> Result<Sourced<bool>, Error> {
-        self.switch(Key::Timestamped, flag)
-    }
-
-    /// Alerts only in the summary: `--quiet`, `RATEWATCH_QUIET`, `quiet` in the file, or not.
-    pub fn quiet(&self, flag: bool) -> Result<Sourced<bool>, Error> {
-        self.switch(Key::Quiet, flag)
-    }
-
-    fn switch(&self, key: Key, flag: bool) -> Result<Sourced<bool>, Error> {
-        Ok(self
-            .pick(key, &SWITCH, flag.then_some(true))?
-            .unwrap_or_else(|| Sourced::by_default(false)))
+        };
+        let key = env(KEY_ENV).filter(|k| !k.trim().is_empty());
+        Ok(Sources {
+            env_key: key.map(|k| ApiKey::new(k.trim())),
+            file,
+        })
     }
 
     /// The API key and where it came from: the file named by `api_key_file` (read now),
@@ -781,380 +656,215 @@ impl Sources {
     }
 }
 
-/// How to read and check one kind of setting.
-struct Spec<T> {
-    /// What a valid value is, for the error message.
-    expected: &'static str,
-    /// From the environment's text or the file's value.
-    parse: fn(&FileValue) -> Option<T>,
-    valid: fn(&T) -> bool,
+/// Settings a command has no flags for: their variables, else the file, else the defaults.
+fn unflagged<A: Args + FromArgMatches>() -> Result<A, Error> {
+    let cmd = A::augment_args(Command::new("ratewatch"));
+    A::from_arg_matches(&cmd.try_get_matches_from(["ratewatch"]).map_err(from_clap)?)
+        .map_err(from_clap)
 }
 
-fn text(v: &FileValue) -> Option<String> {
-    match v {
-        FileValue::Text(s) => Some(s.clone()),
-        _ => None,
+/// Every setting at its default, as its flag defines it: what the libraries' own defaults
+/// (limits, timeouts) are.
+pub fn defaults() -> Settings {
+    fn bare<A: Args + FromArgMatches>() -> A {
+        let cmd = A::augment_args(Command::new("ratewatch")).mut_args(|a| a.env(None::<&str>));
+        let matches = cmd.try_get_matches_from(["ratewatch"]);
+        A::from_arg_matches(&matches.expect("the defaults read")).expect("the defaults read")
     }
+    let run: RunArgs = bare();
+    let (reports, quiet): (ReportFormatArgs, QuietArgs) = (bare(), bare());
+    Settings::resolve(
+        &run.service_args,
+        &run,
+        &reports,
+        &quiet.quiet,
+        &Sources::default(),
+    )
+    .expect("the defaults are valid")
 }
-
-fn whole<T: TryFrom<i64> + std::str::FromStr>(v: &FileValue) -> Option<T> {
-    match v {
-        FileValue::Integer(i) => T::try_from(*i).ok(),
-        // The environment's values arrive as text.
-        FileValue::Text(s) => s.parse().ok(),
-        _ => None,
-    }
-}
-
-fn number(v: &FileValue) -> Option<f64> {
-    match v {
-        FileValue::Float(x) => Some(*x),
-        FileValue::Integer(i) => Some(*i as f64),
-        FileValue::Text(s) => s.parse().ok(),
-        FileValue::Boolean(_) | FileValue::Other(_) => None,
-    }
-}
-
-/// A switch: a TOML boolean in the file; `true`/`false` (or `1`/`0`) in the environment.
-fn switch(v: &FileValue) -> Option<bool> {
-    match v {
-        FileValue::Boolean(b) => Some(*b),
-        FileValue::Text(s) => match s.to_lowercase().as_str() {
-            "true" | "1" => Some(true),
-            "false" | "0" => Some(false),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-fn positive(x: &f64) -> bool {
-    x.is_finite() && *x > 0.0
-}
-
-const URL: Spec<String> = Spec {
-    expected: "the service's root URL",
-    parse: text,
-    valid: |s| !s.trim().is_empty(),
-};
-/// Checked by [`WebhookUrl::parse`] afterwards, whose errors never repeat a secret: this
-/// one's own message would quote the value, credentials and all.
-const WEBHOOK: Spec<String> = Spec {
-    expected: "an http or https URL",
-    parse: text,
-    valid: |_| true,
-};
-const PATH: Spec<PathBuf> = Spec {
-    expected: "a path",
-    parse: |v| text(v).map(PathBuf::from),
-    valid: |p| !p.as_os_str().is_empty(),
-};
-const SECONDS: Spec<f64> = Spec {
-    expected: "a positive number of seconds",
-    parse: number,
-    valid: positive,
-};
-const CONCURRENCY: Spec<u16> = Spec {
-    expected: "a whole number from 1 to 1024",
-    parse: whole,
-    valid: |n| (1..=MAX_CONCURRENCY).contains(n),
-};
-const ENDPOINT: Spec<RatingEndpoint> = Spec {
-    expected: "\"current\" or \"deprecated\"",
-    parse: |v| match text(v)?.to_lowercase().as_str() {
-        "current" => Some(RatingEndpoint::Current),
-        "deprecated" => Some(RatingEndpoint::Deprecated),
-        _ => None,
-    },
-    valid: |_| true,
-};
-const DAYS: Spec<u32> = Spec {
-    expected: "a whole number of days",
-    parse: whole,
-    valid: |_| true,
-};
-const HOURS: Spec<u32> = Spec {
-    expected: "a whole number of hours",
-    parse: whole,
-    valid: |_| true,
-};
-const COUNT: Spec<u32> = Spec {
-    expected: "a whole number",
-    parse: whole,
-    valid: |_| true,
-};
-const MILLISECONDS: Spec<u64> = Spec {
-    expected: "a whole number of milliseconds",
-    parse: whole,
-    valid: |_| true,
-};
-const RPS: Spec<f64> = Spec {
-    expected: "a positive number of requests per second",
-    parse: number,
-    valid: positive,
-};
-const SWITCH: Spec<bool> = Spec {
-    expected: "true or false",
-    parse: switch,
-    valid: |_| true,
-};
-const CSV_DIALECT: Spec<Dialect> = Spec {
-    expected: "\"standard\" or \"excel\"",
-    parse: |v| match text(v)?.to_lowercase().as_str() {
-        "standard" => Some(Dialect::Standard),
-        "excel" => Some(Dialect::Excel),
-        _ => None,
-    },
-    valid: |_| true,
-};
-/// Two letters, taken in capitals; whether the service knows the code is checked against
-/// its lookup lists when a run has them.
-const COUNTRY: Spec<String> = Spec {
-    expected: "a two-letter country code, e.g. FR",
-    parse: |v| text(v).map(|t| t.trim().to_uppercase()),
-    valid: |c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()),
-};
-const CALLS: Spec<u64> = Spec {
-    expected: "a whole number of calls",
-    parse: whole,
-    valid: |_| true,
-};
 
 /// Every setting of a screening run, each with where it came from: what `screen` uses and
-/// `ratewatch config` shows. Commands that only talk to the service use the first four.
-#[derive(Debug, Clone)]
+/// `ratewatch config` shows, in this order; its keys are ratewatch.toml's.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Settings {
     /// `--demo`: the embedded simulator; the base URL and the key are not used.
+    #[serde(skip)]
     pub demo: bool,
+    #[serde(serialize_with = "url")]
     pub base_url: Sourced<Option<String>>,
+    #[serde(serialize_with = "optional_path")]
     pub api_key_file: Sourced<Option<PathBuf>>,
+    #[serde(serialize_with = "seconds")]
     pub timeout: Sourced<Duration>,
+    #[serde(serialize_with = "seconds")]
     pub connect_timeout: Sourced<Duration>,
+    #[serde(serialize_with = "path")]
     pub db: Sourced<PathBuf>,
+    #[serde(serialize_with = "path")]
     pub out: Sourced<PathBuf>,
     pub concurrency: Sourced<usize>,
     pub endpoint: Sourced<RatingEndpoint>,
+    #[serde(rename = "resolution_max_age")]
     pub resolution_max_age_days: Sourced<u32>,
-    /// A rating seen by a run that started this recently is used instead of fetched.
+    #[serde(rename = "rating_max_age")]
     pub rating_max_age_hours: Sourced<u32>,
-    /// The reports mark a rating not recalculated for more days than this before the run.
+    #[serde(rename = "stale_after")]
     pub stale_after_days: Sourced<u32>,
     pub retries: Sourced<u32>,
-    pub retry_delay: Sourced<Duration>,
+    pub retry_delay_ms: Sourced<u64>,
     pub max_rps: Sourced<Option<f64>>,
     pub max_calls: Sourced<Option<u64>>,
-    /// Calls in a calendar month (UTC) at most, all runs on the database together.
     pub max_calls_per_month: Sourced<Option<u64>>,
-    /// Longest wait for the service's rate limit in one run; past it the run stops.
+    #[serde(serialize_with = "seconds")]
     pub max_wait: Sourced<Duration>,
-    /// Longest the service may stay silent (calls timing out or not connecting, no answer
-    /// at all) before calls stop.
+    #[serde(serialize_with = "seconds")]
     pub max_silence: Sourced<Duration>,
-    /// Longest a run makes calls; past it, calls stop and the run ends resumable.
+    #[serde(serialize_with = "seconds")]
     pub max_run_time: Sourced<Duration>,
     /// The portfolio's fields → the file's own headers: `[columns]` in the file, then
     /// `--column` flags (a flag wins over the file for the same field).
+    #[serde(skip)]
     pub columns: ColumnMap,
-    /// The country of a row whose country is empty (an ERP that leaves it out for its own
-    /// country's customers); unset, such a row is `invalid`.
     pub default_country: Sourced<Option<String>>,
-    /// Where the run's alerts are POSTed when it ends.
+    #[serde(serialize_with = "webhook")]
     pub notify_webhook: Sourced<Option<WebhookUrl>>,
-    /// The Prometheus textfile the run's figures are written to when it ends.
+    #[serde(serialize_with = "optional_path")]
     pub metrics_file: Sourced<Option<PathBuf>>,
     /// `[alerts]` of the config file.
+    #[serde(skip)]
     pub alerts: Rules,
     /// `[refresh]` of the config file: the refresh age of each color it names (the others
     /// have `rating_max_age_hours`).
+    #[serde(skip)]
     pub refresh: Vec<(Color, jiff::SignedDuration)>,
-    /// How report.csv is spelt.
     pub csv_dialect: Sourced<Dialect>,
-    /// The reports named after the run's start, so each run keeps its own.
     pub timestamped: Sourced<bool>,
-    /// The summary says alerts only.
     pub quiet: Sourced<bool>,
 }
 
+/// `serialize_with` functions: a value as `ratewatch config` shows it, as the file would
+/// spell it, and a URL without what may be a secret in it.
+macro_rules! shown {
+    ($($name:ident($t:ty) = $show:expr;)*) => {$(
+        fn $name<S: Serializer>(s: &Sourced<$t>, to: S) -> Result<S::Ok, S::Error> {
+            let show: fn(&$t) -> _ = $show;
+            Sourced { value: show(&s.value), origin: s.origin.clone() }.serialize(to)
+        }
+    )*};
+}
+shown! {
+    seconds(Duration) = Duration::as_secs_f64;
+    path(PathBuf) = |p| p.display().to_string();
+    optional_path(Option<PathBuf>) = |p| p.as_ref().map(|p| p.display().to_string());
+    url(Option<String>) = |u| u.as_deref().map(|u| redacted_url(u, UrlPath::Whole));
+    webhook(Option<WebhookUrl>) = |u| u.as_ref().map(WebhookUrl::redacted);
+}
+
 impl Settings {
-    /// Settings of a screening run from its flags and the other sources.
-    /// The report settings (`csv_dialect`, `timestamped`, `quiet`) without their flags,
-    /// which `screen` takes: see [`Settings::for_screen`].
+    /// Settings of `config`: a screening run's, the report settings without their flags.
     pub fn for_run(args: &RunArgs, sources: &Sources) -> Result<Self, Error> {
-        Self::resolve(&args.service_args, Some(args), None, sources)
+        let quiet = unflagged::<QuietArgs>()?.quiet;
+        Self::resolve(&args.service_args, args, &unflagged()?, &quiet, sources)
     }
 
     /// Settings of `screen`, its report flags included.
     pub fn for_screen(args: &ScreenArgs, sources: &Sources) -> Result<Self, Error> {
+        let run = &args.settings;
         Self::resolve(
-            &args.settings.service_args,
-            Some(&args.settings),
-            Some(args),
+            &run.service_args,
+            run,
+            &args.reports,
+            &args.quiet.quiet,
             sources,
         )
     }
 
     /// Settings of a command that only talks to the service (the run's settings are still
-    /// checked: a bad file or variable is reported whichever command reads it).
+    /// read: a bad file or variable is reported whichever command reads it).
     pub fn for_service(args: &ServiceArgs, sources: &Sources) -> Result<Self, Error> {
-        Self::resolve(args, None, None, sources)
+        let (run, quiet) = (unflagged::<RunArgs>()?, unflagged::<QuietArgs>()?.quiet);
+        Self::resolve(args, &run, &unflagged()?, &quiet, sources)
     }
 
     fn resolve(
         service: &ServiceArgs,
-        run: Option<&RunArgs>,
-        screen: Option<&ScreenArgs>,
-        sources: &Sources,
+        run: &RunArgs,
+        reports: &ReportFormatArgs,
+        quiet: &Given<bool>,
+        s: &Sources,
     ) -> Result<Self, Error> {
-        let seconds = |s: Sourced<f64>| s.map(Duration::from_secs_f64);
+        if service.demo
+            && let Some(flag) = service.base_url.flag().or(service.api_key_file.flag())
+        {
+            return Err(Error::Config(format!(
+                "the argument '--demo' cannot be used with '{flag}'"
+            )));
+        }
+        let seconds = |g: &Given<f64>| Ok::<_, Error>(g.resolve(s)?.map(Duration::from_secs_f64));
+        let webhook = &run.notify_webhook;
+        let notify_webhook = webhook.resolve_optional(s)?;
+        let notify_webhook = match notify_webhook.value {
+            None => Sourced {
+                value: None,
+                origin: notify_webhook.origin,
+            },
+            Some(url) => Sourced {
+                value: Some(
+                    WebhookUrl::parse(&url)
+                        .map_err(|m| webhook.wrong(&notify_webhook.origin, m))?,
+                ),
+                origin: notify_webhook.origin,
+            },
+        };
         Ok(Settings {
             demo: service.demo,
-            base_url: optional(sources.pick(Key::BaseUrl, &URL, service.base_url.clone())?),
-            api_key_file: optional(
-                sources.pick_path(Key::ApiKeyFile, service.api_key_file.clone())?,
-            ),
-            timeout: seconds(
-                sources
-                    .pick(Key::Timeout, &SECONDS, service.timeout)?
-                    .unwrap_or(Sourced::by_default(DEFAULT_TIMEOUT_SECS)),
-            ),
-            connect_timeout: seconds(
-                sources
-                    .pick(Key::ConnectTimeout, &SECONDS, service.connect_timeout)?
-                    .unwrap_or(Sourced::by_default(DEFAULT_CONNECT_TIMEOUT_SECS)),
-            ),
-            db: sources.database(run.and_then(|r| r.db.clone()))?,
-            out: sources.output_folder(run.and_then(|r| r.out.clone()))?,
-            concurrency: sources
-                .pick(
-                    Key::Concurrency,
-                    &CONCURRENCY,
-                    run.and_then(|r| r.concurrency),
-                )?
-                .unwrap_or(Sourced::by_default(DEFAULT_CONCURRENCY))
-                .map(usize::from),
-            endpoint: sources
-                .pick(
-                    Key::Endpoint,
-                    &ENDPOINT,
-                    run.and_then(|r| r.endpoint).map(|e| match e {
-                        EndpointArg::Current => RatingEndpoint::Current,
-                        EndpointArg::Deprecated => RatingEndpoint::Deprecated,
-                    }),
-                )?
-                .unwrap_or(Sourced::by_default(DEFAULT_ENDPOINT)),
-            resolution_max_age_days: sources
-                .pick(
-                    Key::ResolutionMaxAge,
-                    &DAYS,
-                    run.and_then(|r| r.resolution_max_age),
-                )?
-                .unwrap_or(Sourced::by_default(DEFAULT_RESOLUTION_MAX_AGE_DAYS)),
-            rating_max_age_hours: sources
-                .pick(
-                    Key::RatingMaxAge,
-                    &HOURS,
-                    run.and_then(|r| r.rating_max_age),
-                )?
-                .unwrap_or(Sourced::by_default(DEFAULT_RATING_MAX_AGE_HOURS)),
-            stale_after_days: sources.stale_after(run.and_then(|r| r.stale_after))?,
-            retries: sources
-                .pick(Key::Retries, &COUNT, run.and_then(|r| r.retries))?
-                .unwrap_or(Sourced::by_default(DEFAULT_RETRIES)),
-            retry_delay: sources
-                .pick(
-                    Key::RetryDelayMs,
-                    &MILLISECONDS,
-                    run.and_then(|r| r.retry_delay_ms),
-                )?
-                .unwrap_or(Sourced::by_default(DEFAULT_RETRY_DELAY_MS))
-                .map(Duration::from_millis),
-            max_rps: optional(sources.pick(Key::MaxRps, &RPS, run.and_then(|r| r.max_rps))?),
-            max_calls: optional(sources.pick(
-                Key::MaxCalls,
-                &CALLS,
-                run.and_then(|r| r.max_calls),
-            )?),
-            max_calls_per_month: optional(sources.pick(
-                Key::MaxCallsPerMonth,
-                &CALLS,
-                run.and_then(|r| r.max_calls_per_month),
-            )?),
-            max_wait: seconds(
-                sources
-                    .pick(Key::MaxWait, &SECONDS, run.and_then(|r| r.max_wait))?
-                    .unwrap_or(Sourced::by_default(DEFAULT_MAX_WAIT_SECS)),
-            ),
-            max_silence: seconds(
-                sources
-                    .pick(Key::MaxSilence, &SECONDS, run.and_then(|r| r.max_silence))?
-                    .unwrap_or(Sourced::by_default(DEFAULT_MAX_SILENCE_SECS)),
-            ),
-            max_run_time: seconds(
-                sources
-                    .pick(Key::MaxRunTime, &SECONDS, run.and_then(|r| r.max_run_time))?
-                    .unwrap_or(Sourced::by_default(DEFAULT_MAX_RUN_TIME_SECS)),
-            ),
+            base_url: service.base_url.resolve_optional(s)?,
+            api_key_file: service.api_key_file.resolve_optional(s)?,
+            timeout: seconds(&service.timeout)?,
+            connect_timeout: seconds(&service.connect_timeout)?,
+            db: run.db.resolve(s)?,
+            out: run.out.resolve(s)?,
+            concurrency: run.concurrency.resolve(s)?.map(usize::from),
+            endpoint: run.endpoint.resolve(s)?.map(|e| match e {
+                EndpointArg::Current => RatingEndpoint::Current,
+                EndpointArg::Deprecated => RatingEndpoint::Deprecated,
+            }),
+            resolution_max_age_days: run.resolution_max_age.resolve(s)?,
+            rating_max_age_hours: run.rating_max_age.resolve(s)?,
+            stale_after_days: run.stale_after.resolve(s)?,
+            retries: run.retries.resolve(s)?,
+            retry_delay_ms: run.retry_delay_ms.resolve(s)?,
+            max_rps: run.max_rps.resolve_optional(s)?,
+            max_calls: run.max_calls.resolve_optional(s)?,
+            max_calls_per_month: run.max_calls_per_month.resolve_optional(s)?,
+            max_wait: seconds(&run.max_wait)?,
+            max_silence: seconds(&run.max_silence)?,
+            max_run_time: seconds(&run.max_run_time)?,
             columns: ColumnMap(
-                sources
-                    .file
+                s.file
                     .iter()
-                    .flat_map(|f| f.columns.iter().cloned())
-                    .chain(run.into_iter().flat_map(|r| r.column.iter().cloned()))
+                    .flat_map(|f| f.columns.0.iter().cloned())
+                    .chain(run.column.iter().cloned())
                     .collect(),
             ),
-            default_country: optional(
-                sources.pick(
-                    Key::DefaultCountry,
-                    &COUNTRY,
-                    run.and_then(|r| r.default_country.as_deref())
-                        .map(|c| c.trim().to_uppercase()),
-                )?,
-            ),
-            notify_webhook: optional(webhook(sources.pick(
-                Key::NotifyWebhook,
-                &WEBHOOK,
-                run.and_then(|r| r.notify_webhook.clone()),
-            )?)?),
-            metrics_file: optional(
-                sources.pick_path(Key::MetricsFile, run.and_then(|r| r.metrics_file.clone()))?,
-            ),
-            alerts: sources.alert_rules(),
-            refresh: sources
+            default_country: run.default_country.resolve_optional(s)?,
+            notify_webhook,
+            metrics_file: run.metrics_file.resolve_optional(s)?,
+            alerts: s.alert_rules(),
+            refresh: s
                 .file
                 .as_ref()
                 .map(|f| f.refresh.clone())
                 .unwrap_or_default(),
-            csv_dialect: sources.csv_dialect(screen.and_then(|s| s.reports.csv_dialect))?,
-            timestamped: sources.timestamped(screen.is_some_and(|s| s.reports.timestamped))?,
-            quiet: sources.quiet(screen.is_some_and(|s| s.quiet))?,
+            csv_dialect: reports.csv_dialect.resolve(s)?.map(|d| match d {
+                CsvDialectArg::Standard => Dialect::Standard,
+                CsvDialectArg::Excel => Dialect::Excel,
+            }),
+            timestamped: reports.timestamped.resolve(s)?,
+            quiet: quiet.resolve(s)?,
         })
     }
-}
 
-/// The webhook's address checked, an error naming where it came from (the flag, the
-/// variable, or the file's line and key) but never what could be a secret in it.
-fn webhook(s: Option<Sourced<String>>) -> Result<Option<Sourced<WebhookUrl>>, Error> {
-    let Some(s) = s else { return Ok(None) };
-    match WebhookUrl::parse(&s.value) {
-        Ok(url) => Ok(Some(Sourced {
-            value: url,
-            origin: s.origin,
-        })),
-        Err(message) => {
-            let place = match &s.origin {
-                Origin::Flag(flag) => flag.clone(),
-                Origin::Env(var) => var.to_string(),
-                Origin::File { path, line } => {
-                    format!("{}:{line}: {}", path.display(), Key::NotifyWebhook.name())
-                }
-                Origin::Default => Key::NotifyWebhook.name().to_string(),
-            };
-            Err(Error::Config(format!("{place}: {message}")))
-        }
-    }
-}
-
-impl Settings {
     /// The bounds of a command's calls (concurrency, pace, budget, waiting, retries): built
     /// here only, so `screen` and `lookup` honour the same settings the same way.
     pub fn limits(&self) -> Limits {
@@ -1168,163 +878,20 @@ impl Settings {
             max_silence: self.max_silence.value,
             retry: RetryPolicy {
                 retries: self.retries.value,
-                base_delay: self.retry_delay.value,
-                ..RetryPolicy::default()
+                base_delay: Duration::from_millis(self.retry_delay_ms.value),
+                max_delay: RetryPolicy::MAX_DELAY,
             },
         }
     }
 }
 
-/// An optional setting that nothing gave: unset, by default.
-fn optional<T>(s: Option<Sourced<T>>) -> Sourced<Option<T>> {
-    match s {
-        Some(s) => s.map(Some),
-        None => Sourced::by_default(None),
-    }
-}
-
-/// Where the key came from, so a refusal can say where to look, never what it was.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeySource {
-    Env,
-    File(PathBuf),
-}
-
-impl fmt::Display for KeySource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KeySource::Env => write!(f, "the {KEY_ENV} environment variable"),
-            KeySource::File(p) => write!(f, "the file {}", p.display()),
-        }
-    }
-}
-
-/// Which service a command talks to.
-#[derive(Debug, Clone)]
-pub enum Target {
-    /// The embedded simulator, started in-process.
-    Demo,
-    /// A real environment (demo or live) at `base_url`.
-    Remote {
-        base_url: String,
-        key: Option<(ApiKey, KeySource)>,
-    },
-}
-
-/// Validated service settings.
-#[derive(Debug, Clone)]
-pub struct ServiceSettings {
-    pub target: Target,
-    pub client: ClientOptions,
-    /// With `--demo`: the dates of the simulated days earlier demo runs of the database
-    /// served (day, date), so the embedded simulator keeps each day on its date (see
-    /// `sim::dataset::Calendar`). Empty: the served day falls on today.
-    pub demo_days: Vec<(i64, jiff::civil::Date)>,
-}
-
-impl ServiceSettings {
-    /// The service to talk to: the simulator with `--demo`, else the base URL with the key
-    /// from `api_key_file` or [`KEY_ENV`] (never from a flag, which `ps` would show).
-    pub fn new(settings: &Settings, sources: &Sources) -> Result<Self, Error> {
-        let client = ClientOptions {
-            timeout: settings.timeout.value,
-            connect_timeout: settings.connect_timeout.value,
-        };
-        if settings.demo {
-            return Ok(ServiceSettings {
-                target: Target::Demo,
-                client,
-                demo_days: Vec::new(),
-            });
-        }
-        let Some(base_url) = settings.base_url.value.clone() else {
-            return Err(Error::Config(format!(
-                "no service address: pass --base-url URL (or set {}, or `base_url` in {CONFIG_FILE}) for a real environment, or --demo for the embedded simulator",
-                Key::BaseUrl.env()
-            )));
-        };
-        let key = sources.api_key(&settings.api_key_file)?;
-        Ok(ServiceSettings {
-            target: Target::Remote { base_url, key },
-            client,
-            demo_days: Vec::new(),
-        })
-    }
-}
-
-fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
-    warn_if_open_to_others(path);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::Config(format!(
-            "cannot read the API key file {}: {e}",
-            path.display()
-        ))
-    })?;
-    let key = text.trim();
-    if key.is_empty() {
-        return Err(Error::Config(format!(
-            "the API key file {} is empty",
-            path.display()
-        )));
-    }
-    Ok(ApiKey::new(key))
-}
-
-/// A key file that the group or other users may read (or write) is a warning, never a
-/// refusal: the key still works, and a shared host's admin may have reasons.
-fn warn_if_open_to_others(path: &Path) {
-    if let Some(mode) = open_mode(path) {
-        tracing::warn!(
-            "the API key file {} is open to the group or other users (mode {mode:03o}): chmod 600 {}",
-            path.display(),
-            path.display()
-        );
-    }
-}
-
-/// The key file's permission bits, if the group or others have any.
-#[cfg(unix)]
-fn open_mode(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
-    (mode & 0o077 != 0).then_some(mode)
-}
-
-#[cfg(not(unix))]
-fn open_mode(_: &Path) -> Option<u32> {
-    None
-}
-
-/// The message for a command that needs a key and has none.
-pub fn missing_key() -> Error {
-    Error::Config(format!(
-        "no API key: set {KEY_ENV} or pass --api-key-file PATH (demo and live environments have different keys)"
-    ))
-}
-
 #[cfg(test)]
 mod tests {
-    use clap::{CommandFactory, Parser};
+    use clap::Parser;
+    use serde_json::json;
 
     use super::*;
-    use crate::cli::{Cli, Command};
-
-    /// The run settings of `ratewatch config FLAGS…`, parsed as the binary would.
-    fn flags(flags: &[&str]) -> RunArgs {
-        let argv = ["ratewatch", "config"].iter().chain(flags);
-        match Cli::try_parse_from(argv).unwrap().command {
-            Command::Config(args) => args.settings,
-            other => panic!("{other:?}"),
-        }
-    }
-
-    fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let vars: Vec<(String, String)> = vars
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-    }
+    use crate::cli::Cli;
 
     const PATH_OF_FILE: &str = "/etc/ratewatch/ratewatch.toml";
 
@@ -1332,409 +899,206 @@ mod tests {
         ConfigFile::parse(Path::new(PATH_OF_FILE), FoundBy::Flag, text)
     }
 
-    fn settings(args: &[&str], env: &[(&str, &str)], text: &str) -> Result<Settings, Error> {
-        let sources = Sources::new(env_of(env), Some(file(text)?));
-        Settings::for_run(&flags(args), &sources)
+    fn with_file(text: &str) -> Result<Sources, Error> {
+        let file = Some(file(text)?);
+        Ok(Sources {
+            file,
+            ..Sources::default()
+        })
     }
 
-    #[test]
-    fn a_refresh_table_gives_an_age_per_color() {
-        let text = "rating_max_age = 12\n[refresh]\ngreen = \"7d\"\nyellow = \"2d\"\nred = \"1w\"\nblack = \"36h\"\n";
-        let s = settings(&[], &[], text).unwrap();
-        let hours = jiff::SignedDuration::from_hours;
-        assert_eq!(
-            s.refresh,
-            vec![
-                (Color::Black, hours(36)),
-                (Color::Green, hours(168)),
-                (Color::Red, hours(168)),
-                (Color::Yellow, hours(48)),
-            ]
-        );
-        assert_eq!(s.rating_max_age_hours.value, 12);
-        // No table: every color has rating_max_age.
-        assert!(settings(&[], &[], "").unwrap().refresh.is_empty());
-    }
-
-    #[test]
-    fn a_bad_refresh_age_or_an_unknown_color_names_the_file_line_and_key() {
-        let message = |text: &str| match file(text) {
-            Err(Error::Config(m)) => m,
+    /// The run settings of `ratewatch config FLAGS…`, parsed as the binary parses them.
+    fn flags(flags: &[&str]) -> Result<RunArgs, Error> {
+        let argv = ["ratewatch", "config"].iter().chain(flags);
+        match Cli::try_parse_from(argv).map_err(from_clap)?.command {
+            crate::cli::Command::Config(args) => Ok(args.settings),
             other => panic!("{other:?}"),
-        };
-        let m = message("quiet = true\n[refresh]\ngreen = \"7d\"\nyellow = \"2 days\"\n");
-        assert!(
-            m.starts_with(&format!("{PATH_OF_FILE}:4: [refresh] yellow:")),
-            "{m}"
-        );
-        assert!(m.contains("\"12h\", \"2d\" or \"1w\""), "{m}");
-        let m = message("[refresh]\nred = 1\n");
-        assert!(
-            m.starts_with(&format!("{PATH_OF_FILE}:2: [refresh] red:")),
-            "{m}"
-        );
-        let m = message("[refresh]\ngreen = \"7d\"\n\ngrene = \"7d\"\n");
-        assert!(
-            m.starts_with(&format!(
-                "{PATH_OF_FILE}:4: [refresh]: unknown color `grene`"
-            )),
-            "{m}"
-        );
-        let m = message("refresh = \"7d\"\n");
-        assert!(
-            m.starts_with(&format!("{PATH_OF_FILE}:1: `refresh` is a table")),
-            "{m}"
-        );
+        }
     }
 
-    #[test]
-    fn a_columns_table_maps_fields_to_headers_and_flags_win() {
-        let text = "db = \"x.db\"\n[columns]\ncountry = \"Pays\"\nref = \"Référence client\"\n";
-        let s = settings(&["--column", "country=Land"], &[], text).unwrap();
-        assert_eq!(
-            s.columns.0,
-            vec![
-                ("country".to_string(), "Pays".to_string()),
-                ("ref".to_string(), "Référence client".to_string()),
-                ("country".to_string(), "Land".to_string()),
-            ]
-        );
-        let e = file("[columns]\nexposure = \"Encours\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains(":2: [columns]") && e.contains("the fields are"),
-            "{e}"
-        );
-        let e = file("columns = \"Pays\"\n").unwrap_err().to_string();
-        assert!(e.contains("`columns` is a table"), "{e}");
+    fn settings(args: &[&str], text: &str) -> Result<Settings, Error> {
+        Settings::for_run(&flags(args)?, &with_file(text)?)
+    }
+
+    /// A variable's text as clap hands it to its setting's parser (default: 30).
+    fn variable<T: Value>(
+        kind: &'static Kind<T>,
+        var: &'static str,
+        text: &str,
+    ) -> Result<Given<T>, Error> {
+        let arg = Arg::new("setting").env(var).default_value("30");
+        let cmd = Command::new("ratewatch").arg(arg.clone());
+        kind.parse_ref_(&cmd, Some(&arg), OsStr::new(text), ValueSource::EnvVariable)
+            .map_err(from_clap)
+    }
+
+    fn shown(s: &Settings) -> serde_json::Map<String, serde_json::Value> {
+        match serde_json::to_value(s) {
+            Ok(serde_json::Value::Object(shown)) => shown,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
     fn precedence_is_flag_then_env_then_file_then_default() {
-        let text = "concurrency = 16\nretries = 5\nmax_rps = 20\n";
-        let env = [("RATEWATCH_CONCURRENCY", "32"), ("RATEWATCH_RETRIES", "7")];
+        let text = "concurrency = 16\nretries = 5\n";
         let file_at = |line| Origin::File {
-            path: PathBuf::from(PATH_OF_FILE),
+            path: PATH_OF_FILE.into(),
             line,
         };
-
-        let s = settings(&[], &[], "").unwrap();
-        assert_eq!(s.concurrency, Sourced::by_default(8));
-        assert_eq!(s.stale_after_days, Sourced::by_default(30));
-        assert_eq!(s.retries, Sourced::by_default(3));
-        assert_eq!(s.max_rps, Sourced::by_default(None));
-
-        let s = settings(&[], &[], text).unwrap();
+        let s = settings(&[], "").unwrap();
+        assert_eq!(
+            (s.concurrency.value, s.concurrency.origin),
+            (8, Origin::Default)
+        );
+        let s = settings(&[], text).unwrap();
         assert_eq!(
             (s.concurrency.value, s.concurrency.origin),
             (16, file_at(1))
         );
-        assert_eq!(
-            (s.max_rps.value, s.max_rps.origin),
-            (Some(20.0), file_at(3))
-        );
-
-        let s = settings(&[], &env, text).unwrap();
-        assert_eq!(
-            (s.concurrency.value, s.concurrency.origin),
-            (32, Origin::Env("RATEWATCH_CONCURRENCY"))
-        );
-        assert_eq!(s.retries.value, 7);
-        assert_eq!(s.max_rps.origin, file_at(3));
-
-        let s = settings(&["--concurrency", "64"], &env, text).unwrap();
-        assert_eq!(
-            (s.concurrency.value, s.concurrency.origin),
-            (64, Origin::Flag("--concurrency".into()))
-        );
-        assert_eq!(s.retries.origin, Origin::Env("RATEWATCH_RETRIES"));
-        assert_eq!(s.timeout, Sourced::by_default(Duration::from_secs(30)));
+        let mut run = flags(&[]).unwrap();
+        run.concurrency = variable(&CONCURRENCY, "RATEWATCH_CONCURRENCY", "32").unwrap();
+        let s = Settings::for_run(&run, &with_file(text).unwrap()).unwrap();
+        let env = Origin::Env("RATEWATCH_CONCURRENCY".into());
+        assert_eq!((s.concurrency.value, s.concurrency.origin), (32, env));
+        assert_eq!(s.retries.origin, file_at(2));
+        let s = settings(&["--concurrency", "64"], text).unwrap();
+        let flag = Origin::Flag("--concurrency".into());
+        assert_eq!((s.concurrency.value, s.concurrency.origin), (64, flag));
+        // A flag wins over a bad value in the file, which is then not read.
+        assert!(settings(&["--timeout", "2"], "timeout = \"soon\"\n").is_ok());
     }
 
     #[test]
-    fn every_key_is_read_from_the_file_and_the_environment() {
+    fn every_key_is_read_from_the_file_and_shown_in_its_order() {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
-            endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\nretries = 1\nretry_delay_ms = 250\n\
-            max_rps = 2.5\nmax_calls = 1000\nmax_calls_per_month = 50000\nmax_wait = 90\n\
-            max_silence = 45\nmax_run_time = 3600\ndefault_country = \"fr\"\n\
-            notify_webhook = \"https://hooks.example/in\"\nmetrics_file = \"ratewatch.prom\"\n\
-            csv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
-        let s = settings(&[], &[], text).unwrap();
-        assert_eq!(s.base_url.value.as_deref(), Some("https://rating.example"));
+            endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\n\
+            retries = 1\nretry_delay_ms = 250\nmax_rps = 2.5\nmax_calls = 1000\n\
+            max_calls_per_month = 50000\nmax_wait = 90\nmax_silence = 45\nmax_run_time = 3600\n\
+            default_country = \"fr\"\nnotify_webhook = \"https://hooks.example/in\"\n\
+            metrics_file = \"ratewatch.prom\"\ncsv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
+        let shown = shown(&settings(&[], text).unwrap());
         // Relative paths are the file's folder's, not the working directory's.
-        assert_eq!(
-            s.api_key_file.value,
-            Some(PathBuf::from("/etc/ratewatch/key"))
-        );
-        assert_eq!(s.out.value, PathBuf::from("/etc/ratewatch/reports"));
-        assert_eq!(s.db.value, PathBuf::from("/var/lib/rw.db"));
-        assert_eq!(s.timeout.value, Duration::from_millis(12_500));
-        assert_eq!(s.connect_timeout.value, Duration::from_secs(3));
-        assert_eq!(s.concurrency.value, 4);
-        assert_eq!(s.endpoint.value, RatingEndpoint::Deprecated);
-        assert_eq!(s.resolution_max_age_days.value, 7);
-        assert_eq!(s.rating_max_age_hours.value, 12);
-        assert_eq!(s.stale_after_days.value, 45);
-        assert_eq!(s.retries.value, 1);
-        assert_eq!(s.retry_delay.value, Duration::from_millis(250));
-        assert_eq!(s.max_calls.value, Some(1000));
-        assert_eq!(s.max_calls_per_month.value, Some(50_000));
-        assert_eq!(s.max_wait.value, Duration::from_secs(90));
-        assert_eq!(s.max_silence.value, Duration::from_secs(45));
-        assert_eq!(s.max_run_time.value, Duration::from_secs(3600));
-        assert_eq!(s.csv_dialect.value, Dialect::Excel);
-        assert_eq!(s.default_country.value.as_deref(), Some("FR"));
-        assert!(s.timestamped.value && s.quiet.value);
-        for key in Key::ALL {
-            let origin = match key {
-                Key::BaseUrl => &s.base_url.origin,
-                Key::ApiKeyFile => &s.api_key_file.origin,
-                Key::Timeout => &s.timeout.origin,
-                Key::ConnectTimeout => &s.connect_timeout.origin,
-                Key::Db => &s.db.origin,
-                Key::Out => &s.out.origin,
-                Key::Concurrency => &s.concurrency.origin,
-                Key::Endpoint => &s.endpoint.origin,
-                Key::ResolutionMaxAge => &s.resolution_max_age_days.origin,
-                Key::RatingMaxAge => &s.rating_max_age_hours.origin,
-                Key::StaleAfter => &s.stale_after_days.origin,
-                Key::Retries => &s.retries.origin,
-                Key::RetryDelayMs => &s.retry_delay.origin,
-                Key::MaxRps => &s.max_rps.origin,
-                Key::MaxCalls => &s.max_calls.origin,
-                Key::MaxCallsPerMonth => &s.max_calls_per_month.origin,
-                Key::MaxWait => &s.max_wait.origin,
-                Key::MaxSilence => &s.max_silence.origin,
-                Key::MaxRunTime => &s.max_run_time.origin,
-                Key::DefaultCountry => &s.default_country.origin,
-                Key::NotifyWebhook => &s.notify_webhook.origin,
-                Key::MetricsFile => &s.metrics_file.origin,
-                Key::CsvDialect => &s.csv_dialect.origin,
-                Key::Timestamped => &s.timestamped.origin,
-                Key::Quiet => &s.quiet.origin,
-            };
-            assert_eq!(origin.kind(), "file", "{key:?}");
-        }
-
-        let env = [
-            ("RATEWATCH_DB", "here.db"),
-            ("RATEWATCH_OUT", "out"),
-            ("RATEWATCH_ENDPOINT", "Current"),
-            ("RATEWATCH_TIMEOUT", "1.5"),
-            ("RATEWATCH_MAX_CALLS", "9"),
-            ("RATEWATCH_MAX_CALLS_PER_MONTH", "90"),
-            ("RATEWATCH_STALE_AFTER", "7"),
-            ("RATEWATCH_CSV_DIALECT", "Standard"),
-            ("RATEWATCH_QUIET", "false"),
-        ];
-        let s = settings(&[], &env, text).unwrap();
-        // The environment's relative paths are the working directory's.
-        assert_eq!(s.db.value, PathBuf::from("here.db"));
-        assert_eq!(s.out.value, PathBuf::from("out"));
-        assert_eq!(s.endpoint.value, RatingEndpoint::Current);
-        assert_eq!(s.timeout.value, Duration::from_millis(1_500));
-        assert_eq!(s.max_calls.value, Some(9));
-        assert_eq!(s.max_calls_per_month.value, Some(90));
-        assert_eq!(s.stale_after_days.value, 7);
-        assert_eq!(s.csv_dialect.value, Dialect::Standard);
-        assert_eq!(
-            (s.quiet.value, s.quiet.origin),
-            (false, Origin::Env("RATEWATCH_QUIET"))
-        );
-        assert!(s.timestamped.value, "from the file");
-        let s = settings(&["--stale-after", "0"], &env, text).unwrap();
-        assert_eq!(
-            (s.stale_after_days.value, s.stale_after_days.origin),
-            (0, Origin::Flag("--stale-after".into()))
-        );
-    }
-
-    #[test]
-    fn report_flags_win_over_the_file_and_their_absence_leaves_it_to_speak() {
-        let screen = |args: &[&str], env: &[(&str, &str)], text: &str| {
-            let argv = ["ratewatch", "screen", "book.csv"].iter().chain(args);
-            let Command::Screen(args) = Cli::try_parse_from(argv).unwrap().command else {
-                unreachable!()
-            };
-            let sources = Sources::new(env_of(env), Some(file(text).unwrap()));
-            Settings::for_screen(&args, &sources)
-        };
-        let text = "quiet = false\ncsv_dialect = \"excel\"\ntimestamped = true\n";
-        let s = screen(&[], &[], text).unwrap();
-        assert!(!s.quiet.value && s.timestamped.value);
-        assert_eq!(s.csv_dialect.value, Dialect::Excel);
-        assert_eq!(s.quiet.origin.kind(), "file");
-        let s = screen(&["--quiet", "--csv-dialect", "standard"], &[], text).unwrap();
-        assert_eq!(
-            (s.quiet.value, s.quiet.origin),
-            (true, Origin::Flag("--quiet".into()))
-        );
-        assert_eq!(s.csv_dialect.value, Dialect::Standard);
-        // A flag given, its bad variable is not read.
-        let s = screen(&["--quiet"], &[("RATEWATCH_QUIET", "loud")], "").unwrap();
-        assert!(s.quiet.value);
-        let err = screen(&[], &[("RATEWATCH_QUIET", "loud")], "").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "RATEWATCH_QUIET: expected true or false, got \"loud\""
-        );
-        let s = screen(&[], &[], "").unwrap();
-        assert_eq!(
-            (s.quiet.value, s.timestamped.value, s.csv_dialect.value),
-            (false, false, DEFAULT_CSV_DIALECT)
-        );
-    }
-
-    #[test]
-    fn an_unknown_key_names_the_file_the_line_and_the_key() {
-        let err = file("db = \"x.db\"\n\nconcurency = 4\n").unwrap_err();
-        let text = err.to_string();
-        assert!(
-            text.starts_with(&format!("{PATH_OF_FILE}:3: unknown key `concurency`")),
-            "{text}"
-        );
-        assert!(text.contains("did you mean `concurrency`?"), "{text}");
-        assert!(matches!(err, Error::Config(_)));
-
-        let err = file("[screen]\nconcurrency = 4\n").unwrap_err().to_string();
-        assert!(
-            err.starts_with(&format!("{PATH_OF_FILE}:1: unknown key `screen`")),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn a_bad_value_names_the_file_the_line_the_key_and_what_is_expected() {
-        let cases = [
-            (
-                "concurrency = \"eight\"",
-                "concurrency: expected a whole number from 1 to 1024, got \"eight\"",
-            ),
-            (
-                "concurrency = 0",
-                "concurrency: expected a whole number from 1 to 1024, got 0",
-            ),
-            (
-                "timeout = -1",
-                "timeout: expected a positive number of seconds, got -1",
-            ),
-            (
-                "endpoint = \"newest\"",
-                "endpoint: expected \"current\" or \"deprecated\", got \"newest\"",
-            ),
-            ("retries = 1.5", "retries: expected a whole number, got 1.5"),
-            (
-                "db = true",
-                "db: expected a path, got a value of type boolean",
-            ),
-            (
-                "stale_after = -1",
-                "stale_after: expected a whole number of days, got -1",
-            ),
-            (
-                "max_calls = -3",
-                "max_calls: expected a whole number of calls, got -3",
-            ),
-            (
-                "max_calls_per_month = 1.5",
-                "max_calls_per_month: expected a whole number of calls, got 1.5",
-            ),
-            ("quiet = 1", "quiet: expected true or false, got 1"),
-            (
-                "timestamped = \"maybe\"",
-                "timestamped: expected true or false, got \"maybe\"",
-            ),
-            (
-                "csv_dialect = \"tsv\"",
-                "csv_dialect: expected \"standard\" or \"excel\", got \"tsv\"",
-            ),
-            (
-                "default_country = \"France\"",
-                "default_country: expected a two-letter country code, e.g. FR, got \"France\"",
-            ),
-        ];
-        for (line, message) in cases {
-            let err = settings(&[], &[], &format!("# settings\n{line}\n"))
-                .unwrap_err()
-                .to_string();
-            assert_eq!(err, format!("{PATH_OF_FILE}:2: {message}"));
-        }
-    }
-
-    #[test]
-    fn bad_flags_and_variables_name_themselves() {
-        let err = settings(&["--timeout", "0"], &[], "")
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            err,
-            "--timeout: expected a positive number of seconds, got 0.0"
-        );
-        let err = settings(&[], &[("RATEWATCH_RETRY_DELAY_MS", "soon")], "")
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            err,
-            "RATEWATCH_RETRY_DELAY_MS: expected a whole number of milliseconds, got \"soon\""
-        );
-        // A flag still wins over a bad variable: the variable is not read.
-        let s = settings(
-            &["--retry-delay-ms", "5"],
-            &[("RATEWATCH_RETRY_DELAY_MS", "soon")],
-            "",
-        );
-        assert_eq!(s.unwrap().retry_delay.value, Duration::from_millis(5));
-    }
-
-    #[test]
-    fn a_webhook_that_is_not_http_names_its_source_and_never_its_secrets() {
-        let bad = "ftp://user:s3cr3t@hooks.example/in?token=t0ken";
-        let cases = [
-            settings(&["--notify-webhook", bad], &[], ""),
-            settings(&[], &[("RATEWATCH_NOTIFY_WEBHOOK", bad)], ""),
-            settings(&[], &[], &format!("# hooks\nnotify_webhook = \"{bad}\"\n")),
-            settings(&["--notify-webhook", "hooks.example/s3cr3t"], &[], ""),
-        ];
-        let places = [
-            "--notify-webhook: ",
-            "RATEWATCH_NOTIFY_WEBHOOK: ",
-            &format!("{PATH_OF_FILE}:2: notify_webhook: "),
-            "--notify-webhook: ",
-        ];
-        for (result, place) in cases.into_iter().zip(places) {
-            let err = result.unwrap_err();
-            assert!(matches!(err, Error::Config(_)));
-            let text = err.to_string();
-            assert!(text.starts_with(place), "{text}");
-            assert!(text.contains("expected an http or https URL"), "{text}");
+        let expected = json!({
+            "base_url": "https://rating.example/", "api_key_file": "/etc/ratewatch/key",
+            "timeout": 12.5, "connect_timeout": 3.0, "db": "/var/lib/rw.db",
+            "out": "/etc/ratewatch/reports", "concurrency": 4, "endpoint": "deprecated",
+            "resolution_max_age": 7, "rating_max_age": 12, "stale_after": 45, "retries": 1,
+            "retry_delay_ms": 250, "max_rps": 2.5, "max_calls": 1000,
+            "max_calls_per_month": 50000, "max_wait": 90.0, "max_silence": 45.0,
+            "max_run_time": 3600.0, "default_country": "FR",
+            "notify_webhook": "https://hooks.example/in",
+            "metrics_file": "/etc/ratewatch/ratewatch.prom", "csv_dialect": "excel",
+            "timestamped": true, "quiet": true,
+        });
+        let values: serde_json::Map<_, _> = shown
+            .iter()
+            .map(|(k, s)| (k.clone(), s["value"].clone()))
+            .collect();
+        assert_eq!(serde_json::Value::Object(values), expected);
+        assert_eq!(shown.keys().cloned().collect::<Vec<_>>(), keys());
+        for (key, setting) in shown {
+            let from = setting["from"].as_str().unwrap();
             assert!(
-                !text.contains("s3cr3t") && !text.contains("t0ken"),
-                "{text}"
+                from.starts_with(&format!("file {PATH_OF_FILE}:")),
+                "{key}: {from}"
             );
         }
-        let good = "https://user:s3cr3t@hooks.example/in?token=t0ken";
-        let s = settings(&[], &[("RATEWATCH_NOTIFY_WEBHOOK", good)], "").unwrap();
+    }
+
+    #[test]
+    fn a_variable_is_trimmed_a_blank_one_is_unset_and_a_bad_one_is_named() {
+        let given = variable(&DAYS, "RATEWATCH_STALE_AFTER", " 7 ").unwrap();
+        let env = Origin::Env("RATEWATCH_STALE_AFTER".into());
+        assert_eq!((given.value, given.origin), (Some(7), env));
+        let given = variable(&DAYS, "RATEWATCH_STALE_AFTER", "  ").unwrap();
+        assert_eq!((given.value, given.origin), (Some(30), Origin::Default));
+        let given = variable(&ENDPOINT, "RATEWATCH_ENDPOINT", "Current").unwrap();
+        assert_eq!(given.value, Some(EndpointArg::Current));
+        let given = variable(&COUNTRY, "RATEWATCH_DEFAULT_COUNTRY", " fr").unwrap();
+        assert_eq!(given.value.as_deref(), Some("FR"));
+        for (text, value) in [("false", false), ("1", true), ("TRUE", true), ("0", false)] {
+            assert_eq!(
+                variable(&SWITCH, "RATEWATCH_QUIET", text).unwrap().value,
+                Some(value)
+            );
+        }
+        for (result, message) in [
+            (
+                variable(&SWITCH, "RATEWATCH_QUIET", "loud").map(|_| ()),
+                "RATEWATCH_QUIET: expected true or false, got \"loud\"",
+            ),
+            (
+                variable(&MILLISECONDS, "RATEWATCH_RETRY_DELAY_MS", "soon").map(|_| ()),
+                "RATEWATCH_RETRY_DELAY_MS: expected a whole number of milliseconds, got \"soon\"",
+            ),
+            (
+                variable(&CONCURRENCY, "RATEWATCH_CONCURRENCY", "0").map(|_| ()),
+                "RATEWATCH_CONCURRENCY: expected a whole number from 1 to 1024, got \"0\"",
+            ),
+        ] {
+            assert_eq!(result.unwrap_err().to_string(), message);
+        }
+    }
+
+    #[test]
+    fn a_bad_flag_names_itself() {
+        let message = |args: &[&str]| flags(args).unwrap_err().to_string();
+        let timeout = message(&["--timeout", "0"]);
         assert_eq!(
-            s.notify_webhook.value.as_ref().map(|u| u.redacted()),
-            Some("https://***@hooks.example/in?token=***".to_string())
+            timeout,
+            "--timeout: expected a positive number of seconds, got 0.0"
         );
-        assert!(!format!("{s:?}").contains("s3cr3t"));
-        let s = settings(&[], &[], "metrics_file = \"ratewatch.prom\"\n").unwrap();
-        assert_eq!(
-            s.metrics_file.value,
-            Some(PathBuf::from("/etc/ratewatch/ratewatch.prom"))
-        );
+        let country = message(&["--default-country", "France"]);
+        let expected =
+            "--default-country: expected a two-letter country code, e.g. FR, got \"FRANCE\"";
+        assert_eq!(country, expected);
+        // A mistyped flag is clap's to word.
+        assert!(message(&["--retries", "x"]).contains("invalid value 'x' for '--retries <N>'"));
+    }
+
+    #[test]
+    fn a_file_mistake_names_the_file_the_line_the_key_and_what_is_expected() {
+        // One case a line: the file's second line, then what the error says after its place.
+        let cases = r#"concurrency = "eight" → concurrency: expected a whole number from 1 to 1024, got "eight"
+concurrency = 0 → concurrency: expected a whole number from 1 to 1024, got 0
+timeout = -1 → timeout: expected a positive number of seconds, got -1
+endpoint = "newest" → endpoint: expected "current" or "deprecated", got "newest"
+retries = 1.5 → retries: expected a whole number, got 1.5
+db = true → db: expected a path, got a value of type boolean
+stale_after = -1 → stale_after: expected a whole number of days, got -1
+max_calls = -3 → max_calls: expected a whole number of calls, got -3
+quiet = 1 → quiet: expected true or false, got 1
+timestamped = "maybe" → timestamped: expected true or false, got "maybe"
+csv_dialect = "tsv" → csv_dialect: expected "standard" or "excel", got "tsv"
+default_country = "France" → default_country: expected a two-letter country code, e.g. FR, got "France"
+concurency = 4 → unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, api_key_file, timeout, connect_timeout, db, out, concurrency, endpoint, resolution_max_age, rating_max_age, stale_after, retries, retry_delay_ms, max_rps, max_calls, max_calls_per_month, max_wait, max_silence, max_run_time, default_country, notify_webhook, metrics_file, csv_dialect, timestamped, quiet
+[screen] → unknown key `screen`; the keys are base_url,
+refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
+[refresh]\nyellow = "2 days" → [refresh] yellow: expected an age like "12h", "2d" or "1w"
+[refresh]\ngrene = "7d" → [refresh]: unknown color `grene`
+[columns]\nexposure = "E" → [columns]: "exposure" is not a field of a portfolio
+[alerts]\nrepeat = "monthly" → [alerts] repeat: expected "never", "weekly" or "daily""#;
+        for case in cases.lines() {
+            let (line, message) = case.split_once(" → ").unwrap();
+            let (text, at) = match line.split_once("\\n") {
+                Some((table, line)) => (format!("# settings\n{table}\n{line}\n"), 3),
+                None => (format!("# settings\n{line}\n"), 2),
+            };
+            let err = settings(&[], &text).unwrap_err().to_string();
+            let start = format!("{PATH_OF_FILE}:{at}: {message}");
+            assert!(err.starts_with(&start), "{err}");
+        }
     }
 
     #[test]
     fn the_api_key_is_refused_in_the_file_without_echoing_it() {
         for text in [
-            "api_key = \"s3cr3t-value\"",
-            "key = \"s3cr3t-value\"",
-            "apiKey = \"s3cr3t-value\"",
-            "\"api-key\" = \"s3cr3t-value\"",
+            "api_key = \"s3cr3t\"",
+            "key = \"s3cr3t\"",
+            "apiKey = \"s3cr3t\"",
+            "\"api-key\" = \"s3cr3t\"",
         ] {
             let err = file(&format!("db = \"x.db\"\n{text}\n"))
                 .unwrap_err()
@@ -1747,7 +1111,7 @@ mod tests {
             assert!(!err.contains("s3cr3t"), "{err}");
         }
         // Not even when the line is not valid TOML.
-        let err = file("api_key = s3cr3t-value\n").unwrap_err().to_string();
+        let err = file("api_key = s3cr3t\n").unwrap_err().to_string();
         assert!(
             err.starts_with(&format!("{PATH_OF_FILE}:1: not valid TOML")),
             "{err}"
@@ -1756,123 +1120,69 @@ mod tests {
     }
 
     #[test]
-    fn the_help_shows_the_defaults_config_applies() {
-        let mut cli = Cli::command();
-        cli.build();
-        let screen = cli.find_subcommand("screen").unwrap();
-        let help = |id: &str| {
-            let arg = screen.get_arguments().find(|a| a.get_id() == id).unwrap();
-            assert!(
-                arg.get_default_values().is_empty(),
-                "{id} has a clap default"
-            );
-            arg.get_long_help()
-                .or(arg.get_help())
-                .map(|h| h.to_string().replace('\n', " "))
-                .unwrap_or_default()
-        };
-        let expect = [
-            ("db", DEFAULT_DB.to_string()),
-            ("out", DEFAULT_OUT.to_string()),
-            ("concurrency", DEFAULT_CONCURRENCY.to_string()),
-            ("endpoint", "current".to_string()),
+    fn a_webhook_that_is_not_http_names_its_source_and_never_its_secrets() {
+        let bad = "ftp://user:s3cr3t@hooks.example/in?token=t0ken";
+        let mut run = flags(&[]).unwrap();
+        run.notify_webhook = variable(&WEBHOOK, "RATEWATCH_NOTIFY_WEBHOOK", bad).unwrap();
+        let cases = [
             (
-                "resolution_max_age",
-                DEFAULT_RESOLUTION_MAX_AGE_DAYS.to_string(),
+                settings(&["--notify-webhook", bad], ""),
+                "--notify-webhook: ",
             ),
-            ("rating_max_age", DEFAULT_RATING_MAX_AGE_HOURS.to_string()),
-            ("stale_after", DEFAULT_STALE_AFTER_DAYS.to_string()),
-            ("retries", DEFAULT_RETRIES.to_string()),
-            ("retry_delay_ms", DEFAULT_RETRY_DELAY_MS.to_string()),
-            ("timeout", DEFAULT_TIMEOUT_SECS.to_string()),
-            ("connect_timeout", DEFAULT_CONNECT_TIMEOUT_SECS.to_string()),
-            ("max_wait", DEFAULT_MAX_WAIT_SECS.to_string()),
-            ("max_silence", DEFAULT_MAX_SILENCE_SECS.to_string()),
-            ("max_run_time", DEFAULT_MAX_RUN_TIME_SECS.to_string()),
-            ("csv_dialect", "standard".to_string()),
+            (
+                Settings::for_run(&run, &Sources::default()),
+                "RATEWATCH_NOTIFY_WEBHOOK: ",
+            ),
+            (
+                settings(&[], &format!("\nnotify_webhook = \"{bad}\"\n")),
+                "/etc/ratewatch/ratewatch.toml:2: notify_webhook: ",
+            ),
+            (
+                settings(&["--notify-webhook", "hooks.example/s3cr3t"], ""),
+                "--notify-webhook: ",
+            ),
         ];
-        assert_eq!(DEFAULT_ENDPOINT, RatingEndpoint::Current);
-        for (id, default) in expect {
-            let text = help(id);
+        for (result, place) in cases {
+            let text = result.unwrap_err().to_string();
+            assert!(text.starts_with(place), "{text}");
+            assert!(text.contains("expected an http or https URL"), "{text}");
             assert!(
-                text.contains(&format!("[default: {default}]")),
-                "{id}: {text}"
+                !text.contains("s3cr3t") && !text.contains("t0ken"),
+                "{text}"
             );
         }
-    }
-
-    fn service(args: &[&str], env: &[(&str, &str)]) -> Result<ServiceSettings, Error> {
-        let sources = Sources::new(env_of(env), None);
-        ServiceSettings::new(&Settings::for_run(&flags(args), &sources)?, &sources)
-    }
-
-    #[test]
-    fn key_comes_from_the_environment_trimmed() {
-        let s = service(
-            &["--base-url", "https://example.invalid"],
-            &[(KEY_ENV, " abc\n")],
-        )
-        .unwrap();
-        match s.target {
-            Target::Remote {
-                key: Some((key, KeySource::Env)),
-                ..
-            } => assert_eq!(key.expose(), "abc"),
-            other => panic!("{other:?}"),
-        }
+        let good = "https://user:s3cr3t@hooks.example/in?token=t0ken";
+        let s = settings(&["--notify-webhook", good], "").unwrap();
+        let shown = shown(&s)["notify_webhook"]["value"].clone();
+        assert_eq!(shown, "https://***@hooks.example/in?token=***");
+        assert!(!format!("{s:?}").contains("s3cr3t"));
     }
 
     #[test]
-    fn key_file_wins_and_an_empty_one_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("key");
-        std::fs::write(&path, "from-file\n").unwrap();
-        let url = ("RATEWATCH_BASE_URL", "https://example.invalid");
-        let file_var = ("RATEWATCH_API_KEY_FILE", path.to_str().unwrap());
-        let s = service(&[], &[url, file_var, (KEY_ENV, "from-env")]).unwrap();
-        match s.target {
-            Target::Remote {
-                key: Some((key, KeySource::File(p))),
-                ..
-            } => {
-                assert_eq!(key.expose(), "from-file");
-                assert_eq!(p, path);
-            }
-            other => panic!("{other:?}"),
-        }
-        std::fs::write(&path, "  \n").unwrap();
-        let err = service(&[], &[url, file_var]).unwrap_err();
-        assert!(err.to_string().contains("is empty"), "{err}");
-    }
-
-    #[test]
-    fn debug_output_never_shows_the_key() {
-        let sources = Sources::new(env_of(&[(KEY_ENV, "s3cr3t-value")]), None);
-        let settings = Settings::for_run(&flags(&["--base-url", "https://x.invalid"]), &sources);
-        let service = ServiceSettings::new(settings.as_ref().unwrap(), &sources).unwrap();
-        for text in [
-            format!("{sources:?}"),
-            format!("{settings:?}"),
-            format!("{service:?}"),
-        ] {
-            assert!(!text.contains("s3cr3t"), "{text}");
-        }
-        assert!(
-            format!("{service:?}").contains("Env"),
-            "the key is there, redacted"
+    fn the_tables_give_the_rules_the_ages_and_the_columns_flags_adding_theirs() {
+        let text = "rating_max_age = 12\n[refresh]\ngreen = \"7d\"\nblack = \"36h\"\n\
+            [columns]\ncountry = \"Pays\"\nref = \"Référence client\"\n[alerts]\nimproved = false\n";
+        let s = settings(&["--column", "country=Land"], text).unwrap();
+        let hours = jiff::SignedDuration::from_hours;
+        assert_eq!(
+            s.refresh,
+            [(Color::Black, hours(36)), (Color::Green, hours(168))]
         );
+        let pair = |f: &str, h: &str| (f.to_string(), h.to_string());
+        let columns = [
+            pair("country", "Pays"),
+            pair("ref", "Référence client"),
+            pair("country", "Land"),
+        ];
+        assert_eq!(s.columns.0, columns);
+        assert!(!s.alerts.improved && s.alerts.into_red);
     }
 
     #[test]
-    fn no_base_url_and_no_demo_is_a_clear_error() {
-        let err = service(&[], &[]).unwrap_err().to_string();
-        assert!(
-            err.contains("--base-url") && err.contains("--demo"),
-            "{err}"
-        );
-        assert!(matches!(
-            service(&["--demo"], &[]).unwrap().target,
-            Target::Demo
-        ));
+    fn the_defaults_are_the_flags() {
+        let limits = defaults().limits();
+        assert_eq!((limits.concurrency, limits.retry.retries), (8, 3));
+        assert_eq!(limits.max_wait, Duration::from_secs(600));
+        assert_eq!(defaults().timeout.value, Duration::from_secs(30));
     }
 }

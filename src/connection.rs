@@ -1,8 +1,14 @@
 //! Which service a command talks to: the configured one, or the embedded simulator started
 //! in-process for `--demo`. Either way the rest of the program sees one [`Client`].
+//!
+//! The key is read here, from `RATEWATCH_API_KEY` or the file `api_key_file` names, never
+//! from a flag (which `ps` would show) nor from the config file.
 
-use crate::api::{ApiError, Client};
-use crate::config::{KeySource, ServiceSettings, Target, missing_key};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::api::{ApiError, ApiKey, Client, ClientOptions};
+use crate::config::{CONFIG_FILE, KEY_ENV, Settings, Sources};
 use crate::error::Error;
 use crate::text::{UrlPath, redacted_url};
 
@@ -29,8 +35,8 @@ impl Connection {
         demo_day: i64,
     ) -> Result<Self, Error> {
         match &settings.target {
-            Target::Demo => Connection::demo(settings, demo_day).await,
-            Target::Remote { base_url, key } => {
+            ServiceTarget::Demo => Connection::demo(settings, demo_day).await,
+            ServiceTarget::Remote { base_url, key } => {
                 if need_key && key.is_none() {
                     return Err(missing_key());
                 }
@@ -125,16 +131,215 @@ pub fn demo_missing() -> Error {
     )
 }
 
+/// Where the key came from, so a refusal can say where to look, never what it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    Env,
+    File(PathBuf),
+}
+
+impl fmt::Display for KeySource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeySource::Env => write!(f, "the {KEY_ENV} environment variable"),
+            KeySource::File(p) => write!(f, "the file {}", p.display()),
+        }
+    }
+}
+
+/// Which service a command talks to.
+#[derive(Debug, Clone)]
+pub enum ServiceTarget {
+    /// The embedded simulator, started in-process.
+    Demo,
+    /// A real environment (demo or live) at `base_url`.
+    Remote {
+        base_url: String,
+        key: Option<(ApiKey, KeySource)>,
+    },
+}
+
+/// Validated service settings.
+#[derive(Debug, Clone)]
+pub struct ServiceSettings {
+    pub target: ServiceTarget,
+    pub client: ClientOptions,
+    /// With `--demo`: the dates of the simulated days earlier demo runs of the database
+    /// served (day, date), so the embedded simulator keeps each day on its date (see
+    /// `sim::dataset::Calendar`). Empty: the served day falls on today.
+    pub demo_days: Vec<(i64, jiff::civil::Date)>,
+}
+
+impl ServiceSettings {
+    /// The service to talk to: the simulator with `--demo`, else the base URL with the key
+    /// from `api_key_file` or [`KEY_ENV`] (never from a flag, which `ps` would show).
+    pub fn new(settings: &Settings, sources: &Sources) -> Result<Self, Error> {
+        let client = ClientOptions {
+            timeout: settings.timeout.value,
+            connect_timeout: settings.connect_timeout.value,
+        };
+        let target = if settings.demo {
+            ServiceTarget::Demo
+        } else {
+            let Some(base_url) = settings.base_url.value.clone() else {
+                return Err(Error::Config(format!(
+                    "no service address: pass --base-url URL (or set RATEWATCH_BASE_URL, or `base_url` in {CONFIG_FILE}) for a real environment, or --demo for the embedded simulator"
+                )));
+            };
+            let key = sources.api_key(&settings.api_key_file)?;
+            ServiceTarget::Remote { base_url, key }
+        };
+        Ok(ServiceSettings {
+            target,
+            client,
+            demo_days: Vec::new(),
+        })
+    }
+}
+
+pub(crate) fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
+    warn_if_open_to_others(path);
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::Config(format!(
+            "cannot read the API key file {}: {e}",
+            path.display()
+        ))
+    })?;
+    let key = text.trim();
+    if key.is_empty() {
+        return Err(Error::Config(format!(
+            "the API key file {} is empty",
+            path.display()
+        )));
+    }
+    Ok(ApiKey::new(key))
+}
+
+/// A key file that the group or other users may read (or write) is a warning, never a
+/// refusal: the key still works, and a shared host's admin may have reasons.
+fn warn_if_open_to_others(path: &Path) {
+    if let Some(mode) = open_mode(path) {
+        tracing::warn!(
+            "the API key file {} is open to the group or other users (mode {mode:03o}): chmod 600 {}",
+            path.display(),
+            path.display()
+        );
+    }
+}
+
+/// The key file's permission bits, if the group or others have any.
+#[cfg(unix)]
+fn open_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+    (mode & 0o077 != 0).then_some(mode)
+}
+
+#[cfg(not(unix))]
+fn open_mode(_: &Path) -> Option<u32> {
+    None
+}
+
+/// The message for a command that needs a key and has none.
+pub fn missing_key() -> Error {
+    Error::Config(format!(
+        "no API key: set {KEY_ENV} or pass --api-key-file PATH (demo and live environments have different keys)"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// The service of `ratewatch config FLAGS…` with `key` in RATEWATCH_API_KEY and `toml`
+    /// in the config file.
+    fn service(flags: &[&str], key: &str, toml: &str) -> Result<(ServiceSettings, Sources), Error> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("ratewatch.toml");
+        std::fs::write(&file, toml).unwrap();
+        let argv = ["ratewatch", "--config", file.to_str().unwrap(), "config"];
+        let cli = Cli::try_parse_from(argv.iter().chain(flags))
+            .map_err(|e| crate::config::mistake_in(&e).unwrap())?;
+        let Command::Config(args) = cli.command else {
+            unreachable!("a config command")
+        };
+        let key = |var: &str| (var == KEY_ENV).then(|| key.to_string());
+        let sources = Sources::load(Some(&cli.config), key)?;
+        let settings = Settings::for_run(&args.settings, &sources)?;
+        Ok((ServiceSettings::new(&settings, &sources)?, sources))
+    }
+
+    #[test]
+    fn the_key_comes_from_the_environment_trimmed_or_from_its_file() {
+        let url = "--base-url=https://example.invalid";
+        let (s, _) = service(&[url], " abc\n", "").unwrap();
+        let ServiceTarget::Remote {
+            key: Some((key, KeySource::Env)),
+            ..
+        } = s.target
+        else {
+            panic!("{s:?}")
+        };
+        assert_eq!(key.expose(), "abc");
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        std::fs::write(&path, "from-file\n").unwrap();
+        let file = format!("--api-key-file={}", path.display());
+        let (s, _) = service(&[url, &file], "from-env", "").unwrap();
+        let ServiceTarget::Remote {
+            key: Some((key, KeySource::File(p))),
+            ..
+        } = s.target
+        else {
+            panic!("{s:?}")
+        };
+        assert_eq!((key.expose(), p), ("from-file", path.clone()));
+        std::fs::write(&path, "  \n").unwrap();
+        let err = service(&[url, &file], "", "").unwrap_err();
+        assert!(err.to_string().contains("is empty"), "{err}");
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let (service, sources) = service(&["--base-url=https://x.invalid"], "s3cr3t", "").unwrap();
+        for text in [format!("{sources:?}"), format!("{service:?}")] {
+            assert!(!text.contains("s3cr3t"), "{text}");
+        }
+        assert!(
+            format!("{service:?}").contains("Env"),
+            "the key is there, redacted"
+        );
+    }
+
+    #[test]
+    fn the_service_is_the_demo_or_a_base_url_never_both_by_flags() {
+        let err = service(&[], "", "").unwrap_err().to_string();
+        assert!(
+            err.contains("--base-url") && err.contains("--demo"),
+            "{err}"
+        );
+        let demo = |flags: &[&str], toml| service(flags, "", toml).map(|(s, _)| s.target);
+        assert!(matches!(demo(&["--demo"], ""), Ok(ServiceTarget::Demo)));
+        // A base URL from the file is left unused; beside its flag, `--demo` is a mistake.
+        let file = "base_url = \"https://x.invalid\"\n";
+        assert!(matches!(demo(&["--demo"], file), Ok(ServiceTarget::Demo)));
+        let err = demo(&["--demo", "--base-url", "https://x.invalid"], "").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("'--demo' cannot be used with '--base-url'")
+        );
+    }
 
     /// A build without the simulator refuses `--demo` with a message that says why.
     #[cfg(not(feature = "demo"))]
     #[tokio::test]
     async fn a_build_without_the_simulator_says_so() {
         let settings = ServiceSettings {
-            target: Target::Demo,
+            target: ServiceTarget::Demo,
             client: crate::api::ClientOptions::default(),
             demo_days: Vec::new(),
         };
@@ -178,7 +383,7 @@ mod tests {
     #[tokio::test]
     async fn the_demo_is_a_client_of_the_embedded_simulator() {
         let settings = ServiceSettings {
-            target: Target::Demo,
+            target: ServiceTarget::Demo,
             client: crate::api::ClientOptions::default(),
             demo_days: Vec::new(),
         };

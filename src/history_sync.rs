@@ -13,8 +13,7 @@
 use std::path::PathBuf;
 
 use crate::api::ApiError;
-use crate::config::ServiceSettings;
-use crate::connection::Connection;
+use crate::connection::{Connection, ServiceSettings};
 use crate::error::Error;
 use crate::limit::{Limiter, Limits};
 use crate::model::Rating;

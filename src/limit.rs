@@ -38,13 +38,15 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
 }
 
+impl RetryPolicy {
+    /// The longest a retry waits, however many came before it.
+    pub const MAX_DELAY: Duration = Duration::from_secs(10);
+}
+
+/// As the `--retries` and `--retry-delay-ms` flags define it.
 impl Default for RetryPolicy {
     fn default() -> Self {
-        RetryPolicy {
-            retries: config::DEFAULT_RETRIES,
-            base_delay: Duration::from_millis(config::DEFAULT_RETRY_DELAY_MS),
-            max_delay: Duration::from_secs(10),
-        }
+        Limits::default().retry
     }
 }
 
@@ -68,17 +70,10 @@ pub struct Limits {
     pub retry: RetryPolicy,
 }
 
+/// As the flags define them.
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            concurrency: usize::from(config::DEFAULT_CONCURRENCY),
-            max_rps: None,
-            max_calls: None,
-            month_budget: None,
-            max_wait: Duration::from_secs_f64(config::DEFAULT_MAX_WAIT_SECS),
-            max_silence: Duration::from_secs_f64(config::DEFAULT_MAX_SILENCE_SECS),
-            retry: RetryPolicy::default(),
-        }
+        config::defaults().limits()
     }
 }
 

@@ -9,7 +9,14 @@ use ratewatch::{Error, ExitCode};
 use tracing_subscriber::EnvFilter;
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A setting's variable that does not read is named as ratewatch names its mistakes.
+        Err(e) => match ratewatch::config::mistake_in(&e) {
+            Some(mistake) => return report(&mistake),
+            None => e.exit(),
+        },
+    };
     let level = match cli.verbose {
         0 => "warn",
         1 => "info",

@@ -120,6 +120,23 @@ pub const SERVICE_COLUMNS: [&str; 27] = [
 pub struct ColumnMap(pub Vec<(String, String)>);
 
 impl ColumnMap {
+    /// A `[columns]` table: field = "Header", one a line; a field or a header that does not
+    /// read is a mistake at its key.
+    pub fn from_table(table: &crate::config::Table) -> Result<ColumnMap, crate::config::Mistake> {
+        let read = |(field, header): (&toml::Spanned<String>, &toml::Spanned<toml::Value>)| {
+            let at = |message| (field.span(), format!("[columns]: {message}"));
+            let name = field_name(field.get_ref()).map_err(at)?;
+            let expected = || at(format!("{name}: expected the header as a string"));
+            let header = header.get_ref().as_str().ok_or_else(expected)?;
+            Ok((name, header.to_string()))
+        };
+        table
+            .iter()
+            .map(read)
+            .collect::<Result<_, _>>()
+            .map(ColumnMap)
+    }
+
     /// The header mapped to `field`, if any.
     fn header_for(&self, field: &str) -> Option<&str> {
         self.0

@@ -10,7 +10,8 @@ use crate::api::{ApiError, Client};
 use crate::model;
 
 /// Which rating endpoint to use.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RatingEndpoint {
     #[default]
     Current,

@@ -8,6 +8,7 @@
 
 use jiff::SignedDuration;
 
+use crate::config::{Mistake, Table};
 use crate::model::Color;
 
 /// The colors `[refresh]` may name.
@@ -101,6 +102,25 @@ pub fn parse_age(text: &str) -> Option<SignedDuration> {
     let n: i64 = number.parse().ok()?;
     // Ten years is longer than any rating is worth keeping unasked.
     (n.checked_mul(hours)? <= 24 * 3660).then(|| SignedDuration::from_hours(n * hours))
+}
+
+/// The ages of a `[refresh]` table, color by color; an unknown color or an age that does
+/// not read is a mistake at its key: a typo must not silently spend (or save) calls.
+pub fn ages_from_table(table: &Table) -> Result<Vec<(Color, SignedDuration)>, Mistake> {
+    let mut ages = Vec::new();
+    for (key, value) in table {
+        let (span, key) = (key.span(), key.get_ref().as_str());
+        let Some(color) = COLORS.into_iter().find(|c| c.as_str() == key) else {
+            let colors = "the colors are green, yellow, white, red, black";
+            return Err((span, format!("[refresh]: unknown color `{key}`; {colors}")));
+        };
+        let Some(age) = value.get_ref().as_str().and_then(parse_age) else {
+            let age = "an age like \"12h\", \"2d\" or \"1w\" (\"0d\": every run)";
+            return Err((span, format!("[refresh] {key}: expected {age}")));
+        };
+        ages.push((color, age));
+    }
+    Ok(ages)
 }
 
 #[cfg(test)]

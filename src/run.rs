@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::api::ApiError;
-use crate::config::{ServiceSettings, Settings, Target};
-use crate::connection::Connection;
+use crate::config::Settings;
+use crate::connection::{Connection, ServiceSettings, ServiceTarget};
 use crate::decide::{Decisions, Found, Need};
 use crate::deliver;
 use crate::error::{Error, ExitCode};
@@ -283,9 +283,9 @@ async fn screen_logged(
     }
     let resumed = store.resumable(&name, &survey.sha256).map_err(db_error)?;
     let demo_day = match (&request.service.target, resumed) {
-        (Target::Remote { .. }, _) => None,
-        (Target::Demo, Some((_, Some(day)))) => Some(day),
-        (Target::Demo, _) => Some(1 + store.demo_runs().map_err(db_error)?),
+        (ServiceTarget::Remote { .. }, _) => None,
+        (ServiceTarget::Demo, Some((_, Some(day)))) => Some(day),
+        (ServiceTarget::Demo, _) => Some(1 + store.demo_runs().map_err(db_error)?),
     };
     // The calls this calendar month's runs recorded, against the month's budget.
     let month = match settings.max_calls_per_month.value {

@@ -145,6 +145,24 @@ fn an_unknown_key_or_a_bad_value_stops_with_file_line_and_key() {
 }
 
 #[test]
+fn a_variable_that_does_not_read_is_named_and_a_blank_one_is_unset() {
+    let ws = Workspace::new();
+    ratewatch_in(ws.dir.path())
+        .env("RATEWATCH_CONCURRENCY", "0")
+        .arg("config")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("ratewatch: error: RATEWATCH_CONCURRENCY: expected a whole number from 1 to 1024, got \"0\"\n");
+    let mut cmd = ratewatch_in(ws.dir.path());
+    cmd.env("RATEWATCH_CONCURRENCY", " ")
+        .env("RATEWATCH_QUIET", "1");
+    let json = config_json(&mut cmd, &[]);
+    assert_eq!(json["settings"]["concurrency"]["from"], "default");
+    assert_eq!(json["settings"]["quiet"]["from"], "env RATEWATCH_QUIET");
+}
+
+#[test]
 fn the_api_key_is_never_printed() {
     const SECRET: &str = "k3y-that-must-never-show";
     let ws = Workspace::new();

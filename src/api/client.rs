@@ -60,11 +60,13 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
 }
 
+/// As the `--timeout` and `--connect-timeout` flags define them.
 impl Default for ClientOptions {
     fn default() -> Self {
+        let settings = crate::config::defaults();
         ClientOptions {
-            timeout: Duration::from_secs_f64(crate::config::DEFAULT_TIMEOUT_SECS),
-            connect_timeout: Duration::from_secs_f64(crate::config::DEFAULT_CONNECT_TIMEOUT_SECS),
+            timeout: settings.timeout.value,
+            connect_timeout: settings.connect_timeout.value,
         }
     }
 }

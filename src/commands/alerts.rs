@@ -25,7 +25,7 @@ fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
 }
 
 pub fn ack(args: AckArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db)?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let fail = store_error(db);
     let wanted = args.company.trim();
     if wanted.is_empty() {
@@ -114,7 +114,7 @@ const ACK_CSV_HEADERS: [&str; 8] = [
 ];
 
 pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db)?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let fail = store_error(db);
     let store = open_read_only(db)?;
     // In force now, on this machine's clock, as a run starting now would judge them.
@@ -187,7 +187,7 @@ pub fn alerts(args: AlertsArgs, sources: Sources) -> Result<ExitCode, Error> {
 
 /// The rules decided again on a past run, into a scratch table of this connection only.
 fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db)?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let fail = store_error(db);
     let mut store = open_read_only(db)?;
     let run_id = match args.run {

@@ -23,7 +23,7 @@ use crate::store::{
 const DEFAULT_WINDOW: SignedDuration = SignedDuration::from_hours(7 * 24);
 
 pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let db_error = |source| Error::Store {
         path: db.clone(),
         source,
@@ -259,7 +259,7 @@ fn timeline_table(
 }
 
 pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let db_error = |source| Error::Store {
         path: db.clone(),
         source,

@@ -26,8 +26,8 @@ use crate::store::Store;
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     // Read only by the commands that use settings: a broken ratewatch.toml must not stop
     // `completions` or `demo-server`.
-    let config_flag = cli.config;
-    let sources = || Sources::load(config_flag.as_deref(), |k| std::env::var(k).ok());
+    let config = cli.config;
+    let sources = || Sources::load(Some(&config), |k| std::env::var(k).ok());
     match cli.command {
         Command::Screen(args) => screen::screen(args, sources()?).await,
         Command::Lookup(args) => lookup::lookup(args, sources()?).await,

@@ -20,8 +20,8 @@ use crate::cli::{
     ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
     ReviewRefArgs, ServiceArgs,
 };
-use crate::config::{ServiceSettings, Settings, Sources};
-use crate::connection::Connection;
+use crate::config::{Given, Settings, Sources};
+use crate::connection::{Connection, ServiceSettings};
 use crate::decide::{ACCEPTED_UNKNOWN, invalid_key};
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
@@ -90,7 +90,7 @@ struct Problem {
 }
 
 fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let (problems, decisions) = problems(db)?;
     let text = match Style::of(&args.listing) {
         Style::Table => {
@@ -299,10 +299,10 @@ fn open_for_decisions(db: &Path) -> Result<Store, Error> {
 fn decide(
     reference: &str,
     verdict: Verdict,
-    db: Option<std::path::PathBuf>,
+    db: Given<std::path::PathBuf>,
     sources: Sources,
 ) -> Result<ExitCode, Error> {
-    let db = &sources.database(db)?.value;
+    let db = &db.resolve(&sources)?.value;
     let mut store = open_for_decisions(db)?;
     let searched = searched(&store, db, reference)?;
     let keys = searched.keys_for(reference, verdict)?;
@@ -313,7 +313,7 @@ fn decide(
 async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Error> {
     let reference = args.reference.as_str();
     let company = args.company_id;
-    let db = &sources.database(args.database.db.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let mut store = open_for_decisions(db)?;
     let searched = searched(&store, db, reference)?;
     let keys = searched.keys_for(reference, Verdict::Accept(company))?;
@@ -529,7 +529,7 @@ fn searches(
 }
 
 fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db)?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let mut store = open_for_decisions(db)?;
     let removed = store.revoke(&args.reference).map_err(store_error(db))?;
     if removed == 0 {
@@ -546,7 +546,7 @@ fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
 }
 
 fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let (problems, _) = problems(db)?;
     // Rows without a ref cannot be named in a decision. (An invalid row can only be
     // ignored: it has no candidate to accept or reject.)
@@ -584,7 +584,7 @@ fn undefused(cell: &str) -> &str {
 }
 
 fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db)?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let path = &args.file;
     let wrong = |what: String| Error::Config(format!("{}: {what}", path.display()));
     let mut reader = ::csv::ReaderBuilder::new()

@@ -48,7 +48,7 @@ const CSV_HEADERS: [&str; 14] = [
 const COLORS: [&str; 5] = ["green", "yellow", "red", "black", "white"];
 
 pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let store = open_read_only(db)?;
     let mut runs = store
         .recent_runs(args.limit)
@@ -161,14 +161,14 @@ fn to_json(r: &RunInfo, colors: &[String]) -> Value {
 }
 
 pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db.clone())?.value;
-    let out = &sources.output_folder(args.out.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
+    let out = &args.out.resolve(&sources)?.value;
     let options = ReportOptions {
         out: out.clone(),
         quiet: false,
-        csv_dialect: sources.csv_dialect(args.reports.csv_dialect)?.value,
-        timestamped: sources.timestamped(args.reports.timestamped)?.value,
-        stale_after_days: sources.stale_after(args.stale_after)?.value,
+        csv_dialect: output::dialect(args.reports.csv_dialect.resolve(&sources)?.value),
+        timestamped: args.reports.timestamped.resolve(&sources)?.value,
+        stale_after_days: args.stale_after.resolve(&sources)?.value,
         alerts: sources.alert_rules(),
     };
     let store = open_read_only(db)?;

@@ -10,7 +10,8 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::ScreenArgs;
-use crate::config::{ServiceSettings, Settings, Sources, Target};
+use crate::config::{Settings, Sources};
+use crate::connection::{ServiceSettings, ServiceTarget};
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
@@ -89,7 +90,7 @@ fn stop_on_signals(halt: &run::Halt) {
 pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
     let settings = Settings::for_screen(&args, sources)?;
     let mut service = ServiceSettings::new(&settings, sources)?;
-    if matches!(service.target, Target::Demo) {
+    if matches!(service.target, ServiceTarget::Demo) {
         service.demo_days = demo_days(&settings.db.value);
     }
     let reports = ReportOptions {

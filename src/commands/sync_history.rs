@@ -3,12 +3,13 @@
 
 use super::emit;
 use crate::cli::SyncHistoryArgs;
-use crate::config::{ServiceSettings, Settings, Sources};
+use crate::config::{Settings, Sources};
+use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
 use crate::history_sync::{SyncRequest, Synced, sync_history};
 
 pub async fn sync(args: SyncHistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = sources.database(args.db)?.value;
+    let db = args.db.resolve(&sources)?.value;
     let settings = Settings::for_service(&args.service_args, &sources)?;
     // The same bounds, retries and 429 pause as a screening run.
     let limits = settings.limits();

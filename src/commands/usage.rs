@@ -15,7 +15,7 @@ use crate::error::{Error, ExitCode};
 use crate::store::{RunCalls, month_start};
 
 pub fn usage(args: UsageArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let db = &sources.database(args.database.db.clone())?.value;
+    let db = &args.database.db.resolve(&sources)?.value;
     let (since, until) = window(
         args.since.as_deref(),
         args.until.as_deref(),

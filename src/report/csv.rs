@@ -49,7 +49,8 @@ const IDENTIFIER_COLUMNS: [&str; 2] = ["ref", "id"];
 const EXCEL_LITERAL_MAX: usize = 255;
 
 /// How the CSV is spelled.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Dialect {
     /// Comma, LF line ends, no BOM: what programs and `csv` libraries expect.
     #[default]

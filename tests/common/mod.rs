@@ -222,14 +222,17 @@ pub async fn write_reply(stream: &mut tokio::net::TcpStream, reply: &Reply) {
 /// Keeps the caller's settings out of a test: no RATEWATCH_* variable that ratewatch reads
 /// (a config file in the working directory is the caller's to avoid).
 pub fn isolated(cmd: &mut std::process::Command) {
-    use ratewatch::config::{CONFIG_ENV, KEY_ENV, Key};
-    for var in Key::ALL
-        .iter()
-        .map(|k| k.env())
-        .chain([KEY_ENV, CONFIG_ENV])
-    {
-        cmd.env_remove(var);
+    fn clear(cmd: &mut std::process::Command, of: &clap::Command) {
+        for var in of.get_arguments().filter_map(clap::Arg::get_env) {
+            cmd.env_remove(var);
+        }
+        of.get_subcommands().for_each(|sub| clear(cmd, sub));
     }
+    clear(
+        cmd,
+        &<ratewatch::cli::Cli as clap::CommandFactory>::command(),
+    );
+    cmd.env_remove(ratewatch::config::KEY_ENV);
 }
 
 /// A temporary folder with a database, reports and portfolios, and `screen` run in it.
