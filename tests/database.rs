@@ -151,6 +151,10 @@ fn changes_between(
     changes
 }
 
+/// What a reading command says of a database older than its schema: which commands
+/// upgrade it.
+const UPGRADED_BY: &str = "run a writing command with this --db once (`ratewatch screen`, `ack`, `review`, `sync-history`) to upgrade it";
+
 #[test]
 fn report_writes_any_past_run_again_byte_for_byte() {
     let demo = Demo::screened(1);
@@ -214,12 +218,12 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .args(["report", "--run", "2", "--out", "older"])
         .assert()
         .code(4)
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(UPGRADED_BY));
     demo.ratewatch()
         .args(["changes", "--since", "2020-01-01"])
         .assert()
         .code(4)
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(UPGRADED_BY));
     demo.ratewatch()
         .arg("screen")
         .arg(sample("portfolio.csv"))
@@ -239,7 +243,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .assert()
         .code(4)
         .stdout(predicate::str::contains("Nothing flagged").not())
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(UPGRADED_BY));
     rusqlite::Connection::open(demo.path("ratewatch.db"))
         .unwrap()
         .pragma_update(None, "user_version", 4)
@@ -248,7 +252,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .arg("runs")
         .assert()
         .code(4)
-        .stderr(predicate::str::contains("the next `ratewatch screen`"));
+        .stderr(predicate::str::contains(UPGRADED_BY));
 }
 
 #[test]
