@@ -14,6 +14,8 @@ use ratewatch::sim::server::{DEFAULT_PER_COUNTRY, DEFAULT_SEED};
 use ratewatch::sim::{CompanyRef, Dataset};
 use serde_json::Value;
 
+use crate::common::wait::a_second_later;
+
 /// A folder where the sample portfolio was screened with `--demo` on simulated days
 /// 1, 2, … (run N on day N), one run after another (each in a second of its own: times
 /// are to the second), with the database and the reports of the last run. The simulator
@@ -29,7 +31,7 @@ impl Demo {
         };
         for day in 0..days {
             if day > 0 {
-                std::thread::sleep(std::time::Duration::from_millis(1100));
+                a_second_later();
             }
             demo.screen();
         }

@@ -10,7 +10,6 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,6 +20,7 @@ use ratewatch::sim::{SimConfig, dataset::Dataset};
 use rusqlite::Connection;
 use serde_json::Value;
 
+use crate::common::wait::{Spawned, wait_until};
 use crate::common::{
     Background, KEY, Reply, Seen, Workspace, background, isolated, read_request, recording,
     write_reply,
@@ -986,13 +986,22 @@ fn answers_for_another_company_or_country_fail_their_rows_and_are_never_stored()
     }
 }
 
+/// A server in front of a simulator that never answers some requests, on a runtime of its
+/// own.
+struct Hanging {
+    base: String,
+    /// Requests received.
+    seen: Arc<AtomicU64>,
+    _runtime: tokio::runtime::Runtime,
+}
+
 /// A server in front of `sim` that accepts every connection and reads every request, but
 /// never answers those `hangs(request, how many came before)` picks: a service that
 /// stopped answering. The rest are forwarded.
 fn hanging(
     sim: &Background,
     hangs: impl Fn(&Seen, u64) -> bool + Send + Sync + 'static,
-) -> (String, tokio::runtime::Runtime) {
+) -> Hanging {
     use tokio::io::AsyncReadExt;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -1002,6 +1011,7 @@ fn hanging(
     let target = sim.server.base_url();
     let hangs = Arc::new(hangs);
     let seen = Arc::new(AtomicU64::new(0));
+    let received = seen.clone();
     let base = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(crate::common::loopback())
             .await
@@ -1028,39 +1038,29 @@ fn hanging(
         });
         base
     });
-    (base, runtime)
+    Hanging {
+        base,
+        seen: received,
+        _runtime: runtime,
+    }
 }
 
-/// Waits for a child at most `limit`, killing it past that: a run that hangs fails the
-/// test instead of holding it forever.
-fn finished(mut child: std::process::Child, limit: Duration) -> std::process::Output {
-    let begun = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if begun.elapsed() > limit {
-            child.kill().unwrap();
-            panic!(
-                "still running after {limit:?}: {:?}",
-                child.wait_with_output()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
+/// How long a run against a service gone silent may take to give up: it is told to after
+/// 3 s of silence (`--max-silence 3`, requests timing out after 1 s) and does in about 5;
+/// past two minutes it would be holding the night, which is what these tests rule out.
+const GIVES_UP: Duration = Duration::from_secs(120);
 
 #[test]
 fn a_service_that_stops_answering_after_a_first_good_answer_ends_the_night_resumable() {
     let (sim, ws, file) = screened_once(40);
     sim.server.set_day(3);
     // Lookups and the first five ratings answered; then nothing, ever.
-    let (base, _runtime) = hanging(&sim, |seen, n| is_rating(seen) && n >= 7);
-    let mut cmd = ws.screen_process_at(&base, &file, &ws.db());
-    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let out = finished(cmd.spawn().unwrap(), Duration::from_secs(120));
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(3), "{text}\n{:?}", out.stderr);
+    let front = hanging(&sim, |seen, n| is_rating(seen) && n >= 7);
+    let mut cmd = ws.screen_process_at(&front.base, &file, &ws.db());
+    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"]);
+    let out = Spawned::start(&mut cmd).finish_within(GIVES_UP, "giving up on the silence");
+    let text = &out.stdout;
+    assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
         text.starts_with("STOPPED: service not answering (no answer for "),
         "{text}"
@@ -1082,7 +1082,11 @@ fn a_service_that_stops_answering_after_a_first_good_answer_ends_the_night_resum
         .filter(|r| r["status"] == "rated")
         .map(|r| r["company_id"].to_string())
         .collect();
-    assert_eq!(rated.len(), 5, "the answers before the silence are kept");
+    assert_eq!(
+        rated.len(),
+        5,
+        "the answers before the silence are kept: {out:?}"
+    );
     // The service is back: the next run resumes with the rows not screened.
     let next = ws.screen(&sim, &file).output().unwrap();
     assert!(matches!(next.status.code(), Some(0 | 1)), "{next:?}");
@@ -1094,15 +1098,15 @@ fn a_service_that_never_answers_is_unreachable_and_records_nothing() {
     let sim = sim(DEFAULT_SEED);
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 10);
-    let (base, _runtime) = hanging(&sim, |_, _| true);
-    let mut cmd = ws.screen_process_at(&base, &file, &ws.db());
-    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let out = finished(cmd.spawn().unwrap(), Duration::from_secs(120));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{stderr}");
-    assert!(stderr.contains("could not reach the service"), "{stderr}");
+    let front = hanging(&sim, |_, _| true);
+    let mut cmd = ws.screen_process_at(&front.base, &file, &ws.db());
+    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"]);
+    let out = Spawned::start(&mut cmd).finish_within(GIVES_UP, "giving up on the silence");
+    assert_eq!(out.code(), Some(4), "{out:?}");
+    assert!(
+        out.stderr.contains("could not reach the service"),
+        "{out:?}"
+    );
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM ratings"), 0);
 }
 
@@ -1231,26 +1235,22 @@ fn sigterm_while_the_lookups_hang_stops_at_once_with_nothing_recorded() {
     let sim = sim(DEFAULT_SEED);
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 10);
-    let (base, _runtime) = hanging(&sim, |_, _| true);
-    let mut cmd = ws.screen_process_at(&base, &file, &ws.db());
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let child = cmd.spawn().unwrap();
-    // The database is open (and its lookups asked) once the lock file is there.
-    let lock = ws.path("ratewatch.db.lock");
-    let begun = Instant::now();
-    while !lock.exists() {
-        assert!(begun.elapsed() < Duration::from_secs(60), "never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    // SAFETY: kill(2) on a child of this process that has not been waited for.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let out = finished(child, Duration::from_secs(60));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let front = hanging(&sim, |_, _| true);
+    let mut child = Spawned::start(&mut ws.screen_process_at(&front.base, &file, &ws.db()));
+    // The lookups asked, and hanging: the service has their request.
+    wait_until("the run's first request", || {
+        front.seen.load(Ordering::SeqCst) > 0 || child.ended()
+    });
+    assert!(!child.ended(), "ended before the signal: {}", child.said());
+    child.signal(libc::SIGTERM);
+    // At once: the lookups would hang until their timeout (30 s by default) and the
+    // silence's end. The stop takes a moment; the bound only catches waiting for them.
+    let out = child.finish_within(Duration::from_secs(60), "stopping at SIGTERM");
+    assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
-        stderr.contains("STOPPED: stopped by SIGTERM before any row was screened"),
-        "{stderr}"
+        out.stderr
+            .contains("STOPPED: stopped by SIGTERM before any row was screened"),
+        "{out:?}"
     );
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM runs"), 0);
 }

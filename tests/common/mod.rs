@@ -1,5 +1,8 @@
-//! Helpers shared by the integration tests: simulators on random loopback ports and a
-//! scripted HTTP server for answers the simulator would never give.
+//! Helpers shared by the integration tests: simulators on random loopback ports, a
+//! scripted HTTP server for answers the simulator would never give, and waiting on
+//! conditions ([`wait`]).
+
+pub mod wait;
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
