@@ -230,7 +230,11 @@ fn a_wrong_base_url_exits_4_within_seconds_and_leaves_the_database_as_it_was() {
         .stderr(predicate::str::contains(
             "did not answer as the rating service",
         ));
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // Within seconds, as it says: a wrong address is not waited on or tried again row by
+    // row. It takes well under a second; the bound, far above, only catches a run that
+    // goes on trying.
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(30), "took {took:?}");
     assert_eq!(dump(&ws.db(), "resolutions"), resolutions);
     assert_eq!(dump(&ws.db(), "ratings"), ratings);
     assert_eq!(dump(&ws.db(), "runs"), runs, "no run was even started");
@@ -267,7 +271,6 @@ fn a_proxy_answering_404_to_every_search_and_rating_stops_the_run_with_nothing_r
         .map(|t| dump(&ws.db(), t))
         .collect();
     let front = front(&sim, |seen| (!is_lookup(seen)).then(not_found_json));
-    let started = Instant::now();
     screen(&ws, &front.base, &file)
         .assert()
         .code(4)
@@ -275,7 +278,11 @@ fn a_proxy_answering_404_to_every_search_and_rating_stops_the_run_with_nothing_r
         .stderr(predicate::str::contains(
             "the service answered 'not found' to every request",
         ));
-    assert!(started.elapsed() < Duration::from_secs(10));
+    let asked = front.count("/v2/") - front.count("/lookups/");
+    assert!(
+        asked < 60,
+        "stopped before a request for each of the 60 rows: {asked} requests"
+    );
     let after: Vec<Vec<String>> = ["resolutions", "ratings", "run_companies", "companies"]
         .iter()
         .map(|t| dump(&ws.db(), t))
@@ -350,10 +357,10 @@ fn a_spent_quota_stops_the_run_at_once_and_the_next_run_resumes_it() {
         .args(["--concurrency", "1"])
         .output()
         .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "no waiting for hours"
-    );
+    // No waiting for the day the service asks for: the run stops at once. It takes about
+    // a second; the bound, far above, is still a day short of what waiting would take.
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(60), "{took:?}: {out:?}");
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let text = stdout(&out);
     assert!(
