@@ -557,7 +557,7 @@ fn the_binary_warns_on_stderr_without_the_secrets_and_keeps_its_exit_code() {
         .output()
         .unwrap();
     // The sample has failed rows: 3, as without a webhook.
-    assert_eq!(output.status.code(), Some(3));
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains(&format!(
@@ -599,7 +599,7 @@ fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_
         )
         .args(["config", "--json"]);
     let out = std_cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         !text.contains("s3cr3t") && !text.contains("t0ken"),

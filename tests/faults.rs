@@ -706,7 +706,7 @@ fn the_key_appears_nowhere_even_in_debug_logs() {
         .arg("-vv")
         .output()
         .unwrap();
-    assert_eq!(wrong.status.code(), Some(4));
+    assert_eq!(wrong.status.code(), Some(4), "{wrong:?}");
     let mut haystack = Vec::new();
     for o in [&out, &wrong] {
         haystack.extend_from_slice(&o.stdout);

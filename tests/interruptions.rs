@@ -81,8 +81,7 @@ fn night(sim: &Background, ws: &Workspace, file: &Path, day: i64) -> i64 {
         .unwrap();
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
-        "day {day}: {}",
-        String::from_utf8_lossy(&out.stdout)
+        "day {day}: {out:?}"
     );
     last_run(&ws.db())
 }
@@ -244,7 +243,7 @@ fn a_run_past_its_max_run_time_stops_its_calls_and_stays_resumable() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
         stdout.starts_with("STOPPED: the run reached its --max-run-time (0.5 s)"),
         "{stdout}"

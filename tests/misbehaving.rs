@@ -945,7 +945,7 @@ fn answers_for_another_company_or_country_fail_their_rows_and_are_never_stored()
     });
     let out = screen(&ws, &front.base, &file).output().unwrap();
     let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
         !text.contains("black"),
         "no row colored by another's answer: {text}"
@@ -982,7 +982,7 @@ fn answers_for_another_company_or_country_fail_their_rows_and_are_never_stored()
         answer
     });
     let out = screen(&ws, &front.base, &file).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM ratings"), 0);
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM companies"), 0);
     let rows = ws.report()["rows"].as_array().unwrap().clone();
