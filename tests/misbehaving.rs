@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use predicates::prelude::*;
+use ratewatch::error::ExitCode;
 use ratewatch::sim::server::DEFAULT_SEED;
 use ratewatch::sim::{SimConfig, dataset::Dataset};
 use rusqlite::Connection;
@@ -321,19 +322,21 @@ fn a_404_page_that_is_not_the_services_fails_the_row_instead_of_unmatching_it() 
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 30);
     let front = front(&sim, |seen| is_rating(seen).then(not_found_html));
-    let out = screen(&ws, &front.base, &file).output().unwrap();
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    // In-process: what is checked is the run's outcome, report and summary.
+    let night = ws.screen_in_process(&front.base, &file, &["--retries", "0"]);
+    assert_eq!(night.exit_code(), ExitCode::Partial, "{night:?}");
     let rows = ws.report()["rows"].as_array().unwrap().clone();
     assert!(rows.iter().all(|r| r["status"] == "failed"), "{rows:?}");
     assert!(
         rows[0]["error"]
             .as_str()
             .unwrap()
-            .contains("without the service's JSON error")
+            .contains("without the service's JSON error"),
+        "{night:?}"
     );
-    let text = stdout(&out);
-    assert!(text.starts_with("NOTHING SCREENED"), "{text}");
-    assert!(!text.contains("Nothing flagged"), "{text}");
+    let text = &night.summary;
+    assert!(text.starts_with("NOTHING SCREENED"), "{night:?}");
+    assert!(!text.contains("Nothing flagged"), "{night:?}");
 }
 
 #[test]
