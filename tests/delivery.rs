@@ -15,7 +15,9 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::common::{KEY, Workspace, config, loopback, sample_sim, screen_request, start};
+use crate::common::{
+    KEY, Workspace, config, loopback, sample_sim, screen_in_this_process, screen_request, start,
+};
 
 /// A request as `ratewatch screen ARGS…` would make it, with `key` in the environment.
 fn request(args: &[&str], key: &str, policy: Policy) -> Request {
@@ -159,7 +161,7 @@ async fn screen(
     policy: Policy,
 ) -> Result<run::Screened, ratewatch::Error> {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run::screen(&request(&args, key, policy), &(), &mut Vec::new()).await
+    screen_in_this_process(&request(&args, key, policy), &(), &mut Vec::new()).await
 }
 
 #[tokio::test]

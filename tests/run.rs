@@ -7,7 +7,7 @@ use ratewatch::error::ExitCode;
 use ratewatch::model::{RowStatus, RunStatus};
 use ratewatch::run::{self, Request, Started, Watcher};
 
-use crate::common::{KEY, Workspace, config, screen_request, start};
+use crate::common::{KEY, Workspace, config, screen_in_this_process, screen_request, start};
 
 /// A request as `ratewatch screen ARGS…` would make it, the key from the environment.
 fn request(args: &[&str]) -> Request {
@@ -48,7 +48,7 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
     ];
     let heard = Heard::default();
     let mut summary = Vec::new();
-    let screened = run::screen(&request(&args), &heard, &mut summary).await;
+    let screened = screen_in_this_process(&request(&args), &heard, &mut summary).await;
     let text = String::from_utf8(summary).unwrap();
     let screened = screened.unwrap_or_else(|e| panic!("{e}: {text}"));
 
@@ -77,7 +77,7 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
     // The same file again: a second run, nothing searched again.
     let searches = sim.stats().calls(ratewatch::sim::Endpoint::CompanyById);
     let mut summary = Vec::new();
-    let again = run::screen(&request(&args), &(), &mut summary).await;
+    let again = screen_in_this_process(&request(&args), &(), &mut summary).await;
     let text = String::from_utf8(summary).unwrap();
     let again = again.unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(again.run.id, 2, "{text}");
@@ -137,7 +137,7 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
         heard: RefCell::new(0),
     };
     let mut summary = Vec::new();
-    let stopped = run::screen(&request, &watcher, &mut summary).await;
+    let stopped = screen_in_this_process(&request, &watcher, &mut summary).await;
     let text = String::from_utf8(summary).unwrap();
     let stopped = stopped.unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(stopped.run.status, RunStatus::Interrupted, "{text}");
@@ -176,7 +176,7 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
     // The next run takes up the rows not screened, and only those.
     let heard = Heard::default();
     let mut summary = Vec::new();
-    let resumed = run::screen(&screen_request(&args, KEY), &heard, &mut summary).await;
+    let resumed = screen_in_this_process(&screen_request(&args, KEY), &heard, &mut summary).await;
     let next = String::from_utf8(summary).unwrap();
     let resumed = resumed.unwrap_or_else(|e| panic!("{e}: {next}"));
     let relisted: Vec<_> = listed(resumed.run.id)
