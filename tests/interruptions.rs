@@ -4,13 +4,13 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ratewatch::sim::server::DEFAULT_SEED;
 use ratewatch::sim::{Faults, SimConfig};
 use rusqlite::Connection;
 
+use crate::common::wait::{Spawned, count_now, wait_until};
 use crate::common::{Background, KEY, Workspace, background};
 
 const ROWS: usize = 200;
@@ -81,8 +81,7 @@ fn night(sim: &Background, ws: &Workspace, file: &Path, day: i64) -> i64 {
         .unwrap();
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
-        "day {day}: {}",
-        String::from_utf8_lossy(&out.stdout)
+        "day {day}: {out:?}"
     );
     last_run(&ws.db())
 }
@@ -137,31 +136,28 @@ fn changes_found_by_runs_that_died_before_their_news_went_out_are_announced_once
 
     // Day 5: killed partway through, then a file that lost its extra row: a fresh run.
     sim.server.set_day(5);
-    let mut child = crashy
-        .screen_process(&sim, &grown)
-        .args(["--concurrency", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = Spawned::start(
+        crashy
+            .screen_process(&sim, &grown)
+            .args(["--concurrency", "1"]),
+    );
     let killed = last_run(&crashy.db()) + 1;
-    let begun = Instant::now();
     let rows_of = |db: &Path| {
-        scalar(
+        count_now(
             db,
             &format!("SELECT count(*) FROM run_rows WHERE run_id = {killed}"),
         )
+        .unwrap_or(0)
     };
-    while rows_of(&crashy.db()) < 20 {
-        assert!(begun.elapsed() < Duration::from_secs(60), "no row settled");
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before the kill: make it slower"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    wait_until("20 rows settled, or the run's end", || {
+        rows_of(&crashy.db()) >= 20 || child.ended()
+    });
+    assert!(
+        !child.ended(),
+        "the run ended before the kill: {}",
+        child.said()
+    );
+    child.kill();
     let settled = rows_of(&crashy.db());
     assert!(
         (20..ROWS as i64).contains(&settled),
@@ -186,48 +182,29 @@ fn sigterm_ends_a_run_with_its_summary_and_the_next_run_resumes_it() {
     let sim = sim();
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, ROWS, "p.csv");
-    let child = ws
-        .screen_process(&sim, &file)
-        .args(["--concurrency", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let begun = Instant::now();
-    let settled = |db: &Path| {
-        db.exists()
-            && scalar(
-                db,
-                "SELECT count(*) FROM sqlite_master WHERE name = 'run_rows'",
-            ) == 1
-            && scalar(db, "SELECT count(*) FROM run_rows") >= 10
-    };
-    let mut child = child;
-    while !settled(&ws.db()) {
-        assert!(begun.elapsed() < Duration::from_secs(60), "no row settled");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut child = Spawned::start(ws.screen_process(&sim, &file).args(["--concurrency", "1"]));
+    wait_until("10 rows settled, or the run's end", || {
+        count_now(&ws.db(), "SELECT count(*) FROM run_rows").is_some_and(|n| n >= 10)
+            || child.ended()
+    });
     assert!(
-        child.try_wait().unwrap().is_none(),
-        "the run ended before the signal: make it slower"
+        !child.ended(),
+        "the run ended before the signal: {}",
+        child.said()
     );
-    // SAFETY: kill(2) on a child of this process that has not been waited for.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let out = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    child.signal(libc::SIGTERM);
+    let out = child.finish();
+    let (stdout, stderr) = (&out.stdout, &out.stderr);
+    assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
         stdout.starts_with("STOPPED: stopped by SIGTERM: the next run of this portfolio resumes"),
-        "{stdout}"
+        "{out:?}"
     );
     assert!(
         stdout.contains(" not screened, the next run resumes them"),
-        "{stdout}"
+        "{out:?}"
     );
-    assert!(stderr.contains("SIGTERM: stopping the calls"), "{stderr}");
+    assert!(stderr.contains("SIGTERM: stopping the calls"), "{out:?}");
     assert_eq!(
         scalar(
             &ws.db(),
@@ -240,7 +217,7 @@ fn sigterm_ends_a_run_with_its_summary_and_the_next_run_resumes_it() {
     let rated = report["run"]["by_status"]["rated"].as_u64().unwrap();
     assert!(
         (10..ROWS as u64).contains(&rated),
-        "stopped partway: {rated} rated"
+        "stopped partway: {rated} rated: {out:?}"
     );
 
     let next = ws.screen(&sim, &file).output().unwrap();
@@ -266,7 +243,7 @@ fn a_run_past_its_max_run_time_stops_its_calls_and_stays_resumable() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
         stdout.starts_with("STOPPED: the run reached its --max-run-time (0.5 s)"),
         "{stdout}"

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+use crate::common::wait::wait_until;
 use crate::common::{Workspace, background, config};
 
 /// Rows of the portfolio each run screens.
@@ -66,11 +67,10 @@ impl Reader {
 
     /// Waits for `n` polls after the `from`th.
     fn wait_past(&self, from: u64, n: u64) {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while self.polls() < from + n {
-            assert!(Instant::now() < deadline, "the reader stalled at {from}");
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        wait_until(
+            format!("{n} polls of the reader after its {from}th"),
+            || self.polls() >= from + n,
+        );
     }
 
     /// The polls refused, and what they were told.

@@ -16,6 +16,7 @@ use ratewatch::report::html::csp_source;
 use ratewatch::sim::{CompanyRef, SimConfig};
 use serde_json::Value;
 
+use crate::common::wait::a_second_later;
 use crate::common::{Workspace, background, config, isolated};
 
 fn sample() -> PathBuf {
@@ -406,8 +407,9 @@ fn excel_dialect_and_timestamped_names_from_the_command_line() {
         "the id keeps its zeros in Excel: {c1009}"
     );
 
-    // A second run keeps the first one's reports.
-    std::thread::sleep(Duration::from_millis(1100));
+    // A second run keeps the first one's reports (named after its start, to the second:
+    // it starts in a later one).
+    a_second_later();
     demo_screen(
         &ws,
         &sample(),

@@ -7,7 +7,7 @@ use ratewatch::error::ExitCode;
 use ratewatch::model::{RowStatus, RunStatus};
 use ratewatch::run::{self, Request, Started, Watcher};
 
-use crate::common::{KEY, Workspace, config, screen_request, start};
+use crate::common::{KEY, Workspace, config, screen_in_this_process, screen_request, start};
 
 /// A request as `ratewatch screen ARGS…` would make it, the key from the environment.
 fn request(args: &[&str]) -> Request {
@@ -48,27 +48,26 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
     ];
     let heard = Heard::default();
     let mut summary = Vec::new();
-    let screened = run::screen(&request(&args), &heard, &mut summary)
-        .await
-        .unwrap();
+    let screened = screen_in_this_process(&request(&args), &heard, &mut summary).await;
+    let text = String::from_utf8(summary).unwrap();
+    let screened = screened.unwrap_or_else(|e| panic!("{e}: {text}"));
 
-    assert_eq!(screened.run.id, 1);
-    assert_eq!(screened.run.status, RunStatus::Complete);
-    assert_eq!(screened.run.rows, 30);
+    assert_eq!(screened.run.id, 1, "{text}");
+    assert_eq!(screened.run.status, RunStatus::Complete, "{text}");
+    assert_eq!(screened.run.rows, 30, "{text}");
     let rated = screened.run.by_status[0];
-    assert_eq!(rated, (RowStatus::Rated, 30));
+    assert_eq!(rated, (RowStatus::Rated, 30), "{text}");
     let expected = if screened.run.alerts > 0 {
         ExitCode::Attention
     } else {
         ExitCode::Clean
     };
-    assert_eq!(screened.exit_code(), expected);
+    assert_eq!(screened.exit_code(), expected, "{text}");
     let started = heard.started.borrow().clone();
-    assert_eq!(started.len(), 1);
+    assert_eq!(started.len(), 1, "{started:?}");
     assert_eq!((started[0].run_id, started[0].resumed), (1, None));
     assert_eq!(started[0].portfolio, "book");
-    assert_eq!(heard.rows.borrow().len(), 30);
-    let text = String::from_utf8(summary).unwrap();
+    assert_eq!(heard.rows.borrow().len(), 30, "{text}");
     assert!(
         text.starts_with("ratewatch run 1 of book (complete): 30 rows — 30 rated"),
         "{text}"
@@ -77,13 +76,15 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
 
     // The same file again: a second run, nothing searched again.
     let searches = sim.stats().calls(ratewatch::sim::Endpoint::CompanyById);
-    let again = run::screen(&request(&args), &(), &mut Vec::new())
-        .await
-        .unwrap();
-    assert_eq!(again.run.id, 2);
+    let mut summary = Vec::new();
+    let again = screen_in_this_process(&request(&args), &(), &mut summary).await;
+    let text = String::from_utf8(summary).unwrap();
+    let again = again.unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(again.run.id, 2, "{text}");
     assert_eq!(
         sim.stats().calls(ratewatch::sim::Endpoint::CompanyById),
-        searches
+        searches,
+        "{text}"
     );
 }
 
@@ -136,10 +137,11 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
         heard: RefCell::new(0),
     };
     let mut summary = Vec::new();
-    let stopped = run::screen(&request, &watcher, &mut summary).await.unwrap();
+    let stopped = screen_in_this_process(&request, &watcher, &mut summary).await;
     let text = String::from_utf8(summary).unwrap();
+    let stopped = stopped.unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(stopped.run.status, RunStatus::Interrupted, "{text}");
-    assert_eq!(stopped.exit_code(), ExitCode::Partial);
+    assert_eq!(stopped.exit_code(), ExitCode::Partial, "{text}");
     assert!(
         text.starts_with("STOPPED: stopped by the test: the next run of this portfolio resumes"),
         "{text}"
@@ -155,7 +157,7 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
         .iter()
         .filter(|r| r["error"] == "not screened: stopped by the test")
         .count() as u64;
-    assert_eq!(not_screened, failed);
+    assert_eq!(not_screened, failed, "{text}");
 
     // The companies the stopped run's summary listed: announced already.
     let listed = |run_id: i64| -> std::collections::HashSet<i64> {
@@ -173,16 +175,28 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
 
     // The next run takes up the rows not screened, and only those.
     let heard = Heard::default();
-    let resumed = run::screen(&screen_request(&args, KEY), &heard, &mut Vec::new())
-        .await
-        .unwrap();
+    let mut summary = Vec::new();
+    let resumed = screen_in_this_process(&screen_request(&args, KEY), &heard, &mut summary).await;
+    let next = String::from_utf8(summary).unwrap();
+    let resumed = resumed.unwrap_or_else(|e| panic!("{e}: {next}"));
     let relisted: Vec<_> = listed(resumed.run.id)
         .intersection(&announced)
         .copied()
         .collect();
-    assert_eq!(relisted, Vec::<i64>::new(), "news is announced once");
-    assert_eq!(resumed.run.id, stopped.run.id, "the same run, resumed");
-    assert_eq!(heard.started.borrow()[0].resumed, Some(rated as usize));
-    assert_eq!(resumed.run.status, RunStatus::Complete);
-    assert_eq!(resumed.run.rows_with(RowStatus::Rated), 80);
+    assert_eq!(
+        relisted,
+        Vec::<i64>::new(),
+        "news is announced once: {next}"
+    );
+    assert_eq!(
+        resumed.run.id, stopped.run.id,
+        "the same run, resumed: {next}"
+    );
+    assert_eq!(
+        heard.started.borrow()[0].resumed,
+        Some(rated as usize),
+        "{text}\n{next}"
+    );
+    assert_eq!(resumed.run.status, RunStatus::Complete, "{next}");
+    assert_eq!(resumed.run.rows_with(RowStatus::Rated), 80, "{next}");
 }

@@ -242,8 +242,11 @@ fn the_nightly_script_says_how_to_set_path_when_it_cannot_find_ratewatch() {
         ws.dir.path(),
         &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", &missing)],
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("is not an executable file"));
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        text(&out.stderr).contains("is not an executable file"),
+        "{out:?}"
+    );
 }
 
 #[test]

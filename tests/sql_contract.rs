@@ -10,8 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use assert_cmd::Command;
 use ratewatch::sim::server::DEFAULT_SEED;
@@ -19,6 +18,7 @@ use ratewatch::sim::{Faults, SimConfig};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
+use crate::common::wait::{Spawned, a_second_later, count_now, wait_until};
 use crate::common::{KEY, Workspace, background, isolated};
 
 fn root() -> &'static Path {
@@ -1202,7 +1202,7 @@ impl Demo {
         let file = portfolio_with_amounts(demo.dir.path());
         for run in 0..runs {
             if run > 0 {
-                std::thread::sleep(Duration::from_millis(1100));
+                a_second_later();
             }
             // The sample has a row that fails on purpose: exit 3.
             demo.ratewatch()
@@ -1491,34 +1491,17 @@ fn a_screening_in_progress_never_shows_through_the_latest_finished_run() {
     // A third night, slowed to one request at a time, caught once it has recorded rows
     // and ratings, and held there.
     sim.server.set_day(6);
-    let mut run = ws
-        .screen_process(&sim, &file)
-        .args(["--concurrency", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let conn = read_only(&ws.db());
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut run = Spawned::start(ws.screen_process(&sim, &file).args(["--concurrency", "1"]));
     let recorded = "SELECT count(*) FROM run_companies
                     WHERE run_id IN (SELECT id FROM runs WHERE status = 'running')";
-    loop {
-        let n: i64 = conn
-            .query_row(recorded, [], |r| r.get(0))
-            .unwrap_or_default();
-        if n >= 5 {
-            break;
-        }
-        assert!(
-            run.try_wait().unwrap().is_none(),
-            "the run ended before it was seen recording"
-        );
-        assert!(
-            Instant::now() < deadline,
-            "the run recorded nothing in a minute"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("5 companies recorded by the run, or its end", || {
+        count_now(&ws.db(), recorded).is_some_and(|n| n >= 5) || run.ended()
+    });
+    assert!(
+        !run.ended(),
+        "the run ended before it was seen recording: {}",
+        run.said()
+    );
     // Held, the run stays in progress while every example is asked. Should it be held in
     // the moment SQLite restarts its log, a reader would wait for it: it goes on a moment,
     // and the examples are asked again.
@@ -1549,8 +1532,8 @@ fn a_screening_in_progress_never_shows_through_the_latest_finished_run() {
     }
     let during = during.expect("the examples answer beside the held run");
     assert_unmoved(&before, &during);
-    let status = run.wait().unwrap();
-    assert!(matches!(status.code(), Some(0 | 1)), "{status:?}");
+    let ended = run.finish();
+    assert!(matches!(ended.code(), Some(0 | 1)), "{ended:?}");
     let after = every_answer(&read_only(&ws.db()));
     assert_ne!(after, before, "the finished run is the latest");
 }

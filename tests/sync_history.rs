@@ -14,6 +14,7 @@ use ratewatch::sim::CompanyRef;
 use rusqlite::Connection;
 use uuid::Uuid;
 
+use crate::common::wait::a_second_later;
 use crate::common::{Background, KEY, Reply, Seen, Workspace, isolated, recording, sample_sim};
 
 fn sample() -> PathBuf {
@@ -209,7 +210,7 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
 
     // Weeks later, the same companies looked up in the portal (times are to the second: a
     // second later is later).
-    std::thread::sleep(std::time::Duration::from_millis(1100));
+    a_second_later();
     sim.server.set_day(40);
     elsewhere(&sim, &companies);
     sync(&ws, &sim.server.base_url(), &db)

@@ -725,11 +725,13 @@ fn the_log_is_copied_into_the_database_while_the_writer_works() {
     // own checkpoints are off.
     writer.tick().unwrap();
     assert_eq!(main_file(), before, "the writer does not checkpoint itself");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    // It does so within moments; two minutes only tells a thread that never does from a
+    // loaded machine.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while main_file() == before {
         assert!(
             std::time::Instant::now() < deadline,
-            "the checkpoint thread never copied the log"
+            "still waiting after two minutes for the checkpoint thread to copy the log"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -1589,8 +1591,9 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
             "2026-01-02T00:00:00Z",
         )))
         .unwrap();
+    // A reader that waited for the batch would wait out its busy timeout and fail: the
+    // writer holds the batch until it finishes, below.
     let mut ro = Store::open_read_only(&path).unwrap();
-    let started = std::time::Instant::now();
     assert_eq!(ro.recent_runs(5).unwrap()[0].status, RunStatus::Running);
     assert_eq!(
         ro.color_changes("2000-01-01T00:00:00Z", None, &[]).unwrap(),
@@ -1600,7 +1603,6 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
         ro.company_by_id(&uuid(7).to_string()).unwrap().is_none(),
         "not committed yet"
     );
-    assert!(started.elapsed() < Duration::from_secs(2));
     assert!(
         ro.start_run(&NewRun {
             portfolio: "p".into(),

@@ -1,5 +1,8 @@
-//! Helpers shared by the integration tests: simulators on random loopback ports and a
-//! scripted HTTP server for answers the simulator would never give.
+//! Helpers shared by the integration tests: simulators on random loopback ports, a
+//! scripted HTTP server for answers the simulator would never give, screening runs in a
+//! process or in-process, and waiting on conditions ([`wait`]).
+
+pub mod wait;
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -9,7 +12,11 @@ use std::time::Instant;
 
 use assert_cmd::Command;
 use ratewatch::api::{ApiKey, Client, ClientOptions};
+use ratewatch::model::RunInfo;
+use ratewatch::run::{Request, Screened, Watcher};
 use ratewatch::sim::{SimConfig, SimServer};
+use ratewatch::store::StoreError;
+use ratewatch::{Error, ExitCode};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -302,6 +309,35 @@ impl Workspace {
         cmd
     }
 
+    /// `ratewatch screen PORTFOLIO ARGS…` against `base`, on this workspace's database and
+    /// report folder, run in-process through the library as the command runs it (on a
+    /// runtime of its own, one thread as the binary's): for a test that needs a run's
+    /// outcome, not a process. Call it outside any runtime.
+    pub fn screen_in_process(&self, base: &str, portfolio: &Path, args: &[&str]) -> Screening {
+        let (db, out) = (self.db(), self.path("out"));
+        let mut all = vec![
+            portfolio.to_str().unwrap(),
+            "--db",
+            db.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--base-url",
+            base,
+        ];
+        all.extend(args);
+        let request = screen_request(&all, KEY);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut summary = Vec::new();
+        let outcome = runtime.block_on(screen_in_this_process(&request, &(), &mut summary));
+        Screening {
+            outcome,
+            summary: String::from_utf8(summary).unwrap(),
+        }
+    }
+
     pub fn report(&self) -> Value {
         let text = std::fs::read_to_string(self.path("out/report.json")).unwrap();
         let json: Value = serde_json::from_str(&text).unwrap();
@@ -316,6 +352,72 @@ impl Workspace {
             "report.json breaks its schema: {errors:#?}"
         );
         json
+    }
+}
+
+/// `run::screen`, tried again while the run lock is held by this very process. A lock that a
+/// run of this process released can outlive its release by a moment: a process that
+/// another test starts at that moment holds a copy of the lock's descriptor until it
+/// executes its program (a while, on a loaded machine), and the lock is the descriptor's.
+/// Nothing is done before the lock is taken: trying again is the same run.
+pub async fn screen_in_this_process(
+    request: &Request,
+    watcher: &impl Watcher,
+    summary: &mut Vec<u8>,
+) -> Result<Screened, Error> {
+    let ours = format!("process {} ", std::process::id());
+    let begun = Instant::now();
+    loop {
+        match ratewatch::run::screen(request, watcher, &mut *summary).await {
+            Err(Error::Store {
+                source: StoreError::Busy { holder },
+                ..
+            }) if holder.contains(&ours) && begun.elapsed() < wait::STUCK => {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
+/// A screening run in-process: its outcome, or the error the command would end on, and the
+/// summary it wrote (the command's stdout).
+pub struct Screening {
+    pub outcome: Result<Screened, Error>,
+    pub summary: String,
+}
+
+impl Screening {
+    /// The exit code `ratewatch screen` would end with.
+    pub fn exit_code(&self) -> ExitCode {
+        match &self.outcome {
+            Ok(screened) => screened.exit_code(),
+            Err(e) => e.exit_code(),
+        }
+    }
+
+    /// The run, which finished; fails with the error and the summary if it did not.
+    pub fn run(&self) -> &RunInfo {
+        match &self.outcome {
+            Ok(screened) => &screened.run,
+            Err(_) => panic!("the run did not finish: {self:?}"),
+        }
+    }
+}
+
+/// The exit code, the outcome and the summary: what an assertion on a run shows.
+impl std::fmt::Debug for Screening {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let outcome = match &self.outcome {
+            Ok(screened) => format!("{screened:?}"),
+            Err(e) => format!("error: {e}"),
+        };
+        write!(
+            f,
+            "exit {:?}: {outcome}\n--- summary\n{}",
+            self.exit_code(),
+            self.summary
+        )
     }
 }
 
