@@ -39,11 +39,11 @@ use super::{StoreError, now_text};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
 /// A transaction is committed once it is this old: readers see progress, and a crash
-/// loses no more than this. The indexes on UUIDs, search keys and input rows take their
-/// keys in random order: a longer transaction writes each of their pages once for many
-/// rows (a second rather than 200 ms cut a first run's database writes by almost two
-/// thirds).
-const MAX_TRANSACTION: Duration = Duration::from_secs(1);
+/// loses no more than this (the run resumes after it). The indexes on UUIDs, searches and
+/// input rows take their keys in random order, so a longer transaction writes each of their
+/// pages once for more rows: three seconds rather than one cut a 100k-row first run's
+/// database writes from 7.1 to 4.2 times its growth at the same rows/s (benches/RESULTS.md).
+const MAX_TRANSACTION: Duration = Duration::from_secs(3);
 /// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile,
 /// as often): it stays about ten seconds of writes long, and the writer copies only the
 /// last moment's pages itself.
