@@ -84,7 +84,7 @@ const UNPROVEN: &str = "the service answered 'not found', but nothing else in th
 
 /// How a run ended, when it was not stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ended {
+pub struct Completed {
     /// "Not found" answers of a run where no search or rating succeeded (fewer than
     /// [`WRONG_ADDRESS_PROOF`]): their rows failed, and nothing was cached.
     pub unconfirmed_not_found: u64,
@@ -364,7 +364,7 @@ impl Pipeline {
         self,
         mut rows: impl Iterator<Item = Result<InputRow, InputError>>,
         on_row: impl Fn(Option<RowStatus>),
-    ) -> Result<Ended, Fatal> {
+    ) -> Result<Completed, Fatal> {
         let this = Arc::new(self);
         let slots = Arc::new(Semaphore::new(this.options.concurrency.max(1) * 4));
         let mut tasks: JoinSet<Result<Option<RowStatus>, Fatal>> = JoinSet::new();
@@ -474,7 +474,7 @@ impl Pipeline {
     /// answer ever proved the service (fewer "not found" than stop a run, and nothing
     /// else), those rows fail, to be screened again next run: a "not found" is believed
     /// only from the service. Their searches are not cached and no company is gone.
-    async fn release_deferred(&self) -> Result<Ended, Fatal> {
+    async fn release_deferred(&self) -> Result<Completed, Fatal> {
         let deferred = std::mem::take(&mut *lock(&self.canary.deferred));
         let proven = self.canary.proven();
         for work in deferred {
@@ -500,7 +500,7 @@ impl Pipeline {
                 }
             }
         }
-        Ok(Ended {
+        Ok(Completed {
             unconfirmed_not_found: if proven {
                 0
             } else {

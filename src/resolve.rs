@@ -128,7 +128,7 @@ impl Query {
 
 /// One search of a row's, in the order they are tried.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
+pub struct PlannedSearch {
     pub query: Query,
     /// Why it is passed over without a call: its identifier breaks its registry's rules
     /// (a typo) and a search follows it.
@@ -143,7 +143,7 @@ pub struct Step {
 /// The next is made only when the one before finds no company: the pipeline goes on
 /// after a "not found" or an empty answer, never after a failure (the row fails, and is
 /// screened again next run) or several matches (ambiguous).
-pub fn plan(targets: Vec<Target>) -> Vec<Step> {
+pub fn plan(targets: Vec<Target>) -> Vec<PlannedSearch> {
     let mut seen = std::collections::HashSet::new();
     let queries: Vec<Query> = targets
         .into_iter()
@@ -154,7 +154,7 @@ pub fn plan(targets: Vec<Target>) -> Vec<Step> {
     queries
         .into_iter()
         .enumerate()
-        .map(|(i, query)| Step {
+        .map(|(i, query)| PlannedSearch {
             skip: if i < last { query.rule_problem() } else { None },
             query,
         })

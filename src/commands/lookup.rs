@@ -9,7 +9,7 @@ use crate::api::models::{Company, Rating};
 use crate::api::{ApiError, NameQuery};
 use crate::cli::{LookupArgs, LookupList, LookupsArgs};
 use crate::config::{ServiceSettings, Settings, Sources};
-use crate::connection::Connection;
+use crate::connection::Service;
 use crate::error::{Error, ExitCode};
 use crate::identifiers::restore_leading_zeros;
 use crate::limit::Limiter;
@@ -31,7 +31,7 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
     // The same bounds, retries and 429 pause as a screening run.
     let limiter = Limiter::new(settings.limits());
     let settings = ServiceSettings::new(&settings, &sources)?;
-    let conn = Connection::open(&settings, true, 1).await?;
+    let conn = Service::open(&settings, true, 1).await?;
     let client = &conn.client;
     let country = args.country.trim().to_lowercase();
 
@@ -208,7 +208,7 @@ fn render(described: &str, found: &[Found]) -> String {
 pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_service(&args.service_args, &sources)?;
     let settings = ServiceSettings::new(&settings, &sources)?;
-    let conn = Connection::open(&settings, false, 1).await?;
+    let conn = Service::open(&settings, false, 1).await?;
     let text = match args.list {
         LookupList::Countries => {
             let list = conn.client.countries().await.map_err(|e| conn.fail(e))?;

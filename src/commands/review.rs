@@ -21,7 +21,7 @@ use crate::cli::{
     ReviewRefArgs, ServiceArgs,
 };
 use crate::config::{ServiceSettings, Settings, Sources};
-use crate::connection::Connection;
+use crate::connection::Service;
 use crate::decide::{ACCEPTED_UNKNOWN, invalid_key};
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
@@ -393,7 +393,7 @@ async fn confirm_known(
     let limiter = Limiter::new(settings.limits());
     let endpoint = settings.endpoint.value;
     let service = ServiceSettings::new(&settings, sources)?;
-    let conn = Connection::open(&service, true, 1).await?;
+    let conn = Service::open(&service, true, 1).await?;
     match limiter
         .call(endpoint.name(), || {
             crate::rate::fetch(&conn.client, endpoint, company)
