@@ -10,6 +10,7 @@ use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::{MakePrintable, RunInfo};
 use crate::report::{ReportError, ReportOptions, write_reports};
+use crate::store::time_text;
 
 const HEADERS: [&str; 12] = [
     "RUN",
@@ -116,9 +117,9 @@ fn rated(run: &RunInfo, color: &str) -> u64 {
 fn rows(runs: &[RunInfo], colors: &[String], every_field: bool) -> Vec<Vec<String>> {
     runs.iter()
         .map(|r| {
-            let mut row = vec![r.id.to_string(), r.started_at.clone()];
+            let mut row = vec![r.id.to_string(), time_text(r.started_at)];
             if every_field {
-                row.push(output::or_empty(&r.finished_at));
+                row.push(r.finished_at.map(time_text).unwrap_or_default());
             }
             row.push(r.portfolio.clone());
             if every_field {
@@ -147,8 +148,8 @@ fn to_json(r: &RunInfo, colors: &[String]) -> Value {
         .collect();
     json!({
         "id": r.id,
-        "started_at": r.started_at,
-        "finished_at": r.finished_at,
+        "started_at": time_text(r.started_at),
+        "finished_at": r.finished_at.map(time_text),
         "portfolio": r.portfolio,
         "input_path": r.input_path,
         "status": r.status.as_str(),

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Format, Output};
 use crate::model::{ResultRow, RunInfo};
+use crate::store::time_text;
 
 /// The JSON Schema the report follows.
 pub const SCHEMA: &str = include_str!("report.schema.json");
@@ -48,8 +49,8 @@ pub fn run_object(run: &RunInfo) -> Value {
         .collect();
     json!({
         "id": run.id,
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
+        "started_at": time_text(run.started_at),
+        "finished_at": run.finished_at.map(time_text),
         "portfolio": run.portfolio,
         "input_path": run.input_path,
         "portfolio_sha256": run.portfolio_sha256,
@@ -95,7 +96,7 @@ mod tests {
 
     fn rated(line: u64, refreshed: Option<&str>, stale: bool) -> ResultRow {
         ResultRow {
-            last_refresh_date: refreshed.map(String::from),
+            last_refresh_date: refreshed.map(crate::model::time),
             stale,
             ..ResultRow::example(line)
         }

@@ -7,6 +7,8 @@
 
 use std::io;
 
+use jiff::Timestamp;
+
 use super::{Format, Output};
 use crate::alerts::{AlertKind, Repeat};
 use crate::model::{ResultRow, RowStatus, RunInfo, RunStatus};
@@ -96,11 +98,9 @@ impl<W: Output> Summary<W> {
 
 use crate::text::{plural, printable};
 
-/// The day the service last recalculated the rating (`2026-11-20`), or `-`.
-fn refreshed(date: Option<&str>) -> String {
-    date.map(|d| d.get(..10).unwrap_or(d))
-        .unwrap_or("-")
-        .to_string()
+/// The day the service last recalculated the rating (`2026-11-20`, UTC), or `-`.
+fn refreshed(date: Option<Timestamp>) -> String {
+    date.map_or("-".to_string(), |d| d.strftime("%Y-%m-%d").to_string())
 }
 
 /// What the alert says about the color: `yellow → red`, or `red` with why it is listed.
@@ -130,7 +130,7 @@ pub fn alert_table(listed: &[AlertLine]) -> String {
                 a.country.clone().unwrap_or_else(|| "-".into()),
                 movement(a),
                 a.kind.describe().to_string(),
-                refreshed(a.last_refresh_date.as_deref()),
+                refreshed(a.last_refresh_date),
             ]
             .iter()
             .map(|c| printable(c))
@@ -856,7 +856,7 @@ mod tests {
     #[test]
     fn each_alert_shows_the_day_its_rating_was_last_recalculated() {
         let mut red = alert(2, Some(Color::Yellow), Color::Red, AlertKind::Red);
-        red.last_refresh_date = Some("2026-11-20T01:47:12Z".into());
+        red.last_refresh_date = Some(crate::model::time("2026-11-20T01:47:12Z"));
         let undated = alert(3, Some(Color::Black), Color::Black, AlertKind::Still);
         let text = render_with(run(10, 0), &[], digest(vec![red, undated]), false);
         let header = text.lines().find(|l| l.contains("REF")).unwrap();
@@ -870,7 +870,7 @@ mod tests {
     #[test]
     fn stale_ratings_are_counted_in_one_line_except_when_quiet() {
         let stale = |line: u64| ResultRow {
-            last_refresh_date: Some("2026-09-01T01:30:00Z".into()),
+            last_refresh_date: Some(crate::model::time("2026-09-01T01:30:00Z")),
             stale: true,
             ..row(line)
         };

@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, extra_columns, time_text};
+use super::{Store, StoreError, extra_columns, read_time_or_null, time_text};
 use crate::alerts::{AlertKind, Rules};
 use crate::model::{Change, Color};
 
@@ -42,7 +42,7 @@ pub struct AlertLine {
     pub country: Option<String>,
     pub color: Option<Color>,
     pub previous: Option<Color>,
-    pub last_refresh_date: Option<String>,
+    pub last_refresh_date: Option<Timestamp>,
 }
 
 /// What the summary says of a run's alerts.
@@ -496,7 +496,7 @@ impl Store {
                     country: r.get(4)?,
                     color: r.get::<_, Option<String>>(5)?.map(|c| Color::parse(&c)),
                     previous: r.get::<_, Option<String>>(6)?.map(|c| Color::parse(&c)),
-                    last_refresh_date: r.get(7)?,
+                    last_refresh_date: read_time_or_null(r, 7)?,
                 })
             })
             .and_then(Iterator::collect)

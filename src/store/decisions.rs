@@ -9,7 +9,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
-use super::{Store, StoreError, now_text, read_uuid};
+use super::{Store, StoreError, now_text, read_uuid, time_text};
 use crate::model::{Candidate, Decision, InputRow, Verdict};
 
 /// The latest finished run of one portfolio.
@@ -61,7 +61,7 @@ impl Store {
                         reference,
                         search_key,
                         verdict,
-                        decided_at,
+                        decided_at: decided_at.parse().ok()?,
                         source,
                     })
                 },
@@ -87,7 +87,7 @@ impl Store {
                     decision.search_key,
                     decision.verdict.as_str(),
                     company,
-                    decision.decided_at,
+                    time_text(decision.decided_at),
                     decision.source
                 ],
             )

@@ -8,11 +8,12 @@
 
 use std::collections::HashMap;
 
+use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
 use uuid::Uuid;
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, read_time};
 use crate::model::{Color, RowStatus, RunColors, RunInfo};
 
 /// How many runs the trend of report.html shows: a month of nightly runs.
@@ -201,12 +202,12 @@ impl Store {
     /// the run is read, so `report --run N` draws it the same whenever it is asked.
     pub fn color_trend(&self, run_id: i64, limit: u64) -> Result<Vec<RunColors>, StoreError> {
         let ctx = format!("reading the trend of run {run_id}");
-        let runs: Vec<(i64, String)> = self
+        let runs: Vec<(i64, Timestamp)> = self
             .conn
             .prepare(TREND)
             .and_then(|mut s| {
                 s.query_map(params![run_id, limit as i64], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
+                    Ok((r.get(0)?, read_time(r, 1)?))
                 })?
                 .collect()
             })

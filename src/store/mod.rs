@@ -691,8 +691,8 @@ impl Store {
                         .unwrap_or_default();
                     Ok(RunInfo {
                         id: r.get(0)?,
-                        started_at: r.get(1)?,
-                        finished_at: r.get(2)?,
+                        started_at: read_time(r, 1)?,
+                        finished_at: read_time_or_null(r, 2)?,
                         portfolio: r.get(3)?,
                         input_path: r.get(4)?,
                         portfolio_sha256: r.get(5)?,
@@ -707,7 +707,7 @@ impl Store {
                             .get::<_, Option<String>>(16)?
                             .and_then(|n| serde_json::from_str(&n).ok())
                             .unwrap_or_default(),
-                        service_time: r.get(17)?,
+                        service_time: read_time_or_null(r, 17)?,
                         extra_columns: r
                             .get::<_, Option<String>>(18)?
                             .and_then(|n| serde_json::from_str(&n).ok())
@@ -904,6 +904,27 @@ pub(crate) fn read_uuid(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Uu
     })
 }
 
+/// A time as [`time_text`] stored it; other text is an error, never a guess.
+pub(crate) fn read_time(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Timestamp> {
+    let text: String = r.get(at)?;
+    parse_time(at, &text)
+}
+
+/// A time as [`time_text`] stored it, or NULL.
+pub(crate) fn read_time_or_null(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+) -> rusqlite::Result<Option<Timestamp>> {
+    let text: Option<String> = r.get(at)?;
+    text.map(|t| parse_time(at, &t)).transpose()
+}
+
+fn parse_time(at: usize, text: &str) -> rusqlite::Result<Timestamp> {
+    text.parse().map_err(|e: jiff::Error| {
+        rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e.into())
+    })
+}
+
 fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     // The columns read only to be parsed are borrowed, not copied.
     let text = |i: usize| -> rusqlite::Result<Option<&str>> {
@@ -938,8 +959,8 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         color: color.map(Color::parse),
         previous_color: previous.map(Color::parse),
         change: change.and_then(Change::parse),
-        last_change_date: r.get(12)?,
-        last_refresh_date: r.get(16)?,
+        last_change_date: read_time_or_null(r, 12)?,
+        last_refresh_date: read_time_or_null(r, 16)?,
         extra: extra_columns(r.get(17)?),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,

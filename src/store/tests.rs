@@ -1793,7 +1793,7 @@ fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_r
         reference: "C-1".into(),
         search_key: search_key.into(),
         verdict,
-        decided_at: "2026-11-23T10:00:00Z".into(),
+        decided_at: crate::model::time("2026-11-23T10:00:00Z"),
         source: "command line".into(),
     };
     use crate::model::Verdict;
@@ -2641,8 +2641,8 @@ fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
     assert!(store.service_clock_note().unwrap().contains("2 answers"));
     // The service's time of the run's first rating, for the record only.
     assert_eq!(
-        store.run_info(run_id).unwrap().service_time.as_deref(),
-        Some("2000-01-01T00:00:00Z")
+        store.run_info(run_id).unwrap().service_time,
+        Some(crate::model::time("2000-01-01T00:00:00Z"))
     );
     store.pin_clock(None);
 }
@@ -2723,4 +2723,22 @@ fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(kept, ["2026-11-26T01:00:00Z", "2026-11-26T20:00:00Z"]);
+}
+
+#[test]
+fn a_stored_time_that_is_not_one_is_refused_not_guessed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let run_id = run(&mut store);
+    let start = store.run_info(run_id).unwrap().started_at;
+    assert_eq!(time_text(start).len(), "2026-11-21T02:00:00Z".len());
+    store
+        .conn
+        .execute(
+            "UPDATE runs SET started_at = 'yesterday' WHERE id = ?1",
+            [run_id],
+        )
+        .unwrap();
+    let err = store.run_info(run_id).unwrap_err();
+    assert!(err.to_string().contains(&format!("run {run_id}")), "{err}");
 }
