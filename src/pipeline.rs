@@ -28,6 +28,7 @@ use uuid::Uuid;
 use crate::api::{ApiError, Client};
 use crate::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
 use crate::limit::Limiter;
+use crate::lock;
 use crate::model::{Decision, RowStatus};
 use crate::portfolio::{InputError, InputRow, Lookups};
 use crate::rate::{self, RatingEndpoint};
@@ -287,10 +288,6 @@ impl<K: std::hash::Hash + Eq + Clone, T: Clone> InFlight<K, T> {
         }
         result
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// One run's moving parts.

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use crate::lock;
 pub use crate::model::InputRow;
 use crate::model::{Country, IdentifierService, NameQuery, RATED_COUNTRIES};
 use crate::resolve::normalize_name;
@@ -231,7 +232,7 @@ pub struct Reading {
 impl Reading {
     /// Rows read so far, those whose country was defaulted, those with too many fields.
     pub fn counts(&self) -> (u64, u64, u64) {
-        let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let c = lock(&self.counts);
         (c.rows, c.defaulted, c.spilled)
     }
 
@@ -239,7 +240,7 @@ impl Reading {
     /// with more fields than the header (louder when many do: the delimiter or the quoting
     /// is then wrong for the whole file).
     pub fn notes(&self) -> Vec<String> {
-        let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let c = lock(&self.counts);
         let mut notes = Vec::new();
         let rows = |n: u64| {
             if n == 1 {
@@ -471,7 +472,7 @@ impl Portfolio {
                 country = self.default_country.clone();
             }
             {
-                let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+                let mut counts = lock(&self.counts);
                 counts.rows += 1;
                 counts.defaulted += u64::from(country_defaulted);
                 if extra_unreliable {

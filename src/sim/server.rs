@@ -27,6 +27,7 @@ use uuid::Uuid;
 
 use super::dataset::{self, Calendar, CompanyRef, Dataset, NameFilters};
 use crate::api::models::{ApiTime, DeprecatedRating, Rating, RatingsPage, ShortRating};
+use crate::lock;
 
 pub use super::{DEFAULT_KEY, DEFAULT_PER_COUNTRY, DEFAULT_SEED};
 /// Ratings per history page.
@@ -261,7 +262,7 @@ impl State {
     /// Takes a token, or says how long until one is free.
     fn throttle(&self) -> Option<Duration> {
         let rate = self.faults.rate_limit?;
-        let mut b = self.bucket.lock().unwrap_or_else(|p| p.into_inner());
+        let mut b = lock(&self.bucket);
         let now = Instant::now();
         b.tokens = (b.tokens + now.duration_since(b.last).as_secs_f64() * rate).min(rate.max(1.0));
         b.last = now;
@@ -568,7 +569,7 @@ fn remember(state: &State, key: &str, company: CompanyRef, day: i64) -> ApiTime 
         instant,
         instant.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
     );
-    let mut history = state.history.lock().unwrap_or_else(|p| p.into_inner());
+    let mut history = lock(&state.history);
     let list = history.entry(key.to_string()).or_default();
     if list.len() >= HISTORY_CAP {
         list.pop_front();
@@ -599,7 +600,7 @@ fn history(
         }
     };
     let (served, total): (Vec<Served>, usize) = {
-        let history = state.history.lock().unwrap_or_else(|p| p.into_inner());
+        let history = lock(&state.history);
         let list = history.get(key);
         let total = list.map_or(0, VecDeque::len);
         let start = (page - 1) * PAGE_SIZE;
