@@ -601,13 +601,18 @@ pub struct RunInfo {
     pub notes: Vec<String>,
 }
 
+/// The rows of one status, in counts by status.
+pub fn rows_with(by_status: &[(RowStatus, u64)], status: RowStatus) -> u64 {
+    by_status
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map_or(0, |(_, n)| *n)
+}
+
 impl RunInfo {
     /// The run's rows of one status.
     pub fn rows_with(&self, status: RowStatus) -> u64 {
-        self.by_status
-            .iter()
-            .find(|(s, _)| *s == status)
-            .map_or(0, |(_, n)| *n)
+        rows_with(&self.by_status, status)
     }
 
     /// Whether the run had rows and rated none of them: whatever the reason (every row
