@@ -136,11 +136,6 @@ fn rows(runs: &[RunInfo], colors: &[String], every_field: bool) -> Vec<Vec<Strin
 }
 
 fn to_json(r: &RunInfo, colors: &[String]) -> Value {
-    let by_status: Map<String, Value> = r
-        .by_status
-        .iter()
-        .map(|(s, n)| (s.as_str().to_string(), json!(n)))
-        .collect();
     // Every color of the listing, zero included, as report.json's `by_color` names them.
     let by_color: Map<String, Value> = colors
         .iter()
@@ -155,7 +150,7 @@ fn to_json(r: &RunInfo, colors: &[String]) -> Value {
         "status": r.status.as_str(),
         "demo_day": r.demo_day,
         "rows": r.rows,
-        "by_status": by_status,
+        "by_status": crate::report::json::by_status(r),
         "by_color": by_color,
         "alerts": r.alerts,
     })

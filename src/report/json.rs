@@ -30,13 +30,16 @@ impl<W: Output> JsonReport<W> {
     }
 }
 
-/// The `run` object of the report.
-pub fn run_object(run: &RunInfo) -> Value {
-    let by_status: Map<String, Value> = run
-        .by_status
+/// A run's rows by status, as report.json and `runs --json` name them.
+pub fn by_status(run: &RunInfo) -> Map<String, Value> {
+    run.by_status
         .iter()
         .map(|(s, n)| (s.as_str().to_string(), json!(n)))
-        .collect();
+        .collect()
+}
+
+/// The `run` object of the report.
+pub fn run_object(run: &RunInfo) -> Value {
     let by_color: Map<String, Value> = run
         .by_color
         .iter()
@@ -56,7 +59,7 @@ pub fn run_object(run: &RunInfo) -> Value {
         "portfolio_sha256": run.portfolio_sha256,
         "status": run.status.as_str(),
         "rows": run.rows,
-        "by_status": by_status,
+        "by_status": by_status(run),
         "by_color": by_color,
         "alerts": run.alerts,
         "calls": calls,
