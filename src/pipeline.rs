@@ -903,23 +903,32 @@ mod tests {
 
     use super::*;
 
-    #[tokio::test]
-    async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {
-        let inflight: InFlight<&str, u32> = InFlight::new();
+    /// Two rows needing the work for `k` at once, both waiting before `answer` comes: what
+    /// each got. The work is done once.
+    async fn two_rows_at_once(
+        inflight: &InFlight<&'static str, u32>,
+        answer: Result<u32, Failure>,
+    ) -> [Result<u32, Failure>; 2] {
         let runs = AtomicUsize::new(0);
         let gate = tokio::sync::Notify::new();
         let work = || async {
             runs.fetch_add(1, Ordering::SeqCst);
             gate.notified().await;
-            Ok(7)
+            answer.clone()
         };
         let (a, b, ()) = tokio::join!(inflight.once("k", work), inflight.once("k", work), async {
-            // Both rows are waiting before the answer comes.
             tokio::task::yield_now().await;
             gate.notify_one();
         });
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "done once");
+        [a, b]
+    }
+
+    #[tokio::test]
+    async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {
+        let inflight: InFlight<&str, u32> = InFlight::new();
+        let [a, b] = two_rows_at_once(&inflight, Ok(7)).await;
         assert_eq!((a.unwrap(), b.unwrap()), (7, 7));
-        assert_eq!(runs.load(Ordering::SeqCst), 1);
         // Done and gone: a later row asks again (the writer knows the answer by then).
         assert_eq!(inflight.once("k", || async { Ok(8) }).await.unwrap(), 8);
     }
@@ -927,30 +936,19 @@ mod tests {
     #[tokio::test]
     async fn a_failure_is_shared_by_the_rows_that_waited_and_not_asked_again() {
         let inflight: InFlight<&str, u32> = InFlight::new();
-        let runs = AtomicUsize::new(0);
-        let gate = tokio::sync::Notify::new();
-        let work = || async {
-            runs.fetch_add(1, Ordering::SeqCst);
-            gate.notified().await;
-            Err(Failure::Api(ApiError::Server {
-                status: 503,
-                snippet: "busy".into(),
-            }))
-        };
-        let (a, b, ()) = tokio::join!(inflight.once("k", work), inflight.once("k", work), async {
-            tokio::task::yield_now().await;
-            gate.notify_one();
+        let busy = Failure::Api(ApiError::Server {
+            status: 503,
+            snippet: "busy".into(),
         });
-        for r in [a, b] {
+        for r in two_rows_at_once(&inflight, Err(busy)).await {
             assert!(matches!(
                 r,
                 Err(Failure::Api(ApiError::Server { status: 503, .. }))
             ));
         }
         // A later row with the same search fails the same way, without a call.
-        let later = inflight.once("k", || async { Ok(1) }).await;
+        let later = inflight.once("k", || async { panic!("asked again") }).await;
         assert!(matches!(later, Err(Failure::Api(ApiError::Server { .. }))));
-        assert_eq!(runs.load(Ordering::SeqCst), 1);
     }
 
     /// Rows are read only as slots free up: never more than the slots ahead of the rows

@@ -750,6 +750,28 @@ pub enum Target {
     ByName(NameQuery),
 }
 
+#[cfg(test)]
+impl Target {
+    /// A French registry identifier, for tests.
+    pub fn french(service: &str, id: &str) -> Target {
+        Target::ById {
+            country: "FR".into(),
+            service: service.into(),
+            id: id.into(),
+        }
+    }
+
+    /// The name `Acme` in Lyon, France, for tests.
+    pub fn acme_in_lyon() -> Target {
+        Target::ByName(NameQuery {
+            country: "FR".into(),
+            name: "Acme".into(),
+            city: Some("Lyon".into()),
+            ..NameQuery::default()
+        })
+    }
+}
+
 /// Longest value a search field may have: company names run to about 160 characters;
 /// anything far longer is a broken export, and sending it would only waste a call.
 pub const MAX_FIELD_CHARS: usize = 300;
@@ -1129,17 +1151,7 @@ mod tests {
               C-3,FR,,,,Acme,\n",
         );
         let l = lookups();
-        let by_id = |service: &str, id: &str| Target::ById {
-            country: "FR".into(),
-            service: service.into(),
-            id: id.into(),
-        };
-        let name = Target::ByName(NameQuery {
-            country: "FR".into(),
-            name: "Acme".into(),
-            city: Some("Lyon".into()),
-            ..NameQuery::default()
-        });
+        let (by_id, name) = (Target::french, Target::acme_in_lyon());
         // The first filled registry column, the others as the header has them (KVK is
         // no French registry), then the name with its city.
         assert_eq!(

@@ -371,17 +371,7 @@ mod tests {
 
     #[test]
     fn searches_are_planned_in_order_and_a_broken_identifier_is_passed_over() {
-        let by_id = |service: &str, id: &str| Target::ById {
-            country: "FR".into(),
-            service: service.into(),
-            id: id.into(),
-        };
-        let name = Target::ByName(NameQuery {
-            country: "FR".into(),
-            name: "Acme".into(),
-            city: Some("Lyon".into()),
-            ..NameQuery::default()
-        });
+        let (by_id, name) = (Target::french, Target::acme_in_lyon());
         // A SIREN failing its check digit, a good SIRET, the same SIRET spaced, the name.
         let steps = plan(vec![
             by_id("SIREN", "552100555"),

@@ -18,6 +18,14 @@ fn rating(id: Uuid, color: Color, changed: &str, refreshed: &str, at: &str) -> R
     }
 }
 
+/// A new database in a folder of its own, removed with the folder when the test drops it.
+pub(crate) fn new_store() -> (tempfile::TempDir, std::path::PathBuf, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let store = Store::open(&path).unwrap();
+    (dir, path, store)
+}
+
 /// A run of portfolio `p` started, for the records of a test.
 pub(crate) fn run(store: &mut Store) -> i64 {
     store
@@ -84,8 +92,7 @@ fn schema_file() -> Vec<(String, String, Option<String>)> {
 
 #[test]
 fn a_new_database_is_the_schema_file_and_nothing_else() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("new.db")).unwrap();
+    let (_dir, _, store) = new_store();
     assert_eq!(schema_of(&store.conn), schema_file());
     let recorded: Vec<(i64, String)> = store
         .conn
@@ -391,8 +398,7 @@ fn a_foreign_or_newer_database_is_refused_untouched() {
 
 #[tokio::test]
 async fn history_grows_with_changes_not_with_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let id = Uuid::new_v4();
     let day = |d: u8| format!("2026-11-{d:02}T02:00:00Z");
 
@@ -508,8 +514,7 @@ async fn history_grows_with_changes_not_with_runs() {
 
 #[test]
 fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let id = Uuid::new_v4();
     let day = |d: u8| format!("2026-01-{d:02}T00:00:00Z");
     let r1 = run(&mut store);
@@ -557,8 +562,7 @@ fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
 fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_with_registry_ids()
 {
     // 70 companies: two whole statements of 32 and a remainder the commit writes.
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let r1 = run(&mut store);
     let mut w = store.writer(r1).unwrap();
     for n in 1..=70u128 {
@@ -679,8 +683,7 @@ fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_
 
 #[test]
 fn lookups_are_kept_between_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let countries = vec![Country {
         code: "FR".into(),
         name: "France".into(),
@@ -710,9 +713,7 @@ fn observe_green(writer: &mut Writer, n: u128) {
 
 #[test]
 fn the_log_is_copied_into_the_database_while_the_writer_works() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    let mut store = Store::open(&path).unwrap();
+    let (_dir, path, mut store) = new_store();
     let run_id = run(&mut store);
     let main_file = || std::fs::metadata(&path).unwrap().len();
     let before = main_file();
@@ -1047,8 +1048,7 @@ fn periods_from_history(store: &Store) -> Vec<Period> {
 
 #[test]
 fn color_periods_follow_the_rule_the_migration_states() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("p.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     eventful_history(&mut store);
     let view = view_periods(&store);
     assert_eq!(view, periods_from_history(&store));
@@ -1145,8 +1145,7 @@ fn color_periods_follow_the_rule_the_migration_states() {
 #[test]
 fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b, c) = (uuid(0xa), uuid(0xb), uuid(0xc));
     let at =
         |d: u8| -> &'static str { Box::leak(format!("2026-01-{d:02}T02:00:00Z").into_boxed_str()) };
@@ -1276,8 +1275,7 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
 
 #[test]
 fn color_changes_gives_the_rows_it_gave_before_0002() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     eventful_history(&mut store);
     let first = migrate::MIGRATIONS[0].2;
     let old = &first[first.find("CREATE VIEW color_changes AS").unwrap()..];
@@ -1370,8 +1368,7 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
 
 #[test]
 fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("a.db")).unwrap();
+    let (_dir, _, store) = new_store();
     let lines = plan(&store, &alerts::candidates());
     assert!(
         lines
@@ -1398,8 +1395,7 @@ fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
 
 #[test]
 fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("i.db")).unwrap();
+    let (_dir, _, store) = new_store();
 
     // A company's periods: its ratings by the index, each neighbour by the same.
     let one = plan(&store, history::PERIODS);
@@ -1451,8 +1447,7 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
 #[test]
 fn references_and_holdings_come_from_each_portfolios_latest_finished_run() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let day = "2026-01-01T00:00:00Z";
     screened(
@@ -1629,9 +1624,7 @@ fn log_salts(db: &std::path::Path) -> [u8; 8] {
 fn the_log_starts_over_while_the_writer_keeps_writing() {
     // A writer that begins again straight after each commit never saw the log wholly
     // copied, so the log grew for the whole run (hundreds of MB on a million rows).
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    let mut store = Store::open(&path).unwrap();
+    let (_dir, path, mut store) = new_store();
     let run_id = run(&mut store);
     let mut writer = store.writer(run_id).unwrap();
     writer.log_restart = std::time::Duration::ZERO;
@@ -1648,9 +1641,7 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
 
 #[test]
 fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    let mut store = Store::open(&path).unwrap();
+    let (_dir, path, mut store) = new_store();
     let run_id = run(&mut store);
     let mut writer = store.writer(run_id).unwrap();
     let ratings = || -> i64 {
@@ -1690,8 +1681,7 @@ fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
 fn an_unfinished_run_is_counted_from_its_rows_so_far() {
     // A run records its counts when it finishes: the reports of an interrupted run said 0
     // rows while listing them.
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let run_id = run(&mut store);
     let mut writer = store.writer(run_id).unwrap();
     for line in [2, 3] {
@@ -1721,8 +1711,7 @@ fn an_unfinished_run_is_counted_from_its_rows_so_far() {
 
 #[test]
 fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let calls = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
         pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect()
     };
@@ -1786,8 +1775,7 @@ fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
 
 #[test]
 fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_ref() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let company = Uuid::new_v4();
     let decision = |search_key: &str, verdict| crate::model::Decision {
         reference: "C-1".into(),
@@ -1817,8 +1805,7 @@ fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_r
 #[test]
 fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_run() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b, c) = (uuid(1), uuid(2), uuid(3));
     let day = "2026-01-01T00:00:00Z";
     let r1 = screened(
@@ -1928,8 +1915,7 @@ const COUNTED_COLORS_FOR_TESTS: &str = "SELECT color, count(*) FROM run_results
 #[test]
 fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b, c) = (uuid(1), uuid(2), uuid(3));
     let day = "2026-01-01T00:00:00Z";
     let later = "2026-01-02T00:00:00Z";
@@ -2030,8 +2016,7 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
 
 #[test]
 fn the_trend_reads_an_index_range_and_kept_counts() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("p.db")).unwrap();
+    let (_dir, _, store) = new_store();
     let trend = plan(&store, history::TREND);
     assert!(
         trend
@@ -2064,8 +2049,7 @@ fn verdict(store: &Store, run_id: i64, company: Uuid) -> Option<(String, bool, b
 
 #[test]
 fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let night = |store: &mut Store, day: u32, color_a: Color| {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2126,8 +2110,7 @@ fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next
 
 #[test]
 fn an_acknowledgement_whose_until_passed_is_listed_only_with_the_expired_and_no_longer_applies() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (ended, running, open) = (uuid(1), uuid(2), uuid(3));
     let night = |store: &mut Store, at: &'static str| {
         screened(
@@ -2191,8 +2174,7 @@ fn an_acknowledgement_whose_until_passed_is_listed_only_with_the_expired_and_no_
 
 #[test]
 fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let a = uuid(1);
     let at = "2026-01-01T02:00:00Z";
     screened(
@@ -2228,8 +2210,7 @@ fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
 
 #[test]
 fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let night = |store: &mut Store, day: u32, color_a: Color, color_b: Color| {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2301,8 +2282,7 @@ fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
 
 #[test]
 fn a_change_an_undelivered_run_saw_waits_for_the_next_night_that_rates_its_company() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let night = |store: &mut Store, day: u32, rated: &[(Uuid, Color)]| {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2337,8 +2317,7 @@ fn a_change_an_undelivered_run_saw_waits_for_the_next_night_that_rates_its_compa
 
 #[test]
 fn the_migrations_verdict_on_earlier_runs_is_the_one_the_rules_give() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     eventful_history(&mut store);
     let verdicts = |store: &Store| -> Vec<(i64, i64, String, i64, Option<String>)> {
         let mut stmt = store
@@ -2486,8 +2465,7 @@ fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_unt
 
 #[test]
 fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let run_id = run(&mut store);
     let mut writer = store.writer(run_id).unwrap();
     for (key, outcome, company) in [
@@ -2523,8 +2501,7 @@ fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
 
 #[test]
 fn after_a_batch_fails_the_writer_answers_and_writes_nothing_more() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("f.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let r1 = run(&mut store);
     let mut w = store.writer(r1).unwrap();
     // 31 companies, then the first again: the 32nd outcome fills a statement, whose write
@@ -2567,8 +2544,7 @@ fn after_a_batch_fails_the_writer_answers_and_writes_nothing_more() {
 #[test]
 fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let day = "2026-01-01T00:00:00Z";
     let rows = [("C-1", seen(uuid(1), Green, Some(day), day, day))];
     screened(&mut store, "customers", &rows);
@@ -2601,8 +2577,7 @@ fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() 
 
 #[test]
 fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let run_id = run(&mut store);
     let now = "2026-11-26T02:00:00Z";
     let mut writer = store.writer(run_id).unwrap();
@@ -2649,8 +2624,7 @@ fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
 
 #[test]
 fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours_seen_now() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("f.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let now = "2026-11-26T02:00:00Z";
     store.pin_clock(Some(ts(now)));
     let (a, b) = (uuid(0xa), uuid(0xb));
@@ -2727,8 +2701,7 @@ fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours
 
 #[test]
 fn a_stored_time_that_is_not_one_is_refused_not_guessed() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let run_id = run(&mut store);
     let start = store.run_info(run_id).unwrap().started_at;
     assert_eq!(time_text(start).len(), "2026-11-21T02:00:00Z".len());

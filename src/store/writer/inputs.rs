@@ -100,7 +100,7 @@ mod tests {
     use crate::store::batch::ROWS_PER_STATEMENT;
     use crate::store::{Record, RowRecord, Store};
 
-    use crate::store::tests::run as start;
+    use crate::store::tests::{new_store, run as start};
 
     /// A row of every kind in turn: with and without an error, candidates, a company.
     fn row(line: u64) -> RowRecord {
@@ -151,9 +151,7 @@ mod tests {
 
     #[test]
     fn outcomes_written_in_batches_are_stored_as_one_at_a_time_and_all_by_the_commit() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         let run_id = start(&mut store);
         let mut writer = store.writer(run_id).unwrap();
         let n = 2 * ROWS_PER_STATEMENT as u64 + 5;
@@ -257,9 +255,7 @@ mod tests {
 
     #[test]
     fn a_row_given_again_in_a_run_or_the_next_is_stored_once_with_the_id_of_its_first_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         // Line n holds row n % 7: repeats within one statement's worth and across them,
         // with commits in between.
         let same = |line: u64| {
@@ -300,9 +296,7 @@ mod tests {
 
     #[test]
     fn rows_that_differ_in_one_field_are_stored_apart_and_each_found_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         // Rows that differ only in a carried column, or in an empty field against none.
         let variant = |n: u64, line: u64| {
             let mut r = row(2);
@@ -346,8 +340,7 @@ mod tests {
 
     #[test]
     fn an_input_is_found_through_the_index_over_its_fields() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("r.db")).unwrap();
+        let (_dir, _, store) = new_store();
         let plan: Vec<String> = store
             .conn
             .prepare(&format!("EXPLAIN QUERY PLAN {FIND_INPUT}"))
@@ -366,9 +359,7 @@ mod tests {
 
     #[test]
     fn a_row_repeated_after_each_commit_finds_the_input_added_before() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         let run_id = start(&mut store);
         let mut writer = store.writer(run_id).unwrap();
         writer.max_transaction = Duration::ZERO;

@@ -498,7 +498,7 @@ mod tests {
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::Store;
 
-    use crate::store::tests::run as start;
+    use crate::store::tests::{new_store, run as start};
 
     fn company(n: u128, ids: &[(&str, &str)]) -> Record {
         Record::Company(Box::new(Company {
@@ -570,9 +570,7 @@ mod tests {
 
     #[test]
     fn a_search_asked_again_keeps_its_one_row_with_the_new_answer() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         let run_id = start(&mut store);
         let mut writer = store.writer(run_id).unwrap();
         writer.max_transaction = Duration::ZERO;
@@ -628,9 +626,7 @@ mod tests {
 
     #[test]
     fn a_company_given_again_is_stored_once_and_keeps_every_registry_id_it_was_given() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         let run_id = start(&mut store);
         let mut writer = store.writer(run_id).unwrap();
         // Known first by its UUID alone (a row's), then described, then described again.
@@ -671,8 +667,7 @@ mod tests {
 
     #[test]
     fn the_writer_s_lookups_search_their_unique_indexes() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("w.db")).unwrap();
+        let (_dir, _, store) = new_store();
         for (sql, wanted) in [
             (
                 "SELECT id FROM companies WHERE company_id = ?1",
@@ -789,9 +784,7 @@ mod tests {
 
     #[test]
     fn a_rating_seen_again_unchanged_is_confirmed_and_a_changed_one_added() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         let mut runs = Vec::new();
         for colors in [[Color::Green, Color::Green], [Color::Green, Color::Red]] {
             let run_id = start(&mut store);
