@@ -892,75 +892,34 @@ mod tests {
     #[test]
     fn changes_are_classified_against_the_previous_observation() {
         use Change::*;
-        let c = |prev: Option<(Color, Option<u8>)>, now: Color, lc: Option<u8>| {
-            Change::classify(prev.as_ref().map(|(c, d)| (c, *d)), &now, lc)
-        };
-        assert_eq!(c(None, Color::Red, Some(1)), New);
-        assert_eq!(
-            c(Some((Color::Green, Some(1))), Color::Green, Some(1)),
-            Unchanged
-        );
-        assert_eq!(
-            c(Some((Color::Green, Some(1))), Color::Green, Some(2)),
-            Evolved
-        );
-        assert_eq!(
-            c(Some((Color::Green, Some(1))), Color::Red, Some(2)),
-            Deteriorated
-        );
-        assert_eq!(
-            c(Some((Color::Black, Some(1))), Color::Yellow, Some(2)),
-            Improved
-        );
-        assert_eq!(
-            c(Some((Color::Red, Some(1))), Color::White, Some(2)),
-            Changed
-        );
-        assert_eq!(
-            c(Some((Color::White, Some(1))), Color::Green, Some(2)),
-            Changed
-        );
-        assert_eq!(
-            c(
-                Some((Color::Green, None)),
-                Color::Other("orange".into()),
-                None
-            ),
-            Changed
-        );
+        use Color::*;
+        let orange = Other("orange".into());
+        // (previous color and change date, color now, change date now, the change)
+        let cases = [
+            (None, Red, Some(1), New),
+            (Some((Green, Some(1))), Green, Some(1), Unchanged),
+            (Some((Green, Some(1))), Green, Some(2), Evolved),
+            (Some((Green, Some(1))), Red, Some(2), Deteriorated),
+            (Some((Black, Some(1))), Yellow, Some(2), Improved),
+            (Some((Red, Some(1))), White, Some(2), Changed),
+            (Some((White, Some(1))), Green, Some(2), Changed),
+            (Some((Green, None)), orange, None, Changed),
+        ];
+        for (previous, now, changed, expected) in cases {
+            let previous = previous.as_ref().map(|(c, d)| (c, *d));
+            assert_eq!(
+                Change::classify(previous, &now, changed),
+                expected,
+                "{previous:?} → {now:?}"
+            );
+        }
         assert!(Changed.is_color_change() && !Evolved.is_color_change());
     }
 
     fn rated_row(last_refresh: Option<&str>) -> ResultRow {
         ResultRow {
-            line: 2,
-            reference: None,
-            country: Some("FR".into()),
-            service: None,
-            id: None,
-            name: None,
-            status: RowStatus::Rated,
-            company_id: Some(Uuid::nil()),
-            company_name: None,
-            color: Some(Color::Green),
-            previous_color: None,
-            change: Some(Change::New),
-            last_change_date: None,
             last_refresh_date: last_refresh.map(time),
-            stale: false,
-            alert: false,
-            alert_kind: None,
-            alert_listed: false,
-            acknowledged: false,
-            error: None,
-            candidates: vec![],
-            extra: vec![],
-            country_defaulted: false,
-            extra_unreliable: false,
-            found_by: None,
-            reused: false,
-            rating_age_hours: None,
-            named: false,
+            ..ResultRow::example(2)
         }
     }
 

@@ -233,27 +233,18 @@ mod tests {
         }
     }
 
+    /// An ambiguous row whose every text a spreadsheet could misread.
     fn row() -> ResultRow {
         ResultRow {
-            line: 2,
             reference: Some("00123".into()),
-            country: Some("FR".into()),
-            service: Some("SIREN".into()),
             id: Some("012345678".into()),
             name: Some("=HYPERLINK(\"http://x\")".into()),
             status: RowStatus::Ambiguous,
             company_id: None,
             company_name: Some("López & Fils; \"SA\"".into()),
             color: None,
-            previous_color: None,
             change: None,
             last_change_date: None,
-            last_refresh_date: None,
-            stale: false,
-            alert: false,
-            alert_kind: None,
-            alert_listed: false,
-            acknowledged: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {
                 id: uuid::Uuid::nil(),
@@ -261,13 +252,8 @@ mod tests {
                 city: "B".into(),
                 postcode: "C".into(),
             }],
-            extra: vec![],
-            country_defaulted: false,
-            extra_unreliable: false,
             found_by: None,
-            reused: false,
-            rating_age_hours: None,
-            named: false,
+            ..ResultRow::example(2)
         }
     }
 

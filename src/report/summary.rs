@@ -523,6 +523,20 @@ mod tests {
         }
     }
 
+    /// `n` companies gone from green to yellow, on lines 2 onwards.
+    fn yellowing(n: u64) -> Vec<AlertLine> {
+        (0..n)
+            .map(|i| {
+                alert(
+                    i + 2,
+                    Some(Color::Green),
+                    Color::Yellow,
+                    AlertKind::Deteriorated,
+                )
+            })
+            .collect()
+    }
+
     fn digest(listed: Vec<AlertLine>) -> AlertDigest {
         AlertDigest {
             listed_total: listed.len() as u64,
@@ -641,16 +655,7 @@ mod tests {
 
     #[test]
     fn a_storm_is_announced_first_and_only_the_worst_are_listed() {
-        let listed: Vec<_> = (0..60)
-            .map(|i| {
-                alert(
-                    i + 2,
-                    Some(Color::Green),
-                    Color::Yellow,
-                    AlertKind::Deteriorated,
-                )
-            })
-            .collect();
+        let listed = yellowing(60);
         let stormy = AlertDigest {
             storm: Some((312, 1480)),
             ..digest(listed)
@@ -894,16 +899,7 @@ mod tests {
 
     #[test]
     fn a_flood_of_changes_is_capped() {
-        let listed: Vec<_> = (0..300)
-            .map(|i| {
-                alert(
-                    i + 2,
-                    Some(Color::Green),
-                    Color::Yellow,
-                    AlertKind::Deteriorated,
-                )
-            })
-            .collect();
+        let listed = yellowing(300);
         let text = render_with(run(300, 0), &[], digest(listed), false);
         assert!(text.contains("300 alerts"));
         assert!(text.contains("… and 250 more in the reports"));

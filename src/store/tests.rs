@@ -26,6 +26,20 @@ pub(crate) fn new_store() -> (tempfile::TempDir, std::path::PathBuf, Store) {
     (dir, path, store)
 }
 
+/// Every row of `sql`, each read by `read`.
+pub(crate) fn all<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Vec<T> {
+    let mut stmt = conn.prepare(sql).unwrap();
+    stmt.query_map(params, read)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
 /// A run of portfolio `p` started, for the records of a test.
 pub(crate) fn run(store: &mut Store) -> i64 {
     store
@@ -72,15 +86,13 @@ fn history_len(store: &Store) -> i64 {
 
 /// Every object of a database's schema but the migrations' record: (type, name, SQL).
 fn schema_of(conn: &Connection) -> Vec<(String, String, Option<String>)> {
-    conn.prepare(
+    all(
+        conn,
         "SELECT type, name, sql FROM sqlite_master
          WHERE name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY type, name",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )
-    .unwrap()
-    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-    .unwrap()
-    .collect::<Result<_, _>>()
-    .unwrap()
 }
 
 /// The schema of migrations/schema.sql, as SQLite keeps it.
@@ -1330,7 +1342,8 @@ fn color_changes_gives_the_rows_it_gave_before_0002() {
 }
 
 /// The query plan's lines.
-fn plan(store: &Store, sql: &str) -> Vec<String> {
+/// How SQLite runs `sql` in the store, a line per step.
+pub(crate) fn plan(store: &Store, sql: &str) -> Vec<String> {
     let mut stmt = store
         .conn
         .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))

@@ -100,7 +100,7 @@ mod tests {
     use crate::store::batch::ROWS_PER_STATEMENT;
     use crate::store::{Record, RowRecord, Store};
 
-    use crate::store::tests::{new_store, run as start};
+    use crate::store::tests::{all, new_store, plan, run as start};
 
     /// A row of every kind in turn: with and without an error, candidates, a company.
     fn row(line: u64) -> RowRecord {
@@ -133,20 +133,14 @@ mod tests {
     type Stored = (i64, String, String, Option<String>, Option<String>);
 
     fn stored(path: &std::path::Path, run_id: i64) -> Vec<Stored> {
-        let conn = Connection::open(path).unwrap();
-        let mut stmt = conn
-            .prepare(
-                "SELECT rr.line, rr.status, i.ref, rr.error, rr.candidates
-                 FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
-                 WHERE rr.run_id = ?1 ORDER BY rr.line",
-            )
-            .unwrap();
-        stmt.query_map([run_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-        })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+        all(
+            &Connection::open(path).unwrap(),
+            "SELECT rr.line, rr.status, i.ref, rr.error, rr.candidates
+             FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
+             WHERE rr.run_id = ?1 ORDER BY rr.line",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
     }
 
     #[test]
@@ -186,26 +180,22 @@ mod tests {
 
     #[test]
     fn an_interrupted_run_keeps_every_outcome_it_committed_and_resumes_after_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let run_id;
-        {
-            let mut store = Store::open(&path).unwrap();
-            run_id = start(&mut store);
-            let mut writer = store.writer(run_id).unwrap();
-            writer.max_transaction = Duration::ZERO;
-            // Fewer than a statement's worth, then more: the commit writes what waits.
-            for line in 2..2 + ROWS_PER_STATEMENT as u64 + 3 {
-                writer.send(Record::Row(Box::new(row(line)))).unwrap();
-            }
-            writer.tick().unwrap();
-            // Recorded after the last commit: lost with the process, whose connection
-            // closes with the transaction open.
-            for line in 100..110 {
-                writer.send(Record::Row(Box::new(row(line)))).unwrap();
-            }
-            drop(writer);
+        let (_dir, path, mut store) = new_store();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        writer.max_transaction = Duration::ZERO;
+        // Fewer than a statement's worth, then more: the commit writes what waits.
+        for line in 2..2 + ROWS_PER_STATEMENT as u64 + 3 {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
         }
+        writer.tick().unwrap();
+        // Recorded after the last commit: lost with the process, whose connection
+        // closes with the transaction open.
+        for line in 100..110 {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
+        }
+        drop(writer);
+        drop(store);
         let mut store = Store::open(&path).unwrap();
         let committed: Vec<u64> = (2..2 + ROWS_PER_STATEMENT as u64 + 3).collect();
         let settled: Vec<u64> = committed
@@ -243,14 +233,12 @@ mod tests {
     }
 
     fn input_ids(path: &std::path::Path, run_id: i64) -> Vec<(i64, i64)> {
-        let conn = Connection::open(path).unwrap();
-        let mut stmt = conn
-            .prepare("SELECT line, input_id FROM run_rows WHERE run_id = ?1 ORDER BY line")
-            .unwrap();
-        stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        all(
+            &Connection::open(path).unwrap(),
+            "SELECT line, input_id FROM run_rows WHERE run_id = ?1 ORDER BY line",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     #[test]
@@ -341,14 +329,7 @@ mod tests {
     #[test]
     fn an_input_is_found_through_the_index_over_its_fields() {
         let (_dir, _, store) = new_store();
-        let plan: Vec<String> = store
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {FIND_INPUT}"))
-            .unwrap()
-            .query_map(rusqlite::params_from_iter([None::<&str>; 12]), |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let plan = plan(&store, FIND_INPUT);
         assert_eq!(plan.len(), 1, "{plan:?}");
         assert!(
             plan[0].starts_with("SEARCH inputs USING COVERING INDEX inputs_by_fields (ref=? AND")

@@ -498,7 +498,7 @@ mod tests {
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::Store;
 
-    use crate::store::tests::{new_store, run as start};
+    use crate::store::tests::{all, new_store, plan, run as start};
 
     fn company(n: u128, ids: &[(&str, &str)]) -> Record {
         Record::Company(Box::new(Company {
@@ -560,12 +560,7 @@ mod tests {
     }
 
     fn rows<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
-        conn.prepare(sql)
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+        all(conn, sql, [], |r| r.get(0))
     }
 
     #[test]
@@ -678,44 +673,32 @@ mod tests {
                 "SEARCH resolutions USING PRIMARY KEY (search_key=?)",
             ),
         ] {
-            let plan: Vec<String> = store
-                .conn
-                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-                .unwrap()
-                .query_map(["x"], |r| r.get(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            assert_eq!(plan, [wanted]);
+            assert_eq!(plan(&store, sql), [wanted]);
         }
     }
 
     #[test]
     fn a_run_killed_between_commits_leaves_what_it_committed_and_is_resumed_from_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let run_id;
-        {
-            let mut store = Store::open(&path).unwrap();
-            run_id = start(&mut store);
-            let mut writer = store.writer(run_id).unwrap();
-            writer.max_transaction = Duration::ZERO;
-            writer
-                .send(resolution("k1", Outcome::Resolved, Some(1)))
-                .unwrap();
-            writer.send(company(1, &[("SIREN", "1")])).unwrap();
-            writer.send(observation(1, Color::Green)).unwrap();
-            writer.send(rated_row(2, 1)).unwrap();
-            writer.tick().unwrap();
-            // Not committed: gone with the process.
-            writer
-                .send(resolution("k2", Outcome::Resolved, Some(2)))
-                .unwrap();
-            writer.send(company(2, &[("SIREN", "2")])).unwrap();
-            writer.send(observation(2, Color::Red)).unwrap();
-            writer.send(rated_row(3, 2)).unwrap();
-            drop(writer);
-        }
+        let (_dir, path, mut store) = new_store();
+        let run_id = start(&mut store);
+        let mut writer = store.writer(run_id).unwrap();
+        writer.max_transaction = Duration::ZERO;
+        writer
+            .send(resolution("k1", Outcome::Resolved, Some(1)))
+            .unwrap();
+        writer.send(company(1, &[("SIREN", "1")])).unwrap();
+        writer.send(observation(1, Color::Green)).unwrap();
+        writer.send(rated_row(2, 1)).unwrap();
+        writer.tick().unwrap();
+        // Not committed: gone with the process.
+        writer
+            .send(resolution("k2", Outcome::Resolved, Some(2)))
+            .unwrap();
+        writer.send(company(2, &[("SIREN", "2")])).unwrap();
+        writer.send(observation(2, Color::Red)).unwrap();
+        writer.send(rated_row(3, 2)).unwrap();
+        drop(writer);
+        drop(store);
         let mut store = Store::open(&path).unwrap();
         let conn = Connection::open(&path).unwrap();
         let count = |table: &str| -> i64 {
