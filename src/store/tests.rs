@@ -40,12 +40,31 @@ pub(crate) fn all<T>(
         .unwrap()
 }
 
+/// A new database with a run of portfolio `p` started ([`run`]), and the run's writer.
+pub(crate) fn new_run() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Store,
+    i64,
+    crate::store::Writer,
+) {
+    let (dir, path, mut store) = new_store();
+    let run_id = run(&mut store);
+    let writer = store.writer(run_id).unwrap();
+    (dir, path, store, run_id, writer)
+}
+
 /// A run of portfolio `p` started, for the records of a test.
 pub(crate) fn run(store: &mut Store) -> i64 {
+    run_of(store, "p")
+}
+
+/// A run of `portfolio` (read from `{portfolio}.csv`) started.
+fn run_of(store: &mut Store, portfolio: &str) -> i64 {
     store
         .start_run(&NewRun {
-            portfolio: "p".into(),
-            input_path: "p.csv".into(),
+            portfolio: portfolio.into(),
+            input_path: format!("{portfolio}.csv"),
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec![],
@@ -106,14 +125,12 @@ fn schema_file() -> Vec<(String, String, Option<String>)> {
 fn a_new_database_is_the_schema_file_and_nothing_else() {
     let (_dir, _, store) = new_store();
     assert_eq!(schema_of(&store.conn), schema_file());
-    let recorded: Vec<(i64, String)> = store
-        .conn
-        .prepare("SELECT version, name FROM schema_migrations")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let recorded: Vec<(i64, String)> = all(
+        &store.conn,
+        "SELECT version, name FROM schema_migrations",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         recorded,
         [(latest_version(), "readable_schema".to_string())]
@@ -302,16 +319,12 @@ fn a_converted_database_is_about_the_size_of_a_new_one_holding_the_same() {
         .conn
         .execute("ATTACH ?1 AS old", [converted.to_str().unwrap()])
         .unwrap();
-    let tables: Vec<String> = store
-        .conn
-        .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'schema_migrations'",
-        )
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let tables: Vec<String> = all(
+        &store.conn,
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'schema_migrations'",
+        [],
+        |r| r.get(0),
+    );
     for table in tables {
         store
             .conn
@@ -481,14 +494,12 @@ async fn history_grows_with_changes_not_with_runs() {
         ["new", "unchanged", "evolved", "deteriorated", "unchanged"]
     );
 
-    let view: Vec<(String, String, i64)> = store
-        .conn
-        .prepare("SELECT from_color, to_color, run_id FROM color_changes")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let view: Vec<(String, String, i64)> = all(
+        &store.conn,
+        "SELECT from_color, to_color, run_id FROM color_changes",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     assert_eq!(view, vec![("green".into(), "red".into(), r4)]);
     let latest: (String, String) = store
         .conn
@@ -606,18 +617,14 @@ fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_
     };
     w.send(Record::Company(Box::new(again))).unwrap();
     w.finish().unwrap();
-    let ids: Vec<(String, String)> = store
-        .conn
-        .prepare(
-            "SELECT service, external_id FROM company_external_ids e
+    let ids: Vec<(String, String)> = all(
+        &store.conn,
+        "SELECT service, external_id FROM company_external_ids e
              JOIN companies c ON c.id = e.company WHERE c.name = 'Company 1'
              ORDER BY service",
-        )
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         ids,
         [("lei", "969500ABC"), ("siren", "000000001"), ("vat", "FR1")]
@@ -795,15 +802,7 @@ fn screened_as(
     seen: &[(&str, Seen)],
     status: RunStatus,
 ) -> i64 {
-    let run_id = store
-        .start_run(&NewRun {
-            portfolio: portfolio.into(),
-            input_path: format!("{portfolio}.csv"),
-            sha256: "x".into(),
-            demo_day: None,
-            extra_columns: vec![],
-        })
-        .unwrap();
+    let run_id = run_of(store, portfolio);
     // The run starts, and observes each rating, at the time given (by the store's clock).
     if let Some((_, first)) = seen.first() {
         store
@@ -818,34 +817,20 @@ fn screened_as(
     let mut observed = Vec::new();
     for (line, (reference, s)) in seen.iter().enumerate() {
         // A company held by several rows is rated once per run.
-        if observed.contains(&s.company) {
+        if !observed.contains(&s.company) {
+            observed.push(s.company);
+            store.pin_clock(Some(ts(s.at)));
             writer
-                .send(Record::Row(Box::new(RowRecord {
-                    input: crate::model::InputRow {
-                        line: line as u64 + 2,
-                        reference: (!reference.is_empty()).then(|| reference.to_string()),
-                        country: Some("FR".into()),
-                        ..Default::default()
-                    },
-                    status: RowStatus::Rated,
-                    company_id: Some(s.company),
-                    ..RowRecord::default()
-                })))
+                .send(Record::Observation(Rating {
+                    company_id: s.company,
+                    color: s.color.clone(),
+                    requested_at: Some(ts(s.at)),
+                    last_refresh: Some(ts(s.refreshed)),
+                    last_change: s.changed.map(ts),
+                }))
                 .unwrap();
-            continue;
+            store.pin_clock(None);
         }
-        observed.push(s.company);
-        store.pin_clock(Some(ts(s.at)));
-        writer
-            .send(Record::Observation(Rating {
-                company_id: s.company,
-                color: s.color.clone(),
-                requested_at: Some(ts(s.at)),
-                last_refresh: Some(ts(s.refreshed)),
-                last_change: s.changed.map(ts),
-            }))
-            .unwrap();
-        store.pin_clock(None);
         writer
             .send(Record::Row(Box::new(RowRecord {
                 input: crate::model::InputRow {
@@ -960,14 +945,12 @@ type Period = (String, String, String, Option<String>, String, String);
 
 /// The periods of every company as the view gives them.
 fn view_periods(store: &Store) -> Vec<Period> {
-    store
-        .conn
-        .prepare(
-            "SELECT company_id, color, valid_from, valid_to, observed_at, confirmed_at
+    all(
+        &store.conn,
+        "SELECT company_id, color, valid_from, valid_to, observed_at, confirmed_at
              FROM color_periods ORDER BY company_id, valid_from",
-        )
-        .unwrap()
-        .query_map([], |r| {
+        [],
+        |r| {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
@@ -976,10 +959,8 @@ fn view_periods(store: &Store) -> Vec<Period> {
                 r.get(4)?,
                 r.get(5)?,
             ))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+        },
+    )
 }
 
 /// `ratings` of database `db`, each rating with when it was last confirmed and by which run.
@@ -1009,22 +990,18 @@ fn companies_as_text(db: &str) -> String {
 /// runs of one color; from the service's date kept between the last sighting of the old
 /// color and the first of the new; to the next period's start.
 fn periods_from_history(store: &Store) -> Vec<Period> {
-    let rows: Vec<(String, String, Option<String>, String, String)> = store
-        .conn
-        .prepare(&format!(
+    let rows: Vec<(String, String, Option<String>, String, String)> = all(
+        &store.conn,
+        &format!(
             "SELECT c.company_id, r.color, r.last_change_date, r.observed_at, r.confirmed_at
              FROM ({}) r JOIN ({}) c ON c.id = r.company
              ORDER BY c.company_id, r.id",
             ratings_as_text("main"),
             companies_as_text("main")
-        ))
-        .unwrap()
-        .query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        ),
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    );
     let mut periods: Vec<Period> = Vec::new();
     let mut last_confirmed: Option<String> = None;
     for (i, (company, color, changed, observed, confirmed)) in rows.iter().enumerate() {
@@ -1120,18 +1097,14 @@ fn color_periods_follow_the_rule_the_migration_states() {
 
     // At most one color per company at any instant, and the one the timeline says.
     let on = |at: &str| -> Vec<(String, String)> {
-        store
-            .conn
-            .prepare(
-                "SELECT company_id, color FROM color_periods
+        all(
+            &store.conn,
+            "SELECT company_id, color FROM color_periods
                  WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)
                  ORDER BY company_id",
-            )
-            .unwrap()
-            .query_map([at], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+            [at],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     };
     let (b, c) = (uuid(0xb).to_string(), uuid(0xc).to_string());
     assert_eq!(
@@ -1171,17 +1144,15 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
         ],
     );
     let ours = |store: &Store| -> Vec<(i64, String, String)> {
-        store
-            .conn
-            .prepare(&format!(
+        all(
+            &store.conn,
+            &format!(
                 "SELECT id, observed_at, confirmed_at FROM ({}) WHERE source = 'run' ORDER BY id",
                 ratings_as_text("main")
-            ))
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+            ),
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
     };
     let runs_rows = ours(&store);
     // Newest first, as the service lists them; the run's own request among them.
@@ -1253,14 +1224,12 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
     assert_eq!(colors(a), ["green", "red", "yellow", "black"]);
     assert_eq!(colors(b), ["white", "green"]);
     assert_eq!(colors(c), ["yellow"]);
-    let changes: Vec<(String, String, Option<i64>)> = store
-        .conn
-        .prepare("SELECT from_color, to_color, run_id FROM color_changes WHERE company_id = ?1 ORDER BY observed_at")
-        .unwrap()
-        .query_map([a.to_string()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let changes: Vec<(String, String, Option<i64>)> = all(
+        &store.conn,
+        "SELECT from_color, to_color, run_id FROM color_changes WHERE company_id = ?1 ORDER BY observed_at",
+        [a.to_string()],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     let t = |s: &str| s.to_string();
     assert_eq!(
         changes,
@@ -1313,24 +1282,22 @@ fn color_changes_gives_the_rows_it_gave_before_0002() {
         )
         .unwrap();
     let rows = |view: &str| -> Vec<Vec<String>> {
-        store
-            .conn
-            .prepare(&format!(
+        all(
+            &store.conn,
+            &format!(
                 "SELECT company_id, name, from_color, to_color, changed_at, observed_at, run_id
                  FROM {view} ORDER BY company_id, observed_at"
-            ))
-            .unwrap()
-            .query_map([], |r| {
+            ),
+            [],
+            |r| {
                 (0..7)
                     .map(|i| {
                         r.get::<_, rusqlite::types::Value>(i)
                             .map(|v| format!("{v:?}"))
                     })
                     .collect()
-            })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+            },
+        )
     };
     let now = rows("main.color_changes");
     assert_eq!(now, rows("temp.color_changes_0001"));
@@ -1637,9 +1604,7 @@ fn log_salts(db: &std::path::Path) -> [u8; 8] {
 fn the_log_starts_over_while_the_writer_keeps_writing() {
     // A writer that begins again straight after each commit never saw the log wholly
     // copied, so the log grew for the whole run (hundreds of MB on a million rows).
-    let (_dir, path, mut store) = new_store();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, path, _store, _, mut writer) = new_run();
     writer.log_restart = std::time::Duration::ZERO;
     writer.max_transaction = std::time::Duration::ZERO;
     let commit = |writer: &mut Writer| writer.tick().unwrap();
@@ -1654,9 +1619,7 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
 
 #[test]
 fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
-    let (_dir, path, mut store) = new_store();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, path, _store, _, mut writer) = new_run();
     let ratings = || -> i64 {
         rusqlite::Connection::open(&path)
             .unwrap()
@@ -1694,9 +1657,7 @@ fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
 fn an_unfinished_run_is_counted_from_its_rows_so_far() {
     // A run records its counts when it finishes: the reports of an interrupted run said 0
     // rows while listing them.
-    let (_dir, _, mut store) = new_store();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, _, store, run_id, mut writer) = new_run();
     for line in [2, 3] {
         writer
             .send(Record::Row(Box::new(RowRecord {
@@ -1858,14 +1819,12 @@ fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_
     );
 
     // The counts kept are those the report counts from the rows.
-    let kept: Vec<(i64, String, i64)> = store
-        .conn
-        .prepare("SELECT run_id, color, rows FROM run_colors ORDER BY run_id, color")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let kept: Vec<(i64, String, i64)> = all(
+        &store.conn,
+        "SELECT run_id, color, rows FROM run_colors ORDER BY run_id, color",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     let kept_of = |run: i64| -> Vec<(String, i64)> {
         kept.iter()
             .filter(|k| k.0 == run)
@@ -1877,14 +1836,10 @@ fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_
     assert_eq!(kept_of(other), [("black".into(), 1)]);
     for run in [r1, r3, broken, r5] {
         let info = store.run_info(run).unwrap();
-        let mut counted: Vec<(String, i64)> = store
-            .conn
-            .prepare(COUNTED_COLORS_FOR_TESTS)
-            .unwrap()
-            .query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let mut counted: Vec<(String, i64)> =
+            all(&store.conn, COUNTED_COLORS_FOR_TESTS, [run], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            });
         counted.sort();
         let mut read: Vec<(String, i64)> = info
             .by_color
@@ -1963,14 +1918,12 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
         RunStatus::Interrupted,
     );
 
-    let rows: Vec<(String, String, i64, String, String, i64)> = store
-        .conn
-        .prepare(
-            "SELECT portfolio, ref, line, color, company_id, run_id FROM portfolio_latest
+    let rows: Vec<(String, String, i64, String, String, i64)> = all(
+        &store.conn,
+        "SELECT portfolio, ref, line, color, company_id, run_id FROM portfolio_latest
              ORDER BY portfolio, ref",
-        )
-        .unwrap()
-        .query_map([], |r| {
+        [],
+        |r| {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
@@ -1979,10 +1932,8 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
                 r.get(4)?,
                 r.get(5)?,
             ))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        },
+    );
     let row = |p: &str, r: &str, line, color: &str, company: Uuid, run| {
         (
             p.to_string(),
@@ -2478,9 +2429,7 @@ fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_unt
 
 #[test]
 fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
-    let (_dir, _, mut store) = new_store();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, _, store, _, mut writer) = new_run();
     for (key, outcome, company) in [
         ("resolved", Outcome::Resolved, Some(uuid(0xa))),
         ("ambiguous", Outcome::Ambiguous, None),
@@ -2568,15 +2517,7 @@ fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() 
     let suppliers = screened(&mut store, "suppliers", &rows);
     // Started, not finished: a run going on now.
     for portfolio in ["customers", "suppliers", "prospects"] {
-        store
-            .start_run(&NewRun {
-                portfolio: portfolio.into(),
-                input_path: format!("{portfolio}.csv"),
-                sha256: "x".into(),
-                demo_day: None,
-                extra_columns: vec![],
-            })
-            .unwrap();
+        run_of(&mut store, portfolio);
     }
     let latest = |run_id: i64, portfolio: &str| decisions::LatestRun {
         run_id,
@@ -2613,17 +2554,15 @@ fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
         writer.send(Record::Observation(dated)).unwrap();
     }
     writer.finish().unwrap();
-    let observed: Vec<String> = store
-        .conn
-        .prepare(&format!(
+    let observed: Vec<String> = all(
+        &store.conn,
+        &format!(
             "SELECT observed_at FROM ({}) ORDER BY id",
             ratings_as_text("main")
-        ))
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        ),
+        [],
+        |r| r.get(0),
+    );
     assert_eq!(observed, [now; 3]);
     assert_eq!(store.off_clock_answers(), 2);
     assert!(store.service_clock_note().unwrap().contains("2 answers"));
@@ -2684,14 +2623,12 @@ fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours
             ..AccountSync::default()
         }
     );
-    let latest: Vec<(String, String, String)> = store
-        .conn
-        .prepare("SELECT company_id, color, confirmed_at FROM latest_ratings ORDER BY company_id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let latest: Vec<(String, String, String)> = all(
+        &store.conn,
+        "SELECT company_id, color, confirmed_at FROM latest_ratings ORDER BY company_id",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     let t = |s: &str| s.to_string();
     assert_eq!(
         latest,
@@ -2701,14 +2638,12 @@ fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours
         ]
     );
     // The audit keeps the service's time of what it stored.
-    let kept: Vec<String> = store
-        .conn
-        .prepare("SELECT requested_at FROM account_requests ORDER BY requested_at")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let kept: Vec<String> = all(
+        &store.conn,
+        "SELECT requested_at FROM account_requests ORDER BY requested_at",
+        [],
+        |r| r.get(0),
+    );
     assert_eq!(kept, ["2026-11-26T01:00:00Z", "2026-11-26T20:00:00Z"]);
 }
 

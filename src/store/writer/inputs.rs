@@ -100,7 +100,7 @@ mod tests {
     use crate::store::batch::ROWS_PER_STATEMENT;
     use crate::store::{Record, RowRecord, Store};
 
-    use crate::store::tests::{all, new_store, plan, run as start};
+    use crate::store::tests::{all, new_run, new_store, plan, run as start};
 
     /// A row of every kind in turn: with and without an error, candidates, a company.
     fn row(line: u64) -> RowRecord {
@@ -145,9 +145,7 @@ mod tests {
 
     #[test]
     fn outcomes_written_in_batches_are_stored_as_one_at_a_time_and_all_by_the_commit() {
-        let (_dir, path, mut store) = new_store();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, _store, run_id, mut writer) = new_run();
         let n = 2 * ROWS_PER_STATEMENT as u64 + 5;
         for line in 2..2 + n {
             writer.send(Record::Row(Box::new(row(line)))).unwrap();
@@ -180,9 +178,7 @@ mod tests {
 
     #[test]
     fn an_interrupted_run_keeps_every_outcome_it_committed_and_resumes_after_them() {
-        let (_dir, path, mut store) = new_store();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, store, run_id, mut writer) = new_run();
         writer.max_transaction = Duration::ZERO;
         // Fewer than a statement's worth, then more: the commit writes what waits.
         for line in 2..2 + ROWS_PER_STATEMENT as u64 + 3 {
@@ -232,6 +228,12 @@ mod tests {
         );
     }
 
+    fn inputs_stored(path: &std::path::Path) -> i64 {
+        let conn = Connection::open(path).unwrap();
+        conn.query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
+            .unwrap()
+    }
+
     fn input_ids(path: &std::path::Path, run_id: i64) -> Vec<(i64, i64)> {
         all(
             &Connection::open(path).unwrap(),
@@ -266,11 +268,7 @@ mod tests {
             writer.finish().unwrap();
             runs.push(run_id);
         }
-        let conn = Connection::open(&path).unwrap();
-        let count: i64 = conn
-            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(count, 7);
+        assert_eq!(inputs_stored(&path), 7);
         let first = input_ids(&path, runs[0]);
         assert_eq!(first, input_ids(&path, runs[1]), "the next run finds them");
         for (line, id) in first {
@@ -309,11 +307,7 @@ mod tests {
             writer.finish().unwrap();
             runs.push(run_id);
         }
-        let conn = Connection::open(&path).unwrap();
-        let count: i64 = conn
-            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(count, 4);
+        assert_eq!(inputs_stored(&path), 4);
         let by_variant = |run_id: i64| -> Vec<(i64, i64)> {
             let mut ids: Vec<(i64, i64)> = input_ids(&path, run_id)
                 .into_iter()
@@ -340,9 +334,7 @@ mod tests {
 
     #[test]
     fn a_row_repeated_after_each_commit_finds_the_input_added_before() {
-        let (_dir, path, mut store) = new_store();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, _store, run_id, mut writer) = new_run();
         writer.max_transaction = Duration::ZERO;
         // Each commit writes the outcomes waiting (far fewer than a statement's worth).
         for line in [2, 3, 4] {
@@ -352,11 +344,11 @@ mod tests {
             writer.tick().unwrap();
         }
         writer.finish().unwrap();
-        let conn = Connection::open(&path).unwrap();
-        let inputs: i64 = conn
-            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(inputs, 1, "one row given three times is stored once");
+        assert_eq!(
+            inputs_stored(&path),
+            1,
+            "one row given three times is stored once"
+        );
         let ids = input_ids(&path, run_id);
         assert!(ids.iter().all(|(_, id)| *id == ids[0].1), "{ids:?}");
     }

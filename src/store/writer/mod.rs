@@ -498,7 +498,7 @@ mod tests {
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::Store;
 
-    use crate::store::tests::{all, new_store, plan, run as start};
+    use crate::store::tests::{all, new_run, new_store, plan, run as start};
 
     fn company(n: u128, ids: &[(&str, &str)]) -> Record {
         Record::Company(Box::new(Company {
@@ -565,9 +565,7 @@ mod tests {
 
     #[test]
     fn a_search_asked_again_keeps_its_one_row_with_the_new_answer() {
-        let (_dir, path, mut store) = new_store();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, store, _, mut writer) = new_run();
         writer.max_transaction = Duration::ZERO;
         writer
             .send(resolution("k1", Outcome::Unresolved, None))
@@ -621,9 +619,7 @@ mod tests {
 
     #[test]
     fn a_company_given_again_is_stored_once_and_keeps_every_registry_id_it_was_given() {
-        let (_dir, path, mut store) = new_store();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, _store, _, mut writer) = new_run();
         // Known first by its UUID alone (a row's), then described, then described again.
         writer.send(rated_row(2, 0xabc)).unwrap();
         writer
@@ -677,26 +673,26 @@ mod tests {
         }
     }
 
+    /// Company `n` found by the search `k{n}` (its SIREN `n`), rated `color`, on `line`.
+    fn found_and_rated(writer: &mut super::Writer, n: u128, color: Color, line: u64) {
+        for record in [
+            resolution(&format!("k{n}"), Outcome::Resolved, Some(n)),
+            company(n, &[("SIREN", &n.to_string())]),
+            observation(n, color),
+            rated_row(line, n),
+        ] {
+            writer.send(record).unwrap();
+        }
+    }
+
     #[test]
     fn a_run_killed_between_commits_leaves_what_it_committed_and_is_resumed_from_it() {
-        let (_dir, path, mut store) = new_store();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, store, run_id, mut writer) = new_run();
         writer.max_transaction = Duration::ZERO;
-        writer
-            .send(resolution("k1", Outcome::Resolved, Some(1)))
-            .unwrap();
-        writer.send(company(1, &[("SIREN", "1")])).unwrap();
-        writer.send(observation(1, Color::Green)).unwrap();
-        writer.send(rated_row(2, 1)).unwrap();
+        found_and_rated(&mut writer, 1, Color::Green, 2);
         writer.tick().unwrap();
         // Not committed: gone with the process.
-        writer
-            .send(resolution("k2", Outcome::Resolved, Some(2)))
-            .unwrap();
-        writer.send(company(2, &[("SIREN", "2")])).unwrap();
-        writer.send(observation(2, Color::Red)).unwrap();
-        writer.send(rated_row(3, 2)).unwrap();
+        found_and_rated(&mut writer, 2, Color::Red, 3);
         drop(writer);
         drop(store);
         let mut store = Store::open(&path).unwrap();
@@ -726,12 +722,7 @@ mod tests {
         assert!(writer.cached_resolution("k2").unwrap().is_none());
         assert!(writer.rated(Uuid::from_u128(1)).unwrap());
         assert!(!writer.rated(Uuid::from_u128(2)).unwrap());
-        writer
-            .send(resolution("k2", Outcome::Resolved, Some(2)))
-            .unwrap();
-        writer.send(company(2, &[("SIREN", "2")])).unwrap();
-        writer.send(observation(2, Color::Red)).unwrap();
-        writer.send(rated_row(3, 2)).unwrap();
+        found_and_rated(&mut writer, 2, Color::Red, 3);
         writer.send(rated_row(2, 1)).unwrap();
         writer.finish().unwrap();
         for (table, n) in [
