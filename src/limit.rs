@@ -507,52 +507,56 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn passing_failures_are_retried_then_given_up() {
-        let limiter = Limiter::new(Limits {
+    /// Two calls at a time, retried quickly.
+    fn retrying() -> Limiter {
+        Limiter::new(Limits {
             concurrency: 2,
             retry: quick(),
             ..Limits::default()
-        });
+        })
+    }
+
+    /// A call of `x` that fails with `error` each time it is made: how it ended, and how
+    /// many times it was made.
+    async fn failing(limiter: &Limiter, error: ApiError) -> (Result<(), ApiError>, u32) {
         let tries = AtomicU32::new(0);
-        let r: Result<(), _> = limiter
+        let r = limiter
             .call("x", || async {
                 tries.fetch_add(1, Ordering::SeqCst);
-                Err(ApiError::Server {
-                    status: 503,
-                    snippet: String::new(),
-                })
+                Err(error.clone())
             })
             .await;
+        (r, tries.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn passing_failures_are_retried_then_given_up() {
+        let limiter = retrying();
+        let (r, tries) = failing(
+            &limiter,
+            ApiError::Server {
+                status: 503,
+                snippet: String::new(),
+            },
+        )
+        .await;
         assert!(r.is_err());
-        assert_eq!(tries.load(Ordering::SeqCst), 3);
+        assert_eq!(tries, 3);
         assert_eq!(limiter.calls(), vec![("x".to_string(), 3)]);
     }
 
     #[tokio::test]
     async fn lasting_failures_are_not_retried_and_a_refused_key_stops_everything() {
-        let limiter = Limiter::new(Limits {
-            concurrency: 2,
-            retry: quick(),
-            ..Limits::default()
-        });
-        let r: Result<(), _> = limiter
-            .call("x", || async {
-                Err(ApiError::NotFound {
-                    what: String::new(),
-                })
-            })
-            .await;
-        assert!(r.is_err());
-        let r: Result<(), _> = limiter
-            .call("x", || async {
-                Err(ApiError::Unauthenticated {
-                    status: 401,
-                    message: String::new(),
-                })
-            })
-            .await;
-        assert!(r.is_err());
+        let limiter = retrying();
+        let not_found = ApiError::NotFound {
+            what: String::new(),
+        };
+        assert_eq!(failing(&limiter, not_found).await.1, 1);
+        let refused = ApiError::Unauthenticated {
+            status: 401,
+            message: String::new(),
+        };
+        assert_eq!(failing(&limiter, refused).await.1, 1);
         let r: Result<u8, _> = limiter.call("y", || async { Ok(1) }).await;
         assert!(matches!(r, Err(ApiError::Unauthenticated { .. })));
         assert_eq!(
@@ -767,18 +771,16 @@ mod tests {
             max_wait: Duration::from_secs(25),
             ..Limits::default()
         });
-        let calls = AtomicU32::new(0);
-        let r: Result<(), _> = limiter
-            .call("x", || async {
-                calls.fetch_add(1, Ordering::SeqCst);
-                Err(ApiError::RateLimited {
-                    retry_after: Some(Duration::from_secs(10)),
-                })
-            })
-            .await;
+        let (r, calls) = failing(
+            &limiter,
+            ApiError::RateLimited {
+                retry_after: Some(Duration::from_secs(10)),
+            },
+        )
+        .await;
         assert!(matches!(r, Err(ApiError::QuotaSpent { .. })), "{r:?}");
         // Two pauses of 10 s fit in 25 s; the third would not.
-        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        assert_eq!(calls, 3);
         assert_eq!(limiter.waited(), Duration::from_secs(20));
     }
 

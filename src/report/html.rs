@@ -918,6 +918,20 @@ mod tests {
         &html[from..to]
     }
 
+    /// The table of the alerts listed tonight.
+    fn listed(html: &str) -> &str {
+        between(html, "<table class=\"alerts listed sortable\">", "</table>")
+    }
+
+    /// The refs of the alerts listed tonight, in the table's order.
+    fn listed_refs(html: &str) -> Vec<&str> {
+        listed(html)
+            .split("class=\"ref\">")
+            .skip(1)
+            .map(|s| &s[..s.find('<').unwrap()])
+            .collect()
+    }
+
     #[test]
     fn a_spool_moves_to_a_file_past_its_memory_and_gives_back_every_byte() {
         let dir = tempfile::tempdir().unwrap();
@@ -1090,16 +1104,7 @@ mod tests {
             rated(6, Color::Green, Some(Color::White)),
         ];
         let html = render(&run(5, 4), &rows);
-        let alerts = between(
-            &html,
-            "<table class=\"alerts listed sortable\">",
-            "</table>",
-        );
-        let refs: Vec<&str> = alerts
-            .split("class=\"ref\">")
-            .skip(1)
-            .map(|s| &s[..s.find('<').unwrap()])
-            .collect();
+        let refs = listed_refs(&html);
         // Black at its first screening, into red, a change from white; the company still
         // red is a standing alert, apart.
         assert_eq!(refs, ["C-5", "C-4", "C-6"]);
@@ -1112,7 +1117,7 @@ mod tests {
         assert!(html.contains(
             "<summary>Still red or black, not listed tonight <span class=\"count\">1</span></summary>"
         ));
-        assert!(alerts.contains(
+        assert!(listed(&html).contains(
             "<span class=\"badge c-yellow\">yellow</span> <span class=\"arrow\" aria-label=\"became\">→</span> <span class=\"badge c-red\">red</span>"
         ));
         assert!(html.find("id=\"alerts\"").unwrap() < html.find("id=\"rows-table\"").unwrap());
@@ -1180,16 +1185,7 @@ mod tests {
         rows.push(acked);
         let html = render(&run(6, 2), &rows);
         assert!(html.contains("<h2>Alerts <span class=\"count\">3</span></h2>"));
-        let listed = between(
-            &html,
-            "<table class=\"alerts listed sortable\">",
-            "</table>",
-        );
-        let refs: Vec<&str> = listed
-            .split("class=\"ref\">")
-            .skip(1)
-            .map(|s| &s[..s.find('<').unwrap()])
-            .collect();
+        let refs = listed_refs(&html);
         assert_eq!(
             refs,
             ["C-2", "C-4", "C-6", "C-3", "C-5"],
@@ -1235,11 +1231,7 @@ mod tests {
         assert!(html.contains(&format!(
             "The table shows the first {TABLE_ROWS} of {n} rows; every row is in report.csv."
         )));
-        let alerts = between(
-            &html,
-            "<table class=\"alerts listed sortable\">",
-            "</table>",
-        );
+        let alerts = listed(&html);
         assert_eq!(alerts.matches("<tr class=\"alert\"").count(), 3);
         assert!(
             alerts.contains(&format!("C-{}", n + 1)),
@@ -1288,11 +1280,7 @@ mod tests {
         ));
         assert_eq!(table.matches("<span class=\"stale-tag\">").count(), 2);
         // The alert shows its refresh date and mark too.
-        let alerts = between(
-            &html,
-            "<table class=\"alerts listed sortable\">",
-            "</table>",
-        );
+        let alerts = listed(&html);
         assert!(alerts.contains("<th>Refreshed</th>"));
         assert!(alerts.contains("2026-09-01 01:30:00 UTC <span class=\"stale-tag\">stale</span>"));
 

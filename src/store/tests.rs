@@ -72,28 +72,32 @@ fn run_of(store: &mut Store, portfolio: &str) -> i64 {
         .unwrap()
 }
 
-/// Observes the ratings in a run, each at its requestDate by the store's clock.
-async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
+/// A run started that observes the rating, at its requestDate by the store's clock.
+async fn run_seeing(store: &mut Store, rating: Rating) -> i64 {
+    let run_id = run(store);
     let mut writer = store.writer(run_id).unwrap();
-    for r in ratings {
-        store.pin_clock(r.requested_at);
-        writer.send(Record::Observation(r.clone())).unwrap();
-        store.pin_clock(None);
-        writer
-            .send(Record::Row(Box::new(RowRecord {
-                input: crate::model::InputRow {
-                    line: 2,
-                    reference: Some("R1".into()),
-                    country: Some("FR".into()),
-                    ..Default::default()
-                },
-                status: RowStatus::Rated,
-                company_id: Some(r.company_id),
-                ..RowRecord::default()
-            })))
-            .unwrap();
-    }
+    let company = rating.company_id;
+    store.pin_clock(rating.requested_at);
+    writer.send(Record::Observation(rating)).unwrap();
+    store.pin_clock(None);
+    writer.send(rated(2, "R1", company)).unwrap();
     writer.finish().unwrap();
+    run_id
+}
+
+/// A French row on `line` rated as `company`; `reference` empty: a row without one.
+fn rated(line: u64, reference: &str, company: Uuid) -> Record {
+    Record::Row(Box::new(RowRecord {
+        input: crate::model::InputRow {
+            line,
+            reference: (!reference.is_empty()).then(|| reference.to_string()),
+            country: Some("FR".into()),
+            ..Default::default()
+        },
+        status: RowStatus::Rated,
+        company_id: Some(company),
+        ..RowRecord::default()
+    }))
 }
 
 fn history_len(store: &Store) -> i64 {
@@ -426,21 +430,12 @@ async fn history_grows_with_changes_not_with_runs() {
     let (_dir, _, mut store) = new_store();
     let id = Uuid::new_v4();
     let day = |d: u8| format!("2026-11-{d:02}T02:00:00Z");
+    // The rating of `id` changed, refreshed and requested on those days of November.
+    let on =
+        |color, changed, refreshed, at| rating(id, color, &day(changed), &day(refreshed), &day(at));
 
-    let r1 = run(&mut store);
-    observe_all(
-        &store,
-        r1,
-        &[rating(id, Color::Green, &day(1), &day(1), &day(10))],
-    )
-    .await;
-    let r2 = run(&mut store);
-    observe_all(
-        &store,
-        r2,
-        &[rating(id, Color::Green, &day(1), &day(1), &day(11))],
-    )
-    .await;
+    let r1 = run_seeing(&mut store, on(Color::Green, 1, 1, 10)).await;
+    let r2 = run_seeing(&mut store, on(Color::Green, 1, 1, 11)).await;
     assert_eq!(history_len(&store), 1, "an unchanged re-check adds no row");
     let confirmed: String = store
         .conn
@@ -448,27 +443,9 @@ async fn history_grows_with_changes_not_with_runs() {
         .unwrap();
     assert_eq!(confirmed, day(11));
 
-    let r3 = run(&mut store);
-    observe_all(
-        &store,
-        r3,
-        &[rating(id, Color::Green, &day(12), &day(12), &day(12))],
-    )
-    .await;
-    let r4 = run(&mut store);
-    observe_all(
-        &store,
-        r4,
-        &[rating(id, Color::Red, &day(13), &day(13), &day(13))],
-    )
-    .await;
-    let r5 = run(&mut store);
-    observe_all(
-        &store,
-        r5,
-        &[rating(id, Color::Red, &day(13), &day(14), &day(14))],
-    )
-    .await;
+    let r3 = run_seeing(&mut store, on(Color::Green, 12, 12, 12)).await;
+    let r4 = run_seeing(&mut store, on(Color::Red, 13, 13, 13)).await;
+    let r5 = run_seeing(&mut store, on(Color::Red, 13, 14, 14)).await;
     assert_eq!(
         history_len(&store),
         4,
@@ -832,17 +809,7 @@ fn screened_as(
             store.pin_clock(None);
         }
         writer
-            .send(Record::Row(Box::new(RowRecord {
-                input: crate::model::InputRow {
-                    line: line as u64 + 2,
-                    reference: (!reference.is_empty()).then(|| reference.to_string()),
-                    country: Some("FR".into()),
-                    ..Default::default()
-                },
-                status: RowStatus::Rated,
-                company_id: Some(s.company),
-                ..RowRecord::default()
-            })))
+            .send(rated(line as u64 + 2, reference, s.company))
             .unwrap();
     }
     writer.finish().unwrap();
