@@ -702,10 +702,7 @@ impl MakePrintable for RunInfo {
         ] {
             text.make_printable();
         }
-        // A color an older database kept raw reads as any color read from it does.
-        for (color, _) in &mut self.by_color {
-            *color = Color::parse(color).as_str().to_string();
-        }
+        bound_colors(&mut self.by_color);
         for (endpoint, _) in &mut self.calls {
             endpoint.make_printable();
         }
@@ -716,9 +713,14 @@ impl MakePrintable for RunInfo {
 
 impl MakePrintable for RunColors {
     fn make_printable(&mut self) {
-        for (color, _) in &mut self.by_color {
-            *color = Color::parse(color).as_str().to_string();
-        }
+        bound_colors(&mut self.by_color);
+    }
+}
+
+/// A color an older database kept raw reads as any color read from it does.
+fn bound_colors(by_color: &mut [(String, u64)]) {
+    for (color, _) in by_color {
+        *color = Color::parse(color).as_str().to_string();
     }
 }
 
