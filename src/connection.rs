@@ -19,14 +19,14 @@ type Simulator = crate::sim::SimServer;
 type Simulator = std::convert::Infallible;
 
 /// A client ready to use, and the in-process simulator behind it in demo mode.
-pub struct Connection {
+pub struct Service {
     pub client: Client,
     key_source: Option<KeySource>,
     /// Kept alive for as long as the client needs it.
     _simulator: Option<Simulator>,
 }
 
-impl Connection {
+impl Service {
     /// Connects to the configured target; `need_key` refuses to start without a key;
     /// `demo_day` is the simulated day the embedded simulator serves in demo mode.
     pub async fn open(
@@ -35,7 +35,7 @@ impl Connection {
         demo_day: i64,
     ) -> Result<Self, Error> {
         match &settings.target {
-            ServiceTarget::Demo => Connection::demo(settings, demo_day).await,
+            ServiceTarget::Demo => Service::demo(settings, demo_day).await,
             ServiceTarget::Remote { base_url, key } => {
                 if need_key && key.is_none() {
                     return Err(missing_key());
@@ -49,7 +49,7 @@ impl Connection {
                 }
                 let client = Client::new(base_url, key.as_ref().map(|(k, _)| k), settings.client)
                     .map_err(|e| Error::Config(e.to_string()))?;
-                Ok(Connection {
+                Ok(Service {
                     client,
                     key_source: key.as_ref().map(|(_, s)| s.clone()),
                     _simulator: None,
@@ -75,7 +75,7 @@ impl Connection {
             .await
             .map_err(|e| Error::io("cannot start the embedded simulator", e))?;
         let client = Client::new(&sim.base_url(), Some(&key), settings.client)?;
-        Ok(Connection {
+        Ok(Service {
             client,
             key_source: None,
             _simulator: Some(sim),
@@ -343,7 +343,7 @@ mod tests {
             client: crate::api::ClientOptions::default(),
             demo_days: Vec::new(),
         };
-        match Connection::open(&settings, true, 1).await {
+        match Service::open(&settings, true, 1).await {
             Err(Error::Config(m)) => assert!(m.contains("without the embedded simulator"), "{m}"),
             Err(e) => panic!("{e}"),
             Ok(_) => panic!("a demo without a simulator"),
@@ -387,7 +387,7 @@ mod tests {
             client: crate::api::ClientOptions::default(),
             demo_days: Vec::new(),
         };
-        let conn = Connection::open(&settings, true, 1).await.unwrap();
+        let conn = Service::open(&settings, true, 1).await.unwrap();
         assert!(!conn.client.countries().await.unwrap().is_empty());
     }
 }

@@ -303,7 +303,7 @@ mod tests {
                 reference: "C-1021".into(),
                 search_key: key.clone(),
                 verdict,
-                decided_at: "2026-11-21T02:00:00Z".into(),
+                decided_at: crate::model::time("2026-11-21T02:00:00Z"),
                 source: "command line".into(),
             }])
         };
@@ -326,7 +326,7 @@ mod tests {
             reference: reference.into(),
             search_key,
             verdict,
-            decided_at: "2026-11-21T02:00:00Z".into(),
+            decided_at: crate::model::time("2026-11-21T02:00:00Z"),
             source: "command line".into(),
         }
     }

@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 
 use crate::api::ApiError;
-use crate::connection::{Connection, ServiceSettings};
+use crate::connection::{Service, ServiceSettings};
 use crate::error::Error;
 use crate::limit::{Limiter, Limits};
 use crate::model::Rating;
@@ -57,7 +57,7 @@ pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
     // any call: a database in use says so at once, without spending a call.
     let lock = RunLock::acquire(db).map_err(db_error)?;
     let read = async {
-        let conn = Connection::open(&request.service, true, 1).await?;
+        let conn = Service::open(&request.service, true, 1).await?;
         let limiter = Limiter::new(request.limits);
         read_history(&conn, &limiter).await
     };
@@ -101,10 +101,7 @@ pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
 
 /// Every page of the history, each call through the limiter (its retries included), and
 /// how many of its entries were set aside as malformed.
-async fn read_history(
-    conn: &Connection,
-    limiter: &Limiter,
-) -> Result<(u64, Vec<Rating>, u64), Error> {
+async fn read_history(conn: &Service, limiter: &Limiter) -> Result<(u64, Vec<Rating>, u64), Error> {
     let client = &conn.client;
     let fail = |e: ApiError| match e {
         // The service always has a history, if an empty one: "not found" there means the

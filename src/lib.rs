@@ -45,3 +45,9 @@ pub mod store;
 pub mod text;
 
 pub use error::{Error, ExitCode};
+
+/// Locks `m`, even when a thread panicked holding it: what these locks guard (counts,
+/// queues, a writer) stays usable, and one panicked task must not stop the others.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

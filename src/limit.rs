@@ -20,6 +20,7 @@ use tokio::time::Instant;
 
 use crate::api::ApiError;
 use crate::config;
+use crate::lock;
 
 /// Wait after a 429 that names no Retry-After.
 const DEFAULT_RATE_LIMIT_WAIT: Duration = Duration::from_secs(5);
@@ -264,9 +265,7 @@ impl Limiter {
 
     /// Requests made so far, by endpoint.
     pub fn calls(&self) -> Vec<(String, u64)> {
-        self.calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
+        lock(&self.calls)
             .iter()
             .map(|(k, v)| (k.to_string(), *v))
             .collect()
@@ -301,15 +300,11 @@ impl Limiter {
     /// A call begins: it counts as waiting on the service until what is returned is
     /// dropped. Time with no call at all (the run's own work) is taken out of the silence.
     fn busy(&self) -> InFlight<'_> {
-        let idle = self
-            .idle_since
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let idle = lock(&self.idle_since).take();
         if let Some(idle) = idle
             && self.in_flight.load(Ordering::Acquire) == 0
         {
-            let mut since = self.silent_since.lock().unwrap_or_else(|p| p.into_inner());
+            let mut since = lock(&self.silent_since);
             if let Some(silent) = since.as_mut() {
                 *silent += Instant::now().saturating_duration_since(idle);
             }
@@ -322,7 +317,7 @@ impl Limiter {
     /// may begin now.
     fn sending(&self) {
         self.attempts.fetch_add(1, Ordering::Relaxed);
-        let mut since = self.silent_since.lock().unwrap_or_else(|p| p.into_inner());
+        let mut since = lock(&self.silent_since);
         since.get_or_insert_with(Instant::now);
     }
 
@@ -338,7 +333,7 @@ impl Limiter {
         }
         self.count(endpoint);
         self.heard_any.store(true, Ordering::Release);
-        *self.silent_since.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *lock(&self.silent_since) = None;
     }
 
     /// Whether requests were sent and not one got an answer of any kind: the service was
@@ -349,10 +344,7 @@ impl Limiter {
 
     /// How long calls have been made without any answer, if they have.
     pub fn silent_for(&self) -> Option<Duration> {
-        self.silent_since
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .map(|since| since.elapsed())
+        lock(&self.silent_since).map(|since| since.elapsed())
     }
 
     /// The circuit breaker, for requests still waiting: see [`Limiter::check_silence`].
@@ -391,16 +383,11 @@ impl Limiter {
 
     /// Time the run spent paused by the service's rate limit.
     pub fn waited(&self) -> Duration {
-        *self.waited.lock().unwrap_or_else(|p| p.into_inner())
+        *lock(&self.waited)
     }
 
     fn count(&self, endpoint: &'static str) {
-        *self
-            .calls
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(endpoint)
-            .or_insert(0) += 1;
+        *lock(&self.calls).entry(endpoint).or_insert(0) += 1;
     }
 
     /// Pauses every caller for `wait`, unless that takes the run's waiting past
@@ -408,10 +395,10 @@ impl Limiter {
     fn pause_for(&self, wait: Duration) -> Result<(), ApiError> {
         let now = Instant::now();
         let until = now + wait;
-        let mut paused = self.paused_until.lock().unwrap_or_else(|p| p.into_inner());
+        let mut paused = lock(&self.paused_until);
         // Only the part beyond a pause already under way is more waiting.
         let added = until.saturating_duration_since(paused.map_or(now, |p| p.max(now)));
-        let mut waited = self.waited.lock().unwrap_or_else(|p| p.into_inner());
+        let mut waited = lock(&self.waited);
         if wait > self.max_wait || *waited + added > self.max_wait {
             let until = jiff::Timestamp::now()
                 .checked_add(
@@ -448,7 +435,7 @@ impl Limiter {
             return;
         };
         let slot = {
-            let mut next = next.lock().unwrap_or_else(|p| p.into_inner());
+            let mut next = lock(next);
             let slot = (*next).max(Instant::now());
             *next = slot + *spacing;
             slot
@@ -458,7 +445,7 @@ impl Limiter {
 
     async fn wait_for_pause(&self) {
         loop {
-            let until = *self.paused_until.lock().unwrap_or_else(|p| p.into_inner());
+            let until = *lock(&self.paused_until);
             match until {
                 Some(t) if t > Instant::now() => {
                     // Each waiter wakes a little apart so the end of a pause is no stampede.
@@ -497,7 +484,7 @@ struct InFlight<'a>(&'a Limiter);
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            *self.0.idle_since.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+            *lock(&self.0.idle_since) = Some(Instant::now());
         }
     }
 }
@@ -515,52 +502,56 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn passing_failures_are_retried_then_given_up() {
-        let limiter = Limiter::new(Limits {
+    /// Two calls at a time, retried quickly.
+    fn retrying() -> Limiter {
+        Limiter::new(Limits {
             concurrency: 2,
             retry: quick(),
             ..Limits::default()
-        });
+        })
+    }
+
+    /// A call of `x` that fails with `error` each time it is made: how it ended, and how
+    /// many times it was made.
+    async fn failing(limiter: &Limiter, error: ApiError) -> (Result<(), ApiError>, u32) {
         let tries = AtomicU32::new(0);
-        let r: Result<(), _> = limiter
+        let r = limiter
             .call("x", || async {
                 tries.fetch_add(1, Ordering::SeqCst);
-                Err(ApiError::Server {
-                    status: 503,
-                    snippet: String::new(),
-                })
+                Err(error.clone())
             })
             .await;
+        (r, tries.load(Ordering::SeqCst))
+    }
+
+    #[tokio::test]
+    async fn passing_failures_are_retried_then_given_up() {
+        let limiter = retrying();
+        let (r, tries) = failing(
+            &limiter,
+            ApiError::Server {
+                status: 503,
+                snippet: String::new(),
+            },
+        )
+        .await;
         assert!(r.is_err());
-        assert_eq!(tries.load(Ordering::SeqCst), 3);
+        assert_eq!(tries, 3);
         assert_eq!(limiter.calls(), vec![("x".to_string(), 3)]);
     }
 
     #[tokio::test]
     async fn lasting_failures_are_not_retried_and_a_refused_key_stops_everything() {
-        let limiter = Limiter::new(Limits {
-            concurrency: 2,
-            retry: quick(),
-            ..Limits::default()
-        });
-        let r: Result<(), _> = limiter
-            .call("x", || async {
-                Err(ApiError::NotFound {
-                    what: String::new(),
-                })
-            })
-            .await;
-        assert!(r.is_err());
-        let r: Result<(), _> = limiter
-            .call("x", || async {
-                Err(ApiError::Unauthenticated {
-                    status: 401,
-                    message: String::new(),
-                })
-            })
-            .await;
-        assert!(r.is_err());
+        let limiter = retrying();
+        let not_found = ApiError::NotFound {
+            what: String::new(),
+        };
+        assert_eq!(failing(&limiter, not_found).await.1, 1);
+        let refused = ApiError::Unauthenticated {
+            status: 401,
+            message: String::new(),
+        };
+        assert_eq!(failing(&limiter, refused).await.1, 1);
         let r: Result<u8, _> = limiter.call("y", || async { Ok(1) }).await;
         assert!(matches!(r, Err(ApiError::Unauthenticated { .. })));
         assert_eq!(
@@ -775,18 +766,16 @@ mod tests {
             max_wait: Duration::from_secs(25),
             ..Limits::default()
         });
-        let calls = AtomicU32::new(0);
-        let r: Result<(), _> = limiter
-            .call("x", || async {
-                calls.fetch_add(1, Ordering::SeqCst);
-                Err(ApiError::RateLimited {
-                    retry_after: Some(Duration::from_secs(10)),
-                })
-            })
-            .await;
+        let (r, calls) = failing(
+            &limiter,
+            ApiError::RateLimited {
+                retry_after: Some(Duration::from_secs(10)),
+            },
+        )
+        .await;
         assert!(matches!(r, Err(ApiError::QuotaSpent { .. })), "{r:?}");
         // Two pauses of 10 s fit in 25 s; the third would not.
-        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        assert_eq!(calls, 3);
         assert_eq!(limiter.waited(), Duration::from_secs(20));
     }
 

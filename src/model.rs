@@ -424,14 +424,14 @@ pub struct Decision {
     pub reference: String,
     pub search_key: String,
     pub verdict: Verdict,
-    pub decided_at: String,
+    pub decided_at: Timestamp,
     pub source: String,
 }
 
 impl Decision {
-    /// The day it was made (`YYYY-MM-DD`), as the reports name it.
-    pub fn day(&self) -> &str {
-        self.decided_at.get(..10).unwrap_or(&self.decided_at)
+    /// The day it was made (`YYYY-MM-DD`, UTC), as the reports name it.
+    pub fn day(&self) -> String {
+        self.decided_at.strftime("%Y-%m-%d").to_string()
     }
 }
 
@@ -460,9 +460,11 @@ pub struct ResultRow {
     pub color: Option<Color>,
     pub previous_color: Option<Color>,
     pub change: Option<Change>,
-    pub last_change_date: Option<String>,
+    #[serde(serialize_with = "as_time_text")]
+    pub last_change_date: Option<Timestamp>,
     /// When the service last recalculated the rating (its lastRefreshDate).
-    pub last_refresh_date: Option<String>,
+    #[serde(serialize_with = "as_time_text")]
+    pub last_refresh_date: Option<Timestamp>,
     /// The rating was not recalculated for longer than the reports' threshold: see
     /// [`Staleness`], which sets it (the store leaves it false: it knows no threshold).
     pub stale: bool,
@@ -509,6 +511,14 @@ fn as_object<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S
     map.end()
 }
 
+/// A time in a report as the database holds it (`2026-11-21T02:00:00Z`).
+fn as_time_text<S: Serializer>(time: &Option<Timestamp>, s: S) -> Result<S::Ok, S::Error> {
+    match time {
+        Some(t) => s.serialize_str(&crate::store::time_text(*t)),
+        None => s.serialize_none(),
+    }
+}
+
 /// When a rating counts as stale: the service has not recalculated it (its lastRefreshDate)
 /// for more than `days` days before the run started.
 ///
@@ -525,13 +535,12 @@ pub struct Staleness {
 }
 
 impl Staleness {
-    /// The threshold of a run judged at `started_at` (ISO 8601, as stored).
-    pub fn new(started_at: &str, days: u32) -> Result<Staleness, jiff::Error> {
-        let started: Timestamp = started_at.parse()?;
+    /// The threshold of a run judged at `started_at`.
+    pub fn new(started_at: Timestamp, days: u32) -> Staleness {
         let span = jiff::SignedDuration::from_hours(24 * i64::from(days));
         // Beyond the calendar's range nothing can be that old.
-        let cutoff = started.checked_sub(span).unwrap_or(Timestamp::MIN);
-        Ok(Staleness { days, cutoff })
+        let cutoff = started_at.checked_sub(span).unwrap_or(Timestamp::MIN);
+        Staleness { days, cutoff }
     }
 
     pub fn days(&self) -> u32 {
@@ -543,15 +552,9 @@ impl Staleness {
         last_refresh < self.cutoff
     }
 
-    /// Whether a row's rating is stale: only a rated row has a rating to judge, and a date
-    /// that does not read as a time (not one ratewatch wrote) is not judged.
+    /// Whether a row's rating is stale: only a rated row has a rating to judge.
     pub fn of(&self, row: &ResultRow) -> bool {
-        row.status == RowStatus::Rated
-            && row
-                .last_refresh_date
-                .as_deref()
-                .and_then(|d| d.parse::<Timestamp>().ok())
-                .is_some_and(|t| self.is_stale(t))
+        row.status == RowStatus::Rated && row.last_refresh_date.is_some_and(|t| self.is_stale(t))
     }
 
     /// Sets the row's `stale`.
@@ -564,7 +567,7 @@ impl Staleness {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunColors {
     pub run_id: i64,
-    pub started_at: String,
+    pub started_at: Timestamp,
     /// Rated rows per color, most common first.
     pub by_color: Vec<(String, u64)>,
 }
@@ -573,8 +576,8 @@ pub struct RunColors {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RunInfo {
     pub id: i64,
-    pub started_at: String,
-    pub finished_at: Option<String>,
+    pub started_at: Timestamp,
+    pub finished_at: Option<Timestamp>,
     pub portfolio: String,
     pub input_path: String,
     pub portfolio_sha256: String,
@@ -590,7 +593,7 @@ pub struct RunInfo {
     pub calls: Vec<(String, u64)>,
     /// The service's time (requestDate) of the run's first dated rating, for the record:
     /// staleness, windows and observations go by this machine's clock (`started_at`).
-    pub service_time: Option<String>,
+    pub service_time: Option<Timestamp>,
     /// Headers of the portfolio's columns carried through to the reports, in its order.
     pub extra_columns: Vec<String>,
     /// What the summary says first about the run as a whole (kept lookup lists used, a
@@ -598,13 +601,18 @@ pub struct RunInfo {
     pub notes: Vec<String>,
 }
 
+/// The rows of one status, in counts by status.
+pub fn rows_with(by_status: &[(RowStatus, u64)], status: RowStatus) -> u64 {
+    by_status
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map_or(0, |(_, n)| *n)
+}
+
 impl RunInfo {
     /// The run's rows of one status.
     pub fn rows_with(&self, status: RowStatus) -> u64 {
-        self.by_status
-            .iter()
-            .find(|(s, _)| *s == status)
-            .map_or(0, |(_, n)| *n)
+        rows_with(&self.by_status, status)
     }
 
     /// Whether the run had rows and rated none of them: whatever the reason (every row
@@ -674,8 +682,6 @@ impl MakePrintable for ResultRow {
             &mut self.id,
             &mut self.name,
             &mut self.company_name,
-            &mut self.last_change_date,
-            &mut self.last_refresh_date,
             &mut self.error,
         ] {
             text.make_printable();
@@ -690,19 +696,13 @@ impl MakePrintable for ResultRow {
 impl MakePrintable for RunInfo {
     fn make_printable(&mut self) {
         for text in [
-            &mut self.started_at,
             &mut self.portfolio,
             &mut self.input_path,
             &mut self.portfolio_sha256,
         ] {
             text.make_printable();
         }
-        self.finished_at.make_printable();
-        self.service_time.make_printable();
-        // A color an older database kept raw reads as any color read from it does.
-        for (color, _) in &mut self.by_color {
-            *color = Color::parse(color).as_str().to_string();
-        }
+        bound_colors(&mut self.by_color);
         for (endpoint, _) in &mut self.calls {
             endpoint.make_printable();
         }
@@ -713,11 +713,21 @@ impl MakePrintable for RunInfo {
 
 impl MakePrintable for RunColors {
     fn make_printable(&mut self) {
-        self.started_at.make_printable();
-        for (color, _) in &mut self.by_color {
-            *color = Color::parse(color).as_str().to_string();
-        }
+        bound_colors(&mut self.by_color);
     }
+}
+
+/// A color an older database kept raw reads as any color read from it does.
+fn bound_colors(by_color: &mut [(String, u64)]) {
+    for (color, _) in by_color {
+        *color = Color::parse(color).as_str().to_string();
+    }
+}
+
+/// `2026-11-21T02:00:00Z` as a time, for tests.
+#[cfg(test)]
+pub fn time(text: &str) -> Timestamp {
+    text.parse().unwrap()
 }
 
 #[cfg(test)]
@@ -738,7 +748,7 @@ impl ResultRow {
             color: Some(Color::Green),
             previous_color: None,
             change: Some(Change::New),
-            last_change_date: Some("2026-01-01T00:00:00Z".into()),
+            last_change_date: Some(time("2026-01-01T00:00:00Z")),
             last_refresh_date: None,
             stale: false,
             alert: false,
@@ -764,7 +774,7 @@ impl RunInfo {
     pub fn example() -> RunInfo {
         RunInfo {
             id: 1,
-            started_at: "2026-11-21T02:00:00Z".into(),
+            started_at: time("2026-11-21T02:00:00Z"),
             finished_at: None,
             portfolio: "customers".into(),
             input_path: "customers.csv".into(),
@@ -884,81 +894,40 @@ mod tests {
     #[test]
     fn changes_are_classified_against_the_previous_observation() {
         use Change::*;
-        let c = |prev: Option<(Color, Option<u8>)>, now: Color, lc: Option<u8>| {
-            Change::classify(prev.as_ref().map(|(c, d)| (c, *d)), &now, lc)
-        };
-        assert_eq!(c(None, Color::Red, Some(1)), New);
-        assert_eq!(
-            c(Some((Color::Green, Some(1))), Color::Green, Some(1)),
-            Unchanged
-        );
-        assert_eq!(
-            c(Some((Color::Green, Some(1))), Color::Green, Some(2)),
-            Evolved
-        );
-        assert_eq!(
-            c(Some((Color::Green, Some(1))), Color::Red, Some(2)),
-            Deteriorated
-        );
-        assert_eq!(
-            c(Some((Color::Black, Some(1))), Color::Yellow, Some(2)),
-            Improved
-        );
-        assert_eq!(
-            c(Some((Color::Red, Some(1))), Color::White, Some(2)),
-            Changed
-        );
-        assert_eq!(
-            c(Some((Color::White, Some(1))), Color::Green, Some(2)),
-            Changed
-        );
-        assert_eq!(
-            c(
-                Some((Color::Green, None)),
-                Color::Other("orange".into()),
-                None
-            ),
-            Changed
-        );
+        use Color::*;
+        let orange = Other("orange".into());
+        // (previous color and change date, color now, change date now, the change)
+        let cases = [
+            (None, Red, Some(1), New),
+            (Some((Green, Some(1))), Green, Some(1), Unchanged),
+            (Some((Green, Some(1))), Green, Some(2), Evolved),
+            (Some((Green, Some(1))), Red, Some(2), Deteriorated),
+            (Some((Black, Some(1))), Yellow, Some(2), Improved),
+            (Some((Red, Some(1))), White, Some(2), Changed),
+            (Some((White, Some(1))), Green, Some(2), Changed),
+            (Some((Green, None)), orange, None, Changed),
+        ];
+        for (previous, now, changed, expected) in cases {
+            let previous = previous.as_ref().map(|(c, d)| (c, *d));
+            assert_eq!(
+                Change::classify(previous, &now, changed),
+                expected,
+                "{previous:?} → {now:?}"
+            );
+        }
         assert!(Changed.is_color_change() && !Evolved.is_color_change());
     }
 
     fn rated_row(last_refresh: Option<&str>) -> ResultRow {
         ResultRow {
-            line: 2,
-            reference: None,
-            country: Some("FR".into()),
-            service: None,
-            id: None,
-            name: None,
-            status: RowStatus::Rated,
-            company_id: Some(Uuid::nil()),
-            company_name: None,
-            color: Some(Color::Green),
-            previous_color: None,
-            change: Some(Change::New),
-            last_change_date: None,
-            last_refresh_date: last_refresh.map(String::from),
-            stale: false,
-            alert: false,
-            alert_kind: None,
-            alert_listed: false,
-            acknowledged: false,
-            error: None,
-            candidates: vec![],
-            extra: vec![],
-            country_defaulted: false,
-            extra_unreliable: false,
-            found_by: None,
-            reused: false,
-            rating_age_hours: None,
-            named: false,
+            last_refresh_date: last_refresh.map(time),
+            ..ResultRow::example(2)
         }
     }
 
     #[test]
     fn a_rating_is_stale_only_when_older_than_the_threshold_before_the_runs_start() {
-        let s = Staleness::new("2026-11-21T02:00:00Z", 30).unwrap();
+        let s = Staleness::new(time("2026-11-21T02:00:00Z"), 30);
         assert_eq!(s.days(), 30);
         let stale = |date: &str| s.of(&rated_row(Some(date)));
         // Exactly 30 days before the start is not yet stale; a second earlier is.
@@ -972,16 +941,15 @@ mod tests {
         assert!(!stale("2026-10-22T03:00:00+01:00"));
         assert!(stale("2026-10-22T02:59:59+01:00"));
 
-        let zero = Staleness::new("2026-11-21T02:00:00Z", 0).unwrap();
+        let zero = Staleness::new(time("2026-11-21T02:00:00Z"), 0);
         assert!(zero.of(&rated_row(Some("2026-11-21T01:59:59Z"))));
         assert!(!zero.of(&rated_row(Some("2026-11-21T02:00:00Z"))));
     }
 
     #[test]
     fn what_has_no_date_or_no_rating_is_not_stale() {
-        let s = Staleness::new("2026-11-21T02:00:00Z", 30).unwrap();
+        let s = Staleness::new(time("2026-11-21T02:00:00Z"), 30);
         assert!(!s.of(&rated_row(None)), "no lastRefreshDate");
-        assert!(!s.of(&rated_row(Some("last year"))), "not a time");
         let mut gone = rated_row(Some("2020-01-01T00:00:00Z"));
         gone.status = RowStatus::Unresolved;
         assert!(!s.of(&gone), "only a rated row is judged");
@@ -989,9 +957,8 @@ mod tests {
         let mut row = rated_row(Some("2020-01-01T00:00:00Z"));
         s.mark(&mut row);
         assert!(row.stale);
-        let forever = Staleness::new("2026-11-21T02:00:00Z", u32::MAX).unwrap();
+        let forever = Staleness::new(time("2026-11-21T02:00:00Z"), u32::MAX);
         forever.mark(&mut row);
         assert!(!row.stale, "a threshold past the calendar marks nothing");
-        assert!(Staleness::new("yesterday", 30).is_err());
     }
 }

@@ -28,6 +28,7 @@ use uuid::Uuid;
 use crate::api::{ApiError, Client};
 use crate::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
 use crate::limit::Limiter;
+use crate::lock;
 use crate::model::{Decision, RowStatus};
 use crate::portfolio::{InputError, InputRow, Lookups};
 use crate::rate::{self, RatingEndpoint};
@@ -84,7 +85,7 @@ const UNPROVEN: &str = "the service answered 'not found', but nothing else in th
 
 /// How a run ended, when it was not stopped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Ended {
+pub struct Completed {
     /// "Not found" answers of a run where no search or rating succeeded (fewer than
     /// [`WRONG_ADDRESS_PROOF`]): their rows failed, and nothing was cached.
     pub unconfirmed_not_found: u64,
@@ -289,10 +290,6 @@ impl<K: std::hash::Hash + Eq + Clone, T: Clone> InFlight<K, T> {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 /// One run's moving parts.
 pub struct Pipeline {
     client: Client,
@@ -364,7 +361,7 @@ impl Pipeline {
         self,
         mut rows: impl Iterator<Item = Result<InputRow, InputError>>,
         on_row: impl Fn(Option<RowStatus>),
-    ) -> Result<Ended, Fatal> {
+    ) -> Result<Completed, Fatal> {
         let this = Arc::new(self);
         let slots = Arc::new(Semaphore::new(this.options.concurrency.max(1) * 4));
         let mut tasks: JoinSet<Result<Option<RowStatus>, Fatal>> = JoinSet::new();
@@ -474,7 +471,7 @@ impl Pipeline {
     /// answer ever proved the service (fewer "not found" than stop a run, and nothing
     /// else), those rows fail, to be screened again next run: a "not found" is believed
     /// only from the service. Their searches are not cached and no company is gone.
-    async fn release_deferred(&self) -> Result<Ended, Fatal> {
+    async fn release_deferred(&self) -> Result<Completed, Fatal> {
         let deferred = std::mem::take(&mut *lock(&self.canary.deferred));
         let proven = self.canary.proven();
         for work in deferred {
@@ -500,7 +497,7 @@ impl Pipeline {
                 }
             }
         }
-        Ok(Ended {
+        Ok(Completed {
             unconfirmed_not_found: if proven {
                 0
             } else {
@@ -906,23 +903,32 @@ mod tests {
 
     use super::*;
 
-    #[tokio::test]
-    async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {
-        let inflight: InFlight<&str, u32> = InFlight::new();
+    /// Two rows needing the work for `k` at once, both waiting before `answer` comes: what
+    /// each got. The work is done once.
+    async fn two_rows_at_once(
+        inflight: &InFlight<&'static str, u32>,
+        answer: Result<u32, Failure>,
+    ) -> [Result<u32, Failure>; 2] {
         let runs = AtomicUsize::new(0);
         let gate = tokio::sync::Notify::new();
         let work = || async {
             runs.fetch_add(1, Ordering::SeqCst);
             gate.notified().await;
-            Ok(7)
+            answer.clone()
         };
         let (a, b, ()) = tokio::join!(inflight.once("k", work), inflight.once("k", work), async {
-            // Both rows are waiting before the answer comes.
             tokio::task::yield_now().await;
             gate.notify_one();
         });
+        assert_eq!(runs.load(Ordering::SeqCst), 1, "done once");
+        [a, b]
+    }
+
+    #[tokio::test]
+    async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {
+        let inflight: InFlight<&str, u32> = InFlight::new();
+        let [a, b] = two_rows_at_once(&inflight, Ok(7)).await;
         assert_eq!((a.unwrap(), b.unwrap()), (7, 7));
-        assert_eq!(runs.load(Ordering::SeqCst), 1);
         // Done and gone: a later row asks again (the writer knows the answer by then).
         assert_eq!(inflight.once("k", || async { Ok(8) }).await.unwrap(), 8);
     }
@@ -930,30 +936,19 @@ mod tests {
     #[tokio::test]
     async fn a_failure_is_shared_by_the_rows_that_waited_and_not_asked_again() {
         let inflight: InFlight<&str, u32> = InFlight::new();
-        let runs = AtomicUsize::new(0);
-        let gate = tokio::sync::Notify::new();
-        let work = || async {
-            runs.fetch_add(1, Ordering::SeqCst);
-            gate.notified().await;
-            Err(Failure::Api(ApiError::Server {
-                status: 503,
-                snippet: "busy".into(),
-            }))
-        };
-        let (a, b, ()) = tokio::join!(inflight.once("k", work), inflight.once("k", work), async {
-            tokio::task::yield_now().await;
-            gate.notify_one();
+        let busy = Failure::Api(ApiError::Server {
+            status: 503,
+            snippet: "busy".into(),
         });
-        for r in [a, b] {
+        for r in two_rows_at_once(&inflight, Err(busy)).await {
             assert!(matches!(
                 r,
                 Err(Failure::Api(ApiError::Server { status: 503, .. }))
             ));
         }
         // A later row with the same search fails the same way, without a call.
-        let later = inflight.once("k", || async { Ok(1) }).await;
+        let later = inflight.once("k", || async { panic!("asked again") }).await;
         assert!(matches!(later, Err(Failure::Api(ApiError::Server { .. }))));
-        assert_eq!(runs.load(Ordering::SeqCst), 1);
     }
 
     /// Rows are read only as slots free up: never more than the slots ahead of the rows

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use crate::lock;
 pub use crate::model::InputRow;
 use crate::model::{Country, IdentifierService, NameQuery, RATED_COUNTRIES};
 use crate::resolve::normalize_name;
@@ -248,7 +249,7 @@ pub struct Reading {
 impl Reading {
     /// Rows read so far, those whose country was defaulted, those with too many fields.
     pub fn counts(&self) -> (u64, u64, u64) {
-        let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let c = lock(&self.counts);
         (c.rows, c.defaulted, c.spilled)
     }
 
@@ -256,7 +257,7 @@ impl Reading {
     /// with more fields than the header (louder when many do: the delimiter or the quoting
     /// is then wrong for the whole file).
     pub fn notes(&self) -> Vec<String> {
-        let c = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let c = lock(&self.counts);
         let mut notes = Vec::new();
         let rows = |n: u64| {
             if n == 1 {
@@ -488,7 +489,7 @@ impl Portfolio {
                 country = self.default_country.clone();
             }
             {
-                let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+                let mut counts = lock(&self.counts);
                 counts.rows += 1;
                 counts.defaulted += u64::from(country_defaulted);
                 if extra_unreliable {
@@ -764,6 +765,28 @@ pub enum Target {
     },
     /// A search by name with the row's filters.
     ByName(NameQuery),
+}
+
+#[cfg(test)]
+impl Target {
+    /// A French registry identifier, for tests.
+    pub fn french(service: &str, id: &str) -> Target {
+        Target::ById {
+            country: "FR".into(),
+            service: service.into(),
+            id: id.into(),
+        }
+    }
+
+    /// The name `Acme` in Lyon, France, for tests.
+    pub fn acme_in_lyon() -> Target {
+        Target::ByName(NameQuery {
+            country: "FR".into(),
+            name: "Acme".into(),
+            city: Some("Lyon".into()),
+            ..NameQuery::default()
+        })
+    }
 }
 
 /// Longest value a search field may have: company names run to about 160 characters;
@@ -1145,17 +1168,7 @@ mod tests {
               C-3,FR,,,,Acme,\n",
         );
         let l = lookups();
-        let by_id = |service: &str, id: &str| Target::ById {
-            country: "FR".into(),
-            service: service.into(),
-            id: id.into(),
-        };
-        let name = Target::ByName(NameQuery {
-            country: "FR".into(),
-            name: "Acme".into(),
-            city: Some("Lyon".into()),
-            ..NameQuery::default()
-        });
+        let (by_id, name) = (Target::french, Target::acme_in_lyon());
         // The first filled registry column, the others as the header has them (KVK is
         // no French registry), then the name with its city.
         assert_eq!(

@@ -128,7 +128,7 @@ impl Query {
 
 /// One search of a row's, in the order they are tried.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
+pub struct PlannedSearch {
     pub query: Query,
     /// Why it is passed over without a call: its identifier breaks its registry's rules
     /// (a typo) and a search follows it.
@@ -143,7 +143,7 @@ pub struct Step {
 /// The next is made only when the one before finds no company: the pipeline goes on
 /// after a "not found" or an empty answer, never after a failure (the row fails, and is
 /// screened again next run) or several matches (ambiguous).
-pub fn plan(targets: Vec<Target>) -> Vec<Step> {
+pub fn plan(targets: Vec<Target>) -> Vec<PlannedSearch> {
     let mut seen = std::collections::HashSet::new();
     let queries: Vec<Query> = targets
         .into_iter()
@@ -154,7 +154,7 @@ pub fn plan(targets: Vec<Target>) -> Vec<Step> {
     queries
         .into_iter()
         .enumerate()
-        .map(|(i, query)| Step {
+        .map(|(i, query)| PlannedSearch {
             skip: if i < last { query.rule_problem() } else { None },
             query,
         })
@@ -371,17 +371,7 @@ mod tests {
 
     #[test]
     fn searches_are_planned_in_order_and_a_broken_identifier_is_passed_over() {
-        let by_id = |service: &str, id: &str| Target::ById {
-            country: "FR".into(),
-            service: service.into(),
-            id: id.into(),
-        };
-        let name = Target::ByName(NameQuery {
-            country: "FR".into(),
-            name: "Acme".into(),
-            city: Some("Lyon".into()),
-            ..NameQuery::default()
-        });
+        let (by_id, name) = (Target::french, Target::acme_in_lyon());
         // A SIREN failing its check digit, a good SIRET, the same SIRET spaced, the name.
         let steps = plan(vec![
             by_id("SIREN", "552100555"),

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::api::ApiError;
 use crate::config::Settings;
-use crate::connection::{Connection, ServiceSettings, ServiceTarget};
+use crate::connection::{Service, ServiceSettings, ServiceTarget};
 use crate::decide::{Decisions, Found, Need};
 use crate::deliver;
 use crate::error::{Error, ExitCode};
@@ -188,7 +188,7 @@ pub async fn screen(
     // needs its figures most.
     if let Some(portfolio) = &log.portfolio {
         let settings = &request.settings;
-        let ended = deliver::Ended {
+        let ended = deliver::EndedRun {
             db: &settings.db.value,
             portfolio,
             run_id: log.run_id,
@@ -297,7 +297,7 @@ async fn screen_logged(
         None => None,
     };
     let limits = within(settings.limits(), month);
-    let conn = Connection::open(&request.service, true, demo_day.unwrap_or(1)).await?;
+    let conn = Service::open(&request.service, true, demo_day.unwrap_or(1)).await?;
     let limiter = Arc::new(Limiter::new(limits));
     // From here on, a signal, a silent service or the run's time spent stops the calls.
     let guarded = guard(&limiter, &request.halt, settings.max_run_time.value);
@@ -824,7 +824,7 @@ fn shrank(before: u64, now: u64) -> bool {
 /// connection, a rate limit) falls back on the copy kept from an earlier run, and the
 /// summary says so.
 async fn fetch_lookups(
-    conn: &Connection,
+    conn: &Service,
     limiter: &Limiter,
     store: &mut Store,
     notes: &mut Vec<String>,

@@ -319,15 +319,22 @@ impl From<Rating> for model::Rating {
     }
 }
 
+/// The deprecated endpoint's answer, as the current one words it.
+impl From<DeprecatedRating> for Rating {
+    fn from(r: DeprecatedRating) -> Self {
+        Rating {
+            rating_color: r.color,
+            company_id: r.company,
+            request_date: r.created,
+            last_refresh_date: r.last_refresh_date,
+            last_change_date: r.last_change_date,
+        }
+    }
+}
+
 impl From<DeprecatedRating> for model::Rating {
     fn from(r: DeprecatedRating) -> Self {
-        model::Rating {
-            company_id: r.company,
-            color: r.color,
-            requested_at: r.created.map(|t| t.instant),
-            last_refresh: r.last_refresh_date.map(|t| t.instant),
-            last_change: r.last_change_date.map(|t| t.instant),
-        }
+        Rating::from(r).into()
     }
 }
 
@@ -511,32 +518,28 @@ mod tests {
 
     #[test]
     fn rating_times_null_or_missing_are_none() {
-        let nulls = r#"{"ratingColor":"green","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e",
-            "requestDate":null,"lastRefreshDate":null,"lastChangeDate":null}"#;
-        let bare = r#"{"ratingColor":"green","companyId":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#;
-        for body in [nulls, bare] {
-            let r: Rating = serde_json::from_str(body).unwrap();
-            assert_eq!(r.rating_color, Color::Green);
+        let id = "0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e";
+        let current = |times: &str| -> model::Rating {
+            let body = format!(r#"{{"ratingColor":"green","companyId":"{id}"{times}}}"#);
+            serde_json::from_str::<Rating>(&body).unwrap().into()
+        };
+        let deprecated = |times: &str| -> model::Rating {
+            let body = format!(r#"{{"color":"green","company":"{id}"{times}}}"#);
+            serde_json::from_str::<DeprecatedRating>(&body)
+                .unwrap()
+                .into()
+        };
+        let nulls = r#","lastRefreshDate":null,"lastChangeDate":null"#;
+        for r in [
+            current(&format!(r#","requestDate":null{nulls}"#)),
+            current(""),
+            deprecated(&format!(r#","created":null{nulls}"#)),
+            deprecated(""),
+        ] {
+            assert_eq!(r.color, Color::Green);
             assert_eq!(
-                (r.request_date, r.last_refresh_date, r.last_change_date),
-                (None, None, None),
-                "{body}"
-            );
-        }
-    }
-
-    #[test]
-    fn deprecated_rating_times_null_or_missing_are_none() {
-        let nulls = r#"{"color":"yellow","company":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e",
-            "created":null,"lastRefreshDate":null,"lastChangeDate":null}"#;
-        let bare = r#"{"color":"yellow","company":"0d7e8c8e-6a3b-4c1a-9d2e-3f4a5b6c7d8e"}"#;
-        for body in [nulls, bare] {
-            let r: DeprecatedRating = serde_json::from_str(body).unwrap();
-            assert_eq!(r.color, Color::Yellow);
-            assert_eq!(
-                (r.created, r.last_refresh_date, r.last_change_date),
-                (None, None, None),
-                "{body}"
+                (r.requested_at, r.last_refresh, r.last_change),
+                (None, None, None)
             );
         }
     }

@@ -216,7 +216,7 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
     let mut text = format!(
         "{origin}, on run {run_id} of {} ({}):\n",
         printable(&info.portfolio),
-        info.started_at
+        time_text(info.started_at)
     );
     if let Some((changed, companies)) = digest.storm {
         text.push_str(&format!(

@@ -530,33 +530,34 @@ fn run_text(run: Option<i64>) -> String {
 mod tests {
     use super::*;
 
-    fn at(flag: &str, text: &str, bound: Bound) -> String {
-        time_text(parse_time(flag, text, bound).unwrap())
-    }
-
     #[test]
     fn dates_bound_whole_days_and_times_whole_seconds() {
-        assert_eq!(
-            at("--since", "2026-11-01", Bound::From),
-            "2026-11-01T00:00:00Z"
-        );
-        assert_eq!(
-            at("--until", "2026-11-30", Bound::To),
-            "2026-12-01T00:00:00Z"
-        );
-        assert_eq!(
-            at("--since", "2026-11-20T03:00:00+01:00", Bound::From),
-            "2026-11-20T02:00:00Z"
-        );
-        assert_eq!(
-            at("--until", "2026-11-20T02:00:00.5Z", Bound::To),
-            "2026-11-20T02:00:01Z"
-        );
-        assert_eq!(
-            at("--since", "2026-11-20T02:00:00", Bound::From),
-            "2026-11-20T02:00:00Z",
-            "no offset: UTC"
-        );
+        for (flag, bound, given, stored) in [
+            ("--since", Bound::From, "2026-11-01", "2026-11-01T00:00:00Z"),
+            ("--until", Bound::To, "2026-11-30", "2026-12-01T00:00:00Z"),
+            (
+                "--since",
+                Bound::From,
+                "2026-11-20T03:00:00+01:00",
+                "2026-11-20T02:00:00Z",
+            ),
+            (
+                "--until",
+                Bound::To,
+                "2026-11-20T02:00:00.5Z",
+                "2026-11-20T02:00:01Z",
+            ),
+            // No offset: UTC.
+            (
+                "--since",
+                Bound::From,
+                "2026-11-20T02:00:00",
+                "2026-11-20T02:00:00Z",
+            ),
+        ] {
+            let at = parse_time(flag, given, bound).unwrap();
+            assert_eq!(time_text(at), stored, "{flag} {given}");
+        }
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::api::models::{Company, Rating};
 use crate::api::{ApiError, NameQuery};
 use crate::cli::{LookupArgs, LookupList, LookupsArgs};
 use crate::config::{Settings, Sources};
-use crate::connection::{Connection, ServiceSettings};
+use crate::connection::{Service, ServiceSettings};
 use crate::error::{Error, ExitCode};
 use crate::identifiers::restore_leading_zeros;
 use crate::limit::Limiter;
@@ -31,7 +31,7 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
     // The same bounds, retries and 429 pause as a screening run.
     let limiter = Limiter::new(settings.limits());
     let settings = ServiceSettings::new(&settings, &sources)?;
-    let conn = Connection::open(&settings, true, 1).await?;
+    let conn = Service::open(&settings, true, 1).await?;
     let client = &conn.client;
     let country = args.country.trim().to_lowercase();
 
@@ -208,50 +208,48 @@ fn render(described: &str, found: &[Found]) -> String {
 pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_service(&args.service_args, &sources)?;
     let settings = ServiceSettings::new(&settings, &sources)?;
-    let conn = Connection::open(&settings, false, 1).await?;
+    let conn = Service::open(&settings, false, 1).await?;
     let text = match args.list {
         LookupList::Countries => {
             let list = conn.client.countries().await.map_err(|e| conn.fail(e))?;
-            if args.json {
-                to_json(&list)?
-            } else {
-                let rows: Vec<Vec<String>> = list
+            listing(&list, args.json, &["CODE", "COUNTRY", "RATED"], |c| {
+                let rated = RATED_COUNTRIES
                     .iter()
-                    .map(|c| {
-                        let rated = RATED_COUNTRIES
-                            .iter()
-                            .any(|r| r.eq_ignore_ascii_case(&c.country_code));
-                        vec![
-                            c.country_code.clone(),
-                            c.country_name.clone(),
-                            if rated { "yes" } else { "no" }.into(),
-                        ]
-                    })
-                    .collect();
-                output::table(&["CODE", "COUNTRY", "RATED"], &rows)
-            }
+                    .any(|r| r.eq_ignore_ascii_case(&c.country_code));
+                vec![
+                    c.country_code.clone(),
+                    c.country_name.clone(),
+                    if rated { "yes" } else { "no" }.into(),
+                ]
+            })?
         }
         LookupList::Services => {
             let list = conn.client.services().await.map_err(|e| conn.fail(e))?;
-            if args.json {
-                to_json(&list)?
-            } else {
-                let rows: Vec<Vec<String>> = list
-                    .iter()
-                    .map(|s| {
-                        vec![
-                            s.identifier_country.clone(),
-                            s.identifier_code.clone(),
-                            s.identifier_label.clone(),
-                        ]
-                    })
-                    .collect();
-                output::table(&["COUNTRY", "SERVICE", "LABEL"], &rows)
-            }
+            listing(&list, args.json, &["COUNTRY", "SERVICE", "LABEL"], |s| {
+                vec![
+                    s.identifier_country.clone(),
+                    s.identifier_code.clone(),
+                    s.identifier_label.clone(),
+                ]
+            })?
         }
     };
     emit(&text)?;
     Ok(ExitCode::Clean)
+}
+
+/// A list as JSON, or as a table of `headers` with a line per item.
+fn listing<T: Serialize>(
+    list: &[T],
+    json: bool,
+    headers: &[&str],
+    line: impl FnMut(&T) -> Vec<String>,
+) -> Result<String, Error> {
+    if json {
+        return to_json(&list);
+    }
+    let rows: Vec<Vec<String>> = list.iter().map(line).collect();
+    Ok(output::table(headers, &rows))
 }
 
 /// Pretty JSON, every string printable as the other listings' are.

@@ -21,14 +21,14 @@ use crate::cli::{
     ReviewRefArgs, ServiceArgs,
 };
 use crate::config::{Given, Settings, Sources};
-use crate::connection::{Connection, ServiceSettings};
+use crate::connection::{Service, ServiceSettings};
 use crate::decide::{ACCEPTED_UNKNOWN, invalid_key};
 use crate::error::{Error, ExitCode};
 use crate::limit::Limiter;
 use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
 use crate::portfolio::{self, Lookups};
 use crate::resolve::Query;
-use crate::store::{Store, StoreError, now_text};
+use crate::store::{Store, StoreError, time_text};
 use crate::text::printable;
 
 /// Where a decision made with `review accept` or `review ignore` comes from.
@@ -221,7 +221,7 @@ fn decision_line(d: &Decision) -> Vec<String> {
         d.reference.clone(),
         d.verdict.as_str().to_string(),
         company(d),
-        d.decided_at.clone(),
+        time_text(d.decided_at),
         d.source.clone(),
     ]
 }
@@ -235,7 +235,7 @@ fn decision_json(d: &Decision) -> Value {
             Verdict::Accept(c) => Some(c.to_string()),
             Verdict::Ignore | Verdict::Reject => None,
         },
-        "decided_at": d.decided_at,
+        "decided_at": time_text(d.decided_at),
         "source": d.source,
     })
 }
@@ -393,7 +393,7 @@ async fn confirm_known(
     let limiter = Limiter::new(settings.limits());
     let endpoint = settings.endpoint.value;
     let service = ServiceSettings::new(&settings, sources)?;
-    let conn = Connection::open(&service, true, 1).await?;
+    let conn = Service::open(&service, true, 1).await?;
     match limiter
         .call(endpoint.name(), || {
             crate::rate::fetch(&conn.client, endpoint, company)
@@ -417,14 +417,14 @@ fn record(
     keys: BTreeSet<String>,
 ) -> Result<ExitCode, Error> {
     let fail = store_error(db);
-    let decided_at = now_text();
+    let decided_at = jiff::Timestamp::now();
     for search_key in keys {
         store
             .decide(&Decision {
                 reference: reference.to_string(),
                 search_key,
                 verdict,
-                decided_at: decided_at.clone(),
+                decided_at,
                 source: COMMAND_LINE.to_string(),
             })
             .map_err(fail)?;
@@ -694,7 +694,7 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
             .map_err(|e| wrong(e.to_string()))?;
         decided.push((reference, verdict, keys, searched.rows));
     }
-    let decided_at = now_text();
+    let decided_at = jiff::Timestamp::now();
     let source = std::fs::canonicalize(path)
         .unwrap_or_else(|_| path.clone())
         .display()
@@ -706,7 +706,7 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
                     reference: reference.clone(),
                     search_key: search_key.clone(),
                     verdict: *verdict,
-                    decided_at: decided_at.clone(),
+                    decided_at,
                     source: source.clone(),
                 })
                 .map_err(fail)?;

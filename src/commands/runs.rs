@@ -10,6 +10,7 @@ use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::{MakePrintable, RunInfo};
 use crate::report::{ReportError, ReportOptions, write_reports};
+use crate::store::time_text;
 
 const HEADERS: [&str; 12] = [
     "RUN",
@@ -116,9 +117,9 @@ fn rated(run: &RunInfo, color: &str) -> u64 {
 fn rows(runs: &[RunInfo], colors: &[String], every_field: bool) -> Vec<Vec<String>> {
     runs.iter()
         .map(|r| {
-            let mut row = vec![r.id.to_string(), r.started_at.clone()];
+            let mut row = vec![r.id.to_string(), time_text(r.started_at)];
             if every_field {
-                row.push(output::or_empty(&r.finished_at));
+                row.push(r.finished_at.map(time_text).unwrap_or_default());
             }
             row.push(r.portfolio.clone());
             if every_field {
@@ -135,11 +136,6 @@ fn rows(runs: &[RunInfo], colors: &[String], every_field: bool) -> Vec<Vec<Strin
 }
 
 fn to_json(r: &RunInfo, colors: &[String]) -> Value {
-    let by_status: Map<String, Value> = r
-        .by_status
-        .iter()
-        .map(|(s, n)| (s.as_str().to_string(), json!(n)))
-        .collect();
     // Every color of the listing, zero included, as report.json's `by_color` names them.
     let by_color: Map<String, Value> = colors
         .iter()
@@ -147,14 +143,14 @@ fn to_json(r: &RunInfo, colors: &[String]) -> Value {
         .collect();
     json!({
         "id": r.id,
-        "started_at": r.started_at,
-        "finished_at": r.finished_at,
+        "started_at": time_text(r.started_at),
+        "finished_at": r.finished_at.map(time_text),
         "portfolio": r.portfolio,
         "input_path": r.input_path,
         "status": r.status.as_str(),
         "demo_day": r.demo_day,
         "rows": r.rows,
-        "by_status": by_status,
+        "by_status": crate::report::json::by_status(r),
         "by_color": by_color,
         "alerts": r.alerts,
     })

@@ -187,32 +187,21 @@ mod tests {
     fn label_values_are_escaped_and_every_metric_has_help_and_type() {
         let text = render(&figures());
         let label = r#"portfolio="book \"A\"\\2\nB""#;
-        assert!(
-            text.contains(&format!("ratewatch_rows{{{label},status=\"rated\"}} 3\n")),
-            "{text}"
-        );
-        assert!(text.contains(&format!(
-            "ratewatch_rows{{{label},status=\"ambiguous\"}} 0\n"
-        )));
-        assert!(text.contains(&format!(
-            "ratewatch_rows_by_color{{{label},color=\"orange\"}} 1\n"
-        )));
-        assert!(text.contains(&format!(
-            "ratewatch_rows_by_color{{{label},color=\"red\"}} 0\n"
-        )));
-        assert!(text.contains(&format!(
-            "ratewatch_run_status{{{label},status=\"partial\"}} 1\n"
-        )));
-        assert!(text.contains(&format!("ratewatch_run_success{{{label}}} 0\n")));
-        assert!(text.contains(&format!(
-            "ratewatch_run_duration_seconds{{{label}}} 1.500\n"
-        )));
-        assert!(text.contains(&format!(
-            "ratewatch_last_success_timestamp_seconds{{{label}}} 1795140190.5\n"
-        )));
-        assert!(text.contains(&format!(
-            "ratewatch_calls{{{label},endpoint=\"companies/ratings\"}} 3\n"
-        )));
+        // (metric, its labels after the portfolio's, value)
+        for (metric, more, value) in [
+            ("rows", r#",status="rated""#, "3"),
+            ("rows", r#",status="ambiguous""#, "0"),
+            ("rows_by_color", r#",color="orange""#, "1"),
+            ("rows_by_color", r#",color="red""#, "0"),
+            ("run_status", r#",status="partial""#, "1"),
+            ("run_success", "", "0"),
+            ("run_duration_seconds", "", "1.500"),
+            ("last_success_timestamp_seconds", "", "1795140190.5"),
+            ("calls", r#",endpoint="companies/ratings""#, "3"),
+        ] {
+            let line = format!("ratewatch_{metric}{{{label}{more}}} {value}\n");
+            assert!(text.contains(&line), "{line} in {text}");
+        }
         let mut names = Vec::new();
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             let name = line.split('{').next().unwrap();

@@ -18,7 +18,7 @@ use webhook::{Policy, WebhookUrl};
 
 /// How a run ended, as far as delivery needs to know.
 #[derive(Debug, Clone)]
-pub struct Ended<'a> {
+pub struct EndedRun<'a> {
     pub db: &'a Path,
     pub portfolio: &'a str,
     /// The run's record, when it got as far as one.
@@ -38,7 +38,7 @@ pub struct Targets<'a> {
 
 /// Writes the metrics file, then posts the webhook, each if asked; returns one line for
 /// each that failed (`webhook: not delivered after 3 attempts: HTTP 500 (…)`).
-pub async fn deliver(ended: &Ended<'_>, targets: Targets<'_>) -> Vec<String> {
+pub async fn deliver(ended: &EndedRun<'_>, targets: Targets<'_>) -> Vec<String> {
     let mut problems = Vec::new();
     if targets.metrics_file.is_none() && targets.webhook.is_none() {
         return problems;
@@ -96,7 +96,7 @@ fn warn(problems: &[String]) {
 }
 
 /// The figures of the run from the database, and the file written.
-fn write_metrics(store: &Store, ended: &Ended<'_>, path: &Path) -> Result<(), String> {
+fn write_metrics(store: &Store, ended: &EndedRun<'_>, path: &Path) -> Result<(), String> {
     let run = match ended.run_id {
         Some(id) => {
             let mut run = store.run_info(id).map_err(|e| e.to_string())?;

@@ -122,7 +122,7 @@ fn alert(a: &AlertLine) -> Value {
         "country": a.country,
         "color": a.color.as_ref().map(|c| c.as_str()),
         "previous_color": a.previous.as_ref().map(|c| c.as_str()),
-        "last_refresh_date": a.last_refresh_date,
+        "last_refresh_date": a.last_refresh_date.map(crate::store::time_text),
     })
 }
 

@@ -8,8 +8,11 @@
 use std::borrow::Cow;
 use std::io;
 
+use jiff::Timestamp;
+
 use super::{Format, Output};
 use crate::model::{ResultRow, RunInfo};
+use crate::store::time_text;
 use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
@@ -162,6 +165,9 @@ impl<W: Output> Format for CsvReport<W> {
         fn text(v: &Option<String>) -> Cow<'_, str> {
             Cow::Borrowed(v.as_deref().unwrap_or(""))
         }
+        fn time(t: Option<Timestamp>) -> Cow<'static, str> {
+            Cow::Owned(t.map(time_text).unwrap_or_default())
+        }
         fn flag(b: bool) -> Cow<'static, str> {
             Cow::Borrowed(if b { "true" } else { "false" })
         }
@@ -184,11 +190,11 @@ impl<W: Output> Format for CsvReport<W> {
             Cow::Borrowed(r.color.as_ref().map_or("", |c| c.as_str())),
             Cow::Borrowed(r.previous_color.as_ref().map_or("", |c| c.as_str())),
             Cow::Borrowed(r.change.map_or("", |c| c.as_str())),
-            text(&r.last_change_date),
+            time(r.last_change_date),
             flag(r.alert),
             text(&r.error),
             Cow::Owned(candidates),
-            text(&r.last_refresh_date),
+            time(r.last_refresh_date),
             flag(r.stale),
             Cow::Borrowed(r.alert_kind.map_or("", |k| k.as_str())),
             flag(r.acknowledged),
@@ -228,27 +234,18 @@ mod tests {
         }
     }
 
+    /// An ambiguous row whose every text a spreadsheet could misread.
     fn row() -> ResultRow {
         ResultRow {
-            line: 2,
             reference: Some("00123".into()),
-            country: Some("FR".into()),
-            service: Some("SIREN".into()),
             id: Some("012345678".into()),
             name: Some("=HYPERLINK(\"http://x\")".into()),
             status: RowStatus::Ambiguous,
             company_id: None,
             company_name: Some("López & Fils; \"SA\"".into()),
             color: None,
-            previous_color: None,
             change: None,
             last_change_date: None,
-            last_refresh_date: None,
-            stale: false,
-            alert: false,
-            alert_kind: None,
-            alert_listed: false,
-            acknowledged: false,
             error: Some("-2 companies".into()),
             candidates: vec![Candidate {
                 id: uuid::Uuid::nil(),
@@ -256,13 +253,8 @@ mod tests {
                 city: "B".into(),
                 postcode: "C".into(),
             }],
-            extra: vec![],
-            country_defaulted: false,
-            extra_unreliable: false,
             found_by: None,
-            reused: false,
-            rating_age_hours: None,
-            named: false,
+            ..ResultRow::example(2)
         }
     }
 
@@ -314,7 +306,7 @@ mod tests {
             status: RowStatus::Rated,
             company_id: Some(uuid::Uuid::nil()),
             color: Some(crate::model::Color::Green),
-            last_refresh_date: Some(refreshed.into()),
+            last_refresh_date: Some(crate::model::time(refreshed)),
             stale,
             error: None,
             candidates: vec![],

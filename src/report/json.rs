@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Format, Output};
 use crate::model::{ResultRow, RunInfo};
+use crate::store::time_text;
 
 /// The JSON Schema the report follows.
 pub const SCHEMA: &str = include_str!("report.schema.json");
@@ -29,13 +30,16 @@ impl<W: Output> JsonReport<W> {
     }
 }
 
-/// The `run` object of the report.
-pub fn run_object(run: &RunInfo) -> Value {
-    let by_status: Map<String, Value> = run
-        .by_status
+/// A run's rows by status, as report.json and `runs --json` name them.
+pub fn by_status(run: &RunInfo) -> Map<String, Value> {
+    run.by_status
         .iter()
         .map(|(s, n)| (s.as_str().to_string(), json!(n)))
-        .collect();
+        .collect()
+}
+
+/// The `run` object of the report.
+pub fn run_object(run: &RunInfo) -> Value {
     let by_color: Map<String, Value> = run
         .by_color
         .iter()
@@ -48,14 +52,14 @@ pub fn run_object(run: &RunInfo) -> Value {
         .collect();
     json!({
         "id": run.id,
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
+        "started_at": time_text(run.started_at),
+        "finished_at": run.finished_at.map(time_text),
         "portfolio": run.portfolio,
         "input_path": run.input_path,
         "portfolio_sha256": run.portfolio_sha256,
         "status": run.status.as_str(),
         "rows": run.rows,
-        "by_status": by_status,
+        "by_status": by_status(run),
         "by_color": by_color,
         "alerts": run.alerts,
         "calls": calls,
@@ -95,7 +99,7 @@ mod tests {
 
     fn rated(line: u64, refreshed: Option<&str>, stale: bool) -> ResultRow {
         ResultRow {
-            last_refresh_date: refreshed.map(String::from),
+            last_refresh_date: refreshed.map(crate::model::time),
             stale,
             ..ResultRow::example(line)
         }

@@ -7,6 +7,8 @@
 
 use std::io;
 
+use jiff::Timestamp;
+
 use super::{Format, Output};
 use crate::alerts::{AlertKind, Repeat};
 use crate::model::{ResultRow, RowStatus, RunInfo, RunStatus};
@@ -96,11 +98,9 @@ impl<W: Output> Summary<W> {
 
 use crate::text::{plural, printable};
 
-/// The day the service last recalculated the rating (`2026-11-20`), or `-`.
-fn refreshed(date: Option<&str>) -> String {
-    date.map(|d| d.get(..10).unwrap_or(d))
-        .unwrap_or("-")
-        .to_string()
+/// The day the service last recalculated the rating (`2026-11-20`, UTC), or `-`.
+fn refreshed(date: Option<Timestamp>) -> String {
+    date.map_or("-".to_string(), |d| d.strftime("%Y-%m-%d").to_string())
 }
 
 /// What the alert says about the color: `yellow → red`, or `red` with why it is listed.
@@ -130,7 +130,7 @@ pub fn alert_table(listed: &[AlertLine]) -> String {
                 a.country.clone().unwrap_or_else(|| "-".into()),
                 movement(a),
                 a.kind.describe().to_string(),
-                refreshed(a.last_refresh_date.as_deref()),
+                refreshed(a.last_refresh_date),
             ]
             .iter()
             .map(|c| printable(c))
@@ -523,6 +523,20 @@ mod tests {
         }
     }
 
+    /// `n` companies gone from green to yellow, on lines 2 onwards.
+    fn yellowing(n: u64) -> Vec<AlertLine> {
+        (0..n)
+            .map(|i| {
+                alert(
+                    i + 2,
+                    Some(Color::Green),
+                    Color::Yellow,
+                    AlertKind::Deteriorated,
+                )
+            })
+            .collect()
+    }
+
     fn digest(listed: Vec<AlertLine>) -> AlertDigest {
         AlertDigest {
             listed_total: listed.len() as u64,
@@ -641,16 +655,7 @@ mod tests {
 
     #[test]
     fn a_storm_is_announced_first_and_only_the_worst_are_listed() {
-        let listed: Vec<_> = (0..60)
-            .map(|i| {
-                alert(
-                    i + 2,
-                    Some(Color::Green),
-                    Color::Yellow,
-                    AlertKind::Deteriorated,
-                )
-            })
-            .collect();
+        let listed = yellowing(60);
         let stormy = AlertDigest {
             storm: Some((312, 1480)),
             ..digest(listed)
@@ -856,7 +861,7 @@ mod tests {
     #[test]
     fn each_alert_shows_the_day_its_rating_was_last_recalculated() {
         let mut red = alert(2, Some(Color::Yellow), Color::Red, AlertKind::Red);
-        red.last_refresh_date = Some("2026-11-20T01:47:12Z".into());
+        red.last_refresh_date = Some(crate::model::time("2026-11-20T01:47:12Z"));
         let undated = alert(3, Some(Color::Black), Color::Black, AlertKind::Still);
         let text = render_with(run(10, 0), &[], digest(vec![red, undated]), false);
         let header = text.lines().find(|l| l.contains("REF")).unwrap();
@@ -870,7 +875,7 @@ mod tests {
     #[test]
     fn stale_ratings_are_counted_in_one_line_except_when_quiet() {
         let stale = |line: u64| ResultRow {
-            last_refresh_date: Some("2026-09-01T01:30:00Z".into()),
+            last_refresh_date: Some(crate::model::time("2026-09-01T01:30:00Z")),
             stale: true,
             ..row(line)
         };
@@ -894,16 +899,7 @@ mod tests {
 
     #[test]
     fn a_flood_of_changes_is_capped() {
-        let listed: Vec<_> = (0..300)
-            .map(|i| {
-                alert(
-                    i + 2,
-                    Some(Color::Green),
-                    Color::Yellow,
-                    AlertKind::Deteriorated,
-                )
-            })
-            .collect();
+        let listed = yellowing(300);
         let text = render_with(run(300, 0), &[], digest(listed), false);
         assert!(text.contains("300 alerts"));
         assert!(text.contains("… and 250 more in the reports"));

@@ -27,6 +27,7 @@ use uuid::Uuid;
 
 use super::dataset::{self, Calendar, CompanyRef, Dataset, NameFilters};
 use crate::api::models::{ApiTime, DeprecatedRating, Rating, RatingsPage, ShortRating};
+use crate::lock;
 
 pub use super::{DEFAULT_KEY, DEFAULT_PER_COUNTRY, DEFAULT_SEED};
 /// Ratings per history page.
@@ -261,7 +262,7 @@ impl State {
     /// Takes a token, or says how long until one is free.
     fn throttle(&self) -> Option<Duration> {
         let rate = self.faults.rate_limit?;
-        let mut b = self.bucket.lock().unwrap_or_else(|p| p.into_inner());
+        let mut b = lock(&self.bucket);
         let now = Instant::now();
         b.tokens = (b.tokens + now.duration_since(b.last).as_secs_f64() * rate).min(rate.max(1.0));
         b.last = now;
@@ -435,30 +436,20 @@ fn route(state: &State, req: &Request<Incoming>) -> Answer {
             }
             with_company(state, id, |r| {
                 let served = remember(state, key, r, day);
-                let d = state.data.rating(r, day);
-                json(
-                    StatusCode::OK,
-                    &Rating {
-                        rating_color: d.color,
-                        company_id: state.data.uuid(r),
-                        request_date: Some(served),
-                        last_refresh_date: Some(d.last_refresh),
-                        last_change_date: Some(d.last_change),
-                    },
-                )
+                json(StatusCode::OK, &rating(state, r, day, served))
             })
         }
         (Endpoint::RatingDeprecated, [_, _, _, id]) => with_company(state, id, |r| {
             let served = remember(state, key, r, day);
-            let d = state.data.rating(r, day);
+            let now = rating(state, r, day, served);
             json(
                 StatusCode::OK,
                 &DeprecatedRating {
-                    color: d.color,
-                    company: state.data.uuid(r),
-                    created: Some(served),
-                    last_refresh_date: Some(d.last_refresh),
-                    last_change_date: Some(d.last_change),
+                    color: now.rating_color,
+                    company: now.company_id,
+                    created: now.request_date,
+                    last_refresh_date: now.last_refresh_date,
+                    last_change_date: now.last_change_date,
                 },
             )
         }),
@@ -561,6 +552,18 @@ fn with_company(state: &State, id: &str, answer: impl FnOnce(CompanyRef) -> Answ
 /// Records a served rating under the key and returns its request time: now, in
 /// microseconds with a `Z`. The service's clock is this machine's; only its ratings
 /// follow the simulated calendar.
+/// The rating of `company` on simulated `day`, as served at `served`.
+fn rating(state: &State, company: CompanyRef, day: i64, served: ApiTime) -> Rating {
+    let d = state.data.rating(company, day);
+    Rating {
+        rating_color: d.color,
+        company_id: state.data.uuid(company),
+        request_date: Some(served),
+        last_refresh_date: Some(d.last_refresh),
+        last_change_date: Some(d.last_change),
+    }
+}
+
 fn remember(state: &State, key: &str, company: CompanyRef, day: i64) -> ApiTime {
     let now = jiff::Timestamp::now();
     let instant = jiff::Timestamp::from_microsecond(now.as_microsecond()).unwrap_or(now);
@@ -568,7 +571,7 @@ fn remember(state: &State, key: &str, company: CompanyRef, day: i64) -> ApiTime 
         instant,
         instant.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string(),
     );
-    let mut history = state.history.lock().unwrap_or_else(|p| p.into_inner());
+    let mut history = lock(&state.history);
     let list = history.entry(key.to_string()).or_default();
     if list.len() >= HISTORY_CAP {
         list.pop_front();
@@ -599,7 +602,7 @@ fn history(
         }
     };
     let (served, total): (Vec<Served>, usize) = {
-        let history = state.history.lock().unwrap_or_else(|p| p.into_inner());
+        let history = lock(&state.history);
         let list = history.get(key);
         let total = list.map_or(0, VecDeque::len);
         let start = (page - 1) * PAGE_SIZE;
@@ -636,16 +639,7 @@ fn history(
     };
     let results = served
         .into_iter()
-        .map(|s| {
-            let d = state.data.rating(s.company, s.day);
-            Rating {
-                rating_color: d.color,
-                company_id: state.data.uuid(s.company),
-                request_date: Some(s.requested),
-                last_refresh_date: Some(d.last_refresh),
-                last_change_date: Some(d.last_change),
-            }
-        })
+        .map(|s| rating(state, s.company, s.day, s.requested))
         .collect();
     json(
         StatusCode::OK,

@@ -291,7 +291,8 @@ mod tests {
 
     use super::AccountSync;
     use crate::model::{Color, Rating};
-    use crate::store::{Record, Store};
+    use crate::store::Record;
+    use crate::store::tests::new_store;
 
     fn ts(s: &str) -> jiff::Timestamp {
         s.parse().unwrap()
@@ -309,9 +310,7 @@ mod tests {
 
     #[test]
     fn a_sync_finds_a_run_s_sighting_within_a_day_and_stores_the_rest_once_as_text() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         // A run sees company 1 green on the 2nd.
         let run_id = crate::store::tests::run(&mut store);
         store.pin_clock(Some(ts("2026-01-02T10:00:00Z")));

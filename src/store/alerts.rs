@@ -9,7 +9,7 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, extra_columns, time_text};
+use super::{Store, StoreError, extra_columns, read_time, read_time_or_null, time_text};
 use crate::alerts::{AlertKind, Rules};
 use crate::model::{Change, Color};
 
@@ -42,7 +42,7 @@ pub struct AlertLine {
     pub country: Option<String>,
     pub color: Option<Color>,
     pub previous: Option<Color>,
-    pub last_refresh_date: Option<String>,
+    pub last_refresh_date: Option<Timestamp>,
 }
 
 /// What the summary says of a run's alerts.
@@ -197,18 +197,8 @@ impl Store {
         }
         tx.execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [run_id])
             .map_err(at)?;
-        // The run's time on this machine's clock, as staleness is judged.
-        let (run_time, portfolio): (String, String) = tx
-            .query_row(
-                "SELECT started_at, portfolio FROM runs WHERE id = ?1",
-                [run_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(at)?;
-        let relisted_after = rules.repeat.after_seconds().and_then(|s| {
-            let t: Timestamp = run_time.parse().ok()?;
-            Some(time_text(t - jiff::SignedDuration::from_secs(s)))
-        });
+        let (run_time, portfolio, relisted_after) =
+            repeat_window(&tx, run_id, rules).map_err(at)?;
         // Most databases hold no acknowledgement, and most rules no exposure filter: then
         // neither is read for each company.
         let any_acks: bool = tx
@@ -370,18 +360,7 @@ impl Store {
     pub fn name_unscreened(&mut self, run_id: i64, rules: &Rules) -> Result<u64, StoreError> {
         let ctx = format!("deciding the rows run {run_id} names");
         let at = |e| StoreError::at(ctx.clone())(e);
-        let (started_at, portfolio): (String, String) = self
-            .conn
-            .query_row(
-                "SELECT started_at, portfolio FROM runs WHERE id = ?1",
-                [run_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(at)?;
-        let window_start = rules.repeat.after_seconds().and_then(|s| {
-            let t: Timestamp = started_at.parse().ok()?;
-            Some(time_text(t - jiff::SignedDuration::from_secs(s)))
-        });
+        let (_, portfolio, window_start) = repeat_window(&self.conn, run_id, rules).map_err(at)?;
         let tx = self.conn.transaction().map_err(at)?;
         // A resumed run decides again; only rows named before are touched.
         tx.execute(
@@ -496,7 +475,7 @@ impl Store {
                     country: r.get(4)?,
                     color: r.get::<_, Option<String>>(5)?.map(|c| Color::parse(&c)),
                     previous: r.get::<_, Option<String>>(6)?.map(|c| Color::parse(&c)),
-                    last_refresh_date: r.get(7)?,
+                    last_refresh_date: read_time_or_null(r, 7)?,
                 })
             })
             .and_then(Iterator::collect)
@@ -546,33 +525,48 @@ impl Store {
     /// The acknowledgements in force at `at` ([`in_force`]), newest first; with
     /// `expired`, those whose `until` has passed too, marked.
     pub fn acks(&self, at: Timestamp, expired: bool) -> Result<Vec<Ack>, StoreError> {
-        let ctx = "reading the acknowledgements";
         let in_force = in_force("?1");
-        self.conn
-            .prepare(&format!(
-                "SELECT c.company_id, c.name, a.ref, a.color, a.acked_at, a.until, a.note,
-                        NOT {in_force}
-                 FROM acks a JOIN companies c ON c.id = a.company
-                 WHERE ?2 OR {in_force}
-                 ORDER BY a.acked_at DESC, c.company_id"
-            ))
-            .and_then(|mut s| {
-                s.query_map(params![time_text(at), expired], |r| {
-                    Ok(Ack {
-                        company_id: r.get(0)?,
-                        company_name: r.get(1)?,
-                        reference: r.get(2)?,
-                        color: r.get(3)?,
-                        acked_at: r.get(4)?,
-                        until: r.get(5)?,
-                        note: r.get(6)?,
-                        expired: r.get(7)?,
-                    })
-                })?
-                .collect()
+        let sql = format!(
+            "SELECT c.company_id, c.name, a.ref, a.color, a.acked_at, a.until, a.note,
+                    NOT {in_force}
+             FROM acks a JOIN companies c ON c.id = a.company
+             WHERE ?2 OR {in_force}
+             ORDER BY a.acked_at DESC, c.company_id"
+        );
+        let params = params![time_text(at), expired];
+        self.all("reading the acknowledgements", &sql, params, |r| {
+            Ok(Ack {
+                company_id: r.get(0)?,
+                company_name: r.get(1)?,
+                reference: r.get(2)?,
+                color: r.get(3)?,
+                acked_at: r.get(4)?,
+                until: r.get(5)?,
+                note: r.get(6)?,
+                expired: r.get(7)?,
             })
-            .map_err(StoreError::at(ctx))
+        })
     }
+}
+
+/// A run's start, its portfolio, and when the repeat rule's window before the start opens
+/// (none for `repeat = "never"`); times as stored. The start is on this machine's clock, as
+/// staleness is judged.
+fn repeat_window(
+    conn: &rusqlite::Connection,
+    run_id: i64,
+    rules: &Rules,
+) -> rusqlite::Result<(String, String, Option<String>)> {
+    let (started_at, portfolio) = conn.query_row(
+        "SELECT started_at, portfolio FROM runs WHERE id = ?1",
+        [run_id],
+        |r| Ok((read_time(r, 0)?, r.get(1)?)),
+    )?;
+    let opens = rules
+        .repeat
+        .after_seconds()
+        .map(|s| time_text(started_at - jiff::SignedDuration::from_secs(s)));
+    Ok((time_text(started_at), portfolio, opens))
 }
 
 /// The runs of a portfolio before `run_id` and after its last delivered one: runs whose

@@ -9,7 +9,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
-use super::{Store, StoreError, now_text, read_uuid};
+use super::{Store, StoreError, given, now_text, read_uuid, time_text};
 use crate::model::{Candidate, Decision, InputRow, Verdict};
 
 /// The latest finished run of one portfolio.
@@ -22,29 +22,20 @@ pub struct LatestRun {
 impl Store {
     /// Every decision, by reference then search.
     pub fn decisions(&self) -> Result<Vec<Decision>, StoreError> {
-        let ctx = "reading the decisions";
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT ref, search_key, decision, company_id, decided_at, source
-                 FROM decisions ORDER BY ref, search_key",
-            )
-            .map_err(StoreError::at(ctx))?;
-        let rows = stmt
-            .query_map([], |r| {
-                let decision: String = r.get(2)?;
-                let company: Option<String> = r.get(3)?;
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    decision,
-                    company,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                ))
-            })
-            .and_then(Iterator::collect::<Result<Vec<_>, _>>)
-            .map_err(StoreError::at(ctx))?;
+        let sql = "SELECT ref, search_key, decision, company_id, decided_at, source
+                   FROM decisions ORDER BY ref, search_key";
+        let rows = self.all("reading the decisions", sql, [], |r| {
+            let decision: String = r.get(2)?;
+            let company: Option<String> = r.get(3)?;
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                decision,
+                company,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        })?;
         // A row written by hand that is not a decision ratewatch understands is skipped:
         // it must not change how a row is screened.
         Ok(rows
@@ -61,7 +52,7 @@ impl Store {
                         reference,
                         search_key,
                         verdict,
-                        decided_at,
+                        decided_at: decided_at.parse().ok()?,
                         source,
                     })
                 },
@@ -87,7 +78,7 @@ impl Store {
                     decision.search_key,
                     decision.verdict.as_str(),
                     company,
-                    decision.decided_at,
+                    time_text(decision.decided_at),
                     decision.source
                 ],
             )
@@ -107,24 +98,16 @@ impl Store {
     /// failed may hold only part of the file, and a review of it would miss the rows it
     /// has not reached yet (or say that nothing needs a person while a run is going).
     pub fn latest_finished_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
-        let ctx = "finding the latest finished runs";
-        self.conn
-            .prepare(
-                "SELECT id, portfolio FROM runs
-                 WHERE id IN (SELECT max(id) FROM runs
-                              WHERE status IN ('complete', 'partial') GROUP BY portfolio)
-                 ORDER BY portfolio",
-            )
-            .and_then(|mut s| {
-                s.query_map([], |r| {
-                    Ok(LatestRun {
-                        run_id: r.get(0)?,
-                        portfolio: r.get(1)?,
-                    })
-                })?
-                .collect()
+        let sql = "SELECT id, portfolio FROM runs
+                   WHERE id IN (SELECT max(id) FROM runs
+                                WHERE status IN ('complete', 'partial') GROUP BY portfolio)
+                   ORDER BY portfolio";
+        self.all("finding the latest finished runs", sql, [], |r| {
+            Ok(LatestRun {
+                run_id: r.get(0)?,
+                portfolio: r.get(1)?,
             })
-            .map_err(StoreError::at(ctx))
+        })
     }
 
     /// The companies a run offered for its row on `line`: the candidates of an ambiguous
@@ -233,18 +216,16 @@ impl Store {
         filter: &str,
         value: impl rusqlite::ToSql,
     ) -> Result<Vec<InputRow>, StoreError> {
+        let sql = format!(
+            "SELECT rr.line, i.ref, i.country, i.service, i.external_id, i.name,
+                    i.street_number, i.street_name, i.city, i.postcode, i.phone,
+                    i.given_company_id
+             FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
+             WHERE rr.run_id = ?1 AND {filter}
+             ORDER BY rr.line"
+        );
         let ctx = format!("reading the inputs of run {run_id}");
-        self.conn
-            .prepare(&format!(
-                "SELECT rr.line, i.ref, i.country, i.service, i.external_id, i.name,
-                        i.street_number, i.street_name, i.city, i.postcode, i.phone,
-                        i.given_company_id
-                 FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
-                 WHERE rr.run_id = ?1 AND {filter}
-                 ORDER BY rr.line"
-            ))
-            .and_then(|mut s| s.query_map(params![run_id, value], input_row)?.collect())
-            .map_err(StoreError::at(ctx))
+        self.all(&ctx, &sql, params![run_id, value], input_row)
     }
 }
 
@@ -282,18 +263,12 @@ pub(super) fn describe_candidate(
 /// street_name, city, postcode, phone, given_company_id`, its carried columns left out.
 pub(super) fn input_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InputRow> {
     Ok(InputRow {
-        line: r.get::<_, i64>(0)? as u64,
-        reference: r.get(1)?,
-        country: r.get(2)?,
-        service: r.get(3)?,
-        id: r.get(4)?,
-        name: r.get(5)?,
         street_number: r.get(6)?,
         street_name: r.get(7)?,
         city: r.get(8)?,
         postcode: r.get(9)?,
         phone: r.get(10)?,
         company_id: r.get(11)?,
-        ..InputRow::default()
+        ..given(r)?
     })
 }

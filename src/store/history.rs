@@ -8,11 +8,12 @@
 
 use std::collections::HashMap;
 
+use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
 use uuid::Uuid;
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, read_time};
 use crate::model::{Color, RowStatus, RunColors, RunInfo};
 
 /// How many runs the trend of report.html shows: a month of nightly runs.
@@ -201,12 +202,12 @@ impl Store {
     /// the run is read, so `report --run N` draws it the same whenever it is asked.
     pub fn color_trend(&self, run_id: i64, limit: u64) -> Result<Vec<RunColors>, StoreError> {
         let ctx = format!("reading the trend of run {run_id}");
-        let runs: Vec<(i64, String)> = self
+        let runs: Vec<(i64, Timestamp)> = self
             .conn
             .prepare(TREND)
             .and_then(|mut s| {
                 s.query_map(params![run_id, limit as i64], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
+                    Ok((r.get(0)?, read_time(r, 1)?))
                 })?
                 .collect()
             })
@@ -227,14 +228,13 @@ impl Store {
     /// The simulated days the database's `--demo` runs served, each with the date (UTC)
     /// of the first run that served it, by day.
     pub fn demo_days(&self) -> Result<Vec<(i64, jiff::civil::Date)>, StoreError> {
-        let days: Vec<(i64, String)> = self
-            .conn
-            .prepare(
-                "SELECT demo_day, min(started_at) FROM runs WHERE demo_day IS NOT NULL
-                 GROUP BY demo_day ORDER BY demo_day",
-            )
-            .and_then(|mut s| s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect())
-            .map_err(StoreError::at("reading the days of the demo runs"))?;
+        let days: Vec<(i64, String)> = self.all(
+            "reading the days of the demo runs",
+            "SELECT demo_day, min(started_at) FROM runs WHERE demo_day IS NOT NULL
+             GROUP BY demo_day ORDER BY demo_day",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
         Ok(days
             .into_iter()
             .filter_map(|(day, started)| {
@@ -246,14 +246,12 @@ impl Store {
 
     /// The latest `limit` runs, newest first, as [`Store::run_info`] reads them.
     pub fn recent_runs(&self, limit: u64) -> Result<Vec<RunInfo>, StoreError> {
-        let ids: Vec<i64> = self
-            .conn
-            .prepare("SELECT id FROM runs ORDER BY id DESC LIMIT ?1")
-            .and_then(|mut s| {
-                s.query_map([limit as i64], |r| r.get(0))?
-                    .collect::<Result<_, _>>()
-            })
-            .map_err(StoreError::at("listing the runs"))?;
+        let ids: Vec<i64> = self.all(
+            "listing the runs",
+            "SELECT id FROM runs ORDER BY id DESC LIMIT ?1",
+            [limit as i64],
+            |r| r.get(0),
+        )?;
         ids.into_iter().map(|id| self.run_info(id)).collect()
     }
 
@@ -265,27 +263,24 @@ impl Store {
         since: &str,
         until: Option<&str>,
     ) -> Result<Vec<RunCalls>, StoreError> {
-        self.conn
-            .prepare(
-                "SELECT id, started_at, calls FROM runs
-                 WHERE started_at >= ?1 AND (?2 IS NULL OR started_at < ?2)
-                 ORDER BY started_at, id",
-            )
-            .and_then(|mut s| {
-                s.query_map(params![since, until], |r| {
-                    let calls: Option<String> = r.get(2)?;
-                    Ok(RunCalls {
-                        run_id: r.get(0)?,
-                        started_at: r.get(1)?,
-                        // Written by `finish_run` only, as an object of counts.
-                        calls: calls
-                            .and_then(|c| serde_json::from_str(&c).ok())
-                            .unwrap_or_default(),
-                    })
-                })?
-                .collect()
-            })
-            .map_err(StoreError::at("reading the runs' calls"))
+        self.all(
+            "reading the runs' calls",
+            "SELECT id, started_at, calls FROM runs
+             WHERE started_at >= ?1 AND (?2 IS NULL OR started_at < ?2)
+             ORDER BY started_at, id",
+            params![since, until],
+            |r| {
+                let calls: Option<String> = r.get(2)?;
+                Ok(RunCalls {
+                    run_id: r.get(0)?,
+                    started_at: r.get(1)?,
+                    // Written by `finish_run` only, as an object of counts.
+                    calls: calls
+                        .and_then(|c| serde_json::from_str(&c).ok())
+                        .unwrap_or_default(),
+                })
+            },
+        )
     }
 
     /// The calls of the runs started from `since` on, every endpoint together.
@@ -352,21 +347,15 @@ impl Store {
 
     /// The company with this UUID (as the service writes it, lowercase).
     pub fn company_by_id(&self, company_id: &str) -> Result<Option<CompanySummary>, StoreError> {
-        let ctx = "looking up a company id";
-        let Some(key) = self
-            .company_key_of(company_id)
-            .map_err(StoreError::at(ctx))?
-        else {
-            return Ok(None);
-        };
-        self.conn
-            .query_row(
-                "SELECT company_id, name, city, country FROM companies WHERE id = ?1",
-                [key],
-                |r| company(r, 0),
-            )
-            .optional()
-            .map_err(StoreError::at(ctx))
+        self.of_company(company_id, "looking up a company id", |key| {
+            self.conn
+                .query_row(
+                    "SELECT company_id, name, city, country FROM companies WHERE id = ?1",
+                    [key],
+                    |r| company(r, 0),
+                )
+                .optional()
+        })
     }
 
     /// The internal key of the company with this UUID (as text), if the database knows it.
@@ -377,14 +366,25 @@ impl Store {
         }
     }
 
+    /// What `read` finds of the company with this UUID (as text), given its internal key;
+    /// nothing (`T`'s default) when the database does not know it.
+    fn of_company<T: Default>(
+        &self,
+        company_id: &str,
+        ctx: &str,
+        read: impl FnOnce(i64) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        self.company_key_of(company_id)
+            .and_then(|key| key.map_or_else(|| Ok(T::default()), read))
+            .map_err(StoreError::at(ctx))
+    }
+
     /// The companies that rows with this reference point to, in what each portfolio held
     /// at its latest finished run.
     pub fn companies_by_ref(&self, reference: &str) -> Result<Vec<CompanySummary>, StoreError> {
-        let ctx = "looking up a reference";
-        let mut stmt = self.conn.prepare(BY_REF).map_err(StoreError::at(ctx))?;
-        stmt.query_map([reference], |r| company(r, 0))
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))
+        self.all("looking up a reference", BY_REF, [reference], |r| {
+            company(r, 0)
+        })
     }
 
     /// The named companies whose name `matches` accepts, by name. Every name is read: the
@@ -449,16 +449,10 @@ impl Store {
     /// Whether the service no longer knows the company: the run that found it gone since
     /// its latest rating, if one did.
     pub fn disappearance(&self, company_id: &str) -> Result<Option<Disappearance>, StoreError> {
-        let ctx = "reading whether a company is gone";
-        let Some(key) = self
-            .company_key_of(company_id)
-            .map_err(StoreError::at(ctx))?
-        else {
-            return Ok(None);
-        };
-        self.conn
-            .query_row(
-                "SELECT rc.run_id, u.started_at, coalesce(f.confirmed_at, r.observed_at)
+        self.of_company(company_id, "reading whether a company is gone", |key| {
+            self.conn
+                .query_row(
+                    "SELECT rc.run_id, u.started_at, coalesce(f.confirmed_at, r.observed_at)
                  FROM run_companies rc
                  JOIN ratings r ON r.id = rc.rating_id
                  LEFT JOIN rating_confirmations f ON f.rating = r.id
@@ -466,42 +460,37 @@ impl Store {
                  WHERE rc.company = ?1 AND rc.change = 'gone'
                    AND rc.rating_id = (SELECT latest_rating FROM companies WHERE id = ?1)
                  ORDER BY rc.run_id LIMIT 1",
-                [key],
-                |r| {
-                    Ok(Disappearance {
-                        run_id: r.get(0)?,
-                        noticed_at: r.get(1)?,
-                        last_seen: r.get(2)?,
-                    })
-                },
-            )
-            .optional()
-            .map_err(StoreError::at(ctx))
+                    [key],
+                    |r| {
+                        Ok(Disappearance {
+                            run_id: r.get(0)?,
+                            noticed_at: r.get(1)?,
+                            last_seen: r.get(2)?,
+                        })
+                    },
+                )
+                .optional()
+        })
     }
 
     /// A company's color periods, oldest first.
     pub fn color_periods(&self, company_id: &str) -> Result<Vec<ColorPeriod>, StoreError> {
-        let ctx = "reading a company's color periods";
-        let Some(key) = self
-            .company_key_of(company_id)
-            .map_err(StoreError::at(ctx))?
-        else {
-            return Ok(Vec::new());
-        };
-        let mut stmt = self.conn.prepare(PERIODS).map_err(StoreError::at(ctx))?;
-        stmt.query_map([key], |r| {
-            Ok(ColorPeriod {
-                color: Color::parse(&r.get::<_, String>(0)?),
-                valid_from: r.get(1)?,
-                valid_to: r.get(2)?,
-                observed_at: r.get(3)?,
-                confirmed_at: r.get(4)?,
-                first_run_id: r.get(5)?,
-                last_run_id: r.get(6)?,
-            })
+        self.of_company(company_id, "reading a company's color periods", |key| {
+            self.conn
+                .prepare(PERIODS)?
+                .query_map([key], |r| {
+                    Ok(ColorPeriod {
+                        color: Color::parse(&r.get::<_, String>(0)?),
+                        valid_from: r.get(1)?,
+                        valid_to: r.get(2)?,
+                        observed_at: r.get(3)?,
+                        confirmed_at: r.get(4)?,
+                        first_run_id: r.get(5)?,
+                        last_run_id: r.get(6)?,
+                    })
+                })?
+                .collect()
         })
-        .and_then(Iterator::collect)
-        .map_err(StoreError::at(ctx))
     }
 
     /// The color changes ratewatch saw from `since` (included) to `until` (excluded, none:
@@ -518,20 +507,16 @@ impl Store {
             serde_json::to_string(&to.iter().map(Color::as_str).collect::<Vec<_>>())
                 .unwrap_or_else(|_| "[]".into())
         });
-        let mut stmt = self.conn.prepare(CHANGES).map_err(StoreError::at(ctx))?;
-        let mut changes: Vec<ColorChange> = stmt
-            .query_map(params![since, until, to], |r| {
-                Ok(ColorChange {
-                    company: company(r, 0)?,
-                    from: Color::parse(&r.get::<_, String>(4)?),
-                    to: Color::parse(&r.get::<_, String>(5)?),
-                    changed_at: r.get(6)?,
-                    observed_at: r.get(7)?,
-                    run_id: r.get(8)?,
-                })
+        let mut changes = self.all(ctx, CHANGES, params![since, until, to], |r| {
+            Ok(ColorChange {
+                company: company(r, 0)?,
+                from: Color::parse(&r.get::<_, String>(4)?),
+                to: Color::parse(&r.get::<_, String>(5)?),
+                changed_at: r.get(6)?,
+                observed_at: r.get(7)?,
+                run_id: r.get(8)?,
             })
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))?;
+        })?;
         // Where each company is, read once per company.
         let mut places: HashMap<String, (Option<String>, Option<String>)> = HashMap::new();
         for change in &mut changes {

@@ -31,7 +31,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
 use crate::model::{
-    Candidate, Change, Color, Country, IdentifierService, ResultRow, RowStatus, RunInfo, RunStatus,
+    Candidate, Change, Color, Country, IdentifierService, InputRow, ResultRow, RowStatus, RunInfo,
+    RunStatus,
 };
 
 pub use account::AccountSync;
@@ -538,12 +539,7 @@ impl Store {
             .then(|| serde_json::to_string(notes).unwrap_or_else(|_| "[]".into()));
         // The run's rows counted in one pass over them, by status.
         let by_status = self.rows_by_status(run_id)?;
-        let n = |wanted: RowStatus| {
-            by_status
-                .iter()
-                .find(|(s, _)| *s == wanted)
-                .map_or(0, |(_, n)| *n as i64)
-        };
+        let n = |status| crate::model::rows_with(&by_status, status) as i64;
         let total: i64 = by_status.iter().map(|(_, n)| *n as i64).sum();
         let tx = self
             .conn
@@ -626,36 +622,38 @@ impl Store {
             .map_err(StoreError::at("saving the lookup lists"))
     }
 
+    /// Every row of `sql`, each read by `read`.
+    fn all<T>(
+        &self,
+        ctx: &str,
+        sql: &str,
+        params: impl rusqlite::Params,
+        read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        self.conn
+            .prepare(sql)
+            .and_then(|mut s| s.query_map(params, read)?.collect())
+            .map_err(StoreError::at(ctx))
+    }
+
     /// The last saved lookup lists (empty if never fetched).
     pub fn load_lookups(&self) -> Result<(Vec<Country>, Vec<IdentifierService>), StoreError> {
         let ctx = "reading the saved lookup lists";
-        let mut c = self
-            .conn
-            .prepare("SELECT code, name FROM lookup_countries ORDER BY code")
-            .map_err(StoreError::at(ctx))?;
-        let countries = c
-            .query_map([], |r| {
-                Ok(Country {
-                    code: r.get(0)?,
-                    name: r.get(1)?,
-                })
+        let sql = "SELECT code, name FROM lookup_countries ORDER BY code";
+        let countries = self.all(ctx, sql, [], |r| {
+            Ok(Country {
+                code: r.get(0)?,
+                name: r.get(1)?,
             })
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))?;
-        let mut s = self
-            .conn
-            .prepare("SELECT country, code, label FROM lookup_services ORDER BY country, code")
-            .map_err(StoreError::at(ctx))?;
-        let services = s
-            .query_map([], |r| {
-                Ok(IdentifierService {
-                    country: r.get(0)?,
-                    code: r.get(1)?,
-                    label: r.get(2)?,
-                })
+        })?;
+        let sql = "SELECT country, code, label FROM lookup_services ORDER BY country, code";
+        let services = self.all(ctx, sql, [], |r| {
+            Ok(IdentifierService {
+                country: r.get(0)?,
+                code: r.get(1)?,
+                label: r.get(2)?,
             })
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))?;
+        })?;
         Ok((countries, services))
     }
 
@@ -691,8 +689,8 @@ impl Store {
                         .unwrap_or_default();
                     Ok(RunInfo {
                         id: r.get(0)?,
-                        started_at: r.get(1)?,
-                        finished_at: r.get(2)?,
+                        started_at: read_time(r, 1)?,
+                        finished_at: read_time_or_null(r, 2)?,
                         portfolio: r.get(3)?,
                         input_path: r.get(4)?,
                         portfolio_sha256: r.get(5)?,
@@ -707,7 +705,7 @@ impl Store {
                             .get::<_, Option<String>>(16)?
                             .and_then(|n| serde_json::from_str(&n).ok())
                             .unwrap_or_default(),
-                        service_time: r.get(17)?,
+                        service_time: read_time_or_null(r, 17)?,
                         extra_columns: r
                             .get::<_, Option<String>>(18)?
                             .and_then(|n| serde_json::from_str(&n).ok())
@@ -904,6 +902,41 @@ pub(crate) fn read_uuid(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Uu
     })
 }
 
+/// A time as [`time_text`] stored it; other text is an error, never a guess.
+pub(crate) fn read_time(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Timestamp> {
+    let text: String = r.get(at)?;
+    parse_time(at, &text)
+}
+
+/// A time as [`time_text`] stored it, or NULL.
+pub(crate) fn read_time_or_null(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+) -> rusqlite::Result<Option<Timestamp>> {
+    let text: Option<String> = r.get(at)?;
+    text.map(|t| parse_time(at, &t)).transpose()
+}
+
+fn parse_time(at: usize, text: &str) -> rusqlite::Result<Timestamp> {
+    text.parse().map_err(|e: jiff::Error| {
+        rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+/// What a row gave that every reading of rows shows, from its first six columns: `line,
+/// ref, country, service, external_id, name`.
+pub(super) fn given(r: &rusqlite::Row<'_>) -> rusqlite::Result<InputRow> {
+    Ok(InputRow {
+        line: r.get::<_, i64>(0)? as u64,
+        reference: r.get(1)?,
+        country: r.get(2)?,
+        service: r.get(3)?,
+        id: r.get(4)?,
+        name: r.get(5)?,
+        ..InputRow::default()
+    })
+}
+
 fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     // The columns read only to be parsed are borrowed, not copied.
     let text = |i: usize| -> rusqlite::Result<Option<&str>> {
@@ -919,13 +952,14 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     let previous = text(10)?;
     let change = text(11)?;
     let candidates = text(15)?;
+    let given = given(r)?;
     Ok(ResultRow {
-        line: r.get::<_, i64>(0)? as u64,
-        reference: r.get(1)?,
-        country: r.get(2)?,
-        service: r.get(3)?,
-        id: r.get(4)?,
-        name: r.get(5)?,
+        line: given.line,
+        reference: given.reference,
+        country: given.country,
+        service: given.service,
+        id: given.id,
+        name: given.name,
         status: RowStatus::parse(status).ok_or_else(|| {
             rusqlite::Error::FromSqlConversionFailure(
                 6,
@@ -938,8 +972,8 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         color: color.map(Color::parse),
         previous_color: previous.map(Color::parse),
         change: change.and_then(Change::parse),
-        last_change_date: r.get(12)?,
-        last_refresh_date: r.get(16)?,
+        last_change_date: read_time_or_null(r, 12)?,
+        last_refresh_date: read_time_or_null(r, 16)?,
         extra: extra_columns(r.get(17)?),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,

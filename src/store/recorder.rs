@@ -16,6 +16,7 @@ use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use super::{CachedResolution, Gone, Record, StoreError, Writer};
+use crate::lock;
 
 /// How often the open transaction is checked for committing.
 const COMMIT_TICK: Duration = Duration::from_millis(100);
@@ -186,8 +187,4 @@ impl Recorder {
             self.home.notify_waiters();
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }

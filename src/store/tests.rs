@@ -18,12 +18,53 @@ fn rating(id: Uuid, color: Color, changed: &str, refreshed: &str, at: &str) -> R
     }
 }
 
+/// A new database in a folder of its own, removed with the folder when the test drops it.
+pub(crate) fn new_store() -> (tempfile::TempDir, std::path::PathBuf, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.db");
+    let store = Store::open(&path).unwrap();
+    (dir, path, store)
+}
+
+/// Every row of `sql`, each read by `read`.
+pub(crate) fn all<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Vec<T> {
+    let mut stmt = conn.prepare(sql).unwrap();
+    stmt.query_map(params, read)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// A new database with a run of portfolio `p` started ([`run`]), and the run's writer.
+pub(crate) fn new_run() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Store,
+    i64,
+    crate::store::Writer,
+) {
+    let (dir, path, mut store) = new_store();
+    let run_id = run(&mut store);
+    let writer = store.writer(run_id).unwrap();
+    (dir, path, store, run_id, writer)
+}
+
 /// A run of portfolio `p` started, for the records of a test.
 pub(crate) fn run(store: &mut Store) -> i64 {
+    run_of(store, "p")
+}
+
+/// A run of `portfolio` (read from `{portfolio}.csv`) started.
+fn run_of(store: &mut Store, portfolio: &str) -> i64 {
     store
         .start_run(&NewRun {
-            portfolio: "p".into(),
-            input_path: "p.csv".into(),
+            portfolio: portfolio.into(),
+            input_path: format!("{portfolio}.csv"),
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec![],
@@ -31,28 +72,32 @@ pub(crate) fn run(store: &mut Store) -> i64 {
         .unwrap()
 }
 
-/// Observes the ratings in a run, each at its requestDate by the store's clock.
-async fn observe_all(store: &Store, run_id: i64, ratings: &[Rating]) {
+/// A run started that observes the rating, at its requestDate by the store's clock.
+async fn run_seeing(store: &mut Store, rating: Rating) -> i64 {
+    let run_id = run(store);
     let mut writer = store.writer(run_id).unwrap();
-    for r in ratings {
-        store.pin_clock(r.requested_at);
-        writer.send(Record::Observation(r.clone())).unwrap();
-        store.pin_clock(None);
-        writer
-            .send(Record::Row(Box::new(RowRecord {
-                input: crate::model::InputRow {
-                    line: 2,
-                    reference: Some("R1".into()),
-                    country: Some("FR".into()),
-                    ..Default::default()
-                },
-                status: RowStatus::Rated,
-                company_id: Some(r.company_id),
-                ..RowRecord::default()
-            })))
-            .unwrap();
-    }
+    let company = rating.company_id;
+    store.pin_clock(rating.requested_at);
+    writer.send(Record::Observation(rating)).unwrap();
+    store.pin_clock(None);
+    writer.send(rated(2, "R1", company)).unwrap();
     writer.finish().unwrap();
+    run_id
+}
+
+/// A French row on `line` rated as `company`; `reference` empty: a row without one.
+fn rated(line: u64, reference: &str, company: Uuid) -> Record {
+    Record::Row(Box::new(RowRecord {
+        input: crate::model::InputRow {
+            line,
+            reference: (!reference.is_empty()).then(|| reference.to_string()),
+            country: Some("FR".into()),
+            ..Default::default()
+        },
+        status: RowStatus::Rated,
+        company_id: Some(company),
+        ..RowRecord::default()
+    }))
 }
 
 fn history_len(store: &Store) -> i64 {
@@ -64,15 +109,13 @@ fn history_len(store: &Store) -> i64 {
 
 /// Every object of a database's schema but the migrations' record: (type, name, SQL).
 fn schema_of(conn: &Connection) -> Vec<(String, String, Option<String>)> {
-    conn.prepare(
+    all(
+        conn,
         "SELECT type, name, sql FROM sqlite_master
          WHERE name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY type, name",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )
-    .unwrap()
-    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-    .unwrap()
-    .collect::<Result<_, _>>()
-    .unwrap()
 }
 
 /// The schema of migrations/schema.sql, as SQLite keeps it.
@@ -84,17 +127,14 @@ fn schema_file() -> Vec<(String, String, Option<String>)> {
 
 #[test]
 fn a_new_database_is_the_schema_file_and_nothing_else() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("new.db")).unwrap();
+    let (_dir, _, store) = new_store();
     assert_eq!(schema_of(&store.conn), schema_file());
-    let recorded: Vec<(i64, String)> = store
-        .conn
-        .prepare("SELECT version, name FROM schema_migrations")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let recorded: Vec<(i64, String)> = all(
+        &store.conn,
+        "SELECT version, name FROM schema_migrations",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         recorded,
         [(latest_version(), "readable_schema".to_string())]
@@ -283,16 +323,12 @@ fn a_converted_database_is_about_the_size_of_a_new_one_holding_the_same() {
         .conn
         .execute("ATTACH ?1 AS old", [converted.to_str().unwrap()])
         .unwrap();
-    let tables: Vec<String> = store
-        .conn
-        .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'schema_migrations'",
-        )
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let tables: Vec<String> = all(
+        &store.conn,
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'schema_migrations'",
+        [],
+        |r| r.get(0),
+    );
     for table in tables {
         store
             .conn
@@ -391,25 +427,15 @@ fn a_foreign_or_newer_database_is_refused_untouched() {
 
 #[tokio::test]
 async fn history_grows_with_changes_not_with_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let id = Uuid::new_v4();
     let day = |d: u8| format!("2026-11-{d:02}T02:00:00Z");
+    // The rating of `id` changed, refreshed and requested on those days of November.
+    let on =
+        |color, changed, refreshed, at| rating(id, color, &day(changed), &day(refreshed), &day(at));
 
-    let r1 = run(&mut store);
-    observe_all(
-        &store,
-        r1,
-        &[rating(id, Color::Green, &day(1), &day(1), &day(10))],
-    )
-    .await;
-    let r2 = run(&mut store);
-    observe_all(
-        &store,
-        r2,
-        &[rating(id, Color::Green, &day(1), &day(1), &day(11))],
-    )
-    .await;
+    let r1 = run_seeing(&mut store, on(Color::Green, 1, 1, 10)).await;
+    let r2 = run_seeing(&mut store, on(Color::Green, 1, 1, 11)).await;
     assert_eq!(history_len(&store), 1, "an unchanged re-check adds no row");
     let confirmed: String = store
         .conn
@@ -417,27 +443,9 @@ async fn history_grows_with_changes_not_with_runs() {
         .unwrap();
     assert_eq!(confirmed, day(11));
 
-    let r3 = run(&mut store);
-    observe_all(
-        &store,
-        r3,
-        &[rating(id, Color::Green, &day(12), &day(12), &day(12))],
-    )
-    .await;
-    let r4 = run(&mut store);
-    observe_all(
-        &store,
-        r4,
-        &[rating(id, Color::Red, &day(13), &day(13), &day(13))],
-    )
-    .await;
-    let r5 = run(&mut store);
-    observe_all(
-        &store,
-        r5,
-        &[rating(id, Color::Red, &day(13), &day(14), &day(14))],
-    )
-    .await;
+    let r3 = run_seeing(&mut store, on(Color::Green, 12, 12, 12)).await;
+    let r4 = run_seeing(&mut store, on(Color::Red, 13, 13, 13)).await;
+    let r5 = run_seeing(&mut store, on(Color::Red, 13, 14, 14)).await;
     assert_eq!(
         history_len(&store),
         4,
@@ -463,14 +471,12 @@ async fn history_grows_with_changes_not_with_runs() {
         ["new", "unchanged", "evolved", "deteriorated", "unchanged"]
     );
 
-    let view: Vec<(String, String, i64)> = store
-        .conn
-        .prepare("SELECT from_color, to_color, run_id FROM color_changes")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let view: Vec<(String, String, i64)> = all(
+        &store.conn,
+        "SELECT from_color, to_color, run_id FROM color_changes",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     assert_eq!(view, vec![("green".into(), "red".into(), r4)]);
     let latest: (String, String) = store
         .conn
@@ -508,8 +514,7 @@ async fn history_grows_with_changes_not_with_runs() {
 
 #[test]
 fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let id = Uuid::new_v4();
     let day = |d: u8| format!("2026-01-{d:02}T00:00:00Z");
     let r1 = run(&mut store);
@@ -557,8 +562,7 @@ fn a_company_rated_in_a_run_is_known_to_be_rated_and_never_observed_twice() {
 fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_with_registry_ids()
 {
     // 70 companies: two whole statements of 32 and a remainder the commit writes.
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let r1 = run(&mut store);
     let mut w = store.writer(r1).unwrap();
     for n in 1..=70u128 {
@@ -590,18 +594,14 @@ fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_
     };
     w.send(Record::Company(Box::new(again))).unwrap();
     w.finish().unwrap();
-    let ids: Vec<(String, String)> = store
-        .conn
-        .prepare(
-            "SELECT service, external_id FROM company_external_ids e
+    let ids: Vec<(String, String)> = all(
+        &store.conn,
+        "SELECT service, external_id FROM company_external_ids e
              JOIN companies c ON c.id = e.company WHERE c.name = 'Company 1'
              ORDER BY service",
-        )
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(
         ids,
         [("lei", "969500ABC"), ("siren", "000000001"), ("vat", "FR1")]
@@ -679,8 +679,7 @@ fn outcomes_and_confirmations_written_many_to_a_statement_are_all_kept_in_order_
 
 #[test]
 fn lookups_are_kept_between_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let countries = vec![Country {
         code: "FR".into(),
         name: "France".into(),
@@ -710,9 +709,7 @@ fn observe_green(writer: &mut Writer, n: u128) {
 
 #[test]
 fn the_log_is_copied_into_the_database_while_the_writer_works() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    let mut store = Store::open(&path).unwrap();
+    let (_dir, path, mut store) = new_store();
     let run_id = run(&mut store);
     let main_file = || std::fs::metadata(&path).unwrap().len();
     let before = main_file();
@@ -784,15 +781,7 @@ fn screened_as(
     seen: &[(&str, Seen)],
     status: RunStatus,
 ) -> i64 {
-    let run_id = store
-        .start_run(&NewRun {
-            portfolio: portfolio.into(),
-            input_path: format!("{portfolio}.csv"),
-            sha256: "x".into(),
-            demo_day: None,
-            extra_columns: vec![],
-        })
-        .unwrap();
+    let run_id = run_of(store, portfolio);
     // The run starts, and observes each rating, at the time given (by the store's clock).
     if let Some((_, first)) = seen.first() {
         store
@@ -807,46 +796,22 @@ fn screened_as(
     let mut observed = Vec::new();
     for (line, (reference, s)) in seen.iter().enumerate() {
         // A company held by several rows is rated once per run.
-        if observed.contains(&s.company) {
+        if !observed.contains(&s.company) {
+            observed.push(s.company);
+            store.pin_clock(Some(ts(s.at)));
             writer
-                .send(Record::Row(Box::new(RowRecord {
-                    input: crate::model::InputRow {
-                        line: line as u64 + 2,
-                        reference: (!reference.is_empty()).then(|| reference.to_string()),
-                        country: Some("FR".into()),
-                        ..Default::default()
-                    },
-                    status: RowStatus::Rated,
-                    company_id: Some(s.company),
-                    ..RowRecord::default()
-                })))
+                .send(Record::Observation(Rating {
+                    company_id: s.company,
+                    color: s.color.clone(),
+                    requested_at: Some(ts(s.at)),
+                    last_refresh: Some(ts(s.refreshed)),
+                    last_change: s.changed.map(ts),
+                }))
                 .unwrap();
-            continue;
+            store.pin_clock(None);
         }
-        observed.push(s.company);
-        store.pin_clock(Some(ts(s.at)));
         writer
-            .send(Record::Observation(Rating {
-                company_id: s.company,
-                color: s.color.clone(),
-                requested_at: Some(ts(s.at)),
-                last_refresh: Some(ts(s.refreshed)),
-                last_change: s.changed.map(ts),
-            }))
-            .unwrap();
-        store.pin_clock(None);
-        writer
-            .send(Record::Row(Box::new(RowRecord {
-                input: crate::model::InputRow {
-                    line: line as u64 + 2,
-                    reference: (!reference.is_empty()).then(|| reference.to_string()),
-                    country: Some("FR".into()),
-                    ..Default::default()
-                },
-                status: RowStatus::Rated,
-                company_id: Some(s.company),
-                ..RowRecord::default()
-            })))
+            .send(rated(line as u64 + 2, reference, s.company))
             .unwrap();
     }
     writer.finish().unwrap();
@@ -949,14 +914,12 @@ type Period = (String, String, String, Option<String>, String, String);
 
 /// The periods of every company as the view gives them.
 fn view_periods(store: &Store) -> Vec<Period> {
-    store
-        .conn
-        .prepare(
-            "SELECT company_id, color, valid_from, valid_to, observed_at, confirmed_at
+    all(
+        &store.conn,
+        "SELECT company_id, color, valid_from, valid_to, observed_at, confirmed_at
              FROM color_periods ORDER BY company_id, valid_from",
-        )
-        .unwrap()
-        .query_map([], |r| {
+        [],
+        |r| {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
@@ -965,10 +928,8 @@ fn view_periods(store: &Store) -> Vec<Period> {
                 r.get(4)?,
                 r.get(5)?,
             ))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+        },
+    )
 }
 
 /// `ratings` of database `db`, each rating with when it was last confirmed and by which run.
@@ -998,22 +959,18 @@ fn companies_as_text(db: &str) -> String {
 /// runs of one color; from the service's date kept between the last sighting of the old
 /// color and the first of the new; to the next period's start.
 fn periods_from_history(store: &Store) -> Vec<Period> {
-    let rows: Vec<(String, String, Option<String>, String, String)> = store
-        .conn
-        .prepare(&format!(
+    let rows: Vec<(String, String, Option<String>, String, String)> = all(
+        &store.conn,
+        &format!(
             "SELECT c.company_id, r.color, r.last_change_date, r.observed_at, r.confirmed_at
              FROM ({}) r JOIN ({}) c ON c.id = r.company
              ORDER BY c.company_id, r.id",
             ratings_as_text("main"),
             companies_as_text("main")
-        ))
-        .unwrap()
-        .query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        ),
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    );
     let mut periods: Vec<Period> = Vec::new();
     let mut last_confirmed: Option<String> = None;
     for (i, (company, color, changed, observed, confirmed)) in rows.iter().enumerate() {
@@ -1049,8 +1006,7 @@ fn periods_from_history(store: &Store) -> Vec<Period> {
 
 #[test]
 fn color_periods_follow_the_rule_the_migration_states() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("p.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     eventful_history(&mut store);
     let view = view_periods(&store);
     assert_eq!(view, periods_from_history(&store));
@@ -1110,18 +1066,14 @@ fn color_periods_follow_the_rule_the_migration_states() {
 
     // At most one color per company at any instant, and the one the timeline says.
     let on = |at: &str| -> Vec<(String, String)> {
-        store
-            .conn
-            .prepare(
-                "SELECT company_id, color FROM color_periods
+        all(
+            &store.conn,
+            "SELECT company_id, color FROM color_periods
                  WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)
                  ORDER BY company_id",
-            )
-            .unwrap()
-            .query_map([at], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+            [at],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     };
     let (b, c) = (uuid(0xb).to_string(), uuid(0xc).to_string());
     assert_eq!(
@@ -1147,8 +1099,7 @@ fn color_periods_follow_the_rule_the_migration_states() {
 #[test]
 fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b, c) = (uuid(0xa), uuid(0xb), uuid(0xc));
     let at =
         |d: u8| -> &'static str { Box::leak(format!("2026-01-{d:02}T02:00:00Z").into_boxed_str()) };
@@ -1162,17 +1113,15 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
         ],
     );
     let ours = |store: &Store| -> Vec<(i64, String, String)> {
-        store
-            .conn
-            .prepare(&format!(
+        all(
+            &store.conn,
+            &format!(
                 "SELECT id, observed_at, confirmed_at FROM ({}) WHERE source = 'run' ORDER BY id",
                 ratings_as_text("main")
-            ))
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+            ),
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
     };
     let runs_rows = ours(&store);
     // Newest first, as the service lists them; the run's own request among them.
@@ -1244,14 +1193,12 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
     assert_eq!(colors(a), ["green", "red", "yellow", "black"]);
     assert_eq!(colors(b), ["white", "green"]);
     assert_eq!(colors(c), ["yellow"]);
-    let changes: Vec<(String, String, Option<i64>)> = store
-        .conn
-        .prepare("SELECT from_color, to_color, run_id FROM color_changes WHERE company_id = ?1 ORDER BY observed_at")
-        .unwrap()
-        .query_map([a.to_string()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let changes: Vec<(String, String, Option<i64>)> = all(
+        &store.conn,
+        "SELECT from_color, to_color, run_id FROM color_changes WHERE company_id = ?1 ORDER BY observed_at",
+        [a.to_string()],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     let t = |s: &str| s.to_string();
     assert_eq!(
         changes,
@@ -1278,8 +1225,7 @@ fn a_history_from_runs_and_syncs_gives_the_periods_the_rule_states() {
 
 #[test]
 fn color_changes_gives_the_rows_it_gave_before_0002() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     eventful_history(&mut store);
     let first = migrate::MIGRATIONS[0].2;
     let old = &first[first.find("CREATE VIEW color_changes AS").unwrap()..];
@@ -1305,24 +1251,22 @@ fn color_changes_gives_the_rows_it_gave_before_0002() {
         )
         .unwrap();
     let rows = |view: &str| -> Vec<Vec<String>> {
-        store
-            .conn
-            .prepare(&format!(
+        all(
+            &store.conn,
+            &format!(
                 "SELECT company_id, name, from_color, to_color, changed_at, observed_at, run_id
                  FROM {view} ORDER BY company_id, observed_at"
-            ))
-            .unwrap()
-            .query_map([], |r| {
+            ),
+            [],
+            |r| {
                 (0..7)
                     .map(|i| {
                         r.get::<_, rusqlite::types::Value>(i)
                             .map(|v| format!("{v:?}"))
                     })
                     .collect()
-            })
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+            },
+        )
     };
     let now = rows("main.color_changes");
     assert_eq!(now, rows("temp.color_changes_0001"));
@@ -1334,7 +1278,8 @@ fn color_changes_gives_the_rows_it_gave_before_0002() {
 }
 
 /// The query plan's lines.
-fn plan(store: &Store, sql: &str) -> Vec<String> {
+/// How SQLite runs `sql` in the store, a line per step.
+pub(crate) fn plan(store: &Store, sql: &str) -> Vec<String> {
     let mut stmt = store
         .conn
         .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
@@ -1372,8 +1317,7 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
 
 #[test]
 fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("a.db")).unwrap();
+    let (_dir, _, store) = new_store();
     let lines = plan(&store, &alerts::candidates());
     assert!(
         lines
@@ -1400,8 +1344,7 @@ fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
 
 #[test]
 fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("i.db")).unwrap();
+    let (_dir, _, store) = new_store();
 
     // A company's periods: its ratings by the index, each neighbour by the same.
     let one = plan(&store, history::PERIODS);
@@ -1453,8 +1396,7 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
 #[test]
 fn references_and_holdings_come_from_each_portfolios_latest_finished_run() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let day = "2026-01-01T00:00:00Z";
     screened(
@@ -1631,11 +1573,7 @@ fn log_salts(db: &std::path::Path) -> [u8; 8] {
 fn the_log_starts_over_while_the_writer_keeps_writing() {
     // A writer that begins again straight after each commit never saw the log wholly
     // copied, so the log grew for the whole run (hundreds of MB on a million rows).
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    let mut store = Store::open(&path).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, path, _store, _, mut writer) = new_run();
     writer.log_restart = std::time::Duration::ZERO;
     writer.max_transaction = std::time::Duration::ZERO;
     let commit = |writer: &mut Writer| writer.tick().unwrap();
@@ -1650,11 +1588,7 @@ fn the_log_starts_over_while_the_writer_keeps_writing() {
 
 #[test]
 fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.db");
-    let mut store = Store::open(&path).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, path, _store, _, mut writer) = new_run();
     let ratings = || -> i64 {
         rusqlite::Connection::open(&path)
             .unwrap()
@@ -1692,10 +1626,7 @@ fn records_sent_while_a_commit_is_away_are_written_when_it_returns() {
 fn an_unfinished_run_is_counted_from_its_rows_so_far() {
     // A run records its counts when it finishes: the reports of an interrupted run said 0
     // rows while listing them.
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, _, store, run_id, mut writer) = new_run();
     for line in [2, 3] {
         writer
             .send(Record::Row(Box::new(RowRecord {
@@ -1723,8 +1654,7 @@ fn an_unfinished_run_is_counted_from_its_rows_so_far() {
 
 #[test]
 fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let calls = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
         pairs.iter().map(|(k, n)| (k.to_string(), *n)).collect()
     };
@@ -1788,14 +1718,13 @@ fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
 
 #[test]
 fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_ref() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let company = Uuid::new_v4();
     let decision = |search_key: &str, verdict| crate::model::Decision {
         reference: "C-1".into(),
         search_key: search_key.into(),
         verdict,
-        decided_at: "2026-11-23T10:00:00Z".into(),
+        decided_at: crate::model::time("2026-11-23T10:00:00Z"),
         source: "command line".into(),
     };
     use crate::model::Verdict;
@@ -1819,8 +1748,7 @@ fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_r
 #[test]
 fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_run() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b, c) = (uuid(1), uuid(2), uuid(3));
     let day = "2026-01-01T00:00:00Z";
     let r1 = screened(
@@ -1860,14 +1788,12 @@ fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_
     );
 
     // The counts kept are those the report counts from the rows.
-    let kept: Vec<(i64, String, i64)> = store
-        .conn
-        .prepare("SELECT run_id, color, rows FROM run_colors ORDER BY run_id, color")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let kept: Vec<(i64, String, i64)> = all(
+        &store.conn,
+        "SELECT run_id, color, rows FROM run_colors ORDER BY run_id, color",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     let kept_of = |run: i64| -> Vec<(String, i64)> {
         kept.iter()
             .filter(|k| k.0 == run)
@@ -1879,14 +1805,10 @@ fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_
     assert_eq!(kept_of(other), [("black".into(), 1)]);
     for run in [r1, r3, broken, r5] {
         let info = store.run_info(run).unwrap();
-        let mut counted: Vec<(String, i64)> = store
-            .conn
-            .prepare(COUNTED_COLORS_FOR_TESTS)
-            .unwrap()
-            .query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let mut counted: Vec<(String, i64)> =
+            all(&store.conn, COUNTED_COLORS_FOR_TESTS, [run], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            });
         counted.sort();
         let mut read: Vec<(String, i64)> = info
             .by_color
@@ -1930,8 +1852,7 @@ const COUNTED_COLORS_FOR_TESTS: &str = "SELECT color, count(*) FROM run_results
 #[test]
 fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b, c) = (uuid(1), uuid(2), uuid(3));
     let day = "2026-01-01T00:00:00Z";
     let later = "2026-01-02T00:00:00Z";
@@ -1966,14 +1887,12 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
         RunStatus::Interrupted,
     );
 
-    let rows: Vec<(String, String, i64, String, String, i64)> = store
-        .conn
-        .prepare(
-            "SELECT portfolio, ref, line, color, company_id, run_id FROM portfolio_latest
+    let rows: Vec<(String, String, i64, String, String, i64)> = all(
+        &store.conn,
+        "SELECT portfolio, ref, line, color, company_id, run_id FROM portfolio_latest
              ORDER BY portfolio, ref",
-        )
-        .unwrap()
-        .query_map([], |r| {
+        [],
+        |r| {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
@@ -1982,10 +1901,8 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
                 r.get(4)?,
                 r.get(5)?,
             ))
-        })
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        },
+    );
     let row = |p: &str, r: &str, line, color: &str, company: Uuid, run| {
         (
             p.to_string(),
@@ -2032,8 +1949,7 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
 
 #[test]
 fn the_trend_reads_an_index_range_and_kept_counts() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("p.db")).unwrap();
+    let (_dir, _, store) = new_store();
     let trend = plan(&store, history::TREND);
     assert!(
         trend
@@ -2066,8 +1982,7 @@ fn verdict(store: &Store, run_id: i64, company: Uuid) -> Option<(String, bool, b
 
 #[test]
 fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let night = |store: &mut Store, day: u32, color_a: Color| {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2128,8 +2043,7 @@ fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next
 
 #[test]
 fn an_acknowledgement_whose_until_passed_is_listed_only_with_the_expired_and_no_longer_applies() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (ended, running, open) = (uuid(1), uuid(2), uuid(3));
     let night = |store: &mut Store, at: &'static str| {
         screened(
@@ -2193,8 +2107,7 @@ fn an_acknowledgement_whose_until_passed_is_listed_only_with_the_expired_and_no_
 
 #[test]
 fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let a = uuid(1);
     let at = "2026-01-01T02:00:00Z";
     screened(
@@ -2230,8 +2143,7 @@ fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
 
 #[test]
 fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let night = |store: &mut Store, day: u32, color_a: Color, color_b: Color| {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2303,8 +2215,7 @@ fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
 
 #[test]
 fn a_change_an_undelivered_run_saw_waits_for_the_next_night_that_rates_its_company() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let (a, b) = (uuid(1), uuid(2));
     let night = |store: &mut Store, day: u32, rated: &[(Uuid, Color)]| {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2339,8 +2250,7 @@ fn a_change_an_undelivered_run_saw_waits_for_the_next_night_that_rates_its_compa
 
 #[test]
 fn the_migrations_verdict_on_earlier_runs_is_the_one_the_rules_give() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("t.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     eventful_history(&mut store);
     let verdicts = |store: &Store| -> Vec<(i64, i64, String, i64, Option<String>)> {
         let mut stmt = store
@@ -2488,10 +2398,7 @@ fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_unt
 
 #[test]
 fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
-    let run_id = run(&mut store);
-    let mut writer = store.writer(run_id).unwrap();
+    let (_dir, _, store, _, mut writer) = new_run();
     for (key, outcome, company) in [
         ("resolved", Outcome::Resolved, Some(uuid(0xa))),
         ("ambiguous", Outcome::Ambiguous, None),
@@ -2525,8 +2432,7 @@ fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
 
 #[test]
 fn after_a_batch_fails_the_writer_answers_and_writes_nothing_more() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("f.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let r1 = run(&mut store);
     let mut w = store.writer(r1).unwrap();
     // 31 companies, then the first again: the 32nd outcome fills a statement, whose write
@@ -2569,8 +2475,7 @@ fn after_a_batch_fails_the_writer_answers_and_writes_nothing_more() {
 #[test]
 fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() {
     use Color::*;
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("r.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let day = "2026-01-01T00:00:00Z";
     let rows = [("C-1", seen(uuid(1), Green, Some(day), day, day))];
     screened(&mut store, "customers", &rows);
@@ -2581,15 +2486,7 @@ fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() 
     let suppliers = screened(&mut store, "suppliers", &rows);
     // Started, not finished: a run going on now.
     for portfolio in ["customers", "suppliers", "prospects"] {
-        store
-            .start_run(&NewRun {
-                portfolio: portfolio.into(),
-                input_path: format!("{portfolio}.csv"),
-                sha256: "x".into(),
-                demo_day: None,
-                extra_columns: vec![],
-            })
-            .unwrap();
+        run_of(&mut store, portfolio);
     }
     let latest = |run_id: i64, portfolio: &str| decisions::LatestRun {
         run_id,
@@ -2603,8 +2500,7 @@ fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() 
 
 #[test]
 fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let run_id = run(&mut store);
     let now = "2026-11-26T02:00:00Z";
     let mut writer = store.writer(run_id).unwrap();
@@ -2627,32 +2523,29 @@ fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
         writer.send(Record::Observation(dated)).unwrap();
     }
     writer.finish().unwrap();
-    let observed: Vec<String> = store
-        .conn
-        .prepare(&format!(
+    let observed: Vec<String> = all(
+        &store.conn,
+        &format!(
             "SELECT observed_at FROM ({}) ORDER BY id",
             ratings_as_text("main")
-        ))
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+        ),
+        [],
+        |r| r.get(0),
+    );
     assert_eq!(observed, [now; 3]);
     assert_eq!(store.off_clock_answers(), 2);
     assert!(store.service_clock_note().unwrap().contains("2 answers"));
     // The service's time of the run's first rating, for the record only.
     assert_eq!(
-        store.run_info(run_id).unwrap().service_time.as_deref(),
-        Some("2000-01-01T00:00:00Z")
+        store.run_info(run_id).unwrap().service_time,
+        Some(crate::model::time("2000-01-01T00:00:00Z"))
     );
     store.pin_clock(None);
 }
 
 #[test]
 fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours_seen_now() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("f.db")).unwrap();
+    let (_dir, _, mut store) = new_store();
     let now = "2026-11-26T02:00:00Z";
     store.pin_clock(Some(ts(now)));
     let (a, b) = (uuid(0xa), uuid(0xb));
@@ -2699,14 +2592,12 @@ fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours
             ..AccountSync::default()
         }
     );
-    let latest: Vec<(String, String, String)> = store
-        .conn
-        .prepare("SELECT company_id, color, confirmed_at FROM latest_ratings ORDER BY company_id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let latest: Vec<(String, String, String)> = all(
+        &store.conn,
+        "SELECT company_id, color, confirmed_at FROM latest_ratings ORDER BY company_id",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    );
     let t = |s: &str| s.to_string();
     assert_eq!(
         latest,
@@ -2716,13 +2607,28 @@ fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours
         ]
     );
     // The audit keeps the service's time of what it stored.
-    let kept: Vec<String> = store
-        .conn
-        .prepare("SELECT requested_at FROM account_requests ORDER BY requested_at")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let kept: Vec<String> = all(
+        &store.conn,
+        "SELECT requested_at FROM account_requests ORDER BY requested_at",
+        [],
+        |r| r.get(0),
+    );
     assert_eq!(kept, ["2026-11-26T01:00:00Z", "2026-11-26T20:00:00Z"]);
+}
+
+#[test]
+fn a_stored_time_that_is_not_one_is_refused_not_guessed() {
+    let (_dir, _, mut store) = new_store();
+    let run_id = run(&mut store);
+    let start = store.run_info(run_id).unwrap().started_at;
+    assert_eq!(time_text(start).len(), "2026-11-21T02:00:00Z".len());
+    store
+        .conn
+        .execute(
+            "UPDATE runs SET started_at = 'yesterday' WHERE id = ?1",
+            [run_id],
+        )
+        .unwrap();
+    let err = store.run_info(run_id).unwrap_err();
+    assert!(err.to_string().contains(&format!("run {run_id}")), "{err}");
 }

@@ -100,7 +100,7 @@ mod tests {
     use crate::store::batch::ROWS_PER_STATEMENT;
     use crate::store::{Record, RowRecord, Store};
 
-    use crate::store::tests::run as start;
+    use crate::store::tests::{all, new_run, new_store, plan, run as start};
 
     /// A row of every kind in turn: with and without an error, candidates, a company.
     fn row(line: u64) -> RowRecord {
@@ -133,29 +133,19 @@ mod tests {
     type Stored = (i64, String, String, Option<String>, Option<String>);
 
     fn stored(path: &std::path::Path, run_id: i64) -> Vec<Stored> {
-        let conn = Connection::open(path).unwrap();
-        let mut stmt = conn
-            .prepare(
-                "SELECT rr.line, rr.status, i.ref, rr.error, rr.candidates
-                 FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
-                 WHERE rr.run_id = ?1 ORDER BY rr.line",
-            )
-            .unwrap();
-        stmt.query_map([run_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-        })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+        all(
+            &Connection::open(path).unwrap(),
+            "SELECT rr.line, rr.status, i.ref, rr.error, rr.candidates
+             FROM run_rows rr JOIN inputs i ON i.id = rr.input_id
+             WHERE rr.run_id = ?1 ORDER BY rr.line",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
     }
 
     #[test]
     fn outcomes_written_in_batches_are_stored_as_one_at_a_time_and_all_by_the_commit() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, _store, run_id, mut writer) = new_run();
         let n = 2 * ROWS_PER_STATEMENT as u64 + 5;
         for line in 2..2 + n {
             writer.send(Record::Row(Box::new(row(line)))).unwrap();
@@ -188,26 +178,20 @@ mod tests {
 
     #[test]
     fn an_interrupted_run_keeps_every_outcome_it_committed_and_resumes_after_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let run_id;
-        {
-            let mut store = Store::open(&path).unwrap();
-            run_id = start(&mut store);
-            let mut writer = store.writer(run_id).unwrap();
-            writer.max_transaction = Duration::ZERO;
-            // Fewer than a statement's worth, then more: the commit writes what waits.
-            for line in 2..2 + ROWS_PER_STATEMENT as u64 + 3 {
-                writer.send(Record::Row(Box::new(row(line)))).unwrap();
-            }
-            writer.tick().unwrap();
-            // Recorded after the last commit: lost with the process, whose connection
-            // closes with the transaction open.
-            for line in 100..110 {
-                writer.send(Record::Row(Box::new(row(line)))).unwrap();
-            }
-            drop(writer);
+        let (_dir, path, store, run_id, mut writer) = new_run();
+        writer.max_transaction = Duration::ZERO;
+        // Fewer than a statement's worth, then more: the commit writes what waits.
+        for line in 2..2 + ROWS_PER_STATEMENT as u64 + 3 {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
         }
+        writer.tick().unwrap();
+        // Recorded after the last commit: lost with the process, whose connection
+        // closes with the transaction open.
+        for line in 100..110 {
+            writer.send(Record::Row(Box::new(row(line)))).unwrap();
+        }
+        drop(writer);
+        drop(store);
         let mut store = Store::open(&path).unwrap();
         let committed: Vec<u64> = (2..2 + ROWS_PER_STATEMENT as u64 + 3).collect();
         let settled: Vec<u64> = committed
@@ -244,22 +228,24 @@ mod tests {
         );
     }
 
-    fn input_ids(path: &std::path::Path, run_id: i64) -> Vec<(i64, i64)> {
+    fn inputs_stored(path: &std::path::Path) -> i64 {
         let conn = Connection::open(path).unwrap();
-        let mut stmt = conn
-            .prepare("SELECT line, input_id FROM run_rows WHERE run_id = ?1 ORDER BY line")
-            .unwrap();
-        stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        conn.query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
             .unwrap()
-            .map(Result::unwrap)
-            .collect()
+    }
+
+    fn input_ids(path: &std::path::Path, run_id: i64) -> Vec<(i64, i64)> {
+        all(
+            &Connection::open(path).unwrap(),
+            "SELECT line, input_id FROM run_rows WHERE run_id = ?1 ORDER BY line",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     #[test]
     fn a_row_given_again_in_a_run_or_the_next_is_stored_once_with_the_id_of_its_first_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         // Line n holds row n % 7: repeats within one statement's worth and across them,
         // with commits in between.
         let same = |line: u64| {
@@ -282,11 +268,7 @@ mod tests {
             writer.finish().unwrap();
             runs.push(run_id);
         }
-        let conn = Connection::open(&path).unwrap();
-        let count: i64 = conn
-            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(count, 7);
+        assert_eq!(inputs_stored(&path), 7);
         let first = input_ids(&path, runs[0]);
         assert_eq!(first, input_ids(&path, runs[1]), "the next run finds them");
         for (line, id) in first {
@@ -300,9 +282,7 @@ mod tests {
 
     #[test]
     fn rows_that_differ_in_one_field_are_stored_apart_and_each_found_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         // Rows that differ only in a carried column, or in an empty field against none.
         let variant = |n: u64, line: u64| {
             let mut r = row(2);
@@ -327,11 +307,7 @@ mod tests {
             writer.finish().unwrap();
             runs.push(run_id);
         }
-        let conn = Connection::open(&path).unwrap();
-        let count: i64 = conn
-            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(count, 4);
+        assert_eq!(inputs_stored(&path), 4);
         let by_variant = |run_id: i64| -> Vec<(i64, i64)> {
             let mut ids: Vec<(i64, i64)> = input_ids(&path, run_id)
                 .into_iter()
@@ -346,16 +322,8 @@ mod tests {
 
     #[test]
     fn an_input_is_found_through_the_index_over_its_fields() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("r.db")).unwrap();
-        let plan: Vec<String> = store
-            .conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {FIND_INPUT}"))
-            .unwrap()
-            .query_map(rusqlite::params_from_iter([None::<&str>; 12]), |r| r.get(3))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
+        let (_dir, _, store) = new_store();
+        let plan = plan(&store, FIND_INPUT);
         assert_eq!(plan.len(), 1, "{plan:?}");
         assert!(
             plan[0].starts_with("SEARCH inputs USING COVERING INDEX inputs_by_fields (ref=? AND")
@@ -366,11 +334,7 @@ mod tests {
 
     #[test]
     fn a_row_repeated_after_each_commit_finds_the_input_added_before() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.db");
-        let mut store = Store::open(&path).unwrap();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, _store, run_id, mut writer) = new_run();
         writer.max_transaction = Duration::ZERO;
         // Each commit writes the outcomes waiting (far fewer than a statement's worth).
         for line in [2, 3, 4] {
@@ -380,11 +344,11 @@ mod tests {
             writer.tick().unwrap();
         }
         writer.finish().unwrap();
-        let conn = Connection::open(&path).unwrap();
-        let inputs: i64 = conn
-            .query_row("SELECT count(*) FROM inputs", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(inputs, 1, "one row given three times is stored once");
+        assert_eq!(
+            inputs_stored(&path),
+            1,
+            "one row given three times is stored once"
+        );
         let ids = input_ids(&path, run_id);
         assert!(ids.iter().all(|(_, id)| *id == ids[0].1), "{ids:?}");
     }

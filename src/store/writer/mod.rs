@@ -44,6 +44,9 @@ use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus}
 /// pages once for more rows: three seconds rather than one cut a 100k-row first run's
 /// database writes from 7.1 to 4.2 times its growth at the same rows/s (benches/RESULTS.md).
 const MAX_TRANSACTION: Duration = Duration::from_secs(3);
+/// The first transactions of a run last one second, then as long as the run has lasted
+/// up to [`MAX_TRANSACTION`]: a short run shows its progress as often as before.
+const FIRST_TRANSACTIONS: Duration = Duration::from_secs(1);
 /// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile,
 /// as often): it stays about ten seconds of writes long, and the writer copies only the
 /// last moment's pages itself.
@@ -152,6 +155,8 @@ pub struct Writer {
     checkpointer: Option<Checkpointer>,
     /// When the log last started over, and how often it does.
     log_started: Instant,
+    /// When the writer started: how long its transactions may last grows with it.
+    writing_since: Instant,
     pub(super) log_restart: Duration,
     /// How long a transaction stays open ([`MAX_TRANSACTION`]).
     pub(super) max_transaction: Duration,
@@ -185,6 +190,7 @@ impl Writer {
             written: 0,
             checkpointer,
             log_started: Instant::now(),
+            writing_since: Instant::now(),
             log_restart: LOG_RESTART,
             max_transaction: MAX_TRANSACTION,
         })
@@ -222,9 +228,16 @@ impl Writer {
     /// [`Writer::committed`]. Called on a timer, so a quiet moment leaves nothing
     /// uncommitted for long.
     pub fn commit_job(&mut self) -> Option<CommitJob> {
-        match self.open {
-            Some(started) if started.elapsed() >= self.max_transaction => self.take_commit(),
-            _ => None,
+        let started = self.open?;
+        // As long as the run had lasted when the transaction began, within the bounds.
+        let due = started
+            .saturating_duration_since(self.writing_since)
+            .clamp(FIRST_TRANSACTIONS, MAX_TRANSACTION)
+            .min(self.max_transaction);
+        if started.elapsed() >= due {
+            self.take_commit()
+        } else {
+            None
         }
     }
     /// Closes the open transaction, if any, and takes the connection away to commit it.
@@ -498,7 +511,7 @@ mod tests {
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::Store;
 
-    use crate::store::tests::run as start;
+    use crate::store::tests::{all, new_run, new_store, plan, run as start};
 
     fn company(n: u128, ids: &[(&str, &str)]) -> Record {
         Record::Company(Box::new(Company {
@@ -560,21 +573,12 @@ mod tests {
     }
 
     fn rows<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
-        conn.prepare(sql)
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap()
+        all(conn, sql, [], |r| r.get(0))
     }
 
     #[test]
     fn a_search_asked_again_keeps_its_one_row_with_the_new_answer() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let mut store = Store::open(&path).unwrap();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, store, _, mut writer) = new_run();
         writer.max_transaction = Duration::ZERO;
         writer
             .send(resolution("k1", Outcome::Unresolved, None))
@@ -628,11 +632,7 @@ mod tests {
 
     #[test]
     fn a_company_given_again_is_stored_once_and_keeps_every_registry_id_it_was_given() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let mut store = Store::open(&path).unwrap();
-        let run_id = start(&mut store);
-        let mut writer = store.writer(run_id).unwrap();
+        let (_dir, path, _store, _, mut writer) = new_run();
         // Known first by its UUID alone (a row's), then described, then described again.
         writer.send(rated_row(2, 0xabc)).unwrap();
         writer
@@ -671,8 +671,7 @@ mod tests {
 
     #[test]
     fn the_writer_s_lookups_search_their_unique_indexes() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("w.db")).unwrap();
+        let (_dir, _, store) = new_store();
         for (sql, wanted) in [
             (
                 "SELECT id FROM companies WHERE company_id = ?1",
@@ -683,44 +682,32 @@ mod tests {
                 "SEARCH resolutions USING PRIMARY KEY (search_key=?)",
             ),
         ] {
-            let plan: Vec<String> = store
-                .conn
-                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
-                .unwrap()
-                .query_map(["x"], |r| r.get(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            assert_eq!(plan, [wanted]);
+            assert_eq!(plan(&store, sql), [wanted]);
+        }
+    }
+
+    /// Company `n` found by the search `k{n}` (its SIREN `n`), rated `color`, on `line`.
+    fn found_and_rated(writer: &mut super::Writer, n: u128, color: Color, line: u64) {
+        for record in [
+            resolution(&format!("k{n}"), Outcome::Resolved, Some(n)),
+            company(n, &[("SIREN", &n.to_string())]),
+            observation(n, color),
+            rated_row(line, n),
+        ] {
+            writer.send(record).unwrap();
         }
     }
 
     #[test]
     fn a_run_killed_between_commits_leaves_what_it_committed_and_is_resumed_from_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let run_id;
-        {
-            let mut store = Store::open(&path).unwrap();
-            run_id = start(&mut store);
-            let mut writer = store.writer(run_id).unwrap();
-            writer.max_transaction = Duration::ZERO;
-            writer
-                .send(resolution("k1", Outcome::Resolved, Some(1)))
-                .unwrap();
-            writer.send(company(1, &[("SIREN", "1")])).unwrap();
-            writer.send(observation(1, Color::Green)).unwrap();
-            writer.send(rated_row(2, 1)).unwrap();
-            writer.tick().unwrap();
-            // Not committed: gone with the process.
-            writer
-                .send(resolution("k2", Outcome::Resolved, Some(2)))
-                .unwrap();
-            writer.send(company(2, &[("SIREN", "2")])).unwrap();
-            writer.send(observation(2, Color::Red)).unwrap();
-            writer.send(rated_row(3, 2)).unwrap();
-            drop(writer);
-        }
+        let (_dir, path, store, run_id, mut writer) = new_run();
+        writer.max_transaction = Duration::ZERO;
+        found_and_rated(&mut writer, 1, Color::Green, 2);
+        writer.tick().unwrap();
+        // Not committed: gone with the process.
+        found_and_rated(&mut writer, 2, Color::Red, 3);
+        drop(writer);
+        drop(store);
         let mut store = Store::open(&path).unwrap();
         let conn = Connection::open(&path).unwrap();
         let count = |table: &str| -> i64 {
@@ -748,12 +735,7 @@ mod tests {
         assert!(writer.cached_resolution("k2").unwrap().is_none());
         assert!(writer.rated(Uuid::from_u128(1)).unwrap());
         assert!(!writer.rated(Uuid::from_u128(2)).unwrap());
-        writer
-            .send(resolution("k2", Outcome::Resolved, Some(2)))
-            .unwrap();
-        writer.send(company(2, &[("SIREN", "2")])).unwrap();
-        writer.send(observation(2, Color::Red)).unwrap();
-        writer.send(rated_row(3, 2)).unwrap();
+        found_and_rated(&mut writer, 2, Color::Red, 3);
         writer.send(rated_row(2, 1)).unwrap();
         writer.finish().unwrap();
         for (table, n) in [
@@ -789,9 +771,7 @@ mod tests {
 
     #[test]
     fn a_rating_seen_again_unchanged_is_confirmed_and_a_changed_one_added() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("w.db");
-        let mut store = Store::open(&path).unwrap();
+        let (_dir, path, mut store) = new_store();
         let mut runs = Vec::new();
         for colors in [[Color::Green, Color::Green], [Color::Green, Color::Red]] {
             let run_id = start(&mut store);
