@@ -18,6 +18,17 @@
 //! - [`history_sync`]: reads the account's history of requests back into the database.
 //! - [`commands`]: what each subcommand does; [`cli`] and [`config`] feed it settings.
 //!
+//! A run's life ([`run::screen`]), around the pipeline:
+//!
+//! ```text
+//! check the file ─► lock the database ─► open (upgrade) ─► resume an interrupted run?
+//!   ─► lookup lists ─► pipeline (guarded: a signal, --max-silence, --max-run-time stop it)
+//!   ─► finish: counts, alerts decided ─► summary and reports ─► delivered ─► webhook, metrics
+//! ```
+//!
+//! A run killed anywhere leaves a consistent database: its rows up to the last commit, and
+//! news not marked delivered, which the next run of the portfolio announces.
+//!
 //! The library never exits the process; the binary maps [`error::ExitCode`] to one.
 
 pub mod alerts;

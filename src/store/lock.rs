@@ -5,6 +5,10 @@
 //! as the process lives: a run killed with `kill -9` leaves no stale lock behind.
 //!
 //! Readers (`sqlite3`, the read-only commands) never take it.
+//!
+//! A program that runs screenings in-process while it starts other processes may see a
+//! lock it just released still held for a moment: a child holds copies of its parent's
+//! descriptors until it executes its own program. The `ratewatch` binary starts none.
 
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
