@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
-use crate::config::{Mistake, Table};
 use crate::model::{Change, Color};
+use crate::table::{Mistake, Table};
 
 /// Why a company is an alert, worst first: the order of the summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

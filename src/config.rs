@@ -24,11 +24,11 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::alerts::Rules;
-use crate::api::ApiKey;
+use crate::api::{ApiKey, ClientOptions};
 use crate::cli::{
     CsvDialectArg, EndpointArg, QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs,
 };
-use crate::connection::{KeySource, read_key_file};
+use crate::connection::{KeySource, ServiceSettings, ServiceTarget, read_key_file};
 use crate::deliver::webhook::WebhookUrl;
 use crate::error::Error;
 use crate::limit::{Limits, RetryPolicy};
@@ -38,18 +38,13 @@ use crate::rate::RatingEndpoint;
 use crate::report::csv::Dialect;
 use crate::text::{UrlPath, redacted_url};
 
-/// Environment variable holding the API key.
-pub const KEY_ENV: &str = "RATEWATCH_API_KEY";
 /// The config file looked for in the working directory.
 pub const CONFIG_FILE: &str = "ratewatch.toml";
 /// Environment variable naming the config file (`--config` wins over it).
 pub const CONFIG_ENV: &str = "RATEWATCH_CONFIG";
 
-/// A table of ratewatch.toml, each key and value with where it is.
-pub type Table = BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>;
-
-/// A mistake in the file: where it is (a byte range) and what it is.
-pub type Mistake = (std::ops::Range<usize>, String);
+pub use crate::connection::KEY_ENV;
+pub use crate::table::{Mistake, Table};
 
 /// How one kind of setting reads and what it must be: the `value_parser` of its flags.
 #[derive(Debug)]
@@ -683,6 +678,24 @@ pub fn defaults() -> Settings {
     .expect("the defaults are valid")
 }
 
+/// As the flags define them: the defaults are the flags', which only this module reads.
+impl Default for Limits {
+    fn default() -> Self {
+        defaults().limits()
+    }
+}
+
+/// As the `--timeout` and `--connect-timeout` flags define them.
+impl Default for ClientOptions {
+    fn default() -> Self {
+        let settings = defaults();
+        ClientOptions {
+            timeout: settings.timeout.value,
+            connect_timeout: settings.connect_timeout.value,
+        }
+    }
+}
+
 /// Every setting of a screening run, each with where it came from: what `screen` uses and
 /// `ratewatch config` shows, in this order; its keys are ratewatch.toml's.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -882,6 +895,34 @@ impl Settings {
                 max_delay: RetryPolicy::MAX_DELAY,
             },
         }
+    }
+}
+
+/// Built here: the settings and the key's sources are this module's to read.
+impl ServiceSettings {
+    /// The service to talk to: the simulator with `--demo`, else the base URL with the key
+    /// from `api_key_file` or [`KEY_ENV`] (never from a flag, which `ps` would show).
+    pub fn new(settings: &Settings, sources: &Sources) -> Result<Self, Error> {
+        let client = ClientOptions {
+            timeout: settings.timeout.value,
+            connect_timeout: settings.connect_timeout.value,
+        };
+        let target = if settings.demo {
+            ServiceTarget::Demo
+        } else {
+            let Some(base_url) = settings.base_url.value.clone() else {
+                return Err(Error::Config(format!(
+                    "no service address: pass --base-url URL (or set RATEWATCH_BASE_URL, or `base_url` in {CONFIG_FILE}) for a real environment, or --demo for the embedded simulator"
+                )));
+            };
+            let key = sources.api_key(&settings.api_key_file)?;
+            ServiceTarget::Remote { base_url, key }
+        };
+        Ok(ServiceSettings {
+            target,
+            client,
+            demo_days: Vec::new(),
+        })
     }
 }
 
@@ -1184,5 +1225,85 @@ refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
         assert_eq!((limits.concurrency, limits.retry.retries), (8, 3));
         assert_eq!(limits.max_wait, Duration::from_secs(600));
         assert_eq!(defaults().timeout.value, Duration::from_secs(30));
+    }
+
+    /// The service of `ratewatch config FLAGS…` with `key` in RATEWATCH_API_KEY and `toml`
+    /// in the config file.
+    fn service(flags: &[&str], key: &str, toml: &str) -> Result<(ServiceSettings, Sources), Error> {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("ratewatch.toml");
+        std::fs::write(&file, toml).unwrap();
+        let argv = ["ratewatch", "--config", file.to_str().unwrap(), "config"];
+        let cli =
+            Cli::try_parse_from(argv.iter().chain(flags)).map_err(|e| mistake_in(&e).unwrap())?;
+        let crate::cli::Command::Config(args) = cli.command else {
+            unreachable!("a config command")
+        };
+        let key = |var: &str| (var == KEY_ENV).then(|| key.to_string());
+        let sources = Sources::load(Some(&cli.config), key)?;
+        let settings = Settings::for_run(&args.settings, &sources)?;
+        Ok((ServiceSettings::new(&settings, &sources)?, sources))
+    }
+
+    #[test]
+    fn the_key_comes_from_the_environment_trimmed_or_from_its_file() {
+        let url = "--base-url=https://example.invalid";
+        let (s, _) = service(&[url], " abc\n", "").unwrap();
+        let ServiceTarget::Remote {
+            key: Some((key, KeySource::Env)),
+            ..
+        } = s.target
+        else {
+            panic!("{s:?}")
+        };
+        assert_eq!(key.expose(), "abc");
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        std::fs::write(&path, "from-file\n").unwrap();
+        let file = format!("--api-key-file={}", path.display());
+        let (s, _) = service(&[url, &file], "from-env", "").unwrap();
+        let ServiceTarget::Remote {
+            key: Some((key, KeySource::File(p))),
+            ..
+        } = s.target
+        else {
+            panic!("{s:?}")
+        };
+        assert_eq!((key.expose(), p), ("from-file", path.clone()));
+        std::fs::write(&path, "  \n").unwrap();
+        let err = service(&[url, &file], "", "").unwrap_err();
+        assert!(err.to_string().contains("is empty"), "{err}");
+    }
+
+    #[test]
+    fn debug_output_never_shows_the_key() {
+        let (service, sources) = service(&["--base-url=https://x.invalid"], "s3cr3t", "").unwrap();
+        for text in [format!("{sources:?}"), format!("{service:?}")] {
+            assert!(!text.contains("s3cr3t"), "{text}");
+        }
+        assert!(
+            format!("{service:?}").contains("Env"),
+            "the key is there, redacted"
+        );
+    }
+
+    #[test]
+    fn the_service_is_the_demo_or_a_base_url_never_both_by_flags() {
+        let err = service(&[], "", "").unwrap_err().to_string();
+        assert!(
+            err.contains("--base-url") && err.contains("--demo"),
+            "{err}"
+        );
+        let demo = |flags: &[&str], toml| service(flags, "", toml).map(|(s, _)| s.target);
+        assert!(matches!(demo(&["--demo"], ""), Ok(ServiceTarget::Demo)));
+        // A base URL from the file is left unused; beside its flag, `--demo` is a mistake.
+        let file = "base_url = \"https://x.invalid\"\n";
+        assert!(matches!(demo(&["--demo"], file), Ok(ServiceTarget::Demo)));
+        let err = demo(&["--demo", "--base-url", "https://x.invalid"], "").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("'--demo' cannot be used with '--base-url'")
+        );
     }
 }

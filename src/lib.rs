@@ -42,6 +42,7 @@ pub(crate) mod resolve;
 pub mod run;
 pub mod sim;
 pub mod store;
+pub mod table;
 pub mod text;
 
 pub use error::{Error, ExitCode};
