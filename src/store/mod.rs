@@ -30,6 +30,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
+pub use crate::model::time_text;
 use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, InputRow, ResultRow, RowStatus, RunInfo,
     RunStatus,
@@ -95,12 +96,6 @@ impl StoreError {
         let context = context.into();
         move |source| StoreError::Sql { context, source }
     }
-}
-
-/// Times are stored as ISO 8601 UTC text to the second: sortable, readable, and what
-/// SQLite's date functions understand.
-pub fn time_text(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// The start of `t`'s calendar month in UTC: where a month's calls begin to count.
