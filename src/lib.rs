@@ -40,6 +40,7 @@ pub mod refresh;
 pub mod report;
 pub(crate) mod resolve;
 pub mod run;
+pub mod setting;
 pub mod sim;
 pub mod store;
 pub mod table;
