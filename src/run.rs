@@ -189,7 +189,6 @@ pub async fn screen(
     if let Some(portfolio) = &log.portfolio {
         let settings = &request.settings;
         let ended = deliver::EndedRun {
-            db: &settings.db.value,
             portfolio,
             run_id: log.run_id,
             ok: result.is_ok(),
@@ -200,7 +199,11 @@ pub async fn screen(
             webhook: settings.notify_webhook.value.as_ref(),
             policy: &request.webhook_policy,
         };
-        let undelivered = deliver::deliver(&ended, targets).await;
+        let mut undelivered = Vec::new();
+        if targets.any() {
+            let readings = delivery_readings(&settings.db.value, &ended, &targets);
+            undelivered = deliver::deliver(&ended, targets, readings).await;
+        }
         if let Ok(screened) = &mut result {
             screened.undelivered = undelivered;
         }
@@ -915,6 +918,41 @@ fn rows(mut reader: Portfolio) -> impl Iterator<Item = Result<InputRow, InputErr
         stopped = matches!(next, Some(Err(_)) | None);
         next
     })
+}
+
+/// What delivery needs of the database, read as the run left it; the database is closed
+/// before anything is posted, so it is not held while a receiver takes its time.
+fn delivery_readings(
+    db: &Path,
+    ended: &deliver::EndedRun<'_>,
+    targets: &deliver::Targets<'_>,
+) -> Result<deliver::Readings, String> {
+    let store = Store::open_read_only(db)
+        .map_err(|e| format!("cannot read database {}: {e}", db.display()))?;
+    let text = |e: StoreError| e.to_string();
+    let run = |id| store.run_info(id).map_err(text);
+    let metrics = match targets.metrics_file {
+        None => Ok((None, None)),
+        Some(_) => ended.run_id.map(run).transpose().and_then(|info| {
+            let last = store.last_complete(ended.portfolio).map_err(text)?;
+            Ok((info, last.and_then(|t| t.parse().ok())))
+        }),
+    };
+    // The run that just ended brought the schema up to date. (The storm is the summary's
+    // business: no share makes one here.)
+    let webhook = match (targets.webhook, ended.run_id) {
+        (Some(_), Some(id)) => Some(run(id).and_then(|info| {
+            let digest = store.alert_digest(
+                id,
+                deliver::webhook::MAX_POSTED,
+                1.0,
+                crate::store::Verdicts::Recorded,
+            );
+            Ok((info, digest.map_err(text)?))
+        })),
+        _ => None,
+    };
+    Ok(deliver::Readings { metrics, webhook })
 }
 
 #[cfg(test)]

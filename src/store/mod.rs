@@ -30,14 +30,14 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
-pub use crate::model::time_text;
+pub use crate::model::{AlertDigest, AlertLine, time_text};
 use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, InputRow, ResultRow, RowStatus, RunInfo,
     RunStatus,
 };
 
 pub use account::AccountSync;
-pub use alerts::{Ack, AlertDigest, AlertLine, Verdicts};
+pub use alerts::{Ack, Verdicts};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
 pub use history::{
