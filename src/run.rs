@@ -25,7 +25,7 @@ use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::refresh::RefreshAges;
-use crate::report::{self, Output, ReportError, ReportOptions};
+use crate::report::{self, Output, ReportOptions};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
 /// What to screen, and how.
@@ -450,7 +450,7 @@ async fn screen_logged(
         ) && store
             .rows_by_status(run_id)
             .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0))
-            && report::write_reports(&store, run_id, &request.reports, summary).is_ok()
+            && write_reports(&store, run_id, &request.reports, summary).is_ok()
         {
             let _ = store.mark_delivered(run_id);
         }
@@ -529,7 +529,7 @@ async fn screen_logged(
     store
         .finish_run(run_id, status, &calls, &notes, &rules)
         .map_err(db_error)?;
-    let written = report::write_reports(&store, run_id, &request.reports, summary);
+    let written = write_reports(&store, run_id, &request.reports, summary);
     log.report_ms = Some(reporting.elapsed().as_millis() as u64);
     // Delivered only now that the summary is out and the reports are in place: a run
     // that dies before this is announced by the next one.
@@ -918,6 +918,43 @@ fn rows(mut reader: Portfolio) -> impl Iterator<Item = Result<InputRow, InputErr
         stopped = matches!(next, Some(Err(_)) | None);
         next
     })
+}
+
+/// Why a run's reports could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Writes a run's reports and summary ([`report::write_reports`]) from the database.
+pub fn write_reports(
+    store: &Store,
+    run_id: i64,
+    options: &ReportOptions,
+    summary: impl Output,
+) -> Result<RunInfo, ReportError> {
+    let run = report::RunData {
+        info: store.run_info(run_id)?,
+        // Runs up to this one only: the report drawn again later shows the same trend.
+        trend: store.color_trend(run_id, crate::store::TREND_RUNS)?,
+        // Read, not recomputed, so a past run's summary reads as it did.
+        digest: store.alert_digest(
+            run_id,
+            report::summary::MAX_LISTED,
+            options.alerts.storm_share,
+            crate::store::Verdicts::Recorded,
+        )?,
+    };
+    report::write_reports(
+        run,
+        |each| Ok(store.for_each_result(run_id, false, each)?),
+        |each| Ok(store.for_each_alert_row(run_id, each)?),
+        options,
+        summary,
+    )
 }
 
 /// What delivery needs of the database, read as the run left it; the database is closed
