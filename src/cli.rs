@@ -3,7 +3,7 @@
 //!
 //! A setting is defined here once: its flag, its `RATEWATCH_*` variable (`env`), its key
 //! in ratewatch.toml (the flag's id), its default and its help. Its kind (`value_parser`,
-//! from `config`) reads the flag, the variable and the file's value, and the value knows
+//! from `setting`) reads the flag, the variable and the file's value, and the value knows
 //! which of them gave it. Most settings' help leaves the variable out (`hide_env`):
 //! `Settings come from flags, then RATEWATCH_<SETTING> variables…` says it once.
 
@@ -12,10 +12,11 @@ use std::path::PathBuf;
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum, ValueHint};
 
-use crate::config::{
+use crate::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS,
     MILLISECONDS, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK,
 };
+pub use crate::setting::{CsvDialectArg, EndpointArg};
 
 /// Screens a portfolio of counterparties for credit risk with a company-rating service.
 #[derive(Debug, Parser)]
@@ -470,14 +471,6 @@ pub struct RunArgs {
     pub service_args: ServiceArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EndpointArg {
-    /// GET /v2/companies/{id}/ratings
-    Current,
-    /// GET /v2/ratings/company/{id}
-    Deprecated,
-}
-
 /// One of the service's five colors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorArg {
@@ -486,14 +479,6 @@ pub enum ColorArg {
     Red,
     Black,
     White,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CsvDialectArg {
-    /// Comma, LF, no BOM (RFC 4180).
-    Standard,
-    /// Semicolon, CRLF, UTF-8 BOM; `ref` and `id` as ="…" so leading zeros survive.
-    Excel,
 }
 
 #[derive(Debug, Args)]

@@ -8,9 +8,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::api::{ApiError, ApiKey, Client, ClientOptions};
-use crate::config::{CONFIG_FILE, KEY_ENV, Settings, Sources};
 use crate::error::Error;
 use crate::text::{UrlPath, redacted_url};
+
+/// Environment variable holding the API key.
+pub const KEY_ENV: &str = "RATEWATCH_API_KEY";
 
 /// The embedded simulator, in a build that has it (the `demo` feature).
 #[cfg(feature = "demo")]
@@ -170,33 +172,6 @@ pub struct ServiceSettings {
     pub demo_days: Vec<(i64, jiff::civil::Date)>,
 }
 
-impl ServiceSettings {
-    /// The service to talk to: the simulator with `--demo`, else the base URL with the key
-    /// from `api_key_file` or [`KEY_ENV`] (never from a flag, which `ps` would show).
-    pub fn new(settings: &Settings, sources: &Sources) -> Result<Self, Error> {
-        let client = ClientOptions {
-            timeout: settings.timeout.value,
-            connect_timeout: settings.connect_timeout.value,
-        };
-        let target = if settings.demo {
-            ServiceTarget::Demo
-        } else {
-            let Some(base_url) = settings.base_url.value.clone() else {
-                return Err(Error::Config(format!(
-                    "no service address: pass --base-url URL (or set RATEWATCH_BASE_URL, or `base_url` in {CONFIG_FILE}) for a real environment, or --demo for the embedded simulator"
-                )));
-            };
-            let key = sources.api_key(&settings.api_key_file)?;
-            ServiceTarget::Remote { base_url, key }
-        };
-        Ok(ServiceSettings {
-            target,
-            client,
-            demo_days: Vec::new(),
-        })
-    }
-}
-
 pub(crate) fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
     warn_if_open_to_others(path);
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -249,90 +224,7 @@ pub fn missing_key() -> Error {
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     use super::*;
-    use crate::cli::{Cli, Command};
-
-    /// The service of `ratewatch config FLAGS…` with `key` in RATEWATCH_API_KEY and `toml`
-    /// in the config file.
-    fn service(flags: &[&str], key: &str, toml: &str) -> Result<(ServiceSettings, Sources), Error> {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("ratewatch.toml");
-        std::fs::write(&file, toml).unwrap();
-        let argv = ["ratewatch", "--config", file.to_str().unwrap(), "config"];
-        let cli = Cli::try_parse_from(argv.iter().chain(flags))
-            .map_err(|e| crate::config::mistake_in(&e).unwrap())?;
-        let Command::Config(args) = cli.command else {
-            unreachable!("a config command")
-        };
-        let key = |var: &str| (var == KEY_ENV).then(|| key.to_string());
-        let sources = Sources::load(Some(&cli.config), key)?;
-        let settings = Settings::for_run(&args.settings, &sources)?;
-        Ok((ServiceSettings::new(&settings, &sources)?, sources))
-    }
-
-    #[test]
-    fn the_key_comes_from_the_environment_trimmed_or_from_its_file() {
-        let url = "--base-url=https://example.invalid";
-        let (s, _) = service(&[url], " abc\n", "").unwrap();
-        let ServiceTarget::Remote {
-            key: Some((key, KeySource::Env)),
-            ..
-        } = s.target
-        else {
-            panic!("{s:?}")
-        };
-        assert_eq!(key.expose(), "abc");
-
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("key");
-        std::fs::write(&path, "from-file\n").unwrap();
-        let file = format!("--api-key-file={}", path.display());
-        let (s, _) = service(&[url, &file], "from-env", "").unwrap();
-        let ServiceTarget::Remote {
-            key: Some((key, KeySource::File(p))),
-            ..
-        } = s.target
-        else {
-            panic!("{s:?}")
-        };
-        assert_eq!((key.expose(), p), ("from-file", path.clone()));
-        std::fs::write(&path, "  \n").unwrap();
-        let err = service(&[url, &file], "", "").unwrap_err();
-        assert!(err.to_string().contains("is empty"), "{err}");
-    }
-
-    #[test]
-    fn debug_output_never_shows_the_key() {
-        let (service, sources) = service(&["--base-url=https://x.invalid"], "s3cr3t", "").unwrap();
-        for text in [format!("{sources:?}"), format!("{service:?}")] {
-            assert!(!text.contains("s3cr3t"), "{text}");
-        }
-        assert!(
-            format!("{service:?}").contains("Env"),
-            "the key is there, redacted"
-        );
-    }
-
-    #[test]
-    fn the_service_is_the_demo_or_a_base_url_never_both_by_flags() {
-        let err = service(&[], "", "").unwrap_err().to_string();
-        assert!(
-            err.contains("--base-url") && err.contains("--demo"),
-            "{err}"
-        );
-        let demo = |flags: &[&str], toml| service(flags, "", toml).map(|(s, _)| s.target);
-        assert!(matches!(demo(&["--demo"], ""), Ok(ServiceTarget::Demo)));
-        // A base URL from the file is left unused; beside its flag, `--demo` is a mistake.
-        let file = "base_url = \"https://x.invalid\"\n";
-        assert!(matches!(demo(&["--demo"], file), Ok(ServiceTarget::Demo)));
-        let err = demo(&["--demo", "--base-url", "https://x.invalid"], "").unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("'--demo' cannot be used with '--base-url'")
-        );
-    }
 
     /// A build without the simulator refuses `--demo` with a message that says why.
     #[cfg(not(feature = "demo"))]

@@ -51,8 +51,10 @@ pub mod refresh;
 pub mod report;
 pub(crate) mod resolve;
 pub mod run;
+pub mod setting;
 pub mod sim;
 pub mod store;
+pub mod table;
 pub mod text;
 
 pub use error::{Error, ExitCode};
@@ -61,4 +63,119 @@ pub use error::{Error, ExitCode};
 /// queues, a writer) stays usable, and one panicked task must not stop the others.
 pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+
+    /// The modules that read settings: the commands, and a run they start.
+    const READ_SETTINGS: [&str; 3] = ["commands", "config", "run"];
+
+    /// Modules that format or hand on a run from plain data: they read no database.
+    const PLAIN_DATA: [&str; 2] = ["deliver", "report"];
+
+    fn sources(path: &Path, files: &mut Vec<PathBuf>) {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(path).unwrap() {
+                sources(&entry.unwrap().path(), files);
+            }
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path.to_path_buf());
+        }
+    }
+
+    /// Each top-level module of src/ and the others it names as `crate::…`, in code or docs.
+    fn imports() -> BTreeMap<String, BTreeSet<String>> {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut texts = BTreeMap::new();
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if name == "lib" || name == "main" {
+                continue;
+            }
+            let mut files = Vec::new();
+            sources(&path, &mut files);
+            let text: &mut String = texts.entry(name).or_default();
+            for file in files {
+                text.push_str(&std::fs::read_to_string(file).unwrap());
+            }
+        }
+        let mut graph = BTreeMap::new();
+        for (name, text) in &texts {
+            let named = text
+                .split("crate::")
+                .skip(1)
+                .map(|rest| {
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                        .unwrap_or(rest.len());
+                    rest[..end].to_string()
+                })
+                .filter(|m| m != name && texts.contains_key(m))
+                .collect();
+            graph.insert(name.clone(), named);
+        }
+        graph
+    }
+
+    /// A circle through `from`, if there is one: the modules in order, `from` at both ends.
+    fn circle(
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        from: &str,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|m| m == from) {
+            let mut found = path[at..].to_vec();
+            found.push(from.to_string());
+            return Some(found);
+        }
+        if !done.insert(from.to_string()) {
+            return None;
+        }
+        path.push(from.to_string());
+        for next in &graph[from] {
+            if let Some(found) = circle(graph, next, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        None
+    }
+
+    #[test]
+    fn the_modules_import_each_other_in_no_circle() {
+        let graph = imports();
+        let mut done = BTreeSet::new();
+        for name in graph.keys() {
+            if let Some(found) = circle(&graph, name, &mut Vec::new(), &mut done) {
+                panic!(
+                    "modules import each other in a circle: {}",
+                    found.join(" → ")
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn settings_are_read_at_the_top_and_reports_get_plain_data() {
+        let graph = imports();
+        let mut wrong = Vec::new();
+        for (name, named) in &graph {
+            for top in ["cli", "config"] {
+                if named.contains(top) && !READ_SETTINGS.contains(&name.as_str()) {
+                    wrong.push(format!("{name} → {top}"));
+                }
+            }
+        }
+        for name in PLAIN_DATA {
+            if graph[name].contains("store") {
+                wrong.push(format!("{name} → store"));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("; "));
+    }
 }

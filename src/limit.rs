@@ -19,7 +19,6 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::api::ApiError;
-use crate::config;
 use crate::lock;
 
 /// Wait after a 429 that names no Retry-After.
@@ -69,13 +68,6 @@ pub struct Limits {
     /// [`Limiter::silent_for`]).
     pub max_silence: Duration,
     pub retry: RetryPolicy,
-}
-
-/// As the flags define them.
-impl Default for Limits {
-    fn default() -> Self {
-        config::defaults().limits()
-    }
 }
 
 /// The gate. Shared by every task of a run.

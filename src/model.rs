@@ -219,6 +219,154 @@ impl Change {
     }
 }
 
+/// Why a company is an alert, worst first: the order of the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AlertKind {
+    /// Into black (insolvent), or black at its first screening.
+    Black,
+    /// Into red, or red at its first screening.
+    Red,
+    /// Another deterioration (into yellow).
+    Deteriorated,
+    /// Into white: the service no longer has information (coverage lost).
+    White,
+    /// The service no longer knows a company it had rated.
+    Gone,
+    /// A color outside the five, the first time it is seen.
+    Unknown,
+    /// Another change to or from white or an unknown color.
+    Changed,
+    Improved,
+    /// Still red or black: a standing alert.
+    Still,
+}
+
+impl AlertKind {
+    pub const ALL: [AlertKind; 9] = [
+        AlertKind::Black,
+        AlertKind::Red,
+        AlertKind::Deteriorated,
+        AlertKind::White,
+        AlertKind::Gone,
+        AlertKind::Unknown,
+        AlertKind::Changed,
+        AlertKind::Improved,
+        AlertKind::Still,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertKind::Black => "black",
+            AlertKind::Red => "red",
+            AlertKind::Deteriorated => "deteriorated",
+            AlertKind::White => "white",
+            AlertKind::Gone => "gone",
+            AlertKind::Unknown => "unknown",
+            AlertKind::Changed => "changed",
+            AlertKind::Improved => "improved",
+            AlertKind::Still => "still",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<AlertKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// 1 for the worst; the order in which alerts are listed.
+    pub fn severity(self) -> u8 {
+        self as u8 + 1
+    }
+
+    /// Whether the company's color moved (or it went away) in this run: news, as opposed
+    /// to a standing alert.
+    pub fn is_news(self) -> bool {
+        self != AlertKind::Still
+    }
+
+    /// The kind of alert a company's observation in a run is, before any rule: `None` for
+    /// one that is never an alert (green, yellow or white without a change).
+    pub fn of(change: Change, color: &Color) -> Option<AlertKind> {
+        let into = match color {
+            Color::Black => Some(AlertKind::Black),
+            Color::Red => Some(AlertKind::Red),
+            _ => None,
+        };
+        match change {
+            Change::Gone => Some(AlertKind::Gone),
+            Change::Improved => Some(AlertKind::Improved),
+            Change::Deteriorated => into.or(Some(AlertKind::Deteriorated)),
+            Change::Changed => match color {
+                Color::White => Some(AlertKind::White),
+                Color::Other(_) => Some(AlertKind::Unknown),
+                _ => into.or(Some(AlertKind::Changed)),
+            },
+            Change::New => match color {
+                Color::Other(_) => Some(AlertKind::Unknown),
+                _ => into,
+            },
+            Change::Unchanged | Change::Evolved => into.map(|_| AlertKind::Still),
+        }
+    }
+
+    /// Steps up the risk scale from `previous` to `color` (green → red is 2); 0 when
+    /// either is off the scale or it did not go up.
+    pub fn steps(color: &Color, previous: Option<&Color>) -> u8 {
+        match (color.risk_rank(), previous.and_then(Color::risk_rank)) {
+            (Some(now), Some(before)) => now.saturating_sub(before),
+            _ => 0,
+        }
+    }
+
+    /// How the kind reads in a sentence: "into red", "still red or black".
+    pub fn describe(self) -> &'static str {
+        match self {
+            AlertKind::Black => "into black",
+            AlertKind::Red => "into red",
+            AlertKind::Deteriorated => "deteriorated",
+            AlertKind::White => "into white (no information any more)",
+            AlertKind::Gone => "gone",
+            AlertKind::Unknown => "unknown color",
+            AlertKind::Changed => "changed",
+            AlertKind::Improved => "improved",
+            AlertKind::Still => "still red or black",
+        }
+    }
+}
+
+/// One company in the summary's list of alerts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertLine {
+    pub kind: AlertKind,
+    /// The service's id of the company.
+    pub company_id: String,
+    /// The refs of the rows that hold the company (`C-1001, C-1002`), or `line N`.
+    pub refs: String,
+    pub company: String,
+    pub country: Option<String>,
+    pub color: Option<Color>,
+    pub previous: Option<Color>,
+    pub last_refresh_date: Option<Timestamp>,
+}
+
+/// What the summary says of a run's alerts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlertDigest {
+    /// The listed alerts, worst first, at most as many as asked for.
+    pub listed: Vec<AlertLine>,
+    /// Every listed alert (news by the rules): the run's `alerts`.
+    pub listed_total: u64,
+    /// Standing alerts (still red or black) counted but not listed this time.
+    pub standing: u64,
+    /// Alerts an acknowledgement took out of the list.
+    pub acked: u64,
+    /// Companies whose color changed, and companies rated, when the share is a storm.
+    pub storm: Option<(u64, u64)>,
+    /// Companies whose color changed in the run, alerts or not: a night whose changes the
+    /// rules left out is not a night without change.
+    pub changed: u64,
+}
+
 /// What became of one input row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -470,7 +618,7 @@ pub struct ResultRow {
     pub stale: bool,
     pub alert: bool,
     /// Why the row's company is an alert, by the rules the run ended with.
-    pub alert_kind: Option<crate::alerts::AlertKind>,
+    pub alert_kind: Option<AlertKind>,
     /// The row's company is an alert listed tonight (news by the rules, or a standing
     /// alert due again): what the summary, `runs.alerts` and the webhook count, one per
     /// company. An alert neither listed nor acknowledged is a standing one (`still`).
@@ -514,7 +662,7 @@ fn as_object<S: Serializer>(pairs: &[(String, String)], s: S) -> Result<S::Ok, S
 /// A time in a report as the database holds it (`2026-11-21T02:00:00Z`).
 fn as_time_text<S: Serializer>(time: &Option<Timestamp>, s: S) -> Result<S::Ok, S::Error> {
     match time {
-        Some(t) => s.serialize_str(&crate::store::time_text(*t)),
+        Some(t) => s.serialize_str(&time_text(*t)),
         None => s.serialize_none(),
     }
 }
@@ -722,6 +870,12 @@ fn bound_colors(by_color: &mut [(String, u64)]) {
     for (color, _) in by_color {
         *color = Color::parse(color).as_str().to_string();
     }
+}
+
+/// Times are stored as ISO 8601 UTC text to the second: sortable, readable, and what
+/// SQLite's date functions understand.
+pub fn time_text(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// `2026-11-21T02:00:00Z` as a time, for tests.

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use crate::lock;
 pub use crate::model::InputRow;
 use crate::model::{Country, IdentifierService, NameQuery, RATED_COUNTRIES};
-use crate::resolve::normalize_name;
+use crate::text::normalize_name;
 
 /// A problem with the portfolio file as a whole: the run cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -123,7 +123,7 @@ pub struct ColumnMap(pub Vec<(String, String)>);
 impl ColumnMap {
     /// A `[columns]` table: field = "Header", one a line; a field or a header that does not
     /// read is a mistake at its key.
-    pub fn from_table(table: &crate::config::Table) -> Result<ColumnMap, crate::config::Mistake> {
+    pub fn from_table(table: &crate::table::Table) -> Result<ColumnMap, crate::table::Mistake> {
         let read = |(field, header): (&toml::Spanned<String>, &toml::Spanned<toml::Value>)| {
             let at = |message| (field.span(), format!("[columns]: {message}"));
             let name = field_name(field.get_ref()).map_err(at)?;
@@ -877,7 +877,7 @@ fn name_query(row: &InputRow, country: String, name: &str) -> NameQuery {
 
 /// Every search a valid row offers, in the order a run tries them, the next one only when
 /// the one before finds no company (or breaks its registry's rules, see
-/// [`crate::resolve::plan`]):
+/// `resolve::plan`):
 ///
 /// 1. its identifier: `service` + `id`, or else the first filled registry column;
 /// 2. the other filled registry columns (SIREN, SIRET, KVK, …), in the order of the

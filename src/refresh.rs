@@ -8,8 +8,8 @@
 
 use jiff::SignedDuration;
 
-use crate::config::{Mistake, Table};
 use crate::model::Color;
+use crate::table::{Mistake, Table};
 
 /// The colors `[refresh]` may name.
 pub const COLORS: [Color; 5] = [

@@ -4,12 +4,10 @@
 //!
 //! This module does not read the store; the pipeline checks the cache first.
 
-use unicode_normalization::UnicodeNormalization;
-use unicode_normalization::char::is_combining_mark;
-
 use crate::api::{ApiError, Client};
 use crate::model::{Candidate, Company, NameQuery};
 use crate::portfolio::Target;
+use crate::text::normalize_name;
 
 /// A search to make.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -271,44 +269,6 @@ pub fn candidate(c: &Company) -> Candidate {
     }
 }
 
-/// Case, accents, punctuation and repeated spaces folded away: "Société Générale S.A." and
-/// "SOCIETE GENERALE SA" compare equal. Dots join letters (S.A. → sa); other punctuation
-/// separates words.
-pub fn normalize_name(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut space = false;
-    for ch in s.nfkd().filter(|c| !is_combining_mark(*c)) {
-        let folded: &str = match ch {
-            'ß' => "ss",
-            'æ' | 'Æ' => "ae",
-            'œ' | 'Œ' => "oe",
-            'ø' | 'Ø' => "o",
-            'ł' | 'Ł' => "l",
-            'đ' | 'Đ' => "d",
-            'þ' | 'Þ' => "th",
-            '.' | '\'' | '’' => continue,
-            c if c.is_alphanumeric() => {
-                if space && !out.is_empty() {
-                    out.push(' ');
-                }
-                space = false;
-                out.extend(c.to_lowercase());
-                continue;
-            }
-            _ => {
-                space = true;
-                continue;
-            }
-        };
-        if space && !out.is_empty() {
-            out.push(' ');
-        }
-        space = false;
-        out.push_str(folded);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,18 +287,6 @@ mod tests {
             legal_form: String::new(),
             external_ids: vec![],
         }
-    }
-
-    #[test]
-    fn names_normalize_across_case_accents_punctuation_and_spaces() {
-        assert_eq!(
-            normalize_name("  Société   Générale S.A. "),
-            "societe generale sa"
-        );
-        assert_eq!(normalize_name("SOCIETE-GENERALE SA"), "societe generale sa");
-        assert_eq!(normalize_name("Müller & Söhne GmbH"), "muller sohne gmbh");
-        assert_eq!(normalize_name("Straße l'Étoile"), "strasse letoile");
-        assert_eq!(normalize_name("Ørsted A/S"), "orsted a s");
     }
 
     #[test]

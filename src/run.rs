@@ -25,7 +25,7 @@ use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
 use crate::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::refresh::RefreshAges;
-use crate::report::{self, Output, ReportError, ReportOptions};
+use crate::report::{self, Output, ReportOptions};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
 /// What to screen, and how.
@@ -189,7 +189,6 @@ pub async fn screen(
     if let Some(portfolio) = &log.portfolio {
         let settings = &request.settings;
         let ended = deliver::EndedRun {
-            db: &settings.db.value,
             portfolio,
             run_id: log.run_id,
             ok: result.is_ok(),
@@ -200,7 +199,11 @@ pub async fn screen(
             webhook: settings.notify_webhook.value.as_ref(),
             policy: &request.webhook_policy,
         };
-        let undelivered = deliver::deliver(&ended, targets).await;
+        let mut undelivered = Vec::new();
+        if targets.any() {
+            let readings = delivery_readings(&settings.db.value, &ended, &targets);
+            undelivered = deliver::deliver(&ended, targets, readings).await;
+        }
         if let Ok(screened) = &mut result {
             screened.undelivered = undelivered;
         }
@@ -447,7 +450,7 @@ async fn screen_logged(
         ) && store
             .rows_by_status(run_id)
             .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0))
-            && report::write_reports(&store, run_id, &request.reports, summary).is_ok()
+            && write_reports(&store, run_id, &request.reports, summary).is_ok()
         {
             let _ = store.mark_delivered(run_id);
         }
@@ -526,7 +529,7 @@ async fn screen_logged(
     store
         .finish_run(run_id, status, &calls, &notes, &rules)
         .map_err(db_error)?;
-    let written = report::write_reports(&store, run_id, &request.reports, summary);
+    let written = write_reports(&store, run_id, &request.reports, summary);
     log.report_ms = Some(reporting.elapsed().as_millis() as u64);
     // Delivered only now that the summary is out and the reports are in place: a run
     // that dies before this is announced by the next one.
@@ -915,6 +918,78 @@ fn rows(mut reader: Portfolio) -> impl Iterator<Item = Result<InputRow, InputErr
         stopped = matches!(next, Some(Err(_)) | None);
         next
     })
+}
+
+/// Why a run's reports could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Writes a run's reports and summary ([`report::write_reports`]) from the database.
+pub fn write_reports(
+    store: &Store,
+    run_id: i64,
+    options: &ReportOptions,
+    summary: impl Output,
+) -> Result<RunInfo, ReportError> {
+    let run = report::RunData {
+        info: store.run_info(run_id)?,
+        // Runs up to this one only: the report drawn again later shows the same trend.
+        trend: store.color_trend(run_id, crate::store::TREND_RUNS)?,
+        // Read, not recomputed, so a past run's summary reads as it did.
+        digest: store.alert_digest(
+            run_id,
+            report::summary::MAX_LISTED,
+            options.alerts.storm_share,
+            crate::store::Verdicts::Recorded,
+        )?,
+    };
+    report::write_reports(
+        run,
+        |each| Ok(store.for_each_result(run_id, false, each)?),
+        |each| Ok(store.for_each_alert_row(run_id, each)?),
+        options,
+        summary,
+    )
+}
+
+/// What delivery needs of the database, read as the run left it; the database is closed
+/// before anything is posted, so it is not held while a receiver takes its time.
+fn delivery_readings(
+    db: &Path,
+    ended: &deliver::EndedRun<'_>,
+    targets: &deliver::Targets<'_>,
+) -> Result<deliver::Readings, String> {
+    let store = Store::open_read_only(db)
+        .map_err(|e| format!("cannot read database {}: {e}", db.display()))?;
+    let text = |e: StoreError| e.to_string();
+    let run = |id| store.run_info(id).map_err(text);
+    let metrics = match targets.metrics_file {
+        None => Ok((None, None)),
+        Some(_) => ended.run_id.map(run).transpose().and_then(|info| {
+            let last = store.last_complete(ended.portfolio).map_err(text)?;
+            Ok((info, last.and_then(|t| t.parse().ok())))
+        }),
+    };
+    // The run that just ended brought the schema up to date. (The storm is the summary's
+    // business: no share makes one here.)
+    let webhook = match (targets.webhook, ended.run_id) {
+        (Some(_), Some(id)) => Some(run(id).and_then(|info| {
+            let digest = store.alert_digest(
+                id,
+                deliver::webhook::MAX_POSTED,
+                1.0,
+                crate::store::Verdicts::Recorded,
+            );
+            Ok((info, digest.map_err(text)?))
+        })),
+        _ => None,
+    };
+    Ok(deliver::Readings { metrics, webhook })
 }
 
 #[cfg(test)]

@@ -1,7 +1,49 @@
 //! Text made safe and laid out for whoever reads it, one place for the whole program:
 //! aligned tables for people, text that cannot rewrite a terminal or reorder what a person
 //! reads (no control character, no bidirectional override), text from outside kept to a
-//! sane length, cells a spreadsheet will not run as formulas.
+//! sane length, cells a spreadsheet will not run as formulas; and names folded so that
+//! two spellings of one company compare equal.
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+/// Case, accents, punctuation and repeated spaces folded away: "Société Générale S.A." and
+/// "SOCIETE GENERALE SA" compare equal. Dots join letters (S.A. → sa); other punctuation
+/// separates words.
+pub fn normalize_name(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for ch in s.nfkd().filter(|c| !is_combining_mark(*c)) {
+        let folded: &str = match ch {
+            'ß' => "ss",
+            'æ' | 'Æ' => "ae",
+            'œ' | 'Œ' => "oe",
+            'ø' | 'Ø' => "o",
+            'ł' | 'Ł' => "l",
+            'đ' | 'Đ' => "d",
+            'þ' | 'Þ' => "th",
+            '.' | '\'' | '’' => continue,
+            c if c.is_alphanumeric() => {
+                if space && !out.is_empty() {
+                    out.push(' ');
+                }
+                space = false;
+                out.extend(c.to_lowercase());
+                continue;
+            }
+            _ => {
+                space = true;
+                continue;
+            }
+        };
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push_str(folded);
+    }
+    out
+}
 
 /// Text from the portfolio or the service, safe for a terminal, a mail, a report or a
 /// receiver: control characters (an escape sequence could rewrite the screen, hide what
@@ -259,7 +301,19 @@ pub fn redacted_url(raw: &str, path: UrlPath) -> String {
 #[cfg(test)]
 mod tests {
     use super::defuse;
-    use super::{UrlPath, redacted_url, thousands};
+    use super::{UrlPath, normalize_name, redacted_url, thousands};
+
+    #[test]
+    fn names_normalize_across_case_accents_punctuation_and_spaces() {
+        assert_eq!(
+            normalize_name("  Société   Générale S.A. "),
+            "societe generale sa"
+        );
+        assert_eq!(normalize_name("SOCIETE-GENERALE SA"), "societe generale sa");
+        assert_eq!(normalize_name("Müller & Söhne GmbH"), "muller sohne gmbh");
+        assert_eq!(normalize_name("Straße l'Étoile"), "strasse letoile");
+        assert_eq!(normalize_name("Ørsted A/S"), "orsted a s");
+    }
 
     #[test]
     fn counts_set_their_thousands_apart() {

@@ -789,9 +789,11 @@ fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
 /// The webhook's document of run 1, as text.
 fn webhook_document(ws: &Workspace) -> String {
     let store = ratewatch::store::Store::open_read_only(&ws.db()).unwrap();
-    ratewatch::deliver::webhook::document(&store, 1)
-        .unwrap()
-        .to_string()
+    let run = store.run_info(1).unwrap();
+    let max = ratewatch::deliver::webhook::MAX_POSTED;
+    let recorded = ratewatch::store::Verdicts::Recorded;
+    let digest = store.alert_digest(1, max, 1.0, recorded).unwrap();
+    ratewatch::deliver::webhook::document(&run, &digest).to_string()
 }
 
 #[test]

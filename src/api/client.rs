@@ -60,17 +60,6 @@ pub struct ClientOptions {
     pub connect_timeout: Duration,
 }
 
-/// As the `--timeout` and `--connect-timeout` flags define them.
-impl Default for ClientOptions {
-    fn default() -> Self {
-        let settings = crate::config::defaults();
-        ClientOptions {
-            timeout: settings.timeout.value,
-            connect_timeout: settings.connect_timeout.value,
-        }
-    }
-}
-
 /// A client bound to one environment and key. Cheap to clone: connections are shared.
 #[derive(Clone)]
 pub struct Client {

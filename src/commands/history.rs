@@ -14,10 +14,10 @@ use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
-use crate::resolve::normalize_name;
 use crate::store::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, Store, StoreError, time_text,
 };
+use crate::text::normalize_name;
 
 /// The window `changes` looks back over when no `--since` is given.
 const DEFAULT_WINDOW: SignedDuration = SignedDuration::from_hours(7 * 24);

@@ -9,7 +9,8 @@ use crate::cli::{ReportArgs, RunsArgs};
 use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::{MakePrintable, RunInfo};
-use crate::report::{ReportError, ReportOptions, write_reports};
+use crate::report::ReportOptions;
+use crate::run::{ReportError, write_reports};
 use crate::store::time_text;
 
 const HEADERS: [&str; 12] = [

@@ -3,8 +3,8 @@
 //! POSTed as one JSON document, `--notify-webhook`).
 //!
 //! A delivery never changes a run's outcome or exit code: what went wrong comes back as
-//! lines for stderr, and as warnings in the log. Both read the database as the run left
-//! it, as the reports do.
+//! lines for stderr, and as warnings in the log. Both get what the database holds as the
+//! run left it, read by the run ([`Readings`]): plain data, as the reports get.
 
 pub mod metrics;
 pub mod webhook;
@@ -12,14 +12,12 @@ pub mod webhook;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::model::RunStatus;
-use crate::store::Store;
+use crate::model::{AlertDigest, RunInfo, RunStatus};
 use webhook::{Policy, WebhookUrl};
 
 /// How a run ended, as far as delivery needs to know.
 #[derive(Debug, Clone)]
 pub struct EndedRun<'a> {
-    pub db: &'a Path,
     pub portfolio: &'a str,
     /// The run's record, when it got as far as one.
     pub run_id: Option<i64>,
@@ -36,42 +34,61 @@ pub struct Targets<'a> {
     pub policy: &'a Policy,
 }
 
-/// Writes the metrics file, then posts the webhook, each if asked; returns one line for
-/// each that failed (`webhook: not delivered after 3 attempts: HTTP 500 (…)`).
-pub async fn deliver(ended: &EndedRun<'_>, targets: Targets<'_>) -> Vec<String> {
+impl Targets<'_> {
+    /// Whether anything is to be delivered (else the database is not read for it).
+    pub fn any(&self) -> bool {
+        self.metrics_file.is_some() || self.webhook.is_some()
+    }
+}
+
+/// What the database holds for a delivery, as the run left it: each part, or why it could
+/// not be read.
+#[derive(Debug, Clone)]
+pub struct Readings {
+    /// The metrics file's: the run's record (when it got one), and when the portfolio's
+    /// last complete run ended.
+    pub metrics: Result<(Option<RunInfo>, Option<jiff::Timestamp>), String>,
+    /// The webhook's, when it has one to send: the run's record and the alerts its
+    /// summary lists (see [`webhook::document`]).
+    pub webhook: Option<Result<(RunInfo, AlertDigest), String>>,
+}
+
+/// Writes the metrics file, then posts the webhook, each if asked, from `readings` (`Err`:
+/// the database could not be read); returns one line for each that failed (`webhook: not
+/// delivered after 3 attempts: HTTP 500 (…)`).
+pub async fn deliver(
+    ended: &EndedRun<'_>,
+    targets: Targets<'_>,
+    readings: Result<Readings, String>,
+) -> Vec<String> {
     let mut problems = Vec::new();
-    if targets.metrics_file.is_none() && targets.webhook.is_none() {
+    if !targets.any() {
         return problems;
     }
-    let store = match Store::open_read_only(ended.db) {
-        Ok(store) => Some(store),
-        Err(e) => {
-            let reason = format!("cannot read database {}: {e}", ended.db.display());
+    let readings = match readings {
+        Ok(readings) => readings,
+        Err(reason) => {
             if let Some(path) = targets.metrics_file {
                 problems.push(format!("metrics: {} not written: {reason}", path.display()));
             }
             if let Some(url) = targets.webhook {
                 problems.push(format!("webhook: not sent to {url}: {reason}"));
             }
-            None
+            warn(&problems);
+            return problems;
         }
     };
-    let Some(store) = store else {
-        warn(&problems);
-        return problems;
-    };
     if let Some(path) = targets.metrics_file {
-        match write_metrics(&store, ended, path) {
+        match write_metrics(readings.metrics, ended, path) {
             Ok(()) => tracing::info!(metrics_file = %path.display(), "metrics written"),
             Err(e) => problems.push(format!("metrics: {} not written: {e}", path.display())),
         }
     }
     // A run that stopped before it had a record has nothing to send: the metrics file
     // says it failed.
-    if let (Some(url), Some(run_id)) = (targets.webhook, ended.run_id) {
-        let body = webhook::document(&store, run_id).map(|d| d.to_string().into_bytes());
-        // The database is not held while the receiver takes its time.
-        drop(store);
+    if let (Some(url), Some(read)) = (targets.webhook, readings.webhook) {
+        let body =
+            read.map(|(run, digest)| webhook::document(&run, &digest).to_string().into_bytes());
         match body {
             Err(e) => problems.push(format!("webhook: not sent to {url}: {e}")),
             Ok(body) => match webhook::post(url, body, targets.policy).await {
@@ -95,26 +112,19 @@ fn warn(problems: &[String]) {
     }
 }
 
-/// The figures of the run from the database, and the file written.
-fn write_metrics(store: &Store, ended: &EndedRun<'_>, path: &Path) -> Result<(), String> {
-    let run = match ended.run_id {
-        Some(id) => {
-            let mut run = store.run_info(id).map_err(|e| e.to_string())?;
-            // Its texts and colors as the reports show them, whatever an older version
-            // stored.
-            crate::model::MakePrintable::make_printable(&mut run);
-            Some(run)
-        }
-        None => None,
-    };
+/// The figures of the run as read, and the file written.
+fn write_metrics(
+    read: Result<(Option<RunInfo>, Option<jiff::Timestamp>), String>,
+    ended: &EndedRun<'_>,
+    path: &Path,
+) -> Result<(), String> {
+    let (mut run, last_success) = read?;
+    // Its texts and colors as the reports show them, whatever an older version stored.
+    crate::model::MakePrintable::make_printable(&mut run);
     let status = match &run {
         Some(run) if ended.ok || run.status != RunStatus::Running => run.status,
         _ => RunStatus::Failed,
     };
-    let last_success = store
-        .last_complete(ended.portfolio)
-        .map_err(|e| e.to_string())?
-        .and_then(|t| t.parse().ok());
     let figures = metrics::Figures {
         portfolio: crate::text::printable(ended.portfolio),
         // A run that rated nobody is no success, however it ended.

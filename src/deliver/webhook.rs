@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::model::{AlertDigest, AlertLine, RunInfo, time_text};
 use crate::report::json::run_object;
-use crate::store::{AlertLine, Store, StoreError, Verdicts};
 use crate::text::{UrlPath, redacted_url};
 
 /// The JSON Schema the posted document follows.
@@ -93,23 +93,19 @@ pub const MAX_POSTED: usize = 1000;
 
 /// The document of a run: its header as report.json has it, and the alerts its summary
 /// lists, as the rules decided them: worst first, one per company with the refs that hold
-/// it, at most [`MAX_POSTED`] (`alerts_total` counts them all). Read from the store in
-/// that order, never gathered whole. Every string is [`crate::text::printable`].
-pub fn document(store: &Store, run_id: i64) -> Result<Value, StoreError> {
-    let run = store.run_info(run_id)?;
-    // The run that just ended brought the schema up to date. (The storm is the
-    // summary's business: no share makes one here.)
-    let digest = store.alert_digest(run_id, MAX_POSTED, 1.0, Verdicts::Recorded)?;
+/// it, at most [`MAX_POSTED`] (`alerts_total` counts them all): `digest` as the store
+/// reads it, in that order. Every string is [`crate::text::printable`].
+pub fn document(run: &RunInfo, digest: &AlertDigest) -> Value {
     let alerts: Vec<Value> = digest.listed.iter().map(alert).collect();
     let mut document = json!({
         "version": VERSION,
-        "run": run_object(&run),
+        "run": run_object(run),
         "alerts_total": digest.listed_total,
         "alerts": alerts,
     });
     // A receiver shows names to people (a chat, a ticket): printable, as every report.
     crate::text::printable_json(&mut document);
-    Ok(document)
+    document
 }
 
 /// One listed alert: what happened to which company, and your refs for it.
@@ -122,7 +118,7 @@ fn alert(a: &AlertLine) -> Value {
         "country": a.country,
         "color": a.color.as_ref().map(|c| c.as_str()),
         "previous_color": a.previous.as_ref().map(|c| c.as_str()),
-        "last_refresh_date": a.last_refresh_date.map(crate::store::time_text),
+        "last_refresh_date": a.last_refresh_date.map(time_text),
     })
 }
 

@@ -11,8 +11,7 @@ use std::io;
 use jiff::Timestamp;
 
 use super::{Format, Output};
-use crate::model::{ResultRow, RunInfo};
-use crate::store::time_text;
+use crate::model::{ResultRow, RunInfo, time_text};
 use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a

@@ -467,7 +467,7 @@ fn shown(time: &Option<Timestamp>) -> String {
 /// A date of the service's as stored (`2026-11-21T02:00:00Z`), which sorts as time does;
 /// empty when it gave none.
 fn stored(time: &Option<Timestamp>) -> String {
-    time.map(crate::store::time_text).unwrap_or_default()
+    time.map(crate::model::time_text).unwrap_or_default()
 }
 
 /// `1 row`, `2 rows`. (Takes a reference: templates pass their arguments so.)

@@ -6,8 +6,7 @@ use std::io;
 use serde_json::{Map, Value, json};
 
 use super::{Format, Output};
-use crate::model::{ResultRow, RunInfo};
-use crate::store::time_text;
+use crate::model::{ResultRow, RunInfo, time_text};
 
 /// The JSON Schema the report follows.
 pub const SCHEMA: &str = include_str!("report.schema.json");

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::model::{MakePrintable, ResultRow, RunColors, RunInfo, Staleness};
+use crate::model::{AlertDigest, MakePrintable, ResultRow, RunColors, RunInfo, Staleness};
 
 /// The files of a run's reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,15 +39,6 @@ impl ReportFiles {
     }
 }
 
-/// Why a run's reports could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
-    #[error(transparent)]
-    Io(#[from] io::Error),
-}
-
 /// Where and how a run's reports are written.
 #[derive(Debug, Clone)]
 pub struct ReportOptions {
@@ -64,42 +55,58 @@ pub struct ReportOptions {
     pub alerts: crate::alerts::Rules,
 }
 
+/// What the reports say of a run besides its rows, read by the caller.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub info: RunInfo,
+    /// The colors of the runs up to this one.
+    pub trend: Vec<RunColors>,
+    /// The alerts as the run decided them, worst first, at most [`summary::MAX_LISTED`].
+    pub digest: AlertDigest,
+}
+
+/// A run's rows as the caller reads them, one at a time (a portfolio is never held
+/// whole): each is handed to the function given, whose error ends the reading.
+pub trait Rows<E>:
+    FnOnce(&mut dyn FnMut(ResultRow) -> io::Result<()>) -> Result<io::Result<()>, E>
+{
+}
+impl<E, F> Rows<E> for F where
+    F: FnOnce(&mut dyn FnMut(ResultRow) -> io::Result<()>) -> Result<io::Result<()>, E>
+{
+}
+
 /// Writes report.csv, report.json and report.html into the folder and the summary to
-/// `summary` (stdout, for the commands), all from the database in one pass over the run's
-/// rows.
+/// `summary` (stdout, for the commands), all in one pass over the run's `rows` (in input
+/// order), then its `alert_rows` (grouped by company, listed ones first).
 ///
 /// The summary is printed whatever happens to the files: when the folder cannot be
 /// written (read-only, full, a file in its place), the alerts still reach the cron mail,
 /// and the error is returned after them. A file that failed is left as it was before.
-pub fn write_reports(
-    store: &crate::store::Store,
-    run_id: i64,
+pub fn write_reports<E: From<io::Error>>(
+    run: RunData,
+    rows: impl Rows<E>,
+    alert_rows: impl Rows<E>,
     options: &ReportOptions,
     summary: impl Output,
-) -> Result<RunInfo, ReportError> {
+) -> Result<RunInfo, E> {
+    let RunData {
+        mut info,
+        mut trend,
+        digest,
+    } = run;
     // Every text of the reports made printable here, once for every format: what the
     // portfolio held, or what an older database kept before the service's text was
     // cleaned on arrival.
-    let mut info = store.run_info(run_id)?;
     info.make_printable();
     // On this machine's clock: the run's start (the service's dates judge nothing).
     let staleness = Staleness::new(info.started_at, options.stale_after_days);
-    // Runs up to this one only: the report drawn again later shows the same trend.
-    let mut trend = store.color_trend(run_id, crate::store::TREND_RUNS)?;
     trend.make_printable();
     let mut trouble: Option<io::Error> = None;
     let mut files = open_files(&info, options, trend).unwrap_or_else(|e| {
         trouble = Some(e);
         (Vec::new(), Vec::new())
     });
-    // The alerts as the run decided them, worst first: read, not recomputed, so a past
-    // run's summary reads as it did.
-    let digest = store.alert_digest(
-        run_id,
-        summary::MAX_LISTED,
-        options.alerts.storm_share,
-        crate::store::Verdicts::Recorded,
-    )?;
     let mut summary: Box<dyn Format + '_> = Box::new(summary::Summary::new(
         summary,
         options.quiet,
@@ -117,19 +124,18 @@ pub fn write_reports(
     };
     let begun = files.0.iter_mut().try_for_each(|f| f.begin(&info));
     keep(begun, &mut files.0);
-    store
-        .for_each_result(run_id, false, |mut row| {
-            // The one place the rule is applied: every format reads the row's `stale`.
-            staleness.mark(&mut row);
-            row.make_printable();
-            let written = files.0.iter_mut().try_for_each(|f| f.row(&row));
-            keep(written, &mut files.0);
-            summary.row(&row)
-        })?
-        .or_else(ignore_broken_pipe)?;
+    rows(&mut |mut row| {
+        // The one place the rule is applied: every format reads the row's `stale`.
+        staleness.mark(&mut row);
+        row.make_printable();
+        let written = files.0.iter_mut().try_for_each(|f| f.row(&row));
+        keep(written, &mut files.0);
+        summary.row(&row)
+    })?
+    .or_else(ignore_broken_pipe)?;
     // The alerts' rows again, grouped by company, listed ones first as the summary has
     // them: for the formats that show the alerts apart (report.html).
-    let alert_rows = store.for_each_alert_row(run_id, |mut row| {
+    let alert_rows = alert_rows(&mut |mut row| {
         staleness.mark(&mut row);
         row.make_printable();
         files.0.iter_mut().try_for_each(|f| f.alert_row(&row))
@@ -143,7 +149,7 @@ pub fn write_reports(
     }
     summary.finish().or_else(ignore_broken_pipe)?;
     match trouble {
-        Some(e) => Err(ReportError::Io(e)),
+        Some(e) => Err(E::from(e)),
         None => Ok(info),
     }
 }

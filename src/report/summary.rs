@@ -11,8 +11,7 @@ use jiff::Timestamp;
 
 use super::{Format, Output};
 use crate::alerts::{AlertKind, Repeat};
-use crate::model::{ResultRow, RowStatus, RunInfo, RunStatus};
-use crate::store::{AlertDigest, AlertLine};
+use crate::model::{AlertDigest, AlertLine, ResultRow, RowStatus, RunInfo, RunStatus};
 
 /// Whether a run's note makes the night loud (`STOPPED: …`, `NOTE: …`, `SHRUNK: …`).
 fn is_loud(note: &str) -> bool {

@@ -11,7 +11,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError, extra_columns, read_time, read_time_or_null, time_text};
 use crate::alerts::{AlertKind, Rules};
-use crate::model::{Change, Color};
+use crate::model::{AlertDigest, AlertLine, Change, Color};
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
 /// `ratewatch alerts test`, which must leave the database as it was.
@@ -28,39 +28,6 @@ impl Verdicts {
             Verdicts::Trial => "temp.trial_alerts",
         }
     }
-}
-
-/// One company in the summary's list of alerts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AlertLine {
-    pub kind: AlertKind,
-    /// The service's id of the company.
-    pub company_id: String,
-    /// The refs of the rows that hold the company (`C-1001, C-1002`), or `line N`.
-    pub refs: String,
-    pub company: String,
-    pub country: Option<String>,
-    pub color: Option<Color>,
-    pub previous: Option<Color>,
-    pub last_refresh_date: Option<Timestamp>,
-}
-
-/// What the summary says of a run's alerts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AlertDigest {
-    /// The listed alerts, worst first, at most as many as asked for.
-    pub listed: Vec<AlertLine>,
-    /// Every listed alert (news by the rules): the run's `alerts`.
-    pub listed_total: u64,
-    /// Standing alerts (still red or black) counted but not listed this time.
-    pub standing: u64,
-    /// Alerts an acknowledgement took out of the list.
-    pub acked: u64,
-    /// Companies whose color changed, and companies rated, when the share is a storm.
-    pub storm: Option<(u64, u64)>,
-    /// Companies whose color changed in the run, alerts or not: a night whose changes the
-    /// rules left out is not a night without change.
-    pub changed: u64,
 }
 
 /// An acknowledgement of a company's alert.

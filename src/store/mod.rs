@@ -30,13 +30,14 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
+pub use crate::model::{AlertDigest, AlertLine, time_text};
 use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, InputRow, ResultRow, RowStatus, RunInfo,
     RunStatus,
 };
 
 pub use account::AccountSync;
-pub use alerts::{Ack, AlertDigest, AlertLine, Verdicts};
+pub use alerts::{Ack, Verdicts};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
 pub use history::{
@@ -95,12 +96,6 @@ impl StoreError {
         let context = context.into();
         move |source| StoreError::Sql { context, source }
     }
-}
-
-/// Times are stored as ISO 8601 UTC text to the second: sortable, readable, and what
-/// SQLite's date functions understand.
-pub fn time_text(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// The start of `t`'s calendar month in UTC: where a month's calls begin to count.

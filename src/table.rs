@@ -1,0 +1,11 @@
+//! A table of ratewatch.toml as the module that owns it reads it: `[alerts]`, `[refresh]`
+//! and `[columns]` are each checked by their own module, which then needs nothing of
+//! `config`.
+
+use std::collections::BTreeMap;
+
+/// A table of ratewatch.toml, each key and value with where it is.
+pub type Table = BTreeMap<toml::Spanned<String>, toml::Spanned<toml::Value>>;
+
+/// A mistake in the file: where it is (a byte range) and what it is.
+pub type Mistake = (std::ops::Range<usize>, String);
