@@ -240,16 +240,8 @@ struct Night {
 }
 
 async fn night(sim: &SimServer, ws: &Workspace, file: &Path) -> Night {
-    let (db, out) = (ws.db(), ws.path("out"));
-    let args = [
-        file.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--base-url",
-        &sim.base_url(),
-    ];
+    let args = ws.screen_args(&sim.base_url(), file);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let request = screen_request(&args, KEY);
     let preview = run::preview(&request).unwrap();
     let before = calls(sim);

@@ -36,16 +36,8 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
     let mut csv = Vec::new();
     ratewatch::sim::portfolio::write(sim.dataset(), 30, &mut csv).unwrap();
     let file = ws.write("book.csv", &csv);
-    let (db, out) = (ws.db(), ws.path("out"));
-    let args = [
-        file.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--base-url",
-        &sim.base_url(),
-    ];
+    let args = ws.screen_args(&sim.base_url(), &file);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let heard = Heard::default();
     let mut summary = Vec::new();
     let screened = screen_in_this_process(&request(&args), &heard, &mut summary).await;
@@ -72,7 +64,7 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
         text.starts_with("ratewatch run 1 of book (complete): 30 rows — 30 rated"),
         "{text}"
     );
-    assert!(out.join("report.json").is_file());
+    assert!(ws.path("out").join("report.json").is_file());
 
     // The same file again: a second run, nothing searched again.
     let searches = sim.stats().calls(ratewatch::sim::Endpoint::CompanyById);
@@ -118,18 +110,9 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
     let mut csv = Vec::new();
     ratewatch::sim::portfolio::write(sim.dataset(), 80, &mut csv).unwrap();
     let file = ws.write("book.csv", &csv);
-    let (db, out) = (ws.db(), ws.path("out"));
-    let args = [
-        file.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--base-url",
-        &sim.base_url(),
-        "--concurrency",
-        "2",
-    ];
+    let mut args = ws.screen_args(&sim.base_url(), &file);
+    args.extend(["--concurrency".into(), "2".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let request = request(&args);
     let watcher = StopAfter {
         halt: request.halt.clone(),
@@ -161,7 +144,7 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
 
     // The companies the stopped run's summary listed: announced already.
     let listed = |run_id: i64| -> std::collections::HashSet<i64> {
-        let conn = rusqlite::Connection::open(&db).unwrap();
+        let conn = rusqlite::Connection::open(ws.db()).unwrap();
         let mut stmt = conn
             .prepare("SELECT company FROM run_alerts WHERE run_id = ?1 AND listed = 1")
             .unwrap();

@@ -309,13 +309,11 @@ impl Workspace {
         cmd
     }
 
-    /// `ratewatch screen PORTFOLIO ARGS…` against `base`, on this workspace's database and
-    /// report folder, run in-process through the library as the command runs it (on a
-    /// runtime of its own, one thread as the binary's): for a test that needs a run's
-    /// outcome, not a process. Call it outside any runtime.
-    pub fn screen_in_process(&self, base: &str, portfolio: &Path, args: &[&str]) -> Screening {
+    /// The arguments of `screen PORTFOLIO` against `base`, on this workspace's database and
+    /// report folder.
+    pub fn screen_args(&self, base: &str, portfolio: &Path) -> Vec<String> {
         let (db, out) = (self.db(), self.path("out"));
-        let mut all = vec![
+        [
             portfolio.to_str().unwrap(),
             "--db",
             db.to_str().unwrap(),
@@ -323,8 +321,19 @@ impl Workspace {
             out.to_str().unwrap(),
             "--base-url",
             base,
-        ];
-        all.extend(args);
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    /// `ratewatch screen PORTFOLIO ARGS…` against `base`, on this workspace's database and
+    /// report folder, run in-process through the library as the command runs it (on a
+    /// runtime of its own, one thread as the binary's): for a test that needs a run's
+    /// outcome, not a process. Call it outside any runtime.
+    pub fn screen_in_process(&self, base: &str, portfolio: &Path, args: &[&str]) -> Screening {
+        let mut all = self.screen_args(base, portfolio);
+        all.extend(args.iter().map(|a| a.to_string()));
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
         let request = screen_request(&all, KEY);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
