@@ -130,17 +130,25 @@ pub(crate) fn read_resolution(
     )
     .and_then(|mut s| {
         s.query_row([key], |r| {
+            // What the cache holds is read as written, or the run stops on it: a search
+            // taken for another answer than the service gave would report the row wrongly.
+            let unreadable = |at: usize, e: Box<dyn std::error::Error + Send + Sync>| {
+                rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e)
+            };
             let outcome: String = r.get(0)?;
-            let company: Option<String> = r.get(1)?;
             let candidates: Option<String> = r.get(2)?;
-            let at: String = r.get(3)?;
             Ok(CachedResolution {
-                outcome: Outcome::parse(&outcome).unwrap_or(Outcome::Unresolved),
-                company_id: company.and_then(|c| Uuid::parse_str(&c).ok()),
+                outcome: Outcome::parse(&outcome)
+                    .ok_or_else(|| unreadable(0, format!("unknown outcome {outcome:?}").into()))?,
+                company_id: match r.get_ref(1)? {
+                    rusqlite::types::ValueRef::Null => None,
+                    _ => Some(read_uuid(r, 1)?),
+                },
                 candidates: candidates
-                    .and_then(|c| serde_json::from_str(&c).ok())
+                    .map(|c| serde_json::from_str(&c).map_err(|e| unreadable(2, e.into())))
+                    .transpose()?
                     .unwrap_or_default(),
-                resolved_at: at.parse().unwrap_or(Timestamp::UNIX_EPOCH),
+                resolved_at: read_time(r, 3)?,
             })
         })
         .optional()

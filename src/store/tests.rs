@@ -2632,3 +2632,22 @@ fn a_stored_time_that_is_not_one_is_refused_not_guessed() {
     let err = store.run_info(run_id).unwrap_err();
     assert!(err.to_string().contains(&format!("run {run_id}")), "{err}");
 }
+
+#[test]
+fn a_cached_search_that_cannot_be_read_as_written_is_an_error_never_another_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("c.db")).unwrap();
+    store
+        .conn
+        .execute_batch(
+            "INSERT INTO resolutions (search_key, outcome, candidates, resolved_at)
+             VALUES ('name|FR|acme', 'ambiguous', 'not json', '2026-01-01T00:00:00Z'),
+                    ('name|FR|beta', 'unresolved', NULL, 'yesterday');",
+        )
+        .unwrap();
+    for key in ["name|FR|acme", "name|FR|beta"] {
+        let read = store.cached_resolution(key);
+        assert!(read.is_err(), "{key}: {read:?}");
+    }
+    assert_eq!(store.cached_resolution("name|FR|gamma").unwrap(), None);
+}
