@@ -950,7 +950,11 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
     let status = text(6)?.ok_or_else(|| {
         rusqlite::Error::InvalidColumnType(6, "status".into(), rusqlite::types::Type::Null)
     })?;
-    let company = text(7)?.and_then(|t| Uuid::parse_str(t).ok());
+    // A company or candidates that do not read as written are an error, never left out.
+    let company = match text(7)? {
+        Some(_) => Some(read_uuid(r, 7)?),
+        None => None,
+    };
     let color = text(9)?;
     let previous = text(10)?;
     let change = text(11)?;
@@ -994,7 +998,16 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
             .get::<_, Option<i64>>(26)?
             .map(|seconds| seconds.max(0) as u64 / 3600),
         candidates: candidates
-            .and_then(|c| serde_json::from_str(c).ok())
+            .map(|c| {
+                serde_json::from_str(c).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        15,
+                        rusqlite::types::Type::Text,
+                        e.into(),
+                    )
+                })
+            })
+            .transpose()?
             .unwrap_or_default(),
     })
 }
