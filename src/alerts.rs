@@ -6,7 +6,7 @@
 //! (see `store::alerts`), and the reports read what it recorded.
 
 pub use crate::model::AlertKind;
-use crate::table::{Mistake, Table};
+use crate::settings::table::{Mistake, Table};
 
 /// How often a standing alert (still red, still black) is listed again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

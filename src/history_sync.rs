@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use crate::api::ApiError;
 use crate::connection::{Service, ServiceSettings};
 use crate::error::Error;
-use crate::limit::{Limiter, Limits};
 use crate::model::Rating;
+use crate::stages::limit::{Limiter, Limits};
 use crate::store::{AccountSync, RunLock, Store, StoreError};
 
 /// The limiter's name for the calls of the history endpoint.

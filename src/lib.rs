@@ -6,17 +6,18 @@
 //! portfolio.csv ─► input ─► resolve ─► rate ─► store ─► report
 //! ```
 //!
-//! - [`portfolio`] reads and checks rows; [`resolve`] finds each company; [`rate`] fetches
-//!   ratings ([`refresh`]: which may be reused without a call); [`pipeline`] runs them
-//!   concurrently through the one [`limit`] gate, as [`decide`] says each row needs (the
-//!   dry run counts from it too);
-//!   [`store`] keeps history in SQLite; [`report`] formats a run's results; [`deliver`]
+//! - [`stages`], in order: [`stages::portfolio`] reads and checks rows;
+//!   [`stages::resolve`] finds each company; [`stages::rate`] fetches ratings
+//!   ([`stages::refresh`]: which may be reused without a call); [`stages::pipeline`] runs
+//!   them concurrently through the one [`stages::limit`] gate, as [`stages::decide`] says
+//!   each row needs (the dry run counts from it too).
+//! - [`store`] keeps history in SQLite; [`report`] formats a run's results; [`deliver`]
 //!   hands them on (a webhook, a metrics file).
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
 //! - [`history_sync`]: reads the account's history of requests back into the database.
-//! - [`commands`]: what each subcommand does; [`cli`] and [`config`] feed it settings.
+//! - [`commands`]: what each subcommand does; [`settings`] feed it.
 //!
 //! A run's life ([`run::screen`]), around the pipeline:
 //!
@@ -33,28 +34,19 @@
 
 pub mod alerts;
 pub mod api;
-pub mod cli;
 pub mod commands;
-pub mod config;
 pub(crate) mod connection;
-pub(crate) mod decide;
 pub mod deliver;
 pub mod error;
 pub mod history_sync;
 pub mod identifiers;
-pub mod limit;
 pub mod model;
-pub(crate) mod pipeline;
-pub mod portfolio;
-pub mod rate;
-pub mod refresh;
 pub mod report;
-pub(crate) mod resolve;
 pub mod run;
-pub mod setting;
+pub mod settings;
 pub mod sim;
+pub mod stages;
 pub mod store;
-pub mod table;
 pub mod text;
 
 pub use error::{Error, ExitCode};
@@ -71,7 +63,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     /// The modules that read settings: the commands, and a run they start.
-    const READ_SETTINGS: [&str; 3] = ["commands", "config", "run"];
+    const READ_SETTINGS: [&str; 3] = ["commands", "settings::config", "run"];
 
     /// Modules that format or hand on a run from plain data: they read no database.
     const PLAIN_DATA: [&str; 2] = ["deliver", "report"];
@@ -86,22 +78,35 @@ mod tests {
         }
     }
 
-    /// Each top-level module of src/ and the others it names as `crate::…`, in code or docs.
+    /// The directories that only group modules: each of their modules is a node of its own
+    /// (`stages::portfolio`), as a top-level module is.
+    const GROUPS: [&str; 2] = ["settings", "stages"];
+
+    /// Each module of src/ (top-level, or in a group) and the others it names as
+    /// `crate::…`, in code or docs.
     fn imports() -> BTreeMap<String, BTreeSet<String>> {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut texts = BTreeMap::new();
-        for entry in std::fs::read_dir(&src).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            if name == "lib" || name == "main" {
-                continue;
+        let read = |dir: &Path, prefix: &str, texts: &mut BTreeMap<String, String>| {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+                if ["lib", "main", "mod"].contains(&stem.as_str())
+                    || (prefix.is_empty() && GROUPS.contains(&stem.as_str()))
+                {
+                    continue;
+                }
+                let mut files = Vec::new();
+                sources(&path, &mut files);
+                let text: &mut String = texts.entry(format!("{prefix}{stem}")).or_default();
+                for file in files {
+                    text.push_str(&std::fs::read_to_string(file).unwrap());
+                }
             }
-            let mut files = Vec::new();
-            sources(&path, &mut files);
-            let text: &mut String = texts.entry(name).or_default();
-            for file in files {
-                text.push_str(&std::fs::read_to_string(file).unwrap());
-            }
+        };
+        read(&src, "", &mut texts);
+        for group in GROUPS {
+            read(&src.join(group), &format!("{group}::"), &mut texts);
         }
         let mut graph = BTreeMap::new();
         for (name, text) in &texts {
@@ -109,10 +114,19 @@ mod tests {
                 .split("crate::")
                 .skip(1)
                 .map(|rest| {
-                    let end = rest
-                        .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
-                        .unwrap_or(rest.len());
-                    rest[..end].to_string()
+                    let word = |at: &str| {
+                        let end = at
+                            .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                            .unwrap_or(at.len());
+                        at[..end].to_string()
+                    };
+                    let first = word(rest);
+                    match rest[first.len()..].strip_prefix("::") {
+                        Some(inner) if GROUPS.contains(&first.as_str()) => {
+                            format!("{first}::{}", word(inner))
+                        }
+                        _ => first,
+                    }
                 })
                 .filter(|m| m != name && texts.contains_key(m))
                 .collect();
@@ -165,7 +179,7 @@ mod tests {
         let graph = imports();
         let mut wrong = Vec::new();
         for (name, named) in &graph {
-            for top in ["cli", "config"] {
+            for top in ["settings::cli", "settings::config"] {
                 if named.contains(top) && !READ_SETTINGS.contains(&name.as_str()) {
                     wrong.push(format!("{name} → {top}"));
                 }

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use clap::Parser;
-use ratewatch::cli::{Cli, Command, LogFormat};
+use ratewatch::settings::cli::{Cli, Command, LogFormat};
 use ratewatch::{Error, ExitCode};
 use tracing_subscriber::EnvFilter;
 
@@ -12,7 +12,7 @@ fn main() -> std::process::ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // A setting's variable that does not read is named as ratewatch names its mistakes.
-        Err(e) => match ratewatch::config::mistake_in(&e) {
+        Err(e) => match ratewatch::settings::config::mistake_in(&e) {
             Some(mistake) => return report(&mistake),
             None => e.exit(),
         },

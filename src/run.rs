@@ -15,17 +15,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::api::ApiError;
-use crate::config::Settings;
 use crate::connection::{Service, ServiceSettings, ServiceTarget};
-use crate::decide::{Decisions, Found, Need};
 use crate::deliver;
 use crate::error::{Error, ExitCode};
-use crate::limit::{Limiter, Limits};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
-use crate::pipeline::{Fatal, Options, Pipeline, Resume};
-use crate::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
-use crate::refresh::RefreshAges;
 use crate::report::{self, Output, ReportOptions};
+use crate::settings::config::Settings;
+use crate::stages::decide::{Decisions, Found, Need};
+use crate::stages::limit::{Limiter, Limits};
+use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
+use crate::stages::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
+use crate::stages::refresh::RefreshAges;
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
 /// What to screen, and how.

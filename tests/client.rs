@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use ratewatch::api::client::MAX_REDIRECTS;
 use ratewatch::api::{ApiError, ApiKey, Client, ClientOptions, NameQuery};
-use ratewatch::limit::{Limiter, Limits};
 use ratewatch::model::{self, Color};
 use ratewatch::sim::{CompanyRef, Endpoint, Faults, SimConfig};
+use ratewatch::stages::limit::{Limiter, Limits};
 use uuid::Uuid;
 
 use crate::common::{self, KEY, Reply, client_for, config, recording, scripted, start};

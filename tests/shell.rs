@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use clap::CommandFactory;
 use predicates::prelude::*;
-use ratewatch::cli::Cli;
+use ratewatch::settings::cli::Cli;
 use ratewatch::sim::CompanyRef;
 
 use crate::common::{Background, KEY, Workspace, sample_sim};

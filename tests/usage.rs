@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use clap::CommandFactory;
-use ratewatch::cli::Cli;
+use ratewatch::settings::cli::Cli;
 
 /// Help is rendered at this width for docs/usage.md (as with `COLUMNS=100`).
 const WIDTH: &str = "100";

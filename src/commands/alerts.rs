@@ -9,11 +9,11 @@ use serde_json::json;
 use super::history::{Bound, find_company, parse_time};
 use super::output::{self, Style};
 use super::{emit, open_read_only};
-use crate::cli::{AckArgs, AcksArgs, AlertsAction, AlertsArgs, AlertsTestArgs};
-use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::Color;
 use crate::report::summary::{MAX_LISTED, alert_table};
+use crate::settings::cli::{AckArgs, AcksArgs, AlertsAction, AlertsArgs, AlertsTestArgs};
+use crate::settings::config::Sources;
 use crate::store::{Ack, Store, StoreError, Verdicts, time_text};
 use crate::text::{plural, printable};
 

@@ -11,10 +11,10 @@
 use serde_json::{Value, json};
 
 use super::emit;
-use crate::cli::ConfigArgs;
-use crate::config::{CONFIG_ENV, CONFIG_FILE, KEY_ENV, Settings, Sources};
 use crate::connection::KeySource;
 use crate::error::{Error, ExitCode};
+use crate::settings::cli::ConfigArgs;
+use crate::settings::config::{CONFIG_ENV, CONFIG_FILE, KEY_ENV, Settings, Sources};
 
 pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_run(&args.settings, &sources)?;

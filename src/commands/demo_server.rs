@@ -2,8 +2,8 @@
 //! benchmarks, scripts and trying the tool against something that looks like the service;
 //! `ratewatch demo-portfolio`: a portfolio of its companies to screen.
 
-use crate::cli::{DemoPortfolioArgs, DemoServerArgs};
 use crate::error::{Error, ExitCode};
+use crate::settings::cli::{DemoPortfolioArgs, DemoServerArgs};
 use crate::sim::Dataset;
 
 /// Without the simulator's server in this build, `demo-server` says so.

@@ -9,11 +9,11 @@ use uuid::Uuid;
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
-use crate::cli::{ChangesArgs, ColorArg, HistoryArgs};
-use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
+use crate::settings::cli::{ChangesArgs, ColorArg, HistoryArgs};
+use crate::settings::config::Sources;
 use crate::store::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, Store, StoreError, time_text,
 };

@@ -7,15 +7,15 @@ use super::emit;
 use super::output;
 use crate::api::models::{Company, Rating};
 use crate::api::{ApiError, NameQuery};
-use crate::cli::{LookupArgs, LookupList, LookupsArgs};
-use crate::config::{Settings, Sources};
 use crate::connection::{Service, ServiceSettings};
 use crate::error::{Error, ExitCode};
 use crate::identifiers::restore_leading_zeros;
-use crate::limit::Limiter;
 use crate::model::RATED_COUNTRIES;
-use crate::rate::RatingEndpoint;
-use crate::resolve::in_country;
+use crate::settings::cli::{LookupArgs, LookupList, LookupsArgs};
+use crate::settings::config::{Settings, Sources};
+use crate::stages::limit::Limiter;
+use crate::stages::rate::RatingEndpoint;
+use crate::stages::resolve::in_country;
 use crate::text::printable;
 
 /// One company found, with its rating or why the rating could not be had.

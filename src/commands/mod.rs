@@ -17,9 +17,9 @@ mod usage;
 use std::io::Write;
 use std::path::Path;
 
-use crate::cli::{Cli, Command};
-use crate::config::Sources;
 use crate::error::{Error, ExitCode};
+use crate::settings::cli::{Cli, Command};
+use crate::settings::config::Sources;
 use crate::store::Store;
 
 /// Runs the command the user asked for.

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use crate::cli::{CsvDialectArg, ListingArgs};
 use crate::error::Error;
 use crate::report::csv::Dialect;
+use crate::settings::cli::{CsvDialectArg, ListingArgs};
 use crate::text::{self, printable};
 
 /// The form asked for on the command line.

@@ -16,18 +16,18 @@ use serde_json::{Value, json};
 use super::output::{self, Style};
 use super::{emit, open_read_only};
 use crate::api::ApiError;
-use crate::cli::{
+use crate::connection::{Service, ServiceSettings};
+use crate::error::{Error, ExitCode};
+use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
+use crate::settings::cli::{
     ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
     ReviewRefArgs, ServiceArgs,
 };
-use crate::config::{Given, Settings, Sources};
-use crate::connection::{Service, ServiceSettings};
-use crate::decide::{ACCEPTED_UNKNOWN, invalid_key};
-use crate::error::{Error, ExitCode};
-use crate::limit::Limiter;
-use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
-use crate::portfolio::{self, Lookups};
-use crate::resolve::Query;
+use crate::settings::config::{Given, Settings, Sources};
+use crate::stages::decide::{ACCEPTED_UNKNOWN, invalid_key};
+use crate::stages::limit::Limiter;
+use crate::stages::portfolio::{self, Lookups};
+use crate::stages::resolve::Query;
 use crate::store::{Store, StoreError, time_text};
 use crate::text::printable;
 
@@ -396,7 +396,7 @@ async fn confirm_known(
     let conn = Service::open(&service, true, 1).await?;
     match limiter
         .call(endpoint.name(), || {
-            crate::rate::fetch(&conn.client, endpoint, company)
+            crate::stages::rate::fetch(&conn.client, endpoint, company)
         })
         .await
     {

@@ -5,12 +5,12 @@ use serde_json::{Map, Value, json};
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
-use crate::cli::{ReportArgs, RunsArgs};
-use crate::config::Sources;
 use crate::error::{Error, ExitCode};
 use crate::model::{MakePrintable, RunInfo};
 use crate::report::ReportOptions;
 use crate::run::{ReportError, write_reports};
+use crate::settings::cli::{ReportArgs, RunsArgs};
+use crate::settings::config::Sources;
 use crate::store::time_text;
 
 const HEADERS: [&str; 12] = [

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::ScreenArgs;
-use crate::config::{Settings, Sources};
 use crate::connection::{ServiceSettings, ServiceTarget};
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
 use crate::run::{self, Preview, Request, Started, Watcher};
+use crate::settings::cli::ScreenArgs;
+use crate::settings::config::{Settings, Sources};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
     let dry_run = args.dry_run;

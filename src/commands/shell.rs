@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use clap::CommandFactory;
 
 use super::emit;
-use crate::cli::{Cli, CompletionsArgs, ManArgs, Shell};
 use crate::error::{Error, ExitCode};
+use crate::settings::cli::{Cli, CompletionsArgs, ManArgs, Shell};
 
 pub fn completions(args: CompletionsArgs) -> Result<ExitCode, Error> {
     let shell = match args.shell {

@@ -2,11 +2,11 @@
 //! stdout. The sync itself is the library's (`history_sync`).
 
 use super::emit;
-use crate::cli::SyncHistoryArgs;
-use crate::config::{Settings, Sources};
 use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
 use crate::history_sync::{SyncRequest, Synced, sync_history};
+use crate::settings::cli::SyncHistoryArgs;
+use crate::settings::config::{Settings, Sources};
 
 pub async fn sync(args: SyncHistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = args.db.resolve(&sources)?.value;

@@ -9,9 +9,9 @@ use serde_json::json;
 use super::history::window;
 use super::output::{self, Style};
 use super::{emit, open_read_only};
-use crate::cli::{UsageArgs, UsagePeriod};
-use crate::config::Sources;
 use crate::error::{Error, ExitCode};
+use crate::settings::cli::{UsageArgs, UsagePeriod};
+use crate::settings::config::Sources;
 use crate::store::{RunCalls, month_start};
 
 pub fn usage(args: UsageArgs, sources: Sources) -> Result<ExitCode, Error> {

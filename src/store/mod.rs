@@ -386,7 +386,7 @@ impl Store {
     }
 
     /// The company's latest rating and when a run last saw it (a run whose refresh ages
-    /// allow uses it without a call: see [`crate::refresh`]).
+    /// allow uses it without a call: see [`crate::stages::refresh`]).
     pub fn latest_seen(&self, company: Uuid) -> Result<Option<LatestSeen>, StoreError> {
         let ctx = "reading the latest rating";
         let Some(key) = self.company_key(company).map_err(StoreError::at(ctx))? else {

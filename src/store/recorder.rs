@@ -85,7 +85,7 @@ impl Recorder {
     pub async fn reuse_rating(
         &self,
         company: Uuid,
-        ages: &crate::refresh::RefreshAges,
+        ages: &crate::stages::refresh::RefreshAges,
         now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.at_home().await?.reuse_rating(company, ages, now)

@@ -237,9 +237,9 @@ pub fn isolated(cmd: &mut std::process::Command) {
     }
     clear(
         cmd,
-        &<ratewatch::cli::Cli as clap::CommandFactory>::command(),
+        &<ratewatch::settings::cli::Cli as clap::CommandFactory>::command(),
     );
-    cmd.env_remove(ratewatch::config::KEY_ENV);
+    cmd.env_remove(ratewatch::settings::config::KEY_ENV);
 }
 
 /// A temporary folder with a database, reports and portfolios, and `screen` run in it.
@@ -444,8 +444,8 @@ pub fn rows_by_ref(report: &Value) -> HashMap<String, Value> {
 /// API key: built by the command's own code.
 pub fn screen_request(args: &[&str], key: &str) -> ratewatch::run::Request {
     use clap::Parser;
-    use ratewatch::cli::{Cli, Command};
-    use ratewatch::config::{KEY_ENV, Sources};
+    use ratewatch::settings::cli::{Cli, Command};
+    use ratewatch::settings::config::{KEY_ENV, Sources};
     let cli = Cli::try_parse_from(["ratewatch", "screen"].iter().chain(args)).unwrap();
     let Command::Screen(args) = cli.command else {
         unreachable!("a screen command")

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::{Gone, Record, Writer};
 use crate::model::Color;
-use crate::refresh::RefreshAges;
+use crate::stages::refresh::RefreshAges;
 use crate::store::{CachedResolution, LATEST_SEEN, StoreError, find_company, latest_seen};
 
 /// The last run that saw a rating of `r.company`: first observed it, or confirmed it.

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use crate::model::{Candidate, Decision, InputRow, Verdict};
-use crate::portfolio::{self, Lookups, Target};
-use crate::resolve::{self, Query};
+use crate::stages::portfolio::{self, Lookups, Target};
+use crate::stages::resolve::{self, Query};
 use crate::store::{CachedResolution, Outcome};
 
 /// What a row needs, decided from the row, the lookup lists and review's decisions.

@@ -17,29 +17,29 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::alerts::Rules;
 use crate::api::{ApiKey, ClientOptions};
-use crate::cli::{
-    CsvDialectArg, EndpointArg, QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs,
-};
 use crate::connection::{KeySource, ServiceSettings, ServiceTarget, read_key_file};
 use crate::deliver::webhook::WebhookUrl;
 use crate::error::Error;
-use crate::limit::{Limits, RetryPolicy};
 use crate::model::Color;
-use crate::portfolio::ColumnMap;
-use crate::rate::RatingEndpoint;
 use crate::report::csv::Dialect;
+use crate::settings::cli::{
+    CsvDialectArg, EndpointArg, QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs,
+};
+use crate::stages::limit::{Limits, RetryPolicy};
+use crate::stages::portfolio::ColumnMap;
+use crate::stages::rate::RatingEndpoint;
 use crate::text::{UrlPath, redacted_url};
 
 /// The config file looked for in the working directory.
 pub const CONFIG_FILE: &str = "ratewatch.toml";
 
 pub use crate::connection::KEY_ENV;
-use crate::setting::from_clap;
-pub use crate::setting::{
+use crate::settings::setting::from_clap;
+pub use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS, Kind,
     MILLISECONDS, Origin, PATH, RPS, SECONDS, SWITCH, Sourced, URL, Value, WEBHOOK, mistake_in,
 };
-pub use crate::table::{Mistake, Table};
+pub use crate::settings::table::{Mistake, Table};
 
 impl<T: Value> Given<T> {
     /// The value in force: the flag's or the variable's, else the file's, else the default
@@ -185,7 +185,8 @@ impl ConfigFile {
             match name.as_str() {
                 "alerts" => file.alerts = Rules::from_table(&tables.alerts).map_err(at)?,
                 "refresh" => {
-                    file.refresh = crate::refresh::ages_from_table(&tables.refresh).map_err(at)?
+                    file.refresh =
+                        crate::stages::refresh::ages_from_table(&tables.refresh).map_err(at)?
                 }
                 "columns" => file.columns = ColumnMap::from_table(&tables.columns).map_err(at)?,
                 _ if squeezed == "key" || squeezed == "apikey" => {
@@ -587,7 +588,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cli::Cli;
+    use crate::settings::cli::Cli;
 
     const PATH_OF_FILE: &str = "/etc/ratewatch/ratewatch.toml";
 
@@ -607,7 +608,7 @@ mod tests {
     fn flags(flags: &[&str]) -> Result<RunArgs, Error> {
         let argv = ["ratewatch", "config"].iter().chain(flags);
         match Cli::try_parse_from(argv).map_err(from_clap)?.command {
-            crate::cli::Command::Config(args) => Ok(args.settings),
+            crate::settings::cli::Command::Config(args) => Ok(args.settings),
             other => panic!("{other:?}"),
         }
     }
@@ -891,7 +892,7 @@ refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
         let argv = ["ratewatch", "--config", file.to_str().unwrap(), "config"];
         let cli =
             Cli::try_parse_from(argv.iter().chain(flags)).map_err(|e| mistake_in(&e).unwrap())?;
-        let crate::cli::Command::Config(args) = cli.command else {
+        let crate::settings::cli::Command::Config(args) = cli.command else {
             unreachable!("a config command")
         };
         let key = |var: &str| (var == KEY_ENV).then(|| key.to_string());

@@ -26,14 +26,14 @@ use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::api::{ApiError, Client};
-use crate::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
-use crate::limit::Limiter;
 use crate::lock;
 use crate::model::{Decision, RowStatus};
-use crate::portfolio::{InputError, InputRow, Lookups};
-use crate::rate::{self, RatingEndpoint};
-use crate::refresh::RefreshAges;
-use crate::resolve::{self, Query, Resolution};
+use crate::stages::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
+use crate::stages::limit::Limiter;
+use crate::stages::portfolio::{InputError, InputRow, Lookups};
+use crate::stages::rate::{self, RatingEndpoint};
+use crate::stages::refresh::RefreshAges;
+use crate::stages::resolve::{self, Query, Resolution};
 use crate::store::{Outcome, Record, Recorder, RowRecord, StoreError, Writer};
 
 /// How a run resolves and rates.
@@ -961,8 +961,8 @@ mod tests {
         use std::time::Duration;
 
         use crate::api::{ApiKey, ClientOptions};
-        use crate::limit::Limits;
         use crate::sim::{Faults, SimConfig, SimServer, dataset};
+        use crate::stages::limit::Limits;
         use crate::store::{NewRun, Store};
 
         let sim = SimServer::start(

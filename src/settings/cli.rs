@@ -12,11 +12,11 @@ use std::path::PathBuf;
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum, ValueHint};
 
-use crate::setting::{
+use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS,
     MILLISECONDS, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK,
 };
-pub use crate::setting::{CsvDialectArg, EndpointArg};
+pub use crate::settings::setting::{CsvDialectArg, EndpointArg};
 
 /// Screens a portfolio of counterparties for credit risk with a company-rating service.
 #[derive(Debug, Parser)]
@@ -422,7 +422,7 @@ pub struct RunArgs {
     /// `--column country=Pays --column "ref=Référence client"` (repeatable; `[columns]` in
     /// ratewatch.toml does the same). Fields: country, service, id, name, streetnumber,
     /// streetname, city, postcode, phonenumber, ref, company_id.
-    #[arg(long, value_name = "FIELD=HEADER", value_parser = crate::portfolio::parse_mapping)]
+    #[arg(long, value_name = "FIELD=HEADER", value_parser = crate::stages::portfolio::parse_mapping)]
     pub column: Vec<(String, String)>,
 
     /// The country of a row whose country is empty (many ERPs leave it out for their own
