@@ -94,14 +94,12 @@ impl Store {
     }
 
     /// The latest finished run (`complete` or `partial`) of each portfolio, by portfolio
-    /// name, as the `portfolio_latest` view takes it: a run still going, interrupted or
-    /// failed may hold only part of the file, and a review of it would miss the rows it
-    /// has not reached yet (or say that nothing needs a person while a run is going).
+    /// name, through the view `latest_finished_runs` that analysts read: a run still
+    /// going, interrupted or failed may hold only part of the file, and a review of it
+    /// would miss the rows it has not reached yet (or say that nothing needs a person
+    /// while a run is going).
     pub fn latest_finished_runs(&self) -> Result<Vec<LatestRun>, StoreError> {
-        let sql = "SELECT id, portfolio FROM runs
-                   WHERE id IN (SELECT max(id) FROM runs
-                                WHERE status IN ('complete', 'partial') GROUP BY portfolio)
-                   ORDER BY portfolio";
+        let sql = "SELECT id, portfolio FROM latest_finished_runs ORDER BY portfolio";
         self.all("finding the latest finished runs", sql, [], |r| {
             Ok(LatestRun {
                 run_id: r.get(0)?,

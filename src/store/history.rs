@@ -122,10 +122,7 @@ pub struct ColorChange {
 macro_rules! with_holding_runs {
     ($select:literal) => {
         concat!(
-            "WITH holding_runs AS (
-                 SELECT max(id) AS run_id FROM runs
-                 WHERE status IN ('complete', 'partial') GROUP BY portfolio
-             ) ",
+            "WITH holding_runs AS (SELECT id AS run_id FROM latest_finished_runs) ",
             $select
         )
     };
