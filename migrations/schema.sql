@@ -200,16 +200,19 @@ CREATE TABLE run_alerts (
     listed         INTEGER NOT NULL,               -- 1: in the summary; 0: counted only
     acked          INTEGER NOT NULL DEFAULT 0,     -- 1: an acknowledgement applied
     previous_color TEXT,                           -- the color the alert compares with
+    amount         REAL,                           -- the amount column over its rows, if named
     PRIMARY KEY (run_id, company)
 ) WITHOUT ROWID;
 CREATE INDEX run_alerts_order ON run_alerts (run_id, severity, first_line);
 CREATE INDEX run_alerts_listed ON run_alerts (company, run_id) WHERE listed = 1;
 
--- Rated rows of each run, by color: the trend.
+-- Rated rows of each run, by color: the trend, and what is at stake in each color.
 CREATE TABLE run_colors (
-    run_id INTEGER NOT NULL REFERENCES runs (id),
-    color  TEXT    NOT NULL,
-    rows   INTEGER NOT NULL,
+    run_id   INTEGER NOT NULL REFERENCES runs (id),
+    color    TEXT    NOT NULL,
+    rows     INTEGER NOT NULL,
+    new_rows INTEGER NOT NULL DEFAULT 0,           -- rows whose company came into it by a change
+    amount   REAL,                                 -- the amount column over its rows, if named
     PRIMARY KEY (run_id, color)
 ) WITHOUT ROWID;
 

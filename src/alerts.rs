@@ -1,6 +1,8 @@
 //! What is worth a person's attention after a run: the kinds of alert in the order of their
 //! severity, and the rules (`[alerts]` in ratewatch.toml) that say which of them alert,
-//! how often a standing one is repeated, and which rows matter enough.
+//! which are listed and which only counted, how often a standing one is listed again,
+//! which rows matter enough, and which of the portfolio's own columns (the amount at
+//! stake, its owner) every alert shows.
 //!
 //! Plain data and pure decisions only: the store applies them to a run's rows in one pass
 //! (see `store::alerts`), and the reports read what it recorded.
@@ -8,13 +10,14 @@
 pub use crate::model::AlertKind;
 use crate::settings::table::{Mistake, Table};
 
-/// How often a standing alert (still red, still black) is listed again.
+/// How often a standing alert (still red, still black) is listed again one by one. Between
+/// listings, the standing ones of each color are said in one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Repeat {
-    /// Listed when it began only; counted afterwards.
+    /// Listed when it began only; said in its color's line afterwards.
+    #[default]
     Never,
     /// Listed again once a week.
-    #[default]
     Weekly,
     /// Listed again once a day.
     Daily,
@@ -51,6 +54,42 @@ impl Repeat {
     }
 }
 
+/// Whether a kind of change alerts, and if so whether each is listed or only counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// Not an alert.
+    Off,
+    /// Counted in one line, not listed: improvements a team wants to know of, not read.
+    Count,
+    /// Listed, a line each.
+    List,
+}
+
+impl Listing {
+    fn parse(value: &toml::Value) -> Option<Listing> {
+        match value {
+            toml::Value::Boolean(true) => Some(Listing::List),
+            toml::Value::Boolean(false) => Some(Listing::Off),
+            toml::Value::String(s) if s == "list" => Some(Listing::List),
+            toml::Value::String(s) if s == "count" => Some(Listing::Count),
+            toml::Value::String(s) if s == "off" => Some(Listing::Off),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Listing::Off => "off",
+            Listing::Count => "count",
+            Listing::List => "list",
+        }
+    }
+}
+
+/// Alerts listed one per line by default; the rest are counted by kind, their largest
+/// named. Every new red and black is listed whatever the cap.
+pub const MAX_LISTED: usize = 20;
+
 /// Only rows whose value in one of the portfolio's own columns is at least this much.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MinExposure {
@@ -59,8 +98,9 @@ pub struct MinExposure {
     pub value: f64,
 }
 
-/// The rules of `[alerts]`. The defaults alert as ratewatch always did, except that a
-/// standing alert is listed once a week rather than every night.
+/// The rules of `[alerts]`. The defaults are what a team keeps: every deterioration listed
+/// (new red and black always, whatever the cap), improvements and other changes counted,
+/// standing red and black in one line per color, at most [`MAX_LISTED`] lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rules {
     /// Deteriorations alert (`deteriorated`), when they climb at least `min_steps`.
@@ -69,9 +109,9 @@ pub struct Rules {
     /// Into red or black (or red or black at a first screening) always alerts.
     pub into_red: bool,
     pub into_white: bool,
-    pub improved: bool,
-    /// Other changes to or from white or an unknown color.
-    pub changed: bool,
+    pub improved: Listing,
+    /// Other changes to or from white or an unknown color (`white → green`).
+    pub changed: Listing,
     pub unknown_color: bool,
     pub gone: bool,
     pub repeat: Repeat,
@@ -80,6 +120,13 @@ pub struct Rules {
     pub min_exposure: Option<MinExposure>,
     /// References always alerted on, whatever `min_exposure` says.
     pub watch: Vec<String>,
+    /// The carried columns every alert shows (`["Encours (€)", "Commercial"]`).
+    pub show: Vec<String>,
+    /// The column of the amount at stake (else `min_exposure`'s): alerts are ordered by it
+    /// within a kind, and each kind shows its total.
+    pub amount: Option<String>,
+    /// Alerts listed one per line; the rest are counted (new red and black never are).
+    pub max_listed: usize,
 }
 
 impl Default for Rules {
@@ -89,14 +136,17 @@ impl Default for Rules {
             min_steps: 1,
             into_red: true,
             into_white: true,
-            improved: true,
-            changed: true,
+            improved: Listing::Count,
+            changed: Listing::Count,
             unknown_color: true,
             gone: true,
-            repeat: Repeat::Weekly,
+            repeat: Repeat::Never,
             storm_share: 0.2,
             min_exposure: None,
             watch: Vec::new(),
+            show: Vec::new(),
+            amount: None,
+            max_listed: MAX_LISTED,
         }
     }
 }
@@ -113,36 +163,94 @@ impl Rules {
             AlertKind::White => self.into_white,
             AlertKind::Gone => self.gone,
             AlertKind::Unknown => self.unknown_color,
-            AlertKind::Changed => self.changed,
-            AlertKind::Improved => self.improved,
+            AlertKind::Changed => self.changed != Listing::Off,
+            AlertKind::Improved => self.improved != Listing::Off,
             AlertKind::Still => true,
         }
+    }
+
+    /// Whether an alert of this kind that is news is listed, a line each (else counted).
+    pub fn lists(&self, kind: AlertKind) -> bool {
+        match kind {
+            AlertKind::Changed => self.changed == Listing::List,
+            AlertKind::Improved => self.improved == Listing::List,
+            _ => true,
+        }
+    }
+
+    /// The header of the amount column: `amount`, else `min_exposure`'s column.
+    pub fn amount_column(&self) -> Option<&str> {
+        self.amount
+            .as_deref()
+            .or(self.min_exposure.as_ref().map(|m| m.column.as_str()))
+    }
+
+    /// The amount in a row's carried columns, when an amount column is named and the row
+    /// holds a readable number there (not when the record had more fields than its header).
+    pub fn amount_of(&self, extra: &[(String, String)], extra_unreliable: bool) -> Option<f64> {
+        let column = self.amount_column()?;
+        if extra_unreliable {
+            return None;
+        }
+        extra
+            .iter()
+            .find(|(header, _)| crate::digest::same_column(header, column))
+            .and_then(|(_, v)| parse_amount(v))
     }
 
     /// The rules for a portfolio with these carried columns. A `min_exposure` on a column
     /// the portfolio does not have would silence every alert: it is set aside, and the
     /// note says so (the night is loud, never falsely quiet).
-    pub fn for_columns(&self, columns: &[String]) -> (Rules, Option<String>) {
-        let Some(min) = &self.min_exposure else {
-            return (self.clone(), None);
+    ///
+    /// An amount or shown column the portfolio lacks is set aside too, with a note; the
+    /// shown columns take the portfolio's own spelling of their headers.
+    pub fn for_columns(&self, columns: &[String]) -> (Rules, Vec<String>) {
+        let mut rules = self.clone();
+        let mut notes = Vec::new();
+        let find = |wanted: &str| {
+            columns
+                .iter()
+                .find(|c| crate::digest::same_column(c, wanted))
+                .cloned()
         };
-        let wanted = min.column.trim();
-        if columns
-            .iter()
-            .any(|c| c.trim().eq_ignore_ascii_case(wanted))
+        if let Some(min) = &self.min_exposure
+            && find(&min.column).is_none()
         {
-            return (self.clone(), None);
+            notes.push(format!(
+                "NOTE: [alerts] min_exposure reads the column {:?}, which this portfolio does not have: every alert is listed, whatever its exposure",
+                min.column.trim()
+            ));
+            rules.min_exposure = None;
         }
-        let note = format!(
-            "NOTE: [alerts] min_exposure reads the column {wanted:?}, which this portfolio does not have: every alert is listed, whatever its exposure"
-        );
-        (
-            Rules {
-                min_exposure: None,
-                ..self.clone()
-            },
-            Some(note),
-        )
+        if let Some(amount) = &self.amount {
+            match find(amount) {
+                Some(header) => rules.amount = Some(header),
+                None => {
+                    notes.push(format!(
+                        "NOTE: [alerts] amount reads the column {:?}, which this portfolio does not have: alerts show no amount at stake",
+                        amount.trim()
+                    ));
+                    rules.amount = None;
+                }
+            }
+        }
+        let (found, missing): (Vec<_>, Vec<_>) = self
+            .show
+            .iter()
+            .map(|c| (c, find(c)))
+            .partition(|(_, f)| f.is_some());
+        rules.show = found.into_iter().filter_map(|(_, f)| f).collect();
+        if !missing.is_empty() {
+            let names: Vec<String> = missing
+                .iter()
+                .map(|(c, _)| format!("{:?}", c.trim()))
+                .collect();
+            notes.push(format!(
+                "[alerts] show names {} that this portfolio does not have; alerts show the others",
+                names.join(", ")
+            ));
+        }
+        (rules, notes)
     }
 
     /// Whether a row with this reference and these carried columns passes the filters.
@@ -207,7 +315,7 @@ pub fn parse_amount(text: &str) -> Option<f64> {
     normalized.parse().ok()
 }
 
-const RULES: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch";
+const RULES: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch, show, amount, max_listed";
 
 impl Rules {
     /// The rules of an `[alerts]` table. A rule or a value it does not know is a mistake at
@@ -229,8 +337,37 @@ impl Rules {
                 "deteriorated" => rules.deteriorated = flag(value)?,
                 "into_red" => rules.into_red = flag(value)?,
                 "into_white" => rules.into_white = flag(value)?,
-                "improved" => rules.improved = flag(value)?,
-                "changed" => rules.changed = flag(value)?,
+                "improved" | "changed" => {
+                    let listing = Listing::parse(value)
+                        .ok_or_else(|| wrong("\"list\", \"count\" or \"off\" (or true, false)"))?;
+                    match key {
+                        "improved" => rules.improved = listing,
+                        _ => rules.changed = listing,
+                    }
+                }
+                "show" => {
+                    let headers = || wrong("a list of column headers, [\"Encours (€)\", …]");
+                    rules.show = value
+                        .as_array()
+                        .ok_or_else(headers)?
+                        .iter()
+                        .map(|r| r.as_str().map(str::to_string).ok_or_else(headers))
+                        .collect::<Result<_, _>>()?;
+                }
+                "amount" => {
+                    let header = value
+                        .as_str()
+                        .filter(|h| !h.trim().is_empty())
+                        .ok_or_else(|| wrong("the header of a column, \"Encours (€)\""))?;
+                    rules.amount = Some(header.to_string());
+                }
+                "max_listed" => {
+                    let n = number(value)?;
+                    if !(1.0..=10_000.0).contains(&n) || n.fract() != 0.0 {
+                        return Err(wrong("a number of lines from 1 to 10000"));
+                    }
+                    rules.max_listed = n as usize;
+                }
                 "unknown_color" => rules.unknown_color = flag(value)?,
                 "gone" => rules.gone = flag(value)?,
                 "min_steps" => {
@@ -307,7 +444,7 @@ mod tests {
             rules.repeat,
             rules.storm_share,
         );
-        assert_eq!(read, (2, false, Repeat::Daily, 0.5));
+        assert_eq!(read, (2, Listing::Off, Repeat::Daily, 0.5));
         assert_eq!(rules.watch, ["C-1"]);
         let exposure = MinExposure {
             column: "E".into(),
@@ -371,6 +508,13 @@ mod tests {
         for kind in AlertKind::ALL {
             assert!(rules.keeps(kind, 1), "{kind:?}");
         }
+        // Improvements and changes to or from white are counted, not listed.
+        let listed: Vec<AlertKind> = AlertKind::ALL
+            .into_iter()
+            .filter(|k| rules.lists(*k))
+            .collect();
+        assert!(!listed.contains(&AlertKind::Improved) && !listed.contains(&AlertKind::Changed));
+        assert_eq!(listed.len(), AlertKind::ALL.len() - 2);
         let two = Rules {
             min_steps: 2,
             into_red: false,
@@ -429,13 +573,32 @@ mod tests {
             }),
             ..Rules::default()
         };
-        let (kept, note) = rules.for_columns(&["encours eur ".into()]);
-        assert_eq!((kept, note), (rules.clone(), None));
-        let (set_aside, note) = rules.for_columns(&["Exposure".into()]);
+        let (kept, notes) = rules.for_columns(&["encours eur ".into()]);
+        assert_eq!((kept, notes), (rules.clone(), vec![]));
+        let (set_aside, notes) = rules.for_columns(&["Exposure".into()]);
         assert_eq!(set_aside.min_exposure, None);
         assert!(
-            note.unwrap()
-                .starts_with("NOTE: [alerts] min_exposure reads the column \"Encours EUR\"")
+            notes[0].starts_with("NOTE: [alerts] min_exposure reads the column \"Encours EUR\"")
+        );
+        let shown = Rules {
+            show: vec!["encours eur".into(), "Commercial".into()],
+            amount: Some("ENCOURS EUR".into()),
+            ..Rules::default()
+        };
+        let (kept, notes) = shown.for_columns(&["Encours EUR".into()]);
+        assert_eq!(kept.show, ["Encours EUR"], "the portfolio's spelling");
+        assert_eq!(kept.amount.as_deref(), Some("Encours EUR"));
+        assert_eq!(
+            notes,
+            [
+                "[alerts] show names \"Commercial\" that this portfolio does not have; alerts show the others"
+            ]
+        );
+        let (lost, notes) = shown.for_columns(&[]);
+        assert_eq!((lost.amount, lost.show.len()), (None, 0));
+        assert!(
+            notes[0].starts_with("NOTE: [alerts] amount reads the column"),
+            "{notes:?}"
         );
     }
 

@@ -37,6 +37,7 @@ pub mod api;
 pub mod commands;
 pub(crate) mod connection;
 pub mod deliver;
+pub mod digest;
 pub mod error;
 pub mod history_sync;
 pub mod identifiers;

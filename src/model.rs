@@ -334,39 +334,6 @@ impl AlertKind {
     }
 }
 
-/// One company in the summary's list of alerts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AlertLine {
-    pub kind: AlertKind,
-    /// The service's id of the company.
-    pub company_id: String,
-    /// The refs of the rows that hold the company (`C-1001, C-1002`), or `line N`.
-    pub refs: String,
-    pub company: String,
-    pub country: Option<String>,
-    pub color: Option<Color>,
-    pub previous: Option<Color>,
-    pub last_refresh_date: Option<Timestamp>,
-}
-
-/// What the summary says of a run's alerts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AlertDigest {
-    /// The listed alerts, worst first, at most as many as asked for.
-    pub listed: Vec<AlertLine>,
-    /// Every listed alert (news by the rules): the run's `alerts`.
-    pub listed_total: u64,
-    /// Standing alerts (still red or black) counted but not listed this time.
-    pub standing: u64,
-    /// Alerts an acknowledgement took out of the list.
-    pub acked: u64,
-    /// Companies whose color changed, and companies rated, when the share is a storm.
-    pub storm: Option<(u64, u64)>,
-    /// Companies whose color changed in the run, alerts or not: a night whose changes the
-    /// rules left out is not a night without change.
-    pub changed: u64,
-}
-
 /// What became of one input row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -201,7 +201,12 @@ pub async fn screen(
         };
         let mut undelivered = Vec::new();
         if targets.any() {
-            let readings = delivery_readings(&settings.db.value, &ended, &targets);
+            let readings = delivery_readings(
+                &settings.db.value,
+                &ended,
+                &targets,
+                &request.reports.alerts,
+            );
             undelivered = deliver::deliver(&ended, targets, readings).await;
         }
         if let Ok(screened) = &mut result {
@@ -312,11 +317,11 @@ async fn screen_logged(
             reader.unused_columns().join(", ")
         ));
     }
-    let (rules, note) = request
+    let (rules, rule_notes) = request
         .reports
         .alerts
         .for_columns(&reader.carried_columns());
-    notes.extend(note);
+    notes.extend(rule_notes);
     let lookups = tokio::select! {
         lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes) => lookups,
         () = &mut guarded => unreachable!("the guard never returns"),
@@ -941,12 +946,7 @@ pub fn write_reports(
         // Runs up to this one only: the report drawn again later shows the same trend.
         trend: store.color_trend(run_id, crate::store::TREND_RUNS)?,
         // Read, not recomputed, so a past run's summary reads as it did.
-        digest: store.alert_digest(
-            run_id,
-            report::summary::MAX_LISTED,
-            options.alerts.storm_share,
-            crate::store::Verdicts::Recorded,
-        )?,
+        digest: store.alert_digest(run_id, &options.alerts, crate::store::Verdicts::Recorded)?,
     };
     report::write_reports(
         run,
@@ -963,6 +963,7 @@ fn delivery_readings(
     db: &Path,
     ended: &deliver::EndedRun<'_>,
     targets: &deliver::Targets<'_>,
+    rules: &crate::alerts::Rules,
 ) -> Result<deliver::Readings, String> {
     let store = Store::open_read_only(db)
         .map_err(|e| format!("cannot read database {}: {e}", db.display()))?;
@@ -975,16 +976,16 @@ fn delivery_readings(
             Ok((info, last.and_then(|t| t.parse().ok())))
         }),
     };
-    // The run that just ended brought the schema up to date. (The storm is the summary's
-    // business: no share makes one here.)
+    // The run that just ended brought the schema up to date. The document carries up to
+    // `MAX_POSTED` alerts. (The storm is the summary's business: no share makes one here.)
+    let posted = crate::alerts::Rules {
+        max_listed: deliver::webhook::MAX_POSTED,
+        storm_share: 1.0,
+        ..rules.clone()
+    };
     let webhook = match (targets.webhook, ended.run_id) {
         (Some(_), Some(id)) => Some(run(id).and_then(|info| {
-            let digest = store.alert_digest(
-                id,
-                deliver::webhook::MAX_POSTED,
-                1.0,
-                crate::store::Verdicts::Recorded,
-            );
+            let digest = store.alert_digest(id, &posted, crate::store::Verdicts::Recorded);
             Ok((info, digest.map_err(text)?))
         })),
         _ => None,

@@ -790,9 +790,12 @@ fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
 fn webhook_document(ws: &Workspace) -> String {
     let store = ratewatch::store::Store::open_read_only(&ws.db()).unwrap();
     let run = store.run_info(1).unwrap();
-    let max = ratewatch::deliver::webhook::MAX_POSTED;
+    let rules = ratewatch::alerts::Rules {
+        max_listed: ratewatch::deliver::webhook::MAX_POSTED,
+        ..Default::default()
+    };
     let recorded = ratewatch::store::Verdicts::Recorded;
-    let digest = store.alert_digest(1, max, 1.0, recorded).unwrap();
+    let digest = store.alert_digest(1, &rules, recorded).unwrap();
     ratewatch::deliver::webhook::document(&run, &digest).to_string()
 }
 

@@ -9,9 +9,9 @@ use serde_json::json;
 use super::history::{Bound, find_company, parse_time};
 use super::output::{self, Style};
 use super::{emit, open_read_only};
+use crate::digest::alert_table;
 use crate::error::{Error, ExitCode};
 use crate::model::Color;
-use crate::report::summary::{MAX_LISTED, alert_table};
 use crate::settings::cli::{AckArgs, AcksArgs, AlertsAction, AlertsArgs, AlertsTestArgs};
 use crate::settings::config::Sources;
 use crate::store::{Ack, Store, StoreError, Verdicts, time_text};
@@ -207,7 +207,7 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
         .decide_alerts(run_id, &rules, Verdicts::Trial)
         .map_err(fail)?;
     let digest = store
-        .alert_digest(run_id, MAX_LISTED, rules.storm_share, Verdicts::Trial)
+        .alert_digest(run_id, &rules, Verdicts::Trial)
         .map_err(fail)?;
     let origin = match &sources.file {
         Some(file) => format!("the rules of {}", file.path.display()),
@@ -226,26 +226,26 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
     if digest.listed_total == 0 {
         text.push_str("nothing would be listed: a quiet night, exit code 0\n");
     } else {
-        text.push_str(&format!(
-            "{} would be listed, worst first:\n",
-            plural(digest.listed_total, "alert", "alerts")
-        ));
-        for line in alert_table(&digest.listed).lines() {
+        text.push_str(&format!("would be listed: {}:\n", digest.totals_line()));
+        for line in alert_table(&digest, &digest.listed).lines() {
             text.push_str("  ");
             text.push_str(line);
             text.push('\n');
         }
-        let unlisted = digest.listed_total - digest.listed.len() as u64;
+        let unlisted = digest.unlisted();
         if unlisted > 0 {
             text.push_str(&format!("  … and {unlisted} more\n"));
         }
     }
-    if digest.standing > 0 {
+    for line in digest.standing_lines() {
         text.push_str(&format!(
-            "{} still red or black would be counted, not listed (repeat = \"{}\")\n",
-            plural(digest.standing, "company", "companies"),
+            "{line} (in one line; repeat = \"{}\")\n",
             rules.repeat.as_str()
         ));
+    }
+    if let Some(line) = digest.counted_line() {
+        text.push_str(&line);
+        text.push('\n');
     }
     if digest.acked > 0 {
         text.push_str(&format!(

@@ -12,7 +12,8 @@ pub mod webhook;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::model::{AlertDigest, RunInfo, RunStatus};
+use crate::digest::AlertDigest;
+use crate::model::{RunInfo, RunStatus};
 use webhook::{Policy, WebhookUrl};
 
 /// How a run ended, as far as delivery needs to know.

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::model::{AlertDigest, AlertLine, RunInfo, time_text};
+use crate::digest::{AlertDigest, AlertLine};
+use crate::model::{RunInfo, time_text};
 use crate::report::json::run_object;
 use crate::text::{UrlPath, redacted_url};
 

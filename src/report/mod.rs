@@ -11,7 +11,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::model::{AlertDigest, MakePrintable, ResultRow, RunColors, RunInfo, Staleness};
+use crate::digest::AlertDigest;
+use crate::model::{MakePrintable, ResultRow, RunColors, RunInfo, Staleness};
 
 /// The files of a run's reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +62,7 @@ pub struct RunData {
     pub info: RunInfo,
     /// The colors of the runs up to this one.
     pub trend: Vec<RunColors>,
-    /// The alerts as the run decided them, worst first, at most [`summary::MAX_LISTED`].
+    /// The alerts as the run decided them, as every channel says them.
     pub digest: AlertDigest,
 }
 
@@ -113,7 +114,6 @@ pub fn write_reports<E: From<io::Error>>(
         files.1.clone(),
         options.stale_after_days,
         digest,
-        options.alerts.repeat,
     ));
     summary.begin(&info)?;
     let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {

@@ -7,11 +7,9 @@
 
 use std::io;
 
-use jiff::Timestamp;
-
 use super::{Format, Output};
-use crate::alerts::{AlertKind, Repeat};
-use crate::model::{AlertDigest, AlertLine, ResultRow, RowStatus, RunInfo, RunStatus};
+use crate::digest::{AlertDigest, Heading, alert_table};
+use crate::model::{ResultRow, RowStatus, RunInfo, RunStatus};
 
 /// Whether a run's note makes the night loud (`STOPPED: …`, `NOTE: …`, `SHRUNK: …`).
 fn is_loud(note: &str) -> bool {
@@ -23,13 +21,6 @@ fn is_loud(note: &str) -> bool {
 
 /// How the error of a row left out by `--max-calls` begins (`ApiError::CallBudget`).
 const BUDGET_ERROR: &str = "not screened: call budget reached";
-
-/// Alerts listed in full, worst first; the rest are counted and left to the report files,
-/// so a scoring change at the service does not turn the mail into a thousand lines.
-pub const MAX_LISTED: usize = 50;
-
-/// Alerts listed when a storm of changes is announced: the worst of them.
-pub const STORM_LISTED: usize = 10;
 
 /// Unresolved and invalid rows named in the summary, each; the rest are counted.
 const NAMED_PROBLEMS: usize = 5;
@@ -43,8 +34,6 @@ pub struct Summary<W: Output> {
     run: Option<RunInfo>,
     /// The run's alerts by the rules, worst first (read from the store).
     digest: AlertDigest,
-    /// How often standing alerts are listed, for the line that counts them.
-    repeat: Repeat,
     /// Failed rows that were not sent because of the call budget.
     over_budget: u64,
     /// Whether it was the month's budget (`--max-calls-per-month`) that left some out.
@@ -68,7 +57,6 @@ impl<W: Output> Summary<W> {
         reports: Vec<String>,
         stale_after_days: u32,
         digest: AlertDigest,
-        repeat: Repeat,
     ) -> Self {
         Summary {
             out,
@@ -76,7 +64,6 @@ impl<W: Output> Summary<W> {
             reports,
             run: None,
             digest,
-            repeat,
             over_budget: 0,
             over_month_budget: false,
             stale_after_days,
@@ -96,51 +83,6 @@ impl<W: Output> Summary<W> {
 }
 
 use crate::text::{plural, printable};
-
-/// The day the service last recalculated the rating (`2026-11-20`, UTC), or `-`.
-fn refreshed(date: Option<Timestamp>) -> String {
-    date.map_or("-".to_string(), |d| d.strftime("%Y-%m-%d").to_string())
-}
-
-/// What the alert says about the color: `yellow → red`, or `red` with why it is listed.
-fn movement(line: &AlertLine) -> String {
-    let now = line
-        .color
-        .as_ref()
-        .map_or("?".to_string(), |c| c.to_string());
-    match (line.kind, &line.previous) {
-        (AlertKind::Gone, _) => format!("{now} → gone"),
-        (AlertKind::Unknown, _) => format!("unknown color {now}"),
-        (AlertKind::Still, _) => format!("{now} (still)"),
-        (_, Some(before)) => format!("{before} → {now}"),
-        (_, None) => format!("{now} (first screening)"),
-    }
-}
-
-/// The alerts as the summary lists them: a line per company, in the order given (worst
-/// first), each with the refs that hold it.
-pub fn alert_table(listed: &[AlertLine]) -> String {
-    let lines: Vec<Vec<String>> = listed
-        .iter()
-        .map(|a| {
-            [
-                a.refs.clone(),
-                a.company.clone(),
-                a.country.clone().unwrap_or_else(|| "-".into()),
-                movement(a),
-                a.kind.describe().to_string(),
-                refreshed(a.last_refresh_date),
-            ]
-            .iter()
-            .map(|c| printable(c))
-            .collect()
-        })
-        .collect();
-    crate::text::render(
-        &["REF", "COMPANY", "COUNTRY", "COLOR", "ALERT", "REFRESHED"],
-        &lines,
-    )
-}
 
 /// What a run did not screen, when it did not screen every row: never "Nothing flagged"
 /// then, which would speak for rows that failed or that the run never reached.
@@ -234,13 +176,8 @@ impl<W: Output> Format for Summary<W> {
             .unwrap_or_else(|| panic!("begin was not called"));
         let digest = std::mem::take(&mut self.digest);
         let alerts = digest.listed_total;
-        let room = if digest.storm.is_some() {
-            STORM_LISTED
-        } else {
-            MAX_LISTED
-        };
-        let listed = &digest.listed[..room.min(digest.listed.len())];
-        let unlisted = alerts - listed.len() as u64;
+        let listed = &digest.listed;
+        let unlisted = digest.unlisted();
         let failed = run.rows_with(RowStatus::Failed);
         let rated = run.rows_with(RowStatus::Rated);
         let mut text = String::new();
@@ -326,7 +263,7 @@ impl<W: Output> Format for Summary<W> {
                     .iter()
                     .any(|(c, n)| *n > 0 && (c == "red" || c == "black"));
                 let untouched =
-                    digest.standing + digest.acked + digest.changed == 0 && !red_or_black;
+                    digest.standing_total() + digest.acked + digest.changed == 0 && !red_or_black;
                 text.push_str(&match (untouched, unscreened(&run)) {
                     (true, None) => {
                         "Nothing flagged: no red or black company, no color change.\n".into()
@@ -344,13 +281,9 @@ impl<W: Output> Format for Summary<W> {
             }
         }
         if alerts > 0 {
-            if !self.quiet {
-                text.push_str(&format!(
-                    "{}, worst first:\n",
-                    plural(alerts, "alert", "alerts")
-                ));
-            }
-            for line in alert_table(listed).lines() {
+            text.push_str(&digest.totals_line());
+            text.push_str(":\n");
+            for line in alert_table(&digest, listed).lines() {
                 text.push_str("  ");
                 text.push_str(line);
                 text.push('\n');
@@ -395,18 +328,19 @@ impl<W: Output> Format for Summary<W> {
                 ));
             }
         }
-        if !self.quiet {
-            if digest.standing > 0 {
-                let when = match self.repeat {
-                    Repeat::Never => "listed when they began only",
-                    Repeat::Weekly => "listed again a week after they were last listed",
-                    Repeat::Daily => "listed again a day after they were last listed",
-                };
-                text.push_str(&format!(
-                    "{} still red or black, not listed this time ({when}); every one is in the reports\n",
-                    plural(digest.standing, "company", "companies")
-                ));
+        // Standing red and black, one line per color, and the changes only counted: under
+        // --quiet only beside news, never making a quiet night print.
+        if !self.quiet || alerts > 0 {
+            for line in digest.standing_lines() {
+                text.push_str(&line);
+                text.push('\n');
             }
+            if let Some(line) = digest.counted_line() {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
+        if !self.quiet {
             if digest.acked > 0 {
                 text.push_str(&format!(
                     "{} acknowledged, not listed until the company changes again (`ratewatch acks`)\n",
@@ -472,6 +406,17 @@ impl<W: Output> Format for Summary<W> {
                 text.push_str(&format!("reports: {}\n", self.reports.join(", ")));
             }
         }
+        // Every mail opens with one heading line; under --quiet, only a mail that says
+        // something.
+        if !self.quiet || !text.is_empty() {
+            let heading = Heading {
+                started_at: run.started_at,
+                portfolio: run.portfolio.clone(),
+                run_id: run.id,
+                report: self.reports.iter().find(|p| p.ends_with(".html")).cloned(),
+            };
+            text.insert_str(0, &format!("{}\n", heading.line()));
+        }
         // The rows' and the run's texts are printable already; this catches the rest
         // (a path, a note) before a terminal or a mail reads it.
         self.out
@@ -483,7 +428,8 @@ impl<W: Output> Format for Summary<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Color;
+    use crate::digest::{AlertLine, Standing};
+    use crate::model::{AlertKind, Color};
 
     fn run(rows: u64, failed: u64) -> RunInfo {
         RunInfo {
@@ -519,6 +465,8 @@ mod tests {
             color: Some(to),
             previous: from,
             last_refresh_date: None,
+            shown: vec![],
+            amount: None,
         }
     }
 
@@ -552,14 +500,24 @@ mod tests {
             vec!["./report.csv".into()],
             30,
             digest,
-            Repeat::Weekly,
         ));
         s.begin(&run).unwrap();
         for r in rows {
             s.row(r).unwrap();
         }
         s.finish().unwrap();
-        String::from_utf8(buf).unwrap()
+        let text = String::from_utf8(buf).unwrap();
+        // Every summary that says anything opens with its heading; the tests read the rest.
+        match text.split_once('\n') {
+            Some((heading, rest)) => {
+                assert_eq!(
+                    heading, "ratewatch 2026-11-21 · customers · run 3",
+                    "{text}"
+                );
+                rest.to_string()
+            }
+            None => text,
+        }
     }
 
     fn render(run: RunInfo, rows: &[ResultRow], quiet: bool) -> String {
@@ -611,8 +569,8 @@ mod tests {
         let quiet = render_with(run(10, 1), &[], alerts, true);
         assert_eq!(
             quiet.lines().count(),
-            4,
-            "the failed rows, the table's header and two alerts: {quiet}"
+            5,
+            "the failed rows, the alerts' count, the table's header and two alerts: {quiet}"
         );
         assert!(quiet.starts_with(
             "ratewatch run 3 of customers: PARTIAL: 1 row failed and will be retried next run\n"
@@ -621,15 +579,25 @@ mod tests {
 
     #[test]
     fn standing_and_acknowledged_alerts_are_counted_and_a_quiet_night_stays_quiet() {
+        let mut top = alert(7, None, Color::Red, AlertKind::Still);
+        top.amount = Some(120_000.0);
         let counted = AlertDigest {
-            standing: 4,
+            standing: vec![Standing {
+                color: Color::Red,
+                count: 4,
+                amount: Some(310_000.0),
+                top: vec![top],
+            }],
             acked: 1,
+            amount_column: Some("Encours (€)".into()),
             ..AlertDigest::default()
         };
         let text = render_with(run(10, 0), &[], counted.clone(), false);
         assert!(text.contains("Nothing new flagged"), "{text}");
         assert!(
-            text.contains("4 companies still red or black, not listed this time (listed again a week after they were last listed)"),
+            text.contains(
+                "still red: 4 companies, 310 000 at stake (Encours (€)); largest: C-7 Acme SA (120 000)\n"
+            ),
             "{text}"
         );
         assert!(text.contains("1 alert acknowledged"), "{text}");
@@ -654,10 +622,10 @@ mod tests {
 
     #[test]
     fn a_storm_is_announced_first_and_only_the_worst_are_listed() {
-        let listed = yellowing(60);
         let stormy = AlertDigest {
             storm: Some((312, 1480)),
-            ..digest(listed)
+            listed_total: 60,
+            ..digest(yellowing(10))
         };
         for quiet in [false, true] {
             let text = render_with(run(1480, 0), &[], stormy.clone(), quiet);
@@ -897,11 +865,21 @@ mod tests {
     }
 
     #[test]
-    fn a_flood_of_changes_is_capped() {
-        let listed = yellowing(300);
-        let text = render_with(run(300, 0), &[], digest(listed), false);
-        assert!(text.contains("300 alerts"));
-        assert!(text.contains("… and 250 more in the reports"));
-        assert!(text.lines().count() < MAX_LISTED + 10);
+    fn alerts_beyond_the_lines_are_counted_by_kind() {
+        let mut capped = digest(yellowing(20));
+        capped.listed_total = 300;
+        capped.kinds = vec![crate::digest::KindTotal {
+            kind: AlertKind::Deteriorated,
+            count: 300,
+            first_screenings: 0,
+            amount: None,
+        }];
+        let text = render_with(run(300, 0), &[], capped, false);
+        assert!(
+            text.contains("300 alerts, worst first; the 20 first listed: 300 deteriorated:\n"),
+            "{text}"
+        );
+        assert!(text.contains("… and 280 more in the reports"), "{text}");
+        assert!(text.lines().count() < 35, "{text}");
     }
 }

@@ -872,7 +872,7 @@ refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
             pair("country", "Land"),
         ];
         assert_eq!(s.columns.0, columns);
-        assert!(!s.alerts.improved && s.alerts.into_red);
+        assert!(s.alerts.improved == crate::alerts::Listing::Off && s.alerts.into_red);
     }
 
     #[test]

@@ -11,7 +11,8 @@ use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError, extra_columns, read_time, read_time_or_null, time_text};
 use crate::alerts::{AlertKind, Rules};
-use crate::model::{AlertDigest, AlertLine, Change, Color};
+use crate::digest::{AlertDigest, AlertLine, KindTotal, STANDING_TOP, Standing};
+use crate::model::{Change, Color};
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
 /// `ratewatch alerts test`, which must leave the database as it was.
@@ -96,6 +97,10 @@ pub(super) fn candidates() -> String {
     )
 }
 
+/// Alerts listed when a storm of changes is announced (besides every new red and black):
+/// the worst of them.
+pub const STORM_LISTED: usize = 10;
+
 /// Refs named in `run_alerts.refs` before the rest are counted.
 const MAX_REFS: usize = 20;
 
@@ -112,6 +117,8 @@ struct Gathered {
     /// portfolio (`None` inside: none ever was).
     announced: Option<Option<Color>>,
     passes: bool,
+    /// The amount column summed over the company's rows, when one is named and read.
+    amount: Option<f64>,
 }
 
 impl Gathered {
@@ -172,14 +179,15 @@ impl Store {
             .query_row("SELECT EXISTS (SELECT 1 FROM acks)", [], |r| r.get(0))
             .map_err(at)?;
         let filtered = rules.min_exposure.is_some();
+        let amounts = rules.amount_column().is_some();
         let listed = {
             let mut candidates = tx.prepare(&candidates()).map_err(at)?;
             let mut insert = tx
                 .prepare(&format!(
                     "INSERT INTO {table}
                          (run_id, company, kind, severity, first_line, refs, listed, acked,
-                          previous_color)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+                          previous_color, amount)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
                 ))
                 .map_err(at)?;
             let mut ack = tx
@@ -225,9 +233,11 @@ impl Store {
                     unack.execute(params![g.company, g.color.to_string()])?;
                 }
                 let shown = if kind.is_news() {
-                    // Announced already by this run's summary before it stopped.
-                    verdicts == Verdicts::Trial
-                        || !delivered_before.is_some_and(|c| c.contains(&g.company))
+                    // Counted only by the rules (improvements), or announced already by
+                    // this run's summary before it stopped.
+                    rules.lists(kind)
+                        && (verdicts == Verdicts::Trial
+                            || !delivered_before.is_some_and(|c| c.contains(&g.company)))
                 } else if acked {
                     false
                 } else {
@@ -252,7 +262,8 @@ impl Store {
                     (!refs.is_empty()).then_some(refs),
                     shown,
                     acked,
-                    previous.map(|c| c.to_string())
+                    previous.map(|c| c.to_string()),
+                    g.amount,
                 ])?;
                 listed += u64::from(shown);
                 Ok(())
@@ -263,10 +274,15 @@ impl Store {
                 let company: i64 = r.get(0).map_err(at)?;
                 let line: i64 = r.get(1).map_err(at)?;
                 let reference: Option<String> = r.get(2).map_err(at)?;
-                let passes = !filtered || {
+                let (passes, amount) = if filtered || amounts {
                     let extra = extra_columns(r.get(3).map_err(at)?);
                     let unreliable = r.get::<_, i64>(9).map_err(at)? != 0;
-                    rules.row_passes(reference.as_deref(), &extra, unreliable)
+                    (
+                        rules.row_passes(reference.as_deref(), &extra, unreliable),
+                        rules.amount_of(&extra, unreliable),
+                    )
+                } else {
+                    (true, None)
                 };
                 if current.as_ref().is_some_and(|g| g.company != company)
                     && let Some(done) = current.take()
@@ -296,10 +312,14 @@ impl Store {
                                 false => None,
                             },
                             passes: false,
+                            amount: None,
                         })
                     }
                 };
                 g.passes |= passes;
+                if let Some(amount) = amount {
+                    *g.amount.get_or_insert(0.0) += amount;
+                }
                 let name = reference.unwrap_or_else(|| format!("line {line}"));
                 if !g.refs.contains(&name) {
                     if g.refs.len() < MAX_REFS {
@@ -363,42 +383,90 @@ impl Store {
         Ok(named as u64)
     }
 
-    /// The summary's view of a run's alerts: the first `limit` listed, worst first, and
-    /// the counts of the rest; a storm when more than `storm_share` of the rated
-    /// companies changed color (and at least ten did).
+    /// What a run's alerts say ([`AlertDigest`]), by `rules` as they apply to the run's
+    /// portfolio (its carried columns): every new red and black, then the other listed
+    /// alerts worst first and largest amount first within a kind, up to `rules.max_listed`
+    /// lines ([`STORM_LISTED`] in a storm: more than `storm_share` of the rated companies
+    /// changed color, and at least ten did); the totals of each kind; the standing red and
+    /// black one entry per color with their largest; the alerts only counted.
     pub fn alert_digest(
         &self,
         run_id: i64,
-        limit: usize,
-        storm_share: f64,
+        rules: &Rules,
         verdicts: Verdicts,
     ) -> Result<AlertDigest, StoreError> {
         let ctx = format!("reading the alerts of run {run_id}");
         let at = |e| StoreError::at(ctx.clone())(e);
         let table = verdicts.table();
-        let mut digest = AlertDigest::default();
+        let columns: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT extra_columns FROM runs WHERE id = ?1",
+                [run_id],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(at)?
+            .flatten();
+        let columns: Vec<String> = columns
+            .and_then(|c| serde_json::from_str(&c).ok())
+            .unwrap_or_default();
+        let (rules, _) = rules.for_columns(&columns);
+        let mut digest = AlertDigest {
+            columns: rules.show.clone(),
+            amount_column: rules.amount_column().map(str::to_string),
+            ..AlertDigest::default()
+        };
         let mut counts = self
             .conn
             .prepare(&format!(
-                "SELECT listed, acked, kind = 'still', count(*) FROM {table}
-                 WHERE run_id = ?1 GROUP BY 1, 2, 3"
+                "SELECT kind, listed, acked, previous_color IS NULL, count(*), sum(amount)
+                 FROM {table} WHERE run_id = ?1 GROUP BY 1, 2, 3, 4 ORDER BY min(severity)"
             ))
             .map_err(at)?;
         let mut rows = counts.query([run_id]).map_err(at)?;
         while let Some(r) = rows.next().map_err(at)? {
-            let (listed, acked, still): (bool, bool, bool) = (
-                r.get(0).map_err(at)?,
+            let kind: String = r.get(0).map_err(at)?;
+            let kind = AlertKind::parse(&kind).unwrap_or(AlertKind::Changed);
+            let (listed, acked, first): (bool, bool, bool) = (
                 r.get(1).map_err(at)?,
                 r.get(2).map_err(at)?,
+                r.get(3).map_err(at)?,
             );
-            let n = r.get::<_, i64>(3).map_err(at)? as u64;
+            let n = r.get::<_, i64>(4).map_err(at)? as u64;
+            let amount: Option<f64> = r.get(5).map_err(at)?;
             match (listed, acked) {
-                (true, _) => digest.listed_total += n,
+                (true, _) => {
+                    digest.listed_total += n;
+                    let total = match digest.kinds.iter_mut().find(|k| k.kind == kind) {
+                        Some(total) => total,
+                        None => {
+                            digest.kinds.push(KindTotal {
+                                kind,
+                                count: 0,
+                                first_screenings: 0,
+                                amount: None,
+                            });
+                            digest.kinds.last_mut().expect("just pushed")
+                        }
+                    };
+                    total.count += n;
+                    if first && matches!(kind, AlertKind::Red | AlertKind::Black) {
+                        total.first_screenings += n;
+                    }
+                    if let Some(amount) = amount {
+                        *total.amount.get_or_insert(0.0) += amount;
+                    }
+                }
                 (false, true) => digest.acked += n,
-                (false, false) if still => digest.standing += n,
-                (false, false) => {}
+                (false, false) if kind == AlertKind::Still => {}
+                (false, false) => match digest.counted.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, count)) => *count += n,
+                    None => digest.counted.push((kind, n)),
+                },
             }
         }
+        drop(rows);
         let (changed, companies): (i64, i64) = self
             .conn
             .query_row(
@@ -410,44 +478,143 @@ impl Store {
             )
             .map_err(at)?;
         digest.changed = changed as u64;
-        if changed >= 10 && changed as f64 > storm_share * companies as f64 {
+        if changed >= 10 && changed as f64 > rules.storm_share * companies as f64 {
             digest.storm = Some((changed as u64, companies as u64));
         }
-        let mut listed = self
+        let room = if digest.storm.is_some() {
+            STORM_LISTED.min(rules.max_listed)
+        } else {
+            rules.max_listed
+        };
+        // Every new red and black, whatever the cap; the others fill the room left.
+        let new_red_or_black = "a.kind IN ('black', 'red') AND a.previous_color IS NOT NULL";
+        let mut listed = self.alert_lines(
+            table,
+            run_id,
+            &format!("a.listed = 1 AND {new_red_or_black}"),
+            &[],
+            None,
+        )?;
+        let left = room.saturating_sub(listed.len());
+        if left > 0 {
+            listed.extend(self.alert_lines(
+                table,
+                run_id,
+                &format!("a.listed = 1 AND NOT ({new_red_or_black})"),
+                &[],
+                Some(left),
+            )?);
+        }
+        // Worst first, largest first within a kind, then in the file's order (as read).
+        listed.sort_by(|x, y| {
+            x.kind.severity().cmp(&y.kind.severity()).then(
+                y.amount
+                    .unwrap_or(f64::MIN)
+                    .total_cmp(&x.amount.unwrap_or(f64::MIN)),
+            )
+        });
+        digest.listed = listed;
+        for color in [Color::Black, Color::Red] {
+            let standing = "a.kind = 'still' AND a.listed = 0 AND a.acked = 0 AND r.color = ?2";
+            let (count, amount): (i64, Option<f64>) = self
+                .conn
+                .query_row(
+                    &format!(
+                        "SELECT count(*), sum(a.amount) FROM {table} a
+                         JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
+                         JOIN ratings r        ON r.id = rc.rating_id
+                         WHERE a.run_id = ?1 AND {standing}"
+                    ),
+                    params![run_id, color.as_str()],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .map_err(at)?;
+            if count > 0 {
+                let top = self.alert_lines(
+                    table,
+                    run_id,
+                    standing,
+                    &[color.as_str()],
+                    Some(STANDING_TOP),
+                )?;
+                digest.standing.push(Standing {
+                    color,
+                    count: count as u64,
+                    amount,
+                    top,
+                });
+            }
+        }
+        let names = rules.show.clone();
+        for line in digest
+            .listed
+            .iter_mut()
+            .chain(digest.standing.iter_mut().flat_map(|s| s.top.iter_mut()))
+        {
+            line.shown.retain(|(header, _)| names.contains(header));
+            line.shown
+                .sort_by_key(|(header, _)| names.iter().position(|n| n == header));
+        }
+        Ok(digest)
+    }
+
+    /// The alerts of run `run_id` that `filter` (on `a`, the verdict, and `r`, the rating;
+    /// `?2`… are `more`) selects, as lines: worst first, largest amount first within a kind,
+    /// then in the file's order; at most `limit`.
+    fn alert_lines(
+        &self,
+        table: &str,
+        run_id: i64,
+        filter: &str,
+        more: &[&str],
+        limit: Option<usize>,
+    ) -> Result<Vec<AlertLine>, StoreError> {
+        let ctx = format!("reading the alerts of run {run_id}");
+        let at = |e| StoreError::at(ctx.clone())(e);
+        let limit = limit.map_or(-1, |l| l as i64);
+        let mut stmt = self
             .conn
             .prepare(&format!(
                 "SELECT a.kind, a.refs, a.first_line, coalesce(c.name, i.name), c.country,
-                        r.color, a.previous_color, r.last_refresh_date, c.company_id
+                        r.color, a.previous_color, r.last_refresh_date, c.company_id,
+                        a.amount, i.extra
                  FROM {table} a
                  JOIN companies c      ON c.id = a.company
                  JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
                  JOIN ratings r        ON r.id = rc.rating_id
                  LEFT JOIN run_rows rr ON rr.run_id = a.run_id AND rr.line = a.first_line
                  LEFT JOIN inputs i    ON i.id = rr.input_id
-                 WHERE a.run_id = ?1 AND a.listed = 1
-                 ORDER BY a.severity, a.first_line
-                 LIMIT ?2"
+                 WHERE a.run_id = ?1 AND {filter}
+                 ORDER BY a.severity, a.amount DESC NULLS LAST, a.first_line
+                 LIMIT {limit}"
             ))
             .map_err(at)?;
-        digest.listed = listed
-            .query_map(params![run_id, limit as i64], |r| {
-                let kind: String = r.get(0)?;
-                let refs: Option<String> = r.get(1)?;
-                let first_line: i64 = r.get(2)?;
-                Ok(AlertLine {
-                    kind: AlertKind::parse(&kind).unwrap_or(AlertKind::Changed),
-                    company_id: r.get(8)?,
-                    refs: refs.unwrap_or_else(|| format!("line {first_line}")),
-                    company: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
-                    country: r.get(4)?,
-                    color: r.get::<_, Option<String>>(5)?.map(|c| Color::parse(&c)),
-                    previous: r.get::<_, Option<String>>(6)?.map(|c| Color::parse(&c)),
-                    last_refresh_date: read_time_or_null(r, 7)?,
-                })
+        let params: Vec<&dyn rusqlite::ToSql> = std::iter::once(&run_id as &dyn rusqlite::ToSql)
+            .chain(more.iter().map(|m| m as &dyn rusqlite::ToSql))
+            .collect();
+        stmt.query_map(params.as_slice(), |r| {
+            let kind: String = r.get(0)?;
+            let refs: Option<String> = r.get(1)?;
+            let first_line: i64 = r.get(2)?;
+            Ok(AlertLine {
+                kind: AlertKind::parse(&kind).unwrap_or(AlertKind::Changed),
+                company_id: r.get(8)?,
+                refs: refs.unwrap_or_else(|| format!("line {first_line}")),
+                company: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+                country: r.get(4)?,
+                color: r
+                    .get::<_, Option<String>>(5)?
+                    .map(|c: String| Color::parse(&c)),
+                previous: r
+                    .get::<_, Option<String>>(6)?
+                    .map(|c: String| Color::parse(&c)),
+                last_refresh_date: read_time_or_null(r, 7)?,
+                amount: r.get(9)?,
+                shown: extra_columns(r.get(10)?),
             })
-            .and_then(Iterator::collect)
-            .map_err(at)?;
-        Ok(digest)
+        })
+        .and_then(Iterator::collect)
+        .map_err(at)
     }
 
     /// Records an acknowledgement of a company's alert, at its latest color; replaces an

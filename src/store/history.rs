@@ -20,10 +20,12 @@ use crate::model::{Color, RowStatus, RunColors, RunInfo};
 pub const TREND_RUNS: u64 = 30;
 
 /// A run's rated rows by color, as report.json's `by_color` counts them: rows of
-/// `run_results`, not companies, so the trend, the report and `runs` agree. Reads the
+/// `run_results`, not companies, so the trend, the report and `runs` agree; and of them,
+/// the rows whose company came into the color by a change tonight (`new_rows`). Reads the
 /// run's rows once (by primary key); done once per run, when it finishes.
-pub(super) const COUNT_COLORS: &str = "INSERT INTO run_colors (run_id, color, rows)
-     SELECT rr.run_id, r.color, count(*)
+pub(super) const COUNT_COLORS: &str = "INSERT INTO run_colors (run_id, color, rows, new_rows)
+     SELECT rr.run_id, r.color, count(*),
+            count(*) FILTER (WHERE rc.change IN ('deteriorated', 'improved', 'changed'))
      FROM run_rows rr
      JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
      JOIN ratings r        ON r.id = rc.rating_id

@@ -1,6 +1,8 @@
 //! Creates a new database from `migrations/schema.sql`, and brings one of an earlier
 //! version to it: through the steps of `migrations/upgrade/`, in order, each once and
-//! recorded, the last of which converts version 21 to the schema of `schema.sql`.
+//! recorded. Step 22 converts version 21 to the schema of `schema.sql`; later steps change
+//! a version-22 database to what `schema.sql` has since become (and are harmless after the
+//! conversion, which already creates the latest schema).
 //!
 //! Forward only: a released file is never edited. One from a newer ratewatch, or one that
 //! is not ratewatch's, is refused untouched.
@@ -12,9 +14,12 @@ use super::{StoreError, now_text};
 /// The schema a new database is created with, and every upgrade ends at.
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
-/// The version of [`SCHEMA`], and the name it is recorded under.
-pub const SCHEMA_VERSION: i64 = 22;
+/// The version of [`SCHEMA`], and the name a new database records it under.
+pub const SCHEMA_VERSION: i64 = 23;
 const SCHEMA_NAME: &str = "readable_schema";
+
+/// The version of the conversion to the readable schema ([`CONVERSION`]).
+const CONVERSION_VERSION: i64 = 22;
 
 /// The step from version 21 to [`SCHEMA`]: its old tables are set aside where the file
 /// says, then [`SCHEMA`] is created, then the rows are copied.
@@ -22,7 +27,7 @@ const CONVERSION: &str = include_str!("../../migrations/upgrade/0022_readable_sc
 const SCHEMA_HERE: &str = "-- @schema: migrations/schema.sql is created here.";
 
 /// The upgrade steps of databases before [`SCHEMA`], in order: (version, name, SQL).
-/// Version 22 is [`CONVERSION`].
+/// Version 22 is [`CONVERSION`]; the steps after it are in [`SINCE_CONVERSION`].
 pub const MIGRATIONS: &[(i64, &str, &str)] = &[
     (
         1,
@@ -131,6 +136,13 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
     ),
 ];
 
+/// The steps of databases already converted to the readable schema: (version, name, SQL).
+pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[(
+    23,
+    "amounts_at_stake",
+    include_str!("../../migrations/upgrade/0023_amounts_at_stake.sql"),
+)];
+
 /// The schema version this build writes.
 pub fn latest_version() -> i64 {
     SCHEMA_VERSION
@@ -138,10 +150,14 @@ pub fn latest_version() -> i64 {
 
 /// The SQL of the step to `version` (after [`MIGRATIONS`]: the conversion).
 fn step(version: i64) -> Option<(&'static str, String)> {
-    if let Some((_, name, sql)) = MIGRATIONS.iter().find(|m| m.0 == version) {
+    if let Some((_, name, sql)) = MIGRATIONS
+        .iter()
+        .chain(SINCE_CONVERSION)
+        .find(|m| m.0 == version)
+    {
         return Some((name, (*sql).to_owned()));
     }
-    (version == SCHEMA_VERSION).then(|| {
+    (version == CONVERSION_VERSION).then(|| {
         let (aside, copy) = CONVERSION
             .split_once(SCHEMA_HERE)
             .expect("the conversion says where the schema is created");
@@ -168,7 +184,7 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     // The conversion leaves the old tables' pages free: the file is compacted once, after
     // its commit (VACUUM cannot run in a transaction). A failure here loses nothing.
     if applied.is_ok()
-        && version < SCHEMA_VERSION
+        && version < CONVERSION_VERSION
         && let Err(e) = conn.execute_batch("VACUUM")
     {
         tracing::warn!("compacting the database after its upgrade: {e}");

@@ -30,7 +30,8 @@ use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use uuid::Uuid;
 
-pub use crate::model::{AlertDigest, AlertLine, time_text};
+pub use crate::digest::{AlertDigest, AlertLine};
+pub use crate::model::time_text;
 use crate::model::{
     Candidate, Change, Color, Country, IdentifierService, InputRow, ResultRow, RowStatus, RunInfo,
     RunStatus,
@@ -582,7 +583,12 @@ impl Store {
         // Counted once here, so the trend and `runs` never read the run's rows again.
         tx.execute("DELETE FROM run_colors WHERE run_id = ?1", [run_id])
             .and_then(|_| tx.execute(COUNT_COLORS, [run_id]))
-            .and_then(|_| tx.commit())
+            .map_err(StoreError::at("counting the run's colors"))?;
+        if rules.amount_column().is_some() {
+            amounts_by_color(&tx, run_id, rules)
+                .map_err(StoreError::at("adding up the run's amounts by color"))?;
+        }
+        tx.commit()
             .map_err(StoreError::at("counting the run's colors"))?;
         Ok(())
     }
@@ -887,6 +893,40 @@ fn extra_columns(json: Option<String>) -> Vec<(String, String)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The amount column (`[alerts] amount`, or `min_exposure`'s) summed over the run's rated
+/// rows of each color, into `run_colors.amount`: the amount at risk of the trend. One pass
+/// over the run's rows, in the caller's transaction; a row without a readable amount adds
+/// nothing.
+fn amounts_by_color(
+    tx: &rusqlite::Transaction<'_>,
+    run_id: i64,
+    rules: &crate::alerts::Rules,
+) -> rusqlite::Result<()> {
+    let mut sums: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
+    let mut rows = tx.prepare(
+        "SELECT r.color, i.extra, rr.extra_unreliable
+         FROM run_rows rr
+         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+         JOIN ratings r        ON r.id = rc.rating_id
+         JOIN inputs i         ON i.id = rr.input_id
+         WHERE rr.run_id = ?1 AND rr.status = 'rated'",
+    )?;
+    let mut read = rows.query([run_id])?;
+    while let Some(r) = read.next()? {
+        let extra = extra_columns(r.get(1)?);
+        if let Some(amount) = rules.amount_of(&extra, r.get::<_, i64>(2)? != 0) {
+            *sums.entry(r.get(0)?).or_insert(0.0) += amount;
+        }
+    }
+    drop(read);
+    let mut update =
+        tx.prepare("UPDATE run_colors SET amount = ?3 WHERE run_id = ?1 AND color = ?2")?;
+    for (color, amount) in sums {
+        update.execute(params![run_id, color, amount])?;
+    }
+    Ok(())
 }
 
 /// Which rows of a run [`Store::results`] reads, in which order.

@@ -2000,8 +2000,18 @@ fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next
         )
     };
     let mut listed = Vec::new();
+    let weekly = Rules {
+        repeat: crate::alerts::Repeat::Weekly,
+        ..Rules::default()
+    };
     for day in 1..=8 {
         let run = night(&mut store, day, Color::Red);
+        // By default a standing alert is said in its color's line, never listed again.
+        let (_, by_default, _) = verdict(&store, run, a).unwrap();
+        assert_eq!(by_default, day == 1, "day {day}");
+        store
+            .decide_alerts(run, &weekly, Verdicts::Recorded)
+            .unwrap();
         let (kind, shown, _) = verdict(&store, run, a).unwrap();
         assert_eq!(kind, if day == 1 { "red" } else { "still" }, "day {day}");
         if shown {
@@ -2130,11 +2140,27 @@ fn a_trial_of_other_rules_leaves_the_runs_verdict_as_it_was() {
         store.decide_alerts(run, &strict, Verdicts::Trial).unwrap(),
         0
     );
-    let digest = store.alert_digest(run, 50, 0.2, Verdicts::Trial).unwrap();
+    let digest = store
+        .alert_digest(
+            run,
+            &Rules {
+                storm_share: 0.2,
+                ..Rules::default()
+            },
+            Verdicts::Trial,
+        )
+        .unwrap();
     assert_eq!(digest.listed_total, 0, "yellow → red is one step");
     assert_eq!(verdict(&store, run, a), Some(("red".into(), true, false)));
     let recorded = store
-        .alert_digest(run, 50, 0.2, Verdicts::Recorded)
+        .alert_digest(
+            run,
+            &Rules {
+                storm_share: 0.2,
+                ..Rules::default()
+            },
+            Verdicts::Recorded,
+        )
         .unwrap();
     assert_eq!(recorded.listed.len(), 1);
     assert_eq!(recorded.listed[0].refs, "C-1");
@@ -2176,7 +2202,14 @@ fn a_change_seen_by_a_run_that_was_never_delivered_is_announced_by_the_next() {
     );
     assert_eq!(verdict(&store, next, b), None, "yellow all along");
     let digest = store
-        .alert_digest(next, 50, 0.5, Verdicts::Recorded)
+        .alert_digest(
+            next,
+            &Rules {
+                storm_share: 0.5,
+                ..Rules::default()
+            },
+            Verdicts::Recorded,
+        )
         .unwrap();
     assert_eq!(digest.listed.len(), 1);
     assert_eq!(digest.listed[0].previous, Some(Color::Green));
@@ -2242,7 +2275,14 @@ fn a_change_an_undelivered_run_saw_waits_for_the_next_night_that_rates_its_compa
     let later = night(&mut store, 4, &[(a, Color::Red), (b, Color::Yellow)]);
     assert_eq!(verdict(&store, later, a), Some(("red".into(), true, false)));
     let digest = store
-        .alert_digest(later, 50, 0.5, Verdicts::Recorded)
+        .alert_digest(
+            later,
+            &Rules {
+                storm_share: 0.5,
+                ..Rules::default()
+            },
+            Verdicts::Recorded,
+        )
         .unwrap();
     assert_eq!(digest.listed.len(), 1, "b was announced the night before");
     assert_eq!(digest.listed[0].previous, Some(Color::Green));
@@ -2650,4 +2690,168 @@ fn a_cached_search_that_cannot_be_read_as_written_is_an_error_never_another_answ
         assert!(read.is_err(), "{key}: {read:?}");
     }
     assert_eq!(store.cached_resolution("name|FR|gamma").unwrap(), None);
+}
+
+/// A night of portfolio `p`, whose file carries `Encours (€)` and `Commercial`: each row
+/// (ref, company, color, amount as written) rated at `at`; decided by `rules`, delivered.
+fn night_with_amounts(
+    store: &mut Store,
+    at: &str,
+    rows: &[(String, Uuid, Color, &str)],
+    rules: &Rules,
+) -> i64 {
+    let run_id = store
+        .start_run(&NewRun {
+            portfolio: "p".into(),
+            input_path: "p.csv".into(),
+            sha256: "x".into(),
+            demo_day: None,
+            extra_columns: vec!["Encours (€)".into(), "Commercial".into()],
+        })
+        .unwrap();
+    store
+        .conn
+        .execute(
+            "UPDATE runs SET started_at = ?2 WHERE id = ?1",
+            params![run_id, at],
+        )
+        .unwrap();
+    let mut writer = store.writer(run_id).unwrap();
+    store.pin_clock(Some(ts(at)));
+    for (i, (reference, company, color, amount)) in rows.iter().enumerate() {
+        writer
+            .send(Record::Observation(Rating {
+                company_id: *company,
+                color: color.clone(),
+                requested_at: Some(ts(at)),
+                last_refresh: Some(ts(at)),
+                last_change: None,
+            }))
+            .unwrap();
+        let Record::Row(mut row) = rated(i as u64 + 2, reference, *company) else {
+            unreachable!()
+        };
+        row.input.extra = vec![
+            ("Encours (€)".into(), amount.to_string()),
+            ("Commercial".into(), format!("owner of {reference}")),
+        ];
+        writer.send(Record::Row(row)).unwrap();
+    }
+    store.pin_clock(None);
+    writer.finish().unwrap();
+    store
+        .finish_run(run_id, RunStatus::Complete, &[], &[], rules)
+        .unwrap();
+    store.mark_delivered(run_id).unwrap();
+    run_id
+}
+
+#[test]
+fn alerts_carry_their_amount_and_columns_new_red_is_never_capped_and_standing_is_one_line() {
+    let (_dir, _, mut store) = new_store();
+    let rules = Rules {
+        amount: Some("encours (€)".into()),
+        show: vec!["Commercial".into(), "Encours (€)".into()],
+        max_listed: 2,
+        ..Rules::default()
+    };
+    // Ten red at their first screening (1 000 to 10 000, French spelling), five green.
+    let companies: Vec<Uuid> = (1..=15).map(uuid).collect();
+    let first: Vec<(String, Uuid, Color, &str)> = companies
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let color = if i < 10 { Color::Red } else { Color::Green };
+            let amount: &'static str = Box::leak(format!("{} 000,00", i + 1).into_boxed_str());
+            (format!("C-{i}"), *c, color, amount)
+        })
+        .collect();
+    let one = night_with_amounts(&mut store, "2026-01-01T02:00:00Z", &first, &rules);
+    let digest = store.alert_digest(one, &rules, Verdicts::Recorded).unwrap();
+    assert_eq!(digest.listed_total, 10);
+    let listed: Vec<(&str, Option<f64>)> = digest
+        .listed
+        .iter()
+        .map(|a| (a.refs.as_str(), a.amount))
+        .collect();
+    assert_eq!(
+        listed,
+        [("C-9", Some(10_000.0)), ("C-8", Some(9_000.0))],
+        "the largest first screenings, as many as the cap allows"
+    );
+    assert_eq!(digest.kinds.len(), 1);
+    let red = &digest.kinds[0];
+    assert_eq!(
+        (red.kind, red.count, red.first_screenings, red.amount),
+        (crate::model::AlertKind::Red, 10, 10, Some(55_000.0))
+    );
+    assert_eq!(digest.columns, ["Commercial", "Encours (€)"]);
+    assert_eq!(digest.amount_column.as_deref(), Some("Encours (€)"));
+    assert_eq!(
+        digest.listed[0].shown,
+        [
+            ("Commercial".to_string(), "owner of C-9".to_string()),
+            ("Encours (€)".to_string(), "10 000,00".to_string())
+        ]
+    );
+    let colors: Vec<(String, i64, i64, Option<f64>)> = all(
+        &store.conn,
+        "SELECT color, rows, new_rows, amount FROM run_colors WHERE run_id = ?1 ORDER BY color",
+        [one],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    );
+    assert_eq!(
+        colors,
+        [
+            ("green".to_string(), 5, 0, Some(65_000.0)),
+            ("red".to_string(), 10, 0, Some(55_000.0))
+        ]
+    );
+
+    // The next night: the five green turn red (more than the cap), C-0 recovers.
+    let mut second = first.clone();
+    for (i, row) in second.iter_mut().enumerate() {
+        row.2 = match i {
+            0 => Color::Green,
+            10.. => Color::Red,
+            _ => Color::Red,
+        };
+    }
+    let two = night_with_amounts(&mut store, "2026-01-02T02:00:00Z", &second, &rules);
+    let digest = store.alert_digest(two, &rules, Verdicts::Recorded).unwrap();
+    let listed: Vec<&str> = digest.listed.iter().map(|a| a.refs.as_str()).collect();
+    assert_eq!(
+        listed,
+        ["C-14", "C-13", "C-12", "C-11", "C-10"],
+        "every new red, largest first, whatever the cap"
+    );
+    assert_eq!(digest.unlisted(), 0);
+    assert_eq!(
+        digest.counted,
+        [(crate::model::AlertKind::Improved, 1)],
+        "counted, not listed"
+    );
+    assert_eq!(digest.standing.len(), 1);
+    let standing = &digest.standing[0];
+    assert_eq!(
+        (standing.color.clone(), standing.count, standing.amount),
+        (Color::Red, 9, Some(54_000.0))
+    );
+    let top: Vec<&str> = standing.top.iter().map(|a| a.refs.as_str()).collect();
+    assert_eq!(top, ["C-9", "C-8", "C-7"]);
+    assert_eq!(
+        digest.standing_lines(),
+        [
+            "still red: 9 companies, 54 000 at stake (Encours (€)); largest: C-9 (10 000), C-8 (9 000), C-7 (8 000)"
+        ]
+    );
+    let new_red: i64 = store
+        .conn
+        .query_row(
+            "SELECT new_rows FROM run_colors WHERE run_id = ?1 AND color = 'red'",
+            [two],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(new_red, 5);
 }
