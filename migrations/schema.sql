@@ -216,6 +216,19 @@ CREATE TABLE run_colors (
     PRIMARY KEY (run_id, color)
 ) WITHOUT ROWID;
 
+-- What each run handed to each channel (`webhook`, `email`): pending until the channel
+-- took it. A run's message that no channel took is sent again by the next run of its
+-- portfolio, so a receiver that was down loses no news.
+CREATE TABLE run_deliveries (
+    run_id       INTEGER NOT NULL REFERENCES runs (id),
+    channel      TEXT    NOT NULL CHECK (channel IN ('webhook', 'email')),
+    delivered_at TEXT,                             -- when the channel took it; NULL: pending
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    last_error   TEXT,                             -- why the last attempt failed
+    PRIMARY KEY (run_id, channel)
+) WITHOUT ROWID;
+CREATE INDEX run_deliveries_pending ON run_deliveries (channel, run_id) WHERE delivered_at IS NULL;
+
 -- `ratewatch ack`: an alert seen, until the company's color changes or `until` passes.
 CREATE TABLE acks (
     company  INTEGER PRIMARY KEY REFERENCES companies (id),

@@ -2,7 +2,8 @@
 -- alert company's rows; `run_colors.new_rows` counts the rows that came into a color
 -- through a change, and `run_colors.amount` sums the amount column over a color's rows.
 -- Both tables are rebuilt as migrations/schema.sql has them (their rows keep their values;
--- the new columns start empty for past runs).
+-- the new columns start empty for past runs). `run_deliveries` records what each run
+-- handed to the webhook and the email.
 PRAGMA legacy_alter_table = ON;
 
 DROP INDEX IF EXISTS run_alerts_order;
@@ -45,5 +46,18 @@ INSERT INTO run_colors (run_id, color, rows) SELECT run_id, color, rows FROM old
 
 DROP TABLE old_run_alerts;
 DROP TABLE old_run_colors;
+
+-- What each run handed to each channel (`webhook`, `email`): pending until the channel
+-- took it. A run's message that no channel took is sent again by the next run of its
+-- portfolio, so a receiver that was down loses no news.
+CREATE TABLE IF NOT EXISTS run_deliveries (
+    run_id       INTEGER NOT NULL REFERENCES runs (id),
+    channel      TEXT    NOT NULL CHECK (channel IN ('webhook', 'email')),
+    delivered_at TEXT,                             -- when the channel took it; NULL: pending
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    last_error   TEXT,                             -- why the last attempt failed
+    PRIMARY KEY (run_id, channel)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS run_deliveries_pending ON run_deliveries (channel, run_id) WHERE delivered_at IS NULL;
 
 PRAGMA legacy_alter_table = OFF;
