@@ -256,13 +256,16 @@ impl AlertDigest {
             .collect()
     }
 
-    /// `counted, not listed: 8 improved, 3 other changes (to or from white)`, when any.
+    /// `counted, not listed: 3 changed to or from white, 8 improved`, when any.
     pub fn counted_line(&self) -> Option<String> {
         let parts: Vec<String> = self
             .counted
             .iter()
             .filter(|(_, n)| *n > 0)
-            .map(|(kind, n)| format!("{n} {}", kind.describe()))
+            .map(|(kind, n)| match kind {
+                AlertKind::Changed => format!("{n} changed to or from white"),
+                kind => format!("{n} {}", kind.describe()),
+            })
             .collect();
         (!parts.is_empty()).then(|| format!("counted, not listed: {}", parts.join(", ")))
     }

@@ -186,11 +186,16 @@ fn alerts_test_tries_other_rules_on_the_latest_run_and_changes_nothing() {
         text.starts_with("the default rules (no ratewatch.toml), on run 2"),
         "{text}"
     );
+    // Improvements are counted, not listed, by default.
     assert!(
-        text.contains("6 alerts would be listed, worst first"),
+        text.contains("would be listed: 2 alerts, worst first"),
         "{text}"
     );
-    assert!(text.contains("The run itself listed 6 alerts"), "{text}");
+    assert!(
+        text.contains("counted, not listed: 1 changed to or from white, 3 improved"),
+        "{text}"
+    );
+    assert!(text.contains("The run itself listed 2 alerts"), "{text}");
 
     ws.write(
         "quiet.toml",
@@ -202,7 +207,9 @@ fn alerts_test_tries_other_rules_on_the_latest_run_and_changes_nothing() {
     let text = String::from_utf8_lossy(&quiet.get_output().stdout).to_string();
     assert!(text.contains("nothing would be listed"), "{text}");
     assert!(
-        text.contains("4 companies still red or black would be counted"),
+        text.contains("still black: 2 companies")
+            && text.contains("still red: 2 companies")
+            && text.contains("(in one line; repeat = \"never\")"),
         "{text}"
     );
 

@@ -13,6 +13,7 @@ use ratewatch::model::Color;
 use ratewatch::sim::{CompanyRef, Dataset};
 use serde_json::Value;
 
+use crate::common::after_heading;
 use crate::common::{Background, Workspace, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
@@ -73,12 +74,31 @@ fn listed(summary: &str) -> Vec<Listed> {
         .collect()
 }
 
-/// How many companies the summary counts as still red or black without listing them.
+/// How many companies the summary counts as still red or black without listing them: the
+/// lines `still red: 4 companies, …` and `still black: 1 company, …`.
 fn standing(summary: &str) -> Option<u64> {
+    let counts: Vec<u64> = summary
+        .lines()
+        .filter_map(|l| {
+            let rest = l
+                .strip_prefix("still red: ")
+                .or(l.strip_prefix("still black: "))?;
+            rest.split(' ').next()?.parse().ok()
+        })
+        .collect();
+    (!counts.is_empty()).then(|| counts.iter().sum())
+}
+
+/// The count of the summary's alerts line (`6 alerts, worst first: …`), 0 without one.
+fn alerts_line(summary: &str) -> u64 {
     summary
         .lines()
-        .find(|l| l.contains(" still red or black, not listed this time"))
-        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .find_map(|l| {
+            let (n, rest) = l.split_once(' ')?;
+            (rest.starts_with("alerts, worst first") || rest.starts_with("alert, worst first"))
+                .then(|| n.parse().unwrap())
+        })
+        .unwrap_or(0)
 }
 
 /// The rows of report.json in input order.
@@ -223,6 +243,7 @@ fn check_standing_count(summary: &str, report: &Value, night: usize) {
 fn a_company_red_for_two_weeks_is_listed_when_it_began_and_a_week_later_and_counted_between() {
     let sim = sample_sim();
     let ws = Workspace::new();
+    rules(&ws, "repeat = \"weekly\"\n");
     let nights = fourteen_nights(&sim, &ws, &sample());
     let company = red_every_night(&nights);
     let refs = refs_of(&nights.reports[0], &company);
@@ -252,7 +273,7 @@ fn a_company_red_for_two_weeks_is_listed_when_it_began_and_a_week_later_and_coun
         assert!(summary.contains("PARTIAL: 1 row failed"), "{summary}");
     }
     assert!(
-        nights.summaries[1].contains("listed again a week after they were last listed"),
+        nights.summaries[1].contains("still red: "),
         "{}",
         nights.summaries[1]
     );
@@ -285,14 +306,7 @@ fn repeat_daily_lists_a_standing_alert_every_night_and_never_only_when_it_began(
             let run = &nights.reports[i]["run"];
             assert_eq!(
                 run["alerts"].as_u64(),
-                Some(
-                    summary
-                        .lines()
-                        .find_map(|l| l
-                            .strip_suffix(" alerts, worst first:")
-                            .or(l.strip_suffix(" alert, worst first:")))
-                        .map_or(0, |n| n.parse().unwrap())
-                ),
+                Some(alerts_line(summary)),
                 "{repeat}, night {n}: {run}"
             );
         }
@@ -304,7 +318,7 @@ fn repeat_daily_lists_a_standing_alert_every_night_and_never_only_when_it_began(
                 nights.codes
             );
             assert!(
-                nights.summaries[3].contains("(listed when they began only)"),
+                standing(&nights.summaries[3]).is_some_and(|n| n >= 1),
                 "{}",
                 nights.summaries[3]
             );
@@ -324,7 +338,10 @@ fn repeat_daily_lists_a_standing_alert_every_night_and_never_only_when_it_began(
 fn alerts_are_listed_worst_first_one_line_per_company_with_all_its_refs() {
     let sim = sample_sim();
     let ws = Workspace::new();
-    rules(&ws, "repeat = \"daily\"\n");
+    rules(
+        &ws,
+        "repeat = \"daily\"\nimproved = \"list\"\nchanged = \"list\"\nmax_listed = 100\n",
+    );
     let nights = fourteen_nights(&sim, &ws, &sample());
     let mut seen = BTreeSet::new();
     for (i, summary) in nights.summaries.iter().enumerate() {
@@ -696,6 +713,8 @@ fn a_storm_of_changes_is_announced_first_and_only_the_ten_worst_are_listed() {
     let data = sim.server.dataset().clone();
     let csv = stormy(&data, 1, 200, 16, 6);
     let ws = Workspace::new();
+    // Every change listed, improvements too: more than a storm lists.
+    rules(&ws, "improved = \"list\"\nchanged = \"list\"\n");
     let file = ws.write("p.csv", csv.as_bytes());
     let (_, first) = night(&ws, &sim, &file, 1, &[]);
     assert!(
@@ -714,7 +733,7 @@ fn a_storm_of_changes_is_announced_first_and_only_the_ten_worst_are_listed() {
         .collect();
     assert_eq!(moved.len(), 16, "{text}");
     assert!(
-        text.starts_with("STORM: 16 of 22 companies changed color in this run"),
+        after_heading(&text).starts_with("STORM: 16 of 22 companies changed color in this run"),
         "{text}"
     );
     let shown = listed(&text);
@@ -740,7 +759,10 @@ fn a_storm_of_changes_is_announced_first_and_only_the_ten_worst_are_listed() {
 
     // A higher share is no storm: every alert listed.
     let calm = Workspace::new();
-    rules(&calm, "storm_share = 0.9\n");
+    rules(
+        &calm,
+        "storm_share = 0.9\nimproved = \"list\"\nchanged = \"list\"\n",
+    );
     let file = calm.write("p.csv", csv.as_bytes());
     night(&calm, &sim, &file, 1, &[]);
     let (_, text) = night(&calm, &sim, &file, 200, &[]);
@@ -886,7 +908,7 @@ fn an_exposure_rule_on_a_column_the_portfolio_lacks_lists_every_alert_and_says_s
     );
     let (code, text) = night(&ws, &sim, &sample(), 1, &[]);
     assert!(
-        text.starts_with("NOTE: [alerts] min_exposure reads the column \"Encours EUR\", which this portfolio does not have"),
+        after_heading(&text).starts_with("NOTE: [alerts] min_exposure reads the column \"Encours EUR\", which this portfolio does not have"),
         "{text}"
     );
     assert!(!listed(&text).is_empty(), "every alert listed: {text}");

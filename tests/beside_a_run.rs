@@ -11,6 +11,7 @@ use ratewatch::sim::server::DEFAULT_SEED;
 use ratewatch::sim::{Faults, SimConfig};
 use serde_json::Value;
 
+use crate::common::after_heading;
 use crate::common::{KEY, Workspace, background, isolated};
 
 fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
@@ -90,7 +91,10 @@ fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
         !acked.is_empty(),
         "some acknowledgement was made during the run"
     );
-    assert!(stdout.starts_with("ratewatch run 2 of p"), "{stdout}");
+    assert!(
+        after_heading(&stdout).starts_with("ratewatch run 2 of p"),
+        "{stdout}"
+    );
 
     let acks: Value = serde_json::from_slice(&ratewatch(&ws, &["acks", "--json"]).stdout).unwrap();
     let kept: Vec<&str> = acks

@@ -73,10 +73,12 @@ struct Said {
     count: u64,
     /// The refs of each line of its list: one line per company.
     lines: Vec<BTreeSet<String>>,
-    /// `N companies still red or black, not listed this time`.
+    /// `still red: N companies, …` and `still black: N companies, …` together.
     standing: u64,
     /// `N alerts acknowledged`.
     acked: u64,
+    /// `counted, not listed: N changed to or from white, M improved`: N + M.
+    counted: u64,
 }
 
 /// The number opening a line that ends as `rest` does: `6 alerts, worst first:`.
@@ -99,11 +101,16 @@ fn said(summary: &str) -> Said {
             continue;
         }
         in_list = false;
-        if line.ends_with(" worst first:") {
+        if line.contains(" worst first") && line.ends_with(':') {
             said.count = leading(line);
             in_list = true;
-        } else if line.contains(" still red or black, not listed this time") {
-            said.standing = leading(line);
+        } else if let Some(rest) = line
+            .strip_prefix("still red: ")
+            .or(line.strip_prefix("still black: "))
+        {
+            said.standing += leading(rest);
+        } else if let Some(parts) = line.strip_prefix("counted, not listed: ") {
+            said.counted = parts.split(", ").map(leading).sum();
         } else if line.contains(" acknowledged, not listed until") {
             said.acked = leading(line);
         }
@@ -181,6 +188,7 @@ fn night(sim: &Background, ws: &Workspace, day: i64, hook: &(String, Bodies)) ->
     let mut listed: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut standing: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut acked: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut counted: BTreeSet<String> = BTreeSet::new();
     for row in rows {
         let company = row["company_id"].as_str().unwrap_or_default().to_string();
         let reference = row["ref"].as_str().unwrap().to_string();
@@ -191,6 +199,10 @@ fn night(sim: &Background, ws: &Workspace, day: i64, hook: &(String, Bodies)) ->
             acked.entry(company).or_default().insert(reference);
         } else if row["alert_kind"] == "still" {
             standing.entry(company).or_default().insert(reference);
+        } else if row["alert_kind"] == "improved" || row["alert_kind"] == "changed" {
+            // Counted by the default rules, not listed.
+            assert_eq!(row["alert"], true, "{row}");
+            counted.insert(company);
         } else {
             assert_eq!(
                 row["alert"], false,
@@ -251,6 +263,7 @@ fn night(sim: &Background, ws: &Workspace, day: i64, hook: &(String, Bodies)) ->
         all(&acked),
         "{context}"
     );
+    assert_eq!(said.counted, counted.len() as u64, "{context}");
     let alert_rows = rows.iter().filter(|r| r["alert"] == true).count() as u64;
     [n, s, a, alert_rows]
 }

@@ -10,6 +10,7 @@ use ratewatch::sim::server::DEFAULT_SEED;
 use ratewatch::sim::{Faults, SimConfig};
 use rusqlite::Connection;
 
+use crate::common::after_heading;
 use crate::common::wait::{Spawned, count_now, wait_until};
 use crate::common::{Background, KEY, Workspace, background};
 
@@ -197,7 +198,8 @@ fn sigterm_ends_a_run_with_its_summary_and_the_next_run_resumes_it() {
     let (stdout, stderr) = (&out.stdout, &out.stderr);
     assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
-        stdout.starts_with("STOPPED: stopped by SIGTERM: the next run of this portfolio resumes"),
+        after_heading(&stdout)
+            .starts_with("STOPPED: stopped by SIGTERM: the next run of this portfolio resumes"),
         "{out:?}"
     );
     assert!(
@@ -245,7 +247,7 @@ fn a_run_past_its_max_run_time_stops_its_calls_and_stays_resumable() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
-        stdout.starts_with("STOPPED: the run reached its --max-run-time (0.5 s)"),
+        after_heading(&stdout).starts_with("STOPPED: the run reached its --max-run-time (0.5 s)"),
         "{stdout}"
     );
     let report = ws.report();

@@ -21,6 +21,7 @@ use ratewatch::sim::{SimConfig, dataset::Dataset};
 use rusqlite::Connection;
 use serde_json::Value;
 
+use crate::common::after_heading;
 use crate::common::wait::{Spawned, wait_until};
 use crate::common::{
     Background, KEY, Reply, Seen, Workspace, background, isolated, read_request, recording,
@@ -335,7 +336,10 @@ fn a_404_page_that_is_not_the_services_fails_the_row_instead_of_unmatching_it() 
         "{night:?}"
     );
     let text = &night.summary;
-    assert!(text.starts_with("NOTHING SCREENED"), "{night:?}");
+    assert!(
+        after_heading(&text).starts_with("NOTHING SCREENED"),
+        "{night:?}"
+    );
     assert!(!text.contains("Nothing flagged"), "{night:?}");
 }
 
@@ -367,7 +371,7 @@ fn a_spent_quota_stops_the_run_at_once_and_the_next_run_resumes_it() {
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let text = stdout(&out);
     assert!(
-        text.starts_with("STOPPED: the service's rate limit asks to wait until "),
+        after_heading(&text).starts_with("STOPPED: the service's rate limit asks to wait until "),
         "{text}"
     );
     assert!(text.contains("the next run resumes them"), "{text}");
@@ -587,8 +591,14 @@ fn a_color_nobody_announced_is_an_alert_when_first_seen() {
     let out = screen(&ws, &front.base, &file).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let text = stdout(&out);
-    // One line per company, with every ref that holds it: 25 rows, 23 companies.
-    assert_eq!(text.matches("unknown color orange").count(), 23, "{text}");
+    // One alert per company, with every ref that holds it: 25 rows, 23 companies, of
+    // which the first 20 are listed (`max_listed`), the rest counted.
+    assert!(
+        text.contains("\n23 alerts, worst first; the 20 first listed"),
+        "{text}"
+    );
+    assert_eq!(text.matches("unknown color orange").count(), 20, "{text}");
+    assert!(text.contains("  … and 3 more in the reports\n"), "{text}");
     let rows = ws.report()["rows"].as_array().unwrap().clone();
     assert!(
         rows.iter()
@@ -611,7 +621,8 @@ fn a_portfolio_that_lost_most_of_its_rows_is_said_first_or_refused() {
     let out = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
     assert!(
-        stdout(&out).starts_with("SHRUNK: the portfolio has 10 rows against 30 in run 1 of book"),
+        after_heading(&stdout(&out))
+            .starts_with("SHRUNK: the portfolio has 10 rows against 30 in run 1 of book"),
         "{}",
         stdout(&out)
     );
@@ -629,7 +640,7 @@ fn lookup_lists_that_are_passingly_unavailable_fall_back_on_the_kept_copy_and_sa
     let out = screen(&ws, &front.base, &file).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
     assert!(
-        stdout(&out).starts_with(
+        after_heading(&stdout(&out)).starts_with(
             "NOTE: the service's lookup lists could not be fetched (the service answered HTTP 503"
         ),
         "{}",
@@ -647,7 +658,7 @@ fn a_few_not_found_and_nothing_else_are_not_believed() {
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let text = stdout(&out);
     assert!(
-        text.starts_with("NOTE: the service answered 'not found' to all "),
+        after_heading(&text).starts_with("NOTE: the service answered 'not found' to all "),
         "{text}"
     );
     assert!(text.contains("NOTHING SCREENED"), "{text}");
@@ -1077,7 +1088,7 @@ fn a_service_that_stops_answering_after_a_first_good_answer_ends_the_night_resum
     let text = &out.stdout;
     assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
-        text.starts_with("STOPPED: service not answering (no answer for "),
+        after_heading(&text).starts_with("STOPPED: service not answering (no answer for "),
         "{text}"
     );
     let report = ws.report();

@@ -613,7 +613,12 @@ fn an_accepted_candidate_is_named_in_every_report_even_if_the_database_knew_only
     assert_eq!(rows["C-1006"]["country"], "FR");
     assert_eq!(described(&ws, chosen).1.as_deref(), Some("FR"));
 
-    // Its color changes: the summary and the webhook name it, in its country.
+    // Its color changes: the summary and the webhook name it, in its country (whatever
+    // the change: improvements listed too).
+    ws.write(
+        "ratewatch.toml",
+        b"[alerts]\nimproved = \"list\"\nchanged = \"list\"\n",
+    );
     sim.server.set_day(day);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)

@@ -7,6 +7,7 @@ use ratewatch::error::ExitCode;
 use ratewatch::model::{RowStatus, RunStatus};
 use ratewatch::run::{self, Request, Started, Watcher};
 
+use crate::common::after_heading;
 use crate::common::{KEY, Workspace, config, screen_in_this_process, screen_request, start};
 
 /// A request as `ratewatch screen ARGS…` would make it, the key from the environment.
@@ -61,7 +62,7 @@ async fn a_whole_run_in_process_returns_its_outcome_and_writes_its_summary() {
     assert_eq!(started[0].portfolio, "book");
     assert_eq!(heard.rows.borrow().len(), 30, "{text}");
     assert!(
-        text.starts_with("ratewatch run 1 of book (complete): 30 rows — 30 rated"),
+        after_heading(&text).starts_with("ratewatch run 1 of book (complete): 30 rows — 30 rated"),
         "{text}"
     );
     assert!(ws.path("out").join("report.json").is_file());
@@ -126,7 +127,8 @@ async fn a_run_asked_to_stop_reports_what_it_screened_and_the_next_run_resumes_t
     assert_eq!(stopped.run.status, RunStatus::Interrupted, "{text}");
     assert_eq!(stopped.exit_code(), ExitCode::Partial, "{text}");
     assert!(
-        text.starts_with("STOPPED: stopped by the test: the next run of this portfolio resumes"),
+        after_heading(&text)
+            .starts_with("STOPPED: stopped by the test: the next run of this portfolio resumes"),
         "{text}"
     );
     let rated = stopped.run.rows_with(RowStatus::Rated);

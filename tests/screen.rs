@@ -384,7 +384,15 @@ fn the_readme_demo_run_twice_shows_color_changes() {
     let first = String::from_utf8(run()).unwrap();
     assert!(!first.contains('→'), "{first}");
     let second = String::from_utf8(run()).unwrap();
-    assert!(second.contains("yellow → green"), "{second}");
+    assert!(second.contains("green → red"), "{second}");
+    assert!(second.contains("counted, not listed: "), "{second}");
+    // The heading names report.html by its absolute path, for a mail read elsewhere.
+    let heading = second.lines().next().unwrap();
+    let report = ws.path("report.html");
+    assert!(
+        heading.ends_with(&format!(" · {}", report.display())),
+        "{heading}"
+    );
     assert!(ws.path("ratewatch.db").exists() && ws.path("report.json").exists());
     let conn = rusqlite::Connection::open(ws.path("ratewatch.db")).unwrap();
     let changes: i64 = conn

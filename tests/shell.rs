@@ -179,7 +179,10 @@ fn the_nightly_script_screens_with_cron_s_environment_and_the_toml_s_settings() 
         "{:?}\n{stdout}\n{stderr}",
         out.status
     );
-    assert!(stdout.starts_with("ratewatch run 1 of book"), "{stdout}");
+    assert!(
+        crate::common::after_heading(&stdout).starts_with("ratewatch run 1 of book"),
+        "{stdout}"
+    );
     assert!(state.join("rw.db").is_file(), "db from the toml");
     // One folder named after the day (UTC), under the toml's `out`.
     let days: Vec<PathBuf> = std::fs::read_dir(state.join("reports"))

@@ -413,7 +413,13 @@ impl<W: Output> Format for Summary<W> {
                 started_at: run.started_at,
                 portfolio: run.portfolio.clone(),
                 run_id: run.id,
-                report: self.reports.iter().find(|p| p.ends_with(".html")).cloned(),
+                // Absolute, for a mail read on another machine than the one it ran on.
+                report: self.reports.iter().find(|p| p.ends_with(".html")).map(|p| {
+                    match std::path::absolute(p) {
+                        Ok(path) => path.display().to_string(),
+                        Err(_) => p.clone(),
+                    }
+                }),
             };
             text.insert_str(0, &format!("{}\n", heading.line()));
         }

@@ -10,7 +10,7 @@ use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
 use super::{Store, StoreError, extra_columns, read_time, read_time_or_null, time_text};
-use crate::alerts::{AlertKind, Rules};
+use crate::alerts::{AlertKind, Repeat, Rules};
 use crate::digest::{AlertDigest, AlertLine, KindTotal, STANDING_TOP, Standing};
 use crate::model::{Change, Color};
 
@@ -342,12 +342,22 @@ impl Store {
     /// Decides which rows of the run the summary names as not screened (invalid,
     /// unresolved, ambiguous), and records it in `run_rows.named`: a row is named when its
     /// state is new since the portfolio's last delivered run, or when no delivered run
-    /// named it in that state within the repeat rule's window (`repeat = "never"`: only
-    /// when new). Returns how many rows are named.
+    /// named it in that state within a week (a day with `repeat = "daily"`). Returns how
+    /// many rows are named.
     pub fn name_unscreened(&mut self, run_id: i64, rules: &Rules) -> Result<u64, StoreError> {
         let ctx = format!("deciding the rows run {run_id} names");
         let at = |e| StoreError::at(ctx.clone())(e);
-        let (_, portfolio, window_start) = repeat_window(&self.conn, run_id, rules).map_err(at)?;
+        // Rows nobody monitors are a blind spot, not news that wears: named again weekly
+        // at least, whatever the rule for standing red and black.
+        let reminded = Rules {
+            repeat: match rules.repeat {
+                Repeat::Daily => Repeat::Daily,
+                Repeat::Never | Repeat::Weekly => Repeat::Weekly,
+            },
+            ..rules.clone()
+        };
+        let (_, portfolio, window_start) =
+            repeat_window(&self.conn, run_id, &reminded).map_err(at)?;
         let tx = self.conn.transaction().map_err(at)?;
         // A resumed run decides again; only rows named before are touched.
         tx.execute(

@@ -453,3 +453,15 @@ pub fn screen_request(args: &[&str], key: &str) -> ratewatch::run::Request {
     let sources = Sources::load(None, |k| (k == KEY_ENV).then(|| key.to_string())).unwrap();
     ratewatch::commands::screen::request(args, &sources).unwrap()
 }
+
+/// A summary without its heading line (`ratewatch 2026-11-26 · book · run 1 · …/report.html`),
+/// which every summary that says anything opens with: what the night says comes next.
+pub fn after_heading(text: &str) -> &str {
+    let (heading, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let date = heading.strip_prefix("ratewatch ").unwrap_or_default();
+    assert!(
+        date.len() > 13 && date.as_bytes()[4] == b'-' && date[10..].starts_with(" · "),
+        "a summary opens with its heading line: {text}"
+    );
+    rest
+}
