@@ -198,7 +198,7 @@ fn sigterm_ends_a_run_with_its_summary_and_the_next_run_resumes_it() {
     let (stdout, stderr) = (&out.stdout, &out.stderr);
     assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
-        after_heading(&stdout)
+        after_heading(stdout)
             .starts_with("STOPPED: stopped by SIGTERM: the next run of this portfolio resumes"),
         "{out:?}"
     );

@@ -337,7 +337,7 @@ fn a_404_page_that_is_not_the_services_fails_the_row_instead_of_unmatching_it() 
     );
     let text = &night.summary;
     assert!(
-        after_heading(&text).starts_with("NOTHING SCREENED"),
+        after_heading(text).starts_with("NOTHING SCREENED"),
         "{night:?}"
     );
     assert!(!text.contains("Nothing flagged"), "{night:?}");
@@ -1088,7 +1088,7 @@ fn a_service_that_stops_answering_after_a_first_good_answer_ends_the_night_resum
     let text = &out.stdout;
     assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
-        after_heading(&text).starts_with("STOPPED: service not answering (no answer for "),
+        after_heading(text).starts_with("STOPPED: service not answering (no answer for "),
         "{text}"
     );
     let report = ws.report();
