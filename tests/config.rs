@@ -297,6 +297,18 @@ fn the_sample_config_file_is_valid_and_complete() {
     }
     assert_eq!(json["api_key"], "set (file ratewatch.key)");
     assert_eq!(settings["concurrency"]["value"], 8);
+    // The commented `[alerts]` example is valid as it stands, uncommented.
+    let text = std::fs::read_to_string(&sample).unwrap();
+    let (before, example) = text.split_once("# [alerts]\n").unwrap();
+    let uncommented: String = example
+        .lines()
+        .map(|l| format!("{}\n", l.strip_prefix("# ").unwrap_or(l)))
+        .collect();
+    ws.write(
+        "ratewatch.toml",
+        format!("{before}[alerts]\n{uncommented}").as_bytes(),
+    );
+    config_json(&mut ratewatch_in(ws.dir.path()), &[]);
 }
 
 #[test]

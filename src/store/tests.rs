@@ -2855,3 +2855,49 @@ fn alerts_carry_their_amount_and_columns_new_red_is_never_capped_and_standing_is
         .unwrap();
     assert_eq!(new_red, 5);
 }
+
+#[test]
+fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v22.db");
+    {
+        let (_d, _, mut store) = new_store();
+        eventful_history(&mut store);
+        store
+            .conn
+            .execute_batch(&format!("VACUUM INTO '{}'", path.display()))
+            .unwrap();
+    }
+    // Back to version 22: its two tables without the new columns, no deliveries.
+    let conn = Connection::open(&path).unwrap();
+    let verdicts = |conn: &Connection| -> Vec<(i64, i64, String, i64)> {
+        all(
+            conn,
+            "SELECT run_id, company, kind, listed FROM run_alerts ORDER BY 1, 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+    };
+    let before = verdicts(&conn);
+    assert!(!before.is_empty());
+    conn.execute_batch(
+        "DROP TABLE run_deliveries;
+         ALTER TABLE run_alerts DROP COLUMN amount;
+         ALTER TABLE run_colors DROP COLUMN amount;
+         ALTER TABLE run_colors DROP COLUMN new_rows;
+         UPDATE schema_migrations SET version = 22;
+         PRAGMA user_version = 22;",
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    assert_eq!(verdicts(&store.conn), before);
+    let recorded: Vec<i64> = all(
+        &store.conn,
+        "SELECT version FROM schema_migrations ORDER BY 1",
+        [],
+        |r| r.get(0),
+    );
+    assert_eq!(recorded, [22, 23]);
+}
