@@ -311,16 +311,28 @@ async fn screen_logged(
     let guarded = guard(&limiter, &request.halt, settings.max_run_time.value);
     tokio::pin!(guarded);
     let mut notes = Vec::new();
-    if !reader.unused_columns().is_empty() {
-        notes.push(format!(
-            "columns not used: {} (carried into the reports)",
-            reader.unused_columns().join(", ")
-        ));
-    }
     let (rules, rule_notes) = request
         .reports
         .alerts
         .for_columns(&reader.carried_columns());
+    // A column the alerts show or add up is used, if not by the screening.
+    let unused: Vec<&String> = reader
+        .unused_columns()
+        .iter()
+        .filter(|c| {
+            !rules.show.contains(c)
+                && !rules
+                    .amount_column()
+                    .is_some_and(|a| crate::digest::same_column(a, c))
+        })
+        .collect();
+    if !unused.is_empty() {
+        let names: Vec<&str> = unused.iter().map(|c| c.as_str()).collect();
+        notes.push(format!(
+            "columns not used: {} (carried into the reports)",
+            names.join(", ")
+        ));
+    }
     notes.extend(rule_notes);
     let lookups = tokio::select! {
         lookups = fetch_lookups(&conn, &limiter, &mut store, &mut notes) => lookups,

@@ -53,18 +53,17 @@ fn listed(summary: &str) -> Vec<Listed> {
     lines
         .take_while(|l| l.starts_with("  ") && !l.starts_with("  …"))
         .map(|l| {
-            // Columns are two spaces apart; the alert is the one before the last (the day
-            // of the refresh is never blank).
+            // Columns are two spaces apart; the alert is the first cell naming a kind after
+            // the ref, the company, the country and the color.
             let cells: Vec<&str> = l
                 .trim()
                 .split("  ")
                 .map(str::trim)
                 .filter(|c| !c.is_empty())
                 .collect();
-            let described = cells[cells.len() - 2];
-            let kind = AlertKind::ALL
-                .into_iter()
-                .find(|k| k.describe() == described)
+            let kind = cells[2..]
+                .iter()
+                .find_map(|cell| AlertKind::ALL.into_iter().find(|k| k.describe() == *cell))
                 .unwrap_or_else(|| panic!("an alert's kind: {l}"));
             Listed {
                 refs: cells[0].to_string(),
@@ -913,4 +912,124 @@ fn an_exposure_rule_on_a_column_the_portfolio_lacks_lists_every_alert_and_says_s
     );
     assert!(!listed(&text).is_empty(), "every alert listed: {text}");
     assert_eq!(code, 3, "the sample has a row that fails: {text}");
+}
+
+/// A French ERP's export of `rows` customers: the simulator's portfolio with a semicolon,
+/// an amount as French accounting writes it (`Encours (€)`), and the account manager.
+fn erp_export(sim: &Background, ws: &Workspace, rows: u64) -> PathBuf {
+    let mut buf = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), rows, &mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let fields: Vec<&str> = line.split(',').collect();
+        assert!(!line.contains('"'), "plain fields: {line}");
+        let (amount, owner) = if i == 0 {
+            ("Encours (€)".to_string(), "Commercial".to_string())
+        } else {
+            // 1 000,00 to 250 000,00, spread so that order by amount is not input order.
+            let euros = 1_000 + (i as u64 * 7_919) % 249_000;
+            (
+                format!("\"{} {:03},{:02}\"", euros / 1000, euros % 1000, i % 100),
+                ["M. Dupont", "Mme Martin", "M. Bernard"][i % 3].to_string(),
+            )
+        };
+        out.push_str(&format!("{},{amount},{owner}\n", fields.join(",")));
+    }
+    ws.write("export.csv", out.as_bytes())
+}
+
+#[test]
+fn a_team_s_morning_mail_stays_short_with_the_amount_and_owner_in_every_line() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let file = erp_export(&sim, &ws, 600);
+    rules(
+        &ws,
+        "show = [\"Encours (€)\", \"Commercial\"]\namount = \"Encours (€)\"\n",
+    );
+    for day in 1..=8 {
+        let (_, text) = night(&ws, &sim, &file, day, &[]);
+        if std::env::var_os("SHOW_MAIL").is_some() {
+            eprintln!("--- day {day}\n{text}");
+        }
+        let report = ws.report();
+        let lines = listed(&text);
+        assert!(
+            !text.contains("columns not used"),
+            "the alerts use them: {text}"
+        );
+        // At most 20 lines, besides every new red and black.
+        let new_red_or_black: BTreeSet<&str> = rows(&report)
+            .iter()
+            .filter(|r| {
+                r["alert_listed"] == true
+                    && (r["alert_kind"] == "red" || r["alert_kind"] == "black")
+                    && !r["previous_color"].is_null()
+            })
+            .map(|r| r["company_id"].as_str().unwrap())
+            .collect();
+        assert!(
+            lines.len() <= 20 + new_red_or_black.len(),
+            "day {day}: {text}"
+        );
+        for company in &new_red_or_black {
+            let first = rows(&report)
+                .iter()
+                .find(|r| r["company_id"] == *company)
+                .unwrap();
+            let reference = first["ref"].as_str().unwrap();
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.refs.split(", ").any(|r| r == reference)),
+                "day {day}: new red or black {reference} is listed: {text}"
+            );
+        }
+        // The columns, in the setting's order, in the table's header and every line.
+        if !lines.is_empty() {
+            let header = text
+                .lines()
+                .find(|l| l.trim_start().starts_with("REF "))
+                .unwrap();
+            let at = |h: &str| header.find(h).unwrap();
+            assert!(at("ENCOURS (€)") < at("COMMERCIAL"), "{header}");
+            for line in text.lines().filter(|l| l.starts_with("  R0")) {
+                assert!(
+                    ["M. Dupont", "Mme Martin", "M. Bernard"]
+                        .iter()
+                        .any(|o| line.contains(o)),
+                    "{line}"
+                );
+            }
+        }
+        // Within a kind, largest amount first.
+        let amounts: Vec<(AlertKind, f64)> = lines
+            .iter()
+            .map(|l| {
+                let mut sum = 0.0;
+                for reference in l.refs.split(", ") {
+                    let row = &rows_by_ref(&report)[reference];
+                    let text = row["extra"]["Encours (€)"].as_str().unwrap();
+                    sum += ratewatch::alerts::parse_amount(text).unwrap();
+                }
+                (l.kind, sum)
+            })
+            .collect();
+        for pair in amounts.windows(2) {
+            if pair[0].0 == pair[1].0 {
+                assert!(pair[0].1 >= pair[1].1, "day {day}: {amounts:?}\n{text}");
+            }
+        }
+        // Standing red and black are one line each, with what is at stake.
+        for line in text.lines().filter(|l| l.starts_with("still ")) {
+            assert!(
+                line.contains(" at stake (Encours (€)); largest: "),
+                "{line}"
+            );
+        }
+        if day > 1 {
+            assert!(standing(&text).is_some(), "day {day}: {text}");
+        }
+    }
 }
