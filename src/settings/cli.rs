@@ -377,6 +377,12 @@ pub struct RunArgs {
     #[arg(long, env = "RATEWATCH_OUT", hide_env = true, value_name = "DIR", default_value = ".", value_parser = &PATH)]
     pub out: Given<PathBuf>,
 
+    /// Days reports are kept: with --timestamped, a run removes the files of --out named
+    /// report-YYYYMMDDTHHMMSSZ.csv, .json or .html whose run started longer ago (no other
+    /// file); samples/nightly.sh removes its day folders that old. 0 keeps them all.
+    #[arg(long, env = "RATEWATCH_KEEP_REPORTS_DAYS", hide_env = true, value_name = "DAYS", default_value = "90", value_parser = &DAYS)]
+    pub keep_reports_days: Given<u32>,
+
     /// Requests in flight at most (resolution and rating together).
     #[arg(long, env = "RATEWATCH_CONCURRENCY", hide_env = true, value_name = "N", default_value = "8", value_parser = &CONCURRENCY)]
     pub concurrency: Given<u16>,
