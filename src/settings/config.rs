@@ -523,7 +523,7 @@ impl Settings {
                 .as_ref()
                 .map(|f| f.refresh.clone())
                 .unwrap_or_default(),
-            csv_dialect: reports.csv_dialect.resolve(s)?.map(|d| match d {
+            csv_dialect: reports.dialect.csv_dialect.resolve(s)?.map(|d| match d {
                 CsvDialectArg::Standard => Dialect::Standard,
                 CsvDialectArg::Excel => Dialect::Excel,
             }),
