@@ -16,6 +16,8 @@
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
+//! - [`spreadsheet`]: a CSV file as a spreadsheet saved it (encoding, BOM, delimiter), for
+//!   the portfolio's delimiter and `review import`.
 //! - [`history_sync`]: reads the account's history of requests back into the database.
 //! - [`commands`]: what each subcommand does; [`settings`] feed it.
 //!
@@ -46,6 +48,7 @@ pub mod report;
 pub mod run;
 pub mod settings;
 pub mod sim;
+pub mod spreadsheet;
 pub mod stages;
 pub mod store;
 pub mod text;

@@ -570,6 +570,9 @@ async fn screen_logged(
             e,
         ),
     })?;
+    if request.reports.timestamped {
+        remove_old_reports(&request.reports.out, settings.keep_reports_days.value);
+    }
     if run.rows > 0 && run.rows_with(RowStatus::Invalid) == run.rows {
         return Err(Error::NothingToScreen(format!(
             "{}: none of its {} rows could be screened: every one is invalid (see `error` in the reports)",
@@ -581,6 +584,36 @@ async fn screen_logged(
         run,
         undelivered: Vec::new(),
     })
+}
+
+/// Removes the timestamped reports of `out` older than `keep_days` (`keep_reports_days`),
+/// once this run's are in place: runs that each keep their own reports in one folder would
+/// otherwise fill it. Said in the log; a file that cannot be removed is a warning, never a
+/// failed run.
+fn remove_old_reports(out: &Path, keep_days: u32) {
+    match report::remove_old_reports(out, keep_days, jiff::Timestamp::now()) {
+        Ok(removed) => {
+            if let (Some(first), Some(last)) = (removed.files.first(), removed.files.last()) {
+                tracing::info!(
+                    folder = %out.display(),
+                    removed = removed.files.len(),
+                    oldest = %first.display(),
+                    newest = %last.display(),
+                    "removed the reports of runs older than {keep_days} days (keep_reports_days)"
+                );
+            }
+            for (path, e) in removed.failed {
+                tracing::warn!(
+                    "cannot remove {}, a report older than {keep_days} days (keep_reports_days): {e}",
+                    path.display()
+                );
+            }
+        }
+        Err(e) => tracing::warn!(
+            "cannot look for reports older than {keep_days} days (keep_reports_days) in {}: {e}",
+            out.display()
+        ),
+    }
 }
 
 /// The month's call budget (`--max-calls-per-month`) and the calls the runs started this

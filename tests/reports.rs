@@ -556,3 +556,81 @@ fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
         ));
     assert_eq!(stale_by_ref(&ws.report()), marked);
 }
+
+#[test]
+fn a_timestamped_run_removes_the_reports_of_runs_older_than_keep_reports_days_and_no_other_file() {
+    let ws = Workspace::new();
+    let out = ws.path("out");
+    std::fs::create_dir(&out).unwrap();
+    let now = jiff::Timestamp::now();
+    let stamp = |days: i64| {
+        let then = now - jiff::SignedDuration::from_hours(24 * days);
+        then.strftime("%Y%m%dT%H%M%SZ").to_string()
+    };
+    let (old, recent) = (stamp(31), stamp(29));
+    let reports = |stamp: &str| ["csv", "json", "html"].map(|e| format!("report-{stamp}.{e}"));
+    // Not reports, whatever their age: other names, a folder and a link named as reports.
+    let others = [
+        "report.csv".to_string(),
+        format!("report-{old}.csv.bak"),
+        format!("report-{old}.xlsx"),
+        format!("copy of report-{old}.csv"),
+        format!("notes-{old}.json"),
+    ];
+    for name in reports(&old).iter().chain(&reports(&recent)).chain(&others) {
+        std::fs::write(out.join(name), name).unwrap();
+    }
+    let elsewhere = ws.path("elsewhere.csv");
+    std::fs::write(&elsewhere, "kept").unwrap();
+    let (folder, link) = (stamp(400), stamp(401));
+    std::fs::create_dir(out.join(format!("report-{folder}.html"))).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out.join(format!("report-{link}.csv"))).unwrap();
+    let names = |out: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let timestamped = ["--out", out.to_str().unwrap(), "--timestamped"];
+    let has_all = |names: &[String], these: &[String]| these.iter().all(|n| names.contains(n));
+    let first = names(&out);
+
+    // Untimestamped, a run writes report.* and removes nothing.
+    demo_screen(
+        &ws,
+        &sample(),
+        &["--out", out.to_str().unwrap(), "--keep-reports-days", "30"],
+    );
+    let before = names(&out);
+    assert!(has_all(&before, &first), "{before:?}");
+    // 0 keeps every report.
+    demo_screen(
+        &ws,
+        &sample(),
+        &[&timestamped[..], &["--keep-reports-days", "0"]].concat(),
+    );
+    let mut kept = names(&out);
+    assert_eq!(kept.len(), before.len() + 3, "{kept:?}");
+    assert!(has_all(&kept, &before), "{kept:?}");
+
+    // Past 30 days: the reports of the run 31 days old go, and nothing else.
+    a_second_later();
+    demo_screen(
+        &ws,
+        &sample(),
+        &[&timestamped[..], &["--keep-reports-days", "30"]].concat(),
+    );
+    let after = names(&out);
+    kept.retain(|n| !reports(&old).contains(n));
+    assert!(has_all(&after, &kept), "{after:?}");
+    let new: Vec<&String> = after.iter().filter(|n| !kept.contains(n)).collect();
+    assert_eq!(new.len(), 3, "this run's reports only: {new:?}");
+    assert!(
+        new.iter()
+            .all(|n| n.starts_with("report-") && !n.contains(&old)),
+        "{new:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "kept");
+}

@@ -832,3 +832,250 @@ fn an_ignored_invalid_row_is_left_alone_while_it_stays_as_it_was() {
     let rows = rows_by_ref(&ws.report());
     assert_eq!(rows["C-1021"]["status"], "rated", "{}", rows["C-1021"]);
 }
+
+/// The cells of a CSV the Excel dialect wrote (BOM, `;`), a record a line.
+fn excel_cells(bytes: &[u8]) -> Vec<Vec<String>> {
+    let text = std::str::from_utf8(bytes).unwrap();
+    let text = text
+        .strip_prefix('\u{feff}')
+        .expect("a byte-order mark first");
+    csv::ReaderBuilder::new()
+        .delimiter(b';')
+        .has_headers(false)
+        .from_reader(text.as_bytes())
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect()
+}
+
+/// Cells written back as a spreadsheet saves them: `;`, CRLF, a BOM first.
+fn excel_file(cells: &[Vec<String>]) -> Vec<u8> {
+    let mut out = "\u{feff}".as_bytes().to_vec();
+    let mut writer = csv::WriterBuilder::new()
+        .delimiter(b';')
+        .terminator(csv::Terminator::CRLF)
+        .from_writer(&mut out);
+    for record in cells {
+        writer.write_record(record).unwrap();
+    }
+    writer.flush().unwrap();
+    drop(writer);
+    out
+}
+
+#[test]
+fn an_export_for_excel_comes_back_with_its_decisions_and_the_next_run_applies_them() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let csv = ws.path("review.csv");
+    review(
+        &ws,
+        &[
+            "export",
+            "--csv-dialect",
+            "excel",
+            "--out",
+            csv.to_str().unwrap(),
+        ],
+    )
+    .assert()
+    .success();
+    let bytes = std::fs::read(&csv).unwrap();
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(
+        text.starts_with("\u{feff}portfolio;line;ref;status;"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("\r\n").count(),
+        text.matches('\n').count(),
+        "CRLF line ends only: {text:?}"
+    );
+    assert!(
+        text.lines().next().unwrap().ends_with(";decision"),
+        "{text}"
+    );
+    // The refs as Excel keeps text, leading zeros and all.
+    assert!(text.contains(";\"=\"\"C-1006\"\"\";"), "{text}");
+    // The setting of the reports applies here too.
+    let by_env = review(&ws, &["export"])
+        .env("RATEWATCH_CSV_DIALECT", "excel")
+        .assert()
+        .success();
+    assert_eq!(by_env.get_output().stdout, bytes);
+
+    let mut cells = excel_cells(&bytes);
+    let header = cells[0].clone();
+    let at = |name: &str| {
+        header
+            .iter()
+            .position(|h| h.trim_start_matches('\u{feff}') == name)
+            .unwrap()
+    };
+    let (reference, company, city, decision) =
+        (at("ref"), at("company_id"), at("city"), at("decision"));
+    assert_eq!(decision, header.len() - 1);
+    let mut chosen = String::new();
+    for record in &mut cells[1..] {
+        match record[reference].as_str() {
+            "=\"C-1006\"" if record[city] == "Bordeaux" => {
+                chosen = record[company].clone();
+                record[decision] = "accept".into();
+            }
+            "=\"C-1018\"" => record[decision] = "ignore".into(),
+            _ => {}
+        }
+    }
+    assert!(!chosen.is_empty(), "{cells:?}");
+
+    // A wrong line is named by its line, CRLF or not.
+    let mut wrong = cells.clone();
+    wrong[3][decision] = "maybe".into();
+    let wrong_csv = ws.write("wrong.csv", &excel_file(&wrong));
+    review(&ws, &["import", wrong_csv.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "wrong.csv: line 4: decision \"maybe\"",
+        ));
+
+    // As written, the refs still formulas (a text editor, LibreOffice), …
+    std::fs::write(&csv, excel_file(&cells)).unwrap();
+    review(&ws, &["import", csv.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "1 accepted, 1 ignored, 0 with every candidate rejected",
+        ));
+    let decisions = listed(&ws)["decisions"].clone();
+    let decided: Vec<(&str, &str)> = decisions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["ref"].as_str().unwrap(), d["decision"].as_str().unwrap()))
+        .collect();
+    assert_eq!(decided.len(), 2, "{decisions}");
+    assert!(decided.contains(&("C-1006", "accept")) && decided.contains(&("C-1018", "ignore")));
+    ws.screen(&sim, &sample()).assert().code(3);
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "rated");
+    assert_eq!(rows["C-1006"]["company_id"], chosen.as_str());
+    assert_eq!(rows["C-1018"]["status"], "ignored");
+
+    // … or as Excel saves it: the values it shows.
+    review(&ws, &["revoke", "C-1006"]).assert().success();
+    review(&ws, &["revoke", "C-1018"]).assert().success();
+    let saved: Vec<Vec<String>> = cells
+        .iter()
+        .map(|record| {
+            record
+                .iter()
+                .map(
+                    |c| match c.strip_prefix("=\"").and_then(|c| c.strip_suffix('"')) {
+                        Some(value) => value.to_string(),
+                        None => c.clone(),
+                    },
+                )
+                .collect()
+        })
+        .collect();
+    assert!(saved[1..].iter().any(|r| r[reference] == "C-1006"));
+    std::fs::write(&csv, excel_file(&saved)).unwrap();
+    review(&ws, &["import", csv.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 accepted, 1 ignored"));
+    assert_eq!(listed(&ws)["decisions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn import_reads_commas_semicolons_or_tabs_with_or_without_a_bom_and_windows_1252() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let files: [(&str, &[u8]); 5] = [
+        ("comma.csv", b"ref,company_id,decision\nC-1018,,ignore\n"),
+        (
+            "semicolon-bom.csv",
+            b"\xEF\xBB\xBFref;company_id;decision\r\nC-1018;;ignore\r\n",
+        ),
+        (
+            "tab.csv",
+            b"ref\tcompany_id\tdecision\r\nC-1018\t\tignore\r\n",
+        ),
+        // Excel's "CSV (separator: semicolon)": Windows-1252, `é` one byte.
+        (
+            "excel-1252.csv",
+            b"ref;candidate;company_id;decision\r\nC-1018;Soci\xE9t\xE9 \x80;;ignore\r\n",
+        ),
+        (
+            "quoted.csv",
+            b"\"ref\";\"company_id\";\"decision\"\n\"C-1018\";\"\";\"Ignore\"\n",
+        ),
+    ];
+    for (name, bytes) in files {
+        let path = ws.write(name, bytes);
+        let out = review(&ws, &["import", path.to_str().unwrap()])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("0 accepted, 1 ignored"));
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        if name == "excel-1252.csv" {
+            assert!(
+                stderr.contains(&format!(
+                    "{name}: not UTF-8 (byte 0xE9 on line 2): read as Windows-1252"
+                )),
+                "{stderr}"
+            );
+        } else {
+            assert!(stderr.is_empty(), "{name}: {stderr}");
+        }
+        let list = listed(&ws);
+        assert_eq!(list["decisions"][0]["ref"], "C-1018", "{name}");
+        assert_eq!(list["decisions"][0]["decision"], "ignore", "{name}");
+        review(&ws, &["revoke", "C-1018"]).assert().success();
+    }
+}
+
+#[test]
+fn a_file_import_cannot_read_names_the_file_the_line_and_the_delimiter_it_saw() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.screen(&sim, &sample()).assert().code(3);
+    let cases: [(&str, &[u8], &str); 5] = [
+        (
+            "pipes.csv",
+            b"ref|company_id|decision\nC-1018||ignore\n",
+            "pipes.csv: line 1: no `ref` column; the header line, split at each comma, has 1 column: \"ref|company_id|decision\"",
+        ),
+        (
+            "no-decision.csv",
+            b"\xEF\xBB\xBFref;company_id;status\r\nC-1018;;ignore\r\n",
+            "no-decision.csv: line 1: no `decision` column; the header line, split at each semicolon, has 3 columns: \"ref;company_id;status\"",
+        ),
+        (
+            "mixed.csv",
+            b"ref;company_id;decision\r\nC-1006;;\r\nC-1018,,ignore\r\n",
+            "mixed.csv: line 3: 1 field where the header line has 3 (split at each semicolon)",
+        ),
+        (
+            "unicode.csv",
+            b"\xFF\xFEr\0e\0f\0",
+            "unicode.csv: line 1: UTF-16 text (Excel's \"Unicode Text\")",
+        ),
+        (
+            "book.xlsx",
+            b"PK\x03\x04\x14\0\x06\0",
+            "book.xlsx: line 1: this is not a CSV text file (it contains NUL bytes)",
+        ),
+    ];
+    for (name, bytes, message) in cases {
+        let path = ws.write(name, bytes);
+        review(&ws, &["import", path.to_str().unwrap()])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(message));
+    }
+    assert!(listed(&ws)["decisions"].as_array().unwrap().is_empty());
+}

@@ -1,6 +1,7 @@
 //! `ratewatch completions` and `ratewatch man`: generated from the clap definitions, they
 //! know every command and flag; and `samples/nightly.sh`, run as cron runs it.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -261,4 +262,117 @@ fn the_nightly_script_is_posix_sh() {
         .status()
         .expect("sh runs");
     assert!(status.success());
+}
+
+#[test]
+fn the_nightly_script_removes_the_day_folders_older_than_keep_reports_days_and_nothing_else() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let state = state_for(&ws, &sim, "keep_reports_days = 30\n");
+    // Its key as it should be, so that stderr stays empty.
+    let key = std::fs::Permissions::from_mode(0o600);
+    std::fs::set_permissions(state.join("ratewatch.key"), key).unwrap();
+    let reports = state.join("reports");
+    let bin = assert_cmd::cargo::cargo_bin("ratewatch");
+    let run = |extra: &[(&str, &Path)]| {
+        let mut vars = vec![("RATEWATCH_HOME", state.as_path()), ("RATEWATCH_BIN", &bin)];
+        vars.extend_from_slice(extra);
+        let out = nightly(ws.dir.path(), ws.dir.path(), &vars);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "a pruned night is not a failed one: {:?}\n{stdout}\n{stderr}",
+            out.status
+        );
+        assert!(stderr.is_empty(), "{stderr}");
+        stdout
+    };
+    // The script reckons from its own today: never a midnight (UTC) away from the test's.
+    let now = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC);
+    let left = 86_400 - (i64::from(now.hour()) * 3600 + i64::from(now.minute()) * 60);
+    if left <= 120 {
+        std::thread::sleep(std::time::Duration::from_secs(left as u64 + 1));
+    }
+    let today = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date();
+    let day = |ago: i64| (today - jiff::Span::new().days(ago)).to_string();
+    let folder = |name: &str| {
+        std::fs::create_dir_all(reports.join(name)).unwrap();
+        std::fs::write(reports.join(name).join("report.csv"), "line\n").unwrap();
+    };
+    let old = [day(400), day(45), day(31)];
+    // Kept: 30 days old or younger, and whatever is not a day folder, however old.
+    let young = [day(30), day(1), day(-1)];
+    let decoys = [
+        "2020-01-01-old",
+        "backup",
+        "20200101",
+        "2020-13-01",
+        "2019-02-29",
+    ];
+    for name in old.iter().chain(&young).map(String::as_str).chain(decoys) {
+        folder(name);
+    }
+    std::fs::write(reports.join("2020-01-02"), "a file").unwrap();
+    let elsewhere = ws.path("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, reports.join("2020-01-03")).unwrap();
+    let names = || {
+        let mut names: Vec<String> = std::fs::read_dir(&reports)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    };
+    let mut expected: Vec<String> = young
+        .iter()
+        .cloned()
+        .chain([day(0), "2020-01-02".into(), "2020-01-03".into()])
+        .chain(decoys.map(String::from))
+        .collect();
+    expected.sort();
+
+    let stdout = run(&[]);
+    let line = format!(
+        "ratewatch: removed 3 report folders older than 30 days ({} … {})",
+        old[0], old[2]
+    );
+    assert_eq!(stdout.lines().last(), Some(line.as_str()), "{stdout}");
+    assert_eq!(names(), expected);
+    assert!(
+        reports.join(day(0)).join("report.json").is_file(),
+        "tonight's"
+    );
+    assert!(elsewhere.is_dir());
+
+    // Nothing more to remove: nothing said.
+    let stdout = run(&[]);
+    assert!(!stdout.contains("removed"), "{stdout}");
+    // One folder; none with 0 days (kept forever); none said with `quiet = true`.
+    folder(&day(31));
+    let stdout = run(&[("RATEWATCH_KEEP_REPORTS_DAYS", Path::new("0"))]);
+    assert!(!stdout.contains("removed"), "{stdout}");
+    assert!(reports.join(day(31)).is_dir());
+    let stdout = run(&[("RATEWATCH_KEEP_REPORTS_DAYS", Path::new("20"))]);
+    let line = format!(
+        "ratewatch: removed 2 report folders older than 20 days ({} … {})",
+        day(31),
+        day(30)
+    );
+    assert!(stdout.ends_with(&format!("{line}\n")), "{stdout}");
+    folder(&day(40));
+    let stdout = run(&[("RATEWATCH_QUIET", Path::new("true"))]);
+    assert!(!stdout.contains("removed"), "{stdout}");
+    assert!(!reports.join(day(40)).exists());
+    folder(&day(50));
+    let stdout = run(&[("RATEWATCH_KEEP_REPORTS_DAYS", Path::new("45"))]);
+    assert!(
+        stdout.ends_with(&format!(
+            "ratewatch: removed 1 report folder older than 45 days ({})\n",
+            day(50)
+        )),
+        "{stdout}"
+    );
 }

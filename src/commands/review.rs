@@ -19,11 +19,13 @@ use crate::api::ApiError;
 use crate::connection::{Service, ServiceSettings};
 use crate::error::{Error, ExitCode};
 use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
+use crate::report::csv::read_cell;
 use crate::settings::cli::{
     ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
     ReviewRefArgs, ServiceArgs,
 };
 use crate::settings::config::{Given, Settings, Sources};
+use crate::spreadsheet::{self, Encoding, Sheet};
 use crate::stages::decide::{ACCEPTED_UNKNOWN, invalid_key};
 use crate::stages::limit::Limiter;
 use crate::stages::portfolio::{self, Lookups};
@@ -558,7 +560,8 @@ fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     for line in &mut lines {
         line.push(String::new());
     }
-    let text = output::csv(&export_headers(), &lines)?;
+    let dialect = output::dialect(args.dialect.csv_dialect.resolve(&sources)?.value);
+    let text = output::csv_in(dialect, &export_headers(), &lines)?;
     match &args.out {
         None => emit(&text)?,
         Some(path) => {
@@ -575,30 +578,36 @@ fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// A cell as written, without the `'` that defused it for a spreadsheet.
-fn undefused(cell: &str) -> &str {
-    match cell.strip_prefix('\'') {
-        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => rest,
-        _ => cell,
-    }
-}
-
 fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &args.database.db.resolve(&sources)?.value;
     let path = &args.file;
     let wrong = |what: String| Error::Config(format!("{}: {what}", path.display()));
-    let mut reader = ::csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_path(path)
-        .map_err(|e| wrong(e.to_string()))?;
-    let headers = reader.headers().map_err(|e| wrong(e.to_string()))?.clone();
+    // Either dialect of `review export`, as written or as a spreadsheet saved it again.
+    let sheet = Sheet::read(path).map_err(|e| wrong(e.to_string()))?;
+    if let Encoding::Windows1252 { line, byte } = sheet.encoding {
+        eprintln!(
+            "ratewatch: {}: not UTF-8 (byte 0x{byte:02X} on line {line}): read as Windows-1252, as Excel saves \"CSV (separator: semicolon)\"",
+            path.display()
+        );
+    }
+    let delimiter = spreadsheet::delimiter_name(sheet.delimiter);
+    let mut reader = sheet.reader();
+    let headers = reader
+        .headers()
+        .map_err(|e| wrong(format!("line 1: {e}")))?
+        .clone();
     let column = |name: &str| {
         headers
             .iter()
-            .position(|h| h.trim().eq_ignore_ascii_case(name))
+            .position(|h| read_cell(h.trim()).trim().eq_ignore_ascii_case(name))
             .ok_or_else(|| {
+                let count = match headers.len() {
+                    1 => "1 column".to_string(),
+                    n => format!("{n} columns"),
+                };
                 wrong(format!(
-                    "no `{name}` column (write it with `ratewatch review export`)"
+                    "line 1: no `{name}` column; the header line, split at each {delimiter}, has {count}: {:?} (import reads the file `ratewatch review export` writes, its columns separated by commas, semicolons or tabs)",
+                    sheet.header_line()
                 ))
             })
     };
@@ -608,12 +617,26 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let mut verdicts: std::collections::BTreeMap<String, Verdict> = Default::default();
     // Per ref: its candidate lines, and those marked `reject`.
     let mut candidates: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
-    for (n, record) in reader.records().enumerate() {
-        let line = n + 2;
+    for record in reader.records() {
         let record = record.map_err(|e| wrong(e.to_string()))?;
-        let cell = |i: usize| undefused(record.get(i).unwrap_or("").trim());
+        let line = sheet.line_at(record.position().map_or(0, |p| p.byte()));
+        // One field under a header of many: the line has another delimiter, and its
+        // decision would go unseen.
+        if record.len() == 1 && headers.len() > 1 && !record[0].trim().is_empty() {
+            return Err(wrong(format!(
+                "line {line}: 1 field where the header line has {} (split at each {delimiter}): write every line with the header's delimiter",
+                headers.len()
+            )));
+        }
+        let cell = |i: usize| {
+            read_cell(record.get(i).unwrap_or("").trim())
+                .trim()
+                .to_string()
+        };
         let reference = cell(ref_col);
-        let is_candidate = !cell(company_col).is_empty();
+        let reference = reference.as_str();
+        let company = cell(company_col);
+        let is_candidate = !company.is_empty();
         if is_candidate {
             candidates.entry(reference.to_string()).or_default().0 += 1;
         }
@@ -629,12 +652,11 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
                 continue;
             }
             "ignore" => Verdict::Ignore,
-            "accept" => match uuid::Uuid::parse_str(cell(company_col)) {
+            "accept" => match uuid::Uuid::parse_str(&company) {
                 Ok(company) => Verdict::Accept(company),
                 Err(_) => {
                     return Err(wrong(format!(
-                        "line {line}: accept needs the candidate's company_id (a UUID), found {:?}",
-                        cell(company_col)
+                        "line {line}: accept needs the candidate's company_id (a UUID), found {company:?}"
                     )));
                 }
             },

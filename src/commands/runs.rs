@@ -163,7 +163,7 @@ pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let options = ReportOptions {
         out: out.clone(),
         quiet: false,
-        csv_dialect: output::dialect(args.reports.csv_dialect.resolve(&sources)?.value),
+        csv_dialect: output::dialect(args.reports.dialect.csv_dialect.resolve(&sources)?.value),
         timestamped: args.reports.timestamped.resolve(&sources)?.value,
         stale_after_days: args.stale_after.resolve(&sources)?.value,
         alerts: sources.alert_rules(),

@@ -140,6 +140,25 @@ pub fn excel_text(value: &str) -> String {
     format!("=\"{}\"", value.replace('"', "\"\""))
 }
 
+/// A cell as ratewatch wrote it, read back from a file a spreadsheet may have saved since:
+/// an identifier the Excel dialect wrote as `="00123"` is `00123` again (Excel saves the
+/// value it shows; a text editor keeps the formula), and a value defused for a spreadsheet
+/// loses its `'`. Any other cell is as it is. (A value that began with `'=` itself reads
+/// back without its `'`: the two are written alike.)
+pub fn read_cell(cell: &str) -> Cow<'_, str> {
+    if let Some(literal) = cell.strip_prefix("=\"").and_then(|c| c.strip_suffix('"')) {
+        // Inside the literal every `"` is doubled; a single one ends it, so the cell is
+        // another formula, not ours.
+        if !literal.replace("\"\"", "").contains('"') {
+            return Cow::Owned(literal.replace("\"\"", "\""));
+        }
+    }
+    match cell.strip_prefix('\'') {
+        Some(rest) if rest.starts_with(['=', '+', '-', '@', '\t', '\r']) => Cow::Borrowed(rest),
+        _ => Cow::Borrowed(cell),
+    }
+}
+
 impl<W: Output> Format for CsvReport<W> {
     fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
         self.extra = run.extra_columns.clone();
@@ -351,6 +370,41 @@ mod tests {
         assert_eq!(r[5], "'=HYPERLINK(\"http://x\")", "other text is defused");
         assert_eq!(r[8], "López & Fils; \"SA\"", "the delimiter inside a cell");
         assert_eq!(r[0], "2");
+    }
+
+    #[test]
+    fn every_cell_reads_back_as_the_value_written_in_both_dialects() {
+        let long = "0".repeat(EXCEL_LITERAL_MAX + 1);
+        for value in [
+            "00123",
+            "C-1006",
+            "",
+            "=1+1",
+            "-2 companies",
+            "@x",
+            "a\"b",
+            "\"",
+            "=\"x\"",
+            "1\")&cmd|' /c calc'!A0&(\"",
+            "-1\n2",
+            "López; \"SA\"",
+            long.as_str(),
+        ] {
+            for dialect in [Dialect::Standard, Dialect::Excel] {
+                for identifier in [false, true] {
+                    let cell = dialect.cell(value, identifier);
+                    assert_eq!(
+                        read_cell(&cell),
+                        value,
+                        "{dialect:?} {identifier}: {cell:?}"
+                    );
+                }
+            }
+        }
+        // Cells of someone else's: as they are.
+        for cell in ["=\"a\"&\"b\"", "=SUM(A1)", "'quoted", "plain", "=\""] {
+            assert_eq!(read_cell(cell), cell);
+        }
     }
 
     #[test]

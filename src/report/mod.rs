@@ -1,6 +1,7 @@
 //! The reports of a run, one formatter per format behind one trait. Formatters get plain
 //! data (the run's header, then its rows in input order), never a connection or HTTP, so
-//! any past run's reports can be regenerated from the database alone.
+//! any past run's reports can be regenerated from the database alone. The files' names are
+//! made here, and read back here to find the timestamped reports past their keeping.
 
 pub mod csv;
 pub mod html;
@@ -10,6 +11,8 @@ pub mod summary;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
 
 use crate::digest::AlertDigest;
 use crate::model::{MakePrintable, ResultRow, RunColors, RunInfo, Staleness};
@@ -38,6 +41,75 @@ impl ReportFiles {
             html: dir.join(format!("{stem}.html")),
         }
     }
+}
+
+/// The extensions of a run's report files.
+const EXTENSIONS: [&str; 3] = ["csv", "json", "html"];
+
+impl ReportFiles {
+    /// The run's start that a timestamped report's file name carries
+    /// (`report-20261121T020000Z.csv`, `.json` or `.html`); `None` for any other name, which
+    /// is not a report ratewatch named so.
+    pub fn started_at(name: &str) -> Option<Timestamp> {
+        let (stem, extension) = name.rsplit_once('.')?;
+        let stamp = stem.strip_prefix("report-")?;
+        let shape = stamp.len() == 16
+            && stamp.bytes().enumerate().all(|(i, b)| match i {
+                8 => b == b'T',
+                15 => b == b'Z',
+                _ => b.is_ascii_digit(),
+            });
+        if !shape || !EXTENSIONS.contains(&extension) {
+            return None;
+        }
+        let time = jiff::civil::DateTime::strptime("%Y%m%dT%H%M%S", &stamp[..15]).ok()?;
+        time.to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()
+            .map(|z| z.timestamp())
+    }
+}
+
+/// What [`remove_old_reports`] did.
+#[derive(Debug, Default)]
+pub struct Removed {
+    /// The files removed, oldest first.
+    pub files: Vec<PathBuf>,
+    /// The files that were due but could not be removed, and why.
+    pub failed: Vec<(PathBuf, io::Error)>,
+}
+
+/// Removes the timestamped reports in `dir` ([`ReportFiles::new`]) of runs that started
+/// more than `keep_days` days before `now`, so that runs into one folder do not pile up;
+/// 0 keeps them all. Only regular files named exactly as ratewatch names them go: any other
+/// file, a folder or a link is left alone, whatever its name or age.
+pub fn remove_old_reports(dir: &Path, keep_days: u32, now: Timestamp) -> io::Result<Removed> {
+    let mut removed = Removed::default();
+    let cutoff = jiff::SignedDuration::from_hours(24 * i64::from(keep_days));
+    let Some(cutoff) = (keep_days > 0)
+        .then(|| now.checked_sub(cutoff).ok())
+        .flatten()
+    else {
+        return Ok(removed);
+    };
+    let mut due = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(started) = name.to_str().and_then(ReportFiles::started_at) else {
+            continue;
+        };
+        if started < cutoff && entry.file_type()?.is_file() {
+            due.push((started, entry.path()));
+        }
+    }
+    due.sort();
+    for (_, path) in due {
+        match std::fs::remove_file(&path) {
+            Ok(()) => removed.files.push(path),
+            Err(e) => removed.failed.push((path, e)),
+        }
+    }
+    Ok(removed)
 }
 
 /// Where and how a run's reports are written.
@@ -347,6 +419,99 @@ mod tests {
         f.write_all(b"whole").unwrap();
         f.commit().unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn a_timestamped_name_gives_back_its_runs_start_and_no_other_name_does() {
+        let run = RunInfo::example();
+        let files = ReportFiles::new(Path::new("out"), &run, true);
+        for path in [&files.csv, &files.json, &files.html] {
+            let name = path.file_name().unwrap().to_str().unwrap();
+            assert_eq!(
+                ReportFiles::started_at(name),
+                Some(run.started_at),
+                "{name}"
+            );
+        }
+        for name in [
+            "report.csv",
+            "report-20261121T020000Z.csv.bak",
+            "report-20261121T020000Z.pdf",
+            "report-20261121T020000Z",
+            "report-20261121T0200000Z.csv",
+            "report-20261121T020000.csv",
+            "report-2026112xT020000Z.csv",
+            "report-20261321T020000Z.csv",
+            "Report-20261121T020000Z.csv",
+            "my-report-20261121T020000Z.csv",
+            ".report-20261121T020000Z.csv.42.tmp",
+            "report-+0261121T020000Z.csv",
+        ] {
+            assert_eq!(ReportFiles::started_at(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn old_timestamped_reports_go_and_nothing_else_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = crate::model::time("2026-11-21T02:00:00Z");
+        let write = |name: &str| std::fs::write(dir.path().join(name), name).unwrap();
+        // 91 days before `now`; then just under 90, and 89.
+        let old = [
+            "report-20260822T020000Z.csv",
+            "report-20260822T020000Z.json",
+        ];
+        let kept = [
+            "report-20260823T030000Z.html",
+            "report-20260824T020000Z.csv",
+            "report-20261121T020000Z.csv",
+            "report.csv",
+            "notes-20200101T000000Z.csv",
+            "report-20200101T000000Z.xlsx",
+        ];
+        for name in old.iter().chain(&kept) {
+            write(name);
+        }
+        // A folder and a link named as a report are not reports.
+        std::fs::create_dir(dir.path().join("report-20200101T000000Z.html")).unwrap();
+        std::os::unix::fs::symlink(
+            dir.path().join("report.csv"),
+            dir.path().join("report-20200101T000000Z.json"),
+        )
+        .unwrap();
+
+        let none = remove_old_reports(dir.path(), 0, now).unwrap();
+        assert!(
+            none.files.is_empty() && none.failed.is_empty(),
+            "0 keeps all"
+        );
+        let removed = remove_old_reports(dir.path(), 90, now).unwrap();
+        let names: Vec<_> = removed
+            .files
+            .iter()
+            .map(|p| p.file_name().unwrap().to_str().unwrap())
+            .collect();
+        assert_eq!(names, old);
+        assert!(removed.failed.is_empty());
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let mut expected: Vec<String> = kept.iter().map(|n| n.to_string()).collect();
+        expected.extend([
+            "report-20200101T000000Z.html".into(),
+            "report-20200101T000000Z.json".into(),
+        ]);
+        expected.sort();
+        assert_eq!(left, expected);
+        assert!(
+            remove_old_reports(dir.path(), 90, now)
+                .unwrap()
+                .files
+                .is_empty()
+        );
+        assert!(remove_old_reports(&dir.path().join("gone"), 90, now).is_err());
     }
 
     #[test]

@@ -312,8 +312,16 @@ pub struct ReportFormatArgs {
     #[arg(long, env = "RATEWATCH_TIMESTAMPED", hide_env = true, action = ArgAction::SetTrue, value_parser = &SWITCH)]
     pub timestamped: Given<bool>,
 
-    /// report.csv for programs (standard: comma, LF) or for Excel in a European locale
-    /// (excel: semicolon, CRLF, UTF-8 BOM, identifiers kept as text).
+    #[command(flatten)]
+    pub dialect: CsvFileDialectArgs,
+}
+
+/// The `csv_dialect` setting: how a CSV file that ratewatch writes is spelled (report.csv,
+/// and `review export`'s file, which a spreadsheet opens too).
+#[derive(Debug, Clone, Args)]
+pub struct CsvFileDialectArgs {
+    /// The CSV for programs (standard: comma, LF) or for Excel in a European locale (excel:
+    /// semicolon, CRLF, UTF-8 BOM, identifiers kept as text).
     #[arg(long, env = "RATEWATCH_CSV_DIALECT", hide_env = true, value_name = "DIALECT", default_value = "standard", value_parser = &DIALECT)]
     pub csv_dialect: Given<CsvDialectArg>,
 }
@@ -376,6 +384,12 @@ pub struct RunArgs {
     /// Folder for report.csv, report.json and report.html.
     #[arg(long, env = "RATEWATCH_OUT", hide_env = true, value_name = "DIR", default_value = ".", value_parser = &PATH)]
     pub out: Given<PathBuf>,
+
+    /// Days reports are kept: with --timestamped, a run removes the files of --out named
+    /// report-YYYYMMDDTHHMMSSZ.csv, .json or .html whose run started longer ago (no other
+    /// file); samples/nightly.sh removes its day folders that old. 0 keeps them all.
+    #[arg(long, env = "RATEWATCH_KEEP_REPORTS_DAYS", hide_env = true, value_name = "DAYS", default_value = "90", value_parser = &DAYS)]
+    pub keep_reports_days: Given<u32>,
 
     /// Requests in flight at most (resolution and rating together).
     #[arg(long, env = "RATEWATCH_CONCURRENCY", hide_env = true, value_name = "N", default_value = "8", value_parser = &CONCURRENCY)]
@@ -833,13 +847,14 @@ pub enum ReviewAction {
     Revoke(ReviewRefArgs),
 
     /// Write the ambiguous, unresolved and invalid rows as CSV for a spreadsheet: one line
-    /// per candidate, with an empty `decision` column to fill in for `review import`.
+    /// per candidate, with an empty `decision` column to fill in for `review import`
+    /// (`--csv-dialect excel` for an Excel whose list separator is `;`).
     Export(ReviewExportArgs),
 
-    /// Record the decisions of a CSV that `review export` wrote: `accept` on a candidate's
-    /// line, `ignore` on any line of a row, `reject` (not this candidate: a row whose every
-    /// candidate is rejected is decided as `review reject`) or empty. Nothing is recorded if
-    /// any line is wrong.
+    /// Record the decisions of a CSV that `review export` wrote, in either dialect or as a
+    /// spreadsheet saved it: `accept` on a candidate's line, `ignore` on any line of a row,
+    /// `reject` (not this candidate: a row whose every candidate is rejected is decided as
+    /// `review reject`) or empty. Nothing is recorded if any line is wrong.
     Import(ReviewImportArgs),
 }
 
@@ -903,6 +918,9 @@ pub struct ReviewExportArgs {
     /// Write the CSV to this file instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub dialect: CsvFileDialectArgs,
 
     #[command(flatten)]
     pub database: DatabaseArgs,

@@ -367,6 +367,7 @@ pub struct Settings {
     pub db: Sourced<PathBuf>,
     #[serde(serialize_with = "path")]
     pub out: Sourced<PathBuf>,
+    pub keep_reports_days: Sourced<u32>,
     pub concurrency: Sourced<usize>,
     pub endpoint: Sourced<RatingEndpoint>,
     #[serde(rename = "resolution_max_age")]
@@ -489,6 +490,7 @@ impl Settings {
             connect_timeout: seconds(&service.connect_timeout)?,
             db: run.db.resolve(s)?,
             out: run.out.resolve(s)?,
+            keep_reports_days: run.keep_reports_days.resolve(s)?,
             concurrency: run.concurrency.resolve(s)?.map(usize::from),
             endpoint: run.endpoint.resolve(s)?.map(|e| match e {
                 EndpointArg::Current => RatingEndpoint::Current,
@@ -521,7 +523,7 @@ impl Settings {
                 .as_ref()
                 .map(|f| f.refresh.clone())
                 .unwrap_or_default(),
-            csv_dialect: reports.csv_dialect.resolve(s)?.map(|d| match d {
+            csv_dialect: reports.dialect.csv_dialect.resolve(s)?.map(|d| match d {
                 CsvDialectArg::Standard => Dialect::Standard,
                 CsvDialectArg::Excel => Dialect::Excel,
             }),
@@ -669,9 +671,9 @@ mod tests {
     #[test]
     fn every_key_is_read_from_the_file_and_shown_in_its_order() {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
-            connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nconcurrency = 4\n\
-            endpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\nstale_after = 45\n\
-            retries = 1\nretry_delay_ms = 250\nmax_rps = 2.5\nmax_calls = 1000\n\
+            connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nkeep_reports_days = 30\n\
+            concurrency = 4\nendpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\n\
+            stale_after = 45\nretries = 1\nretry_delay_ms = 250\nmax_rps = 2.5\nmax_calls = 1000\n\
             max_calls_per_month = 50000\nmax_wait = 90\nmax_silence = 45\nmax_run_time = 3600\n\
             default_country = \"fr\"\nnotify_webhook = \"https://hooks.example/in\"\n\
             metrics_file = \"ratewatch.prom\"\ncsv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
@@ -680,7 +682,8 @@ mod tests {
         let expected = json!({
             "base_url": "https://rating.example/", "api_key_file": "/etc/ratewatch/key",
             "timeout": 12.5, "connect_timeout": 3.0, "db": "/var/lib/rw.db",
-            "out": "/etc/ratewatch/reports", "concurrency": 4, "endpoint": "deprecated",
+            "out": "/etc/ratewatch/reports", "keep_reports_days": 30, "concurrency": 4,
+            "endpoint": "deprecated",
             "resolution_max_age": 7, "rating_max_age": 12, "stale_after": 45, "retries": 1,
             "retry_delay_ms": 250, "max_rps": 2.5, "max_calls": 1000,
             "max_calls_per_month": 50000, "max_wait": 90.0, "max_silence": 45.0,
@@ -765,12 +768,13 @@ endpoint = "newest" → endpoint: expected "current" or "deprecated", got "newes
 retries = 1.5 → retries: expected a whole number, got 1.5
 db = true → db: expected a path, got a value of type boolean
 stale_after = -1 → stale_after: expected a whole number of days, got -1
+keep_reports_days = "3 months" → keep_reports_days: expected a whole number of days, got "3 months"
 max_calls = -3 → max_calls: expected a whole number of calls, got -3
 quiet = 1 → quiet: expected true or false, got 1
 timestamped = "maybe" → timestamped: expected true or false, got "maybe"
 csv_dialect = "tsv" → csv_dialect: expected "standard" or "excel", got "tsv"
 default_country = "France" → default_country: expected a two-letter country code, e.g. FR, got "France"
-concurency = 4 → unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, api_key_file, timeout, connect_timeout, db, out, concurrency, endpoint, resolution_max_age, rating_max_age, stale_after, retries, retry_delay_ms, max_rps, max_calls, max_calls_per_month, max_wait, max_silence, max_run_time, default_country, notify_webhook, metrics_file, csv_dialect, timestamped, quiet
+concurency = 4 → unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, api_key_file, timeout, connect_timeout, db, out, keep_reports_days, concurrency, endpoint, resolution_max_age, rating_max_age, stale_after, retries, retry_delay_ms, max_rps, max_calls, max_calls_per_month, max_wait, max_silence, max_run_time, default_country, notify_webhook, metrics_file, csv_dialect, timestamped, quiet
 [screen] → unknown key `screen`; the keys are base_url,
 refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
 [refresh]\nyellow = "2 days" → [refresh] yellow: expected an age like "12h", "2d" or "1w"

@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::lock;
 pub use crate::model::InputRow;
 use crate::model::{Country, IdentifierService, NameQuery, RATED_COUNTRIES};
 use crate::text::normalize_name;
+use crate::{lock, spreadsheet};
 
 /// A problem with the portfolio file as a whole: the run cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -279,11 +279,7 @@ impl Reading {
         if c.spilled == 0 {
             return notes;
         }
-        let delimiter = match self.delimiter {
-            b';' => "semicolon",
-            b'\t' => "tab",
-            _ => "comma",
-        };
+        let delimiter = spreadsheet::delimiter_name(self.delimiter);
         if c.spilled >= 5 && c.spilled * 10 > c.rows {
             notes.push(format!(
                 "CHECK THE FILE: {} of {} rows have more fields than the header: the delimiter ({delimiter}, detected from the header line) or the quoting is probably wrong (an amount such as 120 000,00 needs quotes in a comma-separated file; or export with semicolons)",
@@ -391,7 +387,8 @@ impl Portfolio {
         };
         let mut file = BufReader::new(open()?);
         let head = file.fill_buf().map_err(|e| err(e.to_string()))?;
-        let delimiter = detect_delimiter(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head));
+        let delimiter =
+            spreadsheet::detect_delimiter(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head));
         // The csv reader skips a UTF-8 byte-order mark itself.
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(delimiter)
@@ -547,29 +544,6 @@ impl Portfolio {
             }));
         }
     }
-}
-
-/// Comma, semicolon or tab: whichever the header line uses most outside quotes.
-fn detect_delimiter(head: &[u8]) -> u8 {
-    let first_line = head.split(|b| *b == b'\n').next().unwrap_or(head);
-    let mut counts = [(b',', 0), (b';', 0), (b'\t', 0)];
-    let mut quoted = false;
-    for &b in first_line {
-        if b == b'"' {
-            quoted = !quoted;
-        } else if !quoted {
-            for (d, n) in counts.iter_mut() {
-                if *d == b {
-                    *n += 1;
-                }
-            }
-        }
-    }
-    counts
-        .iter()
-        .max_by_key(|(_, n)| *n)
-        .filter(|(_, n)| *n > 0)
-        .map_or(b',', |(d, _)| *d)
 }
 
 /// Header names are matched case-insensitively, ignoring spaces, `_` and `-`; the user's
