@@ -14,6 +14,7 @@ mod batch;
 mod checkpoint;
 mod clock;
 mod decisions;
+mod deliveries;
 mod history;
 mod lock;
 mod migrate;
@@ -41,6 +42,7 @@ pub use account::AccountSync;
 pub use alerts::{Ack, Verdicts};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
+pub use deliveries::{Channel, RESENT_AT_MOST};
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, RunCalls, TREND_RUNS,
 };

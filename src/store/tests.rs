@@ -2901,3 +2901,70 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
     );
     assert_eq!(recorded, [22, 23]);
 }
+
+#[test]
+fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
+    use super::{Channel, RESENT_AT_MOST};
+    let (_dir, _, mut store) = new_store();
+    let since = ts("2025-01-01T00:00:00Z");
+    let mut runs = Vec::new();
+    for day in 1..=10 {
+        let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
+        let run = screened(
+            &mut store,
+            "p",
+            &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
+        );
+        store.delivery_pending(run, Channel::Webhook).unwrap();
+        runs.push(run);
+    }
+    // Killed while sending, or refused: pending, whatever the other channel did.
+    store
+        .delivery_outcome(runs[0], Channel::Webhook, Err((3, "HTTP 503".into())))
+        .unwrap();
+    store
+        .delivery_outcome(runs[1], Channel::Webhook, Ok(2))
+        .unwrap();
+    store.delivery_pending(runs[2], Channel::Email).unwrap();
+    store
+        .delivery_outcome(runs[2], Channel::Email, Ok(1))
+        .unwrap();
+    let pending = store
+        .undelivered_messages("p", Channel::Webhook, runs[9], since)
+        .unwrap();
+    assert_eq!(pending.len(), RESENT_AT_MOST, "the latest week at most");
+    assert_eq!(pending, runs[2..9], "oldest first, not run 2, taken");
+    assert!(
+        store
+            .undelivered_messages("p", Channel::Email, runs[9], since)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .undelivered_messages("other", Channel::Webhook, runs[9], since)
+            .unwrap()
+            .is_empty()
+    );
+    // Taken late: never again; the attempts add up.
+    store
+        .delivery_outcome(runs[0], Channel::Webhook, Ok(1))
+        .unwrap();
+    let (attempts, error): (i64, Option<String>) = store
+        .conn
+        .query_row(
+            "SELECT attempts, last_error FROM run_deliveries WHERE run_id = ?1",
+            [runs[0]],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((attempts, error), (4, None));
+    let late = ts("2026-01-05T00:00:00Z");
+    assert_eq!(
+        store
+            .undelivered_messages("p", Channel::Webhook, runs[9], late)
+            .unwrap(),
+        runs[4..9],
+        "only runs started after `since`"
+    );
+}

@@ -1,0 +1,103 @@
+//! What each run handed to each delivery channel (`run_deliveries`): pending from just
+//! before the first attempt until the channel took it. A message a channel never took (its
+//! receiver down all night, or the process killed while sending) is sent again by the next
+//! run of the portfolio, so news is never lost on the way; one taken is never sent again.
+
+use jiff::Timestamp;
+use rusqlite::params;
+
+use super::{Store, StoreError, now_text, time_text};
+
+/// A channel a run's message goes through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Webhook,
+    Email,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Webhook => "webhook",
+            Channel::Email => "email",
+        }
+    }
+}
+
+/// How many earlier messages a run sends again, at most, per channel: a receiver down for
+/// a fortnight gets the last week, not a flood.
+pub const RESENT_AT_MOST: usize = 7;
+
+impl Store {
+    /// Records the run's message to `channel` as pending, before its first attempt: a
+    /// process killed while sending leaves it so, and the next run sends it.
+    pub fn delivery_pending(&mut self, run_id: i64, channel: Channel) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT OR IGNORE INTO run_deliveries (run_id, channel) VALUES (?1, ?2)",
+                params![run_id, channel.as_str()],
+            )
+            .map(drop)
+            .map_err(StoreError::at(format!(
+                "recording run {run_id}'s {} as pending",
+                channel.as_str()
+            )))
+    }
+
+    /// Records how sending the run's message went: taken (`Ok`), or why not after how many
+    /// attempts (`Err`), which leaves it pending for the next run.
+    pub fn delivery_outcome(
+        &mut self,
+        run_id: i64,
+        channel: Channel,
+        outcome: Result<u32, (u32, String)>,
+    ) -> Result<(), StoreError> {
+        let (delivered_at, attempts, error) = match outcome {
+            Ok(attempts) => (Some(now_text()), attempts, None),
+            Err((attempts, why)) => (None, attempts, Some(why)),
+        };
+        self.conn
+            .execute(
+                "INSERT INTO run_deliveries (run_id, channel, delivered_at, attempts, last_error)
+                 VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (run_id, channel) DO UPDATE SET
+                     delivered_at = excluded.delivered_at,
+                     attempts     = run_deliveries.attempts + excluded.attempts,
+                     last_error   = excluded.last_error",
+                params![run_id, channel.as_str(), delivered_at, attempts, error],
+            )
+            .map(drop)
+            .map_err(StoreError::at(format!(
+                "recording how run {run_id}'s {} went",
+                channel.as_str()
+            )))
+    }
+
+    /// The earlier runs of `portfolio`, before `run_id` and started after `since`, whose
+    /// message `channel` never took: oldest first, the latest [`RESENT_AT_MOST`].
+    pub fn undelivered_messages(
+        &self,
+        portfolio: &str,
+        channel: Channel,
+        run_id: i64,
+        since: Timestamp,
+    ) -> Result<Vec<i64>, StoreError> {
+        let mut runs: Vec<i64> = self.all(
+            "reading the messages not delivered",
+            "SELECT d.run_id FROM run_deliveries d JOIN runs u ON u.id = d.run_id
+             WHERE d.channel = ?1 AND d.delivered_at IS NULL AND d.run_id < ?2
+               AND u.portfolio = ?3 AND u.started_at > ?4
+             ORDER BY d.run_id DESC LIMIT ?5",
+            params![
+                channel.as_str(),
+                run_id,
+                portfolio,
+                time_text(since),
+                RESENT_AT_MOST as i64
+            ],
+            |r| r.get(0),
+        )?;
+        runs.reverse();
+        Ok(runs)
+    }
+}
