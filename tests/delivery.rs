@@ -1,6 +1,7 @@
-//! A run's results handed on: `--notify-webhook` against a receiver on a random loopback
-//! port that records what it is sent (and fails, or never answers, when told to), and
-//! `--metrics-file` read back and checked against the run's report.json.
+//! A run's results handed on: `--notify-webhook` against receivers on random loopback
+//! ports that record what they are sent (and fail, never answer, judge the body as Slack or
+//! a Teams workflow would, or check its signature, when told to), and `--metrics-file` read
+//! back and checked against the run's report.json.
 
 use std::collections::HashMap;
 use std::path::Path;
