@@ -41,7 +41,10 @@ pub struct Request {
     /// Refuse a portfolio that lost more than half its rows since its last run.
     pub fail_on_shrink: bool,
     pub reports: ReportOptions,
-    /// How hard the webhook is tried (`--notify-webhook`); the default but in tests.
+    /// Where the run's message is posted, in which format, signed with which secret
+    /// (`--notify-webhook`, `--webhook-format`, `--webhook-secret-file`).
+    pub webhook: Option<deliver::webhook::Webhook>,
+    /// How hard the webhook is tried; the default but in tests.
     pub webhook_policy: deliver::webhook::Policy,
     /// Asks the run to stop making calls (a signal, to the command).
     pub halt: Halt,
@@ -196,17 +199,13 @@ pub async fn screen(
         };
         let targets = deliver::Targets {
             metrics_file: settings.metrics_file.value.as_deref(),
-            webhook: settings.notify_webhook.value.as_ref(),
+            webhook: request.webhook.as_ref(),
             policy: &request.webhook_policy,
         };
         let mut undelivered = Vec::new();
         if targets.any() {
-            let readings = delivery_readings(
-                &settings.db.value,
-                &ended,
-                &targets,
-                &request.reports.alerts,
-            );
+            let readings =
+                delivery_readings(&settings.db.value, &ended, &targets, &request.reports);
             undelivered = deliver::deliver(&ended, targets, readings).await;
         }
         if let Ok(screened) = &mut result {
@@ -1008,7 +1007,7 @@ fn delivery_readings(
     db: &Path,
     ended: &deliver::EndedRun<'_>,
     targets: &deliver::Targets<'_>,
-    rules: &crate::alerts::Rules,
+    reports: &ReportOptions,
 ) -> Result<deliver::Readings, String> {
     let store = Store::open_read_only(db)
         .map_err(|e| format!("cannot read database {}: {e}", db.display()))?;
@@ -1021,17 +1020,37 @@ fn delivery_readings(
             Ok((info, last.and_then(|t| t.parse().ok())))
         }),
     };
-    // The run that just ended brought the schema up to date. The document carries up to
-    // `MAX_POSTED` alerts. (The storm is the summary's business: no share makes one here.)
-    let posted = crate::alerts::Rules {
-        max_listed: deliver::webhook::MAX_POSTED,
-        storm_share: 1.0,
-        ..rules.clone()
-    };
+    // The run that just ended brought the schema up to date. A document for programs
+    // carries up to `MAX_POSTED` alerts, a chat what the summary lists. (The storm is the
+    // summary's business: no share makes one here.)
     let webhook = match (targets.webhook, ended.run_id) {
-        (Some(_), Some(id)) => Some(run(id).and_then(|info| {
+        (Some(hook), Some(id)) => Some(run(id).and_then(|info| {
+            let rules = &reports.alerts;
+            let posted = crate::alerts::Rules {
+                max_listed: hook.format.max_listed(rules.max_listed),
+                storm_share: 1.0,
+                ..rules.clone()
+            };
             let digest = store.alert_digest(id, &posted, crate::store::Verdicts::Recorded);
-            Ok((info, digest.map_err(text)?))
+            let digest = digest.map_err(text)?;
+            // The report.html the run wrote, as a path that means something to whoever
+            // reads the message elsewhere.
+            let html = report::ReportFiles::new(&reports.out, &info, reports.timestamped).html;
+            let report = html
+                .exists()
+                .then(|| std::path::absolute(&html).unwrap_or(html))
+                .map(|p| p.display().to_string());
+            let heading = crate::digest::Heading {
+                started_at: info.started_at,
+                portfolio: info.portfolio.clone(),
+                run_id: info.id,
+                report,
+            };
+            Ok(deliver::webhook::Message {
+                run: info,
+                digest,
+                heading,
+            })
         })),
         _ => None,
     };

@@ -242,14 +242,16 @@ pub fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
 pub enum UrlPath {
     /// All of it: the service's root, whose path holds no secret.
     Whole,
-    /// Its first segment, then `…`: a webhook (Slack, Teams) keeps its secret in the path.
-    FirstSegment,
+    /// None of it, nor the user or the query: `scheme://host[:port]/…`. A webhook (Slack,
+    /// Teams) keeps its secret in the path, and a secret in a path cannot be told apart.
+    Hidden,
 }
 
 /// A URL as ratewatch shows it, anywhere (`config`, errors, warnings): scheme, host and
 /// port, the path as `path` says, and `***` for what may be a secret: the user and
-/// password (`https://***@host/`), each query value (`?token=***`), the fragment. Text
-/// that is not a URL is shown as its scheme at most: where a secret sits in it is unknown.
+/// password (`https://***@host/`), each query value (`?token=***`), the fragment; with
+/// [`UrlPath::Hidden`], `/…` for everything after the port. Text that is not a URL is
+/// shown as its scheme at most: where a secret sits in it is unknown.
 pub fn redacted_url(raw: &str, path: UrlPath) -> String {
     let Ok(url) = url::Url::parse(raw.trim()) else {
         return match raw.trim().split_once("://") {
@@ -263,24 +265,19 @@ pub fn redacted_url(raw: &str, path: UrlPath) -> String {
         return format!("{}:…", url.scheme());
     };
     let mut shown = format!("{}://", url.scheme());
+    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+    if path == UrlPath::Hidden {
+        let bare = url.path() == "/" && url.query().is_none() && url.fragment().is_none();
+        let bare = bare && url.username().is_empty() && url.password().is_none();
+        let rest = if bare { "/" } else { "/…" };
+        return format!("{shown}{host}{port}{rest}");
+    }
     if !url.username().is_empty() || url.password().is_some() {
         shown.push_str("***@");
     }
     shown.push_str(host);
-    if let Some(port) = url.port() {
-        shown.push_str(&format!(":{port}"));
-    }
-    match path {
-        UrlPath::Whole => shown.push_str(url.path()),
-        UrlPath::FirstSegment => {
-            let mut segments = url.path().trim_start_matches('/').splitn(2, '/');
-            shown.push('/');
-            shown.push_str(segments.next().unwrap_or_default());
-            if segments.next().is_some_and(|rest| !rest.is_empty()) {
-                shown.push_str("/…");
-            }
-        }
-    }
+    shown.push_str(&port);
+    shown.push_str(url.path());
     if let Some(query) = url.query() {
         let pairs: Vec<String> = query
             .split('&')
@@ -341,22 +338,23 @@ mod tests {
     }
 
     #[test]
-    fn a_webhook_shows_its_first_path_segment_only() {
-        let hook = |raw| redacted_url(raw, UrlPath::FirstSegment);
+    fn a_webhook_shows_its_scheme_host_and_port_only() {
+        let hook = |raw| redacted_url(raw, UrlPath::Hidden);
         assert_eq!(
             hook("https://hooks.slack.com/services/T000/B000/XXXXXXXX"),
-            "https://hooks.slack.com/services/…"
+            "https://hooks.slack.com/…"
         );
         assert_eq!(
-            hook("https://u:p@outlook.office.com/webhook/abc@def/IncomingWebhook/x/y?s=1"),
-            "https://***@outlook.office.com/webhook/…?s=***"
+            hook("https://u:p@outlook.office.com:8443/webhook/abc@def/IncomingWebhook/x/y?s=1"),
+            "https://outlook.office.com:8443/…"
         );
-        assert_eq!(hook("https://hooks.example/in"), "https://hooks.example/in");
         assert_eq!(
-            hook("https://hooks.example/in/"),
-            "https://hooks.example/in"
+            hook("https://hooks.example/?token=t"),
+            "https://hooks.example/…"
         );
+        assert_eq!(hook("http://[::1]:9000/in"), "http://[::1]:9000/…");
         assert_eq!(hook("https://hooks.example"), "https://hooks.example/");
+        assert_eq!(hook("mailto:someone@example.com"), "mailto:…");
     }
 
     #[test]

@@ -282,6 +282,8 @@ fn the_sample_config_file_is_valid_and_complete() {
             "max_calls",
             "max_calls_per_month",
             "notify_webhook",
+            "webhook_format",
+            "webhook_secret_file",
             "metrics_file",
             "default_country",
             "csv_dialect",
@@ -447,20 +449,32 @@ fn config_shows_every_url_without_its_credentials_query_values_or_webhook_secret
         b"base_url = \"https://user:s3cr3t@rating.example:8443/root?tenant=t0ken\"\n\
           notify_webhook = \"https://hooks.slack.com/services/T0/B0/wh00k\"\n",
     );
-    let secrets = ["user", "s3cr3t", "t0ken", "T0", "B0", "wh00k"];
+    let secrets = ["user", "s3cr3t", "t0ken", "services", "T0", "B0", "wh00k"];
     let clean = |text: &str| {
         for secret in secrets {
             assert!(!text.contains(secret), "{secret} in {text}");
         }
     };
     let base = "https://***@rating.example:8443/root?tenant=***";
-    let hook = "https://hooks.slack.com/services/…";
+    let hook = "https://hooks.slack.com/…";
 
     let out = ratewatch_in(ws.dir.path()).arg("config").assert().code(0);
     let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     clean(&table);
     assert!(table.contains(base), "{table}");
     assert!(table.contains(hook), "{table}");
+    // A Slack address posted as JSON would be refused: the table says so.
+    assert!(
+        table.contains("\nhint: notify_webhook is a Slack address and webhook_format is json"),
+        "{table}"
+    );
+    let out = ratewatch_in(ws.dir.path())
+        .args(["config", "--webhook-format", "slack"])
+        .assert()
+        .code(0);
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(!table.contains("hint:"), "{table}");
+    assert!(table.contains("webhook_format"), "{table}");
 
     let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
     clean(&json.to_string());

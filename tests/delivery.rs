@@ -1,6 +1,7 @@
-//! A run's results handed on: `--notify-webhook` against a receiver on a random loopback
-//! port that records what it is sent (and fails, or never answers, when told to), and
-//! `--metrics-file` read back and checked against the run's report.json.
+//! A run's results handed on: `--notify-webhook` against receivers on random loopback
+//! ports that record what they are sent (and fail, never answer, judge the body as Slack or
+//! a Teams workflow would, or check its signature, when told to), and `--metrics-file` read
+//! back and checked against the run's report.json.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -51,6 +52,13 @@ impl Received {
     pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap()
     }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 pub(crate) type Log = Arc<Mutex<Vec<Received>>>;
@@ -60,10 +68,18 @@ pub(crate) type Log = Arc<Mutex<Vec<Received>>>;
 pub(crate) async fn receiver(
     status: impl Fn(usize) -> Option<u16> + Send + Sync + 'static,
 ) -> (String, Log) {
+    judging(move |n, _| status(n).map(|code| (code, String::new()))).await
+}
+
+/// A webhook receiver that judges what it gets: `answer(n, request)` gives the status and
+/// the body of its answer to the n-th request, `None` never answers it.
+pub(crate) async fn judging(
+    answer: impl Fn(usize, &Received) -> Option<(u16, String)> + Send + Sync + 'static,
+) -> (String, Log) {
     let listener = TcpListener::bind(loopback()).await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let log: Log = Arc::default();
-    let (record, status) = (log.clone(), Arc::new(status));
+    let (record, status) = (log.clone(), Arc::new(answer));
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
             let (record, status) = (record.clone(), status.clone());
@@ -99,24 +115,27 @@ pub(crate) async fn receiver(
                         Ok(n) => buf.extend_from_slice(&chunk[..n]),
                     }
                 }
+                let received = Received {
+                    method,
+                    target,
+                    headers,
+                    body: buf[head_end..head_end + length].to_vec(),
+                    at: Instant::now(),
+                };
                 let n = {
                     let mut record = record.lock().unwrap();
-                    record.push(Received {
-                        method,
-                        target,
-                        headers,
-                        body: buf[head_end..head_end + length].to_vec(),
-                        at: Instant::now(),
-                    });
+                    record.push(received.clone());
                     record.len() - 1
                 };
-                let Some(code) = status(n) else {
+                let Some((code, body)) = status(n, &received) else {
                     // Holds the connection and says nothing.
                     std::future::pending::<()>().await;
                     return;
                 };
-                let response =
-                    format!("HTTP/1.1 {code} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+                let response = format!(
+                    "HTTP/1.1 {code} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
                 let _ = stream.write_all(response.as_bytes()).await;
                 let _ = stream.shutdown().await;
             });
@@ -298,7 +317,7 @@ async fn a_receiver_that_keeps_failing_is_a_warning_and_the_outcome_stays() {
     assert_eq!(
         screened.undelivered,
         [format!(
-            "webhook: not delivered after 3 attempts: HTTP 500 (http://***@127.0.0.1:{port}/hook?token=***)"
+            "webhook: not delivered after 3 attempts: HTTP 500 (http://127.0.0.1:{port}/…)"
         )]
     );
     assert_eq!(received.lock().unwrap().len(), 3);
@@ -352,7 +371,7 @@ async fn a_receiver_that_never_answers_neither_hangs_nor_fails_the_run() {
     assert_eq!(
         screened.undelivered,
         [format!(
-            "webhook: not delivered after 2 attempts: no answer within 0.3 s ({url})"
+            "webhook: not delivered after 2 attempts: no answer within 0.3 s ({hook}/…)"
         )]
     );
     assert_eq!(screened.run.rows, 20);
@@ -536,7 +555,7 @@ async fn a_night_that_rated_nobody_is_no_success_for_monitoring() {
 }
 
 #[test]
-fn the_binary_warns_on_stderr_without_the_secrets_and_keeps_its_exit_code() {
+fn the_binary_warns_on_stderr_and_logs_with_the_host_only_and_keeps_its_exit_code() {
     let sim = sample_sim();
     let ws = Workspace::new();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -545,15 +564,16 @@ fn the_binary_warns_on_stderr_without_the_secrets_and_keeps_its_exit_code() {
         .build()
         .unwrap();
     let (hook, received) = runtime.block_on(receiver(|_| Some(503)));
+    // A Slack-like address: its secret is its path.
     let url = format!(
-        "{}/hook?token=t0ken",
+        "{}/slackhooks/T9Q3/B7Z1/XXXXSECRET?token=t0ken",
         hook.replace("http://", "http://u:s3cr3t@")
     );
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv");
     let metrics = ws.path("ratewatch.prom");
     let output = ws
         .screen(&sim, &sample)
-        .args(["--notify-webhook", &url, "-v"])
+        .args(["--notify-webhook", &url, "-vv", "--log-format", "json"])
         .arg("--metrics-file")
         .arg(&metrics)
         .output()
@@ -563,17 +583,30 @@ fn the_binary_warns_on_stderr_without_the_secrets_and_keeps_its_exit_code() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains(&format!(
-            "ratewatch: warning: webhook: not delivered after 3 attempts: HTTP 503 ({}/hook?token=***)",
-            hook.replace("http://", "http://***@")
+            "ratewatch: warning: webhook: not delivered after 3 attempts: HTTP 503 ({hook}/…)"
         )),
         "{stderr}"
     );
+    // The log says where it went, by host and port only.
+    let retries: Vec<Value> = stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["message"] == "webhook not delivered; trying again")
+        .collect();
+    assert_eq!(retries.len(), 2, "{stderr}");
+    assert_eq!(retries[0]["webhook"], format!("{hook}/…"));
     let stdout = String::from_utf8_lossy(&output.stdout);
     for text in [&stderr, &stdout] {
-        assert!(
-            !text.contains("s3cr3t") && !text.contains("t0ken"),
-            "{text}"
-        );
+        for secret in [
+            "s3cr3t",
+            "t0ken",
+            "slackhooks",
+            "T9Q3",
+            "B7Z1",
+            "XXXXSECRET",
+        ] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
     }
     assert_eq!(received.lock().unwrap().len(), 3);
     let got = samples(&std::fs::read_to_string(&metrics).unwrap());
@@ -610,7 +643,7 @@ fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_
     let json: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         json["settings"]["notify_webhook"]["value"],
-        "https://***@hooks.example/in?token=***"
+        "https://hooks.example/…"
     );
     assert_eq!(json["settings"]["notify_webhook"]["source"], "env");
 
@@ -624,8 +657,440 @@ fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_
         .assert()
         .code(2)
         .stderr(predicates::str::contains(
-            "--notify-webhook: expected an http or https URL, got ftp://***@hooks.example/in",
+            "--notify-webhook: expected an http or https URL, got ftp://hooks.example/…",
         ))
         .stderr(predicates::str::contains("s3cr3t").not());
     assert!(!ws.db().exists(), "refused before anything was written");
+}
+
+/// A request as `ratewatch --config CONFIG screen ARGS…` would make it, with the test key.
+fn request_with_config(config: &Path, args: &[String], policy: Policy) -> Request {
+    use clap::Parser;
+    use ratewatch::settings::cli::{Cli, Command};
+    use ratewatch::settings::config::{KEY_ENV, Sources};
+    let head = ["ratewatch", "--config", config.to_str().unwrap(), "screen"];
+    let argv = head.into_iter().chain(args.iter().map(String::as_str));
+    let cli = Cli::try_parse_from(argv).unwrap();
+    let Command::Screen(screen) = cli.command else {
+        unreachable!("a screen command")
+    };
+    let env = |k: &str| (k == KEY_ENV).then(|| KEY.to_string());
+    let sources = Sources::load(Some(&cli.config), env).unwrap();
+    Request {
+        webhook_policy: policy,
+        ..ratewatch::commands::screen::request(screen, &sources).unwrap()
+    }
+}
+
+/// What a sales rep's column may hold: a mention, a script, a link and mrkdwn, none of
+/// which may reach a chat as it is.
+const HOSTILE: &str = "<!channel> & <script>x</script> <https://evil.example|click> *bold*";
+
+/// A workspace with 60 of the simulator's companies by id, each with an amount (`Encours`,
+/// 1000 × its line) and a rep (`Commercial`, [`HOSTILE`]), and `[alerts]` showing both
+/// with `Encours` as the amount at stake. Returns the workspace and the portfolio's path.
+fn book_with_amounts(sim: &ratewatch::sim::SimServer) -> (Workspace, String) {
+    let ws = Workspace::new();
+    let data = sim.dataset();
+    let mut csv = String::from("ref,country,company_id,Encours,Commercial\n");
+    for i in 0..60u32 {
+        let company = ratewatch::sim::CompanyRef {
+            country: i as usize % 10,
+            n: i,
+        };
+        let country = data.company(company).address.country_code;
+        let uuid = data.uuid(company);
+        csv.push_str(&format!(
+            "R-{i},{country},{uuid},{},{HOSTILE}\n",
+            (i + 1) * 1000
+        ));
+    }
+    let file = ws.write("book.csv", csv.as_bytes());
+    ws.write(
+        "ratewatch.toml",
+        b"[alerts]\namount = \"Encours\"\nshow = [\"Encours\", \"Commercial\"]\n",
+    );
+    (ws, file.to_str().unwrap().to_string())
+}
+
+/// Why a Slack-like receiver refuses a body (`no_text`, `invalid_blocks`), as Slack words
+/// it: a non-empty `text`, and blocks within Slack's limits.
+fn slack_refuses(body: &[u8]) -> Option<&'static str> {
+    let Ok(message) = serde_json::from_slice::<Value>(body) else {
+        return Some("invalid_payload");
+    };
+    if message["text"].as_str().is_none_or(|t| t.trim().is_empty()) {
+        return Some("no_text");
+    }
+    // Blocks are optional; present, they must be within limits.
+    let blocks = message.get("blocks")?;
+    let Some(blocks) = blocks.as_array().filter(|b| b.len() <= 50) else {
+        return Some("invalid_blocks");
+    };
+    let within = |text: &Value, max: usize| {
+        text.as_str()
+            .is_some_and(|t| !t.is_empty() && t.chars().count() <= max)
+    };
+    let valid = blocks.iter().all(|b| match b["type"].as_str() {
+        Some("header") => b["text"]["type"] == "plain_text" && within(&b["text"]["text"], 150),
+        Some("section") => b["text"]["type"] == "mrkdwn" && within(&b["text"]["text"], 3000),
+        Some("context") => b["elements"].as_array().is_some_and(|e| {
+            (1..=10).contains(&e.len()) && e.iter().all(|e| within(&e["text"], 3000))
+        }),
+        _ => false,
+    });
+    (!valid).then_some("invalid_blocks")
+}
+
+/// Whether a Teams-like receiver (a workflow's webhook) takes a body: a message with an
+/// Adaptive Card, within 28 KB.
+fn teams_takes(body: &[u8]) -> bool {
+    let Ok(message) = serde_json::from_slice::<Value>(body) else {
+        return false;
+    };
+    let card = &message["attachments"][0];
+    body.len() <= 28 * 1024
+        && message["type"] == "message"
+        && card["contentType"] == "application/vnd.microsoft.card.adaptive"
+        && card["content"]["type"] == "AdaptiveCard"
+        && card["content"]["body"].is_array()
+}
+
+/// Every string in a JSON value, depth first.
+fn strings(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Object(map) => map.values().flat_map(strings).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[tokio::test]
+async fn slack_and_teams_take_their_message_with_the_heading_the_amounts_and_the_report() {
+    let sim = start(config()).await;
+    let base = sim.base_url();
+    let mut documents = HashMap::new();
+    for format in ["json", "slack", "teams"] {
+        let (ws, file) = book_with_amounts(&sim);
+        let (hook, received) = judging(move |_, r| match format {
+            "slack" => Some(match slack_refuses(&r.body) {
+                Some(why) => (400, why.to_string()),
+                None => (200, "ok".into()),
+            }),
+            "teams" => Some(if teams_takes(&r.body) {
+                (202, String::new())
+            } else {
+                (400, "Bad Request".into())
+            }),
+            _ => Some((200, String::new())),
+        })
+        .await;
+        let url = format!("{hook}/services/T000/B000/XXXX");
+        let args = args(
+            &ws,
+            &file,
+            &base,
+            &["--notify-webhook", &url, "--webhook-format", format],
+        );
+        let request = request_with_config(&ws.path("ratewatch.toml"), &args, quick());
+        let screened = screen_in_this_process(&request, &(), &mut Vec::new())
+            .await
+            .unwrap();
+        assert_eq!(screened.undelivered, Vec::<String>::new(), "{format}");
+        let received = received.lock().unwrap().clone();
+        assert_eq!(received.len(), 1, "{format}: taken at the first attempt");
+        let report = ws.path("out/report.html").canonicalize().unwrap();
+        documents.insert(format, (received[0].json(), report));
+    }
+
+    // The document for programs: the amounts as numbers, the columns as the file has them.
+    let (document, report) = &documents["json"];
+    assert_eq!(schema_errors(document), Vec::<String>::new());
+    let heading = document["heading"].as_str().unwrap();
+    assert!(heading.starts_with("ratewatch "), "{heading}");
+    assert!(
+        heading.ends_with(&format!(" · book · run 1 · {}", report.display())),
+        "{heading}"
+    );
+    assert_eq!(document["report"], report.display().to_string());
+    assert_eq!(document["amount_column"], "Encours");
+    let alerts = document["alerts"].as_array().unwrap();
+    assert!(!alerts.is_empty(), "red and black at a first screening");
+    for a in alerts {
+        let line: f64 = a["refs"].as_str().unwrap()[2..].parse().unwrap();
+        assert_eq!(a["amount"].as_f64(), Some((line + 1.0) * 1000.0), "{a}");
+        assert_eq!(a["columns"]["Commercial"], HOSTILE, "{a}");
+    }
+    let kinds = document["kinds"].as_array().unwrap();
+    let at_stake: f64 = kinds.iter().filter_map(|k| k["amount"].as_f64()).sum();
+    let listed: f64 = alerts.iter().filter_map(|a| a["amount"].as_f64()).sum();
+    assert_eq!(at_stake, listed);
+
+    // The first alert, as the chats must say it.
+    let first = &alerts[0];
+    let amount = ratewatch::digest::format_amount(first["amount"].as_f64().unwrap());
+    let refs = first["refs"].as_str().unwrap();
+
+    let (slack, _) = &documents["slack"];
+    let title = heading.rsplit_once(" · ").unwrap().0;
+    let text = slack["text"].as_str().unwrap();
+    let opening = format!("{title} · {}: ", documents["slack"].1.display());
+    assert!(text.starts_with(&opening), "{text}");
+    let blocks = slack["blocks"].as_array().unwrap();
+    let said: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| b["text"]["text"].as_str())
+        .collect();
+    let line = said
+        .iter()
+        .find(|t| t.starts_with(&format!("*{refs}")))
+        .unwrap_or_else(|| panic!("{refs} in {said:#?}"));
+    assert!(
+        line.contains(&format!("Encours: {amount} · Commercial: &lt;!channel&gt; &amp; &lt;script&gt;x&lt;/script&gt; &lt;https://evil.example|click&gt; *bold*")),
+        "{line}"
+    );
+    let body = slack.to_string();
+    for raw in ["<!channel>", "<script>", "<https://"] {
+        assert!(!body.contains(raw), "{raw} reached Slack: {body}");
+    }
+    let context = blocks.last().unwrap()["elements"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.ends_with(&format!(
+            "report: {} · run 1",
+            documents["slack"].1.display()
+        )),
+        "{context}"
+    );
+
+    let (teams, report) = &documents["teams"];
+    let said = strings(&teams["attachments"][0]["content"]["body"]);
+    assert!(said.contains(&title.to_string()), "{said:#?}");
+    assert!(said.contains(&amount), "{amount} in {said:#?}");
+    assert!(said.contains(&"Encours".to_string()), "{said:#?}");
+    assert!(said.iter().any(|s| s.starts_with(refs)), "{said:#?}");
+    // A rep's text as it is, in a run of text no Markdown reaches.
+    assert!(
+        said.contains(&format!("Commercial: {HOSTILE}")),
+        "{said:#?}"
+    );
+    assert!(
+        said.contains(&format!("report: {} · run 1", report.display())),
+        "{said:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_receiver_refuses_what_is_not_its_shape_and_the_run_says_so() {
+    let sim = start(config()).await;
+    let base = sim.base_url();
+    let (ws, file) = book_with_amounts(&sim);
+    // A JSON document to a Slack-like address: Slack's own refusal.
+    let (hook, received) = judging(|_, r| {
+        Some(match slack_refuses(&r.body) {
+            Some(why) => (400, why.to_string()),
+            None => (200, "ok".into()),
+        })
+    })
+    .await;
+    let url = format!("{hook}/services/T000/B000/XXXX");
+    let args = args(&ws, &file, &base, &["--notify-webhook", &url]);
+    let request = request_with_config(&ws.path("ratewatch.toml"), &args, quick());
+    let screened = screen_in_this_process(&request, &(), &mut Vec::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        screened.undelivered,
+        [format!(
+            "webhook: not delivered after 1 attempt: HTTP 400 ({hook}/…)"
+        )]
+    );
+    assert_eq!(
+        received.lock().unwrap().len(),
+        1,
+        "a 400 is not tried again"
+    );
+    // And a card is no Slack message, nor a Slack message a card.
+    let slack = received.lock().unwrap()[0].body.clone();
+    assert_eq!(slack_refuses(&slack), Some("no_text"));
+    assert!(!teams_takes(&slack));
+}
+
+/// A receiver's check of a body's signature, as docs/usage.md shows it in Python: the
+/// HMAC-SHA256 of `<t>.<body>` with the shared secret, compared in constant time; a time
+/// more than 300 s away, or a signature already taken, is refused.
+fn verify(
+    secret: &[u8],
+    r: &Received,
+    now: i64,
+    taken: &Mutex<Vec<String>>,
+) -> Result<(), &'static str> {
+    use hmac::{Hmac, Mac};
+    let header = r.header("x-ratewatch-signature").ok_or("unsigned")?;
+    let fields: HashMap<&str, &str> = header
+        .split(',')
+        .filter_map(|f| f.split_once('='))
+        .collect();
+    let t = fields.get("t").ok_or("no time")?;
+    let sent = fields.get("v1").ok_or("no signature")?;
+    if r.header("x-ratewatch-timestamp") != Some(t) {
+        return Err("two times");
+    }
+    let sent: Vec<u8> = (0..sent.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&sent[i..i + 2], 16))
+        .collect::<Result<_, _>>()
+        .map_err(|_| "not hex")?;
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(&r.body);
+    mac.verify_slice(&sent).map_err(|_| "wrong signature")?;
+    let t: i64 = t.parse().map_err(|_| "not a time")?;
+    if (now - t).abs() > 300 {
+        return Err("too old");
+    }
+    let mut taken = taken.lock().unwrap();
+    if taken.contains(&header.to_string()) {
+        return Err("replayed");
+    }
+    taken.push(header.to_string());
+    Ok(())
+}
+
+#[tokio::test]
+async fn every_attempt_is_signed_afresh_and_a_receiver_can_tell_a_forgery_or_a_replay() {
+    let sim = start(config()).await;
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 20);
+    let secret = "whsec_4f9c2e7a1b";
+    let secret_file = ws.write("hook.secret", format!("{secret}\n").as_bytes());
+    let taken: Arc<Mutex<Vec<String>>> = Arc::default();
+    let verdicts: Arc<Mutex<Vec<Result<(), &'static str>>>> = Arc::default();
+    let (judge, said) = (taken.clone(), verdicts.clone());
+    let (hook, received) = judging(move |n, r| {
+        let verdict = verify(
+            secret.as_bytes(),
+            r,
+            jiff::Timestamp::now().as_second(),
+            &judge,
+        );
+        said.lock().unwrap().push(verdict);
+        Some(match (n, verdict) {
+            // The receiver's own trouble, once: the signature it checked is not spent.
+            (0, Ok(())) => {
+                judge.lock().unwrap().clear();
+                (503, String::new())
+            }
+            (_, Ok(())) => (200, String::new()),
+            (_, Err(why)) => (400, why.to_string()),
+        })
+    })
+    .await;
+    let url = format!("{hook}/in");
+    let secret_path = secret_file.to_str().unwrap();
+    let more = [
+        "--notify-webhook",
+        &url,
+        "--webhook-secret-file",
+        secret_path,
+    ];
+    let args: Vec<String> = args(&ws, &file, &sim.base_url(), &more);
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    // The second attempt a second after the first: a time of its own.
+    let policy = Policy {
+        first_delay: Duration::from_millis(1100),
+        ..quick()
+    };
+    let request = request(&argv, KEY, policy);
+    assert!(!format!("{request:?}").contains(secret), "{request:?}");
+    let screened = screen_in_this_process(&request, &(), &mut Vec::new())
+        .await
+        .unwrap();
+    assert_eq!(screened.undelivered, Vec::<String>::new());
+    assert_eq!(*verdicts.lock().unwrap(), [Ok(()), Ok(())]);
+    let received = received.lock().unwrap().clone();
+    let times: Vec<i64> = received
+        .iter()
+        .map(|r| r.header("x-ratewatch-timestamp").unwrap().parse().unwrap())
+        .collect();
+    assert!(times[1] > times[0], "signed again, later: {times:?}");
+    assert_eq!(received[0].body, received[1].body);
+    for r in &received {
+        assert!(!String::from_utf8_lossy(&r.body).contains(secret));
+        assert!(r.headers.iter().all(|(_, v)| !v.contains(secret)));
+    }
+
+    // What the receiver refuses: the same request again, a body changed on the way, a
+    // signature made with another secret, and a signature five minutes old.
+    let client = reqwest::Client::new();
+    let send = |headers: Vec<(String, String)>, body: Vec<u8>| {
+        let mut post = client.post(&url).body(body);
+        for (name, value) in headers {
+            post = post.header(name, value);
+        }
+        async move { post.send().await.unwrap().text().await.unwrap() }
+    };
+    let signed = |key: &str, t: i64, body: &[u8]| {
+        let secret = ratewatch::deliver::webhook::Secret::new(key);
+        let header = ratewatch::deliver::webhook::signature(&secret, t, body);
+        vec![
+            ("x-ratewatch-signature".to_string(), header),
+            ("x-ratewatch-timestamp".to_string(), t.to_string()),
+        ]
+    };
+    let last = received[1].clone();
+    let kept: Vec<(String, String)> = last
+        .headers
+        .iter()
+        .filter(|(n, _)| n.starts_with("x-ratewatch-"))
+        .cloned()
+        .collect();
+    assert_eq!(send(kept.clone(), last.body.clone()).await, "replayed");
+    let mut changed = last.body.clone();
+    changed[0] = b' ';
+    assert_eq!(send(kept, changed).await, "wrong signature");
+    let now = jiff::Timestamp::now().as_second();
+    let forged = signed("guessed", now, &last.body);
+    assert_eq!(send(forged, last.body.clone()).await, "wrong signature");
+    let old = signed(secret, now - 301, &last.body);
+    assert_eq!(send(old, last.body.clone()).await, "too old");
+    let fresh = signed(secret, now + 1, &last.body);
+    assert_eq!(send(fresh, last.body.clone()).await, "");
+}
+
+#[tokio::test]
+async fn a_secret_file_that_holds_nothing_stops_the_command_naming_the_file() {
+    let sim = start(config()).await;
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 5);
+    let empty = ws.write("hook.secret", b" \n");
+    let args = args(
+        &ws,
+        &file,
+        &sim.base_url(),
+        &[
+            "--notify-webhook",
+            "http://127.0.0.1:9/in",
+            "--webhook-secret-file",
+            empty.to_str().unwrap(),
+        ],
+    );
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    use clap::Parser;
+    let cli =
+        ratewatch::settings::cli::Cli::try_parse_from(["ratewatch", "screen"].iter().chain(&argv))
+            .unwrap();
+    let ratewatch::settings::cli::Command::Screen(screen) = cli.command else {
+        unreachable!()
+    };
+    let sources = ratewatch::settings::config::Sources::default();
+    let err = ratewatch::commands::screen::request(screen, &sources).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("the webhook secret file {} is empty", empty.display())
+    );
+    assert_eq!(err.exit_code(), ratewatch::ExitCode::Usage);
+    assert!(!ws.db().exists(), "refused before anything was done");
 }

@@ -797,17 +797,32 @@ fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
     said
 }
 
-/// The webhook's document of run 1, as text.
-fn webhook_document(ws: &Workspace) -> String {
+/// The webhook's bodies of run 1, as text: the JSON document, the Slack message and the
+/// Teams card.
+fn webhook_bodies(ws: &Workspace) -> Vec<(&'static str, String)> {
+    use ratewatch::deliver::webhook::{Format, MAX_POSTED, Message};
     let store = ratewatch::store::Store::open_read_only(&ws.db()).unwrap();
     let run = store.run_info(1).unwrap();
     let rules = ratewatch::alerts::Rules {
-        max_listed: ratewatch::deliver::webhook::MAX_POSTED,
+        max_listed: MAX_POSTED,
         ..Default::default()
     };
     let recorded = ratewatch::store::Verdicts::Recorded;
     let digest = store.alert_digest(1, &rules, recorded).unwrap();
-    ratewatch::deliver::webhook::document(&run, &digest).to_string()
+    let heading = ratewatch::digest::Heading {
+        started_at: run.started_at,
+        portfolio: run.portfolio.clone(),
+        run_id: run.id,
+        report: None,
+    };
+    let message = Message {
+        run,
+        digest,
+        heading,
+    };
+    [Format::Json, Format::Slack, Format::Teams]
+        .map(|f| (f.as_str(), String::from_utf8(f.body(&message)).unwrap()))
+        .to_vec()
 }
 
 #[test]
@@ -877,9 +892,10 @@ fn a_name_and_a_color_that_would_drive_the_terminal_reach_no_output_as_they_were
         said.contains("Evil [2JCorp: acknowledged at ??8m"),
         "{said}"
     );
-    let document = webhook_document(&ws);
-    assert_harmless("the webhook's document", &document);
-    assert!(document.contains("Evil [2JCorp"), "{document}");
+    for (format, body) in webhook_bodies(&ws) {
+        assert_harmless(&format!("the webhook's {format} body"), &body);
+        assert!(body.contains("Evil [2JCorp"), "{format}: {body}");
+    }
 }
 
 #[test]
@@ -915,7 +931,9 @@ fn what_an_older_version_stored_raw_is_shown_harmless_everywhere() {
         .to_string();
     let said = listings_are_harmless(&ws, &company_id);
     assert!(said.contains("Acme [2JOld 31m"), "{said}");
-    assert_harmless("the webhook's document", &webhook_document(&ws));
+    for (format, body) in webhook_bodies(&ws) {
+        assert_harmless(&format!("the webhook's {format} body"), &body);
+    }
 }
 
 #[test]

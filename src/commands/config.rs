@@ -3,7 +3,7 @@
 //!
 //! The API key is shown only as set or unset and where from; its value is never read into
 //! anything that is printed. Every URL is shown as [`redacted_url`] shows URLs: no user,
-//! password or query value (a webhook's path after its first segment neither), even to
+//! password or query value (of a webhook's URL, its scheme, host and port only), even to
 //! `--get`, whose output lands in scripts and their logs.
 //!
 //! [`redacted_url`]: crate::text::redacted_url
@@ -89,6 +89,14 @@ pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
             }
         }
         text.push_str(&crate::text::render(&["setting", "value", "from"], &rows));
+        let hint = settings
+            .notify_webhook
+            .value
+            .as_ref()
+            .and_then(|url| url.format_hint(settings.webhook_format.value));
+        if let Some(hint) = hint {
+            text.push_str(&format!("\nhint: {hint}\n"));
+        }
         text
     };
     emit(&text)?;

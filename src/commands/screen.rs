@@ -101,6 +101,7 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         stale_after_days: settings.stale_after_days.value,
         alerts: settings.alerts.clone(),
     };
+    let webhook = settings.webhook()?;
     Ok(Request {
         portfolio: args.portfolio,
         portfolio_name: args.portfolio_name,
@@ -109,6 +110,7 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         refresh_resolutions: args.refresh_resolutions,
         fail_on_shrink: args.fail_on_shrink,
         reports,
+        webhook,
         webhook_policy: Default::default(),
         halt: Default::default(),
     })

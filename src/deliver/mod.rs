@@ -1,20 +1,21 @@
 //! What a run hands on besides its summary and report files, once it has ended:
 //! [`metrics`] (a Prometheus textfile, `--metrics-file`) and [`webhook`] (its alerts
-//! POSTed as one JSON document, `--notify-webhook`).
+//! POSTed as a JSON document, a Slack message or a Teams card ([`chat`]),
+//! `--notify-webhook`).
 //!
 //! A delivery never changes a run's outcome or exit code: what went wrong comes back as
 //! lines for stderr, and as warnings in the log. Both get what the database holds as the
 //! run left it, read by the run ([`Readings`]): plain data, as the reports get.
 
+pub mod chat;
 pub mod metrics;
 pub mod webhook;
 
 use std::path::Path;
 use std::time::Duration;
 
-use crate::digest::AlertDigest;
 use crate::model::{RunInfo, RunStatus};
-use webhook::{Policy, WebhookUrl};
+use webhook::{Policy, Webhook};
 
 /// How a run ended, as far as delivery needs to know.
 #[derive(Debug, Clone)]
@@ -31,7 +32,7 @@ pub struct EndedRun<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Targets<'a> {
     pub metrics_file: Option<&'a Path>,
-    pub webhook: Option<&'a WebhookUrl>,
+    pub webhook: Option<&'a Webhook>,
     pub policy: &'a Policy,
 }
 
@@ -49,9 +50,9 @@ pub struct Readings {
     /// The metrics file's: the run's record (when it got one), and when the portfolio's
     /// last complete run ended.
     pub metrics: Result<(Option<RunInfo>, Option<jiff::Timestamp>), String>,
-    /// The webhook's, when it has one to send: the run's record and the alerts its
-    /// summary lists (see [`webhook::document`]).
-    pub webhook: Option<Result<(RunInfo, AlertDigest), String>>,
+    /// The webhook's, when it has one to send: the run's record, the alerts its summary
+    /// lists and its heading (see [`webhook::Message`]).
+    pub webhook: Option<Result<webhook::Message, String>>,
 }
 
 /// Writes the metrics file, then posts the webhook, each if asked, from `readings` (`Err`:
@@ -72,8 +73,8 @@ pub async fn deliver(
             if let Some(path) = targets.metrics_file {
                 problems.push(format!("metrics: {} not written: {reason}", path.display()));
             }
-            if let Some(url) = targets.webhook {
-                problems.push(format!("webhook: not sent to {url}: {reason}"));
+            if let Some(hook) = targets.webhook {
+                problems.push(format!("webhook: not sent to {}: {reason}", hook.url));
             }
             warn(&problems);
             return problems;
@@ -87,12 +88,11 @@ pub async fn deliver(
     }
     // A run that stopped before it had a record has nothing to send: the metrics file
     // says it failed.
-    if let (Some(url), Some(read)) = (targets.webhook, readings.webhook) {
-        let body =
-            read.map(|(run, digest)| webhook::document(&run, &digest).to_string().into_bytes());
-        match body {
+    if let (Some(hook), Some(read)) = (targets.webhook, readings.webhook) {
+        let url = &hook.url;
+        match read.map(|message| hook.format.body(&message)) {
             Err(e) => problems.push(format!("webhook: not sent to {url}: {e}")),
-            Ok(body) => match webhook::post(url, body, targets.policy).await {
+            Ok(body) => match webhook::post(hook, body, targets.policy).await {
                 Ok(attempts) => tracing::info!(webhook = %url, attempts, "webhook delivered"),
                 Err(failed) => problems.push(format!(
                     "webhook: not delivered after {} attempt{}: {} ({url})",

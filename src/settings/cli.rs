@@ -14,9 +14,9 @@ use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS,
-    MILLISECONDS, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK,
+    MILLISECONDS, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK, WEBHOOK_FORMAT,
 };
-pub use crate::settings::setting::{CsvDialectArg, EndpointArg};
+pub use crate::settings::setting::{CsvDialectArg, EndpointArg, WebhookFormatArg};
 
 /// Screens a portfolio of counterparties for credit risk with a company-rating service.
 #[derive(Debug, Parser)]
@@ -468,12 +468,23 @@ pub struct RunArgs {
     #[arg(long, env = "RATEWATCH_MAX_RUN_TIME", hide_env = true, value_name = "SECONDS", default_value = "7200", value_parser = &SECONDS)]
     pub max_run_time: Given<f64>,
 
-    /// After the run (its reports written), POST its header and the alerts its summary
-    /// lists as one JSON document to this http or https URL; tried 3 times at most, and never a reason for
-    /// the run to fail: a delivery that fails is a warning on stderr. Credentials in the URL
-    /// are never shown.
+    /// After the run (its reports written), POST its heading and the alerts its summary
+    /// lists to this http or https URL, as --webhook-format says; tried 3 times at most, and
+    /// never a reason for the run to fail: a delivery that fails is a warning on stderr. Only
+    /// the URL's scheme, host and port are ever shown.
     #[arg(long, env = "RATEWATCH_NOTIFY_WEBHOOK", value_name = "URL", default_value = "", value_parser = &WEBHOOK)]
     pub notify_webhook: Given<String>,
+
+    /// What --notify-webhook posts: a JSON document for programs (json), a Slack message
+    /// (slack) or an Adaptive Card for a Teams workflow (teams).
+    #[arg(long, env = "RATEWATCH_WEBHOOK_FORMAT", hide_env = true, value_name = "FORMAT", default_value = "json", value_parser = &WEBHOOK_FORMAT)]
+    pub webhook_format: Given<WebhookFormatArg>,
+
+    /// Sign every body --notify-webhook posts with the secret in this file (HMAC-SHA256 in
+    /// the X-Ratewatch-Signature header), so that the receiver can tell ratewatch from
+    /// anyone else. The secret is never shown.
+    #[arg(long, env = "RATEWATCH_WEBHOOK_SECRET_FILE", hide_env = true, value_name = "PATH", default_value = "", value_parser = &PATH)]
+    pub webhook_secret_file: Given<PathBuf>,
 
     /// After the run, write its figures (rows by status and color, alerts, calls, duration,
     /// success, the last complete run's time) to this file in Prometheus' text format, for

@@ -80,6 +80,8 @@ pub static COUNTRY: Kind<String> = Kind {
     normal: |c| c.trim().to_uppercase(),
 };
 pub static DIALECT: Kind<CsvDialectArg> = Kind::new("\"standard\" or \"excel\"", any);
+pub static WEBHOOK_FORMAT: Kind<WebhookFormatArg> =
+    Kind::new("\"json\", \"slack\" or \"teams\"", any);
 /// A TOML boolean in the file; `true`/`false` (or `1`/`0`) in the variable.
 pub static SWITCH: Kind<bool> = Kind::new("true or false", any);
 
@@ -176,7 +178,7 @@ macro_rules! choice {
         }
     )*};
 }
-choice!(EndpointArg, CsvDialectArg);
+choice!(EndpointArg, CsvDialectArg, WebhookFormatArg);
 
 /// A setting as the command line gave it: by its flag, its variable or its default (none:
 /// unset), with what reading it from the file takes.
@@ -381,4 +383,14 @@ pub enum CsvDialectArg {
     Standard,
     /// Semicolon, CRLF, UTF-8 BOM; `ref` and `id` as ="…" so leading zeros survive.
     Excel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WebhookFormatArg {
+    /// A JSON document for programs (webhook.schema.json).
+    Json,
+    /// A Slack message: text and blocks.
+    Slack,
+    /// An Adaptive Card for a Teams workflow's webhook.
+    Teams,
 }
