@@ -173,29 +173,31 @@ pub struct ServiceSettings {
 }
 
 pub(crate) fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
-    warn_if_open_to_others(path);
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::Config(format!(
-            "cannot read the API key file {}: {e}",
-            path.display()
-        ))
-    })?;
-    let key = text.trim();
-    if key.is_empty() {
+    read_secret_file(path, "API key file").map(|text| ApiKey::new(text.trim()))
+}
+
+/// The text of a file that holds a secret (the API key, the SMTP password), read whole;
+/// `what` names it in errors and warnings (`API key file`), which name the file, never
+/// what it holds. Empty or blank is an error.
+pub(crate) fn read_secret_file(path: &Path, what: &str) -> Result<String, Error> {
+    warn_if_open_to_others(path, what);
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Config(format!("cannot read the {what} {}: {e}", path.display())))?;
+    if text.trim().is_empty() {
         return Err(Error::Config(format!(
-            "the API key file {} is empty",
+            "the {what} {} is empty",
             path.display()
         )));
     }
-    Ok(ApiKey::new(key))
+    Ok(text)
 }
 
-/// A key file that the group or other users may read (or write) is a warning, never a
-/// refusal: the key still works, and a shared host's admin may have reasons.
-fn warn_if_open_to_others(path: &Path) {
+/// A secret's file that the group or other users may read (or write) is a warning, never
+/// a refusal: the secret still works, and a shared host's admin may have reasons.
+fn warn_if_open_to_others(path: &Path, what: &str) {
     if let Some(mode) = open_mode(path) {
         tracing::warn!(
-            "the API key file {} is open to the group or other users (mode {mode:03o}): chmod 600 {}",
+            "the {what} {} is open to the group or other users (mode {mode:03o}): chmod 600 {}",
             path.display(),
             path.display()
         );
