@@ -176,7 +176,8 @@ pub(crate) fn read_key_file(path: &Path) -> Result<ApiKey, Error> {
     read_secret_file(path, "API key file").map(ApiKey::new)
 }
 
-/// The text of a file that holds a secret (the API key, the webhook's secret), trimmed: a
+/// The text of a file that holds a secret (the API key, the webhook's secret, the SMTP
+/// password), trimmed: a
 /// file that cannot be read or holds nothing is an error naming it (`what` and the path),
 /// and one the group or others may read a warning. The secret itself is never in either.
 pub(crate) fn read_secret_file(path: &Path, what: &str) -> Result<String, Error> {

@@ -46,6 +46,8 @@ pub struct Request {
     pub webhook: Option<deliver::webhook::Webhook>,
     /// How hard the webhook is tried; the default but in tests.
     pub webhook_policy: deliver::webhook::Policy,
+    /// `[email]` of the config file, its password read.
+    pub email: Option<deliver::email::Mailer>,
     /// Asks the run to stop making calls (a signal, to the command).
     pub halt: Halt,
 }
@@ -186,21 +188,32 @@ pub async fn screen(
 ) -> Result<Screened, Error> {
     let started = std::time::Instant::now();
     let mut log = Log::default();
-    let mut result = screen_logged(request, watcher, summary, &mut log).await;
+    // The summary as printed, for the email's plain part.
+    let mut printed = Vec::new();
+    let copied = Copied {
+        out: summary,
+        copy: &mut printed,
+    };
+    let mut result = screen_logged(request, watcher, copied, &mut log).await;
     // Once the run has its database, whatever ended it: a failed night is when monitoring
     // needs its figures most.
     if let Some(portfolio) = &log.portfolio {
         let settings = &request.settings;
+        let printed = String::from_utf8_lossy(&printed);
+        let error = result.as_ref().err().map(ToString::to_string);
         let ended = deliver::EndedRun {
             portfolio,
             run_id: log.run_id,
             ok: result.is_ok(),
             duration: started.elapsed(),
+            summary: &printed,
+            error: error.as_deref(),
         };
         let targets = deliver::Targets {
             metrics_file: settings.metrics_file.value.as_deref(),
             webhook: request.webhook.as_ref(),
             policy: &request.webhook_policy,
+            email: request.email.as_ref(),
         };
         let mut undelivered = Vec::new();
         if targets.any() {
@@ -233,6 +246,31 @@ pub async fn screen(
         "run finished"
     );
     result
+}
+
+/// The summary's output, and a copy of every byte written to it: the copy is kept even
+/// when the output fails (a closed stdout), for the email.
+struct Copied<'a, W: Output> {
+    out: W,
+    copy: &'a mut Vec<u8>,
+}
+
+impl<W: Output> std::io::Write for Copied<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.copy.extend_from_slice(buf);
+        self.out.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl<W: Output> Output for Copied<'_, W> {
+    fn close(self) -> std::io::Result<()> {
+        self.out.close()
+    }
 }
 
 /// What the closing log line says of a run, gathered as it goes.
@@ -1009,6 +1047,7 @@ fn delivery_readings(
     targets: &deliver::Targets<'_>,
     reports: &ReportOptions,
 ) -> Result<deliver::Readings, String> {
+    let rules = &reports.alerts;
     let store = Store::open_read_only(db)
         .map_err(|e| format!("cannot read database {}: {e}", db.display()))?;
     let text = |e: StoreError| e.to_string();
@@ -1054,7 +1093,37 @@ fn delivery_readings(
         })),
         _ => None,
     };
-    Ok(deliver::Readings { metrics, webhook })
+    // The email lists what the summary lists: the rules as they are, cap and storm included.
+    let email = targets.email.map(|_| {
+        let Some(id) = ended.run_id else {
+            return Ok(deliver::email::Reading {
+                run: None,
+                report: None,
+            });
+        };
+        let info = run(id)?;
+        let digest = store
+            .alert_digest(id, rules, crate::store::Verdicts::Recorded)
+            .map_err(text)?;
+        // Only a run that printed its summary wrote its reports; a report.html from an
+        // earlier night would tell of that night.
+        let html = report::ReportFiles::new(&reports.out, &info, reports.timestamped).html;
+        let report = (!ended.summary.is_empty() && html.is_file()).then(|| {
+            std::path::absolute(&html)
+                .unwrap_or(html)
+                .display()
+                .to_string()
+        });
+        Ok(deliver::email::Reading {
+            run: Some((info, digest)),
+            report,
+        })
+    });
+    Ok(deliver::Readings {
+        metrics,
+        webhook,
+        email,
+    })
 }
 
 #[cfg(test)]

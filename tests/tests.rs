@@ -13,6 +13,7 @@ mod counts;
 mod database;
 mod delivery;
 mod dry_run;
+mod email;
 mod faults;
 mod interruptions;
 mod logs;

@@ -1,9 +1,10 @@
 //! `ratewatch config`: the settings `screen` would use and where each came from, so a
 //! surprising value can be traced to its flag, variable, file line or default.
 //!
-//! The API key is shown only as set or unset and where from; its value is never read into
-//! anything that is printed. Every URL is shown as [`redacted_url`] shows URLs: no user,
-//! password or query value (of a webhook's URL, its scheme, host and port only), even to
+//! The API key and the SMTP password are shown only as set or unset and where from; their
+//! values are never read into anything that is printed. Every URL is shown as
+//! [`redacted_url`] shows URLs: no user, password or query value (of a webhook's URL, its
+//! scheme, host and port only), even to
 //! `--get`, whose output lands in scripts and their logs.
 //!
 //! [`redacted_url`]: crate::text::redacted_url
@@ -12,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::emit;
 use crate::connection::KeySource;
+use crate::deliver::email::Mailer;
 use crate::error::{Error, ExitCode};
 use crate::settings::cli::ConfigArgs;
 use crate::settings::config::{CONFIG_ENV, CONFIG_FILE, KEY_ENV, Settings, Sources};
@@ -58,6 +60,7 @@ pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
         .file
         .as_ref()
         .map(|f| (f.path.display().to_string(), f.found_by.to_string()));
+    let (email, email_ok) = email_shown(&settings);
 
     let text = if args.json {
         let document = json!({
@@ -65,6 +68,14 @@ pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
             "demo": settings.demo,
             "settings": shown,
             "api_key": key_status,
+            "email": email.as_ref().map(|rows| {
+                let mut shown: serde_json::Map<String, Value> = rows
+                    .iter()
+                    .map(|(key, value)| (key.to_string(), value.clone()))
+                    .collect();
+                shown.insert("from_file".into(), json!(settings.email.origin.to_string()));
+                Value::Object(shown)
+            }),
         });
         let mut text = serde_json::to_string_pretty(&document)
             .map_err(|e| Error::Config(format!("cannot write JSON: {e}")))?;
@@ -88,6 +99,25 @@ pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
                 rows.push(vec!["api key".into(), key_status.clone(), String::new()]);
             }
         }
+        match &email {
+            None => rows.push(vec!["email".into(), "-".into(), "default".into()]),
+            Some(shown) => {
+                for (key, value) in shown {
+                    let value = match value {
+                        Value::Null => "-".to_string(),
+                        Value::Array(items) => {
+                            items.iter().map(alone).collect::<Vec<_>>().join(", ")
+                        }
+                        other => alone(other),
+                    };
+                    let from = match *key {
+                        "password" => String::new(),
+                        _ => settings.email.origin.to_string(),
+                    };
+                    rows.push(vec![format!("email.{key}"), value, from]);
+                }
+            }
+        }
         text.push_str(&crate::text::render(&["setting", "value", "from"], &rows));
         let hint = settings
             .notify_webhook
@@ -100,9 +130,44 @@ pub fn show(args: ConfigArgs, sources: Sources) -> Result<ExitCode, Error> {
         text
     };
     emit(&text)?;
-    Ok(if key_ok {
+    Ok(if key_ok && email_ok {
         ExitCode::Clean
     } else {
         ExitCode::Usage
     })
+}
+
+/// `[email]` as shown: each key with its value (the server without credentials, which the
+/// URL never holds), and the password as set or not and from which file, never its value;
+/// `false` when its file cannot be read.
+fn email_shown(settings: &Settings) -> (Option<Vec<(&'static str, Value)>>, bool) {
+    let Some(email) = &settings.email.value else {
+        return (None, true);
+    };
+    let (password, ok) = match (&email.password_file, Mailer::of(settings)) {
+        (None, _) => ("none: no AUTH".to_string(), true),
+        (Some(path), Ok(_)) => (format!("set (file {})", path.display()), true),
+        (Some(_), Err(e)) => (format!("error: {e}"), false),
+    };
+    let shown = vec![
+        ("smtp", json!(email.smtp.to_string())),
+        ("from", json!(email.from.to_string())),
+        (
+            "to",
+            json!(email.to.iter().map(ToString::to_string).collect::<Vec<_>>()),
+        ),
+        ("starttls", json!(email.starttls.as_str())),
+        ("username", json!(email.username)),
+        (
+            "password_file",
+            json!(
+                email
+                    .password_file
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+            ),
+        ),
+        ("password", json!(password)),
+    ];
+    (Some(shown), ok)
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::connection::{ServiceSettings, ServiceTarget};
+use crate::deliver::email::Mailer;
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
@@ -90,6 +91,7 @@ fn stop_on_signals(halt: &run::Halt) {
 pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
     let settings = Settings::for_screen(&args, sources)?;
     let mut service = ServiceSettings::new(&settings, sources)?;
+    let email = Mailer::of(&settings)?;
     if matches!(service.target, ServiceTarget::Demo) {
         service.demo_days = demo_days(&settings.db.value);
     }
@@ -112,6 +114,7 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         reports,
         webhook,
         webhook_policy: Default::default(),
+        email,
         halt: Default::default(),
     })
 }

@@ -1,13 +1,14 @@
 //! What a run hands on besides its summary and report files, once it has ended:
-//! [`metrics`] (a Prometheus textfile, `--metrics-file`) and [`webhook`] (its alerts
+//! [`metrics`] (a Prometheus textfile, `--metrics-file`), [`webhook`] (its alerts
 //! POSTed as a JSON document, a Slack message or a Teams card ([`chat`]),
-//! `--notify-webhook`).
+//! `--notify-webhook`) and [`email`] (its news mailed over SMTP, `[email]`).
 //!
 //! A delivery never changes a run's outcome or exit code: what went wrong comes back as
 //! lines for stderr, and as warnings in the log. Both get what the database holds as the
 //! run left it, read by the run ([`Readings`]): plain data, as the reports get.
 
 pub mod chat;
+pub mod email;
 pub mod metrics;
 pub mod webhook;
 
@@ -26,6 +27,10 @@ pub struct EndedRun<'a> {
     /// The run returned without an error.
     pub ok: bool,
     pub duration: Duration,
+    /// The summary the run printed (empty when it printed none): the email's plain part.
+    pub summary: &'a str,
+    /// What ended the run, when an error did, as the command prints it.
+    pub error: Option<&'a str>,
 }
 
 /// Where a run's results go.
@@ -34,12 +39,14 @@ pub struct Targets<'a> {
     pub metrics_file: Option<&'a Path>,
     pub webhook: Option<&'a Webhook>,
     pub policy: &'a Policy,
+    /// `[email]`, with its password and its own policy.
+    pub email: Option<&'a email::Mailer>,
 }
 
 impl Targets<'_> {
     /// Whether anything is to be delivered (else the database is not read for it).
     pub fn any(&self) -> bool {
-        self.metrics_file.is_some() || self.webhook.is_some()
+        self.metrics_file.is_some() || self.webhook.is_some() || self.email.is_some()
     }
 }
 
@@ -53,11 +60,14 @@ pub struct Readings {
     /// The webhook's, when it has one to send: the run's record, the alerts its summary
     /// lists and its heading (see [`webhook::Message`]).
     pub webhook: Option<Result<webhook::Message, String>>,
+    /// The email's, when it has one: the run's record, the alerts its summary lists and
+    /// where its report.html is (see [`email::compose`]).
+    pub email: Option<Result<email::Reading, String>>,
 }
 
-/// Writes the metrics file, then posts the webhook, each if asked, from `readings` (`Err`:
-/// the database could not be read); returns one line for each that failed (`webhook: not
-/// delivered after 3 attempts: HTTP 500 (…)`).
+/// Writes the metrics file, then posts the webhook, then sends the email, each if asked,
+/// from `readings` (`Err`: the database could not be read); returns one line for each that
+/// failed (`webhook: not delivered after 3 attempts: HTTP 500 (…)`).
 pub async fn deliver(
     ended: &EndedRun<'_>,
     targets: Targets<'_>,
@@ -75,6 +85,9 @@ pub async fn deliver(
             }
             if let Some(hook) = targets.webhook {
                 problems.push(format!("webhook: not sent to {}: {reason}", hook.url));
+            }
+            if let Some(mailer) = targets.email {
+                problems.push(format!("email: not sent ({}): {reason}", mailer.shown()));
             }
             warn(&problems);
             return problems;
@@ -103,8 +116,40 @@ pub async fn deliver(
             },
         }
     }
+    if let (Some(mailer), Some(read)) = (targets.email, readings.email) {
+        problems.extend(send_email(mailer, read, ended).await);
+    }
     warn(&problems);
     problems
+}
+
+/// The night's message, if it is worth one, sent; the line to print if it was not.
+async fn send_email(
+    mailer: &email::Mailer,
+    read: Result<email::Reading, String>,
+    ended: &EndedRun<'_>,
+) -> Option<String> {
+    let shown = mailer.shown();
+    let letter = match read.map(|read| email::compose(&read, ended)) {
+        Err(e) => return Some(format!("email: not sent ({shown}): {e}")),
+        Ok(None) => {
+            tracing::info!(email = %shown, "a quiet night: no email");
+            return None;
+        }
+        Ok(Some(letter)) => letter,
+    };
+    match email::send(mailer, &letter).await {
+        Ok(attempts) => {
+            tracing::info!(email = %shown, attempts, subject = %letter.subject, "email delivered");
+            None
+        }
+        Err(failed) => Some(format!(
+            "email: not delivered after {} attempt{}: {} ({shown})",
+            failed.attempts,
+            if failed.attempts == 1 { "" } else { "s" },
+            failed.last
+        )),
+    }
 }
 
 fn warn(problems: &[String]) {

@@ -12,7 +12,7 @@ use crate::digest::{AlertDigest, Heading, alert_table};
 use crate::model::{ResultRow, RowStatus, RunInfo, RunStatus};
 
 /// Whether a run's note makes the night loud (`STOPPED: …`, `NOTE: …`, `SHRUNK: …`).
-fn is_loud(note: &str) -> bool {
+pub(crate) fn is_loud(note: &str) -> bool {
     note.split_once(':').is_some_and(|(head, _)| {
         head.starts_with(|c: char| c.is_ascii_uppercase())
             && head.chars().all(|c| c.is_ascii_uppercase() || c == ' ')

@@ -20,6 +20,7 @@ use crate::api::{ApiKey, ClientOptions};
 use crate::connection::{
     KeySource, ServiceSettings, ServiceTarget, read_key_file, read_secret_file,
 };
+use crate::deliver::email::{EmailSettings, Mailer, Password};
 use crate::deliver::webhook::{self, Webhook, WebhookUrl};
 use crate::error::Error;
 use crate::model::Color;
@@ -124,6 +125,8 @@ pub struct ConfigFile {
     pub alerts: Rules,
     /// `[refresh]`: how old a rating of each color may be and still be reused.
     pub refresh: Vec<(Color, jiff::SignedDuration)>,
+    /// `[email]`, and the line of its header.
+    pub email: Option<(EmailSettings, usize)>,
 }
 
 /// The tables of the file, read again with their own keys' lines.
@@ -135,6 +138,8 @@ struct Tables {
     refresh: Table,
     #[serde(default)]
     columns: Table,
+    #[serde(default)]
+    email: Table,
 }
 
 impl ConfigFile {
@@ -162,6 +167,9 @@ impl ConfigFile {
                 "alerts" => "`alerts` is a table: [alerts] then rule = value lines",
                 "refresh" => "`refresh` is a table: [refresh] then color = \"7d\" lines",
                 "columns" => "`columns` is a table: [columns] then field = \"Header\" lines",
+                "email" => {
+                    "`email` is a table: [email] then smtp = \"smtp://…\", from, to, … lines"
+                }
                 _ => continue,
             };
             if !value.get_ref().is_table() {
@@ -177,7 +185,9 @@ impl ConfigFile {
             columns: ColumnMap::default(),
             alerts: Rules::default(),
             refresh: Vec::new(),
+            email: None,
         };
+        let folder = path.parent().unwrap_or(Path::new(""));
         for (key, value) in entries {
             let (span, name) = (key.span(), key.into_inner());
             let squeezed: String = name
@@ -192,6 +202,10 @@ impl ConfigFile {
                         crate::stages::refresh::ages_from_table(&tables.refresh).map_err(at)?
                 }
                 "columns" => file.columns = ColumnMap::from_table(&tables.columns).map_err(at)?,
+                "email" => {
+                    let email = EmailSettings::from_table(&tables.email, span.clone(), folder);
+                    file.email = Some((email.map_err(at)?, line(&span)));
+                }
                 _ if squeezed == "key" || squeezed == "apikey" => {
                     return Err(at((
                         span,
@@ -409,6 +423,9 @@ pub struct Settings {
     /// have `rating_max_age_hours`).
     #[serde(skip)]
     pub refresh: Vec<(Color, jiff::SignedDuration)>,
+    /// `[email]` of the config file: shown apart by `ratewatch config`, its password never.
+    #[serde(skip)]
+    pub email: Sourced<Option<EmailSettings>>,
     pub csv_dialect: Sourced<Dialect>,
     pub timestamped: Sourced<bool>,
     pub quiet: Sourced<bool>,
@@ -535,6 +552,16 @@ impl Settings {
                 .as_ref()
                 .map(|f| f.refresh.clone())
                 .unwrap_or_default(),
+            email: match s.file.as_ref().and_then(|f| Some((f, f.email.as_ref()?))) {
+                Some((file, (email, line))) => Sourced {
+                    value: Some(email.clone()),
+                    origin: Origin::File {
+                        path: file.path.clone(),
+                        line: *line,
+                    },
+                },
+                None => Sourced::default(),
+            },
             csv_dialect: reports.dialect.csv_dialect.resolve(s)?.map(|d| match d {
                 CsvDialectArg::Standard => Dialect::Standard,
                 CsvDialectArg::Excel => Dialect::Excel,
@@ -610,6 +637,25 @@ impl ServiceSettings {
             client,
             demo_days: Vec::new(),
         })
+    }
+}
+
+/// Built here: the password's file is this module's to read, as the key's.
+impl Mailer {
+    /// What sends the run's email, when `[email]` asks for one: its password read now, so
+    /// that a file missing or empty stops the command before any run.
+    pub fn of(settings: &Settings) -> Result<Option<Mailer>, Error> {
+        let Some(email) = &settings.email.value else {
+            return Ok(None);
+        };
+        let password = match &email.password_file {
+            Some(path) => Some(Password::from_file_text(&read_secret_file(
+                path,
+                "SMTP password file",
+            )?)),
+            None => None,
+        };
+        Ok(Some(Mailer::new(email.clone(), password)))
     }
 }
 
@@ -815,7 +861,11 @@ refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
 [refresh]\nyellow = "2 days" → [refresh] yellow: expected an age like "12h", "2d" or "1w"
 [refresh]\ngrene = "7d" → [refresh]: unknown color `grene`
 [columns]\nexposure = "E" → [columns]: "exposure" is not a field of a portfolio
-[alerts]\nrepeat = "monthly" → [alerts] repeat: expected "never", "weekly" or "daily""#;
+[alerts]\nrepeat = "monthly" → [alerts] repeat: expected "never", "weekly" or "daily"
+email = "team@example.com" → `email` is a table: [email] then smtp = "smtp://…", from, to, … lines
+[email]\nstarttls = "always" → [email] starttls: expected "required", "opportunistic" or "never"
+[email]\npassword = "s3cr3t" → [email] password: the password is never read from the config file; put it alone in a file
+[email]\nsender = "x" → [email]: unknown key `sender`; the keys are smtp, from, to, starttls, username, password_file"#;
         for case in cases.lines() {
             let (line, message) = case.split_once(" → ").unwrap();
             let (text, at) = match line.split_once("\\n") {

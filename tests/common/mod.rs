@@ -2,6 +2,7 @@
 //! scripted HTTP server for answers the simulator would never give, screening runs in a
 //! process or in-process, and waiting on conditions ([`wait`]).
 
+pub mod smtp;
 pub mod wait;
 
 use std::collections::HashMap;
