@@ -169,27 +169,25 @@ impl AlertDigest {
         self.standing.iter().map(|s| s.count).sum()
     }
 
-    /// The line that heads the listed alerts: `181 alerts, worst first; the 20 largest
-    /// listed: 12 into black (1 204 000 at stake), 169 into red (8 120 500 at stake)`.
+    /// The line that heads the listed alerts: `181 alerts, worst first; 20 listed: 12 into
+    /// black (12 first screened; 1 204 000 at stake), 169 into red (…)`.
     pub fn totals_line(&self) -> String {
         let mut line = format!(
             "{}, worst first",
             plural(self.listed_total, "alert", "alerts")
         );
         if self.unlisted() > 0 {
-            let by = if self.amount_column.is_some() {
-                "largest"
-            } else {
-                "first"
-            };
-            line.push_str(&format!("; the {} {by} listed", self.listed.len()));
+            line.push_str(&format!("; {} listed", self.listed.len()));
         }
         let kinds: Vec<String> = self
             .kinds
             .iter()
             .filter(|k| k.count > 0)
             .map(|k| {
-                let mut part = format!("{} {}", k.count, k.kind.describe());
+                // The kind in a word: its explanation, in parentheses, is the table's.
+                let kind = k.kind.describe();
+                let kind = kind.split_once(" (").map_or(kind, |(short, _)| short);
+                let mut part = format!("{} {kind}", k.count);
                 match (k.first_screenings, k.amount) {
                     (0, None) => {}
                     (0, Some(a)) => part.push_str(&format!(" ({} at stake)", format_amount(a))),
@@ -238,7 +236,9 @@ impl AlertDigest {
                         .top
                         .iter()
                         .map(|a| {
-                            let mut who = printable(&a.refs);
+                            // Its first ref: the line stays one a mail shows whole.
+                            let first = a.refs.split(", ").next().unwrap_or_default();
+                            let mut who = printable(first);
                             if !a.company.is_empty() {
                                 who.push(' ');
                                 who.push_str(&printable(&a.company));

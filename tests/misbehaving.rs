@@ -594,7 +594,7 @@ fn a_color_nobody_announced_is_an_alert_when_first_seen() {
     // One alert per company, with every ref that holds it: 25 rows, 23 companies, of
     // which the first 20 are listed (`max_listed`), the rest counted.
     assert!(
-        text.contains("\n23 alerts, worst first; the 20 first listed"),
+        text.contains("\n23 alerts, worst first; 20 listed"),
         "{text}"
     );
     assert_eq!(text.matches("unknown color orange").count(), 20, "{text}");

@@ -882,7 +882,7 @@ mod tests {
         }];
         let text = render_with(run(300, 0), &[], capped, false);
         assert!(
-            text.contains("300 alerts, worst first; the 20 first listed: 300 deteriorated:\n"),
+            text.contains("300 alerts, worst first; 20 listed: 300 deteriorated:\n"),
             "{text}"
         );
         assert!(text.contains("… and 280 more in the reports"), "{text}");
