@@ -217,9 +217,7 @@ pub async fn screen(
         };
         let mut undelivered = Vec::new();
         if targets.any() {
-            let readings =
-                delivery_readings(&settings.db.value, &ended, &targets, &request.reports);
-            undelivered = deliver::deliver(&ended, targets, readings).await;
+            undelivered = hand_on(&settings.db.value, &ended, targets, &request.reports).await;
         }
         if let Ok(screened) = &mut result {
             screened.undelivered = undelivered;
@@ -1037,6 +1035,113 @@ pub fn write_reports(
         options,
         summary,
     )
+}
+
+/// Delivers the run's results ([`deliver::deliver`]), after the messages of earlier runs of
+/// the portfolio that the webhook or the email never took (a receiver down, a process
+/// killed while sending: at most a week's, oldest first), and records how each message
+/// went in the database's delivery ledger. A message is pending from before its first
+/// attempt until a channel takes it, so none is lost and none taken is sent twice.
+/// Returns a line for each part that failed.
+async fn hand_on(
+    db: &Path,
+    ended: &deliver::EndedRun<'_>,
+    targets: deliver::Targets<'_>,
+    reports: &ReportOptions,
+) -> Vec<String> {
+    use crate::store::Channel;
+    let channels: Vec<Channel> = [
+        targets.webhook.map(|_| Channel::Webhook),
+        targets.email.map(|_| Channel::Email),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    // The ledger: a database that cannot be written to leaves the messages unrecorded,
+    // never unsent.
+    let mut ledger = match (ended.run_id, channels.is_empty()) {
+        (Some(run_id), false) => match Store::open(db) {
+            Ok(mut store) => {
+                for channel in &channels {
+                    if let Err(e) = store.delivery_pending(run_id, *channel) {
+                        tracing::warn!("{e}");
+                    }
+                }
+                Some((store, run_id))
+            }
+            Err(e) => {
+                tracing::warn!("{}: {e}; deliveries are not recorded", db.display());
+                None
+            }
+        },
+        _ => None,
+    };
+    let mut problems = Vec::new();
+    // The earlier messages first, each through the channels that never took it.
+    let week_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(7 * 24);
+    let mut earlier: std::collections::BTreeMap<i64, Vec<Channel>> = Default::default();
+    if let Some((store, run_id)) = &ledger {
+        for channel in &channels {
+            match store.undelivered_messages(ended.portfolio, *channel, *run_id, week_ago) {
+                Ok(runs) => runs
+                    .into_iter()
+                    .for_each(|id| earlier.entry(id).or_default().push(*channel)),
+                Err(e) => tracing::warn!("{e}"),
+            }
+        }
+    }
+    for (id, through) in earlier {
+        let late = deliver::EndedRun {
+            run_id: Some(id),
+            ok: true,
+            summary: "",
+            error: None,
+            ..*ended
+        };
+        let only = deliver::Targets {
+            metrics_file: None,
+            webhook: targets
+                .webhook
+                .filter(|_| through.contains(&Channel::Webhook)),
+            email: targets.email.filter(|_| through.contains(&Channel::Email)),
+            ..targets
+        };
+        let readings = delivery_readings(db, &late, &only, reports);
+        let delivered = deliver::deliver(&late, only, readings).await;
+        tracing::info!(run_id = id, "an earlier run's message sent again");
+        problems.extend(
+            delivered
+                .problems
+                .iter()
+                .map(|p| format!("{p} (run {id}'s message, sent again)")),
+        );
+        record(&mut ledger, id, &delivered);
+    }
+    let readings = delivery_readings(db, ended, &targets, reports);
+    let delivered = deliver::deliver(ended, targets, readings).await;
+    if let Some(run_id) = ended.run_id {
+        record(&mut ledger, run_id, &delivered);
+    }
+    problems.extend(delivered.problems);
+    problems
+}
+
+/// Records in the ledger how the run's messages went.
+fn record(ledger: &mut Option<(Store, i64)>, run_id: i64, delivered: &deliver::Delivered) {
+    use crate::store::Channel;
+    let Some((store, _)) = ledger else {
+        return;
+    };
+    for (channel, outcome) in [
+        (Channel::Webhook, &delivered.webhook),
+        (Channel::Email, &delivered.email),
+    ] {
+        if let Some(outcome) = outcome
+            && let Err(e) = store.delivery_outcome(run_id, channel, outcome.clone())
+        {
+            tracing::warn!("{e}");
+        }
+    }
 }
 
 /// What delivery needs of the database, read as the run left it; the database is closed

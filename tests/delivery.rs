@@ -327,7 +327,8 @@ async fn a_receiver_that_keeps_failing_is_a_warning_and_the_outcome_stays() {
         .unwrap();
     assert_eq!(screened.exit_code(), quiet.exit_code());
 
-    // A client error is not tried again.
+    // A client error is not tried again; the first run's message, never taken, is tried
+    // again first, once.
     let (hook, received) = receiver(|_| Some(404)).await;
     let url = format!("{hook}/gone");
     let screened = screen(
@@ -337,12 +338,71 @@ async fn a_receiver_that_keeps_failing_is_a_warning_and_the_outcome_stays() {
     )
     .await
     .unwrap();
-    assert_eq!(received.lock().unwrap().len(), 1);
-    assert!(
-        screened.undelivered[0].starts_with("webhook: not delivered after 1 attempt: HTTP 404"),
-        "{:?}",
-        screened.undelivered
+    assert_eq!(received.lock().unwrap().len(), 2);
+    assert_eq!(
+        screened.undelivered,
+        [
+            format!(
+                "webhook: not delivered after 1 attempt: HTTP 404 (http://127.0.0.1:{}/…) (run 1's message, sent again)",
+                hook.rsplit(':').next().unwrap()
+            ),
+            format!(
+                "webhook: not delivered after 1 attempt: HTTP 404 (http://127.0.0.1:{}/…)",
+                hook.rsplit(':').next().unwrap()
+            )
+        ]
     );
+}
+
+#[tokio::test]
+async fn a_message_the_receiver_did_not_take_is_sent_by_the_next_run_first_and_only_once() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let sim = start(config()).await;
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 20);
+    let down = Arc::new(AtomicBool::new(true));
+    let is_down = down.clone();
+    let (hook, received) = receiver(move |_| {
+        Some(if is_down.load(Ordering::SeqCst) {
+            503
+        } else {
+            200
+        })
+    })
+    .await;
+    let url = format!("{hook}/hook");
+    let base = sim.base_url();
+    let night = args(&ws, &file, &base, &["--notify-webhook", &url]);
+    let runs = |from: usize| -> Vec<i64> {
+        received.lock().unwrap()[from..]
+            .iter()
+            .map(|r| r.json()["run"]["id"].as_i64().unwrap())
+            .collect()
+    };
+    // The receiver is down all night: three attempts, then the message waits.
+    let first = screen(&night, KEY, quick()).await.unwrap();
+    assert_eq!(first.undelivered.len(), 1, "{:?}", first.undelivered);
+    assert_eq!(runs(0), [1, 1, 1]);
+    // Back up: the next night sends the first night's message, then its own.
+    down.store(false, Ordering::SeqCst);
+    let second = screen(&night, KEY, quick()).await.unwrap();
+    assert!(second.undelivered.is_empty(), "{:?}", second.undelivered);
+    assert_eq!(runs(3), [1, 2]);
+    // Taken: never again.
+    screen(&night, KEY, quick()).await.unwrap();
+    assert_eq!(runs(5), [3]);
+    let conn = rusqlite::Connection::open(ws.db()).unwrap();
+    let ledger: Vec<(i64, i64, bool)> = conn
+        .prepare(
+            "SELECT run_id, attempts, delivered_at IS NOT NULL FROM run_deliveries
+             WHERE channel = 'webhook' ORDER BY run_id",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(ledger, [(1, 4, true), (2, 1, true), (3, 1, true)]);
 }
 
 #[tokio::test]

@@ -439,7 +439,7 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
 
     let error = ended.error.map(printable);
     let mut plain = match ended.summary.trim() {
-        "" => format!("{heading}\n"),
+        "" => digest_text(&heading, digest),
         _ => ended.summary.to_string(),
     };
     if let Some(error) = &error {
@@ -454,6 +454,36 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
         plain: crate::text::printable_text(&plain),
         html,
     })
+}
+
+/// The plain part of a night whose printed summary is not at hand (a message sent again
+/// by a later run, or a run that printed none): its heading, then its alerts as the
+/// summary lists them.
+fn digest_text(heading: &str, digest: Option<&AlertDigest>) -> String {
+    let mut text = format!("{heading}\n");
+    let Some(digest) = digest else {
+        return text;
+    };
+    if digest.listed_total > 0 {
+        text.push_str(&format!("{}:\n", digest.totals_line()));
+        for line in crate::digest::alert_table(digest, &digest.listed).lines() {
+            text.push_str(&format!("  {line}\n"));
+        }
+        if digest.unlisted() > 0 {
+            text.push_str(&format!(
+                "  … and {} more in the reports\n",
+                digest.unlisted()
+            ));
+        }
+    }
+    for line in digest
+        .standing_lines()
+        .into_iter()
+        .chain(digest.counted_line())
+    {
+        text.push_str(&format!("{line}\n"));
+    }
+    text
 }
 
 /// The alerts in the subject's words, worst first: `1 new black, 3 new red`.

@@ -65,18 +65,32 @@ pub struct Readings {
     pub email: Option<Result<email::Reading, String>>,
 }
 
+/// How a message went: taken after so many attempts (0: nothing was owed, a quiet night's
+/// email), or not, after so many, and why.
+pub type Outcome = Result<u32, (u32, String)>;
+
+/// What a delivery did: a line for each part that failed (`webhook: not delivered after 3
+/// attempts: HTTP 500 (…)`), and how the webhook's and the email's messages went, for the
+/// run's record of its deliveries (`None`: not attempted).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delivered {
+    pub problems: Vec<String>,
+    pub webhook: Option<Outcome>,
+    pub email: Option<Outcome>,
+}
+
 /// Writes the metrics file, then posts the webhook, then sends the email, each if asked,
-/// from `readings` (`Err`: the database could not be read); returns one line for each that
-/// failed (`webhook: not delivered after 3 attempts: HTTP 500 (…)`).
+/// from `readings` (`Err`: the database could not be read).
 pub async fn deliver(
     ended: &EndedRun<'_>,
     targets: Targets<'_>,
     readings: Result<Readings, String>,
-) -> Vec<String> {
-    let mut problems = Vec::new();
+) -> Delivered {
+    let mut delivered = Delivered::default();
     if !targets.any() {
-        return problems;
+        return delivered;
     }
+    let problems = &mut delivered.problems;
     let readings = match readings {
         Ok(readings) => readings,
         Err(reason) => {
@@ -89,8 +103,8 @@ pub async fn deliver(
             if let Some(mailer) = targets.email {
                 problems.push(format!("email: not sent ({}): {reason}", mailer.shown()));
             }
-            warn(&problems);
-            return problems;
+            warn(problems);
+            return delivered;
         }
     };
     if let Some(path) = targets.metrics_file {
@@ -106,21 +120,29 @@ pub async fn deliver(
         match read.map(|message| hook.format.body(&message)) {
             Err(e) => problems.push(format!("webhook: not sent to {url}: {e}")),
             Ok(body) => match webhook::post(hook, body, targets.policy).await {
-                Ok(attempts) => tracing::info!(webhook = %url, attempts, "webhook delivered"),
-                Err(failed) => problems.push(format!(
-                    "webhook: not delivered after {} attempt{}: {} ({url})",
-                    failed.attempts,
-                    if failed.attempts == 1 { "" } else { "s" },
-                    failed.last
-                )),
+                Ok(attempts) => {
+                    tracing::info!(webhook = %url, attempts, "webhook delivered");
+                    delivered.webhook = Some(Ok(attempts));
+                }
+                Err(failed) => {
+                    problems.push(format!(
+                        "webhook: not delivered after {} attempt{}: {} ({url})",
+                        failed.attempts,
+                        if failed.attempts == 1 { "" } else { "s" },
+                        failed.last
+                    ));
+                    delivered.webhook = Some(Err((failed.attempts, failed.last)));
+                }
             },
         }
     }
     if let (Some(mailer), Some(read)) = (targets.email, readings.email) {
-        problems.extend(send_email(mailer, read, ended).await);
+        let (problem, outcome) = send_email(mailer, read, ended).await;
+        problems.extend(problem);
+        delivered.email = outcome;
     }
-    warn(&problems);
-    problems
+    warn(problems);
+    delivered
 }
 
 /// The night's message, if it is worth one, sent; the line to print if it was not.
@@ -128,27 +150,30 @@ async fn send_email(
     mailer: &email::Mailer,
     read: Result<email::Reading, String>,
     ended: &EndedRun<'_>,
-) -> Option<String> {
+) -> (Option<String>, Option<Outcome>) {
     let shown = mailer.shown();
     let letter = match read.map(|read| email::compose(&read, ended)) {
-        Err(e) => return Some(format!("email: not sent ({shown}): {e}")),
+        Err(e) => return (Some(format!("email: not sent ({shown}): {e}")), None),
         Ok(None) => {
             tracing::info!(email = %shown, "a quiet night: no email");
-            return None;
+            return (None, Some(Ok(0)));
         }
         Ok(Some(letter)) => letter,
     };
     match email::send(mailer, &letter).await {
         Ok(attempts) => {
             tracing::info!(email = %shown, attempts, subject = %letter.subject, "email delivered");
-            None
+            (None, Some(Ok(attempts)))
         }
-        Err(failed) => Some(format!(
-            "email: not delivered after {} attempt{}: {} ({shown})",
-            failed.attempts,
-            if failed.attempts == 1 { "" } else { "s" },
-            failed.last
-        )),
+        Err(failed) => (
+            Some(format!(
+                "email: not delivered after {} attempt{}: {} ({shown})",
+                failed.attempts,
+                if failed.attempts == 1 { "" } else { "s" },
+                failed.last
+            )),
+            Some(Err((failed.attempts, failed.last))),
+        ),
     }
 }
 
