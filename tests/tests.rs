@@ -6,6 +6,7 @@ mod common;
 
 mod alerts;
 mod beside_a_run;
+mod browser;
 mod cli;
 mod client;
 mod config;

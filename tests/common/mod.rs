@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests: simulators on random loopback ports, a
 //! scripted HTTP server for answers the simulator would never give, screening runs in a
-//! process or in-process, and waiting on conditions ([`wait`]).
+//! process or in-process, waiting on conditions ([`wait`]), and a real browser
+//! ([`browser`]).
 
+pub mod browser;
 pub mod smtp;
 pub mod wait;
 
