@@ -1343,6 +1343,8 @@ mod tests {
             started_at: time("2026-11-20T02:00:00Z")
                 + jiff::SignedDuration::from_hours(24 * run_id),
             by_color: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            new_by_color: Vec::new(),
+            amount_by_color: Vec::new(),
         }
     }
 
