@@ -179,7 +179,9 @@ fn open_files(info: &RunInfo, options: &ReportOptions, trend: Vec<RunColors>) ->
             out,
             options.stale_after_days,
             trend,
-        )),
+            // The amount column's heading, for the trend's amount at risk: wired later.
+            None,
+        )?),
     ];
     let paths = [&files.csv, &files.json, &files.html]
         .iter()
