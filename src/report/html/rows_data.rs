@@ -10,12 +10,12 @@
 //! start markup, whatever the rows hold; tabs and line breaks in a value (never there
 //! once a row is printable) would become spaces.
 
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-use super::{AlertGroup, Spool, base64, changed_from};
+use super::{AlertGroup, Spool, base64, changed_from, text};
 use crate::model::ResultRow;
 
 /// The fields of a line, in order: the data's first line.
@@ -24,17 +24,25 @@ pub(super) const FIELDS: [&str; 14] = [
     "changed", "alert", "stale", "error",
 ];
 
+/// The compression's level. At a million rows (100 MB of lines) level 3 takes a second for
+/// 20 MB; the default (6) twice as long for 3 % fewer bytes, level 1 half as long for 30 %
+/// more.
+const LEVEL: u32 = 3;
+
 /// The data block of the rows, written as they come.
 pub(super) struct RowsData {
-    out: GzEncoder<Base64<Spool>>,
+    /// Rows reach the compressor a block at a time, not a line at a time.
+    out: BufWriter<GzEncoder<Base64<Spool>>>,
     line: String,
 }
 
 impl RowsData {
     pub fn new(spool: Spool) -> io::Result<RowsData> {
         let mut data = RowsData {
-            // The default level: a sixth of the bytes of level 1 less, for little time.
-            out: GzEncoder::new(Base64::new(spool), Compression::default()),
+            out: BufWriter::with_capacity(
+                1 << 16,
+                GzEncoder::new(Base64::new(spool), Compression::new(LEVEL)),
+            ),
             line: String::with_capacity(256),
         };
         let header = FIELDS.join("\t");
@@ -51,18 +59,13 @@ impl RowsData {
 
     /// The block's text: base64 of the gzip stream.
     pub fn finish(self) -> io::Result<Spool> {
-        self.out.finish()?.finish()
+        let encoder = self.out.into_inner().map_err(|e| e.into_error())?;
+        encoder.finish()?.finish()
     }
 }
 
 /// A row's line, its newline included.
 fn line_of(row: &ResultRow, out: &mut String) {
-    let text = |v: &Option<String>| v.as_deref().unwrap_or("").to_string();
-    let searched = [row.service.as_deref(), row.id.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" ");
     let alert = match AlertGroup::of(row) {
         Some(AlertGroup::Listed) => "listed",
         Some(AlertGroup::Standing) => "standing",
@@ -70,32 +73,41 @@ fn line_of(row: &ResultRow, out: &mut String) {
         None if row.alert => "alert",
         None => "",
     };
-    let fields: [String; 14] = [
-        row.line.to_string(),
-        text(&row.reference),
-        text(&row.country),
+    let line = row.line.to_string();
+    let changed = row.last_change_date.map(super::trend::day);
+    let searched: &[&str] = &[text(&row.service), text(&row.id)];
+    let fields: [&[&str]; 14] = [
+        &[&line],
+        &[text(&row.reference)],
+        &[text(&row.country)],
         searched,
-        text(&row.name),
-        text(&row.company_name),
-        row.status.as_str().to_string(),
-        row.color.as_ref().map_or("", |c| c.as_str()).to_string(),
-        changed_from(row).map_or("", |c| c.as_str()).to_string(),
-        row.change.map_or("", |c| c.as_str()).to_string(),
-        row.last_change_date
-            .map(super::trend::day)
-            .unwrap_or_default(),
-        alert.to_string(),
-        if row.stale { "stale" } else { "" }.to_string(),
-        text(&row.error),
+        &[text(&row.name)],
+        &[text(&row.company_name)],
+        &[row.status.as_str()],
+        &[row.color.as_ref().map_or("", |c| c.as_str())],
+        &[changed_from(row).map_or("", |c| c.as_str())],
+        &[row.change.map_or("", |c| c.as_str())],
+        &[changed.as_deref().unwrap_or("")],
+        &[alert],
+        &[if row.stale { "stale" } else { "" }],
+        &[text(&row.error)],
     ];
-    for (i, field) in fields.iter().enumerate() {
+    for (i, parts) in fields.iter().enumerate() {
         if i > 0 {
             out.push('\t');
         }
-        if field.contains(['\t', '\n', '\r']) {
-            out.push_str(&field.replace(['\t', '\n', '\r'], " "));
-        } else {
-            out.push_str(field);
+        // Parts apart by a space (`SIREN 552100554`), the empty ones left out.
+        let mut first = true;
+        for part in parts.iter().filter(|p| !p.is_empty()) {
+            if !first {
+                out.push(' ');
+            }
+            first = false;
+            if part.contains(['\t', '\n', '\r']) {
+                out.push_str(&part.replace(['\t', '\n', '\r'], " "));
+            } else {
+                out.push_str(part);
+            }
         }
     }
     out.push('\n');
@@ -216,7 +228,7 @@ pub(super) mod tests {
     fn each_row_is_a_line_of_its_fields_and_nothing_can_break_out() {
         let mut red = ResultRow::example(2);
         red.reference = Some("</script><script>alert(1)</script>".into());
-        red.company_name = Some("Tab\there & a\nline".into());
+        red.company_name = Some("<script>alert(2)</script><!-- Tab\there & a\nline".into());
         red.status = RowStatus::Rated;
         red.color = Some(Color::Red);
         red.previous_color = Some(Color::Yellow);
@@ -239,7 +251,10 @@ pub(super) mod tests {
         let field =
             |row: usize, name: &str| lines[row][FIELDS.iter().position(|f| *f == name).unwrap()];
         assert_eq!(field(1, "ref"), "</script><script>alert(1)</script>");
-        assert_eq!(field(1, "company"), "Tab here & a line");
+        assert_eq!(
+            field(1, "company"),
+            "<script>alert(2)</script><!-- Tab here & a line"
+        );
         assert_eq!(field(1, "color"), "red");
         assert_eq!(field(1, "before"), "yellow");
         assert_eq!(field(1, "change"), "deteriorated");
