@@ -793,9 +793,10 @@ impl Store {
                     ""
                 }
             ),
-            // Listed first (worst first, as the summary), then standing, then acked; a
-            // company's rows together from its first line. One pass over the run's rows
-            // by their keys, as for every row, then a sort of the alerts' rows only.
+            // Listed first (worst first and largest amount first, as the summary), then
+            // standing, then acked; a company's rows together from its first line. One pass
+            // over the run's rows by their keys, as for every row, then a sort of the
+            // alerts' rows only.
             Rows::AlertsByCompany => {
                 let severity: String = crate::alerts::AlertKind::ALL
                     .iter()
@@ -807,7 +808,10 @@ impl Store {
                            FROM run_results WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
                      {by_key}
                      ORDER BY v.alert_listed DESC, v.alert_acked,
-                              CASE v.alert_kind{severity} END, v.first_line, v.line"
+                              CASE v.alert_kind{severity} END,
+                              (SELECT a.amount FROM run_alerts a
+                               WHERE a.run_id = v.run_id AND a.company = v.company) DESC NULLS LAST,
+                              v.first_line, v.line"
                 )
             }
         };
