@@ -275,8 +275,8 @@ fn the_samples_alerts_are_visible_first_in_a_browser_wide_and_narrow() {
         serde_json::from_str(&std::fs::read_to_string(ws.path("report.json")).unwrap()).unwrap();
     let expected = expected_alerts(&report);
     assert!(
-        expected.len() >= 6,
-        "the second demo run has changes and new red companies"
+        expected.len() >= 2,
+        "the second demo run has new red companies (its improvements are counted)"
     );
     // The companies still red or black since the first night: standing, apart and folded.
     let mut standing: Vec<String> = report["rows"]
