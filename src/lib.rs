@@ -34,6 +34,7 @@
 //!
 //! The library never exits the process; the binary maps [`error::ExitCode`] to one.
 
+pub mod ack;
 pub mod alerts;
 pub mod api;
 pub mod commands;
@@ -45,6 +46,7 @@ pub mod history_sync;
 pub mod identifiers;
 pub mod model;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod settings;
 pub mod sim;
@@ -52,6 +54,7 @@ pub mod spreadsheet;
 pub mod stages;
 pub mod store;
 pub mod text;
+pub mod when;
 
 pub use error::{Error, ExitCode};
 

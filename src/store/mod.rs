@@ -19,6 +19,7 @@ mod history;
 mod lock;
 mod migrate;
 mod recorder;
+mod search;
 mod writer;
 
 use history::COUNT_COLORS;
