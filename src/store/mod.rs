@@ -40,7 +40,7 @@ use crate::model::{
 };
 
 pub use account::AccountSync;
-pub use alerts::{Ack, Verdicts};
+pub use alerts::{Ack, AlertSet, Verdicts};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
 pub use deliveries::{Channel, RESENT_AT_MOST};
@@ -50,6 +50,7 @@ pub use history::{
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
 pub use recorder::Recorder;
+pub use search::LatestRating;
 pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 
 pub use migrate::SCHEMA_VERSION;

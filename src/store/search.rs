@@ -2,8 +2,11 @@
 //! portfolios hold it, a registry id (`552100554`, a SIREN), or part of a name. `ack` and
 //! `history` name a company so, and the search page of `serve` finds them so.
 
+use rusqlite::OptionalExtension;
+
 use super::history::company;
 use super::{CompanySummary, Store, StoreError};
+use crate::model::{Color, RunInfo};
 use crate::text::normalize_name;
 
 impl Store {
@@ -61,5 +64,75 @@ impl Store {
             [company_id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
+    }
+}
+
+/// A company's latest rating, as the service last gave it and ratewatch last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestRating {
+    pub color: Color,
+    /// The service's lastChangeDate and lastRefreshDate.
+    pub last_change_date: Option<String>,
+    pub last_refresh_date: Option<String>,
+    /// When ratewatch first and last saw it.
+    pub observed_at: String,
+    pub confirmed_at: String,
+}
+
+impl Store {
+    /// A company's latest rating, if it has one.
+    pub fn latest_rating(&self, company_id: &str) -> Result<Option<LatestRating>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT r.color, r.last_change_date, r.last_refresh_date, r.observed_at,
+                        coalesce(f.confirmed_at, r.observed_at)
+                 FROM companies c
+                 JOIN ratings r ON r.id = c.latest_rating
+                 LEFT JOIN rating_confirmations f ON f.rating = r.id
+                 WHERE c.company_id = ?1",
+                [company_id],
+                |r| {
+                    Ok(LatestRating {
+                        color: Color::parse(&r.get::<_, String>(0)?),
+                        last_change_date: r.get(1)?,
+                        last_refresh_date: r.get(2)?,
+                        observed_at: r.get(3)?,
+                        confirmed_at: r.get(4)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(StoreError::at("reading a company's latest rating"))
+    }
+
+    /// The portfolios that have a run, by name.
+    pub fn portfolios(&self) -> Result<Vec<String>, StoreError> {
+        self.all(
+            "listing the portfolios",
+            "SELECT DISTINCT portfolio FROM runs ORDER BY portfolio",
+            [],
+            |r| r.get(0),
+        )
+    }
+
+    /// A portfolio's latest run, whatever its state (one still going included), and its
+    /// latest finished one, as [`Store::run_info`] reads them.
+    pub fn portfolio_runs(
+        &self,
+        portfolio: &str,
+    ) -> Result<(Option<RunInfo>, Option<RunInfo>), StoreError> {
+        let ids: (Option<i64>, Option<i64>) = self
+            .conn
+            .query_row(
+                "SELECT max(id), max(id) FILTER (WHERE status IN ('complete', 'partial'))
+                 FROM runs WHERE portfolio = ?1",
+                [portfolio],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(StoreError::at("reading a portfolio's runs"))?;
+        Ok((
+            ids.0.map(|id| self.run_info(id)).transpose()?,
+            ids.1.map(|id| self.run_info(id)).transpose()?,
+        ))
     }
 }
