@@ -201,4 +201,22 @@ mod tests {
         }
         assert!(wrong.is_empty(), "{}", wrong.join("; "));
     }
+
+    /// The web layer reads and changes the database through the library's use cases only:
+    /// no SQL of its own, no connection.
+    #[test]
+    fn the_web_layer_holds_no_sql() {
+        let mut files = Vec::new();
+        sources(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/serve"),
+            &mut files,
+        );
+        assert!(!files.is_empty());
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for sql in ["rusqlite", "SELECT ", "INSERT ", "UPDATE ", "DELETE ", "execute("] {
+                assert!(!text.contains(sql), "{}: {sql}", file.display());
+            }
+        }
+    }
 }
