@@ -214,7 +214,9 @@ mod tests {
         assert!(!files.is_empty());
         for file in files {
             let text = std::fs::read_to_string(&file).unwrap();
-            for sql in ["rusqlite", "SELECT ", "INSERT ", "UPDATE ", "DELETE ", "execute("] {
+            for sql in [
+                "rusqlite", "SELECT ", "INSERT ", "UPDATE ", "DELETE ", "execute(",
+            ] {
                 assert!(!text.contains(sql), "{}: {sql}", file.display());
             }
         }

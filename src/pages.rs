@@ -238,7 +238,7 @@ pub fn portfolio(
         }
         let unmonitored = &mut page.unmonitored;
         store
-            .for_each_result(run.id, false, |row| {
+            .for_each_unrated(run.id, |row| {
                 if row.status != RowStatus::Rated && unmonitored.len() < UNMONITORED_AT_MOST {
                     unmonitored.push(row);
                 }

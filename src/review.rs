@@ -60,7 +60,7 @@ pub fn queue(store: &Store) -> Result<Queue, Error> {
     for latest in store.latest_finished_runs().map_err(&fail)? {
         let mut rows = Vec::new();
         store
-            .for_each_result(latest.run_id, false, |row| {
+            .for_each_unrated(latest.run_id, |row| {
                 if matches!(
                     row.status,
                     RowStatus::Ambiguous

@@ -752,6 +752,16 @@ impl Store {
         self.results(run_id, order, f)
     }
 
+    /// Calls `f` with each row of a run that is not rated (ambiguous, unresolved, invalid,
+    /// failed, ignored), in input order: what the review and a portfolio's page list.
+    pub fn for_each_unrated<E>(
+        &self,
+        run_id: i64,
+        f: impl FnMut(ResultRow) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        self.results(run_id, Rows::NotRated, f)
+    }
+
     /// Calls `f` with the rows of the run's alerts (companies in `run_alerts`), grouped by
     /// company as the summary orders them: the listed alerts first, worst first, then the
     /// standing ones (not listed, not acknowledged), then the acknowledged ones; a
@@ -786,13 +796,13 @@ impl Store {
         let by_key =
             format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
         let sql = match which {
-            Rows::All | Rows::AlertsByLine => format!(
+            Rows::All | Rows::AlertsByLine | Rows::NotRated => format!(
                 "SELECT {columns}, {reused}
                  FROM run_results v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
-                if which == Rows::AlertsByLine {
-                    "AND v.alert = 1"
-                } else {
-                    ""
+                match which {
+                    Rows::AlertsByLine => "AND v.alert = 1",
+                    Rows::NotRated => "AND v.status <> 'rated'",
+                    _ => "",
                 }
             ),
             // Listed first (worst first, as the summary), then standing, then acked; a
@@ -939,6 +949,8 @@ enum Rows {
     All,
     AlertsByLine,
     AlertsByCompany,
+    /// The rows not rated: what needs a person, or failed.
+    NotRated,
 }
 
 /// A company's UUID, as every table and view holds it (text).

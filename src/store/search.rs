@@ -1,6 +1,8 @@
 //! Finding companies by what a person types: the service's company id, a reference as the
 //! portfolios hold it, a registry id (`552100554`, a SIREN), or part of a name. `ack` and
-//! `history` name a company so, and the search page of `serve` finds them so.
+//! `history` name a company so, and the search page of `serve` finds them so. Also what the
+//! company and portfolio pages read besides the history: a company's registry ids and
+//! latest rating, the portfolios, a portfolio's latest runs. Read only.
 
 use rusqlite::OptionalExtension;
 
