@@ -181,7 +181,7 @@ pub async fn check(State(app): State<Shared>, request: Request, next: Next) -> R
             "This server answers requests to 127.0.0.1 or localhost only.".to_string(),
         ))
     } else if !open_to_all(&path) && !guard.authorized(headers) {
-        return with_headers(views::login_page(&app, StatusCode::UNAUTHORIZED, None));
+        return with_headers(views::login_page(StatusCode::UNAUTHORIZED, None));
     } else if post && !same_origin(headers) {
         Some((
             StatusCode::FORBIDDEN,

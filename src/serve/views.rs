@@ -417,15 +417,15 @@ struct LoginView {
 }
 
 /// The login form, with `status` (401 for a request that lacked the token).
-pub fn login_page(_app: &App, status: StatusCode, failed: Option<bool>) -> Response {
+pub fn login_page(status: StatusCode, failed: Option<bool>) -> Response {
     let page = LoginView {
         failed: failed.unwrap_or(false),
     };
     (status, render(&page)).into_response()
 }
 
-pub async fn login_form(State(app): State<Shared>) -> Response {
-    login_page(&app, StatusCode::OK, None)
+pub async fn login_form() -> Response {
+    login_page(StatusCode::OK, None)
 }
 
 #[derive(Deserialize)]
@@ -445,7 +445,7 @@ pub async fn login(State(app): State<Shared>, Form(form): Form<LoginForm>) -> Re
             response
         }
         None if !app.guard.needs_token() => Redirect::to("/").into_response(),
-        None => login_page(&app, StatusCode::UNAUTHORIZED, Some(true)),
+        None => login_page(StatusCode::UNAUTHORIZED, Some(true)),
     }
 }
 
