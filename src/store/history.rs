@@ -180,7 +180,7 @@ pub(super) const CHANGES: &str =
      ORDER BY cc.observed_at DESC, cc.name, cc.company_id";
 
 /// A company: its UUID, name, city and country from column `at` on.
-fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
+pub(super) fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
     Ok(CompanySummary {
         company_id: r.get(at)?,
         name: r.get(at + 1)?,
