@@ -678,13 +678,21 @@ impl Staleness {
     }
 }
 
-/// One run of a portfolio's trend: its rated rows by color, as its `by_color` counts them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One run of a portfolio's trend: its rated rows by color, as its `by_color` counts them,
+/// what came into each color that night, and what is at stake.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunColors {
     pub run_id: i64,
     pub started_at: Timestamp,
     /// Rated rows per color, most common first.
     pub by_color: Vec<(String, u64)>,
+    /// Rated rows whose company came into each color in this run through a change
+    /// (`deteriorated`, `improved`, `changed`), never at a first screening: the night's
+    /// news, which the counts above hide in a large portfolio.
+    pub new_by_color: Vec<(String, u64)>,
+    /// The portfolio's amount column summed over the rated rows of each color; empty when
+    /// no amount column is named.
+    pub amount_by_color: Vec<(String, f64)>,
 }
 
 /// A run as recorded: its header and counts.
@@ -829,11 +837,13 @@ impl MakePrintable for RunInfo {
 impl MakePrintable for RunColors {
     fn make_printable(&mut self) {
         bound_colors(&mut self.by_color);
+        bound_colors(&mut self.new_by_color);
+        bound_colors(&mut self.amount_by_color);
     }
 }
 
 /// A color an older database kept raw reads as any color read from it does.
-fn bound_colors(by_color: &mut [(String, u64)]) {
+fn bound_colors<T>(by_color: &mut [(String, T)]) {
     for (color, _) in by_color {
         *color = Color::parse(color).as_str().to_string();
     }

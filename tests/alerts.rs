@@ -1031,5 +1031,24 @@ fn a_team_s_morning_mail_stays_short_with_the_amount_and_owner_in_every_line() {
         if day > 1 {
             assert!(standing(&text).is_some(), "day {day}: {text}");
         }
+        // report.html: the same columns in its alerts tables, the amount at risk in its trend.
+        let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
+        assert!(
+            html.contains("<th>Change</th><th>Encours (€)</th><th>Commercial</th>"),
+            "day {day}"
+        );
+        if let Some(first) = lines.first() {
+            let reference = first.refs.split(", ").next().unwrap();
+            let row = &rows_by_ref(&report)[reference];
+            let owner = row["extra"]["Commercial"].as_str().unwrap();
+            assert!(
+                html.contains(&format!("<td data-label=\"Commercial\">{owner}</td>")),
+                "day {day}"
+            );
+        }
+        assert!(
+            html.contains("Encours (€) at risk (red and black rows)"),
+            "day {day}"
+        );
     }
 }

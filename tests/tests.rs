@@ -25,6 +25,7 @@ mod reports;
 mod review;
 mod run;
 mod screen;
+mod serve;
 mod shell;
 mod simulator;
 mod sql_contract;

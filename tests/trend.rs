@@ -1,4 +1,4 @@
-//! The trend at a glance: report.html's chart of the portfolio's colors over its last runs,
+//! The trend at a glance: report.html's charts of the portfolio's colors over its last runs,
 //! `runs` with its counts by color, `changes --to`, and the listings' `--csv-dialect`, on
 //! the sample portfolio screened with `--demo` night after night.
 
@@ -82,30 +82,68 @@ fn counted(csv: &str) -> Counts {
     counts
 }
 
-/// The trend chart's bars: each run with its rated rows by color, as the page draws them.
-fn bars(html: &str) -> Vec<(i64, Counts)> {
-    let start = html.find("<svg").expect("a chart");
-    let svg = &html[start..start + html[start..].find("</svg>").unwrap()];
-    let attr = |text: &str, name: &str| -> String {
-        let from = text.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
-        text[from..from + text[from..].find('"').unwrap()].to_string()
+/// The trend's table of numbers, oldest run first: each run with its rated rows by color
+/// (the colors it had) and the rows that came into red and into black.
+fn numbers(html: &str) -> Vec<(i64, Counts, (u64, u64))> {
+    let start = html
+        .find("<table class=\"trend-numbers\">")
+        .expect("a trend");
+    let table = &html[start..start + html[start..].find("</table>").unwrap()];
+    let cell = |row: &str, attr: &str| -> Vec<(String, u64)> {
+        row.split(&format!("<td {attr}=\""))
+            .skip(1)
+            .map(|c| {
+                let (name, rest) = c.split_once("\">").unwrap();
+                let n = rest[..rest.find('<').unwrap()].replace(',', "");
+                (name.to_string(), n.parse().unwrap())
+            })
+            .collect()
     };
-    svg.split("<g class=\"bar\"")
+    let mut runs: Vec<(i64, Counts, (u64, u64))> = table
+        .split("<tr data-run=\"")
         .skip(1)
-        .map(|bar| {
-            let counts = bar
-                .split("<rect ")
-                .skip(1)
-                .map(|rect| {
-                    (
-                        attr(rect, "data-color"),
-                        attr(rect, "data-rows").parse().unwrap(),
-                    )
-                })
+        .map(|row| {
+            let run = row[..row.find('"').unwrap()].parse().unwrap();
+            let counts = cell(row, "data-rows")
+                .into_iter()
+                .filter(|(_, n)| *n > 0)
                 .collect();
-            (attr(bar, "data-run").parse().unwrap(), counts)
+            let news = cell(row, "data-new");
+            let new = |color: &str| news.iter().find(|(c, _)| c == color).unwrap().1;
+            (run, counts, (new("red"), new("black")))
         })
+        .collect();
+    runs.reverse();
+    runs
+}
+
+/// The runs and their rated rows by color, as the trend's table has them.
+fn counts(html: &str) -> Vec<(i64, Counts)> {
+    numbers(html)
+        .into_iter()
+        .map(|(run, c, _)| (run, c))
         .collect()
+}
+
+/// A night's rows whose color changed into red and into black, from its report.csv.
+fn news(csv: &str) -> (u64, u64) {
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    let at = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (status, color, change) = (at("status"), at("color"), at("change"));
+    let mut news = (0, 0);
+    for record in reader.records() {
+        let record = record.unwrap();
+        let changed = ["deteriorated", "improved", "changed"].contains(&&record[change]);
+        if &record[status] == "rated" && changed {
+            match &record[color] {
+                "red" => news.0 += 1,
+                "black" => news.1 += 1,
+                _ => {}
+            }
+        }
+    }
+    news
 }
 
 #[test]
@@ -113,9 +151,13 @@ fn the_chart_of_three_nights_shows_each_nights_rated_rows_by_color() {
     let nights = Nights::new();
     nights.screen(1);
     let first = nights.read("night-1/report.html");
-    let one = bars(&first);
-    assert_eq!(one.len(), 1, "a first run: one bar");
-    assert_eq!(one[0], (1, counted(&nights.read("night-1/report.csv"))));
+    let one = numbers(&first);
+    assert_eq!(one.len(), 1, "a first run: one");
+    assert_eq!(
+        one[0],
+        (1, counted(&nights.read("night-1/report.csv")), (0, 0)),
+        "nothing came into red or black at a first screening"
+    );
     assert!(first.contains("A trend needs two runs"), "and says so");
 
     nights.screen(2);
@@ -128,16 +170,24 @@ fn the_chart_of_three_nights_shows_each_nights_rated_rows_by_color() {
         "the colors moved between nights"
     );
     let html = nights.read("night-3/report.html");
-    assert_eq!(bars(&html), expected);
-    assert!(!html.contains("A trend needs two runs"));
-    assert!(html.contains("Rated rows by color, runs 1–3</figcaption>"));
-    assert!(
-        html.contains(
-            "<desc id=\"trend-desc\">Rated rows of portfolio by color in its last 3 runs"
-        )
+    assert_eq!(counts(&html), expected);
+    // Each night's news as its rows have them: changes into red and into black.
+    let news_of: Vec<(u64, u64)> = (1..=3)
+        .map(|n| news(&nights.read(&format!("night-{n}/report.csv"))))
+        .collect();
+    assert_eq!(
+        numbers(&html).iter().map(|n| n.2).collect::<Vec<_>>(),
+        news_of
     );
+    assert!(
+        news_of[1..].iter().any(|n| n.0 > 0),
+        "the sample turns red on a later night: {news_of:?}"
+    );
+    assert!(!html.contains("A trend needs two runs"));
+    assert!(html.contains("runs 1–3, each chart on its own scale"));
+    assert!(html.contains("aria-label=\"Red rows, one point per run:"));
     let night2 = nights.read("night-2/report.html");
-    assert_eq!(bars(&night2), expected[..2]);
+    assert_eq!(counts(&night2), expected[..2]);
 
     // A past night written again draws only the runs up to it, as it did that night.
     nights

@@ -43,6 +43,15 @@ INSERT INTO run_alerts (run_id, company, kind, severity, first_line, refs, liste
 SELECT run_id, company, kind, severity, first_line, refs, listed, acked, previous_color
 FROM old_run_alerts;
 INSERT INTO run_colors (run_id, color, rows) SELECT run_id, color, rows FROM old_run_colors;
+-- Each past run's news, counted once over its rows as a run now counts them when it ends.
+UPDATE run_colors SET new_rows = (
+    SELECT count(*)
+    FROM run_rows rr
+    JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+    JOIN ratings r        ON r.id = rc.rating_id
+    WHERE rr.run_id = run_colors.run_id AND rr.status = 'rated'
+      AND r.color = run_colors.color
+      AND rc.change IN ('deteriorated', 'improved', 'changed'));
 
 DROP TABLE old_run_alerts;
 DROP TABLE old_run_colors;

@@ -6,9 +6,9 @@ use std::path::Path;
 use jiff::Timestamp;
 use serde_json::json;
 
-use super::history::{Bound, find_company, parse_time};
 use super::output::{self, Style};
 use super::{emit, open_read_only};
+use crate::ack::acknowledge;
 use crate::digest::alert_table;
 use crate::error::{Error, ExitCode};
 use crate::model::Color;
@@ -16,6 +16,7 @@ use crate::settings::cli::{AckArgs, AcksArgs, AlertsAction, AlertsArgs, AlertsTe
 use crate::settings::config::Sources;
 use crate::store::{Ack, Store, StoreError, Verdicts, time_text};
 use crate::text::{plural, printable};
+use crate::when::{Bound, parse_time};
 
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
     move |source| Error::Store {
@@ -26,69 +27,28 @@ fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
 
 pub fn ack(args: AckArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &args.database.db.resolve(&sources)?.value;
-    let fail = store_error(db);
-    let wanted = args.company.trim();
-    if wanted.is_empty() {
-        return Err(Error::Config(
-            "COMPANY is empty: give a company id, your reference or part of the name".into(),
-        ));
-    }
     let until = args
         .until
         .as_deref()
-        .map(|u| parse_time("--until", u, Bound::From).map(time_text))
+        .map(|u| parse_time("--until", u, Bound::From))
         .transpose()?;
     if !db.is_file() {
-        return Err(fail(StoreError::Missing));
+        return Err(store_error(db)(StoreError::Missing));
     }
-    let mut store = Store::open(db).map_err(fail)?;
-    let found = find_company(&store, wanted).map_err(fail)?;
-    let company = match found.as_slice() {
-        [one] => one.clone(),
-        [] => {
+    let mut store = Store::open(db).map_err(store_error(db))?;
+    match acknowledge(&mut store, &args.company, until, args.note.as_deref())? {
+        Some(done) => {
+            emit(&format!("{}\n", done.text()))?;
+            Ok(ExitCode::Clean)
+        }
+        None => {
+            let wanted = args.company.trim();
             emit(&format!(
                 "No company matches {wanted:?}: give its id, your reference or part of its name.\n"
             ))?;
-            return Ok(ExitCode::Attention);
+            Ok(ExitCode::Attention)
         }
-        several => {
-            let names: Vec<String> = several
-                .iter()
-                .map(|c| {
-                    let name = printable(c.name.as_deref().unwrap_or(""));
-                    format!("{} {name}", c.company_id)
-                })
-                .collect();
-            return Err(Error::Config(format!(
-                "{} companies match {wanted:?}: give the company id of the one you mean: {}",
-                several.len(),
-                names.join("; ")
-            )));
-        }
-    };
-    let by_ref = !store.companies_by_ref(wanted).map_err(fail)?.is_empty();
-    let color = store
-        .acknowledge(
-            &company.company_id,
-            by_ref.then_some(wanted),
-            until.as_deref(),
-            args.note.as_deref(),
-        )
-        .map_err(fail)?;
-    let Some(color) = color else {
-        return Err(Error::Config(format!(
-            "{wanted}: the company has no rating yet, so there is nothing to acknowledge"
-        )));
-    };
-    // The name and color as the database holds them: printable, whatever an older
-    // version stored.
-    let name = printable(company.name.as_deref().unwrap_or(&company.company_id));
-    let color = Color::parse(&color);
-    let until = until.map(|u| format!(" (until {u})")).unwrap_or_default();
-    emit(&format!(
-        "{name}: acknowledged at {color}{until}; it leaves the summary until its color changes.\n"
-    ))?;
-    Ok(ExitCode::Clean)
+    }
 }
 
 const ACK_HEADERS: [&str; 8] = [

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
@@ -14,10 +13,8 @@ use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
 use crate::settings::cli::{ChangesArgs, ColorArg, HistoryArgs};
 use crate::settings::config::Sources;
-use crate::store::{
-    ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, Store, StoreError, time_text,
-};
-use crate::text::normalize_name;
+use crate::store::{ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, time_text};
+use crate::when::{Bound, parse_time};
 
 /// The window `changes` looks back over when no `--since` is given.
 const DEFAULT_WINDOW: SignedDuration = SignedDuration::from_hours(7 * 24);
@@ -37,7 +34,7 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
     let store = open_read_only(db)?;
     let style = Style::of(&args.listing);
     let dialect = output::dialect(args.dialect.csv_dialect);
-    let found = find_company(&store, wanted).map_err(db_error)?;
+    let found = store.find_companies(wanted).map_err(db_error)?;
     let company = match found.as_slice() {
         [one] => one,
         _ => {
@@ -118,27 +115,6 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
     };
     emit(&text)?;
     Ok(ExitCode::Clean)
-}
-
-/// The companies `wanted` names, trying in turn: a company id (exact), a reference as
-/// the portfolios hold it (exact), part of a name (case, accents and punctuation
-/// ignored). The first that finds any wins; several found are for the user to choose
-/// from, never a guess.
-pub(super) fn find_company(store: &Store, wanted: &str) -> Result<Vec<CompanySummary>, StoreError> {
-    if let Ok(id) = Uuid::parse_str(wanted)
-        && let Some(c) = store.company_by_id(&id.to_string())?
-    {
-        return Ok(vec![c]);
-    }
-    let by_ref = store.companies_by_ref(wanted)?;
-    if !by_ref.is_empty() {
-        return Ok(by_ref);
-    }
-    let needle = normalize_name(wanted);
-    if needle.is_empty() {
-        return Ok(Vec::new());
-    }
-    store.companies_named(|name| normalize_name(name).contains(&needle))
 }
 
 /// None or several companies found: the list to choose from, with the references that
@@ -422,52 +398,6 @@ pub(super) fn window(
         )));
     }
     Ok((since, until))
-}
-
-/// Which end of the window a time given on the command line bounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Bound {
-    /// Included: a date means the start of that day.
-    From,
-    /// Included too: a date means up to the end of that day, a time up to that second.
-    /// The instant returned is the first one after, so the window is `[from, to)`.
-    To,
-}
-
-/// A date (`2026-11-01`, UTC) or a time (`2026-11-01T02:00:00Z`; without an offset,
-/// UTC), to the second like the stored times.
-pub(super) fn parse_time(flag: &str, text: &str, bound: Bound) -> Result<Timestamp, Error> {
-    let text = text.trim();
-    let bad = || {
-        Error::Config(format!(
-            "{flag} {text:?} is neither a date (2026-11-01) nor a time (2026-11-01T02:00:00Z)"
-        ))
-    };
-    let utc = jiff::tz::TimeZone::UTC;
-    if let Ok(date) = text.parse::<jiff::civil::Date>()
-        && text.len() == 10
-    {
-        let date = match bound {
-            Bound::From => date,
-            Bound::To => date.tomorrow().map_err(|_| bad())?,
-        };
-        return date.to_zoned(utc).map(|z| z.timestamp()).map_err(|_| bad());
-    }
-    let at = text
-        .parse::<Timestamp>()
-        .or_else(|_| {
-            text.parse::<jiff::civil::DateTime>()
-                .and_then(|t| t.to_zoned(utc.clone()))
-                .map(|z| z.timestamp())
-        })
-        .map_err(|_| bad())?;
-    let second = Timestamp::from_second(at.as_second()).map_err(|_| bad())?;
-    match bound {
-        Bound::From => Ok(second),
-        Bound::To => second
-            .checked_add(SignedDuration::from_secs(1))
-            .map_err(|_| bad()),
-    }
 }
 
 fn company_cells(c: &CompanySummary) -> Vec<String> {

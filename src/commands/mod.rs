@@ -10,6 +10,7 @@ mod output;
 mod review;
 mod runs;
 pub mod screen;
+mod serve;
 mod shell;
 mod sync_history;
 mod usage;
@@ -46,6 +47,7 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Ack(args) => alerts::ack(args, sources()?),
         Command::Acks(args) => alerts::acks(args, sources()?),
         Command::Alerts(args) => alerts::alerts(args, sources()?),
+        Command::Serve(args) => serve::serve(args, sources()?).await,
         Command::SyncHistory(args) => sync_history::sync(args, sources()?).await,
     }
 }

@@ -2,13 +2,12 @@
 //! (never a run still going, which may hold only part of the file), and the
 //! decisions that later runs apply to those rows (accept a company, or ignore the row).
 //!
-//! Listing only reads the database; a decision writes one row of `decisions` (and an
-//! accepted company known without a name gets the description of the candidate picked),
-//! with no change to any run or to the resolution cache, and no call to the service,
-//! but one: `accept --force` of a company the row was not offered asks the service for its
-//! rating first, through the limiter as every call, and records nothing if it is unknown.
+//! The queue and the decisions are the library's ([`crate::review`], which the review page
+//! of `serve` calls too); this module reads flags and prints. Listing only reads the
+//! database; a decision makes no call to the service, but one: `accept --force` of a
+//! company the row was not offered asks the service for its rating first, through the
+//! limiter as every call, and records nothing if it is unknown.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -18,20 +17,17 @@ use super::{emit, open_read_only};
 use crate::api::ApiError;
 use crate::connection::{Service, ServiceSettings};
 use crate::error::{Error, ExitCode};
-use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
+use crate::model::{Decision, Verdict};
 use crate::report::csv::read_cell;
+use crate::review::{self, Problem, Queue};
 use crate::settings::cli::{
     ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
     ReviewRefArgs, ServiceArgs,
 };
 use crate::settings::config::{Given, Settings, Sources};
 use crate::spreadsheet::{self, Encoding, Sheet};
-use crate::stages::decide::{ACCEPTED_UNKNOWN, invalid_key};
 use crate::stages::limit::Limiter;
-use crate::stages::portfolio::{self, Lookups};
-use crate::stages::resolve::Query;
 use crate::store::{Store, StoreError, time_text};
-use crate::text::printable;
 
 /// Where a decision made with `review accept` or `review ignore` comes from.
 const COMMAND_LINE: &str = "command line";
@@ -83,17 +79,13 @@ pub async fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Erro
     }
 }
 
-/// A row of a latest finished run that needs a person, with the search it makes.
-struct Problem {
-    portfolio: String,
-    run_id: i64,
-    row: ResultRow,
-    search: String,
-}
-
 fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &args.database.db.resolve(&sources)?.value;
-    let (problems, decisions) = problems(db)?;
+    let Queue {
+        problems,
+        decisions,
+        ..
+    } = review::queue(&open_read_only(db)?)?;
     let text = match Style::of(&args.listing) {
         Style::Table => {
             let mut text = if problems.is_empty() {
@@ -118,58 +110,6 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     };
     emit(&text)?;
     Ok(ExitCode::Clean)
-}
-
-/// The rows of the latest finished runs that need a person (those decided for the search they
-/// make left out), and every decision.
-fn problems(db: &Path) -> Result<(Vec<Problem>, Vec<Decision>), Error> {
-    let store = open_read_only(db)?;
-    let fail = store_error(db);
-    let decisions = store.decisions().map_err(fail)?;
-    let lookups = lookups(&store).map_err(fail)?;
-    let mut problems = Vec::new();
-    for latest in store.latest_finished_runs().map_err(fail)? {
-        let mut rows = Vec::new();
-        store
-            .for_each_result(latest.run_id, false, |row| {
-                if matches!(
-                    row.status,
-                    RowStatus::Ambiguous | RowStatus::Unresolved | RowStatus::Invalid
-                ) {
-                    rows.push(row);
-                }
-                Ok::<_, Error>(())
-            })
-            .map_err(fail)??;
-        for row in rows {
-            let input = store.run_input(latest.run_id, row.line).map_err(fail)?;
-            let key = input.as_ref().and_then(|i| decision_key(i, &lookups));
-            // A row decided for the search it makes (an invalid row: for its fields as
-            // they are) no longer needs a person, unless its run applied an acceptance and
-            // the service did not know the company.
-            let refused = row
-                .error
-                .as_deref()
-                .is_some_and(|e| e.starts_with(ACCEPTED_UNKNOWN));
-            // A rejection keeps the row here: it still needs an identifier or a decision.
-            let decided = decisions.iter().any(|d| {
-                (d.verdict == Verdict::Ignore
-                    || matches!(d.verdict, Verdict::Accept(_)) && !refused)
-                    && Some(&d.reference) == row.reference.as_ref()
-                    && Some(&d.search_key) == key.as_ref()
-            });
-            if decided {
-                continue;
-            }
-            problems.push(Problem {
-                portfolio: latest.portfolio.clone(),
-                run_id: latest.run_id,
-                search: input.as_ref().map(describe).unwrap_or_default(),
-                row,
-            });
-        }
-    }
-    Ok((problems, decisions))
 }
 
 /// One line per candidate of an ambiguous row, one for any other row.
@@ -249,40 +189,6 @@ fn company(d: &Decision) -> String {
     }
 }
 
-/// The row's search as a person reads it: the identifier, or the name and its filters.
-fn describe(row: &InputRow) -> String {
-    let parts: Vec<&str> = match (&row.id, &row.name) {
-        (Some(id), _) => [&row.country, &row.service]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
-            .chain([id.as_str()])
-            .collect(),
-        (None, _) => [&row.name, &row.city, &row.postcode, &row.country]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
-            .collect(),
-    };
-    parts.join(" · ")
-}
-
-/// The key a decision on the row is made for: the cache key of the search it makes, or
-/// for an invalid row the key of its fields ([`invalid_key`]); `None` for a row that gives
-/// its company's id (nothing to decide).
-fn decision_key(row: &InputRow, lookups: &Lookups) -> Option<String> {
-    match portfolio::validate(row, lookups) {
-        Ok(target) => Query::of(target).map(|q| q.cache_key()),
-        Err(_) => Some(invalid_key(row)),
-    }
-}
-
-/// The lookup lists the last run kept: rows are validated as a run validates them.
-fn lookups(store: &Store) -> Result<Lookups, StoreError> {
-    let (countries, services) = store.load_lookups()?;
-    Ok(Lookups::new(&countries, &services))
-}
-
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
     move |source| Error::Store {
         path: db.to_path_buf(),
@@ -306,9 +212,8 @@ fn decide(
 ) -> Result<ExitCode, Error> {
     let db = &db.resolve(&sources)?.value;
     let mut store = open_for_decisions(db)?;
-    let searched = searched(&store, db, reference)?;
-    let keys = searched.keys_for(reference, verdict)?;
-    record(&mut store, db, reference, verdict, keys)
+    review::decide(&mut store, reference, verdict, COMMAND_LINE)?;
+    decided(reference, verdict)
 }
 
 /// `review accept`: a candidate of the row, or with `--force` a company the service knows.
@@ -317,70 +222,15 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
     let company = args.company_id;
     let db = &args.database.db.resolve(&sources)?.value;
     let mut store = open_for_decisions(db)?;
-    let searched = searched(&store, db, reference)?;
-    let keys = searched.keys_for(reference, Verdict::Accept(company))?;
-    let mut offered = Vec::new();
-    for (run_id, line) in &searched.rows {
-        for candidate in store.offered(*run_id, *line).map_err(store_error(db))? {
-            if !offered.contains(&candidate) {
-                offered.push(candidate);
-            }
-        }
-    }
-    if !offered.iter().any(|c| c.id == company) {
-        if !args.force {
-            return Err(not_offered(reference, company, &offered));
-        }
+    let confirmed = args.force
+        && !review::offered(&store, reference)?
+            .iter()
+            .any(|c| c.id == company);
+    if confirmed {
         confirm_known(reference, company, &args.service_args, &sources).await?;
     }
-    describe_accepted(&mut store, db, company, &searched.rows)?;
-    record(&mut store, db, reference, Verdict::Accept(company), keys)
-}
-
-/// Describes an accepted company from the candidate the rows were offered it as, so that
-/// the reports name it (a company known without a name; see `Store::describe_accepted`).
-fn describe_accepted(
-    store: &mut Store,
-    db: &Path,
-    company: uuid::Uuid,
-    rows: &[(i64, u64)],
-) -> Result<(), Error> {
-    for (run_id, line) in rows {
-        if store
-            .describe_accepted(*run_id, *line, company)
-            .map_err(store_error(db))?
-        {
-            break;
-        }
-    }
-    Ok(())
-}
-
-/// The refusal of a company the row was not offered, with the ones it was.
-fn not_offered(reference: &str, company: uuid::Uuid, offered: &[Candidate]) -> Error {
-    let choices = if offered.is_empty() {
-        "it has no candidates".to_string()
-    } else {
-        let listed: Vec<String> = offered
-            .iter()
-            .map(|c| {
-                let place = [c.city.as_str(), c.postcode.as_str()]
-                    .into_iter()
-                    .filter(|p| !p.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                match (c.name.is_empty(), place.is_empty()) {
-                    (true, _) => c.id.to_string(),
-                    (false, true) => format!("{} ({})", c.id, c.name),
-                    (false, false) => format!("{} ({}, {place})", c.id, c.name),
-                }
-            })
-            .collect();
-        format!("its candidates are {}", listed.join("; "))
-    };
-    Error::Config(printable(&format!(
-        "{reference}: {company} is not among the companies offered for this row in the latest finished run: {choices}. To accept it anyway, add --force (the service is asked whether it knows the company)"
-    )))
+    review::accept(&mut store, reference, company, COMMAND_LINE, confirmed)?;
+    decided(reference, Verdict::Accept(company))
 }
 
 /// Asks the service for the company's rating, as a run would: known, or the reason not.
@@ -410,136 +260,19 @@ async fn confirm_known(
     }
 }
 
-/// Records `verdict` on the row `reference` for each search it makes.
-fn record(
-    store: &mut Store,
-    db: &Path,
-    reference: &str,
-    verdict: Verdict,
-    keys: BTreeSet<String>,
-) -> Result<ExitCode, Error> {
-    let fail = store_error(db);
-    let decided_at = jiff::Timestamp::now();
-    for search_key in keys {
-        store
-            .decide(&Decision {
-                reference: reference.to_string(),
-                search_key,
-                verdict,
-                decided_at,
-                source: COMMAND_LINE.to_string(),
-            })
-            .map_err(fail)?;
-    }
-    let what = match verdict {
-        Verdict::Accept(c) => format!("accepted as company {c}"),
-        Verdict::Ignore => "ignored".to_string(),
-        Verdict::Reject => "every candidate rejected".to_string(),
-    };
-    emit(&format!("{reference}: {what}; the next run applies it.\n"))?;
+/// Says the decision is recorded.
+fn decided(reference: &str, verdict: Verdict) -> Result<ExitCode, Error> {
+    emit(&format!(
+        "{reference}: {}; the next run applies it.\n",
+        review::verdict_text(verdict)
+    ))?;
     Ok(ExitCode::Clean)
-}
-
-/// What the rows with one ref make in the latest finished runs.
-struct Searched {
-    /// The searches they make (usually one).
-    keys: BTreeSet<String>,
-    /// The keys of those that are invalid ([`invalid_key`]): they make no search.
-    invalid: BTreeSet<String>,
-    /// Where they are: (run, line).
-    rows: Vec<(i64, u64)>,
-}
-
-impl Searched {
-    /// The keys `verdict` is recorded for: `ignore` is said of every row with the ref,
-    /// invalid ones included; `accept` and `reject` of a company for a search, so only of
-    /// the rows that make one.
-    fn keys_for(&self, reference: &str, verdict: Verdict) -> Result<BTreeSet<String>, Error> {
-        if verdict == Verdict::Ignore {
-            return Ok(self.keys.union(&self.invalid).cloned().collect());
-        }
-        if self.keys.is_empty() {
-            return Err(Error::Config(format!(
-                "{reference}: the row is invalid: it makes no search, so no company to {} (correct it in the portfolio, or leave it alone with `ratewatch review ignore {reference}`)",
-                verdict.as_str()
-            )));
-        }
-        Ok(self.keys.clone())
-    }
-}
-
-/// The searches the rows with `reference` make, or why there is nothing to decide.
-fn searched(store: &Store, db: &Path, reference: &str) -> Result<Searched, Error> {
-    let fail = store_error(db);
-    let lookups = lookups(store).map_err(fail)?;
-    searches(store, &lookups, &[reference])
-        .map_err(fail)?
-        .remove(reference)
-        .expect("every ref asked is answered")
-}
-
-/// The searches the rows with each of these refs make in the latest finished runs (usually
-/// one), or why there is nothing to decide; all of them read in one pass over each run.
-fn searches(
-    store: &Store,
-    lookups: &Lookups,
-    references: &[&str],
-) -> Result<BTreeMap<String, Result<Searched, Error>>, StoreError> {
-    let mut found: BTreeMap<&str, Searched> = references
-        .iter()
-        .map(|r| {
-            let none = Searched {
-                keys: BTreeSet::new(),
-                invalid: BTreeSet::new(),
-                rows: Vec::new(),
-            };
-            (*r, none)
-        })
-        .collect();
-    for latest in store.latest_finished_runs()? {
-        for input in store.run_inputs_with_refs(latest.run_id, references)? {
-            if let Some(searched) = input.reference.as_deref().and_then(|r| found.get_mut(r)) {
-                searched.rows.push((latest.run_id, input.line));
-                match portfolio::validate(&input, lookups) {
-                    Ok(target) => searched
-                        .keys
-                        .extend(Query::of(target).map(|q| q.cache_key())),
-                    Err(_) => {
-                        searched.invalid.insert(invalid_key(&input));
-                    }
-                }
-            }
-        }
-    }
-    Ok(found
-        .into_iter()
-        .map(|(reference, searched)| {
-            let searched = if searched.rows.is_empty() {
-                Err(Error::Config(format!(
-                    "{reference}: no row has this ref in the latest finished run of any portfolio (`ratewatch review` lists the rows that need a person)"
-                )))
-            } else if searched.keys.is_empty() && searched.invalid.is_empty() {
-                Err(Error::Config(format!(
-                    "{reference}: the row gives its company_id: nothing to decide (correct it in the portfolio if it is the wrong company)"
-                )))
-            } else {
-                Ok(searched)
-            };
-            (reference.to_string(), searched)
-        })
-        .collect())
 }
 
 fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &args.database.db.resolve(&sources)?.value;
     let mut store = open_for_decisions(db)?;
-    let removed = store.revoke(&args.reference).map_err(store_error(db))?;
-    if removed == 0 {
-        return Err(Error::Config(format!(
-            "{}: no decision on this ref",
-            args.reference
-        )));
-    }
+    review::revoke(&mut store, &args.reference)?;
     emit(&format!(
         "{}: decision removed; the next run screens it as before.\n",
         args.reference
@@ -549,7 +282,7 @@ fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
 
 fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &args.database.db.resolve(&sources)?.value;
-    let (problems, _) = problems(db)?;
+    let problems = review::queue(&open_read_only(db)?)?.problems;
     // Rows without a ref cannot be named in a decision. (An invalid row can only be
     // ignored: it has no candidate to accept or reject.)
     let decidable: Vec<Problem> = problems
@@ -702,9 +435,9 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
     }
     let mut store = open_for_decisions(db)?;
     let fail = store_error(db);
-    let lookups = lookups(&store).map_err(fail)?;
+    let lookups = review::lookups(&store).map_err(fail)?;
     let references: Vec<&str> = verdicts.keys().map(String::as_str).collect();
-    let mut searched = searches(&store, &lookups, &references).map_err(fail)?;
+    let mut searched = review::searches(&store, &lookups, &references).map_err(fail)?;
     let mut decided = Vec::new();
     for (reference, verdict) in verdicts {
         let searched = searched
@@ -734,7 +467,7 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
                 .map_err(fail)?;
         }
         if let Verdict::Accept(company) = verdict {
-            describe_accepted(&mut store, db, *company, rows)?;
+            review::describe_accepted(&mut store, *company, rows)?;
         }
     }
     let count = |v: &str| {

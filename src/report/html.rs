@@ -1,15 +1,22 @@
-//! `report.html`: the run for a person to look at — its header, tiles of counts by color,
-//! the trend of the portfolio's last runs by color (an inline SVG chart of plain data
-//! handed in by the caller), the alerts listed tonight first (headed by the summary's
-//! count of companies, worst first as the summary lists them, a company's rows together),
-//! the standing and the acknowledged ones apart and folded, each with its own count, then
-//! every row in a table that sorts, filters and searches, with the candidates
-//! of ambiguous rows. Each rating shows when the service last recalculated it; a stale one
-//! is marked, and counted at the top.
+//! `report.html`: the run for a person to look at. It leads with what needs one: its
+//! header and tiles of counts by color, then the alerts listed tonight (headed by the
+//! summary's count of companies, worst first as the summary lists them, a company's rows
+//! together), the standing and the acknowledged ones apart and folded, then the rows to
+//! review (ambiguous with their candidates, unresolved, invalid, failed); then the trend of
+//! the portfolio's last runs (see `html/trend.rs`), and the table of every row, searched
+//! and filtered by the page's script over the rows kept as data (see `html/rows_data.rs`).
+//! Each rating shows when the service last recalculated it; a stale one is marked, and
+//! counted at the top.
+//!
+//! The page stays small and quick at any size: each list of alerts or rows to review
+//! shows its first rows (its count says how many there are; the rest are in report.csv
+//! and the table finds them), and the table's rows are compressed data the script
+//! shows a page of at a time, never markup.
 //!
 //! One self-contained file: inline style, script and SVG, no fonts, images or links to
-//! fetch, so it opens offline and as a mail attachment; a Content-Security-Policy allows only its own
-//! style and script. The page reads fine with scripts off (the controls stay hidden), when
+//! fetch, so it opens offline and as a mail attachment; a Content-Security-Policy allows
+//! only its own style and script. The page reads fine with scripts off (the alerts, the
+//! rows to review and the trend are plain markup; the table says it needs scripts), when
 //! printed and on a phone.
 //!
 //! The markup is in `html/templates/report.html` (askama, checked when the crate compiles),
@@ -17,6 +24,9 @@
 //! of that template at a time, and what comes later in the page waits in a `Spool`, in memory
 //! up to `SPILL_BYTES` and then in an anonymous temporary file. This module renders; it never
 //! reads the database and never decides where the file goes.
+
+mod rows_data;
+mod trend;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -28,13 +38,19 @@ use askama::Template;
 use jiff::Timestamp;
 use sha2::{Digest, Sha256};
 
+use self::rows_data::RowsData;
+use self::trend::Trend;
 use super::{Format, Output};
 use crate::alerts::AlertKind;
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunColors, RunInfo};
 
-/// Rows shown in the full table. Beyond this a browser grows slow to sort and filter, so the
-/// rest are left to report.csv, with a note saying so. Alerts are always listed in full.
-pub const TABLE_ROWS: u64 = 10_000;
+/// Rows of the alerts listed tonight shown in the page. They come worst first, so a storm
+/// shows its worst; every one is in report.csv, and the table of every row finds them.
+pub const LISTED_ROWS: u64 = 500;
+
+/// Rows shown of each folded list (standing, acknowledged) and of each kind of row to
+/// review: enough to act on, never a whole portfolio.
+pub const FOLDED_ROWS: u64 = 300;
 
 /// Bytes a spool keeps in memory before it moves to a temporary file.
 const SPILL_BYTES: usize = 1 << 18;
@@ -49,6 +65,14 @@ const COLORS: [Color; 5] = [
     Color::Red,
     Color::Black,
     Color::White,
+];
+
+/// The statuses of rows a person has to look at, in the order the page lists them.
+const TO_REVIEW: [RowStatus; 4] = [
+    RowStatus::Ambiguous,
+    RowStatus::Unresolved,
+    RowStatus::Invalid,
+    RowStatus::Failed,
 ];
 
 /// Text made safe anywhere in HTML, element content and quoted attribute values alike.
@@ -88,7 +112,7 @@ pub fn csp_source(text: &str) -> String {
     format!("'sha256-{}'", base64(&Sha256::digest(text.as_bytes())))
 }
 
-/// Standard base64 with padding (RFC 4648), for the policy's hashes.
+/// Standard base64 with padding (RFC 4648), for the policy's hashes and the rows' data.
 pub(crate) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
@@ -160,14 +184,16 @@ pub struct HtmlReport<W: Output> {
     run: Option<RunInfo>,
     /// The rows of the alerts listed tonight, worst first, a company's rows together (as
     /// the store gives them: see `Format::alert_row`).
-    listed: Alerts,
+    listed: Group,
     /// The rows of the standing alerts: still red or black, not listed tonight, not
     /// acknowledged.
-    standing: Alerts,
+    standing: Group,
     /// The rows of the alerts an acknowledgement keeps out of the list.
-    acked: Alerts,
-    /// The first `TABLE_ROWS` rows of the full table.
-    table: Spool,
+    acked: Group,
+    /// The rows to review, by status in the order of `TO_REVIEW`.
+    review: Vec<Group>,
+    /// Every row, as the data the table's script reads; none once an error stopped it.
+    data: Option<RowsData>,
     /// No row red or black and no color change: only then does "nothing flagged" say
     /// there was nothing, as the rules may leave some out.
     untouched: bool,
@@ -178,8 +204,12 @@ pub struct HtmlReport<W: Output> {
     stale_after_days: u32,
     /// One row's markup, reused.
     line: String,
-    /// The portfolio's last runs up to this one, for the trend chart.
+    /// The portfolio's last runs up to this one, for the trend.
     trend: Vec<RunColors>,
+    /// The heading of the portfolio's amount column, which the trend's amount at risk sums.
+    amount: Option<String>,
+    /// The carried columns every alert shows (`[alerts] show`), as the portfolio heads them.
+    show: Vec<String>,
 }
 
 impl<W: Output> HtmlReport<W> {
@@ -187,56 +217,104 @@ impl<W: Output> HtmlReport<W> {
     /// files of a large run (the report's own folder: it has room for the report).
     /// `stale_after_days` is the threshold that marked the rows' `stale`, for the notice.
     /// `trend` is the portfolio's last runs up to this one, oldest first (see
-    /// `Store::color_trend`), drawn as a chart under the tiles.
+    /// `Store::color_trend`), drawn after the rows to review; `amount` is the heading of
+    /// the amount column its amounts were summed from, for its label.
     pub fn new(
         out: W,
         csv_name: &str,
         spool_dir: &Path,
         stale_after_days: u32,
         trend: Vec<RunColors>,
-    ) -> Self {
-        HtmlReport {
+        amount: Option<String>,
+        show: Vec<String>,
+    ) -> io::Result<Self> {
+        Ok(HtmlReport {
             out,
             csv_name: csv_name.to_string(),
             run: None,
-            listed: Alerts::new(spool_dir),
-            standing: Alerts::new(spool_dir),
-            acked: Alerts::new(spool_dir),
-            table: Spool::new(spool_dir),
+            listed: Group::new(spool_dir, LISTED_ROWS),
+            standing: Group::new(spool_dir, FOLDED_ROWS),
+            acked: Group::new(spool_dir, FOLDED_ROWS),
+            review: TO_REVIEW
+                .iter()
+                .map(|_| Group::new(spool_dir, FOLDED_ROWS))
+                .collect(),
+            data: Some(RowsData::new(Spool::new(spool_dir))?),
             untouched: true,
             rows: 0,
             stale: 0,
             stale_after_days,
             line: String::new(),
             trend,
-        }
+            amount,
+            show,
+        })
     }
 }
 
-/// One group of alerts in the page: its rows' markup and how many companies they are.
-struct Alerts {
+/// One list of the page (an alert group, a kind of row to review): the markup of its first
+/// rows, how many rows it has and how many companies they are.
+struct Group {
     rows: Spool,
+    /// Rows in the list, shown or not.
+    count: u64,
+    /// Rows shown: the first ones, up to `limit`.
+    shown: u64,
+    limit: u64,
     companies: u64,
     /// The company of the last row pushed: a company's rows come together.
     last: Option<Option<uuid::Uuid>>,
 }
 
-impl Alerts {
-    fn new(dir: &Path) -> Alerts {
-        Alerts {
+impl Group {
+    fn new(dir: &Path, limit: u64) -> Group {
+        Group {
             rows: Spool::new(dir),
+            count: 0,
+            shown: 0,
+            limit,
             companies: 0,
             last: None,
         }
     }
 
-    fn push(&mut self, row: &ResultRow, markup: &str) -> io::Result<()> {
+    /// Counts the row; whether it is shown.
+    fn counts(&mut self, row: &ResultRow) -> bool {
         // A row without a company (never an alert today) counts as one of its own.
         if self.last != Some(row.company_id) || row.company_id.is_none() {
             self.companies += 1;
             self.last = Some(row.company_id);
         }
+        self.count += 1;
+        self.count <= self.limit
+    }
+
+    fn push(&mut self, markup: &str) -> io::Result<()> {
+        self.shown += 1;
         self.rows.push(markup.as_bytes())
+    }
+
+    /// The list's rows, then the end of its table with what the page leaves out: `what`
+    /// the rows are, and the `filter` of the table of every row that finds them all;
+    /// `folded` closes the list's fold too.
+    fn write_rest(
+        self,
+        out: &mut impl Write,
+        what: &str,
+        filter: &str,
+        csv: &str,
+        folded: bool,
+    ) -> io::Result<()> {
+        let close = GroupClose {
+            count: self.count,
+            shown: self.shown,
+            what,
+            filter,
+            csv,
+            folded,
+        };
+        self.rows.copy_to(out)?;
+        close.write_into(out)
     }
 }
 
@@ -283,14 +361,14 @@ struct Head<'a> {
     statuses: Vec<(&'static str, u64)>,
     failed: u64,
     ambiguous: u64,
-    /// The trend chart; none when there is no run to draw.
-    trend: Option<Chart>,
 }
 
 /// After the last row: the header's end, then the alerts listed tonight up to their rows.
 #[derive(Template)]
 #[template(path = "report.html", block = "alerts_open")]
-struct AlertsOpen {
+struct AlertsOpen<'a> {
+    /// The carried columns the alerts tables show.
+    columns: &'a [String],
     stale: u64,
     stale_after_days: u64,
     /// Companies listed tonight: the summary's count, and the run's `alerts`.
@@ -301,49 +379,85 @@ struct AlertsOpen {
     unscreened: String,
 }
 
-/// One line of the alerts table.
+/// One line of an alerts table.
 #[derive(Template)]
 #[template(path = "report.html", block = "alert_row")]
 struct AlertRow<'a> {
     row: &'a ResultRow,
+    /// The row's values of the carried columns that alerts show (`[alerts] show`): header,
+    /// value.
+    shown: Vec<(&'a str, &'a str)>,
 }
 
-/// After the listed alerts' rows: the standing alerts up to their rows.
+/// The end of a list's table, and what it leaves out: `count` rows, `shown` of them; the
+/// table of every row finds the rest with `filter`.
+#[derive(Template)]
+#[template(path = "report.html", block = "group_close")]
+struct GroupClose<'a> {
+    count: u64,
+    shown: u64,
+    /// The rows, in words: `alert rows`.
+    what: &'a str,
+    /// The table's filter that finds them: `alert: standing`.
+    filter: &'a str,
+    csv: &'a str,
+    /// The list is folded (`<details>`), and its fold ends here too.
+    folded: bool,
+}
+
+/// After the listed alerts: the standing ones, folded, up to their rows.
 #[derive(Template)]
 #[template(path = "report.html", block = "standing_open")]
-struct StandingOpen {
-    alerts: u64,
+struct StandingOpen<'a> {
+    columns: &'a [String],
     standing: u64,
 }
 
-/// After the standing alerts' rows: the acknowledged ones up to their rows.
+/// After the standing alerts: the acknowledged ones, folded, up to their rows.
 #[derive(Template)]
 #[template(path = "report.html", block = "acked_open")]
-struct AckedOpen {
-    standing: u64,
+struct AckedOpen<'a> {
+    columns: &'a [String],
     acked: u64,
 }
 
-/// After the alerts' rows: the full table up to its rows.
+/// After the alerts: the rows to review, up to the first kind's.
+#[derive(Template)]
+#[template(path = "report.html", block = "review_open")]
+struct ReviewOpen {
+    /// Rows to review, every kind together.
+    rows: u64,
+    /// Rows ignored by a decision: not to review.
+    ignored: u64,
+}
+
+/// One kind of row to review, up to its rows.
+#[derive(Template)]
+#[template(path = "report.html", block = "review_group_open")]
+struct ReviewGroupOpen {
+    status: &'static str,
+    rows: u64,
+}
+
+/// One line of a table of rows to review.
+#[derive(Template)]
+#[template(path = "report.html", block = "review_row")]
+struct ReviewRow<'a> {
+    row: &'a ResultRow,
+}
+
+/// After the rows to review: the trend, then the table of every row up to its data.
 #[derive(Template)]
 #[template(path = "report.html", block = "rows_open")]
 struct RowsOpen<'a> {
     run: &'a RunInfo,
-    acked: u64,
+    trend: Option<Trend>,
     rows: u64,
-    table_rows: u64,
     statuses: Vec<(&'static str, u64)>,
     csv: &'a str,
 }
 
-/// One line of the full table.
-#[derive(Template)]
-#[template(path = "report.html", block = "table_row")]
-struct TableRow<'a> {
-    row: &'a ResultRow,
-}
-
-/// After the table's rows: the page's end.
+/// After the rows' data: the page's end.
 #[derive(Template)]
 #[template(path = "report.html", block = "page_end")]
 struct PageEnd<'a> {
@@ -364,18 +478,6 @@ fn color_class(color: &Color) -> &'static str {
         Color::Black => "c-black",
         Color::White => "c-white",
         Color::Other(_) => "c-other",
-    }
-}
-
-/// The class of a color's part of a bar in the trend chart (SVG fills, in report.css).
-fn fill_class(color: &Color) -> &'static str {
-    match color {
-        Color::Green => "fill-green",
-        Color::Yellow => "fill-yellow",
-        Color::Red => "fill-red",
-        Color::Black => "fill-black",
-        Color::White => "fill-white",
-        Color::Other(_) => "fill-other",
     }
 }
 
@@ -475,6 +577,11 @@ fn plural(n: &u64, one: &str, many: &str) -> String {
     crate::text::plural(*n, one, many)
 }
 
+/// `1,234,567`.
+fn thousands(n: &u64) -> String {
+    crate::text::thousands(*n)
+}
+
 /// Each status with its count, in the order of [`RowStatus::ALL`].
 fn statuses(run: &RunInfo) -> Vec<(&'static str, u64)> {
     RowStatus::ALL
@@ -506,226 +613,6 @@ fn tiles(run: &RunInfo) -> Vec<(Color, u64)> {
     colors
 }
 
-/// The trend chart's drawing area, in the units of its viewBox.
-const CHART_WIDTH: f64 = 640.0;
-const CHART_HEIGHT: f64 = 170.0;
-/// Left of the bars: room for the scale's numbers.
-const PLOT_LEFT: f64 = 44.0;
-const PLOT_TOP: f64 = 8.0;
-/// Below the bars: room for the runs' numbers.
-const PLOT_BOTTOM: f64 = 148.0;
-/// A bar never gets wider than this, so two runs do not look like a wall.
-const BAR_MAX: f64 = 48.0;
-
-/// The trend of the portfolio's rated rows by color over its last runs: one stacked bar per
-/// run, its height the run's rated rows on a scale shared by every bar. Computed here, so
-/// the template only writes numbers; an SVG without script, fonts or links.
-struct Chart {
-    bars: Vec<Bar>,
-    /// The colors drawn, in the tiles' order, for the legend.
-    legend: Vec<Color>,
-    /// The largest bar's rows: the top of the scale.
-    top: u64,
-    /// What the chart shows, in words, for a screen reader.
-    desc: String,
-    /// The first and last run drawn.
-    first: i64,
-    last: i64,
-}
-
-struct Bar {
-    run_id: i64,
-    /// `run 3 (2026-11-21): 60 green, 3 red`.
-    title: String,
-    x: String,
-    width: String,
-    /// Center of the bar, for its label.
-    middle: String,
-    /// Whether the bar's run number is written under it (all of them, or every fifth when
-    /// there are many), and whether it is the run of this report.
-    labelled: bool,
-    current: bool,
-    segments: Vec<Segment>,
-}
-
-struct Segment {
-    color: Color,
-    rows: u64,
-    y: String,
-    height: String,
-}
-
-/// A coordinate, short: `12.5`, `40`.
-fn coordinate(v: f64) -> String {
-    let text = format!("{v:.1}");
-    text.strip_suffix(".0").map(str::to_string).unwrap_or(text)
-}
-
-/// The five colors from the bottom of a bar up: the riskiest stand on the baseline, so
-/// their share compares across runs at a glance; white (not rated) on top.
-const STACK: [Color; 5] = [
-    Color::Black,
-    Color::Red,
-    Color::Yellow,
-    Color::Green,
-    Color::White,
-];
-
-/// A run's colors in stacking order: the five, then the others as received, by name.
-fn stacked(by_color: &[(String, u64)]) -> Vec<(Color, u64)> {
-    let mut colors: Vec<(Color, u64)> = STACK
-        .iter()
-        .filter_map(|c| {
-            let n = by_color
-                .iter()
-                .find(|(name, _)| name == c.as_str())
-                .map_or(0, |(_, n)| *n);
-            (n > 0).then(|| (c.clone(), n))
-        })
-        .collect();
-    let mut others: Vec<(Color, u64)> = by_color
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(name, n)| (Color::parse(name), *n))
-        .filter(|(color, _)| matches!(color, Color::Other(_)))
-        .collect();
-    others.sort_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
-    colors.extend(others);
-    colors
-}
-
-/// Where a color stands in the tiles' order: the five, then the others.
-fn tile_order(color: &Color) -> usize {
-    COLORS
-        .iter()
-        .position(|k| k == color)
-        .unwrap_or(COLORS.len())
-}
-
-/// `60 green, 3 red`, in the tiles' order, or `no rated row`.
-fn counts_text(colors: &[(Color, u64)]) -> String {
-    if colors.is_empty() {
-        return "no rated row".to_string();
-    }
-    let mut colors = colors.to_vec();
-    colors.sort_by_key(|(c, _)| tile_order(c));
-    colors
-        .iter()
-        .map(|(c, n)| format!("{n} {}", c.as_str()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `2026-11-21` of a time, in UTC.
-fn day(time: Timestamp) -> String {
-    time.strftime("%Y-%m-%d").to_string()
-}
-
-impl Chart {
-    /// The chart of `trend` (oldest first, ending with `run`); none when it is empty.
-    fn of(run: &RunInfo, trend: &[RunColors]) -> Option<Chart> {
-        let (first, last) = (trend.first()?, trend.last()?);
-        let runs: Vec<(&RunColors, Vec<(Color, u64)>)> =
-            trend.iter().map(|t| (t, stacked(&t.by_color))).collect();
-        let total = |colors: &[(Color, u64)]| colors.iter().map(|(_, n)| n).sum::<u64>();
-        let top = runs.iter().map(|(_, c)| total(c)).max().unwrap_or(0);
-        // Few runs stand side by side at the left, as the first of many would.
-        let step = ((CHART_WIDTH - PLOT_LEFT) / runs.len() as f64).min(BAR_MAX / 0.7);
-        let width = (step * 0.7).min(BAR_MAX);
-        let height = PLOT_BOTTOM - PLOT_TOP;
-        let every = if runs.len() <= 12 { 1 } else { 5 };
-        let mut legend: Vec<Color> = Vec::new();
-        let bars = runs
-            .iter()
-            .enumerate()
-            .map(|(i, (t, colors))| {
-                let x = PLOT_LEFT + step * i as f64 + (step - width) / 2.0;
-                let mut y = PLOT_BOTTOM;
-                let segments = colors
-                    .iter()
-                    .map(|(color, rows)| {
-                        if !legend.contains(color) {
-                            legend.push(color.clone());
-                        }
-                        let h = if top == 0 {
-                            0.0
-                        } else {
-                            height * *rows as f64 / top as f64
-                        };
-                        y -= h;
-                        Segment {
-                            color: color.clone(),
-                            rows: *rows,
-                            y: coordinate(y),
-                            height: coordinate(h),
-                        }
-                    })
-                    .collect();
-                Bar {
-                    run_id: t.run_id,
-                    title: format!(
-                        "run {} ({}): {}",
-                        t.run_id,
-                        day(t.started_at),
-                        counts_text(colors)
-                    ),
-                    x: coordinate(x),
-                    width: coordinate(width),
-                    middle: coordinate(x + width / 2.0),
-                    labelled: i == 0 || i + 1 == runs.len() || (i + 1) % every == 0,
-                    current: t.run_id == run.id,
-                    segments,
-                }
-            })
-            .collect::<Vec<_>>();
-        // The legend in the tiles' order, whatever run showed a color first.
-        legend.sort_by(|a, b| (tile_order(a), a.as_str()).cmp(&(tile_order(b), b.as_str())));
-        let desc = format!(
-            "Rated rows of {} by color in {}, oldest first. {}.",
-            run.portfolio,
-            if runs.len() == 1 {
-                format!("run {}, the only finished run so far", first.run_id)
-            } else {
-                format!(
-                    "its last {} runs, from run {} to run {}",
-                    runs.len(),
-                    first.run_id,
-                    last.run_id
-                )
-            },
-            bars.iter()
-                .map(|b| b.title.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-        Some(Chart {
-            bars,
-            legend,
-            top,
-            desc,
-            first: first.run_id,
-            last: last.run_id,
-        })
-    }
-
-    /// The scale's top number, placed level with the top of the bars.
-    fn top_label(&self) -> String {
-        self.top.to_string()
-    }
-
-    fn view_box(&self) -> String {
-        format!(
-            "0 0 {} {}",
-            coordinate(CHART_WIDTH),
-            coordinate(CHART_HEIGHT)
-        )
-    }
-
-    fn single(&self) -> bool {
-        self.bars.len() == 1
-    }
-}
-
 /// Renders a block into `out`, which it clears first.
 fn render_line(block: &impl Template, out: &mut String) -> io::Result<()> {
     out.clear();
@@ -747,7 +634,6 @@ impl<W: Output> Format for HtmlReport<W> {
             statuses: statuses(run),
             failed: run.rows_with(RowStatus::Failed),
             ambiguous: run.rows_with(RowStatus::Ambiguous),
-            trend: Chart::of(run, &self.trend),
         };
         head.write_into(&mut self.out)?;
         self.run = Some(run.clone());
@@ -764,11 +650,17 @@ impl<W: Output> Format for HtmlReport<W> {
         {
             self.untouched = false;
         }
-        if self.rows <= TABLE_ROWS {
-            render_line(&TableRow { row }, &mut self.line)?;
-            self.table.push(self.line.as_bytes())?;
+        if let Some(i) = TO_REVIEW.iter().position(|s| *s == row.status) {
+            let group = &mut self.review[i];
+            if group.counts(row) {
+                render_line(&ReviewRow { row }, &mut self.line)?;
+                group.push(&self.line)?;
+            }
         }
-        Ok(())
+        match &mut self.data {
+            Some(data) => data.push(row),
+            None => Ok(()),
+        }
     }
 
     fn alert_row(&mut self, row: &ResultRow) -> io::Result<()> {
@@ -778,47 +670,96 @@ impl<W: Output> Format for HtmlReport<W> {
             Some(AlertGroup::Acknowledged) => &mut self.acked,
             None => return Ok(()),
         };
-        render_line(&AlertRow { row }, &mut self.line)?;
-        group.push(row, &self.line)
+        if group.counts(row) {
+            let shown = self
+                .show
+                .iter()
+                .map(|column| {
+                    let value = row
+                        .extra
+                        .iter()
+                        .find(|(header, _)| header == column)
+                        .map_or("", |(_, value)| value.as_str());
+                    (column.as_str(), value)
+                })
+                .collect();
+            render_line(&AlertRow { row, shown }, &mut self.line)?;
+            group.push(&self.line)?;
+        }
+        Ok(())
     }
 
     fn finish(mut self: Box<Self>) -> io::Result<()> {
         let run = self.run.take().expect("begin was called");
+        let data = self.data.take().expect("the rows' data").finish()?;
         let this = *self;
+        let csv = this.csv_name.as_str();
         let mut out = this.out;
-        let (alerts, standing, acked) = (
-            this.listed.companies,
-            this.standing.companies,
-            this.acked.companies,
-        );
         AlertsOpen {
+            columns: &this.show,
             stale: this.stale,
             stale_after_days: this.stale_after_days.into(),
-            alerts,
+            alerts: this.listed.companies,
             untouched: this.untouched,
             unscreened: super::summary::unscreened(&run).unwrap_or_default(),
         }
         .write_into(&mut out)?;
-        this.listed.rows.copy_to(&mut out)?;
-        StandingOpen { alerts, standing }.write_into(&mut out)?;
-        this.standing.rows.copy_to(&mut out)?;
-        AckedOpen { standing, acked }.write_into(&mut out)?;
-        this.acked.rows.copy_to(&mut out)?;
-        RowsOpen {
-            run: &run,
-            acked,
-            rows: this.rows,
-            table_rows: TABLE_ROWS,
-            statuses: statuses(&run),
-            csv: &this.csv_name,
+        if this.listed.count > 0 {
+            let what = "alert rows listed tonight";
+            this.listed
+                .write_rest(&mut out, what, "alert: listed tonight", csv, false)?;
+        }
+        if this.standing.count > 0 {
+            StandingOpen {
+                columns: &this.show,
+                standing: this.standing.companies,
+            }
+            .write_into(&mut out)?;
+            let what = "standing alert rows";
+            this.standing
+                .write_rest(&mut out, what, "alert: standing", csv, true)?;
+        }
+        if this.acked.count > 0 {
+            AckedOpen {
+                columns: &this.show,
+                acked: this.acked.companies,
+            }
+            .write_into(&mut out)?;
+            let what = "acknowledged alert rows";
+            this.acked
+                .write_rest(&mut out, what, "alert: acknowledged", csv, true)?;
+        }
+        ReviewOpen {
+            rows: this.review.iter().map(|g| g.count).sum(),
+            ignored: run.rows_with(RowStatus::Ignored),
         }
         .write_into(&mut out)?;
-        this.table.copy_to(&mut out)?;
+        for (status, group) in TO_REVIEW.iter().zip(this.review) {
+            if group.count == 0 {
+                continue;
+            }
+            ReviewGroupOpen {
+                status: status.as_str(),
+                rows: group.count,
+            }
+            .write_into(&mut out)?;
+            let filter = format!("status: {}", status.as_str());
+            group.write_rest(&mut out, "rows", &filter, csv, false)?;
+        }
+        RowsOpen {
+            run: &run,
+            trend: Trend::of(&run, &this.trend, this.amount.as_deref()),
+            rows: this.rows,
+            statuses: statuses(&run),
+            csv,
+        }
+        .write_into(&mut out)?;
+        data.copy_to(&mut out)?;
         PageEnd {
             run: &run,
             version: env!("CARGO_PKG_VERSION"),
             calls: run.calls.iter().map(|(_, n)| n).sum(),
-            csv: &this.csv_name,
+            csv,
             script: SCRIPT,
         }
         .write_into(&mut out)?;
@@ -869,20 +810,45 @@ mod tests {
         }
     }
 
-    fn render(run: &RunInfo, rows: &[ResultRow]) -> String {
-        render_with_trend(run, rows, vec![])
+    /// A row not screened, with this status and why.
+    fn unscreened(line: u64, status: RowStatus, error: &str) -> ResultRow {
+        ResultRow {
+            status,
+            color: None,
+            change: None,
+            company_id: None,
+            company_name: None,
+            last_change_date: None,
+            found_by: None,
+            error: Some(error.into()),
+            ..ResultRow::example(line)
+        }
     }
 
-    fn render_with_trend(run: &RunInfo, rows: &[ResultRow], trend: Vec<RunColors>) -> String {
+    fn render(run: &RunInfo, rows: &[ResultRow]) -> String {
+        render_with_trend(run, rows, vec![], None)
+    }
+
+    fn render_with_trend(
+        run: &RunInfo,
+        rows: &[ResultRow],
+        trend: Vec<RunColors>,
+        amount: Option<&str>,
+    ) -> String {
         let dir = tempfile::tempdir().unwrap();
         let mut buf = Vec::new();
-        let mut r = Box::new(HtmlReport::new(
-            &mut buf,
-            "report.csv",
-            dir.path(),
-            30,
-            trend,
-        ));
+        let mut r = Box::new(
+            HtmlReport::new(
+                &mut buf,
+                "report.csv",
+                dir.path(),
+                30,
+                trend,
+                amount.map(str::to_string),
+                Vec::new(),
+            )
+            .unwrap(),
+        );
         r.begin(run).unwrap();
         for row in rows {
             r.row(row).unwrap();
@@ -923,12 +889,38 @@ mod tests {
         between(html, "<table class=\"alerts listed sortable\">", "</table>")
     }
 
-    /// The refs of the alerts listed tonight, in the table's order.
-    fn listed_refs(html: &str) -> Vec<&str> {
-        listed(html)
+    /// The refs of a table's rows, in its order.
+    fn refs(table: &str) -> Vec<&str> {
+        table
             .split("class=\"ref\">")
             .skip(1)
             .map(|s| &s[..s.find('<').unwrap()])
+            .collect()
+    }
+
+    /// The refs of the alerts listed tonight, in the table's order.
+    fn listed_refs(html: &str) -> Vec<&str> {
+        refs(listed(html))
+    }
+
+    /// The rows' data of the page, as the script reads it: each row's fields by name.
+    fn data(html: &str) -> Vec<std::collections::HashMap<String, String>> {
+        let block = between(
+            html,
+            "<script type=\"application/octet-stream\" id=\"rows-data\" data-encoding=\"gzip base64\">",
+            "</script>",
+        );
+        let text = rows_data::tests::decode(block);
+        let mut lines = text.lines();
+        let names: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        lines
+            .map(|l| {
+                names
+                    .iter()
+                    .zip(l.split('\t'))
+                    .map(|(n, v)| (n.to_string(), v.to_string()))
+                    .collect()
+            })
             .collect()
     }
 
@@ -969,40 +961,64 @@ mod tests {
         let shown = escape(nasty).into_owned();
         let mut row = rated(2, Color::Other(nasty.into()), Some(Color::Red));
         row.alert = true;
+        row.alert_listed = true;
         row.reference = Some(nasty.into());
         row.country = Some(nasty.into());
-        row.service = Some(nasty.into());
-        row.id = Some(nasty.into());
-        row.name = Some(nasty.into());
         row.company_name = Some(nasty.into());
-        row.error = Some(nasty.into());
-        row.candidates = vec![Candidate {
+        let mut review = unscreened(3, RowStatus::Ambiguous, nasty);
+        review.reference = Some(nasty.into());
+        review.country = Some(nasty.into());
+        review.service = Some(nasty.into());
+        review.id = Some(nasty.into());
+        review.name = Some(nasty.into());
+        review.extra = vec![(nasty.into(), nasty.into())];
+        review.candidates = vec![Candidate {
             id: uuid::Uuid::nil(),
             name: nasty.into(),
             city: nasty.into(),
             postcode: nasty.into(),
         }];
-        let mut info = run(1, 1);
+        let mut info = run(2, 1);
         info.portfolio = nasty.into();
         info.input_path = nasty.into();
         info.portfolio_sha256 = nasty.into();
         info.by_color = vec![(nasty.into(), 1)];
+        let mut trend = colors(3, &[(nasty, 1)]);
+        trend.new_by_color = vec![(nasty.into(), 1)];
         let dir = tempfile::tempdir().unwrap();
         let mut buf = Vec::new();
-        let mut r = Box::new(HtmlReport::new(&mut buf, nasty, dir.path(), 30, vec![]));
+        let mut r = Box::new(
+            HtmlReport::new(
+                &mut buf,
+                nasty,
+                dir.path(),
+                30,
+                vec![trend],
+                Some(nasty.into()),
+                vec![nasty.into()],
+            )
+            .unwrap(),
+        );
         r.begin(&info).unwrap();
         r.row(&row).unwrap();
+        r.row(&review).unwrap();
+        r.alert_row(&row).unwrap();
         r.finish().unwrap();
         let html = String::from_utf8(buf).unwrap();
-        // Every field above, each place it is shown: ref, company, country, searched (twice),
-        // color (tile, option, badge, data-color), error, candidate (name, place twice), run
-        // header and footer. (Dates are times, never text.)
-        assert!(html.matches(&shown).count() >= 20, "{html}");
+        // Every field above, each place it is shown: the alert's ref, company, country and
+        // color (badge, data-color); the review row's ref, country, searched (twice), error,
+        // carried column (header, value), candidate (name, place twice); the run's header,
+        // footer, tiles, color filter, trend (chart, table); the CSV's name.
+        assert!(html.matches(&shown).count() >= 24, "{html}");
         assert!(!html.contains(nasty), "a value got through unescaped");
         // Named entities, as the page always wrote them; never askama's numeric ones.
         for numeric in ["&#34;", "&#38;", "&#60;", "&#62;", "&#x27;"] {
             assert!(!html.contains(numeric), "{numeric} in the page");
         }
+        // The rows' data holds the values as they are: the script sets them as text.
+        let rows = data(&html);
+        assert_eq!(rows[0]["ref"], nasty);
+        assert_eq!(rows[1]["error"], nasty);
     }
 
     #[test]
@@ -1016,6 +1032,15 @@ mod tests {
             .collect();
         assert_eq!(raw, ["policy|safe", "style|safe", "script|safe"]);
         assert!(!template.contains("escape("), "no escaping by hand");
+        let script = include_str!("html/report.js");
+        for markup in [
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+        ] {
+            assert!(!script.contains(markup), "the script sets {markup}");
+        }
     }
 
     #[test]
@@ -1040,15 +1065,16 @@ mod tests {
         let html = render(&info, &[evil, ambiguous]);
         assert_eq!(
             html.matches("<script").count(),
-            1,
-            "only the page's own script"
+            2,
+            "only the page's own script and its rows' data"
         );
+        assert!(html.contains("<script type=\"application/octet-stream\" id=\"rows-data\""));
         assert_eq!(
             html.matches("<style").count(),
             1,
             "only the page's own style"
         );
-        for raw in ["<img", "<svg", "<iframe", "<i>", "<u>", "'>"] {
+        for raw in ["<img", "<iframe", "<i>", "<u>", "'>"] {
             assert!(!html.contains(raw), "{raw} got through");
         }
         for shown in [
@@ -1120,16 +1146,20 @@ mod tests {
         assert!(listed(&html).contains(
             "<span class=\"badge c-yellow\">yellow</span> <span class=\"arrow\" aria-label=\"became\">→</span> <span class=\"badge c-red\">red</span>"
         ));
-        assert!(html.find("id=\"alerts\"").unwrap() < html.find("id=\"rows-table\"").unwrap());
-        let table = between(&html, "id=\"rows-table\">", "</table>");
-        assert_eq!(
-            table.matches("<tr class=").count(),
-            5,
-            "every row in the table"
-        );
-        assert_eq!(table.matches("<tr class=\"alert\"").count(), 4);
+        let at = |id: &str| html.find(id).unwrap_or_else(|| panic!("no {id}"));
+        assert!(at("id=\"alerts\"") < at("id=\"review\""));
+        assert!(at("id=\"review\"") < at("id=\"rows\""));
+        // Every row in the table's data, in input order, the alerts marked.
+        let rows = data(&html);
+        let lines: Vec<&str> = rows.iter().map(|r| r["line"].as_str()).collect();
+        assert_eq!(lines, ["2", "3", "4", "5", "6"]);
+        let alerts: Vec<&str> = rows.iter().map(|r| r["alert"].as_str()).collect();
+        assert_eq!(alerts, ["standing", "", "listed", "listed", "listed"]);
+        assert_eq!(rows[2]["before"], "yellow");
+        assert_eq!(rows[2]["color"], "red");
         assert!(html.contains("<h2>Alerts <span class=\"count\">3</span></h2>"));
         assert!(!html.contains("Nothing flagged"));
+        assert!(html.contains("<p class=\"quiet\">Nothing to review: every row was screened.</p>"));
     }
 
     #[test]
@@ -1139,6 +1169,16 @@ mod tests {
         assert!(!html.contains("<table class=\"alerts"));
         assert!(html.contains("<li class=\"tile c-green\"><b>1</b> green</li>"));
         assert!(html.contains("<li class=\"tile c-black zero\"><b>0</b> black</li>"));
+    }
+
+    #[test]
+    fn tiles_and_counts_set_their_thousands_apart() {
+        let mut info = run(1_000_000, 0);
+        info.by_color = vec![("green".into(), 1_000_000)];
+        let html = render(&info, &[]);
+        assert!(html.contains("<li class=\"tile c-green\"><b>1,000,000</b> green</li>"));
+        assert!(html.contains("<span class=\"status s-rated\">1,000,000 rated</span>"));
+        assert!(html.contains("<h2>All rows <span class=\"count\">0</span></h2>"));
     }
 
     #[test]
@@ -1201,42 +1241,110 @@ mod tests {
         assert!(html.contains(
             "<summary>Acknowledged, not listed <span class=\"count\">1</span></summary>"
         ));
+        assert_eq!(data(&html)[5]["alert"], "acknowledged");
     }
 
     #[test]
-    fn the_table_stops_at_its_cap_with_a_note_but_every_alert_is_listed() {
-        let n = TABLE_ROWS + 5;
-        let rows: Vec<ResultRow> = (0..n)
-            .map(|i| {
-                let color = if i >= n - 3 {
-                    Color::Black
-                } else {
-                    Color::Green
-                };
-                rated(i + 2, color, Some(Color::Green))
+    fn each_list_shows_its_first_rows_and_says_where_the_rest_are() {
+        // A storm of news, more standing alerts than a fold shows, and failed rows.
+        let listed_n = LISTED_ROWS + 7;
+        let standing_n = FOLDED_ROWS + 3;
+        let failed_n = FOLDED_ROWS + 1;
+        let mut rows = Vec::new();
+        let mut line = 2;
+        for _ in 0..listed_n {
+            rows.push(rated(line, Color::Red, Some(Color::Green)));
+            line += 1;
+        }
+        for _ in 0..standing_n {
+            rows.push(rated(line, Color::Black, Some(Color::Black)));
+            line += 1;
+        }
+        for _ in 0..failed_n {
+            rows.push(unscreened(
+                line,
+                RowStatus::Failed,
+                "HTTP 503 after 3 attempts",
+            ));
+            line += 1;
+        }
+        let html = render(&run(rows.len() as u64, listed_n), &rows);
+        let listed = listed_refs(&html);
+        assert_eq!(listed.len() as u64, LISTED_ROWS);
+        assert_eq!(listed[0], "C-2", "the first, as the store gives them");
+        let standing = between(
+            &html,
+            "<table class=\"alerts standing sortable\">",
+            "</details>",
+        );
+        assert_eq!(refs(standing).len() as u64, FOLDED_ROWS);
+        assert!(standing.contains(&format!(
+            "<p class=\"more\">The first 300 of {standing_n} standing alert rows are shown; every one is in report.csv, and the table of every row below finds them (alert: standing).</p>"
+        )));
+        assert!(html.contains(&format!(
+            "<p class=\"more\">The first 500 of {} alert rows listed tonight are shown;",
+            crate::text::thousands(listed_n)
+        )));
+        assert!(html.contains(&format!(
+            "<summary>Still red or black, not listed tonight <span class=\"count\">{standing_n}</span></summary>"
+        )));
+        let review = between(&html, "<section id=\"review\">", "</section>");
+        assert!(review.contains(&format!(
+            "<h2>To review <span class=\"count\">{failed_n}</span></h2>"
+        )));
+        assert_eq!(
+            review.matches("data-status=\"failed\"").count() as u64,
+            FOLDED_ROWS
+        );
+        assert!(review.contains(&format!("The first 300 of {failed_n} rows are shown;")));
+        assert!(review.contains("(status: failed)"));
+        // Every row is in the table's data all the same.
+        assert_eq!(data(&html).len(), rows.len());
+    }
+
+    #[test]
+    fn the_rows_to_review_come_after_the_alerts_each_kind_with_what_to_do() {
+        let mut ambiguous = unscreened(7, RowStatus::Ambiguous, "2 companies match");
+        ambiguous.name = Some("López Motors".into());
+        ambiguous.service = None;
+        ambiguous.id = None;
+        ambiguous.candidates = ["Bordeaux", "Lyon"]
+            .iter()
+            .map(|city| Candidate {
+                id: uuid::Uuid::nil(),
+                name: "López Motors & Fils SA".into(),
+                city: city.to_string(),
+                postcode: "33000".into(),
             })
             .collect();
-        let html = render(&run(n, 3), &rows);
-        let table = between(&html, "id=\"rows-table\">", "</table>");
-        let lines: Vec<u64> = table
-            .split("\"><td>")
+        let rows = [
+            unscreened(2, RowStatus::Failed, "HTTP 503"),
+            unscreened(3, RowStatus::Invalid, "country: 'XX' is not a country"),
+            rated(4, Color::Red, Some(Color::Green)),
+            unscreened(5, RowStatus::Unresolved, "no company matches"),
+            ambiguous,
+            unscreened(8, RowStatus::Ignored, "ignored by a decision"),
+        ];
+        let html = render(&run(6, 1), &rows);
+        let review = between(&html, "<section id=\"review\">", "</section>");
+        assert!(review.contains("<h2>To review <span class=\"count\">4</span></h2>"));
+        let kinds: Vec<&str> = review
+            .split("<h3 class=\"review-kind\" id=\"review-")
             .skip(1)
-            .map(|s| s[..s.find('<').unwrap()].parse().unwrap())
+            .map(|s| &s[..s.find('"').unwrap()])
             .collect();
-        assert_eq!(
-            lines,
-            (2..TABLE_ROWS + 2).collect::<Vec<_>>(),
-            "in input order"
-        );
-        assert!(html.contains(&format!(
-            "The table shows the first {TABLE_ROWS} of {n} rows; every row is in report.csv."
-        )));
-        let alerts = listed(&html);
-        assert_eq!(alerts.matches("<tr class=\"alert\"").count(), 3);
+        assert_eq!(kinds, ["ambiguous", "unresolved", "invalid", "failed"]);
+        let candidates = between(review, "<ol class=\"candidates\">", "</ol>");
+        assert_eq!(candidates.matches("<li>").count(), 2);
         assert!(
-            alerts.contains(&format!("C-{}", n + 1)),
-            "the last row's alert"
+            candidates
+                .contains("López Motors &amp; Fils SA <span class=\"muted\">33000 Lyon</span>")
         );
+        assert!(review.contains("<td data-label=\"Searched\">López Motors</td>"));
+        assert!(review.contains("country: &#39;XX&#39; is not a country"));
+        assert!(review.contains("retried next run"));
+        assert!(!review.contains("C-8"), "an ignored row is not to review");
+        assert!(html.find("id=\"alerts\"") < html.find("id=\"review\""));
     }
 
     #[test]
@@ -1264,25 +1372,17 @@ mod tests {
             ),
             "{header}"
         );
-        let table = between(&html, "id=\"rows-table\">", "</table>");
-        assert!(table.contains("<th>Last change</th><th>Refreshed</th>"));
-        // A row is one line: its cells follow each other with nothing between them.
-        assert!(table.contains(
-            "2026-11-20 00:00:00 UTC</td><td data-label=\"Refreshed\" data-sort=\"2026-09-01T01:30:00Z\""
-        ));
-        assert_eq!(table.matches("<tr class=\"alert stale\"").count(), 1);
-        assert_eq!(table.matches("<tr class=\"stale\"").count(), 1);
-        assert!(table.contains(
-            "<td data-label=\"Refreshed\" data-sort=\"2026-08-15T01:40:00Z\" class=\"date refreshed\">2026-08-15 01:40:00 UTC <span class=\"stale-tag\">stale</span></td>"
-        ));
-        assert!(table.contains(
-            "<td data-label=\"Refreshed\" data-sort=\"2026-11-20T01:45:00Z\" class=\"date refreshed\">2026-11-20 01:45:00 UTC</td>"
-        ));
-        assert_eq!(table.matches("<span class=\"stale-tag\">").count(), 2);
-        // The alert shows its refresh date and mark too.
+        let read = data(&html);
+        let stale: Vec<&str> = read.iter().map(|r| r["stale"].as_str()).collect();
+        assert_eq!(stale, ["stale", "", "stale", ""]);
+        // The alert shows its refresh date and mark.
         let alerts = listed(&html);
         assert!(alerts.contains("<th>Refreshed</th>"));
-        assert!(alerts.contains("2026-09-01 01:30:00 UTC <span class=\"stale-tag\">stale</span>"));
+        // A row is one line: its cells follow each other with nothing between them.
+        assert!(alerts.contains(
+            "2026-11-20 00:00:00 UTC</td><td data-label=\"Refreshed\" data-sort=\"2026-09-01T01:30:00Z\" class=\"date refreshed\">2026-09-01 01:30:00 UTC <span class=\"stale-tag\">stale</span></td>"
+        ));
+        assert_eq!(alerts.matches("<tr class=\"alert stale\"").count(), 1);
 
         let one = render(&run(1, 0), &rows[2..3]);
         assert!(one.contains(">1 rating not recalculated by the service for more than 30 days:"));
@@ -1295,37 +1395,8 @@ mod tests {
     }
 
     #[test]
-    fn ambiguous_rows_show_their_candidates() {
-        let mut row = rated(7, Color::Green, None);
-        row.status = RowStatus::Ambiguous;
-        row.color = None;
-        row.change = None;
-        row.alert = false;
-        row.company_id = None;
-        row.company_name = None;
-        row.error = Some("2 companies match".into());
-        row.candidates = ["Bordeaux", "Lyon"]
-            .iter()
-            .map(|city| Candidate {
-                id: uuid::Uuid::nil(),
-                name: "López Motors & Fils SA".into(),
-                city: city.to_string(),
-                postcode: "33000".into(),
-            })
-            .collect();
-        let html = render(&run(1, 0), &[row]);
-        let candidates = between(&html, "<ol class=\"candidates\">", "</ol>");
-        assert_eq!(candidates.matches("<li>").count(), 2);
-        assert!(
-            candidates
-                .contains("López Motors &amp; Fils SA <span class=\"muted\">33000 Lyon</span>")
-        );
-        assert!(html.contains("data-status=\"ambiguous\""));
-    }
-
-    #[test]
     fn a_rows_own_columns_are_shown_with_it_and_escaped() {
-        let mut row = rated(2, Color::Green, None);
+        let mut row = unscreened(2, RowStatus::Unresolved, "no company matches");
         row.extra = vec![
             ("Encours EUR".into(), "12000".into()),
             ("Owner".into(), "<b>Ann</b>".into()),
@@ -1337,134 +1408,182 @@ mod tests {
         );
     }
 
+    #[test]
+    fn without_scripts_the_page_says_where_every_row_is() {
+        let html = render(&run(1, 0), &[rated(2, Color::Green, None)]);
+        let rows = between(&html, "<section id=\"rows\">", "</section>");
+        assert!(rows.contains(
+            "<noscript><p class=\"notice\">The table of every row needs scripts, which are off: every row and field is in report.csv (and report.json)."
+        ));
+        assert!(rows.contains("<div class=\"controls\" id=\"controls\" hidden>"));
+        assert!(
+            rows.contains("<tbody></tbody>"),
+            "rows are data, not markup"
+        );
+    }
+
     fn colors(run_id: i64, counts: &[(&str, u64)]) -> RunColors {
         RunColors {
             run_id,
             started_at: time("2026-11-20T02:00:00Z")
                 + jiff::SignedDuration::from_hours(24 * run_id),
             by_color: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            new_by_color: Vec::new(),
+            amount_by_color: Vec::new(),
         }
     }
 
-    /// Bars as drawn: each run with its (color, rows, height) from bottom to top.
-    type Drawn = Vec<(i64, Vec<(String, u64, f64)>)>;
-
-    /// The bars of the page's trend chart.
-    fn bars(html: &str) -> Drawn {
-        let svg = between(html, "<svg", "</svg>");
-        svg.split("<g class=\"bar\" data-run=\"")
-            .skip(1)
-            .map(|bar| {
-                let run = bar[..bar.find('"').unwrap()].parse().unwrap();
-                let segments = bar
-                    .split("<rect ")
-                    .skip(1)
-                    .map(|rect| {
-                        let attr = |name: &str| between(rect, &format!("{name}=\""), "\"");
-                        (
-                            attr("data-color").to_string(),
-                            attr("data-rows").parse().unwrap(),
-                            attr("height").parse().unwrap(),
-                        )
-                    })
-                    .collect();
-                (run, segments)
-            })
-            .collect()
-    }
-
     #[test]
-    fn the_trend_stacks_each_runs_rows_by_color_on_one_scale() {
+    fn the_trend_draws_a_chart_per_series_and_a_table_of_its_numbers() {
         let mut info = run(10, 0);
         info.by_color = vec![("green".into(), 6), ("red".into(), 4)];
-        let trend = vec![
+        let mut trend = vec![
             colors(1, &[("green", 8), ("yellow", 2)]),
             colors(2, &[("red", 3), ("green", 7), ("mauve", 1)]),
             colors(3, &[("green", 6), ("red", 4)]),
         ];
-        let html = render_with_trend(&info, &[], trend);
-        let drawn = bars(&html);
-        let counts: Vec<(i64, Vec<(&str, u64)>)> = drawn
-            .iter()
-            .map(|(run, segments)| {
-                (
-                    *run,
-                    segments.iter().map(|(c, n, _)| (c.as_str(), *n)).collect(),
-                )
-            })
+        trend[2].new_by_color = vec![("red".into(), 1)];
+        let html = render_with_trend(&info, &[], trend, None);
+        let section = between(&html, "<section id=\"trend\"", "</section>");
+        assert!(section.contains("runs 1–3, each chart on its own scale"));
+        let titles: Vec<&str> = section
+            .split("<span class=\"chart-title\">")
+            .skip(1)
+            .map(|s| &s[..s.find('<').unwrap()])
             .collect();
         assert_eq!(
-            counts,
+            titles,
             [
-                (1, vec![("yellow", 2), ("green", 8)]),
-                (2, vec![("red", 3), ("green", 7), ("mauve", 1)]),
-                (3, vec![("red", 4), ("green", 6)]),
-            ],
-            "the riskiest at the bottom, other colors on top"
+                "Red rows",
+                "Black rows",
+                "Came into red, into black",
+                "Yellow rows",
+                "Green rows",
+                "Mauve rows"
+            ]
         );
-        // Heights on one scale: 11 rows (run 2) reach the top of the plot.
-        let plot = PLOT_BOTTOM - PLOT_TOP;
-        for (_, segments) in &drawn {
-            for (color, n, height) in segments {
-                let expected = plot * *n as f64 / 11.0;
-                assert!(
-                    (height - expected).abs() < 0.06,
-                    "{color}: {height} for {n}"
-                );
-            }
-        }
-        assert!(html.contains(">11</text>"), "the scale's top");
-        assert!(html.contains("<title>run 2 (2026-11-22): 7 green, 3 red, 1 mauve</title>"));
-        assert!(html.contains("Rated rows by color, runs 1–3</figcaption>"));
-        let desc = between(&html, "<desc id=\"trend-desc\">", "</desc>");
+        assert_eq!(section.matches("<svg ").count(), 6);
+        assert!(section.contains("<title>run 3 (2026-11-23): 4 red, 1 came into red</title>"));
+        assert!(section.contains("class=\"new-red\""));
+        let numbers = between(section, "<tbody>", "</tbody>");
+        assert!(numbers.starts_with("\n<tr data-run=\"3\" class=\"current\"><td>3</td><td>2026-11-23</td><td data-rows=\"red\">4</td><td data-new=\"red\">1</td><td data-rows=\"black\">0</td><td data-new=\"black\">0</td>"), "{numbers}");
         assert!(
-            desc.contains("its last 3 runs, from run 1 to run 3"),
-            "{desc}"
-        );
-        assert!(
-            desc.contains("run 3 (2026-11-23): 6 green, 4 red"),
-            "{desc}"
-        );
-        let legend = between(&html, "<ul class=\"legend\">", "</ul>");
-        assert_eq!(legend.matches("<li>").count(), 4, "{legend}");
-        assert!(legend.find(">green<") < legend.find(">mauve<"), "{legend}");
-        assert!(
-            html.contains("<text class=\"run current\""),
-            "this run stands out"
+            !section.contains("data-amount"),
+            "no amount without amounts"
         );
         assert!(!html.contains("A trend needs two runs"));
+        assert!(html.find("id=\"review\"") < html.find("id=\"trend\""));
+        assert!(html.find("id=\"trend\"") < html.find("id=\"rows\""));
         let svg = between(&html, "<svg", "</svg>");
         assert!(!svg.contains("href") && !svg.contains("<script"), "{svg}");
     }
 
     #[test]
-    fn a_first_run_draws_one_bar_and_says_a_trend_needs_two() {
-        let info = run(5, 0);
-        let html = render_with_trend(&info, &[], vec![colors(3, &[("green", 5)])]);
-        let drawn = bars(&html);
-        assert_eq!(drawn.len(), 1);
-        assert_eq!(drawn[0].1[0].0, "green");
-        assert_eq!(drawn[0].1[0].1, 5);
-        assert!(html.contains("A trend needs two runs"));
-        assert!(html.contains("Rated rows by color, run 3</figcaption>"));
-        // A run with no rated row: a bar of nothing, never a division by zero.
-        let html = render_with_trend(&run(0, 0), &[], vec![colors(3, &[])]);
-        assert!(html.contains("run 3 (2026-11-23): no rated row"));
-        assert!(!html.contains("NaN") && !html.contains("\"inf"));
+    fn the_trend_shows_the_amount_at_risk_when_amounts_are_given() {
+        let mut trend: Vec<RunColors> = (1..=3)
+            .map(|id| colors(id, &[("green", 8), ("red", 2)]))
+            .collect();
+        for (i, t) in trend.iter_mut().enumerate() {
+            t.amount_by_color = vec![
+                ("green".into(), 500_000.0),
+                ("red".into(), 120_000.0 * (i + 1) as f64),
+            ];
+        }
+        let html = render_with_trend(&run(10, 0), &[], trend, Some("Encours EUR"));
+        let section = between(&html, "<section id=\"trend\"", "</section>");
+        assert!(section.contains(
+            "<span class=\"chart-title\">Encours EUR at risk (red and black rows)</span> <b class=\"figure\">360,000</b> <span class=\"delta\">+240,000 since the first run</span>"
+        ));
+        assert!(section.contains("<title>run 1 (2026-11-21): 120,000 at risk</title>"));
+        assert!(section.contains("<th>At risk (Encours EUR)</th>"));
+        assert!(section.contains("<td data-amount>360,000</td>"));
     }
 
     #[test]
-    fn many_runs_label_every_fifth_and_colors_from_the_service_stay_text() {
-        let trend: Vec<RunColors> = (1..=30)
-            .map(|id| colors(id, &[("green", 10), ("<i>orange</i>", 1)]))
-            .collect();
-        let html = render_with_trend(&run(11, 0), &[], trend);
-        assert_eq!(bars(&html).len(), 30);
-        let labels = between(&html, "<svg", "</svg>")
-            .matches("<text class=\"run")
-            .count();
-        assert_eq!(labels, 7, "runs 1, 5, 10, …, 30");
-        assert!(!html.contains("<i>orange"));
-        assert!(html.contains("?i?orange??i?"), "in its bounded form");
+    fn a_first_run_draws_its_points_and_says_a_trend_needs_two() {
+        let html = render_with_trend(&run(5, 0), &[], vec![colors(3, &[("green", 5)])], None);
+        assert!(html.contains("A trend needs two runs"));
+        assert!(html.contains("run 3, each chart on its own scale"));
+        assert!(!html.contains("NaN") && !html.contains("inf\""));
+        let none = render_with_trend(&run(5, 0), &[], vec![], None);
+        assert!(!none.contains("id=\"trend\""), "no trend without a run");
+    }
+
+    /// A row of a large portfolio as an ERP holds it: names and references that differ
+    /// from row to row as real ones do (so the data compresses as theirs would), a
+    /// deterministic mix of colors and statuses.
+    fn portfolio_row(i: u64) -> ResultRow {
+        const FIRST: [&str; 16] = [
+            "Bianchi", "Dupont", "Müller", "García", "Nowak", "Jansen", "Rossi", "Dubois",
+            "Schmidt", "Peeters", "López", "Moreau", "Fischer", "Conti", "Lefèvre", "Novák",
+        ];
+        const TRADE: [&str; 12] = [
+            "Services",
+            "Transports",
+            "Métallurgie",
+            "Boulangerie",
+            "Logistique",
+            "Conseil",
+            "Bâtiment",
+            "Imprimerie",
+            "Plomberie",
+            "Automobiles",
+            "Négoce",
+            "Informatique",
+        ];
+        const FORM: [&str; 8] = [
+            "SA",
+            "SARL",
+            "SAS",
+            "GmbH",
+            "BV",
+            "SRL",
+            "Ltd",
+            "& Fils SNC",
+        ];
+        let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 16;
+        let color = match h % 100 {
+            0..=69 => Color::Green,
+            70..=84 => Color::Yellow,
+            85..=92 => Color::White,
+            93..=97 => Color::Red,
+            _ => Color::Black,
+        };
+        let before = if h.is_multiple_of(37) {
+            Color::Yellow
+        } else {
+            color.clone()
+        };
+        let mut row = rated(i + 2, color, Some(before));
+        row.company_id = Some(uuid::Uuid::from_u128(h.into()));
+        row.reference = Some(format!("CLI{:07}", (h % 9_000_000) + 1_000_000));
+        row.company_name = Some(format!(
+            "{} {} {} {}",
+            FIRST[(h % 16) as usize],
+            TRADE[(h / 16 % 12) as usize],
+            FIRST[(h / 192 % 16) as usize],
+            FORM[(h / 3072 % 8) as usize]
+        ));
+        row.id = Some(format!("{:09}", h % 1_000_000_000));
+        row.last_change_date = Some(
+            time("2026-01-01T00:00:00Z") + jiff::SignedDuration::from_hours((h % 8000) as i64),
+        );
+        if h % 50 == 1 {
+            row = unscreened(i + 2, RowStatus::Unresolved, "no company matches the SIREN");
+        }
+        row
+    }
+
+    #[test]
+    fn a_hundred_thousand_rows_make_a_page_under_five_megabytes() {
+        let n = 100_000;
+        let rows: Vec<ResultRow> = (0..n).map(portfolio_row).collect();
+        let mut info = run(n, 0);
+        info.by_color = vec![("green".into(), n)];
+        let html = render(&info, &rows);
+        let megabytes = html.len() as f64 / 1e6;
+        println!("report.html of {n} rows: {megabytes:.2} MB");
+        assert!(megabytes < 5.0, "{megabytes:.2} MB");
+        assert_eq!(data(&html).len() as u64, n, "every row in the data");
     }
 }

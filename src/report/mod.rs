@@ -176,7 +176,7 @@ pub fn write_reports<E: From<io::Error>>(
     let staleness = Staleness::new(info.started_at, options.stale_after_days);
     trend.make_printable();
     let mut trouble: Option<io::Error> = None;
-    let mut files = open_files(&info, options, trend).unwrap_or_else(|e| {
+    let mut files = open_files(&info, options, trend, &digest).unwrap_or_else(|e| {
         trouble = Some(e);
         (Vec::new(), Vec::new())
     });
@@ -226,10 +226,17 @@ pub fn write_reports<E: From<io::Error>>(
     }
 }
 
-/// The report files' formatters, and their paths for the summary.
+/// The report files' formatters, and their paths.
 type Files = (Vec<Box<dyn Format>>, Vec<String>);
 
-fn open_files(info: &RunInfo, options: &ReportOptions, trend: Vec<RunColors>) -> io::Result<Files> {
+/// The report files' formatters, and their paths for the summary. `digest` gives what the
+/// alerts tables show beside each alert (`[alerts] show`) and the amount column's heading.
+fn open_files(
+    info: &RunInfo,
+    options: &ReportOptions,
+    trend: Vec<RunColors>,
+    digest: &AlertDigest,
+) -> io::Result<Files> {
     let out = &options.out;
     std::fs::create_dir_all(out)?;
     remove_leftovers(out);
@@ -251,7 +258,9 @@ fn open_files(info: &RunInfo, options: &ReportOptions, trend: Vec<RunColors>) ->
             out,
             options.stale_after_days,
             trend,
-        )),
+            digest.amount_column.clone(),
+            digest.columns.clone(),
+        )?),
     ];
     let paths = [&files.csv, &files.json, &files.html]
         .iter()

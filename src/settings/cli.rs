@@ -226,6 +226,22 @@ pub enum Command {
         Exit codes: 0 counted (no run included), 2 usage error or no database at --db, 4 database unusable.")]
     Usage(UsageArgs),
 
+    /// Serve a local web application over the database: the inbox of alerts to acknowledge,
+    /// the review queue to decide, each company's and portfolio's page, and a search.
+    ///
+    /// Prints its URL as the first line of stdout, then serves until Ctrl-C or SIGTERM.
+    /// Nightly runs go on beside it: pages read the database without blocking them, and a
+    /// decision or an acknowledgement made during a run waits its turn and is kept. The
+    /// only changes it makes are decisions and acknowledgements (none with --read-only);
+    /// it never needs or shows the API key.
+    #[command(after_help = "Examples:\n  \
+        ratewatch serve\n  \
+        ratewatch serve --db /var/lib/ratewatch/ratewatch.db --bind 127.0.0.1:0 --read-only\n  \
+        ratewatch serve --bind 0.0.0.0:8080 --token-file ~/.ratewatch-serve-token\n\n\
+        Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 usage error, no database at --db, another address\n\
+        without --token-file or the address in use.")]
+    Serve(ServeArgs),
+
     /// Read the service's history of the ratings this key requested and record those made
     /// elsewhere (the service's portal, other tools) in the database, beside what the runs
     /// saw: a lost database is rebuilt, and an audit sees every lookup of the account.
@@ -964,6 +980,28 @@ pub struct SyncHistoryArgs {
 
     #[command(flatten)]
     pub service_args: ServiceArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on; port 0 picks a free one. Any address but a loopback one
+    /// needs --token-file.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    pub bind: std::net::SocketAddr,
+
+    /// A file holding the token every request must carry (the login form asks for it once
+    /// and sets a cookie; scripts send `Authorization: Bearer TOKEN`). Required to listen on
+    /// any address but a loopback one.
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+
+    /// Change nothing: no acknowledgement, no decision (every POST is refused, no form is
+    /// shown).
+    #[arg(long)]
+    pub read_only: bool,
+
+    #[command(flatten)]
+    pub database: DecisionDatabaseArgs,
 }
 
 /// The database a decision is recorded in.

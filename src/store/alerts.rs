@@ -31,6 +31,27 @@ impl Verdicts {
     }
 }
 
+/// Which of a run's alerts [`Store::alerts_in`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlertSet {
+    /// Listed: news by the rules, or a standing alert due again (the run's `alerts`).
+    Listed,
+    /// Standing red and black, neither listed nor acknowledged.
+    Standing,
+    /// Taken out of the list by an acknowledgement in force when the run decided.
+    Acked,
+}
+
+impl AlertSet {
+    fn filter(self) -> &'static str {
+        match self {
+            AlertSet::Listed => "a.listed = 1",
+            AlertSet::Standing => "a.kind = 'still' AND a.listed = 0 AND a.acked = 0",
+            AlertSet::Acked => "a.listed = 0 AND a.acked = 1",
+        }
+    }
+}
+
 /// An acknowledgement of a company's alert.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ack {
@@ -561,11 +582,32 @@ impl Store {
             .iter_mut()
             .chain(digest.standing.iter_mut().flat_map(|s| s.top.iter_mut()))
         {
-            line.shown.retain(|(header, _)| names.contains(header));
-            line.shown
-                .sort_by_key(|(header, _)| names.iter().position(|n| n == header));
+            keep_shown(line, &names);
         }
         Ok(digest)
+    }
+
+    /// Every alert of a set of run `run_id`'s recorded verdict, uncapped but for `limit`:
+    /// worst first, largest amount first within a kind, then in the file's order; each
+    /// with the carried columns `show` names (a digest's `columns`), in that order.
+    pub fn alerts_in(
+        &self,
+        run_id: i64,
+        set: AlertSet,
+        show: &[String],
+        limit: usize,
+    ) -> Result<Vec<AlertLine>, StoreError> {
+        let mut lines = self.alert_lines(
+            Verdicts::Recorded.table(),
+            run_id,
+            set.filter(),
+            &[],
+            Some(limit),
+        )?;
+        for line in &mut lines {
+            keep_shown(line, show);
+        }
+        Ok(lines)
     }
 
     /// The alerts of run `run_id` that `filter` (on `a`, the verdict, and `r`, the rating;
@@ -691,6 +733,13 @@ impl Store {
             })
         })
     }
+}
+
+/// Keeps the carried columns `names` shows of an alert's, in the order of `names`.
+fn keep_shown(line: &mut AlertLine, names: &[String]) {
+    line.shown.retain(|(header, _)| names.contains(header));
+    line.shown
+        .sort_by_key(|(header, _)| names.iter().position(|n| n == header));
 }
 
 /// A run's start, its portfolio, and when the repeat rule's window before the start opens

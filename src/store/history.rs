@@ -41,6 +41,18 @@ const COUNTED_COLORS: &str = "SELECT color, count(*) AS n FROM run_results
 pub(super) const STORED_COLORS: &str = "SELECT color, rows AS n FROM run_colors
      WHERE run_id = ?1 ORDER BY n DESC, color";
 
+/// A run's rated rows whose company came into its color in that run through a change
+/// (not a first screening), by that color, counted over the run's rows as `COUNT_COLORS`
+/// counts them: the trend's news of a night not finished (a finished one has them in
+/// `run_colors.new_rows`). Reads the run's rows once.
+pub(super) const NEW_COLORS: &str = "SELECT r.color, count(*) AS n
+     FROM run_rows rr
+     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+     JOIN ratings r        ON r.id = rc.rating_id
+     WHERE rr.run_id = ?1 AND rr.status = 'rated'
+       AND rc.change IN ('deteriorated', 'improved', 'changed')
+     GROUP BY r.color ORDER BY n DESC, r.color";
+
 /// The runs of a run's trend: the latest `?2` of its portfolio up to and including it, so
 /// a past run's report drawn again shows what it showed. Finished runs only (`complete`
 /// or `partial`; an interrupted or failed one holds part of the file), and the run
@@ -168,7 +180,7 @@ pub(super) const CHANGES: &str =
      ORDER BY cc.observed_at DESC, cc.name, cc.company_id";
 
 /// A company: its UUID, name, city and country from column `at` on.
-fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
+pub(super) fn company(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<CompanySummary> {
     Ok(CompanySummary {
         company_id: r.get(at)?,
         name: r.get(at + 1)?,
@@ -197,8 +209,10 @@ impl Store {
     }
 
     /// The trend of run `run_id`'s portfolio: its latest `limit` finished runs up to and
-    /// including `run_id`, oldest first, each with its rated rows by color. Nothing after
-    /// the run is read, so `report --run N` draws it the same whenever it is asked.
+    /// including `run_id`, oldest first, each with its rated rows by color, those that came
+    /// into a color that night, and the amount at stake in each color (when `[alerts]`
+    /// named an amount column). Nothing after the run is read, so `report --run N` draws it
+    /// the same whenever it is asked.
     pub fn color_trend(&self, run_id: i64, limit: u64) -> Result<Vec<RunColors>, StoreError> {
         let ctx = format!("reading the trend of run {run_id}");
         let runs: Vec<(i64, Timestamp)> = self
@@ -215,13 +229,58 @@ impl Store {
             .rev()
             .map(|(id, started_at)| {
                 let info = self.run_info(id)?;
+                let (new_by_color, amount_by_color) = match info.finished_at {
+                    Some(_) => self.stored_news_of(id)?,
+                    None => (self.new_colors_of(id)?, Vec::new()),
+                };
                 Ok(RunColors {
                     run_id: id,
                     started_at,
                     by_color: info.by_color,
+                    new_by_color,
+                    amount_by_color,
                 })
             })
             .collect()
+    }
+
+    /// A finished run's rows that came into each color through a change, most first, and
+    /// the amount in each color, as `run_colors` keeps them: a range of its primary key.
+    #[allow(clippy::type_complexity)]
+    fn stored_news_of(
+        &self,
+        run_id: i64,
+    ) -> Result<(Vec<(String, u64)>, Vec<(String, f64)>), StoreError> {
+        let rows: Vec<(String, i64, Option<f64>)> = self.all(
+            &format!("reading the news of run {run_id}"),
+            "SELECT color, new_rows, amount FROM run_colors WHERE run_id = ?1
+             ORDER BY new_rows DESC, color",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
+        let new = rows
+            .iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(c, n, _)| (c.clone(), *n as u64))
+            .collect();
+        let amounts = rows
+            .into_iter()
+            .filter_map(|(c, _, a)| Some((c, a?)))
+            .collect();
+        Ok((new, amounts))
+    }
+
+    /// A run's rated rows that came into each color through a change, most first (see
+    /// `NEW_COLORS`).
+    fn new_colors_of(&self, run_id: i64) -> Result<Vec<(String, u64)>, StoreError> {
+        let ctx = format!("counting the color changes of run {run_id}");
+        let mut stmt = self
+            .conn
+            .prepare_cached(NEW_COLORS)
+            .map_err(StoreError::at(ctx.clone()))?;
+        stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
+            .and_then(Iterator::collect)
+            .map_err(StoreError::at(ctx))
     }
 
     /// The simulated days the database's `--demo` runs served, each with the date (UTC)

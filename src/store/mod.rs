@@ -19,6 +19,7 @@ mod history;
 mod lock;
 mod migrate;
 mod recorder;
+mod search;
 mod writer;
 
 use history::COUNT_COLORS;
@@ -39,7 +40,7 @@ use crate::model::{
 };
 
 pub use account::AccountSync;
-pub use alerts::{Ack, Verdicts};
+pub use alerts::{Ack, AlertSet, Verdicts};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
 pub use deliveries::{Channel, RESENT_AT_MOST};
@@ -49,6 +50,7 @@ pub use history::{
 pub use lock::{RunLock, lock_path};
 pub use migrate::latest_version;
 pub use recorder::Recorder;
+pub use search::LatestRating;
 pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 
 pub use migrate::SCHEMA_VERSION;
@@ -750,6 +752,16 @@ impl Store {
         self.results(run_id, order, f)
     }
 
+    /// Calls `f` with each row of a run that is not rated (ambiguous, unresolved, invalid,
+    /// failed, ignored), in input order: what the review and a portfolio's page list.
+    pub fn for_each_unrated<E>(
+        &self,
+        run_id: i64,
+        f: impl FnMut(ResultRow) -> Result<(), E>,
+    ) -> Result<Result<(), E>, StoreError> {
+        self.results(run_id, Rows::NotRated, f)
+    }
+
     /// Calls `f` with the rows of the run's alerts (companies in `run_alerts`), grouped by
     /// company as the summary orders them: the listed alerts first, worst first, then the
     /// standing ones (not listed, not acknowledged), then the acknowledged ones; a
@@ -784,18 +796,19 @@ impl Store {
         let by_key =
             format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
         let sql = match which {
-            Rows::All | Rows::AlertsByLine => format!(
+            Rows::All | Rows::AlertsByLine | Rows::NotRated => format!(
                 "SELECT {columns}, {reused}
                  FROM run_results v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
-                if which == Rows::AlertsByLine {
-                    "AND v.alert = 1"
-                } else {
-                    ""
+                match which {
+                    Rows::AlertsByLine => "AND v.alert = 1",
+                    Rows::NotRated => "AND v.status <> 'rated'",
+                    _ => "",
                 }
             ),
-            // Listed first (worst first, as the summary), then standing, then acked; a
-            // company's rows together from its first line. One pass over the run's rows
-            // by their keys, as for every row, then a sort of the alerts' rows only.
+            // Listed first (worst first and largest amount first, as the summary), then
+            // standing, then acked; a company's rows together from its first line. One pass
+            // over the run's rows by their keys, as for every row, then a sort of the
+            // alerts' rows only.
             Rows::AlertsByCompany => {
                 let severity: String = crate::alerts::AlertKind::ALL
                     .iter()
@@ -807,7 +820,10 @@ impl Store {
                            FROM run_results WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
                      {by_key}
                      ORDER BY v.alert_listed DESC, v.alert_acked,
-                              CASE v.alert_kind{severity} END, v.first_line, v.line"
+                              CASE v.alert_kind{severity} END,
+                              (SELECT a.amount FROM run_alerts a
+                               WHERE a.run_id = v.run_id AND a.company = v.company) DESC NULLS LAST,
+                              v.first_line, v.line"
                 )
             }
         };
@@ -937,6 +953,8 @@ enum Rows {
     All,
     AlertsByLine,
     AlertsByCompany,
+    /// The rows not rated: what needs a person, or failed.
+    NotRated,
 }
 
 /// A company's UUID, as every table and view holds it (text).

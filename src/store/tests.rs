@@ -1845,6 +1845,59 @@ fn the_trend_reads_each_runs_counts_kept_when_it_finished_and_nothing_after_the_
     assert_eq!(ids(trend(other, 30)), [other]);
 }
 
+#[test]
+fn the_trend_counts_the_rows_that_came_into_a_color_through_a_change_not_a_first_screening() {
+    use Color::*;
+    let (_dir, _, mut store) = new_store();
+    let (a, b, c, d) = (uuid(1), uuid(2), uuid(3), uuid(4));
+    let day = "2026-01-01T00:00:00Z";
+    let later = "2026-01-02T00:00:00Z";
+    let r1 = screened(
+        &mut store,
+        "customers",
+        &[
+            ("C-1", seen(a, Green, Some(day), day, day)),
+            ("C-2", seen(a, Green, Some(day), day, day)),
+            ("C-3", seen(b, Red, Some(day), day, day)),
+            ("C-4", seen(d, Yellow, Some(day), day, day)),
+        ],
+    );
+    // a into red on two rows, b from red into black, d still yellow; c red at its first
+    // screening is no change.
+    let r2 = screened(
+        &mut store,
+        "customers",
+        &[
+            ("C-1", seen(a, Red, Some(later), later, later)),
+            ("C-2", seen(a, Red, Some(later), later, later)),
+            ("C-3", seen(b, Black, Some(later), later, later)),
+            ("C-4", seen(d, Yellow, Some(day), later, later)),
+            ("C-5", seen(c, Red, Some(later), later, later)),
+        ],
+    );
+    let trend = store.color_trend(r2, 30).unwrap();
+    let news: Vec<(i64, Vec<(String, u64)>)> = trend
+        .iter()
+        .map(|t| (t.run_id, t.new_by_color.clone()))
+        .collect();
+    assert_eq!(
+        news,
+        [
+            (r1, vec![]),
+            (r2, vec![("red".into(), 2), ("black".into(), 1)]),
+        ]
+    );
+    assert!(trend.iter().all(|t| t.amount_by_color.is_empty()));
+    assert_eq!(
+        trend[1].by_color,
+        [
+            ("red".to_string(), 3),
+            ("black".to_string(), 1),
+            ("yellow".to_string(), 1)
+        ]
+    );
+}
+
 /// How `run_info` counted colors before they were kept: the reference for the kept ones.
 const COUNTED_COLORS_FOR_TESTS: &str = "SELECT color, count(*) FROM run_results
      WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL GROUP BY color";
@@ -1963,6 +2016,14 @@ fn the_trend_reads_an_index_range_and_kept_counts() {
             .any(|l| l.contains("SEARCH run_colors USING PRIMARY KEY (run_id=?)")),
         "{kept:#?}"
     );
+    // The night's news: the run's rows once, each company's outcome by its key.
+    let news = plan(&store, history::NEW_COLORS);
+    for step in [
+        "SEARCH rr USING PRIMARY KEY (run_id=?)",
+        "SEARCH rc USING PRIMARY KEY (run_id=? AND company=?)",
+    ] {
+        assert!(news.iter().any(|l| l.contains(step)), "{news:#?}");
+    }
 }
 
 /// (kind, listed, acked) of the company's alert in the run, if it is one.

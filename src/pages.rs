@@ -1,0 +1,312 @@
+//! What each page of `ratewatch serve` shows, read from the database as plain data: one
+//! function per page, so a page's reading can be timed on its own, and no SQL (that is the
+//! store's). The web layer only lays these out.
+
+use std::collections::{BTreeMap, HashMap};
+
+use jiff::Timestamp;
+
+use crate::alerts::Rules;
+use crate::digest::{AlertDigest, AlertLine};
+use crate::error::Error;
+use crate::model::{Decision, ResultRow, RowStatus, RunColors, RunInfo, Verdict};
+use crate::review::{self, Queue};
+use crate::store::{
+    Ack, AlertSet, ColorPeriod, CompanySummary, Disappearance, Holding, LatestRating, Store,
+    StoreError, TREND_RUNS, Verdicts, month_start, time_text,
+};
+
+/// Alerts of one kind of section a page lists; the others are counted.
+pub const LISTED_AT_MOST: usize = 500;
+
+/// Rows not monitored a portfolio page lists; the others are counted.
+pub const UNMONITORED_AT_MOST: usize = 1_000;
+
+/// Companies a search lists.
+pub const FOUND_AT_MOST: usize = 200;
+
+fn fail(store: &Store) -> impl Fn(StoreError) -> Error + '_ {
+    move |source| Error::Store {
+        path: store.path().to_path_buf(),
+        source,
+    }
+}
+
+/// The inbox: the alerts of each portfolio's latest finished run.
+#[derive(Debug, Clone)]
+pub struct Inbox {
+    pub portfolios: Vec<PortfolioAlerts>,
+}
+
+/// One portfolio's alerts, as its latest finished run decided them and as acknowledged
+/// since.
+#[derive(Debug, Clone)]
+pub struct PortfolioAlerts {
+    pub run: RunInfo,
+    /// What the run's alerts say, as the summary said it (totals, standing, counted).
+    pub digest: AlertDigest,
+    /// Listed alerts no acknowledgement in force covers: worst first, to act on.
+    pub open: Vec<AlertLine>,
+    /// Listed alerts acknowledged since the run, each with its acknowledgement.
+    pub acked_since: Vec<(AlertLine, Ack)>,
+    /// Alerts an acknowledgement had taken out of the run's list, with the
+    /// acknowledgement when it is still in force.
+    pub acked: Vec<(AlertLine, Option<Ack>)>,
+    /// Standing red and black: neither news nor acknowledged.
+    pub standing: Vec<AlertLine>,
+}
+
+impl PortfolioAlerts {
+    /// Listed alerts beyond [`LISTED_AT_MOST`].
+    pub fn listed_beyond(&self) -> u64 {
+        self.digest
+            .listed_total
+            .saturating_sub((self.open.len() + self.acked_since.len()) as u64)
+    }
+}
+
+/// The inbox at `now`, by the alert rules `rules` (`[alerts]`).
+pub fn inbox(store: &Store, rules: &Rules, now: Timestamp) -> Result<Inbox, Error> {
+    let fail = fail(store);
+    let acks: HashMap<String, Ack> = store
+        .acks(now, false)
+        .map_err(&fail)?
+        .into_iter()
+        .map(|a| (a.company_id.clone(), a))
+        .collect();
+    let mut portfolios = Vec::new();
+    for latest in store.latest_finished_runs().map_err(&fail)? {
+        let run = store.run_info(latest.run_id).map_err(&fail)?;
+        let digest = store
+            .alert_digest(run.id, rules, Verdicts::Recorded)
+            .map_err(&fail)?;
+        let read = |set| {
+            store
+                .alerts_in(run.id, set, &digest.columns, LISTED_AT_MOST)
+                .map_err(&fail)
+        };
+        let (mut open, mut acked_since) = (Vec::new(), Vec::new());
+        for line in read(AlertSet::Listed)? {
+            match acks.get(&line.company_id) {
+                Some(ack) => acked_since.push((line, ack.clone())),
+                None => open.push(line),
+            }
+        }
+        let acked = read(AlertSet::Acked)?
+            .into_iter()
+            .map(|line| {
+                let ack = acks.get(&line.company_id).cloned();
+                (line, ack)
+            })
+            .collect();
+        let standing = read(AlertSet::Standing)?;
+        portfolios.push(PortfolioAlerts {
+            run,
+            digest,
+            open,
+            acked_since,
+            acked,
+            standing,
+        });
+    }
+    Ok(Inbox { portfolios })
+}
+
+/// The review queue ([`review::queue`]).
+pub fn review_queue(store: &Store) -> Result<Queue, Error> {
+    review::queue(store)
+}
+
+/// A company's page.
+#[derive(Debug, Clone)]
+pub struct CompanyPage {
+    pub company: CompanySummary,
+    pub latest: Option<LatestRating>,
+    /// Its colors, oldest first (`color_periods`).
+    pub periods: Vec<ColorPeriod>,
+    pub gone: Option<Disappearance>,
+    /// The rows that hold it in each portfolio's latest finished run.
+    pub held: Vec<Holding>,
+    /// Its registry ids: (registry, id).
+    pub external_ids: Vec<(String, String)>,
+    /// Its acknowledgements, in force or ended.
+    pub acks: Vec<Ack>,
+    /// The decisions on the refs that hold it, and those accepting it.
+    pub decisions: Vec<Decision>,
+}
+
+/// The page of the company with this id; `None` when the database does not know it.
+pub fn company(
+    store: &Store,
+    company_id: &str,
+    now: Timestamp,
+) -> Result<Option<CompanyPage>, Error> {
+    let fail = fail(store);
+    let Some(company) = store.company_by_id(company_id).map_err(&fail)? else {
+        return Ok(None);
+    };
+    let id = company.company_id.clone();
+    let held = store
+        .holdings(&[id.as_str()])
+        .map_err(&fail)?
+        .remove(&id)
+        .unwrap_or_default();
+    let refs: Vec<&str> = held.iter().filter_map(|h| h.reference.as_deref()).collect();
+    let decisions = store
+        .decisions()
+        .map_err(&fail)?
+        .into_iter()
+        .filter(|d| {
+            refs.contains(&d.reference.as_str())
+                || matches!(d.verdict, Verdict::Accept(c) if c.to_string() == id)
+        })
+        .collect();
+    let acks = store
+        .acks(now, true)
+        .map_err(&fail)?
+        .into_iter()
+        .filter(|a| a.company_id == id)
+        .collect();
+    Ok(Some(CompanyPage {
+        latest: store.latest_rating(&id).map_err(&fail)?,
+        periods: store.color_periods(&id).map_err(&fail)?,
+        gone: store.disappearance(&id).map_err(&fail)?,
+        external_ids: store.external_ids(&id).map_err(&fail)?,
+        held,
+        acks,
+        decisions,
+        company,
+    }))
+}
+
+/// A portfolio's page.
+#[derive(Debug, Clone)]
+pub struct PortfolioPage {
+    pub name: String,
+    /// Its latest run, whatever its state: one going, interrupted or failed shows here.
+    pub latest: RunInfo,
+    /// Its latest finished run, which the other figures are of.
+    pub finished: Option<RunInfo>,
+    /// Rated rows by color over its finished runs, oldest first ([`TREND_RUNS`] of them).
+    pub trend: Vec<RunColors>,
+    /// The finished run's alerts: new red and black, what is at stake.
+    pub digest: Option<AlertDigest>,
+    /// The API calls of every run started this month (UTC), all portfolios together: what
+    /// the account's quota counts.
+    pub calls_this_month: u64,
+    /// The finished run's rows not rated, by status.
+    pub unmonitored_by_status: BTreeMap<String, u64>,
+    /// Those rows, with why, in the file's order, at most [`UNMONITORED_AT_MOST`].
+    pub unmonitored: Vec<ResultRow>,
+}
+
+/// The page of portfolio `name`; `None` when it has no run.
+pub fn portfolio(
+    store: &Store,
+    rules: &Rules,
+    name: &str,
+    now: Timestamp,
+) -> Result<Option<PortfolioPage>, Error> {
+    let fail = fail(store);
+    let (Some(latest), finished) = store.portfolio_runs(name).map_err(&fail)? else {
+        return Ok(None);
+    };
+    let mut page = PortfolioPage {
+        name: name.to_string(),
+        latest,
+        finished: None,
+        trend: Vec::new(),
+        digest: None,
+        calls_this_month: store
+            .calls_since(&time_text(month_start(now)))
+            .map_err(&fail)?,
+        unmonitored_by_status: BTreeMap::new(),
+        unmonitored: Vec::new(),
+    };
+    if let Some(run) = finished {
+        page.trend = store.color_trend(run.id, TREND_RUNS).map_err(&fail)?;
+        page.digest = Some(
+            store
+                .alert_digest(run.id, rules, Verdicts::Recorded)
+                .map_err(&fail)?,
+        );
+        for (status, n) in &run.by_status {
+            if *status != RowStatus::Rated && *n > 0 {
+                page.unmonitored_by_status
+                    .insert(status.as_str().to_string(), *n);
+            }
+        }
+        let unmonitored = &mut page.unmonitored;
+        store
+            .for_each_unrated(run.id, |row| {
+                if row.status != RowStatus::Rated && unmonitored.len() < UNMONITORED_AT_MOST {
+                    unmonitored.push(row);
+                }
+                Ok::<_, Error>(())
+            })
+            .map_err(&fail)??;
+        page.finished = Some(run);
+    }
+    Ok(Some(page))
+}
+
+/// The portfolios that have a run, by name.
+pub fn portfolios(store: &Store) -> Result<Vec<String>, Error> {
+    store.portfolios().map_err(fail(store))
+}
+
+/// What a search found.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub query: String,
+    /// What the query was taken as: `company id`, `registry id`, `ref`, `name`.
+    pub by: &'static str,
+    /// The companies, each with the rows that hold it; at most [`FOUND_AT_MOST`].
+    pub companies: Vec<(CompanySummary, Vec<Holding>)>,
+    /// Companies found beyond those listed.
+    pub more: usize,
+}
+
+/// The companies `query` names: a company id, a registry id (a SIREN), a ref as the
+/// portfolios hold it, or part of a name; the first of these that finds any.
+pub fn search(store: &Store, query: &str) -> Result<Found, Error> {
+    let fail = fail(store);
+    let query = query.trim();
+    let mut found = Found {
+        query: query.to_string(),
+        by: "",
+        companies: Vec::new(),
+        more: 0,
+    };
+    if query.is_empty() {
+        return Ok(found);
+    }
+    let (by, mut companies) = if uuid::Uuid::parse_str(query).is_ok() {
+        ("company id", store.find_companies(query).map_err(&fail)?)
+    } else {
+        let by_id = store.companies_by_external_id(query).map_err(&fail)?;
+        if !by_id.is_empty() {
+            ("registry id", by_id)
+        } else {
+            let by_ref = store.companies_by_ref(query).map_err(&fail)?;
+            if by_ref.is_empty() {
+                ("name", store.find_companies(query).map_err(&fail)?)
+            } else {
+                ("ref", by_ref)
+            }
+        }
+    };
+    found.by = by;
+    found.more = companies.len().saturating_sub(FOUND_AT_MOST);
+    companies.truncate(FOUND_AT_MOST);
+    let ids: Vec<&str> = companies.iter().map(|c| c.company_id.as_str()).collect();
+    let mut held = store.holdings(&ids).map_err(&fail)?;
+    found.companies = companies
+        .into_iter()
+        .map(|c| {
+            let rows = held.remove(&c.company_id).unwrap_or_default();
+            (c, rows)
+        })
+        .collect();
+    Ok(found)
+}

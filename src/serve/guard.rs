@@ -1,0 +1,293 @@
+//! Who may do what: the token and the session cookie it buys, the same-origin and CSRF
+//! checks of every change, `--read-only`, and the headers every answer carries.
+//!
+//! - Without a token the server answers only requests addressed to a loopback name
+//!   (`Host: 127.0.0.1:…`, `localhost`, `[::1]`): a page elsewhere cannot reach it by
+//!   pointing its own name at this machine.
+//! - With a token (`--token-file`) every request carries it: `Authorization: Bearer`, or the
+//!   cookie the login form sets, an HMAC of the token under a secret of this process (the
+//!   token itself is never in a cookie or a URL).
+//! - Every POST comes from one of the server's own pages: its `Origin` (else its `Referer`)
+//!   names the host it was sent to, and its form carries the CSRF token, compared in
+//!   constant time.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+
+use super::{Shared, views};
+use crate::error::Error;
+
+/// The session cookie's name.
+pub const COOKIE: &str = "ratewatch_session";
+
+/// What the pages may load: their own stylesheet and images, nothing else, no script, and
+/// forms sent to the server only.
+pub const POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// The server's secrets and what it allows.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    token: Option<String>,
+    /// Random, new with each process: what the session cookie and the CSRF token derive
+    /// from, so a restart ends every session.
+    secret: [u8; 32],
+    read_only: bool,
+}
+
+impl Guard {
+    pub fn new(token: Option<String>, read_only: bool) -> Result<Guard, Error> {
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret)
+            .map_err(|e| Error::Config(format!("no random secret for the sessions: {e}")))?;
+        Ok(Guard {
+            token,
+            secret,
+            read_only,
+        })
+    }
+
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn mac(&self, what: &[u8]) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret).expect("any key length");
+        mac.update(what);
+        mac.finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The token every form carries, the same for the process's life.
+    pub fn csrf(&self) -> String {
+        self.mac(b"csrf")
+    }
+
+    /// Whether a form's CSRF token is the server's.
+    pub fn csrf_matches(&self, given: &str) -> bool {
+        same(given, &self.csrf())
+    }
+
+    /// The session cookie's value for a token: an HMAC of it, never the token.
+    fn session(&self, token: &str) -> String {
+        self.mac(format!("session:{token}").as_bytes())
+    }
+
+    /// The session cookie a right token buys; `None` for a wrong one (or when no token
+    /// is set, and none is needed).
+    pub fn login(&self, given: &str) -> Option<String> {
+        let token = self.token.as_deref()?;
+        same(given.trim(), token).then(|| {
+            format!(
+                "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+                self.session(token)
+            )
+        })
+    }
+
+    pub fn needs_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    /// Whether the request carries the token (or its session cookie), or needs none.
+    fn authorized(&self, headers: &HeaderMap) -> bool {
+        let Some(token) = self.token.as_deref() else {
+            return true;
+        };
+        let bearer = headers
+            .get_all(header::AUTHORIZATION)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .filter_map(|v| v.strip_prefix("Bearer "))
+            .any(|given| same(given.trim(), token));
+        let session = self.session(token);
+        let cookie = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|c| c.trim().strip_prefix(COOKIE)?.strip_prefix('='))
+            .any(|given| same(given, &session));
+        bearer || cookie
+    }
+}
+
+/// Two secrets compared in constant time (their lengths are not secret).
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
+
+/// The host a request was sent to, as its `Host` header names it.
+fn host(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::HOST)?.to_str().ok()
+}
+
+/// Whether `host` (`name:port`) is a loopback name.
+fn is_loopback(host: &str) -> bool {
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+        _ => host,
+    };
+    matches!(name, "127.0.0.1" | "localhost" | "[::1]")
+}
+
+/// Whether a POST comes from a page of this server: its `Origin`, else its `Referer`,
+/// names the host it was sent to. A request with neither is refused.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(host) = host(headers) else {
+        return false;
+    };
+    let from = headers
+        .get(header::ORIGIN)
+        .or_else(|| headers.get(header::REFERER))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| url::Url::parse(v).ok());
+    let Some(from) = from else {
+        return false;
+    };
+    let Some(name) = from.host_str() else {
+        return false;
+    };
+    let origin = match from.port() {
+        Some(port) => format!("{name}:{port}"),
+        None => name.to_string(),
+    };
+    matches!(from.scheme(), "http" | "https") && origin.eq_ignore_ascii_case(host)
+}
+
+/// Pages and files anyone who reaches the server may have: the login form and the style.
+fn open_to_all(path: &str) -> bool {
+    matches!(path, "/login" | "/style.css")
+}
+
+/// Every request passes here first: the host, the token, the origin of a change and
+/// `--read-only`; every answer leaves with the security headers.
+pub async fn check(State(app): State<Shared>, request: Request, next: Next) -> Response {
+    let guard = &app.guard;
+    let headers = request.headers();
+    let path = request.uri().path().to_string();
+    let post = request.method() == Method::POST;
+    let refused = if !guard.needs_token() && !host(headers).is_some_and(is_loopback) {
+        Some((
+            StatusCode::MISDIRECTED_REQUEST,
+            "This server answers requests to 127.0.0.1 or localhost only.".to_string(),
+        ))
+    } else if !open_to_all(&path) && !guard.authorized(headers) {
+        return with_headers(views::login_page(StatusCode::UNAUTHORIZED, None));
+    } else if post && !same_origin(headers) {
+        Some((
+            StatusCode::FORBIDDEN,
+            "Refused: a change is made from this server's own pages only (the request's Origin or Referer is missing or names another site).".to_string(),
+        ))
+    } else if post && guard.read_only && path != "/login" {
+        Some((
+            StatusCode::FORBIDDEN,
+            "Refused: the server runs --read-only; it changes nothing.".to_string(),
+        ))
+    } else {
+        None
+    };
+    let response = match refused {
+        Some((status, why)) => (status, why).into_response(),
+        None => next.run(request).await,
+    };
+    with_headers(response)
+}
+
+/// The headers of every answer: the policy, no sniffing, no referrer to other sites, no
+/// framing, no caching of pages that hold the portfolio's data.
+fn with_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, POLICY),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "same-origin"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::CACHE_CONTROL, "no-store"),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn a_change_comes_from_the_host_it_was_sent_to() {
+        let host = ("host", "127.0.0.1:8080");
+        assert!(same_origin(&headers(&[
+            host,
+            ("origin", "http://127.0.0.1:8080")
+        ])));
+        assert!(same_origin(&headers(&[
+            host,
+            ("referer", "http://127.0.0.1:8080/review?x=1")
+        ])));
+        assert!(!same_origin(&headers(&[
+            host,
+            ("origin", "http://evil.example")
+        ])));
+        assert!(!same_origin(&headers(&[
+            host,
+            ("origin", "http://127.0.0.1:8081")
+        ])));
+        assert!(!same_origin(&headers(&[host, ("origin", "null")])));
+        // The Origin wins over a Referer that would pass.
+        assert!(!same_origin(&headers(&[
+            host,
+            ("origin", "http://evil.example"),
+            ("referer", "http://127.0.0.1:8080/")
+        ])));
+        assert!(!same_origin(&headers(&[host])));
+    }
+
+    #[test]
+    fn only_loopback_names_without_a_token() {
+        for ok in ["127.0.0.1:8080", "localhost:1", "[::1]:80", "localhost"] {
+            assert!(is_loopback(ok), "{ok}");
+        }
+        for not in [
+            "evil.example:8080",
+            "10.0.0.1:8080",
+            "127.0.0.1.evil.example",
+        ] {
+            assert!(!is_loopback(not), "{not}");
+        }
+    }
+
+    #[test]
+    fn the_cookie_is_an_hmac_of_the_token_never_the_token() {
+        let guard = Guard::new(Some("s3cret-token".into()), false).unwrap();
+        assert!(guard.login("wrong").is_none());
+        let cookie = guard.login("s3cret-token").unwrap();
+        assert!(!cookie.contains("s3cret-token"));
+        assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+        let value = cookie.split(';').next().unwrap();
+        assert!(guard.authorized(&headers(&[("cookie", value)])));
+        assert!(guard.authorized(&headers(&[("authorization", "Bearer s3cret-token")])));
+        assert!(!guard.authorized(&headers(&[("authorization", "Bearer s3cret")])));
+        assert!(!guard.authorized(&headers(&[("cookie", "ratewatch_session=s3cret-token")])));
+        // Another process's sessions are not this one's.
+        let other = Guard::new(Some("s3cret-token".into()), false).unwrap();
+        assert!(!other.authorized(&headers(&[("cookie", value)])));
+        assert!(guard.csrf_matches(&guard.csrf()) && !guard.csrf_matches(&other.csrf()));
+    }
+}

@@ -1,0 +1,578 @@
+//! The pages: each handler reads its page's data through one function of
+//! [`crate::pages`] on a blocking thread, or makes its change through the library's use
+//! case, and lays it out with a template of `templates/`. A change answers with a redirect
+//! back to the page it came from, which says what was done (or why not).
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use jiff::Timestamp;
+use serde::Deserialize;
+
+use super::{App, Shared};
+use crate::ack::acknowledge;
+use crate::digest::{AlertDigest, AlertLine, format_amount};
+use crate::error::Error;
+use crate::model::{Color, Decision, RowStatus, RunInfo, Verdict};
+use crate::pages::{self, CompanyPage, Found, Inbox, PortfolioPage};
+use crate::review::{self, Queue};
+use crate::store::{Store, StoreError};
+use crate::when::{Bound, parse_time};
+
+/// Where the decisions made on the review page come from, as `review list` shows them.
+pub const WEB_PAGE: &str = "web page";
+
+const STYLE: &str = include_str!("style.css");
+
+/// What every page has around its content: the navigation, what the last change did, and
+/// what its forms need.
+pub struct Chrome {
+    pub title: String,
+    /// The `id` of the page's `<main>`: `inbox`, `review`, `company`, `portfolio`, `search`.
+    pub id: &'static str,
+    pub portfolios: Vec<String>,
+    pub said: Option<String>,
+    pub error: Option<String>,
+    pub csrf: String,
+    /// Forms are shown: the server is not `--read-only`.
+    pub can_change: bool,
+    /// Where a form on this page sends the browser back to.
+    pub back: String,
+}
+
+/// What a redirect after a change tells the page.
+#[derive(Debug, Default, Deserialize)]
+pub struct Said {
+    said: Option<String>,
+    error: Option<String>,
+}
+
+fn chrome(
+    app: &App,
+    store: &Store,
+    title: String,
+    id: &'static str,
+    back: String,
+    said: Said,
+) -> Chrome {
+    Chrome {
+        title,
+        id,
+        // The navigation is a convenience: a page still shows without it.
+        portfolios: pages::portfolios(store).unwrap_or_default(),
+        said: said.said,
+        error: said.error,
+        csrf: app.guard.csrf(),
+        can_change: !app.guard.read_only(),
+        back,
+    }
+}
+
+/// A failure as a page: the database's trouble in words, never a panic.
+fn failed(status: StatusCode, error: &Error) -> Response {
+    let page = Problem {
+        title: "ratewatch: an error".into(),
+        message: error.to_string(),
+    };
+    (status, render(&page)).into_response()
+}
+
+fn render(page: &impl Template) -> Html<String> {
+    Html(
+        page.render()
+            .unwrap_or_else(|e| format!("the page could not be made: {e}")),
+    )
+}
+
+/// Runs `read` with the database opened read-only, on a blocking thread: the page's SQL
+/// never holds up the server's other requests, and never a run's writes.
+async fn reading<T: Send + 'static>(
+    app: &Shared,
+    read: impl FnOnce(&App, &Store) -> Result<T, Error> + Send + 'static,
+) -> Result<T, Response> {
+    let app = app.clone();
+    tokio::task::spawn_blocking(move || {
+        let store = Store::open_read_only(&app.db).map_err(|source| Error::Store {
+            path: app.db.clone(),
+            source,
+        })?;
+        read(&app, &store)
+    })
+    .await
+    .map_err(|e| {
+        failed(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &Error::Config(e.to_string()),
+        )
+    })?
+    .map_err(|e| failed(StatusCode::INTERNAL_SERVER_ERROR, &e))
+}
+
+/// Runs `change` with the database opened for writing, as `ack` and `review` open it (an
+/// existing one, brought up to date; each write waits its turn beside a run), on a
+/// blocking thread; what it says done, or the error.
+async fn changing(
+    app: &Shared,
+    change: impl FnOnce(&mut Store) -> Result<String, Error> + Send + 'static,
+) -> Result<String, Error> {
+    let db = app.db.clone();
+    tokio::task::spawn_blocking(move || {
+        let fail = |source| Error::Store {
+            path: db.clone(),
+            source,
+        };
+        if !db.is_file() {
+            return Err(fail(StoreError::Missing));
+        }
+        let mut store = Store::open(&db).map_err(fail)?;
+        change(&mut store)
+    })
+    .await
+    .map_err(|e| Error::Config(e.to_string()))?
+}
+
+/// Back to `back` (a path of this server, else the inbox), saying what was done or why not.
+fn back_to(back: &str, outcome: Result<String, Error>) -> Response {
+    let local = back.starts_with('/') && !back.starts_with("//") && !back.contains('\\');
+    let path = if local { back } else { "/" };
+    let path = path.split('#').next().unwrap_or("/");
+    let (path, _) = path.split_once('?').unwrap_or((path, ""));
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    match outcome {
+        Ok(said) => query.append_pair("said", &said),
+        Err(error) => query.append_pair("error", &error.to_string()),
+    };
+    Redirect::to(&format!("{path}?{}", query.finish())).into_response()
+}
+
+/// A form's CSRF token is the server's, or the change is refused.
+fn csrf_refused(app: &App, given: &str) -> Option<Response> {
+    (!app.guard.csrf_matches(given)).then(|| {
+        (
+            StatusCode::FORBIDDEN,
+            "Refused: the form's CSRF token is missing or not this server's; reload the page and send it again.",
+        )
+            .into_response()
+    })
+}
+
+#[derive(Template)]
+#[template(path = "problem.html")]
+struct Problem {
+    title: String,
+    message: String,
+}
+
+#[derive(Template)]
+#[template(path = "inbox.html")]
+struct InboxView {
+    chrome: Chrome,
+    inbox: Inbox,
+}
+
+pub async fn inbox(State(app): State<Shared>, Query(said): Query<Said>) -> Response {
+    reading(&app, move |app, store| {
+        let inbox = pages::inbox(store, &app.rules, Timestamp::now())?;
+        Ok(render(&InboxView {
+            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said),
+            inbox,
+        }))
+    })
+    .await
+    .into_response()
+}
+
+#[derive(Deserialize)]
+pub struct AckForm {
+    #[serde(default)]
+    csrf: String,
+    company: String,
+    #[serde(default)]
+    note: String,
+    #[serde(default)]
+    until: String,
+    #[serde(default)]
+    back: String,
+}
+
+/// Acknowledges a company's alert, as `ratewatch ack` does.
+pub async fn ack(State(app): State<Shared>, Form(form): Form<AckForm>) -> Response {
+    if let Some(refused) = csrf_refused(&app, &form.csrf) {
+        return refused;
+    }
+    let outcome = changing(&app, move |store| {
+        let until = match form.until.trim() {
+            "" => None,
+            until => Some(parse_time("until", until, Bound::From)?),
+        };
+        let note = Some(form.note.as_str());
+        match acknowledge(store, &form.company, until, note)? {
+            Some(done) => Ok(done.text()),
+            None => Err(Error::Config(format!(
+                "No company matches {:?}.",
+                form.company.trim()
+            ))),
+        }
+    })
+    .await;
+    back_to(&form.back, outcome)
+}
+
+#[derive(Template)]
+#[template(path = "review.html")]
+struct ReviewView {
+    chrome: Chrome,
+    queue: Queue,
+}
+
+pub async fn review(State(app): State<Shared>, Query(said): Query<Said>) -> Response {
+    reading(&app, move |app, store| {
+        let queue = pages::review_queue(store)?;
+        Ok(render(&ReviewView {
+            chrome: chrome(
+                app,
+                store,
+                "Review".into(),
+                "review",
+                "/review".into(),
+                said,
+            ),
+            queue,
+        }))
+    })
+    .await
+    .into_response()
+}
+
+#[derive(Deserialize)]
+pub struct DecideForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(rename = "ref")]
+    reference: String,
+    decision: String,
+    #[serde(default)]
+    company: String,
+    #[serde(default)]
+    back: String,
+}
+
+/// A decision on a row of the review queue, as `ratewatch review` makes it.
+pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> Response {
+    if let Some(refused) = csrf_refused(&app, &form.csrf) {
+        return refused;
+    }
+    let back = if form.back.is_empty() {
+        "/review".to_string()
+    } else {
+        form.back.clone()
+    };
+    let outcome = changing(&app, move |store| {
+        let reference = form.reference.as_str();
+        let verdict = match form.decision.as_str() {
+            "accept" => {
+                let company = uuid::Uuid::parse_str(form.company.trim()).map_err(|_| {
+                    Error::Config(format!(
+                        "{reference}: accept needs the candidate's company id (a UUID)"
+                    ))
+                })?;
+                review::accept(store, reference, company, WEB_PAGE, false)?;
+                Verdict::Accept(company)
+            }
+            "reject" => {
+                review::decide(store, reference, Verdict::Reject, WEB_PAGE)?;
+                Verdict::Reject
+            }
+            "ignore" => {
+                review::decide(store, reference, Verdict::Ignore, WEB_PAGE)?;
+                Verdict::Ignore
+            }
+            "revoke" => {
+                review::revoke(store, reference)?;
+                return Ok(format!(
+                    "{reference}: decision removed; the next run screens it as before."
+                ));
+            }
+            other => {
+                return Err(Error::Config(format!(
+                    "decision {other:?}: use accept, reject, ignore or revoke"
+                )));
+            }
+        };
+        Ok(format!(
+            "{reference}: {}; the next run applies it.",
+            review::verdict_text(verdict)
+        ))
+    })
+    .await;
+    back_to(&back, outcome)
+}
+
+#[derive(Template)]
+#[template(path = "company.html")]
+struct CompanyView {
+    chrome: Chrome,
+    page: CompanyPage,
+}
+
+pub async fn company(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    Query(said): Query<Said>,
+) -> Response {
+    reading(&app, move |app, store| {
+        let Some(page) = pages::company(store, &id, Timestamp::now())? else {
+            return Ok(not_found_page(app, store));
+        };
+        let title = page
+            .company
+            .name
+            .clone()
+            .unwrap_or_else(|| page.company.company_id.clone());
+        let back = format!("/company/{}", page.company.company_id);
+        Ok(render(&CompanyView {
+            chrome: chrome(app, store, title, "company", back, said),
+            page,
+        })
+        .into_response())
+    })
+    .await
+    .into_response()
+}
+
+#[derive(Deserialize)]
+pub struct PortfolioQuery {
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Template)]
+#[template(path = "portfolio.html")]
+struct PortfolioView {
+    chrome: Chrome,
+    page: PortfolioPage,
+}
+
+pub async fn portfolio(State(app): State<Shared>, Query(query): Query<PortfolioQuery>) -> Response {
+    reading(&app, move |app, store| {
+        let Some(page) = pages::portfolio(store, &app.rules, &query.name, Timestamp::now())? else {
+            return Ok(not_found_page(app, store));
+        };
+        let back = portfolio_href(&page.name);
+        Ok(render(&PortfolioView {
+            chrome: chrome(
+                app,
+                store,
+                page.name.clone(),
+                "portfolio",
+                back,
+                Said::default(),
+            ),
+            page,
+        })
+        .into_response())
+    })
+    .await
+    .into_response()
+}
+
+#[derive(Deserialize)]
+pub struct SearchQuery {
+    #[serde(default)]
+    q: String,
+}
+
+#[derive(Template)]
+#[template(path = "search.html")]
+struct SearchView {
+    chrome: Chrome,
+    found: Found,
+}
+
+pub async fn search(State(app): State<Shared>, Query(query): Query<SearchQuery>) -> Response {
+    reading(&app, move |app, store| {
+        let found = pages::search(store, &query.q)?;
+        Ok(render(&SearchView {
+            chrome: chrome(
+                app,
+                store,
+                "Search".into(),
+                "search",
+                "/search".into(),
+                Said::default(),
+            ),
+            found,
+        }))
+    })
+    .await
+    .into_response()
+}
+
+#[derive(Template)]
+#[template(path = "login.html")]
+struct LoginView {
+    failed: bool,
+}
+
+/// The login form, with `status` (401 for a request that lacked the token).
+pub fn login_page(status: StatusCode, failed: Option<bool>) -> Response {
+    let page = LoginView {
+        failed: failed.unwrap_or(false),
+    };
+    (status, render(&page)).into_response()
+}
+
+pub async fn login_form() -> Response {
+    login_page(StatusCode::OK, None)
+}
+
+#[derive(Deserialize)]
+pub struct LoginForm {
+    #[serde(default)]
+    token: String,
+}
+
+/// The token, posted: a session cookie and the inbox, or the form again.
+pub async fn login(State(app): State<Shared>, Form(form): Form<LoginForm>) -> Response {
+    match app.guard.login(&form.token) {
+        Some(cookie) => {
+            let mut response = Redirect::to("/").into_response();
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().insert(header::SET_COOKIE, value);
+            }
+            response
+        }
+        None if !app.guard.needs_token() => Redirect::to("/").into_response(),
+        None => login_page(StatusCode::UNAUTHORIZED, Some(true)),
+    }
+}
+
+pub async fn style() -> Response {
+    ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE).into_response()
+}
+
+#[derive(Template)]
+#[template(path = "not_found.html")]
+struct NotFoundView {
+    chrome: Chrome,
+}
+
+fn not_found_page(app: &App, store: &Store) -> Response {
+    let page = NotFoundView {
+        chrome: chrome(
+            app,
+            store,
+            "Not found".into(),
+            "not-found",
+            "/".into(),
+            Said::default(),
+        ),
+    };
+    (StatusCode::NOT_FOUND, render(&page)).into_response()
+}
+
+pub async fn not_found(State(app): State<Shared>) -> Response {
+    match reading(&app, |app, store| Ok(not_found_page(app, store))).await {
+        Ok(page) | Err(page) => page,
+    }
+}
+
+// What the templates call.
+
+/// The link to a portfolio's page.
+fn portfolio_href(name: &str) -> String {
+    let query: String = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("name", name)
+        .finish();
+    format!("/portfolio?{query}")
+}
+
+/// The class of a color's badge; anything outside the five gets a neutral look (never a
+/// class made from the service's text).
+fn color_class(color: &Color) -> &'static str {
+    match color {
+        Color::Green => "c-green",
+        Color::Yellow => "c-yellow",
+        Color::Red => "c-red",
+        Color::Black => "c-black",
+        Color::White => "c-white",
+        Color::Other(_) => "c-other",
+    }
+}
+
+fn color_of(text: &str) -> Color {
+    Color::parse(text)
+}
+
+/// A carried column's value for an alert, the amount summed over its rows.
+fn shown_value(line: &AlertLine, digest: &AlertDigest, header: &str) -> String {
+    line.shown_value(header, digest.amount_column.as_deref())
+}
+
+fn day(at: &Timestamp) -> String {
+    at.strftime("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+fn or_dash(text: &Option<String>) -> String {
+    text.clone().unwrap_or_else(|| "–".into())
+}
+
+fn run_line(run: &RunInfo) -> String {
+    let finished = run
+        .finished_at
+        .as_ref()
+        .map(|f| format!(", finished {}", day(f)))
+        .unwrap_or_default();
+    format!(
+        "run {} · {} · started {}{finished} · {} rows, {} rated, {} alerts",
+        run.id,
+        run.status.as_str(),
+        day(&run.started_at),
+        run.rows,
+        run.rows_with(RowStatus::Rated),
+        run.alerts
+    )
+}
+
+fn decision_company(decision: &Decision) -> String {
+    match decision.verdict {
+        Verdict::Accept(c) => c.to_string(),
+        Verdict::Ignore | Verdict::Reject => String::new(),
+    }
+}
+
+/// The new red and black of a run's alerts (not first screenings), and what they put at
+/// stake.
+fn new_red_black(digest: &AlertDigest) -> String {
+    let mut parts = Vec::new();
+    for total in &digest.kinds {
+        if matches!(
+            total.kind,
+            crate::model::AlertKind::Red | crate::model::AlertKind::Black
+        ) {
+            let new = total.count.saturating_sub(total.first_screenings);
+            let mut part = format!("{new} {}", total.kind.describe());
+            if let Some(a) = total.amount {
+                part.push_str(&format!(" ({} at stake)", format_amount(a)));
+            }
+            parts.push(part);
+        }
+    }
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// What the run's red and black alerts put at stake, every kind together.
+fn at_stake(digest: &AlertDigest) -> String {
+    let listed: f64 = digest.kinds.iter().filter_map(|k| k.amount).sum();
+    let standing: f64 = digest.standing.iter().filter_map(|s| s.amount).sum();
+    match (&digest.amount_column, listed + standing) {
+        (None, _) => "no amount column named ([alerts] amount)".into(),
+        (Some(column), total) => format!("{} ({column})", format_amount(total)),
+    }
+}

@@ -1,0 +1,592 @@
+//! `ratewatch serve` end to end: the binary on a random loopback port over a database the
+//! simulator's runs made, driven with reqwest. Who may see and change what (a token, the
+//! origin and CSRF token of a change, `--read-only`), markup in the data shown inert, and
+//! the changes made on the pages as the commands and the next runs see them.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use serde_json::Value;
+
+use crate::common::{Background, Workspace, isolated, rows_by_ref, sample_sim};
+use ratewatch::sim::Endpoint;
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
+}
+
+/// A running `ratewatch serve`, stopped (SIGTERM) when dropped.
+struct Server {
+    child: Child,
+    url: String,
+    client: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
+}
+
+/// An answer: its status, headers and body.
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: String,
+}
+
+impl Server {
+    fn start(ws: &Workspace, args: &[&str]) -> Server {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+        isolated(&mut cmd);
+        cmd.current_dir(ws.dir.path())
+            .args(["serve", "--bind", "127.0.0.1:0", "--db"])
+            .arg(ws.db())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let url = first.trim().trim_end_matches('/').to_string();
+        assert!(url.starts_with("http://127.0.0.1:"), "{first:?}");
+        Server {
+            child,
+            url,
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap(),
+        }
+    }
+
+    fn send(&self, request: reqwest::RequestBuilder) -> Answer {
+        self.runtime.block_on(async {
+            let response = request.send().await.unwrap();
+            Answer {
+                status: response.status(),
+                headers: response.headers().clone(),
+                body: response.text().await.unwrap(),
+            }
+        })
+    }
+
+    fn get(&self, path: &str) -> Answer {
+        self.get_with(path, &[])
+    }
+
+    fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
+        let mut request = self.client.get(format!("{}{path}", self.url));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send(request)
+    }
+
+    /// A form posted as the server's own pages post it (the Origin of the server), plus
+    /// `headers`.
+    fn post(&self, path: &str, form: &[(&str, &str)], headers: &[(&str, &str)]) -> Answer {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let mut request = self
+            .client
+            .post(format!("{}{path}", self.url))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body);
+        let mut origin = true;
+        for (name, value) in headers {
+            if name.eq_ignore_ascii_case("origin") {
+                origin = false;
+                if value.is_empty() {
+                    continue;
+                }
+            }
+            request = request.header(*name, *value);
+        }
+        if origin {
+            request = request.header("origin", &self.url);
+        }
+        self.send(request)
+    }
+
+    /// The CSRF token the pages' forms carry.
+    fn csrf(&self) -> String {
+        let page = self.get("/").body;
+        let at = page
+            .find("name=\"csrf\" value=\"")
+            .expect("a form with its CSRF token");
+        let rest = &page[at + "name=\"csrf\" value=\"".len()..];
+        rest[..rest.find('"').unwrap()].to_string()
+    }
+
+    /// Stops the server as Ctrl-C or a service manager would; its exit status.
+    fn stop(mut self) -> std::process::ExitStatus {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let status = self.child.wait().unwrap();
+        std::mem::forget(self);
+        status
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    cmd.current_dir(ws.dir.path())
+        .args(args)
+        .arg("--db")
+        .arg(ws.db())
+        .output()
+        .unwrap()
+}
+
+fn json_of(ws: &Workspace, args: &[&str]) -> Value {
+    let out = ratewatch(ws, args);
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A database of one screening of the sample.
+fn screened(sim: &Background) -> Workspace {
+    let ws = Workspace::new();
+    ws.screen(sim, &sample()).assert().code(3);
+    ws
+}
+
+/// The company id of the alert whose refs are `reference`, as the inbox shows it.
+fn company_of(page: &str, reference: &str) -> String {
+    let refs = format!("<td class=\"refs\">{reference}");
+    let at = page
+        .find(&refs)
+        .unwrap_or_else(|| panic!("{reference} in {page}"));
+    let before = &page[..at];
+    let row = &before[before.rfind("data-company=\"").unwrap() + "data-company=\"".len()..];
+    row[..row.find('"').unwrap()].to_string()
+}
+
+#[test]
+fn every_page_answers_with_the_policy_and_the_server_stops_on_sigterm() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    let server = Server::start(&ws, &[]);
+    let inbox = server.get("/");
+    assert_eq!(inbox.status, StatusCode::OK);
+    let zhao = company_of(&inbox.body, "C-1001, C-1002, C-1003");
+    for path in [
+        "/".to_string(),
+        "/review".to_string(),
+        format!("/company/{zhao}"),
+        "/portfolio?name=portfolio".to_string(),
+        "/search?q=C-1001".to_string(),
+    ] {
+        let page = server.get(&path);
+        assert_eq!(page.status, StatusCode::OK, "{path}: {}", page.body);
+        let policy = page.headers["content-security-policy"].to_str().unwrap();
+        assert!(policy.contains("default-src 'none'"), "{policy}");
+        assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+        assert!(!policy.contains("unsafe-inline"), "{policy}");
+        assert_eq!(page.headers["x-content-type-options"], "nosniff");
+        assert_eq!(page.headers["referrer-policy"], "same-origin");
+        assert!(!page.body.contains("<script"), "{path}: no script");
+        assert!(!page.body.contains("style=\""), "{path}: no inline style");
+        assert!(!page.body.contains(crate::common::KEY), "{path}");
+    }
+    let company = server.get(&format!("/company/{zhao}")).body;
+    assert!(company.contains("Zhao Robotique"), "{company}");
+    assert!(
+        company.contains("C-1001") && company.contains("C-1003"),
+        "{company}"
+    );
+    assert!(
+        company.contains("class=\"period\""),
+        "a color timeline: {company}"
+    );
+    let portfolio = server.get("/portfolio?name=portfolio").body;
+    assert!(portfolio.contains("id=\"calls-this-month\""), "{portfolio}");
+    assert!(
+        portfolio.contains("ambiguous") && portfolio.contains("C-1006"),
+        "{portfolio}"
+    );
+    let search = server.get("/search?q=C-1001").body;
+    assert!(search.contains(&format!("/company/{zhao}")), "{search}");
+    let search = server.get("/search?q=robotique%20loire").body;
+    assert!(
+        search.contains(&format!("/company/{zhao}")),
+        "by name: {search}"
+    );
+    let search = server.get(&format!("/search?q={zhao}")).body;
+    assert!(search.contains("found by company id"), "{search}");
+    assert_eq!(server.get("/company/nothing").status, StatusCode::NOT_FOUND);
+    // A page elsewhere pointing its own name at this machine is not answered.
+    let rebound = server.get_with("/", &[("host", "evil.example")]);
+    assert_eq!(rebound.status, StatusCode::MISDIRECTED_REQUEST);
+    assert!(server.stop().success(), "SIGTERM stops it cleanly");
+}
+
+#[test]
+fn with_a_token_every_request_carries_it_and_the_login_sets_a_cookie_that_is_not_the_token() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    let token = "correct-horse-battery-staple";
+    let file = ws.write("serve-token", format!("{token}\n").as_bytes());
+    let server = Server::start(&ws, &["--token-file", file.to_str().unwrap()]);
+    for path in [
+        "/",
+        "/review",
+        "/portfolio?name=portfolio",
+        "/search?q=C-1001",
+    ] {
+        let refused = server.get(path);
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert!(refused.body.contains("action=\"/login\""), "the login form");
+        assert!(
+            !refused.body.contains("C-1001"),
+            "{path}: nothing of the portfolio"
+        );
+    }
+    let wrong = format!("Bearer {token}x");
+    assert_eq!(
+        server.get_with("/", &[("authorization", &wrong)]).status,
+        StatusCode::UNAUTHORIZED
+    );
+    let bearer = format!("Bearer {token}");
+    assert_eq!(
+        server.get_with("/", &[("authorization", &bearer)]).status,
+        StatusCode::OK
+    );
+    // A change without the token is refused before anything else is looked at.
+    let ack = server.post("/ack", &[("company", "C-1004")], &[]);
+    assert_eq!(ack.status, StatusCode::UNAUTHORIZED);
+
+    let failed = server.post("/login", &[("token", "guess")], &[]);
+    assert_eq!(failed.status, StatusCode::UNAUTHORIZED);
+    assert!(failed.headers.get("set-cookie").is_none());
+    let login = server.post("/login", &[("token", token)], &[]);
+    assert_eq!(login.status, StatusCode::SEE_OTHER);
+    assert_eq!(login.headers["location"], "/");
+    let cookie = login.headers["set-cookie"].to_str().unwrap().to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    assert!(
+        !cookie.contains(token),
+        "the cookie is not the token: {cookie}"
+    );
+    let session = cookie.split(';').next().unwrap();
+    let inbox = server.get_with("/", &[("cookie", session)]);
+    assert_eq!(inbox.status, StatusCode::OK);
+    assert!(inbox.body.contains("C-1004"));
+    assert!(!inbox.body.contains(token), "the token is never shown");
+    let forged = server.get_with("/", &[("cookie", &format!("ratewatch_session={token}"))]);
+    assert_eq!(forged.status, StatusCode::UNAUTHORIZED);
+    drop(server);
+
+    // Any address but a loopback one needs a token.
+    let out = ratewatch(&ws, &["serve", "--bind", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--token-file"), "{said}");
+}
+
+#[test]
+fn a_cross_site_post_and_one_without_its_csrf_token_are_refused() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    let server = Server::start(&ws, &[]);
+    let inbox = server.get("/").body;
+    let black = company_of(&inbox, "C-1004");
+    let csrf = server.csrf();
+    let form = [
+        ("csrf", csrf.as_str()),
+        ("company", black.as_str()),
+        ("note", "seen"),
+    ];
+    for (why, headers) in [
+        ("another site", vec![("origin", "http://evil.example")]),
+        ("another port", vec![("origin", "http://127.0.0.1:1")]),
+        ("an opaque origin", vec![("origin", "null")]),
+        ("neither Origin nor Referer", vec![("origin", "")]),
+        (
+            "a Referer of another site",
+            vec![("origin", ""), ("referer", "http://evil.example/page")],
+        ),
+    ] {
+        let refused = server.post("/ack", &form, &headers);
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{why}");
+    }
+    let without = server.post("/ack", &[("company", black.as_str())], &[]);
+    assert_eq!(without.status, StatusCode::FORBIDDEN, "no CSRF token");
+    let forged = server.post(
+        "/ack",
+        &[
+            ("csrf", &"0".repeat(csrf.len())),
+            ("company", black.as_str()),
+        ],
+        &[],
+    );
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "a wrong CSRF token");
+    let decide = server.post(
+        "/review/decide",
+        &[("ref", "C-1018"), ("decision", "ignore")],
+        &[],
+    );
+    assert_eq!(decide.status, StatusCode::FORBIDDEN, "no CSRF token");
+    assert_eq!(json_of(&ws, &["acks", "--json"]), serde_json::json!([]));
+    assert!(
+        json_of(&ws, &["review", "list", "--json"])["decisions"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // The same form from the server's own page (its Referer) is taken.
+    let referer = format!("{}/", server.url);
+    let taken = server.post("/ack", &form, &[("origin", ""), ("referer", &referer)]);
+    assert_eq!(taken.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        json_of(&ws, &["acks", "--json"])[0]["company_id"],
+        black.as_str()
+    );
+}
+
+#[test]
+fn markup_in_a_company_name_a_ref_and_a_carried_column_is_shown_as_text_on_every_page() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    // A ref and a carried column with markup, in the portfolio itself.
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let mut portfolio = format!("{header},owner\n");
+    for line in lines {
+        let line = line.replacen("C-1004", "C-1004<b>x</b>", 1);
+        portfolio.push_str(&format!("{line},\"<img src=x onerror=alert(2)>\"\n"));
+    }
+    let file = ws.write("portfolio.csv", portfolio.as_bytes());
+    ws.write("ratewatch.toml", b"[alerts]\nshow = [\"owner\"]\n");
+    ws.screen(&sim, &file).assert().code(3);
+    let script = "<script>alert(1)</script>";
+    rusqlite::Connection::open(ws.db())
+        .unwrap()
+        .execute(
+            "UPDATE companies SET name = ?1 || name WHERE name LIKE 'Zhao Robotique%'",
+            [script],
+        )
+        .unwrap();
+    let server = Server::start(&ws, &[]);
+    let inbox = server.get("/").body;
+    let zhao = company_of(&inbox, "C-1001, C-1002, C-1003");
+    for path in [
+        "/".to_string(),
+        format!("/company/{zhao}"),
+        "/search?q=C-1001".to_string(),
+        format!("/search?q={}", "%3Cscript%3E"),
+    ] {
+        let page = server.get(&path).body;
+        assert!(!page.contains("<script"), "{path}: {page}");
+        assert!(
+            page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{path}: {page}"
+        );
+    }
+    assert!(!inbox.contains("<b>x</b>") && inbox.contains("C-1004&lt;b&gt;x&lt;/b&gt;"));
+    assert!(!inbox.contains("<img") && inbox.contains("&lt;img src=x onerror=alert(2)&gt;"));
+    let portfolio = server.get("/portfolio?name=portfolio").body;
+    assert!(!portfolio.contains("<img") && !portfolio.contains("<b>x"));
+}
+
+#[test]
+fn read_only_refuses_every_change_and_shows_no_form() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    let server = Server::start(&ws, &["--read-only"]);
+    for path in ["/", "/review"] {
+        let page = server.get(path).body;
+        assert!(!page.contains("method=\"post\""), "{path}: no form");
+        assert!(page.contains("Read-only"), "{path}");
+    }
+    let review = json_of(&ws, &["review", "list", "--json"]);
+    assert!(!review["rows"].as_array().unwrap().is_empty());
+    for (path, form) in [
+        ("/ack", vec![("company", "C-1004")]),
+        (
+            "/review/decide",
+            vec![("ref", "C-1018"), ("decision", "ignore")],
+        ),
+    ] {
+        let refused = server.post(path, &form, &[]);
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{path}");
+    }
+    assert_eq!(json_of(&ws, &["acks", "--json"]), serde_json::json!([]));
+}
+
+#[test]
+fn an_acknowledgement_made_on_the_inbox_is_in_acks_and_takes_the_company_out_of_the_next_summary() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    ws.write("ratewatch.toml", b"[alerts]\nrepeat = \"daily\"\n");
+    ws.screen(&sim, &sample()).assert().code(3);
+    let server = Server::start(&ws, &[]);
+    let inbox = server.get("/").body;
+    let black = company_of(&inbox, "C-1004");
+    let csrf = server.csrf();
+    let done = server.post(
+        "/ack",
+        &[
+            ("csrf", csrf.as_str()),
+            ("company", black.as_str()),
+            ("note", "credit stopped"),
+            ("until", ""),
+            ("back", "/"),
+        ],
+        &[],
+    );
+    assert_eq!(done.status, StatusCode::SEE_OTHER);
+    let location = done.headers["location"].to_str().unwrap().to_string();
+    assert!(location.starts_with("/?said="), "{location}");
+    let said = server.get(&location).body;
+    assert!(said.contains("acknowledged at black"), "{said}");
+    // The inbox shows it apart: acknowledged, no longer to act on.
+    let open = &said[said.find("To act on").unwrap()..said.find("Acknowledged (").unwrap()];
+    assert!(!open.contains(&black), "{open}");
+    let acked = &said[said.find("Acknowledged (").unwrap()..];
+    assert!(acked.contains(&black) && acked.contains("credit stopped"));
+
+    let acks = json_of(&ws, &["acks", "--json"]);
+    assert_eq!(acks[0]["company_id"], black.as_str());
+    assert_eq!(acks[0]["note"], "credit stopped");
+    assert_eq!(acks[0]["color"], "black");
+
+    crate::common::a_night_passes(&ws.db());
+    let out = ws.screen(&sim, &sample()).output().unwrap();
+    let summary = String::from_utf8(out.stdout).unwrap();
+    let listed = |reference: &str| {
+        summary
+            .lines()
+            .any(|l| l.starts_with("  ") && l.contains(reference))
+    };
+    assert!(!listed("C-1004"), "{summary}");
+    assert!(listed("C-1010"), "the others are still listed: {summary}");
+    assert!(summary.contains("1 alert acknowledged"), "{summary}");
+    assert_eq!(rows_by_ref(&ws.report())["C-1004"]["acknowledged"], true);
+}
+
+#[test]
+fn a_candidate_accepted_on_the_review_page_is_rated_by_the_next_run_without_a_search() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let by_name = || sim.server.stats().calls(Endpoint::CompaniesByName);
+    let searching_all = || {
+        let before = by_name();
+        ws.screen(&sim, &sample())
+            .arg("--refresh-resolutions")
+            .assert()
+            .code(3);
+        by_name() - before
+    };
+    let searches = searching_all();
+    let server = Server::start(&ws, &[]);
+    let review = server.get("/review").body;
+    let at = review
+        .find("data-ref=\"C-1006\"")
+        .expect("the ambiguous row");
+    let section = &review[at..review[at..].find("</section>").unwrap() + at];
+    assert!(
+        section.contains("Bordeaux"),
+        "candidates with their address: {section}"
+    );
+    assert_eq!(section.matches("value=\"accept\"").count(), 3, "{section}");
+    let list = json_of(&ws, &["review", "list", "--json"]);
+    let row = list["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ref"] == "C-1006")
+        .unwrap();
+    let chosen = row["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["city"] == "Bordeaux")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let csrf = server.csrf();
+    // A company the row was not offered is refused, and nothing is recorded.
+    let other = server.post(
+        "/review/decide",
+        &[
+            ("csrf", csrf.as_str()),
+            ("ref", "C-1006"),
+            ("decision", "accept"),
+            ("company", "fc1e733d-c34f-4564-940a-51e0f4d721c0"),
+        ],
+        &[],
+    );
+    let location = other.headers["location"].to_str().unwrap().to_string();
+    assert!(location.starts_with("/review?error="), "{location}");
+    assert!(
+        server
+            .get(&location)
+            .body
+            .contains("is not among the companies offered")
+    );
+    let accepted = server.post(
+        "/review/decide",
+        &[
+            ("csrf", csrf.as_str()),
+            ("ref", "C-1006"),
+            ("decision", "accept"),
+            ("company", &chosen),
+        ],
+        &[],
+    );
+    assert_eq!(accepted.status, StatusCode::SEE_OTHER);
+    let list = json_of(&ws, &["review", "list", "--json"]);
+    assert_eq!(list["decisions"][0]["ref"], "C-1006");
+    assert_eq!(list["decisions"][0]["company_id"], chosen.as_str());
+    assert_eq!(list["decisions"][0]["source"], "web page");
+    let review = server.get("/review").body;
+    assert!(!review.contains("<section class=\"problem status-ambiguous\" data-ref=\"C-1006\""));
+
+    assert_eq!(
+        searching_all(),
+        searches - 1,
+        "no search for the accepted row"
+    );
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "rated");
+    assert_eq!(rows["C-1006"]["company_id"], chosen.as_str());
+
+    // Ignore, then revoke: the next run searches the row again.
+    for decision in ["ignore", "revoke"] {
+        let done = server.post(
+            "/review/decide",
+            &[
+                ("csrf", csrf.as_str()),
+                ("ref", "C-1018"),
+                ("decision", decision),
+            ],
+            &[],
+        );
+        let location = done.headers["location"].to_str().unwrap();
+        assert!(
+            location.starts_with("/review?said="),
+            "{decision}: {location}"
+        );
+    }
+    let list = json_of(&ws, &["review", "list", "--json"]);
+    assert_eq!(list["decisions"].as_array().unwrap().len(), 1, "{list}");
+}
