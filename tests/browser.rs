@@ -1,17 +1,26 @@
 //! Pages used as a person uses them, in headless Chromium ([`crate::common::browser`]):
-//! report.html at a phone's width and a desktop's, and a form filled, sent and followed
-//! through a redirect on a loopback server.
+//! report.html at a phone's width and a desktop's, a form filled, sent and followed through
+//! a redirect on a loopback server, and `ratewatch serve`'s pages: an alert acknowledged and
+//! a candidate accepted there, as the database and the next run see them.
 //!
 //! They need Chromium (`apt-get install chromium`; another binary via `CHROMIUM`), so they
 //! are ignored by default: `cargo test -- --ignored` runs them. With
-//! `RATEWATCH_SCREENSHOTS=DIR` set, the screenshots they take are kept in DIR.
+//! `RATEWATCH_SCREENSHOTS=DIR` set, the screenshots of `serve`'s pages are kept in DIR
+//! (`RATEWATCH_SCREENSHOTS=samples` renews those the README shows).
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 
 use assert_cmd::Command;
+use ratewatch::sim::Endpoint;
 
 use crate::common::browser::Browser;
-use crate::common::{Reply, Workspace, recording};
+use crate::common::{Reply, Workspace, isolated, recording, rows_by_ref, sample_sim};
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
+}
 
 /// Where a screenshot named `name` goes: `RATEWATCH_SCREENSHOTS` when set, else `scratch`.
 fn screenshot_path(scratch: &Path, name: &str) -> PathBuf {
@@ -37,7 +46,6 @@ fn png_size(path: &Path) -> (u32, u32) {
 #[ignore = "needs chromium (apt-get install chromium)"]
 fn the_samples_report_reads_at_a_phones_width_and_a_desktops() {
     let ws = Workspace::new();
-    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv");
     // The sample exits 3: one of its rows fails on purpose.
     Command::cargo_bin("ratewatch")
         .unwrap()
@@ -45,7 +53,7 @@ fn the_samples_report_reads_at_a_phones_width_and_a_desktops() {
         .env_remove("RATEWATCH_BASE_URL")
         .current_dir(ws.dir.path())
         .arg("screen")
-        .arg(&sample)
+        .arg(sample())
         .arg("--demo")
         .assert()
         .code(3);
@@ -78,7 +86,7 @@ fn the_samples_report_reads_at_a_phones_width_and_a_desktops() {
             page["scroll"].as_u64() <= page["client"].as_u64(),
             "the page scrolls sideways at {width} px: {page}"
         );
-        let shot = screenshot_path(ws.dir.path(), &format!("report-{width}.png"));
+        let shot = ws.path(&format!("report-{width}.png"));
         browser.screenshot(&shot);
         let (w, h) = png_size(&shot);
         assert_eq!(u64::from(w), u64::from(width), "as wide as the window");
@@ -223,4 +231,219 @@ fn a_form_is_filled_sent_and_followed_through_its_redirect() {
     );
     assert_eq!(browser.errors(), Vec::<String>::new());
     browser.close();
+}
+
+/// A running `ratewatch serve` on a random loopback port, killed when dropped.
+struct Serving {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Serving {
+    fn start(ws: &Workspace) -> Serving {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+        isolated(&mut cmd);
+        let mut child = cmd
+            .current_dir(ws.dir.path())
+            .args(["serve", "--bind", "127.0.0.1:0", "--db"])
+            .arg(ws.db())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.starts_with("http://127.0.0.1:"), "{first:?}");
+        Serving {
+            child,
+            url: first.trim().trim_end_matches('/').to_string(),
+        }
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The output of `ratewatch ARGS --db DB --json` in the workspace, as JSON.
+fn json_of(ws: &Workspace, args: &[&str]) -> serde_json::Value {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
+    isolated(&mut cmd);
+    let out = cmd
+        .current_dir(ws.dir.path())
+        .args(args)
+        .arg("--db")
+        .arg(ws.db())
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The JavaScript value of the `data-company` of the first row matching `rows` whose cell
+/// `cell` reads `text`.
+fn company_in_row(rows: &str, cell: &str, text: &str) -> String {
+    format!(
+        "[...document.querySelectorAll({})].find(tr => tr.querySelector({})?.innerText.trim() === {})?.dataset.company",
+        serde_json::Value::from(rows),
+        serde_json::Value::from(cell),
+        serde_json::Value::from(text)
+    )
+}
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn on_serves_pages_an_alert_is_acknowledged_and_a_candidate_accepted_and_the_next_run_follows() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    // Every alert listed again each night: an alert not acknowledged would be listed again.
+    ws.write("ratewatch.toml", b"[alerts]\nrepeat = \"daily\"\n");
+    let by_name = || sim.server.stats().calls(Endpoint::CompaniesByName);
+    // Each night searches every name row again, so that the one not searched shows.
+    let night = || {
+        let before = by_name();
+        let out = ws
+            .screen(&sim, &sample())
+            .arg("--refresh-resolutions")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        (String::from_utf8(out.stdout).unwrap(), by_name() - before)
+    };
+    let (_, searches) = night();
+    let server = Serving::start(&ws);
+    let shots = |name: &str| screenshot_path(ws.dir.path(), name);
+    let browser = Browser::launch();
+
+    // The inbox: C-1004's company, black, acknowledged with a note.
+    browser.open(&format!("{}/", server.url));
+    browser.wait_for("table.alerts.open");
+    let black = browser.eval(&company_in_row(
+        "table.alerts.open tr.alert",
+        ".refs",
+        "C-1004",
+    ));
+    let black = black
+        .as_str()
+        .expect("C-1004 to act on in the inbox")
+        .to_string();
+    let row = format!("table.alerts.open tr[data-company=\"{black}\"]");
+    browser.fill(&format!("{row} input[name=note]"), "credit stopped");
+    browser.click(&format!("{row} button[type=submit]"));
+    browser.wait_for_url("the inbox again, saying what was done", |url| {
+        url.contains("said=")
+    });
+    assert!(
+        browser.text("p.said").contains("acknowledged"),
+        "{}",
+        browser.text("p.said")
+    );
+    assert_eq!(
+        browser.eval(&format!("document.querySelector('{row}') === null")),
+        true
+    );
+    let acked = format!("table.alerts.acked tr[data-company=\"{black}\"]");
+    assert_eq!(browser.text(&format!("{acked} .note")), "credit stopped");
+    browser.screenshot(&shots("serve-inbox.png"));
+
+    // Its company page, by its link, with the acknowledgement.
+    browser.click(&format!("{acked} a"));
+    browser.wait_for_url("the company page", |url| url.contains("/company/"));
+    browser.wait_for("table.acks");
+    assert!(browser.text("table.acks").contains("credit stopped"));
+    assert!(browser.text("table.timeline").contains("black"));
+    browser.screenshot(&shots("serve-company.png"));
+
+    // The review queue: C-1006's candidate in Bordeaux accepted.
+    browser.click("#nav-review");
+    let ambiguous = "section[data-ref=\"C-1006\"]";
+    browser.wait_for(ambiguous);
+    browser.screenshot(&shots("serve-review.png"));
+    let chosen = browser.eval(&company_in_row(
+        &format!("{ambiguous} tr.candidate"),
+        "td:nth-child(2)",
+        "Bordeaux",
+    ));
+    let chosen = chosen
+        .as_str()
+        .expect("a candidate in Bordeaux")
+        .to_string();
+    browser.click(&format!(
+        "{ambiguous} tr.candidate[data-company=\"{chosen}\"] button[value=accept]"
+    ));
+    browser.wait_for("tr.decision[data-ref=\"C-1006\"]");
+    assert!(
+        browser.text("p.said").contains("C-1006"),
+        "{}",
+        browser.text("p.said")
+    );
+    assert_eq!(
+        browser.eval(&format!("document.querySelector('{ambiguous}') === null")),
+        true
+    );
+
+    // The portfolio's page, and a search from the box every page has.
+    browser.click("a.nav-portfolio");
+    browser.wait_for_url("the portfolio page", |url| url.contains("/portfolio"));
+    assert_eq!(browser.text("h1"), "portfolio");
+    browser.screenshot(&shots("serve-portfolio.png"));
+    browser.fill("#search-q", "robotique loire");
+    browser.submit("form.search");
+    browser.wait_for_url("the search's answer", |url| url.contains("/search?"));
+    browser.wait_for("main a[href^=\"/company/\"]");
+    assert!(
+        browser.text("main").contains("Zhao Robotique Loire"),
+        "{}",
+        browser.text("main")
+    );
+    browser.screenshot(&shots("serve-search.png"));
+
+    // Nothing but the server was asked for anything (Chromium draws a date field's icon
+    // from a data: address of its own), and no page broke its own policy.
+    let requested = browser.requested();
+    assert!(
+        requested
+            .iter()
+            .all(|r| r.starts_with(&server.url) || r.starts_with("data:")),
+        "{requested:?}"
+    );
+    // The browser asks for /favicon.ico on its own; the server has no icon to give.
+    let errors: Vec<String> = browser
+        .errors()
+        .into_iter()
+        .filter(|e| !e.ends_with("/favicon.ico)"))
+        .collect();
+    assert_eq!(errors, Vec::<String>::new());
+    browser.close();
+
+    // The database has both decisions as the commands read them.
+    let acks = json_of(&ws, &["acks"]);
+    assert_eq!(acks[0]["company_id"], black.as_str(), "{acks}");
+    assert_eq!(acks[0]["note"], "credit stopped");
+    let review = json_of(&ws, &["review", "list"]);
+    assert_eq!(review["decisions"][0]["ref"], "C-1006", "{review}");
+    assert_eq!(review["decisions"][0]["company_id"], chosen.as_str());
+
+    // The next night, the server still running: C-1006 is rated as the company chosen with
+    // no search, and the acknowledged company is no longer listed while the others are.
+    crate::common::a_night_passes(&ws.db());
+    let (summary, searched) = night();
+    assert_eq!(searched, searches - 1, "no search for the accepted row");
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1006"]["status"], "rated");
+    assert_eq!(rows["C-1006"]["company_id"], chosen.as_str());
+    let listed = |reference: &str| {
+        summary
+            .lines()
+            .any(|l| l.starts_with("  ") && l.contains(reference))
+    };
+    assert!(!listed("C-1004"), "{summary}");
+    assert!(listed("C-1010"), "the others are still listed: {summary}");
+    assert_eq!(rows["C-1004"]["acknowledged"], true);
 }
