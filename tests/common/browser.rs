@@ -64,6 +64,7 @@ impl Browser {
             // Chromium picks a free port and says which.
             port: Some(0),
             window_size: Some((1280, 900)),
+            ignore_certificate_errors: false,
             // The connection is dropped after this long without a word from Chromium; a
             // test may spend longer than that on its own work between two pages.
             idle_browser_timeout: Duration::from_secs(600),
