@@ -567,6 +567,30 @@ fn new_red_black(digest: &AlertDigest) -> String {
     }
 }
 
+/// Rows of a night of the trend that came into `color` by a change that night.
+fn new_in(run: &crate::model::RunColors, color: &str) -> u64 {
+    run.new_by_color
+        .iter()
+        .find(|(c, _)| c == color)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The amount at risk of a night of the trend (its red and black rows), `-` without an
+/// amount column.
+fn at_risk(run: &crate::model::RunColors) -> String {
+    let amounts: Vec<f64> = run
+        .amount_by_color
+        .iter()
+        .filter(|(c, _)| c == "red" || c == "black")
+        .map(|(_, a)| *a)
+        .collect();
+    if run.amount_by_color.is_empty() {
+        "-".into()
+    } else {
+        format_amount(amounts.iter().sum())
+    }
+}
+
 /// What the run's red and black alerts put at stake, every kind together.
 fn at_stake(digest: &AlertDigest) -> String {
     let listed: f64 = digest.kinds.iter().filter_map(|k| k.amount).sum();
