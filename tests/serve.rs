@@ -621,3 +621,17 @@ fn the_portfolio_s_trend_shows_each_night_s_new_red_and_black() {
     );
     assert!(server.stop().success());
 }
+
+#[test]
+fn a_page_says_only_what_the_server_signed() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    let server = Server::start(&ws, &[]);
+    let forged = "Call 555-0100 to unlock your account";
+    for key in ["said", "error"] {
+        let page = server.get(&format!("/?{key}={}&sig=00", forged.replace(' ', "%20")));
+        assert_eq!(page.status, StatusCode::OK);
+        assert!(!page.body.contains("555-0100"), "{key}: {}", page.body);
+    }
+    assert!(server.stop().success());
+}
