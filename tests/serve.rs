@@ -590,3 +590,48 @@ fn a_candidate_accepted_on_the_review_page_is_rated_by_the_next_run_without_a_se
     let list = json_of(&ws, &["review", "list", "--json"]);
     assert_eq!(list["decisions"].as_array().unwrap().len(), 1, "{list}");
 }
+
+#[test]
+fn the_portfolio_s_trend_shows_each_night_s_new_red_and_black() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    crate::common::a_night_passes(&ws.db());
+    sim.server.set_day(2);
+    ws.screen(&sim, &sample()).assert().code(3);
+    let new_red = ws.report()["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["color"] == "red" && r["change"] != "new" && r["change"] != "unchanged")
+        .count();
+    assert!(new_red > 0, "the sample's second night turns companies red");
+    let server = Server::start(&ws, &[]);
+    let page = server.get("/portfolio?name=portfolio").body;
+    let nights: Vec<&str> = page.split("<tr class=\"trend-run\"").skip(1).collect();
+    assert_eq!(nights.len(), 2, "{page}");
+    assert!(
+        nights[0].contains("<td class=\"new-red\">0</td>"),
+        "a first screening is no news: {}",
+        nights[0]
+    );
+    assert!(
+        nights[1].contains(&format!("<td class=\"new-red\">{new_red}</td>")),
+        "{}",
+        nights[1]
+    );
+    assert!(server.stop().success());
+}
+
+#[test]
+fn a_page_says_only_what_the_server_signed() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    let server = Server::start(&ws, &[]);
+    let forged = "Call 555-0100 to unlock your account";
+    for key in ["said", "error"] {
+        let page = server.get(&format!("/?{key}={}&sig=00", forged.replace(' ', "%20")));
+        assert_eq!(page.status, StatusCode::OK);
+        assert!(!page.body.contains("555-0100"), "{key}: {}", page.body);
+    }
+    assert!(server.stop().success());
+}

@@ -76,6 +76,17 @@ impl Guard {
         same(given, &self.csrf())
     }
 
+    /// The signature of a message the server tells a page after a change (`said=…`), so
+    /// that a link from elsewhere cannot make a page say what the server did not.
+    pub fn sign(&self, message: &str) -> String {
+        self.mac(format!("said:{message}").as_bytes())
+    }
+
+    /// Whether `signature` is the server's for `message`.
+    pub fn signed(&self, message: &str, signature: &str) -> bool {
+        same(signature, &self.sign(message))
+    }
+
     /// The session cookie's value for a token: an HMAC of it, never the token.
     fn session(&self, token: &str) -> String {
         self.mac(format!("session:{token}").as_bytes())

@@ -42,11 +42,13 @@ pub struct Chrome {
     pub back: String,
 }
 
-/// What a redirect after a change tells the page.
+/// What a redirect after a change tells the page, signed by the server (`sig`): a page
+/// shows no message a link from elsewhere wrote.
 #[derive(Debug, Default, Deserialize)]
 pub struct Said {
     said: Option<String>,
     error: Option<String>,
+    sig: Option<String>,
 }
 
 fn chrome(
@@ -62,8 +64,14 @@ fn chrome(
         id,
         // The navigation is a convenience: a page still shows without it.
         portfolios: pages::portfolios(store).unwrap_or_default(),
-        said: said.said,
-        error: said.error,
+        said: said.said.filter(|m| {
+            app.guard
+                .signed(&format!("said:{m}"), said.sig.as_deref().unwrap_or(""))
+        }),
+        error: said.error.filter(|m| {
+            app.guard
+                .signed(&format!("error:{m}"), said.sig.as_deref().unwrap_or(""))
+        }),
         csrf: app.guard.csrf(),
         can_change: !app.guard.read_only(),
         back,
@@ -133,17 +141,20 @@ async fn changing(
     .map_err(|e| Error::Config(e.to_string()))?
 }
 
-/// Back to `back` (a path of this server, else the inbox), saying what was done or why not.
-fn back_to(back: &str, outcome: Result<String, Error>) -> Response {
+/// Back to `back` (a path of this server, else the inbox), saying what was done or why not,
+/// signed.
+fn back_to(app: &App, back: &str, outcome: Result<String, Error>) -> Response {
     let local = back.starts_with('/') && !back.starts_with("//") && !back.contains('\\');
     let path = if local { back } else { "/" };
     let path = path.split('#').next().unwrap_or("/");
     let (path, _) = path.split_once('?').unwrap_or((path, ""));
     let mut query = url::form_urlencoded::Serializer::new(String::new());
-    match outcome {
-        Ok(said) => query.append_pair("said", &said),
-        Err(error) => query.append_pair("error", &error.to_string()),
+    let (key, message) = match outcome {
+        Ok(said) => ("said", said),
+        Err(error) => ("error", error.to_string()),
     };
+    query.append_pair(key, &message);
+    query.append_pair("sig", &app.guard.sign(&format!("{key}:{message}")));
     Redirect::to(&format!("{path}?{}", query.finish())).into_response()
 }
 
@@ -217,7 +228,7 @@ pub async fn ack(State(app): State<Shared>, Form(form): Form<AckForm>) -> Respon
         }
     })
     .await;
-    back_to(&form.back, outcome)
+    back_to(&app, &form.back, outcome)
 }
 
 #[derive(Template)]
@@ -307,7 +318,7 @@ pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> 
         ))
     })
     .await;
-    back_to(&back, outcome)
+    back_to(&app, &back, outcome)
 }
 
 #[derive(Template)]
@@ -564,6 +575,30 @@ fn new_red_black(digest: &AlertDigest) -> String {
         "none".into()
     } else {
         parts.join(", ")
+    }
+}
+
+/// Rows of a night of the trend that came into `color` by a change that night.
+fn new_in(run: &crate::model::RunColors, color: &str) -> u64 {
+    run.new_by_color
+        .iter()
+        .find(|(c, _)| c == color)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// The amount at risk of a night of the trend (its red and black rows), `-` without an
+/// amount column.
+fn at_risk(run: &crate::model::RunColors) -> String {
+    let amounts: Vec<f64> = run
+        .amount_by_color
+        .iter()
+        .filter(|(c, _)| c == "red" || c == "black")
+        .map(|(_, a)| *a)
+        .collect();
+    if run.amount_by_color.is_empty() {
+        "-".into()
+    } else {
+        format_amount(amounts.iter().sum())
     }
 }
 
