@@ -413,13 +413,7 @@ fn on_serves_pages_an_alert_is_acknowledged_and_a_candidate_accepted_and_the_nex
             .all(|r| r.starts_with(&server.url) || r.starts_with("data:")),
         "{requested:?}"
     );
-    // The browser asks for /favicon.ico on its own; the server has no icon to give.
-    let errors: Vec<String> = browser
-        .errors()
-        .into_iter()
-        .filter(|e| !e.ends_with("/favicon.ico)"))
-        .collect();
-    assert_eq!(errors, Vec::<String>::new());
+    assert_eq!(browser.errors(), Vec::<String>::new());
     browser.close();
 
     // The database has both decisions as the commands read them.

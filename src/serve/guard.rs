@@ -176,7 +176,7 @@ fn same_origin(headers: &HeaderMap) -> bool {
 
 /// Pages and files anyone who reaches the server may have: the login form and the style.
 fn open_to_all(path: &str) -> bool {
-    matches!(path, "/login" | "/style.css")
+    matches!(path, "/login" | "/style.css" | "/favicon.ico")
 }
 
 /// Every request passes here first: the host, the token, the origin of a change and

@@ -73,6 +73,7 @@ pub async fn serve(
         .route("/search", get(views::search))
         .route("/login", get(views::login_form).post(views::login))
         .route("/style.css", get(views::style))
+        .route("/favicon.ico", get(views::no_icon))
         .fallback(views::not_found)
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),

@@ -464,6 +464,11 @@ pub async fn style() -> Response {
     ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE).into_response()
 }
 
+/// The icon a browser asks for on its own: none, and no error in its console either.
+pub async fn no_icon() -> Response {
+    StatusCode::NO_CONTENT.into_response()
+}
+
 #[derive(Template)]
 #[template(path = "not_found.html")]
 struct NotFoundView {
