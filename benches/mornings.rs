@@ -23,10 +23,13 @@
 //! ratewatch times its runs by this machine's clock, so between nights the databases' runs
 //! are moved a day into the past, as the integration tests do.
 
-use std::io::{BufRead, BufReader, IsTerminal};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
+
+mod common;
+use common::Listening;
 
 use ratewatch::alerts::AlertKind;
 use ratewatch::sim::{DEFAULT_KEY, DEFAULT_PER_COUNTRY, DEFAULT_SEED, Dataset};
@@ -67,44 +70,6 @@ fn options() -> Options {
         }
     }
     o
-}
-
-/// A `ratewatch demo-server` child serving one simulated day (its default dataset and
-/// key), killed on drop.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(day: u32) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ratewatch"))
-            .args(["demo-server", "--port", "0", "--day", &day.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("demo-server starts");
-        // Its first line is its base URL.
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        assert!(
-            url.starts_with("http://"),
-            "demo-server's first line: {url}"
-        );
-        Server {
-            child,
-            url: url.trim().to_string(),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The portfolio `demo-server`'s default dataset makes, as a French ERP exports it:
@@ -230,18 +195,9 @@ impl Team {
         });
     }
 
-    /// Moves the database's runs a day into the past, so that the next run comes a night
-    /// later on ratewatch's clock (the rules that look back over nights read the runs'
-    /// times).
+    /// Moves the database's runs a day into the past: the next night comes a day later.
     fn a_night_passes(&self) {
-        rusqlite::Connection::open(self.db())
-            .unwrap()
-            .execute_batch(
-                "UPDATE runs SET
-                     started_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '-1 day'),
-                     finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', finished_at, '-1 day');",
-            )
-            .unwrap();
+        common::a_night_passes(&self.db());
     }
 }
 
@@ -547,7 +503,7 @@ fn main() {
         if night > 1 {
             teams.iter().for_each(Team::a_night_passes);
         }
-        let server = Server::start(night);
+        let server = Listening::demo_server(&["--day".into(), night.to_string()]);
         for team in &mut teams {
             team.screen(night, &server.url, &file);
         }

@@ -24,10 +24,13 @@
 //! VmHWM, from /proc). Targets: every page's median within 300 ms, the inbox's and a
 //! company page's within 150 ms, the server's peak RSS within 100 MB.
 
-use std::io::{BufRead, BufReader, IsTerminal};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{Listening, a_night_passes};
 
 use ratewatch::sim::{DEFAULT_KEY, DEFAULT_PER_COUNTRY, DEFAULT_SEED, Dataset};
 
@@ -239,65 +242,12 @@ fn screen(dir: &Path, portfolio: &Path, db: &Path, url: &str) {
     );
 }
 
-/// Moves the database's runs a day into the past, so that the next run comes a night later
-/// on ratewatch's clock.
-fn a_night_passes(db: &Path) {
-    rusqlite::Connection::open(db)
-        .unwrap()
-        .execute_batch(
-            "UPDATE runs SET
-                 started_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '-1 day'),
-                 finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', finished_at, '-1 day');",
-        )
-        .unwrap();
-}
-
-/// A server in a process of its own, which printed its URL on its first line; killed on
-/// drop. What it logs goes to a file beside the database.
-struct Listening {
-    child: Child,
-    url: String,
-}
-
-impl Listening {
-    fn start(command: &mut Command, what: &str, log: &Path) -> Listening {
-        let mut child = command
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(log).unwrap())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{what} does not start: {e}"));
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        if !url.starts_with("http://") {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "{what}'s first line is not its URL: {url:?}\n{}",
-                std::fs::read_to_string(log).unwrap_or_default()
-            );
-        }
-        Listening {
-            child,
-            url: url.trim().trim_end_matches('/').to_string(),
-        }
-    }
-}
-
-impl Drop for Listening {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `ratewatch demo-server` serving one simulated day of its default dataset, unlimited.
 fn demo_server(day: u32, log: &Path) -> Listening {
     Listening::start(
         ratewatch().args(["demo-server", "--port", "0", "--day", &day.to_string()]),
         "demo-server",
-        log,
+        Some(log),
     )
 }
 
@@ -546,7 +496,7 @@ fn main() {
             .arg(&db)
             .args(["--bind", "127.0.0.1:0"]),
         "ratewatch serve",
-        &dir.join("serve.log"),
+        Some(&dir.join("serve.log")),
     );
     let pid = server.child.id();
     let (rss_at_start, _) = memory(pid);

@@ -32,6 +32,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::Listening;
+
 const KEY: &str = "demo-key";
 /// Companies per country: enough for a million rows (900,000 distinct companies).
 const PER_COUNTRY: &str = "100000";
@@ -124,15 +127,11 @@ fn pinned(command: &mut Command, pin: bool, cpu: usize) -> &mut Command {
     command
 }
 
-/// A `ratewatch demo-server` child, killed on drop.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    fn start(extra: &[String], pin: bool) -> Server {
-        let mut child = pinned(
+/// A `ratewatch demo-server` child of the benchmark's dataset, on a core of its own with
+/// `--pin`, killed on drop.
+fn demo_server(extra: &[String], pin: bool) -> Listening {
+    Listening::start(
+        pinned(
             &mut Command::new(env!("CARGO_BIN_EXE_ratewatch")),
             pin,
             SIMULATOR_CPU,
@@ -144,32 +143,15 @@ impl Server {
             "--companies-per-country",
             PER_COUNTRY,
         ])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("demo-server starts");
-        let mut url = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut url)
-            .unwrap();
-        Server {
-            child,
-            url: url.trim().to_string(),
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+        .args(extra),
+        "demo-server",
+        None,
+    )
 }
 
 /// Requests per second the simulator answers at zero latency, loaded by this process.
 fn simulator_ceiling(pin: bool) -> f64 {
-    let server = Server::start(&[], pin);
+    let server = demo_server(&[], pin);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let client = reqwest::Client::new();
@@ -646,7 +628,7 @@ fn main() {
     if let Some(r) = o.rate_limit {
         extra.extend(["--rate-limit".to_string(), r.to_string()]);
     }
-    let server = Server::start(&extra, o.pin);
+    let server = demo_server(&extra, o.pin);
     let latency = measured_latency(&server.url);
     println!(
         "service latency L as measured: {:.1} ms (median; the ideal below uses it)\n",
