@@ -1154,3 +1154,24 @@ async fn a_secret_file_that_holds_nothing_stops_the_command_naming_the_file() {
     assert_eq!(err.exit_code(), ratewatch::ExitCode::Usage);
     assert!(!ws.db().exists(), "refused before anything was done");
 }
+
+#[test]
+fn a_secret_for_no_webhook_is_said_not_silently_ignored() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let secret = ws.write("hook.secret", b"s3cret\n");
+    let out = ws
+        .screen(
+            &sim,
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv"),
+        )
+        .args(["--webhook-secret-file", secret.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("webhook_secret_file is set but notify_webhook is not: no webhook is sent"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("s3cret"), "{stderr}");
+}

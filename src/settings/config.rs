@@ -576,6 +576,12 @@ impl Settings {
     /// command before anything is done). None without a URL.
     pub fn webhook(&self) -> Result<Option<Webhook>, Error> {
         let Some(url) = &self.notify_webhook.value else {
+            // A secret for no webhook is likely a webhook forgotten: said, never silent.
+            if self.webhook_secret_file.value.is_some() {
+                tracing::warn!(
+                    "webhook_secret_file is set but notify_webhook is not: no webhook is sent"
+                );
+            }
             return Ok(None);
         };
         let secret = match &self.webhook_secret_file.value {
