@@ -11,8 +11,13 @@
 //!   ([`stages::refresh`]: which may be reused without a call); [`stages::pipeline`] runs
 //!   them concurrently through the one [`stages::limit`] gate, as [`stages::decide`] says
 //!   each row needs (the dry run counts from it too).
-//! - [`store`] keeps history in SQLite; [`report`] formats a run's results; [`deliver`]
-//!   hands them on (a webhook, a metrics file).
+//! - [`store`] keeps history in SQLite; [`digest`] is what a run's alerts say, the same
+//!   in every channel; [`report`] formats a run's results; [`deliver`] hands them on (a
+//!   webhook for programs, Slack or Teams, an email, a metrics file).
+//! - The decisions a person makes, whoever asks (a command or a page): [`ack`] and
+//!   [`review`]; [`when`] reads the times a person types.
+//! - [`serve`]: a local web application over the database, whose pages read through
+//!   [`pages`].
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
@@ -26,7 +31,8 @@
 //! ```text
 //! check the file ─► lock the database ─► open (upgrade) ─► resume an interrupted run?
 //!   ─► lookup lists ─► pipeline (guarded: a signal, --max-silence, --max-run-time stop it)
-//!   ─► finish: counts, alerts decided ─► summary and reports ─► delivered ─► webhook, metrics
+//!   ─► finish: counts, alerts decided ─► summary and reports ─► delivered
+//!   ─► metrics, webhook, email (and what they missed before)
 //! ```
 //!
 //! A run killed anywhere leaves a consistent database: its rows up to the last commit, and
