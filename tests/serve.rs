@@ -635,3 +635,113 @@ fn a_page_says_only_what_the_server_signed() {
     }
     assert!(server.stop().success());
 }
+
+#[test]
+fn acknowledgements_made_on_the_page_during_a_screening_are_kept_and_break_nothing() {
+    use ratewatch::sim::server::DEFAULT_SEED;
+    use ratewatch::sim::{Faults, SimConfig};
+    let sim = crate::common::background(SimConfig {
+        seed: DEFAULT_SEED,
+        per_country: 5_000,
+        key: crate::common::KEY.into(),
+        faults: Faults {
+            latency: std::time::Duration::from_millis(30),
+            ..Faults::default()
+        },
+        ..SimConfig::default()
+    });
+    let ws = Workspace::new();
+    let mut buf = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), 240, &mut buf).unwrap();
+    let file = ws.write("p.csv", &buf);
+    let night = ws.screen(&sim, &file).output().unwrap();
+    assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
+    let companies = rows_by_ref(&ws.report());
+    let server = Server::start(&ws, &[]);
+    let csrf = server.csrf();
+
+    sim.server.set_day(5);
+    let mut run = ws
+        .screen_process(&sim, &file)
+        .args(["--concurrency", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut acked, mut rounds) = (Vec::new(), 0);
+    while run.try_wait().unwrap().is_none() && rounds < 200 {
+        rounds += 1;
+        let reference = format!("R{:07}", 1 + (rounds * 7) % 240);
+        let done = server.post(
+            "/ack",
+            &[
+                ("csrf", csrf.as_str()),
+                ("company", reference.as_str()),
+                ("note", "beside a run"),
+                ("until", ""),
+                ("back", "/"),
+            ],
+            &[],
+        );
+        assert_eq!(
+            done.status,
+            StatusCode::SEE_OTHER,
+            "{reference}: {}",
+            done.body
+        );
+        let location = done.headers["location"].to_str().unwrap();
+        // A row that is not rated has no company to acknowledge: said so, never a failure
+        // to write.
+        if location.starts_with("/?said=") {
+            acked.push(
+                companies[&reference]["company_id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            );
+        } else {
+            assert!(location.contains("No%20company%20matches"), "{location}");
+        }
+        assert_eq!(server.get("/").status, StatusCode::OK, "reads never wait");
+    }
+    let out = run.wait_with_output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "the screening ran to its end beside {rounds} acknowledgements: {out:?}"
+    );
+    assert!(rounds >= 2, "the run was too short to meet the page");
+    assert!(
+        !acked.is_empty(),
+        "some acknowledgement was made during the run"
+    );
+    let acks = json_of(&ws, &["acks", "--json"]);
+    let kept: Vec<&str> = acks
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["company_id"].as_str())
+        .collect();
+    // Kept, unless the run saw the company change color after it was acknowledged: then
+    // the change is news, and the acknowledgement is over, as for `ratewatch ack`.
+    let changed: Vec<String> = ws.report()["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            ["deteriorated", "improved", "changed", "gone"]
+                .contains(&r["change"].as_str().unwrap_or(""))
+        })
+        .filter_map(|r| r["company_id"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        acked.iter().any(|c| kept.contains(&c.as_str())),
+        "{acked:?}: {acks}"
+    );
+    for company in &acked {
+        assert!(
+            kept.contains(&company.as_str()) || changed.contains(company),
+            "{company} kept or changed: {acks}"
+        );
+    }
+    assert!(server.stop().success());
+}
