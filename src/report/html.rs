@@ -769,6 +769,7 @@ impl<W: Output> Format for HtmlReport<W> {
 
 #[cfg(test)]
 mod tests {
+    use super::trend::tests::colors;
     use super::*;
     use crate::model::{Candidate, RunStatus, time};
 
@@ -1420,17 +1421,6 @@ mod tests {
             rows.contains("<tbody></tbody>"),
             "rows are data, not markup"
         );
-    }
-
-    fn colors(run_id: i64, counts: &[(&str, u64)]) -> RunColors {
-        RunColors {
-            run_id,
-            started_at: time("2026-11-20T02:00:00Z")
-                + jiff::SignedDuration::from_hours(24 * run_id),
-            by_color: counts.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
-            new_by_color: Vec::new(),
-            amount_by_color: Vec::new(),
-        }
     }
 
     #[test]

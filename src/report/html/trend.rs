@@ -625,11 +625,12 @@ impl Trend {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::model::time;
 
-    fn colors(run_id: i64, counts: &[(&str, u64)]) -> RunColors {
+    /// A night of a trend: the run `run_id`, a day apart from the others, with these counts.
+    pub(in crate::report) fn colors(run_id: i64, counts: &[(&str, u64)]) -> RunColors {
         RunColors {
             run_id,
             started_at: time("2026-11-20T02:00:00Z")
