@@ -638,24 +638,7 @@ fn a_page_says_only_what_the_server_signed() {
 
 #[test]
 fn acknowledgements_made_on_the_page_during_a_screening_are_kept_and_break_nothing() {
-    use ratewatch::sim::server::DEFAULT_SEED;
-    use ratewatch::sim::{Faults, SimConfig};
-    let sim = crate::common::background(SimConfig {
-        seed: DEFAULT_SEED,
-        per_country: 5_000,
-        key: crate::common::KEY.into(),
-        faults: Faults {
-            latency: std::time::Duration::from_millis(30),
-            ..Faults::default()
-        },
-        ..SimConfig::default()
-    });
-    let ws = Workspace::new();
-    let mut buf = Vec::new();
-    ratewatch::sim::portfolio::write(sim.server.dataset(), 240, &mut buf).unwrap();
-    let file = ws.write("p.csv", &buf);
-    let night = ws.screen(&sim, &file).output().unwrap();
-    assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
+    let (sim, ws, file) = crate::common::a_slow_night();
     let companies = rows_by_ref(&ws.report());
     let server = Server::start(&ws, &[]);
     let csrf = server.csrf();

@@ -468,3 +468,26 @@ pub fn after_heading(text: &str) -> &str {
     );
     rest
 }
+
+/// A simulator that answers after 30 ms, and a first night of a 240-row portfolio screened
+/// against it: a database, and a file whose next screening lasts long enough for other
+/// commands, or a page, to meet it.
+pub fn a_slow_night() -> (Background, Workspace, std::path::PathBuf) {
+    let sim = background(SimConfig {
+        seed: ratewatch::sim::server::DEFAULT_SEED,
+        per_country: 5_000,
+        key: KEY.into(),
+        faults: ratewatch::sim::Faults {
+            latency: std::time::Duration::from_millis(30),
+            ..ratewatch::sim::Faults::default()
+        },
+        ..SimConfig::default()
+    });
+    let ws = Workspace::new();
+    let mut buf = Vec::new();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), 240, &mut buf).unwrap();
+    let file = ws.write("p.csv", &buf);
+    let night = ws.screen(&sim, &file).output().unwrap();
+    assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
+    (sim, ws, file)
+}
