@@ -25,6 +25,7 @@ use crate::stages::decide::{Decisions, Found, Need};
 use crate::stages::limit::{Limiter, Limits};
 use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::stages::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
+use crate::stages::resolve::Query;
 use crate::stages::refresh::RefreshAges;
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
@@ -291,13 +292,17 @@ async fn screen_logged(
     let settings = &request.settings;
     let db = &settings.db.value;
     let path = &request.portfolio;
-    // The input is checked whole before anything is written.
+    // The input is checked whole before anything is written: its text, then every record
+    // read once, so a file whose records cannot be told apart is refused, never half
+    // screened.
     let survey = portfolio::survey(path)?;
     let mut reader = Portfolio::open(path, &settings.columns)?;
-    if Portfolio::open(path, &settings.columns)?
-        .next_row()?
-        .is_none()
-    {
+    let mut check = Portfolio::open(path, &settings.columns)?;
+    let mut records = 0u64;
+    while check.next_row()?.is_some() {
+        records += 1;
+    }
+    if records == 0 {
         return Err(header_only(path));
     }
     let db_error = |source: StoreError| Error::Store {
@@ -778,10 +783,10 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     };
     let refresh = request.refresh_resolutions;
     // The cache as the run asks it: its answers go by the same rules.
-    let mut cached = |key: &str| match &store {
-        Some(store) if !refresh => store
-            .cached_resolution(key)
-            .map(|hit| hit.and_then(|hit| Found::cached(hit, max_age.resolution_max_age, now))),
+    let mut cached = |query: &Query| match &store {
+        Some(store) if !refresh => store.cached_resolution(&query.cache_key()).map(|hit| {
+            hit.and_then(|hit| Found::cached(hit, query, max_age.resolution_max_age, now))
+        }),
         _ => Ok(None),
     };
     let mut preview = Preview {

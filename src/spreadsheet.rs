@@ -1,7 +1,7 @@
 //! A CSV file as a spreadsheet saves it, read back: UTF-8 with or without a byte-order
 //! mark, or Windows-1252 (what Excel writes when asked for "CSV (separator: semicolon)");
-//! comma, semicolon or tab as delimiter, told from the header line; LF or CRLF line ends
-//! (the csv reader takes either). The cells ratewatch wrote are read back by
+//! comma, semicolon or tab as delimiter, told from the header line; LF, CRLF or CR line
+//! ends (the csv reader takes each, and so do the line numbers). The cells ratewatch wrote are read back by
 //! [`crate::report::csv::read_cell`].
 //!
 //! The file is read whole: for the small files a person edits (`review import`), never a
@@ -12,7 +12,10 @@ use std::path::Path;
 /// Comma, semicolon or tab: whichever the header line uses most outside quotes; a comma
 /// when it uses none of them.
 pub fn detect_delimiter(head: &[u8]) -> u8 {
-    let first_line = head.split(|b| *b == b'\n').next().unwrap_or(head);
+    let first_line = head
+        .split(|b| *b == b'\n' || *b == b'\r')
+        .next()
+        .unwrap_or(head);
     let mut counts = [(b',', 0), (b';', 0), (b'\t', 0)];
     let mut quoted = false;
     for &b in first_line {
@@ -109,7 +112,11 @@ impl Sheet {
             }
         };
         let delimiter = detect_delimiter(text.as_bytes());
-        let newlines = text.match_indices('\n').map(|(at, _)| at).collect();
+        // Where each line ends: a CR, an LF, or the CR of a CRLF.
+        let bytes = text.as_bytes();
+        let newlines = (0..bytes.len())
+            .filter(|&i| bytes[i] == b'\r' || (bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\r')))
+            .collect();
         Ok(Sheet {
             text,
             encoding,
@@ -142,7 +149,7 @@ impl Sheet {
 
     /// The header line as written, for a message: at most 100 characters.
     pub fn header_line(&self) -> String {
-        let line = self.text.lines().next().unwrap_or("");
+        let line = self.text.split(['\r', '\n']).next().unwrap_or("");
         let mut shown: String = line.chars().take(100).collect();
         if shown.len() < line.len() {
             shown.push('…');
@@ -208,6 +215,8 @@ mod tests {
         for text in [
             "a;b\r\n1;2\r\n\r\n\"3\r\nx\";4\r\n5;6\r\n",
             "a;b\n1;2\n\n\"3\nx\";4\n5;6\n",
+            "a;b\r1;2\r\r\"3\rx\";4\r5;6\r",
+            "a;b\r1;2\n\r\n\"3\rx\";4\n5;6",
         ] {
             let sheet = Sheet::from_bytes(text.as_bytes()).unwrap();
             let mut reader = sheet.reader();

@@ -947,3 +947,80 @@ fn a_decision_on_a_search_passed_over_for_its_rules_still_stands() {
         "the lookup lists only: no search for an ignored row"
     );
 }
+
+/// The sample portfolio with its line ends replaced: `\n` by `ending`, or, for `None`,
+/// each line ending in turn with LF, CRLF and CR.
+fn with_line_ends(ending: Option<&str>) -> Vec<u8> {
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        out.push_str(line);
+        out.push_str(ending.unwrap_or(["\n", "\r\n", "\r"][i % 3]));
+    }
+    out.into_bytes()
+}
+
+/// Excel's "CSV (Macintosh)" ends lines with a CR alone: every record is still a row of
+/// its own, on its own line, as in the LF, CRLF and mixed files; the dry run counts them
+/// all.
+#[test]
+fn every_record_is_a_row_whatever_the_line_ends() {
+    let sim = sample_sim();
+    let rows_of = |report: &serde_json::Value| -> Vec<(u64, String, String, String)> {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["line"].as_u64().unwrap(),
+                    r["ref"].as_str().unwrap().to_string(),
+                    r["status"].as_str().unwrap().to_string(),
+                    r["company_id"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let mut seen = Vec::new();
+    for (name, ending) in [
+        ("lf", Some("\n")),
+        ("crlf", Some("\r\n")),
+        ("cr", Some("\r")),
+        ("mixed", None),
+    ] {
+        let ws = Workspace::new();
+        let file = ws.write(&format!("{name}.csv"), &with_line_ends(ending));
+        let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(": 25 rows —"), "{name}: {text}");
+        ws.screen(&sim, &file).assert().code(3);
+        let report = ws.report();
+        assert_eq!(report["run"]["rows"], 25, "{name}");
+        let rows = rows_of(&report);
+        let lines: Vec<u64> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(lines, (2..=26).collect::<Vec<u64>>(), "{name}: one line each");
+        seen.push((name, rows));
+    }
+    for (name, rows) in &seen[1..] {
+        assert_eq!(rows, &seen[0].1, "{name} reads as the LF file does");
+    }
+}
+
+/// A quote left open swallows the records after it into one field: the file is refused
+/// before anything is written, naming the line where the quote opens.
+#[test]
+fn a_quote_left_open_is_refused_not_read_as_one_row() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let file = ws.write(
+        "open.csv",
+        b"ref,country,name\nA,FR,\"Acme SA\nB,FR,Beta SA\nC,FR,Gamma SA\nD,FR,Delta SA\n",
+    );
+    ws.screen(&sim, &file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("open.csv:2: a quoted field"))
+        .stderr(predicate::str::contains("a quote is probably not closed"));
+    assert!(!ws.db().exists(), "nothing written");
+    assert_eq!(sim.server.stats().total(), 0, "no call made");
+}

@@ -36,6 +36,24 @@ pub struct Survey {
     pub lines: u64,
 }
 
+/// Counts line ends the way the csv reader ends records: a CR, an LF or a CRLF each end one
+/// line, so a file saved by Excel as "CSV (Macintosh)" (CR only) has as many lines as its
+/// LF twin. The state carries over from one buffer to the next: a CRLF split between two
+/// reads is one line end.
+#[derive(Debug, Default, Clone, Copy)]
+struct LineEnds {
+    after_cr: bool,
+}
+
+impl LineEnds {
+    /// Whether `b` ends a line (the LF of a CRLF does not: its CR did).
+    fn ends_line(&mut self, b: u8) -> bool {
+        let ends = b == b'\r' || (b == b'\n' && !self.after_cr);
+        self.after_cr = b == b'\r';
+        ends
+    }
+}
+
 /// Hashes the file and checks it is UTF-8 text, naming the first bad line.
 pub fn survey(path: &Path) -> Result<Survey, InputError> {
     let err = |line: Option<u64>, message: String| InputError {
@@ -46,48 +64,84 @@ pub fn survey(path: &Path) -> Result<Survey, InputError> {
     let file = File::open(path).map_err(|e| err(None, format!("cannot read it: {e}")))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut hasher = Sha256::new();
-    let mut line = Vec::new();
-    let mut n = 0u64;
-    loop {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| err(None, format!("cannot read it: {e}")))?;
-        if read == 0 {
-            break;
-        }
-        n += 1;
-        hasher.update(&line);
+    let mut ends = LineEnds::default();
+    // Lines ended so far, and the bytes of the line being read (up to a few MB for a
+    // line that never ends: the check needs whole characters, not whole lines).
+    let mut ended = 0u64;
+    let mut line: Vec<u8> = Vec::new();
+    let mut any = false;
+    // `whole`: the line has ended, so a character cut at its end is an error too (a
+    // line still growing is checked again with what follows).
+    let check = |line: &[u8], at_line: u64, whole: bool| -> Result<(), InputError> {
         if line.contains(&0) {
             return Err(err(
-                Some(n),
+                Some(at_line),
                 "this is not a CSV text file (it contains NUL bytes); export the sheet as CSV"
                     .into(),
             ));
         }
-        if let Err(e) = std::str::from_utf8(&line) {
-            let column = String::from_utf8_lossy(&line[..e.valid_up_to()])
-                .chars()
-                .count()
-                + 1;
-            return Err(err(
-                Some(n),
-                format!(
-                    "not UTF-8 (byte 0x{:02X} at character {column}); save the file as \"CSV UTF-8\" or convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8",
-                    line[e.valid_up_to()]
-                ),
-            ));
+        match std::str::from_utf8(line) {
+            Err(e) if whole || e.error_len().is_some() => {
+                let column = String::from_utf8_lossy(&line[..e.valid_up_to()])
+                    .chars()
+                    .count()
+                    + 1;
+                Err(err(
+                    Some(at_line),
+                    format!(
+                        "not UTF-8 (byte 0x{:02X} at character {column}); save the file as \"CSV UTF-8\" or convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8",
+                        line[e.valid_up_to()]
+                    ),
+                ))
+            }
+            _ => Ok(()),
+        }
+    };
+    loop {
+        let buf = reader
+            .fill_buf()
+            .map_err(|e| err(None, format!("cannot read it: {e}")))?;
+        if buf.is_empty() {
+            break;
+        }
+        any = true;
+        hasher.update(buf);
+        let n = buf.len();
+        for &b in buf {
+            if ends.ends_line(b) {
+                check(&line, ended + 1, true)?;
+                line.clear();
+                ended += 1;
+            } else if b != b'\n' {
+                line.push(b);
+            }
+        }
+        reader.consume(n);
+        // A line that does not end is checked as it grows, whole characters at a time,
+        // and only its cut character kept: the survey's memory stays small.
+        if line.len() > 1 << 20 {
+            check(&line, ended + 1, false)?;
+            let cut = match std::str::from_utf8(&line) {
+                Ok(_) => line.len(),
+                Err(e) => e.valid_up_to(),
+            };
+            line.drain(..cut);
         }
     }
-    if n == 0 {
+    if !any {
         return Err(err(
             None,
             "the file is empty; a header line is needed (country, service, id or name, …)".into(),
         ));
     }
+    // The last line, when the file does not end with a line end.
+    if !line.is_empty() {
+        check(&line, ended + 1, true)?;
+        ended += 1;
+    }
     Ok(Survey {
         sha256: format!("{:x}", hasher.finalize()),
-        lines: n,
+        lines: ended.max(1),
     })
 }
 
@@ -216,6 +270,9 @@ pub struct Portfolio {
     reader: csv::Reader<Box<dyn Read + Send>>,
     record: csv::StringRecord,
     lines: LineIndex,
+    /// The line of the last record read (the header's, 1, at first): each record starts
+    /// on a later one, or records could not be told apart.
+    last_line: u64,
     /// Fields of the header line: a record with more (filled) is read, but said.
     header_fields: usize,
     delimiter: u8,
@@ -315,11 +372,13 @@ impl Reading {
 
 /// Line numbers from byte offsets. The csv reader reports where it started parsing a
 /// record (blank lines and the CR of a CRLF included), so a second sequential pass over
-/// the file counts newlines up to there and past any blank lines.
+/// the file counts line ends (CR, LF or CRLF, as the reader takes them) up to there and
+/// past any blank lines.
 struct LineIndex {
     file: BufReader<File>,
     offset: u64,
     line: u64,
+    ends: LineEnds,
 }
 
 impl LineIndex {
@@ -328,6 +387,7 @@ impl LineIndex {
             file: BufReader::with_capacity(1 << 16, file),
             offset: 0,
             line: 1,
+            ends: LineEnds::default(),
         }
     }
 
@@ -350,7 +410,7 @@ impl LineIndex {
                     self.file.consume(used);
                     return self.line;
                 }
-                if b == b'\n' {
+                if self.ends.ends_line(b) {
                     self.line += 1;
                 }
                 self.offset += 1;
@@ -406,6 +466,7 @@ impl Portfolio {
             reader,
             record: csv::StringRecord::new(),
             lines: LineIndex::new(open()?),
+            last_line: 1,
             header_fields: headers.len(),
             delimiter,
             default_country: None,
@@ -461,6 +522,8 @@ impl Portfolio {
             }
             let start = self.record.position().map_or(0, |p| p.byte());
             let line = self.lines.line_at(start);
+            self.check_apart(line)?;
+            self.last_line = line + self.line_breaks_within();
             // A line of empty cells (";;;" from a spreadsheet) is a blank line too.
             if self.record.iter().all(|f| f.trim().is_empty()) {
                 continue;
@@ -543,6 +606,52 @@ impl Portfolio {
                     .collect(),
             }));
         }
+    }
+}
+
+impl Portfolio {
+    /// Refuses the file when a record cannot be told from the one before: it starts on
+    /// the line where that one did (the line ends were not read as the reader took them),
+    /// or it is a quoted field running over lines that hold what look like records of
+    /// their own (a quote not closed swallows them). Either way rows would be lost or
+    /// merged in silence, so the run does not start.
+    fn check_apart(&self, line: u64) -> Result<(), InputError> {
+        let refuse = |message: String| InputError {
+            path: self.path.clone(),
+            line: Some(line),
+            message,
+        };
+        if line <= self.last_line {
+            return Err(refuse(format!(
+                "this record cannot be told apart from the one before (both counted on line {}): the file's line ends are mixed in a way ratewatch does not read; save it again as CSV (LF, CRLF or CR line ends)",
+                self.last_line
+            )));
+        }
+        let delimiter = char::from(self.delimiter);
+        let breaks = self.line_breaks_within();
+        let swallowed = self.record.iter().any(|field| {
+            field
+                .split_once(['\r', '\n'])
+                .is_some_and(|(_, rest)| rest.contains(delimiter))
+        });
+        if breaks >= 2 && swallowed {
+            return Err(refuse(format!(
+                "a quoted field opened on this line runs over {} lines and holds what look like records of their own (a {} after a line break): a quote is probably not closed; check the quotes on line {line}",
+                breaks + 1,
+                spreadsheet::delimiter_name(self.delimiter),
+            )));
+        }
+        Ok(())
+    }
+
+    /// Line ends inside the current record's quoted fields: the lines it spans past its
+    /// first.
+    fn line_breaks_within(&self) -> u64 {
+        let mut ends = LineEnds::default();
+        self.record
+            .iter()
+            .map(|f| f.bytes().filter(|&b| ends.ends_line(b)).count() as u64)
+            .sum()
     }
 }
 
