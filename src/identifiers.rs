@@ -156,9 +156,74 @@ fn digit_sum(digits: &str) -> u32 {
     digits.bytes().map(|b| u32::from(b - b'0')).sum()
 }
 
+/// An identifier as registries compare them: separators (spaces, dots, dashes, slashes)
+/// dropped, letters in upper case, and leading zeros dropped, since a spreadsheet eats
+/// them on one side and not the other (`012345678` and `12345678` are one SIREN).
+pub fn identifier_key(id: &str) -> String {
+    let compact: String = id
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '.' | '-' | '/') && !c.is_whitespace())
+        .flat_map(char::to_uppercase)
+        .collect();
+    let key = compact.trim_start_matches('0');
+    if key.is_empty() && !compact.is_empty() {
+        "0".into()
+    } else {
+        key.into()
+    }
+}
+
+/// Whether a company whose registry identifiers are `held` (service code, identifier)
+/// holds identifier `id` of `service`: the same service and the same identifier once
+/// compared as [`identifier_key`] does. A French establishment's SIRET is its company's
+/// SIREN and five digits, so a SIRET is held by the company holding its SIREN, and a
+/// SIREN by the company holding one of its SIRETs.
+pub fn holds_identifier(held: &[(String, String)], service: &str, id: &str) -> bool {
+    let wanted = identifier_key(id);
+    let asked = service.to_uppercase();
+    held.iter().any(|(s, held_id)| match (asked.as_str(), s.to_uppercase().as_str()) {
+        (a, h) if a == h => identifier_key(held_id) == wanted,
+        ("SIRET", "SIREN") => full_siret(id).get(..9) == Some(&full_siren(held_id)),
+        ("SIREN", "SIRET") => full_siret(held_id).get(..9) == Some(&full_siren(id)),
+        _ => false,
+    })
+}
+
+/// A SIREN with its nine digits (leading zeros restored).
+fn full_siren(id: &str) -> String {
+    let digits: String = id.chars().filter(char::is_ascii_digit).collect();
+    format!("{digits:0>9}")
+}
+
+/// A SIRET with its fourteen digits (leading zeros restored).
+fn full_siret(id: &str) -> String {
+    let digits: String = id.chars().filter(char::is_ascii_digit).collect();
+    format!("{digits:0>14}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_identifier_is_held_as_registries_compare_them() {
+        let held = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(s, i)| (s.to_string(), i.to_string())).collect()
+        };
+        let acme = held(&[("SIREN", "552100554"), ("TVAIT", "IT 00743110157")]);
+        assert!(holds_identifier(&acme, "siren", "552 100 554"));
+        assert!(holds_identifier(&acme, "TVAIT", "it00743110157"));
+        assert!(!holds_identifier(&acme, "SIREN", "552100555"));
+        assert!(!holds_identifier(&acme, "DUN", "552100554"), "another registry");
+        // A SIRET is its company's SIREN and five digits, both ways.
+        assert!(holds_identifier(&acme, "SIRET", "552 100 554 00013"));
+        assert!(!holds_identifier(&acme, "SIRET", "55210055500013"));
+        let shop = held(&[("SIRET", "05210055400013")]);
+        assert!(holds_identifier(&shop, "SIREN", "52100554"), "its zero eaten");
+        assert!(!holds_identifier(&shop, "SIREN", "552100554"));
+        assert!(!holds_identifier(&[], "SIREN", "552100554"), "nothing held");
+        assert_eq!(identifier_key("000"), "0");
+    }
 
     fn flagged(service: &str, id: &str) -> String {
         identifier_warning(service, id).unwrap_or_else(|| panic!("{service} {id} passes"))

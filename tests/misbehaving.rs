@@ -1335,3 +1335,104 @@ fn a_night_no_call_reached_is_unreachable_even_with_kept_lookups_and_spends_no_c
         1
     );
 }
+
+/// The company of the same country next to the one holding the identifier an identifier
+/// search asks for, as a proxy that mixes up answers would give it; `None` for any other
+/// request.
+fn neighbour_of_the_asked(data: &Dataset, seen: &Seen) -> Option<Reply> {
+    let path = seen.target.split('?').next()?;
+    let mut parts = path.trim_start_matches("/v2/transactor/").split('/');
+    if !path.starts_with("/v2/transactor/") {
+        return None;
+    }
+    let (country, service, id) = (parts.next()?, parts.next()?, parts.next()?);
+    let country = Dataset::country_index(&country.to_uppercase())?;
+    let id = percent_encoding::percent_decode_str(id).decode_utf8().ok()?;
+    let r = data.find_external(country, service, &id)?;
+    let other = ratewatch::sim::CompanyRef {
+        country,
+        n: (r.n + 1) % data.per_country(),
+    };
+    let body = serde_json::to_string(&data.company(other)).unwrap();
+    Some(reply("200 OK", "application/json", &body))
+}
+
+#[test]
+fn an_identifier_answered_with_another_company_fails_its_row_and_the_next_night_rates_the_right_one()
+ {
+    let sim = sim(DEFAULT_SEED);
+    let data = sim.server.dataset().clone();
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 30);
+    // The truth: each identifier row's company, as the honest service finds it.
+    let truth = |report: &Value| -> Vec<(String, Value)> {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["ref"].as_str().unwrap().to_string(), r["company_id"].clone()))
+            .collect()
+    };
+    let honest = Workspace::new();
+    screen(&honest, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let right = truth(&honest.report());
+
+    // A proxy answering every identifier search with the next company of the same country.
+    let mixed = {
+        let data = data.clone();
+        front(&sim, move |seen| neighbour_of_the_asked(&data, seen))
+    };
+    let out = screen(&ws, &mixed.base, &file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let report = ws.report();
+    let by_id: Vec<&Value> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["service"].is_string())
+        .collect();
+    assert!(by_id.len() >= 10, "{report}");
+    for row in &by_id {
+        assert_eq!(row["status"], "failed", "{row}");
+        assert!(row["company_id"].is_null(), "{row}");
+        let error = row["error"].as_str().unwrap();
+        assert!(error.contains("answer is for another company"), "{error}");
+        assert!(error.contains("the search asked for"), "{error}");
+    }
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM resolutions WHERE search_key LIKE 'id|%'"
+        ),
+        0,
+        "a mismatch is never cached"
+    );
+
+    // The next night, the service honest: every row is its own company.
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(truth(&ws.report()), right);
+
+    // A cache written before answers were checked, holding the wrong company for some
+    // identifiers: those are searched again, and rated as the right company.
+    let conn = Connection::open(ws.db()).unwrap();
+    let wronged = conn
+        .execute(
+            "UPDATE resolutions SET company = (SELECT max(id) FROM companies WHERE id <> resolutions.company)
+             WHERE search_key LIKE 'id|%' AND company IS NOT NULL AND company % 2 = 0",
+            [],
+        )
+        .unwrap();
+    drop(conn);
+    assert!(wronged >= 3, "{wronged}");
+    let before = sim.server.stats().calls(ratewatch::sim::Endpoint::CompanyById);
+    screen(&ws, &sim.server.base_url(), &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let searched = sim.server.stats().calls(ratewatch::sim::Endpoint::CompanyById) - before;
+    assert_eq!(searched, wronged as u64, "only the wrong answers are searched again");
+    assert_eq!(truth(&ws.report()), right);
+}

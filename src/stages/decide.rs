@@ -89,10 +89,10 @@ impl<'d> Need<'d> {
     }
 
     /// What the row costs, its steps taken as a run takes them, before any call: `cached`
-    /// answers a search by its key as the run's cache would (`None`: the service is asked).
+    /// answers a search as the run's cache would (`None`: the service is asked).
     pub fn cost<E>(
         &self,
-        mut cached: impl FnMut(&str) -> Result<Option<Found>, E>,
+        mut cached: impl FnMut(&Query) -> Result<Option<Found>, E>,
     ) -> Result<Cost, E> {
         let mut cost = Cost::default();
         let steps = match self {
@@ -112,10 +112,10 @@ impl<'d> Need<'d> {
                     break;
                 }
                 Action::Search => {
-                    let key = step.query.cache_key();
-                    match cached(&key)? {
+                    match cached(&step.query)? {
                         Some(found) => found,
                         None => {
+                            let key = step.query.cache_key();
                             cost.searches.push((key, step.query.endpoint()));
                             continue;
                         }
@@ -163,12 +163,22 @@ pub enum Found {
 impl Found {
     /// A cached answer as a run takes it; `None` when it is older than `max_age`, and
     /// searched again.
+    /// A cached company that does not hold the identifier its search asked for (an answer
+    /// taken before answers were checked, from a proxy that mixed them up) is searched
+    /// again too.
     pub fn cached(
         hit: CachedResolution,
+        query: &Query,
         max_age: jiff::SignedDuration,
         now: jiff::Timestamp,
     ) -> Option<Found> {
         if now.duration_since(hit.resolved_at) > max_age {
+            return None;
+        }
+        if let (Outcome::Resolved, Some(_), Query::ById { service, id, .. }) =
+            (hit.outcome, hit.company_id, query)
+            && !crate::identifiers::holds_identifier(&hit.external_ids, service, id)
+        {
             return None;
         }
         Some(match hit.outcome {
@@ -423,7 +433,8 @@ mod tests {
         let company = Uuid::from_u128(7);
         let by_id = |key: &str| key.starts_with("id|");
         let cost = |need: &Need, answer: &dyn Fn(&str) -> Option<Found>| {
-            need.cost(|key| Ok::<_, ()>(answer(key))).unwrap()
+            need.cost(|q: &Query| Ok::<_, ()>(answer(&q.cache_key())))
+                .unwrap()
         };
         let endpoints = |cost: Cost| {
             cost.searches
@@ -490,8 +501,10 @@ mod tests {
             resolved_at: now
                 .checked_sub(jiff::SignedDuration::from_hours(hours))
                 .unwrap(),
+            external_ids: vec![("SIREN".to_string(), "552100554".to_string())],
         };
-        let cached = |h| Found::cached(h, day, now);
+        let by_name = Query::ByName(crate::model::NameQuery::default());
+        let cached = |h| Found::cached(h, &by_name, day, now);
         assert!(matches!(
             cached(hit(Outcome::Resolved, Some(company), 1)),
             Some(Found::Resolved { company: c, cached: true }) if c == company
@@ -510,5 +523,14 @@ mod tests {
             cached(hit(Outcome::Ambiguous, None, 1)),
             Some(Found::Ambiguous(_))
         ));
+        // An identifier's company must hold the identifier: else it is searched again.
+        let by_id = |id: &str| Query::ById {
+            country: "FR".into(),
+            service: "SIREN".into(),
+            id: id.into(),
+        };
+        let young = || hit(Outcome::Resolved, Some(company), 1);
+        assert!(Found::cached(young(), &by_id("552 100 554"), day, now).is_some());
+        assert!(Found::cached(young(), &by_id("552100555"), day, now).is_none());
     }
 }

@@ -164,7 +164,8 @@ pub fn plan(targets: Vec<Target>) -> Vec<PlannedSearch> {
 /// where every answer is "not found" is talking to the wrong address).
 ///
 /// Every company found is checked against the question: one of another country fails
-/// the search ([`in_country`]).
+/// the search ([`in_country`]), and so does an identifier search's company that does not
+/// hold the identifier asked ([`holding`]). A failed search is never cached.
 pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiError> {
     match query {
         Query::ById {
@@ -177,6 +178,7 @@ pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiErr
                 .await?
                 .into();
             of_country(country, std::slice::from_ref(&found))?;
+            holding(&found, service, id)?;
             Ok(Resolution::Resolved(Box::new(found)))
         }
         Query::ByName(q) => {
@@ -231,6 +233,35 @@ fn of_country(asked: &str, found: &[Company]) -> Result<(), ApiError> {
             ),
         }),
     }
+}
+
+/// Fails an identifier search whose company does not hold the identifier asked
+/// ([`crate::identifiers::holds_identifier`]): a proxy, a cache or a service mix-up that
+/// answers with another company of the same country would otherwise rate the row as
+/// that company, night after night.
+pub fn holding(found: &Company, service: &str, id: &str) -> Result<(), ApiError> {
+    if crate::identifiers::holds_identifier(&found.external_ids, service, id) {
+        return Ok(());
+    }
+    let held = if found.external_ids.is_empty() {
+        "no registry identifier".to_string()
+    } else {
+        found
+            .external_ids
+            .iter()
+            .map(|(s, i)| format!("{s} {i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(ApiError::Mismatch {
+        what: "search".into(),
+        message: format!(
+            "answer is for another company: {} {:?} holds {held}, the search asked for {} {id}",
+            found.id,
+            found.name,
+            service.to_uppercase()
+        ),
+    })
 }
 
 /// One match is the company. Among several, a single one whose name equals the searched
