@@ -9,7 +9,13 @@
 #   lines say what made a night loud.
 #
 # crontab -e, then:
-#   0 2 * * *  /opt/ratewatch/nightly.sh /srv/erp/exports/customers.csv
+#   0 2 * * *  /opt/ratewatch/nightly.sh /srv/erp/exports/customers.csv customers
+#
+# The second argument names the portfolio in the database: its nights are judged against
+# each other (what changed since the last night told) whatever the export's file is called,
+# so name it when the file's name changes from night to night (a dated export,
+# cust-2026-11-27.csv). Left out, ratewatch takes the file's name, and screens a dated
+# export of the same customers as the portfolio of an earlier night, with a NOTE.
 #
 # Every setting lives in ratewatch.toml in the state folder, $RATEWATCH_HOME
 # (/var/lib/ratewatch unless set), which this script runs in: base_url, api_key_file, db,
@@ -27,7 +33,8 @@
 # then in ~/.cargo/bin, /usr/local/bin and /opt/ratewatch/bin.
 set -u
 
-PORTFOLIO=${1:?usage: nightly.sh PORTFOLIO.csv}
+PORTFOLIO=${1:?usage: nightly.sh PORTFOLIO.csv [PORTFOLIO_NAME]}
+NAME=${2:-}
 STATE=${RATEWATCH_HOME:-/var/lib/ratewatch}
 
 # The portfolio as given, before moving into the state folder.
@@ -93,7 +100,11 @@ mkdir -p "$REPORTS" || exit 4
 # removes those of its own folder itself); an hour old, so no run still writes them.
 find "${OUT:-.}" -maxdepth 2 -name '.report*.tmp' -mmin +60 -exec rm -f {} + 2>/dev/null
 
-"$RATEWATCH" screen "$PORTFOLIO" --out "$REPORTS"
+if [ -n "$NAME" ]; then
+    "$RATEWATCH" screen "$PORTFOLIO" --portfolio-name "$NAME" --out "$REPORTS"
+else
+    "$RATEWATCH" screen "$PORTFOLIO" --out "$REPORTS"
+fi
 status=$?
 
 case $status in

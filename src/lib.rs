@@ -24,6 +24,7 @@
 //! - [`spreadsheet`]: a CSV file as a spreadsheet saved it (encoding, BOM, delimiter), for
 //!   the portfolio's delimiter and `review import`.
 //! - [`history_sync`]: reads the account's history of requests back into the database.
+//! - [`naming`]: which portfolio a file is screened as (a dated export, its portfolio's).
 //! - [`commands`]: what each subcommand does; [`settings`] feed it.
 //!
 //! A run's life ([`run::screen`]), around the pipeline:
@@ -51,6 +52,7 @@ pub mod error;
 pub mod history_sync;
 pub mod identifiers;
 pub mod model;
+pub mod naming;
 pub mod pages;
 pub mod report;
 pub mod review;

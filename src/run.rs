@@ -19,14 +19,15 @@ use crate::connection::{Service, ServiceSettings, ServiceTarget};
 use crate::deliver;
 use crate::error::{Error, ExitCode};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
+use crate::naming;
 use crate::report::{self, Output, ReportOptions};
 use crate::settings::config::Settings;
 use crate::stages::decide::{Decisions, Found, Need};
 use crate::stages::limit::{Limiter, Limits};
 use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::stages::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
-use crate::stages::resolve::Query;
 use crate::stages::refresh::RefreshAges;
+use crate::stages::resolve::Query;
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
 /// What to screen, and how.
@@ -299,8 +300,13 @@ async fn screen_logged(
     let mut reader = Portfolio::open(path, &settings.columns)?;
     let mut check = Portfolio::open(path, &settings.columns)?;
     let mut records = 0u64;
-    while check.next_row()?.is_some() {
+    // The first refs, to tell whose customers a dated export holds.
+    let mut refs = Vec::new();
+    while let Some(row) = check.next_row()? {
         records += 1;
+        if refs.len() < naming::REFS_COMPARED {
+            refs.extend(row.reference);
+        }
     }
     if records == 0 {
         return Err(header_only(path));
@@ -315,7 +321,14 @@ async fn screen_logged(
     let mut store = Store::open(db).map_err(db_error)?;
     // With the lock held no other run is alive: a run still marked running has died.
     store.mark_interrupted().map_err(db_error)?;
-    let name = request.portfolio_name.clone().unwrap_or_else(|| stem(path));
+    let named = naming::portfolio_name(
+        request.portfolio_name.as_deref(),
+        &stem(path),
+        &refs,
+        &mut store,
+    )
+    .map_err(db_error)?;
+    let name = named.name;
     log.portfolio = Some(name.clone());
     let previous = store.last_rows(&name).map_err(db_error)?;
     // Lines bound the rows from above, so this never refuses a file that did not shrink.
@@ -350,7 +363,7 @@ async fn screen_logged(
     // From here on, a signal, a silent service or the run's time spent stops the calls.
     let guarded = guard(&limiter, &request.halt, settings.max_run_time.value);
     tokio::pin!(guarded);
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = named.note.into_iter().collect();
     let (rules, rule_notes) = request
         .reports
         .alerts

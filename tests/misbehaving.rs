@@ -1347,7 +1347,9 @@ fn neighbour_of_the_asked(data: &Dataset, seen: &Seen) -> Option<Reply> {
     }
     let (country, service, id) = (parts.next()?, parts.next()?, parts.next()?);
     let country = Dataset::country_index(&country.to_uppercase())?;
-    let id = percent_encoding::percent_decode_str(id).decode_utf8().ok()?;
+    let id = percent_encoding::percent_decode_str(id)
+        .decode_utf8()
+        .ok()?;
     let r = data.find_external(country, service, &id)?;
     let other = ratewatch::sim::CompanyRef {
         country,
@@ -1370,7 +1372,12 @@ fn an_identifier_answered_with_another_company_fails_its_row_and_the_next_night_
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| (r["ref"].as_str().unwrap().to_string(), r["company_id"].clone()))
+            .map(|r| {
+                (
+                    r["ref"].as_str().unwrap().to_string(),
+                    r["company_id"].clone(),
+                )
+            })
             .collect()
     };
     let honest = Workspace::new();
@@ -1428,11 +1435,138 @@ fn an_identifier_answered_with_another_company_fails_its_row_and_the_next_night_
         .unwrap();
     drop(conn);
     assert!(wronged >= 3, "{wronged}");
-    let before = sim.server.stats().calls(ratewatch::sim::Endpoint::CompanyById);
+    let before = sim
+        .server
+        .stats()
+        .calls(ratewatch::sim::Endpoint::CompanyById);
     screen(&ws, &sim.server.base_url(), &file)
         .assert()
         .code(predicate::in_iter([0, 1]));
-    let searched = sim.server.stats().calls(ratewatch::sim::Endpoint::CompanyById) - before;
-    assert_eq!(searched, wronged as u64, "only the wrong answers are searched again");
+    let searched = sim
+        .server
+        .stats()
+        .calls(ratewatch::sim::Endpoint::CompanyById)
+        - before;
+    assert_eq!(
+        searched, wronged as u64,
+        "only the wrong answers are searched again"
+    );
     assert_eq!(truth(&ws.report()), right);
+}
+
+/// The listed alerts of a run: (company, kind, previous color), in order.
+fn listed_alerts(db: &Path, run_id: i64) -> Vec<(String, String, Option<String>)> {
+    let conn = Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.company_id, a.kind, a.previous_color FROM run_alerts a
+             JOIN companies c ON c.id = a.company
+             WHERE a.run_id = ?1 AND a.listed = 1 ORDER BY c.company_id",
+        )
+        .unwrap();
+    stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A night whose reports could not be written told nobody its news: the next night tells
+/// it, judged against what was last delivered of each company, whether that next night
+/// screens the file under its portfolio's name or under another.
+#[test]
+fn news_a_night_could_not_deliver_is_told_the_next_night_under_any_portfolio_name() {
+    let sim = sim(DEFAULT_SEED);
+    let nights = |night3: &[&str]| {
+        sim.server.set_day(1);
+        let ws = Workspace::new();
+        let file = portfolio(&ws, &sim, 200);
+        screen(&ws, &sim.server.base_url(), &file)
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+        sim.server.set_day(6);
+        std::fs::rename(ws.path("out"), ws.path("night-1")).unwrap();
+        let blocker = ws.write("out", b"a file where the folder should be");
+        screen(&ws, &sim.server.base_url(), &file).assert().code(4);
+        std::fs::remove_file(blocker).unwrap();
+        screen(&ws, &sim.server.base_url(), &file)
+            .args(night3)
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+        listed_alerts(&ws.db(), 3)
+    };
+    let same_name = nights(&[]);
+    let news: Vec<_> = same_name.iter().filter(|a| a.2.is_some()).collect();
+    assert!(
+        news.len() >= 3,
+        "five days apart, colors move: {same_name:?}"
+    );
+    let other_name = nights(&["--portfolio-name", "customers"]);
+    assert_eq!(
+        other_name, same_name,
+        "judged against what was delivered, whatever the portfolio's name"
+    );
+}
+
+/// An ERP that dates its exports makes a new file name each night: screened under the
+/// portfolio whose refs it holds, with a NOTE, so its news is judged against that
+/// portfolio's nights. Another file, or a name given, is a portfolio of its own.
+#[test]
+fn a_dated_export_of_the_same_customers_is_screened_as_their_portfolio() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let book = std::fs::read(portfolio(&ws, &sim, 50)).unwrap();
+    let night1 = ws.write("cust-2026-11-25.csv", &book);
+    screen(&ws, &sim.server.base_url(), &night1)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let night2 = ws.write("cust-2026-11-26.csv", &book);
+    let out = screen(&ws, &sim.server.base_url(), &night2)
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.contains("NOTE: cust-2026-11-26 screened as portfolio cust-2026-11-25: its name but for the date, and 100% of its refs are that portfolio's"),
+        "{text}"
+    );
+    assert_eq!(
+        count(
+            &ws.db(),
+            "SELECT count(*) FROM runs WHERE portfolio = 'cust-2026-11-25'"
+        ),
+        2
+    );
+    // Other customers under a dated name, and a name given: portfolios of their own.
+    let other = String::from_utf8(book.clone())
+        .unwrap()
+        .replace("\nR", "\nX");
+    let night3 = ws.write("cust-2026-11-27.csv", other.as_bytes());
+    screen(&ws, &sim.server.base_url(), &night3)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let night4 = ws.write("cust-2026-11-28.csv", &book);
+    let out = screen(&ws, &sim.server.base_url(), &night4)
+        .args(["--portfolio-name", "given"])
+        .output()
+        .unwrap();
+    assert!(!stdout(&out).contains("screened as portfolio"), "{out:?}");
+    let names: Vec<String> = {
+        let conn = Connection::open(ws.db()).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT portfolio FROM runs ORDER BY id")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        names,
+        [
+            "cust-2026-11-25",
+            "cust-2026-11-25",
+            "cust-2026-11-27",
+            "given"
+        ]
+    );
 }

@@ -118,6 +118,16 @@ fn man_out_writes_every_page() {
 /// `samples/nightly.sh`, run as cron runs it: a bare environment (`PATH=/usr/bin:/bin`, a
 /// home, nothing else but what the test names), from another folder.
 fn nightly(home: &Path, cwd: &Path, vars: &[(&str, &Path)]) -> std::process::Output {
+    nightly_with(home, cwd, vars, &[])
+}
+
+/// The same, with arguments after the portfolio's.
+fn nightly_with(
+    home: &Path,
+    cwd: &Path,
+    vars: &[(&str, &Path)],
+    args: &[&str],
+) -> std::process::Output {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/nightly.sh");
     let mut cmd = std::process::Command::new("/bin/sh");
     cmd.env_clear()
@@ -125,7 +135,8 @@ fn nightly(home: &Path, cwd: &Path, vars: &[(&str, &Path)]) -> std::process::Out
         .env("HOME", home)
         .current_dir(cwd)
         .arg(script)
-        .arg("book.csv");
+        .arg("book.csv")
+        .args(args);
     for (name, value) in vars {
         cmd.env(name, value);
     }
@@ -201,6 +212,18 @@ fn the_nightly_script_screens_with_cron_s_environment_and_the_toml_s_settings() 
     assert_eq!(
         report["rows"][0]["status"], "rated",
         "the key file was read"
+    );
+    // A second argument names the portfolio.
+    let out = nightly_with(
+        &home,
+        ws.dir.path(),
+        &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", &bin)],
+        &["customers"],
+    );
+    assert!(
+        crate::common::after_heading(&text(&out.stdout))
+            .starts_with("ratewatch run 2 of customers"),
+        "{out:?}"
     );
 
     // Installed with `cargo install`: found in ~/.cargo/bin with no help. A toml without

@@ -365,7 +365,9 @@ pub struct ScreenArgs {
     #[arg(long)]
     pub refresh_resolutions: bool,
 
-    /// Name of the portfolio in the database and reports (default: the file's stem).
+    /// Name of the portfolio in the database and reports (default: the file's stem; a
+    /// dated export, `cust-2026-11-27.csv`, holding mostly the refs of a portfolio named as
+    /// it is but for the date, is screened as that portfolio, with a NOTE).
     #[arg(long, value_name = "NAME")]
     pub portfolio_name: Option<String>,
 

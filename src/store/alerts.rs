@@ -84,18 +84,22 @@ const UNANNOUNCED: &str = "p.id IS NOT NULL
          OR p.first_run_id IN (SELECT id FROM runs
                                WHERE delivered_at IS NULL AND status <> 'running'))";
 
-/// The color a company had in the last delivered run of the portfolio (`?2`) that held it:
-/// what the portfolio was last told.
+/// The color a company had in the last delivered run that held it, of any portfolio: what
+/// people were last told of it. Not only this portfolio's: a night whose news never went
+/// out followed by a file under a new name (a dated export, another `--portfolio-name`)
+/// would otherwise judge that news against nothing, and call a deterioration a first
+/// screening.
 const ANNOUNCED: &str = "SELECT a.color FROM runs u
     JOIN run_companies x ON x.run_id = u.id AND x.company = rr.company
     JOIN ratings a       ON a.id = x.rating_id
-    WHERE u.portfolio = ?2 AND u.id < ?1 AND u.delivered_at IS NOT NULL
+    WHERE u.id < ?1 AND u.delivered_at IS NOT NULL
     ORDER BY u.id DESC LIMIT 1";
 
 /// The rows of a run that may be alerts, by company: rated (or gone) rows whose company is
 /// red or black, changed color, went away, or shows an unknown color for the first time;
 /// and those whose previous rating was never announced ([`UNANNOUNCED`]), with the color
 /// that was (`announced`, NULL when none was), against which they are judged instead.
+/// Its one parameter is the run.
 pub(super) fn candidates() -> String {
     format!(
         "SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
@@ -134,8 +138,8 @@ struct Gathered {
     change: Change,
     color: Color,
     previous: Option<Color>,
-    /// When the previous rating was never announced: the color last delivered to the
-    /// portfolio (`None` inside: none ever was).
+    /// When the previous rating was never announced: the color last delivered of the
+    /// company, in any portfolio (`None` inside: none ever was).
     announced: Option<Option<Color>>,
     passes: bool,
     /// The amount column summed over the company's rows, when one is named and read.
@@ -192,8 +196,7 @@ impl Store {
         }
         tx.execute(&format!("DELETE FROM {table} WHERE run_id = ?1"), [run_id])
             .map_err(at)?;
-        let (run_time, portfolio, relisted_after) =
-            repeat_window(&tx, run_id, rules).map_err(at)?;
+        let (run_time, _, relisted_after) = repeat_window(&tx, run_id, rules).map_err(at)?;
         // Most databases hold no acknowledgement, and most rules no exposure filter: then
         // neither is read for each company.
         let any_acks: bool = tx
@@ -289,7 +292,7 @@ impl Store {
                 listed += u64::from(shown);
                 Ok(())
             };
-            let mut rows = candidates.query(params![run_id, portfolio]).map_err(at)?;
+            let mut rows = candidates.query(params![run_id]).map_err(at)?;
             let mut current: Option<Gathered> = None;
             while let Some(r) = rows.next().map_err(at)? {
                 let company: i64 = r.get(0).map_err(at)?;

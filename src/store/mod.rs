@@ -18,6 +18,7 @@ mod deliveries;
 mod history;
 mod lock;
 mod migrate;
+mod portfolios;
 mod recorder;
 mod search;
 mod writer;
