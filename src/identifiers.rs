@@ -181,12 +181,14 @@ pub fn identifier_key(id: &str) -> String {
 pub fn holds_identifier(held: &[(String, String)], service: &str, id: &str) -> bool {
     let wanted = identifier_key(id);
     let asked = service.to_uppercase();
-    held.iter().any(|(s, held_id)| match (asked.as_str(), s.to_uppercase().as_str()) {
-        (a, h) if a == h => identifier_key(held_id) == wanted,
-        ("SIRET", "SIREN") => full_siret(id).get(..9) == Some(&full_siren(held_id)),
-        ("SIREN", "SIRET") => full_siret(held_id).get(..9) == Some(&full_siren(id)),
-        _ => false,
-    })
+    held.iter().any(
+        |(s, held_id)| match (asked.as_str(), s.to_uppercase().as_str()) {
+            (a, h) if a == h => identifier_key(held_id) == wanted,
+            ("SIRET", "SIREN") => full_siret(id).get(..9) == Some(&full_siren(held_id)),
+            ("SIREN", "SIRET") => full_siret(held_id).get(..9) == Some(&full_siren(id)),
+            _ => false,
+        },
+    )
 }
 
 /// A SIREN with its nine digits (leading zeros restored).
@@ -208,18 +210,27 @@ mod tests {
     #[test]
     fn an_identifier_is_held_as_registries_compare_them() {
         let held = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
-            pairs.iter().map(|(s, i)| (s.to_string(), i.to_string())).collect()
+            pairs
+                .iter()
+                .map(|(s, i)| (s.to_string(), i.to_string()))
+                .collect()
         };
         let acme = held(&[("SIREN", "552100554"), ("TVAIT", "IT 00743110157")]);
         assert!(holds_identifier(&acme, "siren", "552 100 554"));
         assert!(holds_identifier(&acme, "TVAIT", "it00743110157"));
         assert!(!holds_identifier(&acme, "SIREN", "552100555"));
-        assert!(!holds_identifier(&acme, "DUN", "552100554"), "another registry");
+        assert!(
+            !holds_identifier(&acme, "DUN", "552100554"),
+            "another registry"
+        );
         // A SIRET is its company's SIREN and five digits, both ways.
         assert!(holds_identifier(&acme, "SIRET", "552 100 554 00013"));
         assert!(!holds_identifier(&acme, "SIRET", "55210055500013"));
         let shop = held(&[("SIRET", "05210055400013")]);
-        assert!(holds_identifier(&shop, "SIREN", "52100554"), "its zero eaten");
+        assert!(
+            holds_identifier(&shop, "SIREN", "52100554"),
+            "its zero eaten"
+        );
         assert!(!holds_identifier(&shop, "SIREN", "552100554"));
         assert!(!holds_identifier(&[], "SIREN", "552100554"), "nothing held");
         assert_eq!(identifier_key("000"), "0");

@@ -115,7 +115,9 @@ impl Sheet {
         // Where each line ends: a CR, an LF, or the CR of a CRLF.
         let bytes = text.as_bytes();
         let newlines = (0..bytes.len())
-            .filter(|&i| bytes[i] == b'\r' || (bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\r')))
+            .filter(|&i| {
+                bytes[i] == b'\r' || (bytes[i] == b'\n' && (i == 0 || bytes[i - 1] != b'\r'))
+            })
             .collect();
         Ok(Sheet {
             text,

@@ -998,7 +998,11 @@ fn every_record_is_a_row_whatever_the_line_ends() {
         assert_eq!(report["run"]["rows"], 25, "{name}");
         let rows = rows_of(&report);
         let lines: Vec<u64> = rows.iter().map(|r| r.0).collect();
-        assert_eq!(lines, (2..=26).collect::<Vec<u64>>(), "{name}: one line each");
+        assert_eq!(
+            lines,
+            (2..=26).collect::<Vec<u64>>(),
+            "{name}: one line each"
+        );
         seen.push((name, rows));
     }
     for (name, rows) in &seen[1..] {

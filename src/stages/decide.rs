@@ -111,16 +111,14 @@ impl<'d> Need<'d> {
                     cost.company = Some(*company);
                     break;
                 }
-                Action::Search => {
-                    match cached(&step.query)? {
-                        Some(found) => found,
-                        None => {
-                            let key = step.query.cache_key();
-                            cost.searches.push((key, step.query.endpoint()));
-                            continue;
-                        }
+                Action::Search => match cached(&step.query)? {
+                    Some(found) => found,
+                    None => {
+                        let key = step.query.cache_key();
+                        cost.searches.push((key, step.query.endpoint()));
+                        continue;
                     }
-                }
+                },
             };
             match found {
                 Found::Unresolved { .. } => continue,

@@ -771,7 +771,8 @@ impl Pipeline {
                 };
                 let now = jiff::Timestamp::now();
                 let max_age = self.options.resolution_max_age;
-                if let Some(found) = cached.and_then(|hit| Found::cached(hit, query, max_age, now)) {
+                if let Some(found) = cached.and_then(|hit| Found::cached(hit, query, max_age, now))
+                {
                     return Ok(found);
                 }
                 let answer = self
