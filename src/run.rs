@@ -513,16 +513,31 @@ async fn screen_logged(
     if let Some(error) = fatal {
         // What was committed stays; the run is marked so nobody mistakes it for complete.
         let _ = store.finish_run(run_id, RunStatus::Failed, &calls, &notes, &rules);
-        // Alerts found before a refusal are still news: reported before the error.
-        if matches!(
-            error,
-            Error::KeyRefused { .. } | Error::Api(_) | Error::Unreachable
-        ) && store
-            .rows_by_status(run_id)
-            .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0))
-            && write_reports(&store, run_id, &request.reports, summary).is_ok()
-        {
-            let _ = store.mark_delivered(run_id);
+        match &error {
+            // Alerts found before a refusal are still news: reported before the error.
+            Error::KeyRefused { .. } | Error::Api(_) | Error::Unreachable => {
+                let found = store
+                    .rows_by_status(run_id)
+                    .is_ok_and(|rows| rows.iter().any(|(_, n)| *n > 0));
+                if found && write_reports(&store, run_id, &request.reports, summary).is_ok() {
+                    let _ = store.mark_delivered(run_id);
+                }
+            }
+            // The database cannot be written: what was found is said all the same.
+            Error::Store { source, .. } => {
+                let said = say_unrecorded(
+                    &mut store,
+                    run_id,
+                    &request.reports,
+                    &notes,
+                    source,
+                    summary,
+                );
+                if let Err(e) = said {
+                    tracing::warn!("what this run found could not be read back: {e}");
+                }
+            }
+            _ => {}
         }
         return Err(error);
     }
@@ -1050,6 +1065,43 @@ pub fn write_reports(
         run,
         |each| Ok(store.for_each_result(run_id, false, each)?),
         |each| Ok(store.for_each_alert_row(run_id, each)?),
+        options,
+        summary,
+    )
+}
+
+/// The database refused to be written before the run ended (a full disk): what the run
+/// found up to its last commit is still said on stdout, as a summary opening `NOT
+/// RECORDED` whose alerts are decided in memory, never in the database. No report file is
+/// written and nothing is marked delivered, so the next run of the portfolio announces the
+/// same news.
+fn say_unrecorded(
+    store: &mut Store,
+    run_id: i64,
+    options: &ReportOptions,
+    notes: &[String],
+    why: &StoreError,
+    summary: impl Output,
+) -> Result<(), ReportError> {
+    store.scratch_in_memory()?;
+    let rules = &options.alerts;
+    store.decide_alerts(run_id, rules, crate::store::Verdicts::Trial)?;
+    let mut info = store.run_info(run_id)?;
+    info.status = RunStatus::Failed;
+    info.notes = std::iter::once(format!(
+        "NOT RECORDED: the database could not be written ({why}): below is what this run found in the {} rows it screened before that; no report was written, and the next run announces the same news",
+        info.rows
+    ))
+    .chain(notes.iter().cloned())
+    .collect();
+    let run = report::RunData {
+        info,
+        trend: Vec::new(),
+        digest: store.alert_digest(run_id, rules, crate::store::Verdicts::Trial)?,
+    };
+    report::write_summary(
+        run,
+        |each| Ok(store.for_each_result(run_id, false, each)?),
         options,
         summary,
     )

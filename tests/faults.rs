@@ -740,3 +740,102 @@ fn the_key_appears_nowhere_even_in_debug_logs() {
     let text = String::from_utf8_lossy(&haystack);
     assert!(!text.contains(secret), "the key leaked");
 }
+
+/// `ratewatch screen` in `ws` on a disk that holds no file past `bytes` (the file size
+/// limit a full disk amounts to: writes past it fail, as they would with no space left).
+fn screen_on_a_full_disk(
+    ws: &Workspace,
+    sim: &Background,
+    file: &Path,
+    bytes: u64,
+) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = ws.screen_process(sim, file);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: bytes,
+                rlim_max: bytes,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // A write past the limit then fails with EFBIG instead of killing the process.
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    cmd.output().unwrap()
+}
+
+/// The listed alerts of a run: (company, kind, previous color), by company.
+fn listed_alerts(db: &Path, run_id: i64) -> Vec<(String, String, Option<String>)> {
+    let conn = Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.company_id, a.kind, a.previous_color FROM run_alerts a
+             JOIN companies c ON c.id = a.company
+             WHERE a.run_id = ?1 AND a.listed = 1 ORDER BY c.company_id",
+        )
+        .unwrap();
+    stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A disk that fills up during a night: what the database holds of the run is still said
+/// on stdout, marked as not recorded, then the error (exit 4); the database stays whole,
+/// and the next night announces the news a night without the fault would have.
+#[test]
+fn a_full_disk_still_says_what_was_found_and_the_next_night_announces_it() {
+    let sim = sim(Faults::default());
+    let two_nights = |ws: &Workspace, file: &Path| {
+        sim.server.set_day(1);
+        ws.screen(&sim, file)
+            .assert()
+            .code(predicate::in_iter([0, 1]));
+        sim.server.set_day(6);
+    };
+    // Without the fault: the second night's news.
+    let calm = Workspace::new();
+    let file = portfolio(&calm, &sim, 400);
+    two_nights(&calm, &file);
+    calm.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    let news = listed_alerts(&calm.db(), 2);
+    assert!(!news.is_empty());
+
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 400);
+    two_nights(&ws, &file);
+    let size = std::fs::metadata(ws.db()).unwrap().len();
+    assert!(size > 96 * 1024, "{size}");
+    let out = screen_on_a_full_disk(&ws, &sim, &file, 96 * 1024);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
+    let said = after_heading(&stdout);
+    assert!(
+        said.starts_with("NOT RECORDED: the database could not be written"),
+        "{stdout}"
+    );
+    assert!(said.contains("ratewatch run 2 of p (failed)"), "{stdout}");
+    assert!(
+        stderr.contains("disk I/O error") || stderr.contains("full"),
+        "{stderr}"
+    );
+    assert_eq!(integrity(&ws.db()), "ok");
+    ws.screen(&sim, &file)
+        .assert()
+        .code(predicate::in_iter([0, 1]));
+    assert_eq!(
+        listed_alerts(&ws.db(), 3),
+        news,
+        "the news told the next night"
+    );
+}

@@ -226,6 +226,39 @@ pub fn write_reports<E: From<io::Error>>(
     }
 }
 
+/// The summary alone, with no report file: for a run whose results the database could not
+/// keep (a full disk), said on stdout all the same. Nothing is written under
+/// `options.out`, so the last reports written stay as they were.
+pub fn write_summary<E: From<io::Error>>(
+    run: RunData,
+    rows: impl Rows<E>,
+    options: &ReportOptions,
+    summary: impl Output,
+) -> Result<(), E> {
+    let RunData {
+        mut info, digest, ..
+    } = run;
+    info.make_printable();
+    let staleness = Staleness::new(info.started_at, options.stale_after_days);
+    // Loud whatever `quiet` says: the night did not go as it should.
+    let mut summary: Box<dyn Format + '_> = Box::new(summary::Summary::new(
+        summary,
+        false,
+        Vec::new(),
+        options.stale_after_days,
+        digest,
+    ));
+    summary.begin(&info)?;
+    rows(&mut |mut row| {
+        staleness.mark(&mut row);
+        row.make_printable();
+        summary.row(&row)
+    })?
+    .or_else(ignore_broken_pipe)?;
+    summary.finish().or_else(ignore_broken_pipe)?;
+    Ok(())
+}
+
 /// The report files' formatters, and their paths.
 type Files = (Vec<Box<dyn Format>>, Vec<String>);
 

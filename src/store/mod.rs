@@ -440,6 +440,14 @@ impl Store {
             .map_err(StoreError::at("counting the reused ratings"))
     }
 
+    /// Keeps the connection's scratch tables (`alerts test`'s verdicts) in memory: for a
+    /// run that must still say what it found when the disk is full.
+    pub fn scratch_in_memory(&self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch("PRAGMA temp_store = MEMORY;")
+            .map_err(StoreError::at("keeping scratch tables in memory"))
+    }
+
     /// The rows of the latest finished run of a portfolio (run id, rows), to notice an
     /// export that lost most of its rows.
     pub fn last_rows(&self, portfolio: &str) -> Result<Option<(i64, u64)>, StoreError> {
