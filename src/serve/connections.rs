@@ -233,7 +233,10 @@ pub async fn bounded_body(State(app): State<Shared>, request: Request, next: Nex
     let (parts, body) = request.into_parts();
     let limit = app.limits.body_time;
     match tokio::time::timeout(limit, axum::body::to_bytes(body, BODY_MAX)).await {
-        Ok(Ok(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        Ok(Ok(bytes)) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
         Ok(Err(e)) => closing(
             StatusCode::BAD_REQUEST,
             format!("The request's body could not be read: {e}."),

@@ -53,7 +53,10 @@ mod tests {
     fn a_value_on_a_page_has_no_control_or_hidden_character_and_no_markup() {
         assert_eq!(shown("invoice\u{202e}fdp.exe"), "invoicefdp.exe");
         assert_eq!(shown("Evil\u{1b}[2JCorp"), "Evil [2JCorp");
-        assert_eq!(shown("<b>\"x\" & 'y'</b>"), "&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;");
+        assert_eq!(
+            shown("<b>\"x\" & 'y'</b>"),
+            "&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;"
+        );
         assert_eq!(shown("Müller & Söhne"), "Müller &amp; Söhne");
     }
 

@@ -403,7 +403,10 @@ mod tests {
         let said = refused.to_string();
         assert!(said.contains("head -c 32 /dev/urandom | base64"), "{said}");
         assert!(!said.contains(&short), "{said}");
-        assert!(check_token(&"é".repeat(TOKEN_MIN_CHARS), "a token").is_ok(), "characters");
+        assert!(
+            check_token(&"é".repeat(TOKEN_MIN_CHARS), "a token").is_ok(),
+            "characters"
+        );
         assert!(Guard::new(Some("x".repeat(TOKEN_MIN_CHARS)), false).is_ok());
     }
 }

@@ -66,7 +66,10 @@ impl Throttle {
             let window = self.window;
             failures.retain(|_, f| now.saturating_duration_since(f.first) < window);
             if failures.len() >= self.most
-                && let Some(oldest) = failures.iter().min_by_key(|(_, f)| f.first).map(|(c, _)| *c)
+                && let Some(oldest) = failures
+                    .iter()
+                    .min_by_key(|(_, f)| f.first)
+                    .map(|(c, _)| *c)
             {
                 failures.remove(&oldest);
             }
@@ -120,7 +123,10 @@ mod tests {
             throttle.failed(client(1), start + Duration::from_secs(i));
         }
         let later = start + Duration::from_secs(20);
-        assert_eq!(throttle.wait(client(1), later), Some(Duration::from_secs(40)));
+        assert_eq!(
+            throttle.wait(client(1), later),
+            Some(Duration::from_secs(40))
+        );
         assert_eq!(throttle.wait(client(2), later), None, "another client");
         let after = start + Duration::from_secs(60);
         assert_eq!(throttle.wait(client(1), after), None, "the window ended");
