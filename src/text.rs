@@ -112,7 +112,9 @@ fn breaks(c: char) -> bool {
     c.is_control() || c == '\u{2028}' || c == '\u{2029}'
 }
 
-fn needs_cleaning(c: char) -> bool {
+/// A character [`printable`] changes: a control character, a line or paragraph separator,
+/// or one that [`is_hidden`].
+pub fn needs_cleaning(c: char) -> bool {
     breaks(c) || is_hidden(c)
 }
 

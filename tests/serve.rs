@@ -1,17 +1,25 @@
 //! `ratewatch serve` end to end: the binary on a random loopback port over a database the
 //! simulator's runs made, driven with reqwest. Who may see and change what (a token, the
-//! origin and CSRF token of a change, `--read-only`), markup in the data shown inert, and
-//! the changes made on the pages as the commands and the next runs see them.
+//! origin and CSRF token of a change, `--read-only`), markup and control characters in the
+//! data shown inert, and the changes made on the pages as the commands and the next runs
+//! see them. The limits on slow and hostile clients (deadlines, connection caps, wrong
+//! tokens) are tested on the server in-process, with deadlines a test can wait for.
 
 use std::io::{BufRead, BufReader};
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 use crate::common::{Background, Workspace, isolated, rows_by_ref, sample_sim};
+use ratewatch::alerts::Rules;
+use ratewatch::serve::{Limits, Options};
 use ratewatch::sim::Endpoint;
 
 fn sample() -> PathBuf {
@@ -238,7 +246,7 @@ fn every_page_answers_with_the_policy_and_the_server_stops_on_sigterm() {
 fn with_a_token_every_request_carries_it_and_the_login_sets_a_cookie_that_is_not_the_token() {
     let sim = sample_sim();
     let ws = screened(&sim);
-    let token = "correct-horse-battery-staple";
+    let token = "correct-horse-battery-staple-and-more";
     let file = ws.write("serve-token", format!("{token}\n").as_bytes());
     let server = Server::start(&ws, &["--token-file", file.to_str().unwrap()]);
     for path in [
@@ -727,4 +735,349 @@ fn acknowledgements_made_on_the_page_during_a_screening_are_kept_and_break_nothi
         );
     }
     assert!(server.stop().success());
+}
+
+/// `ratewatch serve` in-process on a random loopback port, over a new empty database, with
+/// `limits` (deadlines short enough for a test) and `token`.
+struct InProcess {
+    address: SocketAddr,
+    url: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    server: tokio::task::JoinHandle<Result<(), ratewatch::Error>>,
+    _dir: tempfile::TempDir,
+}
+
+impl InProcess {
+    async fn start(limits: Limits, token: Option<&str>) -> InProcess {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("ratewatch.db");
+        drop(ratewatch::store::Store::open(&db).unwrap());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let options = Options {
+            db,
+            rules: Rules::default(),
+            read_only: false,
+            token: token.map(str::to_string),
+            limits,
+        };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(ratewatch::serve::serve(listener, options, async {
+            let _ = stopped.await;
+        }));
+        InProcess {
+            address,
+            url: format!("http://{address}"),
+            stop: Some(stop),
+            server,
+            _dir: dir,
+        }
+    }
+
+    /// A client whose connections come from `ip` (any of 127/8 is this machine), each
+    /// closed after its answer.
+    fn client_from(&self, ip: &str) -> reqwest::Client {
+        reqwest::Client::builder()
+            .local_address(ip.parse::<IpAddr>().unwrap())
+            .pool_max_idle_per_host(0)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+    }
+
+    /// A connection from `ip` that sends nothing yet.
+    async fn connect_from(&self, ip: &str) -> TcpStream {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket
+            .bind(SocketAddr::new(ip.parse().unwrap(), 0))
+            .unwrap();
+        socket.connect(self.address).await.unwrap()
+    }
+
+    /// Stops the server as Ctrl-C would; it must end cleanly.
+    async fn stop(mut self) {
+        self.stop.take().unwrap().send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(10), &mut self.server)
+            .await
+            .expect("the server stops")
+            .unwrap()
+            .unwrap();
+    }
+}
+
+/// Everything a connection receives until the server closes it, within `within`.
+async fn until_closed(stream: &mut TcpStream, within: Duration) -> String {
+    let mut received = Vec::new();
+    match tokio::time::timeout(within, stream.read_to_end(&mut received)).await {
+        Ok(Ok(_)) => {}
+        // A connection closed with what it had not read yet is reset: cut all the same.
+        Ok(Err(e)) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "{e}"),
+        Err(_) => panic!("still open after {within:?}"),
+    }
+    String::from_utf8_lossy(&received).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn half_sent_requests_are_cut_at_their_deadline_and_the_others_are_answered_meanwhile() {
+    let deadline = Duration::from_secs(2);
+    let server = InProcess::start(
+        Limits {
+            header_time: deadline,
+            body_time: deadline,
+            ..Limits::default()
+        },
+        None,
+    )
+    .await;
+    let address = server.address;
+    let started = Instant::now();
+    // Headers that never end, on twenty connections…
+    let mut headers = Vec::new();
+    for _ in 0..20 {
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        stream
+            .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .await
+            .unwrap();
+        headers.push(stream);
+    }
+    // …and a login form's body that never comes whole.
+    let mut body = TcpStream::connect(address).await.unwrap();
+    body.write_all(
+        format!(
+            "POST /login HTTP/1.1\r\nHost: {address}\r\nOrigin: http://{address}\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntoken="
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    // Meanwhile, requests sent whole are answered at once.
+    let client = server.client_from("127.0.0.1");
+    for path in ["/", "/style.css"] {
+        let answer = client
+            .get(format!("{}{path}", server.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), StatusCode::OK, "{path}");
+    }
+    assert!(
+        started.elapsed() < deadline,
+        "answered while the slow ones were still held (this machine was too slow to tell)"
+    );
+    // Then each slow one is cut at its deadline, not before.
+    for stream in &mut headers {
+        let said = until_closed(stream, Duration::from_secs(10)).await;
+        assert!(!said.contains(" 200 "), "{said}");
+    }
+    let said = until_closed(&mut body, Duration::from_secs(10)).await;
+    assert!(said.starts_with("HTTP/1.1 408"), "{said}");
+    assert!(said.to_lowercase().contains("connection: close"), "{said}");
+    assert!(started.elapsed() >= deadline);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_holds_few_connections_and_beyond_the_cap_the_others_wait_their_turn() {
+    let server = InProcess::start(
+        Limits {
+            connections: 3,
+            connections_per_client: 2,
+            ..Limits::default()
+        },
+        None,
+    )
+    .await;
+    let style = |from: &str| {
+        let request = server
+            .client_from(from)
+            .get(format!("{}/style.css", server.url))
+            .send();
+        async move { request.await.unwrap().status() }
+    };
+    let first = server.connect_from("127.0.0.1").await;
+    let _second = server.connect_from("127.0.0.1").await;
+    // A third connection from the same address is answered 503 at once, and closed.
+    let mut third = server.connect_from("127.0.0.1").await;
+    let said = until_closed(&mut third, Duration::from_secs(5)).await;
+    assert!(said.starts_with("HTTP/1.1 503"), "{said}");
+    assert!(said.contains("Retry-After:"), "{said}");
+    // Another address is served beside them.
+    assert_eq!(style("127.0.0.2").await, StatusCode::OK);
+    // With every connection taken, a new one waits to be accepted…
+    let _held = server.connect_from("127.0.0.2").await;
+    let waiting = tokio::spawn(style("127.0.0.3"));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!waiting.is_finished(), "served beyond the cap");
+    // …and is served as soon as one ends.
+    drop(first);
+    let status = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("served once a connection ended")
+        .unwrap();
+    assert_eq!(status, StatusCode::OK);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sixth_wrong_token_from_an_address_is_answered_429_and_the_others_still_get_in() {
+    let token = "an-example-token-of-forty-characters-0001";
+    let server = InProcess::start(Limits::default(), Some(token)).await;
+    let login = |from: &str, given: &str| {
+        let request = server
+            .client_from(from)
+            .post(format!("{}/login", server.url))
+            .header("origin", &server.url)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(format!("token={given}"))
+            .send();
+        async move { request.await.unwrap() }
+    };
+    let inbox = |from: &str, given: &str| {
+        let request = server
+            .client_from(from)
+            .get(format!("{}/", server.url))
+            .bearer_auth(given)
+            .send();
+        async move { request.await.unwrap() }
+    };
+    let retry_after = |answer: &reqwest::Response| -> u64 {
+        answer.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // The login form, from one address.
+    for n in 1..=5 {
+        let wrong = login("127.0.0.1", &format!("guess-{n}")).await;
+        assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED, "try {n}");
+    }
+    let sixth = login("127.0.0.1", "guess-6").await;
+    assert_eq!(sixth.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!((1..=60).contains(&retry_after(&sixth)));
+    assert!(sixth.headers().contains_key("content-security-policy"));
+    // The right token too: the address tries no token until the minute ends.
+    let right = login("127.0.0.1", token).await;
+    assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(right.headers().get("set-cookie").is_none());
+    // Another address gets in.
+    let other = login("127.0.0.2", token).await;
+    assert_eq!(other.status(), StatusCode::SEE_OTHER);
+    assert!(other.headers().contains_key("set-cookie"));
+
+    // A wrong `Authorization: Bearer`, from a third address.
+    for n in 1..=5 {
+        let wrong = inbox("127.0.0.3", &format!("guess-{n}")).await;
+        assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED, "try {n}");
+    }
+    for given in ["guess-6", token] {
+        let refused = inbox("127.0.0.3", given).await;
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert!((1..=60).contains(&retry_after(&refused)));
+    }
+    let other = inbox("127.0.0.4", token).await;
+    assert_eq!(other.status(), StatusCode::OK);
+    assert!(other.text().await.unwrap().contains("Inbox"));
+    server.stop().await;
+}
+
+#[test]
+fn a_token_file_under_32_characters_is_refused_at_start_with_how_to_make_one() {
+    let ws = Workspace::new();
+    let short = "correct-horse-battery-staple";
+    let file = ws.write("serve-token", format!("  {short}\n").as_bytes());
+    let out = ratewatch(
+        &ws,
+        &[
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--token-file",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "no URL printed: {out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains(file.to_str().unwrap()), "{said}");
+    assert!(said.contains("32 characters"), "{said}");
+    assert!(said.contains("head -c 32 /dev/urandom | base64"), "{said}");
+    assert!(!said.contains(short), "the token is never said: {said}");
+}
+
+#[test]
+fn a_bidi_override_in_a_ref_and_an_escape_in_a_carried_column_reach_no_page_raw() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let mut portfolio = format!("{header},owner\n");
+    for line in lines {
+        let line = line
+            .replacen("C-1004,", "C-1004\u{202e}txt.exe,", 1)
+            .replacen("C-1006,", "C-1006\u{202e}x,", 1);
+        portfolio.push_str(&format!("{line},\u{1b}[2JDesk\u{7}\n"));
+    }
+    let file = ws.write("portfolio.csv", portfolio.as_bytes());
+    ws.write("ratewatch.toml", b"[alerts]\nshow = [\"owner\"]\n");
+    ws.screen(&sim, &file).assert().code(3);
+    let server = Server::start(&ws, &[]);
+    let inbox = server.get("/").body;
+    assert!(inbox.contains("C-1004txt.exe"), "{inbox}");
+    assert!(
+        inbox.contains(" [2JDesk "),
+        "the escape and the bell are spaces: {inbox}"
+    );
+    let zhao = company_of(&inbox, "C-1001, C-1002, C-1003");
+    let pages = [
+        "/".to_string(),
+        "/review".to_string(),
+        format!("/company/{zhao}"),
+        "/portfolio?name=portfolio".to_string(),
+        "/search?q=C-1004%E2%80%AEtxt.exe".to_string(),
+        "/search?q=%1B%5B8m%E2%80%AE".to_string(),
+    ];
+    for path in &pages {
+        let page = server.get(path);
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        for raw in ['\u{202e}', '\u{1b}', '\u{7}'] {
+            assert!(
+                !page.body.contains(raw),
+                "{path}: U+{:04X} raw: {}",
+                raw as u32,
+                page.body
+            );
+        }
+    }
+    // The review page's forms still name the row as the database does: a decision made
+    // there is for the ref with its override, which the form carries as a reference.
+    let review = server.get("/review").body;
+    assert!(
+        review.contains("name=\"ref\" value=\"C-1006&#x202E;x\""),
+        "{review}"
+    );
+    let csrf = server.csrf();
+    let decide = |reference: &str| {
+        let done = server.post(
+            "/review/decide",
+            &[
+                ("csrf", csrf.as_str()),
+                ("ref", reference),
+                ("decision", "ignore"),
+            ],
+            &[],
+        );
+        done.headers["location"].to_str().unwrap().to_string()
+    };
+    // The ref as the page shows it names no row; as the form carries it, it does.
+    assert!(decide("C-1006x").starts_with("/review?error="));
+    let location = decide("C-1006\u{202e}x");
+    assert!(location.starts_with("/review?said="), "{location}");
+    let said = server.get(&location).body;
+    assert!(said.contains("C-1006x: ignored"), "{said}");
+    let list = json_of(&ws, &["review", "list", "--json"]);
+    assert_eq!(list["decisions"].as_array().unwrap().len(), 1, "{list}");
 }

@@ -1,5 +1,6 @@
-//! `ratewatch serve`: the web application's settings from flags and ratewatch.toml, its
-//! address printed first, and a clean stop on Ctrl-C or SIGTERM. The server is
+//! `ratewatch serve`: the web application's settings from flags and ratewatch.toml (a token
+//! file too short refused before anything else), its address printed first, and a clean
+//! stop on Ctrl-C or SIGTERM. The server is
 //! [`crate::serve`].
 
 use tokio::net::TcpListener;
@@ -7,7 +8,7 @@ use tokio::net::TcpListener;
 use super::emit;
 use crate::connection::read_secret_file;
 use crate::error::{Error, ExitCode};
-use crate::serve::{Options, serve as run_server};
+use crate::serve::{Limits, Options, check_token, serve as run_server};
 use crate::settings::cli::ServeArgs;
 use crate::settings::config::Sources;
 use crate::store::Store;
@@ -23,7 +24,11 @@ pub async fn serve(args: ServeArgs, sources: Sources) -> Result<ExitCode, Error>
     let token = args
         .token_file
         .as_deref()
-        .map(|path| read_secret_file(path, "token file"))
+        .map(|path| {
+            let token = read_secret_file(path, "token file")?;
+            check_token(&token, &format!("the token file {}", path.display()))?;
+            Ok::<_, Error>(token)
+        })
         .transpose()?;
     // The database is checked before the address is printed: a wrong --db is said at once,
     // not on the first page. A server that may write brings it up to date as `ack` would.
@@ -57,6 +62,7 @@ pub async fn serve(args: ServeArgs, sources: Sources) -> Result<ExitCode, Error>
         rules: sources.alert_rules(),
         read_only: args.read_only,
         token,
+        limits: Limits::default(),
     };
     run_server(listener, options, stopped()).await?;
     Ok(ExitCode::Clean)

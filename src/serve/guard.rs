@@ -7,9 +7,13 @@
 //! - With a token (`--token-file`) every request carries it: `Authorization: Bearer`, or the
 //!   cookie the login form sets, an HMAC of the token under a secret of this process (the
 //!   token itself is never in a cookie or a URL).
+//!   A token is [`TOKEN_MIN_CHARS`] characters at least, and a client that sends wrong
+//!   ones is throttled ([`super::throttle`]).
 //! - Every POST comes from one of the server's own pages: its `Origin` (else its `Referer`)
 //!   names the host it was sent to, and its form carries the CSRF token, compared in
 //!   constant time.
+
+use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -19,8 +23,27 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
+use super::connections::Client;
+use super::throttle::retry_after;
 use super::{Shared, views};
 use crate::error::Error;
+
+/// The shortest token the server takes: 32 characters, as 24 random bytes in base64 give,
+/// too many to guess even at the pace the throttling allows.
+pub const TOKEN_MIN_CHARS: usize = 32;
+
+/// Refuses a token shorter than [`TOKEN_MIN_CHARS`], saying where it came from (`from`, e.g.
+/// `the token file PATH`) and how to make one; the token itself is never said.
+pub fn check_token(token: &str, from: &str) -> Result<(), Error> {
+    if token.trim().chars().count() >= TOKEN_MIN_CHARS {
+        return Ok(());
+    }
+    Err(Error::Config(format!(
+        "{from} holds fewer than {TOKEN_MIN_CHARS} characters: a token must be long enough that \
+         it cannot be guessed. Make one with `head -c 32 /dev/urandom | base64 > FILE` (then \
+         `chmod 600 FILE`)"
+    )))
+}
 
 /// The session cookie's name.
 pub const COOKIE: &str = "ratewatch_session";
@@ -41,7 +64,11 @@ pub struct Guard {
 }
 
 impl Guard {
+    /// A guard for `token` (refused when too short: [`check_token`]).
     pub fn new(token: Option<String>, read_only: bool) -> Result<Guard, Error> {
+        if let Some(token) = &token {
+            check_token(token, "the token")?;
+        }
         let mut secret = [0u8; 32];
         getrandom::fill(&mut secret)
             .map_err(|e| Error::Config(format!("no random secret for the sessions: {e}")))?;
@@ -108,17 +135,12 @@ impl Guard {
         self.token.is_some()
     }
 
-    /// Whether the request carries the token (or its session cookie), or needs none.
-    fn authorized(&self, headers: &HeaderMap) -> bool {
+    /// Whether the request carries the token (or its session cookie), or needs none; a
+    /// wrong `Authorization: Bearer` is told apart from none, as a mistake to count.
+    fn access(&self, headers: &HeaderMap) -> Access {
         let Some(token) = self.token.as_deref() else {
-            return true;
+            return Access::Granted;
         };
-        let bearer = headers
-            .get_all(header::AUTHORIZATION)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .filter_map(|v| v.strip_prefix("Bearer "))
-            .any(|given| same(given.trim(), token));
         let session = self.session(token);
         let cookie = headers
             .get_all(header::COOKIE)
@@ -127,8 +149,39 @@ impl Guard {
             .flat_map(|v| v.split(';'))
             .filter_map(|c| c.trim().strip_prefix(COOKIE)?.strip_prefix('='))
             .any(|given| same(given, &session));
-        bearer || cookie
+        let bearers: Vec<&str> = bearers(headers).collect();
+        if bearers.iter().any(|given| same(given.trim(), token)) {
+            Access::Bearer
+        } else if cookie {
+            Access::Granted
+        } else if bearers.is_empty() {
+            Access::Missing
+        } else {
+            Access::WrongBearer
+        }
     }
+}
+
+/// What a request's credentials are worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// No token is needed, or the session cookie is the server's.
+    Granted,
+    /// `Authorization: Bearer` with the token.
+    Bearer,
+    /// Neither the token nor a session: the login form.
+    Missing,
+    /// `Authorization: Bearer` with something else: a mistake the client is counted.
+    WrongBearer,
+}
+
+/// The tokens a request gives with `Authorization: Bearer`.
+fn bearers(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+    headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.strip_prefix("Bearer "))
 }
 
 /// Two secrets compared in constant time (their lengths are not secret).
@@ -179,19 +232,38 @@ fn open_to_all(path: &str) -> bool {
     matches!(path, "/login" | "/style.css" | "/favicon.ico")
 }
 
-/// Every request passes here first: the host, the token, the origin of a change and
-/// `--read-only`; every answer leaves with the security headers.
-pub async fn check(State(app): State<Shared>, request: Request, next: Next) -> Response {
+/// Every request passes here first: the host, the token (and whether this client may try
+/// one now), the origin of a change and `--read-only`; every answer leaves with the
+/// security headers.
+pub async fn check(
+    State(app): State<Shared>,
+    client: Client,
+    request: Request,
+    next: Next,
+) -> Response {
     let guard = &app.guard;
     let headers = request.headers();
     let path = request.uri().path().to_string();
     let post = request.method() == Method::POST;
+    let tries_a_token = (post && path == "/login") || bearers(headers).next().is_some();
+    if guard.needs_token()
+        && tries_a_token
+        && let Some(wait) = app.throttle.wait(client, Instant::now())
+    {
+        return with_headers(throttled(wait));
+    }
+    let access = guard.access(headers);
+    match access {
+        Access::Bearer => app.throttle.succeeded(client),
+        Access::WrongBearer => app.throttle.failed(client, Instant::now()),
+        Access::Granted | Access::Missing => {}
+    }
     let refused = if !guard.needs_token() && !host(headers).is_some_and(is_loopback) {
         Some((
             StatusCode::MISDIRECTED_REQUEST,
             "This server answers requests to 127.0.0.1 or localhost only.".to_string(),
         ))
-    } else if !open_to_all(&path) && !guard.authorized(headers) {
+    } else if !open_to_all(&path) && matches!(access, Access::Missing | Access::WrongBearer) {
         return with_headers(views::login_page(StatusCode::UNAUTHORIZED, None));
     } else if post && !same_origin(headers) {
         Some((
@@ -211,6 +283,17 @@ pub async fn check(State(app): State<Shared>, request: Request, next: Next) -> R
         None => next.run(request).await,
     };
     with_headers(response)
+}
+
+/// The answer to a client that sent too many wrong tokens: 429, and when to try again.
+pub fn throttled(wait: Duration) -> Response {
+    let seconds = retry_after(wait);
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        [(header::RETRY_AFTER, seconds.to_string())],
+        format!("Too many wrong tokens from this address: try again in {seconds} s."),
+    )
+        .into_response()
 }
 
 /// The headers of every answer: the policy, no sniffing, no referrer to other sites, no
@@ -286,19 +369,44 @@ mod tests {
 
     #[test]
     fn the_cookie_is_an_hmac_of_the_token_never_the_token() {
-        let guard = Guard::new(Some("s3cret-token".into()), false).unwrap();
+        let token = "s3cret-token-of-thirty-two-chars";
+        let guard = Guard::new(Some(token.into()), false).unwrap();
         assert!(guard.login("wrong").is_none());
-        let cookie = guard.login("s3cret-token").unwrap();
-        assert!(!cookie.contains("s3cret-token"));
+        let cookie = guard.login(token).unwrap();
+        assert!(!cookie.contains(token));
         assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
         let value = cookie.split(';').next().unwrap();
-        assert!(guard.authorized(&headers(&[("cookie", value)])));
-        assert!(guard.authorized(&headers(&[("authorization", "Bearer s3cret-token")])));
-        assert!(!guard.authorized(&headers(&[("authorization", "Bearer s3cret")])));
-        assert!(!guard.authorized(&headers(&[("cookie", "ratewatch_session=s3cret-token")])));
+        let access = |pairs: &[(&'static str, &str)]| guard.access(&headers(pairs));
+        assert_eq!(access(&[("cookie", value)]), Access::Granted);
+        let bearer = format!("Bearer {token}");
+        assert_eq!(access(&[("authorization", &bearer)]), Access::Bearer);
+        assert_eq!(
+            access(&[("authorization", "Bearer s3cret")]),
+            Access::WrongBearer
+        );
+        assert_eq!(access(&[]), Access::Missing);
+        let forged = format!("ratewatch_session={token}");
+        assert_eq!(access(&[("cookie", &forged)]), Access::Missing);
         // Another process's sessions are not this one's.
-        let other = Guard::new(Some("s3cret-token".into()), false).unwrap();
-        assert!(!other.authorized(&headers(&[("cookie", value)])));
+        let other = Guard::new(Some(token.into()), false).unwrap();
+        assert_eq!(
+            other.access(&headers(&[("cookie", value)])),
+            Access::Missing
+        );
         assert!(guard.csrf_matches(&guard.csrf()) && !guard.csrf_matches(&other.csrf()));
+    }
+
+    #[test]
+    fn a_token_under_32_characters_is_refused_and_never_said() {
+        let short = "x".repeat(TOKEN_MIN_CHARS - 1);
+        let refused = Guard::new(Some(format!("  {short}\n")), false).unwrap_err();
+        let said = refused.to_string();
+        assert!(said.contains("head -c 32 /dev/urandom | base64"), "{said}");
+        assert!(!said.contains(&short), "{said}");
+        assert!(
+            check_token(&"é".repeat(TOKEN_MIN_CHARS), "a token").is_ok(),
+            "characters"
+        );
+        assert!(Guard::new(Some("x".repeat(TOKEN_MIN_CHARS)), false).is_ok());
     }
 }

@@ -12,14 +12,22 @@
 //!   a run is going is kept.
 //! - **Who may do what** is [`guard`]'s: a token when one is set, a CSRF token and the same
 //!   origin for every change, the security headers of every answer, and nothing changed at
-//!   all with `--read-only`.
+//!   all with `--read-only`; wrong tokens are throttled per client ([`throttle`]).
+//! - **No client starves the rest** ([`connections`]): deadlines for a request's headers and
+//!   body, and caps on the connections served at once, in all and from one client.
+//! - **No text reaches a page raw** ([`escape`]): every value shown follows the program's
+//!   printable-text rule, then HTML's escaping.
 
+mod connections;
+mod escape;
 mod guard;
+mod throttle;
 mod views;
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -28,7 +36,7 @@ use tokio::net::TcpListener;
 use crate::alerts::Rules;
 use crate::error::Error;
 
-pub use guard::Guard;
+pub use guard::{Guard, TOKEN_MIN_CHARS, check_token};
 
 /// How the server runs.
 #[derive(Debug, Clone)]
@@ -39,8 +47,45 @@ pub struct Options {
     pub rules: Rules,
     /// No change at all: every POST refused, no form shown.
     pub read_only: bool,
-    /// The token every request must carry, when one is set (`--token-file`).
+    /// The token every request must carry, when one is set (`--token-file`): at least
+    /// [`TOKEN_MIN_CHARS`] characters.
     pub token: Option<String>,
+    /// What one client may take of the server.
+    pub limits: Limits,
+}
+
+/// What one client may take of the server, so that a slow or hostile one on a shared
+/// network cannot starve the others; [`Limits::default`] is what `ratewatch serve` uses.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Time a client has to send a request's line and headers, from the moment the server
+    /// waits for them (a kept-alive connection idle that long is closed).
+    pub header_time: Duration,
+    /// Time a client has to send a request's body, once its headers are in.
+    pub body_time: Duration,
+    /// Connections served at once; more wait to be accepted.
+    pub connections: u32,
+    /// Connections one client (an IPv4 address, an IPv6 /64) may hold at once; more are
+    /// answered 503.
+    pub connections_per_client: u32,
+    /// Wrong tokens a client may send within [`Limits::wrong_token_window`]; after them it
+    /// is answered 429 until the window ends.
+    pub wrong_tokens: u32,
+    /// The window [`Limits::wrong_tokens`] are counted in, from a client's first mistake.
+    pub wrong_token_window: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_time: Duration::from_secs(10),
+            body_time: Duration::from_secs(30),
+            connections: 256,
+            connections_per_client: 32,
+            wrong_tokens: 5,
+            wrong_token_window: Duration::from_secs(60),
+        }
+    }
 }
 
 /// What every handler shares.
@@ -48,6 +93,8 @@ struct App {
     db: PathBuf,
     rules: Rules,
     guard: Guard,
+    limits: Limits,
+    throttle: throttle::Throttle,
 }
 
 type Shared = Arc<App>;
@@ -62,6 +109,8 @@ pub async fn serve(
         guard: Guard::new(options.token, options.read_only)?,
         db: options.db,
         rules: options.rules,
+        throttle: throttle::Throttle::new(&options.limits),
+        limits: options.limits.clone(),
     });
     let router = Router::new()
         .route("/", get(views::inbox))
@@ -75,13 +124,15 @@ pub async fn serve(
         .route("/style.css", get(views::style))
         .route("/favicon.ico", get(views::no_icon))
         .fallback(views::not_found)
+        // The body is read (in time) only once the guard let the request through.
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            connections::bounded_body,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),
             guard::check,
         ))
         .with_state(app);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| Error::io("the web server stopped", e))
+    connections::serve(listener, router, &options.limits, shutdown).await
 }

@@ -11,6 +11,8 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use jiff::Timestamp;
 use serde::Deserialize;
 
+use super::connections::Client;
+pub use super::escape::form_value;
 use super::{App, Shared};
 use crate::ack::acknowledge;
 use crate::digest::{AlertDigest, AlertLine, format_amount};
@@ -170,14 +172,14 @@ fn csrf_refused(app: &App, given: &str) -> Option<Response> {
 }
 
 #[derive(Template)]
-#[template(path = "problem.html")]
+#[template(path = "problem.html", escape = "page")]
 struct Problem {
     title: String,
     message: String,
 }
 
 #[derive(Template)]
-#[template(path = "inbox.html")]
+#[template(path = "inbox.html", escape = "page")]
 struct InboxView {
     chrome: Chrome,
     inbox: Inbox,
@@ -232,7 +234,7 @@ pub async fn ack(State(app): State<Shared>, Form(form): Form<AckForm>) -> Respon
 }
 
 #[derive(Template)]
-#[template(path = "review.html")]
+#[template(path = "review.html", escape = "page")]
 struct ReviewView {
     chrome: Chrome,
     queue: Queue,
@@ -322,7 +324,7 @@ pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> 
 }
 
 #[derive(Template)]
-#[template(path = "company.html")]
+#[template(path = "company.html", escape = "page")]
 struct CompanyView {
     chrome: Chrome,
     page: CompanyPage,
@@ -360,7 +362,7 @@ pub struct PortfolioQuery {
 }
 
 #[derive(Template)]
-#[template(path = "portfolio.html")]
+#[template(path = "portfolio.html", escape = "page")]
 struct PortfolioView {
     chrome: Chrome,
     page: PortfolioPage,
@@ -396,7 +398,7 @@ pub struct SearchQuery {
 }
 
 #[derive(Template)]
-#[template(path = "search.html")]
+#[template(path = "search.html", escape = "page")]
 struct SearchView {
     chrome: Chrome,
     found: Found,
@@ -422,7 +424,7 @@ pub async fn search(State(app): State<Shared>, Query(query): Query<SearchQuery>)
 }
 
 #[derive(Template)]
-#[template(path = "login.html")]
+#[template(path = "login.html", escape = "page")]
 struct LoginView {
     failed: bool,
 }
@@ -445,10 +447,16 @@ pub struct LoginForm {
     token: String,
 }
 
-/// The token, posted: a session cookie and the inbox, or the form again.
-pub async fn login(State(app): State<Shared>, Form(form): Form<LoginForm>) -> Response {
+/// The token, posted: a session cookie and the inbox, or the form again and one more
+/// mistake counted against the client.
+pub async fn login(
+    State(app): State<Shared>,
+    client: Client,
+    Form(form): Form<LoginForm>,
+) -> Response {
     match app.guard.login(&form.token) {
         Some(cookie) => {
+            app.throttle.succeeded(client);
             let mut response = Redirect::to("/").into_response();
             if let Ok(value) = HeaderValue::from_str(&cookie) {
                 response.headers_mut().insert(header::SET_COOKIE, value);
@@ -456,7 +464,10 @@ pub async fn login(State(app): State<Shared>, Form(form): Form<LoginForm>) -> Re
             response
         }
         None if !app.guard.needs_token() => Redirect::to("/").into_response(),
-        None => login_page(StatusCode::UNAUTHORIZED, Some(true)),
+        None => {
+            app.throttle.failed(client, std::time::Instant::now());
+            login_page(StatusCode::UNAUTHORIZED, Some(true))
+        }
     }
 }
 
@@ -470,7 +481,7 @@ pub async fn no_icon() -> Response {
 }
 
 #[derive(Template)]
-#[template(path = "not_found.html")]
+#[template(path = "not_found.html", escape = "page")]
 struct NotFoundView {
     chrome: Chrome,
 }

@@ -992,8 +992,9 @@ pub struct ServeArgs {
     pub bind: std::net::SocketAddr,
 
     /// A file holding the token every request must carry (the login form asks for it once
-    /// and sets a cookie; scripts send `Authorization: Bearer TOKEN`). Required to listen on
-    /// any address but a loopback one.
+    /// and sets a cookie; scripts send `Authorization: Bearer TOKEN`): 32 characters at
+    /// least, e.g. `head -c 32 /dev/urandom | base64 > FILE`. Required to listen on any
+    /// address but a loopback one.
     #[arg(long, value_name = "PATH")]
     pub token_file: Option<PathBuf>,
 
