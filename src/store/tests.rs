@@ -2960,7 +2960,77 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
         [],
         |r| r.get(0),
     );
-    assert_eq!(recorded, [22, 23]);
+    assert_eq!(recorded, [22, 23, 24]);
+}
+
+#[test]
+fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() {
+    use super::Channel;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v23.db");
+    {
+        let (_d, _, mut store) = new_store();
+        for day in 1..=2 {
+            let at: &'static str =
+                Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
+            let run = screened(
+                &mut store,
+                "p",
+                &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
+            );
+            store.delivery_pending(run, Channel::Webhook, "x").unwrap();
+            store.delivery_pending(run, Channel::Email, "x").unwrap();
+        }
+        store
+            .delivery_outcome(1, Channel::Email, "x", Ok(1))
+            .unwrap();
+        store
+            .conn
+            .execute_batch(&format!("VACUUM INTO '{}'", path.display()))
+            .unwrap();
+    }
+    // Back to version 23: the ledger without its ids.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE run_deliveries DROP COLUMN delivery_id;
+         DELETE FROM schema_migrations WHERE version > 23;
+         PRAGMA user_version = 23;",
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    let rows: Vec<(i64, String, bool, String)> = all(
+        &store.conn,
+        "SELECT run_id, channel, delivered_at IS NOT NULL, delivery_id FROM run_deliveries
+         ORDER BY 1, 2",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    );
+    let kept: Vec<(i64, &str, bool)> = rows
+        .iter()
+        .map(|(run, channel, taken, _)| (*run, channel.as_str(), *taken))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (1, "email", true),
+            (1, "webhook", false),
+            (2, "email", false),
+            (2, "webhook", false)
+        ]
+    );
+    let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+    assert_eq!(ids.len(), 4, "a name of its own for each: {rows:?}");
+    for id in ids {
+        assert!(
+            id.len() == 32
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+            "{id}"
+        );
+    }
 }
 
 #[test]
@@ -2968,6 +3038,7 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
     use super::{Channel, RESENT_AT_MOST};
     let (_dir, _, mut store) = new_store();
     let since = ts("2025-01-01T00:00:00Z");
+    let id = |run: i64| format!("{run:032x}");
     let mut runs = Vec::new();
     for day in 1..=10 {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2976,25 +3047,38 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
             "p",
             &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
         );
-        store.delivery_pending(run, Channel::Webhook).unwrap();
+        store
+            .delivery_pending(run, Channel::Webhook, &id(run))
+            .unwrap();
         runs.push(run);
     }
     // Killed while sending, or refused: pending, whatever the other channel did.
     store
-        .delivery_outcome(runs[0], Channel::Webhook, Err((3, "HTTP 503".into())))
+        .delivery_outcome(
+            runs[0],
+            Channel::Webhook,
+            &id(runs[0]),
+            Err((3, "HTTP 503".into())),
+        )
         .unwrap();
     store
-        .delivery_outcome(runs[1], Channel::Webhook, Ok(2))
+        .delivery_outcome(runs[1], Channel::Webhook, &id(runs[1]), Ok(2))
         .unwrap();
-    store.delivery_pending(runs[2], Channel::Email).unwrap();
     store
-        .delivery_outcome(runs[2], Channel::Email, Ok(1))
+        .delivery_pending(runs[2], Channel::Email, "e2")
+        .unwrap();
+    store
+        .delivery_outcome(runs[2], Channel::Email, "e2", Ok(1))
         .unwrap();
     let pending = store
         .undelivered_messages("p", Channel::Webhook, runs[9], since)
         .unwrap();
     assert_eq!(pending.len(), RESENT_AT_MOST, "the latest week at most");
-    assert_eq!(pending, runs[2..9], "oldest first, not run 2, taken");
+    let expected: Vec<(i64, String)> = runs[2..9].iter().map(|r| (*r, id(*r))).collect();
+    assert_eq!(
+        pending, expected,
+        "oldest first, not run 2, taken; each with its id"
+    );
     assert!(
         store
             .undelivered_messages("p", Channel::Email, runs[9], since)
@@ -3007,25 +3091,40 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
             .unwrap()
             .is_empty()
     );
-    // Taken late: never again; the attempts add up.
+    // Taken late: never again; the attempts add up; the id stays the first one.
     store
-        .delivery_outcome(runs[0], Channel::Webhook, Ok(1))
+        .delivery_outcome(runs[0], Channel::Webhook, "another", Ok(1))
         .unwrap();
-    let (attempts, error): (i64, Option<String>) = store
+    let (attempts, error, kept): (i64, Option<String>, String) = store
         .conn
         .query_row(
-            "SELECT attempts, last_error FROM run_deliveries WHERE run_id = ?1",
+            "SELECT attempts, last_error, delivery_id FROM run_deliveries WHERE run_id = ?1",
             [runs[0]],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .unwrap();
-    assert_eq!((attempts, error), (4, None));
+    assert_eq!((attempts, error, kept), (4, None, id(runs[0])));
     let late = ts("2026-01-05T00:00:00Z");
+    let expected: Vec<(i64, String)> = runs[4..9].iter().map(|r| (*r, id(*r))).collect();
     assert_eq!(
         store
             .undelivered_messages("p", Channel::Webhook, runs[9], late)
             .unwrap(),
-        runs[4..9],
+        expected,
         "only runs started after `since`"
     );
+    // A run resumed after its message was taken sends a new one, pending under a new id.
+    store
+        .delivery_pending(runs[1], Channel::Webhook, "resumed")
+        .unwrap();
+    let (pending, named): (bool, String) = store
+        .conn
+        .query_row(
+            "SELECT delivered_at IS NULL, delivery_id FROM run_deliveries
+             WHERE run_id = ?1 AND channel = 'webhook'",
+            [runs[1]],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((pending, named.as_str()), (true, "resumed"));
 }
