@@ -537,6 +537,7 @@ async fn screen_logged(
     }
     // The service's clock far from this one: said, never believed (see `store::clock`).
     notes.extend(store.service_clock_note());
+    notes.extend(store.future_dates_note(run_id).map_err(db_error)?);
     // First of all: the month's budget left this run short.
     if let Some(month) = month
         && limits.month_budget.is_some()

@@ -15,7 +15,7 @@ use super::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 24;
+pub const SCHEMA_VERSION: i64 = 25;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -147,6 +147,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         24,
         "delivery_ids",
         include_str!("../../migrations/upgrade/0024_delivery_ids.sql"),
+    ),
+    (
+        25,
+        "future_dates_aged_from_first_sight",
+        include_str!("../../migrations/upgrade/0025_future_dates_aged_from_first_sight.sql"),
     ),
 ];
 

@@ -2645,6 +2645,154 @@ fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
 }
 
 #[test]
+fn a_rating_dated_ahead_is_kept_as_given_and_aged_from_when_it_was_first_seen() {
+    let (_dir, _, mut store) = new_store();
+    let (night, later) = ("2026-11-26T02:00:00Z", "2027-01-05T02:00:00Z");
+    let future = "2099-01-01T00:00:00Z";
+    // Within a day ahead: a clock a little fast, taken as given.
+    let hours_ahead = "2026-11-26T20:00:00Z";
+    let first = screened(
+        &mut store,
+        "p",
+        &[
+            (
+                "C-1",
+                seen(uuid(1), Color::Red, Some(future), future, night),
+            ),
+            ("C-2", seen(uuid(2), Color::Green, None, future, night)),
+            (
+                "C-3",
+                seen(uuid(3), Color::Green, Some(hours_ahead), hours_ahead, night),
+            ),
+            (
+                "C-4",
+                seen(
+                    uuid(4),
+                    Color::Green,
+                    Some("2026-10-01T00:00:00Z"),
+                    night,
+                    night,
+                ),
+            ),
+        ],
+    );
+    let note = store.future_dates_note(first).unwrap().unwrap();
+    assert!(
+        note.starts_with("CLOCK: the service dated 2 ratings more than a day ahead")
+            && note.contains(&format!(
+                "e.g. C-1 (lastRefreshDate {future}), C-2 (lastRefreshDate {future})"
+            )),
+        "{note}"
+    );
+    // The service's dates stay as given.
+    let kept: Vec<(String, Option<String>)> = all(
+        &store.conn,
+        "SELECT last_refresh_date, last_change_date FROM ratings ORDER BY company",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(kept[0], (future.to_string(), Some(future.to_string())));
+    let dates = |store: &Store, run: i64| -> Vec<(String, Option<String>, Option<String>)> {
+        all(
+            &store.conn,
+            "SELECT ref, last_refresh_date, last_change_date FROM run_results
+             WHERE run_id = ?1 ORDER BY line",
+            [run],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+    };
+    let shown = |r: &str, refreshed: &str, changed: Option<&str>| {
+        (
+            r.to_string(),
+            Some(refreshed.to_string()),
+            changed.map(String::from),
+        )
+    };
+    let as_first_seen = vec![
+        shown("C-1", night, Some(night)),
+        shown("C-2", night, None),
+        shown("C-3", hours_ahead, Some(hours_ahead)),
+        shown("C-4", night, Some("2026-10-01T00:00:00Z")),
+    ];
+    assert_eq!(dates(&store, first), as_first_seen);
+    let digest = store
+        .alert_digest(first, &Rules::default(), Verdicts::Recorded)
+        .unwrap();
+    let red = digest.listed.iter().find(|a| a.refs == "C-1").unwrap();
+    assert_eq!(red.last_refresh_date, Some(ts(night)), "the REFRESHED day");
+
+    // Forty days later the service says the same: the same rating, seen again, and as old
+    // as it is.
+    let before = history_len(&store);
+    let second = screened(
+        &mut store,
+        "p",
+        &[
+            (
+                "C-1",
+                seen(uuid(1), Color::Red, Some(future), future, later),
+            ),
+            ("C-2", seen(uuid(2), Color::Green, None, future, later)),
+            (
+                "C-3",
+                seen(uuid(3), Color::Green, Some(hours_ahead), hours_ahead, later),
+            ),
+            (
+                "C-4",
+                seen(
+                    uuid(4),
+                    Color::Green,
+                    Some("2026-10-01T00:00:00Z"),
+                    later,
+                    later,
+                ),
+            ),
+        ],
+    );
+    assert_eq!(history_len(&store), before + 1, "only C-4 was recalculated");
+    assert_eq!(dates(&store, second)[..3], as_first_seen[..3]);
+    let now: Vec<(String, i64, String, i64)> = all(
+        &store.conn,
+        "SELECT ref, stale, color_since, days_in_color FROM portfolio_now
+         WHERE portfolio = 'p' ORDER BY ref",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    );
+    let row = |r: &str, stale: i64, since: &str, days: i64| {
+        (r.to_string(), stale, since.to_string(), days)
+    };
+    assert_eq!(
+        now,
+        [
+            row("C-1", 1, night, 40),
+            row("C-2", 1, night, 40),
+            row("C-3", 1, hours_ahead, 39),
+            row("C-4", 0, "2026-10-01T00:00:00Z", 96),
+        ]
+    );
+    // The reports judge as the views do.
+    let staleness = crate::model::Staleness::new(ts(later), 30);
+    let mut stale = Vec::new();
+    store
+        .for_each_result(second, false, |row| {
+            let judged = staleness.of(&row);
+            stale.push((row.reference.unwrap(), judged));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        stale,
+        [
+            ("C-1".to_string(), true),
+            ("C-2".to_string(), true),
+            ("C-3".to_string(), true),
+            ("C-4".to_string(), false)
+        ]
+    );
+}
+
+#[test]
 fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours_seen_now() {
     let (_dir, _, mut store) = new_store();
     let now = "2026-11-26T02:00:00Z";
@@ -2960,7 +3108,7 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
         [],
         |r| r.get(0),
     );
-    assert_eq!(recorded, [22, 23, 24]);
+    assert_eq!(recorded, [22, 23, 24, 25]);
 }
 
 #[test]
