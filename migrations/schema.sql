@@ -218,10 +218,13 @@ CREATE TABLE run_colors (
 
 -- What each run handed to each channel (`webhook`, `email`): pending until the channel
 -- took it. A run's message that no channel took is sent again by the next run of its
--- portfolio, so a receiver that was down loses no news.
+-- portfolio, so a receiver that was down loses no news; its `delivery_id` goes with it
+-- every time, so a receiver that took it once can drop it the next.
 CREATE TABLE run_deliveries (
     run_id       INTEGER NOT NULL REFERENCES runs (id),
     channel      TEXT    NOT NULL CHECK (channel IN ('webhook', 'email')),
+    delivery_id  TEXT    NOT NULL,                 -- the message's name: 32 random hex digits,
+                                                   -- the same on every attempt and resend
     delivered_at TEXT,                             -- when the channel took it; NULL: pending
     attempts     INTEGER NOT NULL DEFAULT 0,
     last_error   TEXT,                             -- why the last attempt failed
@@ -348,7 +351,9 @@ JOIN ratings p   ON p.id = (SELECT max(id) FROM ratings WHERE company = r.compan
 JOIN companies c ON c.id = r.company
 WHERE r.starts_period = 1;
 
--- Every row of every run, as its reports show it.
+-- Every row of every run, as its reports show it. A service date more than a day after
+-- ratewatch first saw the rating (`observed_at`) is shown as that moment: it cannot be
+-- true, and the reports age the rating from it (`ratings` keeps the service's date).
 CREATE VIEW run_results AS
 SELECT rr.run_id,
        rr.line,
@@ -364,8 +369,10 @@ SELECT rr.run_id,
        r.color,
        p.color                            AS previous_color,
        rc.change,
-       r.last_change_date,
-       r.last_refresh_date,
+       CASE WHEN r.last_change_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+            THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
+       CASE WHEN r.last_refresh_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+            THEN r.observed_at ELSE r.last_refresh_date END  AS last_refresh_date,
        ra.kind IS NOT NULL                AS alert,
        ra.kind                            AS alert_kind,
        ra.listed                          AS alert_listed,
@@ -404,7 +411,8 @@ FROM latest_finished_runs u
 JOIN run_results rs ON rs.run_id = u.id;
 
 -- One line per ref of each portfolio, as of its latest finished run: the first row that
--- holds the ref, its company and where it stands.
+-- holds the ref, its company and where it stands. A color the service dates more than a
+-- day after ratewatch first saw it counts from that moment, as in `run_results`.
 CREATE VIEW portfolio_now AS
 SELECT l.portfolio,
        l.ref,
@@ -417,8 +425,13 @@ SELECT l.portfolio,
        (SELECT group_concat(e.service || ' ' || e.external_id, ', ')
         FROM company_external_ids e WHERE e.company = l.company) AS registry_ids,
        l.color,
-       coalesce(r.last_change_date, r.observed_at) AS color_since,
-       CAST(julianday(l.started_at) - julianday(coalesce(r.last_change_date, r.observed_at))
+       CASE WHEN r.last_change_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+            THEN r.observed_at
+            ELSE coalesce(r.last_change_date, r.observed_at) END AS color_since,
+       CAST(julianday(l.started_at) - julianday(
+                CASE WHEN r.last_change_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+                     THEN r.observed_at
+                     ELSE coalesce(r.last_change_date, r.observed_at) END)
             AS INTEGER)                   AS days_in_color,
        l.last_refresh_date,
        l.stale,

@@ -637,11 +637,11 @@ fn as_time_text<S: Serializer>(time: &Option<Timestamp>, s: S) -> Result<S::Ok, 
 /// When a rating counts as stale: the service has not recalculated it (its lastRefreshDate)
 /// for more than `days` days before the run started.
 ///
-/// Judged against the service's time when the run got its first rating (else the run's
-/// start), never against the time the reports are written, so a past run's reports read
-/// the same whenever they are written again; and on the service's clock, the one that
-/// dates lastRefreshDate. A rating without a
-/// lastRefreshDate is not stale: there is nothing to judge.
+/// Judged against the run's start, on this machine's clock, never against the time the
+/// reports are written, so a past run's reports read the same whenever they are written
+/// again. A lastRefreshDate the service put more than a day after ratewatch first saw the
+/// rating reaches here as that moment (`store::clock`): such a rating is not fresh forever.
+/// A rating without a lastRefreshDate is not stale: there is nothing to judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Staleness {
     days: u32,

@@ -570,6 +570,7 @@ async fn screen_logged(
     }
     // The service's clock far from this one: said, never believed (see `store::clock`).
     notes.extend(store.service_clock_note());
+    notes.extend(store.future_dates_note(run_id).map_err(db_error)?);
     // First of all: the month's budget left this run short.
     if let Some(month) = month
         && limits.month_budget.is_some()
@@ -1111,7 +1112,8 @@ fn say_unrecorded(
 /// the portfolio that the webhook or the email never took (a receiver down, a process
 /// killed while sending: at most a week's, oldest first), and records how each message
 /// went in the database's delivery ledger. A message is pending from before its first
-/// attempt until a channel takes it, so none is lost and none taken is sent twice.
+/// attempt until a channel takes it, so none is lost and none taken is sent twice; it keeps
+/// the delivery id it was first sent with, so a receiver can drop what it already took.
 /// Returns a line for each part that failed.
 async fn hand_on(
     db: &Path,
@@ -1120,20 +1122,19 @@ async fn hand_on(
     reports: &ReportOptions,
 ) -> Vec<String> {
     use crate::store::Channel;
-    let channels: Vec<Channel> = [
-        targets.webhook.map(|_| Channel::Webhook),
-        targets.email.map(|_| Channel::Email),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    // Tonight's messages, each named afresh.
+    let ids = deliver::MessageIds {
+        webhook: targets.webhook.map(|_| deliver::new_delivery_id()),
+        email: targets.email.map(|_| deliver::new_delivery_id()),
+    };
+    let channels: Vec<(Channel, &str)> = named(&ids).collect();
     // The ledger: a database that cannot be written to leaves the messages unrecorded,
     // never unsent.
     let mut ledger = match (ended.run_id, channels.is_empty()) {
         (Some(run_id), false) => match Store::open(db) {
             Ok(mut store) => {
-                for channel in &channels {
-                    if let Err(e) = store.delivery_pending(run_id, *channel) {
+                for (channel, id) in &channels {
+                    if let Err(e) = store.delivery_pending(run_id, *channel, id) {
                         tracing::warn!("{e}");
                     }
                 }
@@ -1147,20 +1148,27 @@ async fn hand_on(
         _ => None,
     };
     let mut problems = Vec::new();
-    // The earlier messages first, each through the channels that never took it.
+    // The earlier messages first, each through the channels that never took it, under the
+    // id it was first sent with.
     let week_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(7 * 24);
-    let mut earlier: std::collections::BTreeMap<i64, Vec<Channel>> = Default::default();
+    let mut earlier: std::collections::BTreeMap<i64, deliver::MessageIds> = Default::default();
     if let Some((store, run_id)) = &ledger {
-        for channel in &channels {
+        for (channel, _) in &channels {
             match store.undelivered_messages(ended.portfolio, *channel, *run_id, week_ago) {
-                Ok(runs) => runs
-                    .into_iter()
-                    .for_each(|id| earlier.entry(id).or_default().push(*channel)),
+                Ok(runs) => {
+                    for (id, delivery_id) in runs {
+                        let missed = earlier.entry(id).or_default();
+                        match channel {
+                            Channel::Webhook => missed.webhook = Some(delivery_id),
+                            Channel::Email => missed.email = Some(delivery_id),
+                        }
+                    }
+                }
                 Err(e) => tracing::warn!("{e}"),
             }
         }
     }
-    for (id, through) in earlier {
+    for (id, missed) in earlier {
         let late = deliver::EndedRun {
             run_id: Some(id),
             ok: true,
@@ -1170,13 +1178,11 @@ async fn hand_on(
         };
         let only = deliver::Targets {
             metrics_file: None,
-            webhook: targets
-                .webhook
-                .filter(|_| through.contains(&Channel::Webhook)),
-            email: targets.email.filter(|_| through.contains(&Channel::Email)),
+            webhook: targets.webhook.filter(|_| missed.webhook.is_some()),
+            email: targets.email.filter(|_| missed.email.is_some()),
             ..targets
         };
-        let readings = delivery_readings(db, &late, &only, reports);
+        let readings = delivery_readings(db, &late, &only, reports, &missed);
         let delivered = deliver::deliver(&late, only, readings).await;
         tracing::info!(run_id = id, "an earlier run's message sent again");
         problems.extend(
@@ -1185,29 +1191,46 @@ async fn hand_on(
                 .iter()
                 .map(|p| format!("{p} (run {id}'s message, sent again)")),
         );
-        record(&mut ledger, id, &delivered);
+        record(&mut ledger, id, &delivered, &missed);
     }
-    let readings = delivery_readings(db, ended, &targets, reports);
+    let readings = delivery_readings(db, ended, &targets, reports, &ids);
     let delivered = deliver::deliver(ended, targets, readings).await;
     if let Some(run_id) = ended.run_id {
-        record(&mut ledger, run_id, &delivered);
+        record(&mut ledger, run_id, &delivered, &ids);
     }
     problems.extend(delivered.problems);
     problems
 }
 
-/// Records in the ledger how the run's messages went.
-fn record(ledger: &mut Option<(Store, i64)>, run_id: i64, delivered: &deliver::Delivered) {
+/// The ledger's channels that a message goes through, each with its delivery id.
+fn named(ids: &deliver::MessageIds) -> impl Iterator<Item = (crate::store::Channel, &str)> {
+    use crate::store::Channel;
+    [
+        (Channel::Webhook, ids.webhook.as_deref()),
+        (Channel::Email, ids.email.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(channel, id)| Some((channel, id?)))
+}
+
+/// Records in the ledger how the run's messages, named `ids`, went.
+fn record(
+    ledger: &mut Option<(Store, i64)>,
+    run_id: i64,
+    delivered: &deliver::Delivered,
+    ids: &deliver::MessageIds,
+) {
     use crate::store::Channel;
     let Some((store, _)) = ledger else {
         return;
     };
-    for (channel, outcome) in [
-        (Channel::Webhook, &delivered.webhook),
-        (Channel::Email, &delivered.email),
-    ] {
+    for (channel, id) in named(ids) {
+        let outcome = match channel {
+            Channel::Webhook => &delivered.webhook,
+            Channel::Email => &delivered.email,
+        };
         if let Some(outcome) = outcome
-            && let Err(e) = store.delivery_outcome(run_id, channel, outcome.clone())
+            && let Err(e) = store.delivery_outcome(run_id, channel, id, outcome.clone())
         {
             tracing::warn!("{e}");
         }
@@ -1221,6 +1244,7 @@ fn delivery_readings(
     ended: &deliver::EndedRun<'_>,
     targets: &deliver::Targets<'_>,
     reports: &ReportOptions,
+    ids: &deliver::MessageIds,
 ) -> Result<deliver::Readings, String> {
     let rules = &reports.alerts;
     let store = Store::open_read_only(db)
@@ -1264,6 +1288,8 @@ fn delivery_readings(
                 run: info,
                 digest,
                 heading,
+                // Named by the caller whenever it sends one; else a name of its own.
+                delivery_id: ids.webhook.clone().unwrap_or_else(deliver::new_delivery_id),
             })
         })),
         _ => None,
@@ -1274,6 +1300,7 @@ fn delivery_readings(
             return Ok(deliver::email::Reading {
                 run: None,
                 report: None,
+                delivery_id: None,
             });
         };
         let info = run(id)?;
@@ -1292,6 +1319,7 @@ fn delivery_readings(
         Ok(deliver::email::Reading {
             run: Some((info, digest)),
             report,
+            delivery_id: ids.email.clone(),
         })
     });
     Ok(deliver::Readings {

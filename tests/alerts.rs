@@ -14,7 +14,7 @@ use ratewatch::sim::{CompanyRef, Dataset};
 use serde_json::Value;
 
 use crate::common::after_heading;
-use crate::common::{Background, Workspace, rows_by_ref, sample_sim};
+use crate::common::{Background, Workspace, rows_by_ref, sample_sim, sample_sim_ending_on};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
@@ -664,7 +664,7 @@ fn a_wrong_rule_stops_the_run_naming_the_file_line_and_key() {
 
 #[test]
 fn quiet_prints_nothing_on_a_night_with_nothing_new() {
-    let sim = sample_sim();
+    let sim = sample_sim_ending_on(5);
     let ws = Workspace::new();
     let file = rated_sample(&sim, &ws);
     let (code, text) = night(&ws, &sim, &file, 1, &["--quiet"]);
@@ -708,7 +708,7 @@ fn stormy(data: &Dataset, from: i64, to: i64, changing: usize, steady: usize) ->
 
 #[test]
 fn a_storm_of_changes_is_announced_first_and_only_the_ten_worst_are_listed() {
-    let sim = sample_sim();
+    let sim = sample_sim_ending_on(200);
     let data = sim.server.dataset().clone();
     let csv = stormy(&data, 1, 200, 16, 6);
     let ws = Workspace::new();

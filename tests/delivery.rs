@@ -293,6 +293,96 @@ async fn a_receiver_that_fails_once_gets_the_same_document_again() {
         received[1].at - received[0].at >= Duration::from_millis(50),
         "waited before trying again"
     );
+    // Named alike, so that a receiver that took the first (and failed to say so) can drop
+    // the second; the document carries the name inside the signed body too.
+    let id = delivery_id(&received[0]);
+    assert_eq!(delivery_id(&received[1]), id);
+    assert_eq!(received[1].json()["delivery_id"], id);
+}
+
+/// The delivery id a request carries: 32 lowercase hex digits.
+fn delivery_id(received: &Received) -> String {
+    let id = received
+        .header("x-ratewatch-delivery")
+        .unwrap_or_else(|| panic!("no delivery id: {:?}", received.headers));
+    assert!(
+        id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+        "{id}"
+    );
+    id.to_string()
+}
+
+#[tokio::test]
+async fn every_format_names_its_message_alike_on_each_attempt_and_on_the_next_night_s_resend() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let sim = start(config()).await;
+    let base = sim.base_url();
+    let mut first_ids = Vec::new();
+    for format in ["json", "slack", "teams"] {
+        let ws = Workspace::new();
+        let file = portfolio(&ws, &sim, 20);
+        // Refuses the first attempt of the night, then is down until told otherwise.
+        let down = Arc::new(AtomicBool::new(true));
+        let is_down = down.clone();
+        let (hook, received) = receiver(move |n| {
+            Some(match n {
+                0 => 500,
+                _ if is_down.load(Ordering::SeqCst) => 503,
+                _ => 200,
+            })
+        })
+        .await;
+        let url = format!("{hook}/hook");
+        let night = args(
+            &ws,
+            &file,
+            &base,
+            &["--notify-webhook", &url, "--webhook-format", format],
+        );
+        let first = screen(&night, KEY, quick()).await.unwrap();
+        assert_eq!(
+            first.undelivered.len(),
+            1,
+            "{format}: {:?}",
+            first.undelivered
+        );
+        let ids = |from: usize| -> Vec<String> {
+            received.lock().unwrap()[from..]
+                .iter()
+                .map(delivery_id)
+                .collect()
+        };
+        let tried = ids(0);
+        assert_eq!(tried.len(), 3, "{format}");
+        assert!(
+            tried.iter().all(|id| *id == tried[0]),
+            "{format}: {tried:?}"
+        );
+        // The next night sends the first night's message under its first name, then its
+        // own under a new one.
+        down.store(false, Ordering::SeqCst);
+        let second = screen(&night, KEY, quick()).await.unwrap();
+        assert!(
+            second.undelivered.is_empty(),
+            "{format}: {:?}",
+            second.undelivered
+        );
+        let sent = ids(3);
+        assert_eq!(sent.len(), 2, "{format}");
+        assert_eq!(sent[0], tried[0], "{format}: the resend");
+        assert_ne!(sent[1], tried[0], "{format}: another message");
+        let bodies: Vec<Vec<u8>> = received
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|r| r.body.clone())
+            .collect();
+        assert_eq!(bodies[3], bodies[0], "{format}: the same message again");
+        first_ids.push(tried[0].clone());
+    }
+    // Three databases, three names: none shared.
+    let distinct: std::collections::HashSet<&String> = first_ids.iter().collect();
+    assert_eq!(distinct.len(), 3, "{first_ids:?}");
 }
 
 #[tokio::test]
@@ -403,6 +493,20 @@ async fn a_message_the_receiver_did_not_take_is_sent_by_the_next_run_first_and_o
         .map(Result::unwrap)
         .collect();
     assert_eq!(ledger, [(1, 4, true), (2, 1, true), (3, 1, true)]);
+    // The ledger keeps each message's name, as the receiver saw it every time.
+    let named: Vec<String> = conn
+        .prepare("SELECT delivery_id FROM run_deliveries WHERE channel = 'webhook' ORDER BY run_id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let seen: Vec<String> = received.lock().unwrap().iter().map(delivery_id).collect();
+    assert_eq!(
+        seen,
+        [0, 0, 0, 0, 1, 2].map(|i| named[i].clone()),
+        "run 1 four times, then runs 2 and 3"
+    );
 }
 
 #[tokio::test]

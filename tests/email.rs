@@ -366,6 +366,44 @@ async fn a_receiver_that_refuses_is_tried_again_then_named_and_the_exit_code_sta
 }
 
 #[tokio::test]
+async fn a_message_sent_again_has_the_message_id_of_its_first_attempt() {
+    let sim = start(config()).await;
+    let ws = Workspace::new();
+    let file = alerting(&ws, &sim);
+    // The whole first night refused (a server that may have taken it all the same), then
+    // taken.
+    let smtp = receiver(None, |n| if n < 3 { Answer::Refuse } else { Answer::Take }).await;
+    let toml = format!("{}starttls = \"never\"\n", email(&smtp, ""));
+    let request = request(&ws, &toml, &sim.base_url(), &file, &[], KEY);
+    let (outcome, _) = run(&request).await;
+    assert_eq!(outcome.unwrap().undelivered.len(), 1);
+    let message_id = |mail: &Mail| {
+        let (headers, _) = headers_and_body(&mail.data);
+        header(&headers, "message-id").unwrap().to_string()
+    };
+    let tried: Vec<String> = smtp.offered().iter().map(message_id).collect();
+    assert_eq!(tried.len(), 3);
+    assert!(tried.iter().all(|id| *id == tried[0]), "{tried:?}");
+    let id = &tried[0];
+    assert!(
+        id.starts_with('<') && id.ends_with("@example.com>") && id.len() == 46,
+        "the delivery id at the sender's domain: {id}"
+    );
+
+    // The next night sends it again, under the same Message-ID; its own alerts are not
+    // news, so it has no message of its own.
+    let (outcome, _) = run(&request).await;
+    assert_eq!(outcome.unwrap().undelivered, Vec::<String>::new());
+    let taken: Vec<String> = smtp.mails().iter().map(message_id).collect();
+    assert_eq!(taken, std::slice::from_ref(id));
+    let (headers, _) = headers_and_body(&smtp.mails()[0].data);
+    assert!(
+        header(&headers, "subject").is_some_and(|s| s.contains("1 new black, 2 new red")),
+        "the first night's news: {headers:?}"
+    );
+}
+
+#[tokio::test]
 async fn starttls_required_of_a_server_that_does_not_offer_it_sends_nothing_in_clear() {
     let sim = start(config()).await;
     let smtp = receiver(None, |_| Answer::Take).await;

@@ -819,6 +819,7 @@ fn webhook_bodies(ws: &Workspace) -> Vec<(&'static str, String)> {
         run,
         digest,
         heading,
+        delivery_id: ratewatch::deliver::new_delivery_id(),
     };
     [Format::Json, Format::Slack, Format::Teams]
         .map(|f| (f.as_str(), String::from_utf8(f.body(&message)).unwrap()))
@@ -1272,6 +1273,161 @@ fn a_service_clock_decades_off_dates_nothing_and_is_warned_about() {
             assert_eq!(r["stale"], old(r["company_id"].as_str().unwrap()), "{r}");
         }
     }
+}
+
+#[test]
+fn ratings_the_service_dates_in_2099_are_said_and_age_from_the_night_they_were_seen() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 40);
+    // Companies whose id ends in 0–3: the service dates their rating in 2099.
+    let ahead = |company: &str| company.ends_with(['0', '1', '2', '3']);
+    let target = sim.server.base_url();
+    let front = Front::new(move |seen| {
+        let mut answer = forward(&target, seen);
+        if seen.target.contains("/companies/") && answer.status.starts_with("200") {
+            let mut json: Value = serde_json::from_slice(&answer.body).unwrap();
+            if json["companyId"].as_str().is_some_and(ahead) {
+                json["lastRefreshDate"] = "2099-01-01T00:00:00".into();
+                json["lastChangeDate"] = "2099-01-01T00:00:00".into();
+            }
+            answer.body = json.to_string().into_bytes();
+        }
+        answer
+    });
+    // A rating is used without a call for a day and a half (red: a day).
+    ws.write("ratewatch.toml", b"rating_max_age = 36\n");
+    let run = |at: &str| {
+        let out = screen(&ws, &front.base, &file).output().unwrap();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{at}: {out:?}");
+        stdout(&out)
+    };
+    // The rows whose rating the service dates ahead, by ref and company.
+    let ahead_rows = |report: &Value| -> Vec<Value> {
+        report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["status"] == "rated" && r["company_id"].as_str().is_some_and(ahead))
+            .cloned()
+            .collect()
+    };
+    let asked = |company: &str| {
+        front
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|s| is_rating(s) && s.target.contains(company))
+            .count()
+    };
+
+    // The first night: said, counted, with examples by ref.
+    let before = jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let summary = run("first night");
+    let after = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second() + 1)
+        .unwrap()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let report = ws.report();
+    let rows = ahead_rows(&report);
+    assert!(rows.len() >= 3, "{}", rows.len());
+    let companies: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .map(|r| r["company_id"].as_str().unwrap())
+        .collect();
+    let note = summary
+        .lines()
+        .find(|l| l.starts_with("CLOCK: "))
+        .unwrap_or_else(|| panic!("no CLOCK line: {summary}"));
+    assert!(
+        note.starts_with(&format!(
+            "CLOCK: the service dated {} ratings more than a day ahead of this machine's clock",
+            companies.len()
+        )),
+        "{note}"
+    );
+    assert!(
+        rows.iter().any(|r| note.contains(&format!(
+            "e.g. {} (lastRefreshDate 2099-01-01T00:00:00Z)",
+            r["ref"].as_str().unwrap()
+        ))),
+        "{note}"
+    );
+    // Taken as of the night: fresh, since then, and the service's date kept as given.
+    for r in &rows {
+        for date in ["last_refresh_date", "last_change_date"] {
+            let at = r[date].as_str().unwrap();
+            assert!(before.as_str() <= at && at <= after.as_str(), "{date}: {r}");
+        }
+        assert_eq!(r["stale"], false, "{r}");
+    }
+    let kept = count(
+        &ws.db(),
+        "SELECT count(DISTINCT company) FROM ratings
+         WHERE last_refresh_date = '2099-01-01T00:00:00Z'
+           AND last_change_date = '2099-01-01T00:00:00Z'",
+    );
+    assert_eq!(kept, companies.len() as i64);
+
+    // A night later: the ratings are a night old, by the run that saw them, so the greens
+    // are reused (red is asked every night)...
+    crate::common::a_night_passes(&ws.db());
+    let calls: Vec<usize> = companies.iter().map(|c| asked(c)).collect();
+    run("second night");
+    let report = ws.report();
+    for r in ahead_rows(&report) {
+        let company = r["company_id"].as_str().unwrap();
+        let i = companies.iter().position(|c| *c == company).unwrap();
+        if r["color"] == "red" {
+            assert_eq!(r["reused"], false, "{r}");
+        } else {
+            assert_eq!(r["reused"], true, "{r}");
+            assert_eq!(r["rating_age_hours"], 24, "{r}");
+            assert_eq!(asked(company), calls[i], "reused without a call: {r}");
+        }
+    }
+    // ... and a night later still, older than their day and a half: asked again.
+    crate::common::a_night_passes(&ws.db());
+    let calls: Vec<usize> = companies.iter().map(|c| asked(c)).collect();
+    run("third night");
+    for (i, company) in companies.iter().enumerate() {
+        assert_eq!(asked(company), calls[i] + 1, "{company}");
+    }
+
+    // A month later the service still says 2099: the same ratings, now stale, in the
+    // reports and in the views alike.
+    Connection::open(ws.db())
+        .unwrap()
+        .execute_batch(
+            "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '-31 days'),
+                             finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', finished_at, '-31 days');
+             UPDATE ratings SET observed_at = strftime('%Y-%m-%dT%H:%M:%SZ', observed_at, '-31 days');
+             UPDATE rating_confirmations
+                SET confirmed_at = strftime('%Y-%m-%dT%H:%M:%SZ', confirmed_at, '-31 days');",
+        )
+        .unwrap();
+    let summary = run("a month later");
+    assert!(summary.contains("CLOCK: the service dated"), "{summary}");
+    let report = ws.report();
+    let rows = ahead_rows(&report);
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!(r["stale"], true, "{r}");
+    }
+    let dated_ahead = "FROM portfolio_now p JOIN latest_ratings l ON l.company = p.company
+                       WHERE p.status = 'rated' AND l.last_refresh_date = '2099-01-01T00:00:00Z'";
+    let (seen, fresh_forever) = (
+        count(&ws.db(), &format!("SELECT count(*) {dated_ahead}")),
+        count(
+            &ws.db(),
+            &format!("SELECT count(*) {dated_ahead} AND (p.stale = 0 OR p.days_in_color < 31)"),
+        ),
+    );
+    assert!(seen > 0);
+    assert_eq!(fresh_forever, 0, "stale, and in their color for a month");
 }
 
 #[test]

@@ -162,6 +162,7 @@ pub fn slack(message: &Message) -> Value {
         run,
         digest,
         heading,
+        ..
     } = message;
     let summary = summary(run, digest);
     let text = cut_mrkdwn(
@@ -238,6 +239,7 @@ pub fn teams(message: &Message) -> Value {
         run,
         digest,
         heading,
+        ..
     } = message;
     let head = vec![
         rich(vec![text_run(&title(heading)).bolder().size("Medium")]),
@@ -444,6 +446,7 @@ mod tests {
             },
             run,
             digest,
+            delivery_id: "5f0c3a9e2b7d41c8a6e9f0d1b2c3a4e5".into(),
         }
     }
 

@@ -313,6 +313,9 @@ pub struct Reading {
     pub run: Option<(RunInfo, AlertDigest)>,
     /// The run's report.html, when the run wrote its reports.
     pub report: Option<String>,
+    /// The message's delivery id, the left part of its Message-ID; `None` for a run
+    /// without a record (its message is never sent again: any Message-ID does).
+    pub delivery_id: Option<String>,
 }
 
 /// A message ready to send.
@@ -321,6 +324,8 @@ pub struct Letter {
     pub subject: String,
     pub plain: String,
     pub html: String,
+    /// See [`Reading::delivery_id`].
+    pub delivery_id: Option<String>,
 }
 
 /// How a night went, as far as the message says it first.
@@ -453,6 +458,7 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
         subject: printable(&subject),
         plain: crate::text::printable_text(&plain),
         html,
+        delivery_id: read.delivery_id.clone(),
     })
 }
 
@@ -650,8 +656,8 @@ fn counts(run: &RunInfo) -> String {
     )
 }
 
-/// The message as sent: From, To (every recipient), Subject, and the two parts as
-/// quoted-printable (readable as it travels, and safe for any line length).
+/// The message as sent: From, To (every recipient), Subject, its Message-ID, and the two
+/// parts as quoted-printable (readable as it travels, and safe for any line length).
 fn message(settings: &EmailSettings, letter: &Letter) -> Result<Message, String> {
     let part = |kind: ContentType, body: &str| {
         SinglePart::builder()
@@ -662,7 +668,7 @@ fn message(settings: &EmailSettings, letter: &Letter) -> Result<Message, String>
     let mut builder = Message::builder()
         .from(settings.from.clone())
         .subject(letter.subject.clone())
-        .message_id(None)
+        .message_id(message_id(settings, letter))
         .header(AutoSubmitted)
         .user_agent(concat!("ratewatch/", env!("CARGO_PKG_VERSION")).to_string());
     for to in &settings.to {
@@ -675,6 +681,14 @@ fn message(settings: &EmailSettings, letter: &Letter) -> Result<Message, String>
                 .singlepart(part(ContentType::TEXT_HTML, &letter.html)),
         )
         .map_err(|e| format!("cannot make the message: {e}"))
+}
+
+/// `<DELIVERY-ID@DOMAIN-OF-FROM>`: the same for every attempt and resend of the message,
+/// so that a mail system that took it once can drop it, and a reader sees it once. `None`
+/// (a run without a record) leaves it to lettre: a random one at this host.
+fn message_id(settings: &EmailSettings, letter: &Letter) -> Option<String> {
+    let id = letter.delivery_id.as_ref()?;
+    Some(format!("<{id}@{}>", settings.from.email.domain()))
 }
 
 /// `Auto-Submitted: auto-generated` (RFC 3834): no out-of-office reply comes back for a
@@ -999,6 +1013,38 @@ mod tests {
     }
 
     #[test]
+    fn the_message_id_is_the_delivery_id_at_the_sender_s_domain() {
+        let settings = EmailSettings::from_table(&table(GOOD), 0..0, Path::new("")).unwrap();
+        let letter = |delivery_id: Option<&str>| Letter {
+            subject: "ratewatch customers 2026-11-26: 1 new red".into(),
+            plain: "plain".into(),
+            html: "<p>html</p>".into(),
+            delivery_id: delivery_id.map(String::from),
+        };
+        let id_of = |letter: &Letter| {
+            let sent = message(&settings, letter).unwrap().formatted();
+            let sent = String::from_utf8(sent).unwrap();
+            sent.lines()
+                .find_map(|l| l.strip_prefix("Message-ID: "))
+                .map(String::from)
+        };
+        let named = letter(Some("0123456789abcdef0123456789abcdef"));
+        let id = id_of(&named);
+        assert_eq!(
+            id.as_deref(),
+            Some("<0123456789abcdef0123456789abcdef@example.com>")
+        );
+        assert_eq!(id_of(&named), id, "the same message, the same id");
+        // A message without a delivery id (no run recorded) still gets one, lettre's.
+        let unnamed = id_of(&letter(None)).unwrap();
+        assert!(
+            unnamed.starts_with('<') && unnamed.ends_with('>'),
+            "{unnamed}"
+        );
+        assert_ne!(Some(&unnamed), id.as_ref());
+    }
+
+    #[test]
     fn every_form_of_the_password_a_server_could_quote_is_scrubbed() {
         let password = Password::from_file_text("s3cr3t");
         let secret = Secret::new(Some("rw"), Some(&password));
@@ -1037,6 +1083,7 @@ mod tests {
         Reading {
             run: Some((run, digest)),
             report: Some("/var/lib/ratewatch/reports/report.html".into()),
+            delivery_id: Some("0123456789abcdef0123456789abcdef".into()),
         }
     }
 
@@ -1133,6 +1180,7 @@ mod tests {
         let nothing = Reading {
             run: None,
             report: None,
+            delivery_id: None,
         };
         let failed = compose(
             &nothing,

@@ -6,6 +6,11 @@
 //! A delivery never changes a run's outcome or exit code: what went wrong comes back as
 //! lines for stderr, and as warnings in the log. Both get what the database holds as the
 //! run left it, read by the run ([`Readings`]): plain data, as the reports get.
+//!
+//! Each message carries its delivery id ([`new_delivery_id`]): the webhook's
+//! `X-Ratewatch-Delivery` header (and the JSON document's `delivery_id`), the email's
+//! Message-ID. It is the same on every attempt and on every later night that sends the
+//! message again (the run keeps it in its ledger), so a receiver can drop a duplicate.
 
 pub mod chat;
 pub mod email;
@@ -48,6 +53,35 @@ impl Targets<'_> {
     pub fn any(&self) -> bool {
         self.metrics_file.is_some() || self.webhook.is_some() || self.email.is_some()
     }
+}
+
+/// A new delivery id: 32 hexadecimal digits, 128 random bits from the operating system,
+/// so that no two messages share one, whichever database (a copy, another team's) made
+/// them. Should the system have no randomness to give, the id is a hash of this instant,
+/// the process and a count, unique all the same on this machine.
+pub fn new_delivery_id() -> String {
+    let mut bytes = [0u8; 16];
+    if let Err(e) = getrandom::fill(&mut bytes) {
+        use sha2::Digest;
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        tracing::warn!("no randomness for a delivery id ({e}): made from the time instead");
+        let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let seed = format!(
+            "{}.{}.{made}",
+            jiff::Timestamp::now().as_nanosecond(),
+            std::process::id()
+        );
+        bytes.copy_from_slice(&sha2::Sha256::digest(seed.as_bytes())[..16]);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The delivery id of the message each channel is given (`None`: that channel is not
+/// sent this message).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessageIds {
+    pub webhook: Option<String>,
+    pub email: Option<String>,
 }
 
 /// What the database holds for a delivery, as the run left it: each part, or why it could
@@ -117,9 +151,10 @@ pub async fn deliver(
     // says it failed.
     if let (Some(hook), Some(read)) = (targets.webhook, readings.webhook) {
         let url = &hook.url;
-        match read.map(|message| hook.format.body(&message)) {
+        let read = read.map(|message| (hook.format.body(&message), message.delivery_id));
+        match read {
             Err(e) => problems.push(format!("webhook: not sent to {url}: {e}")),
-            Ok(body) => match webhook::post(hook, body, targets.policy).await {
+            Ok((body, id)) => match webhook::post(hook, body, &id, targets.policy).await {
                 Ok(attempts) => {
                     tracing::info!(webhook = %url, attempts, "webhook delivered");
                     delivered.webhook = Some(Ok(attempts));
@@ -209,4 +244,22 @@ fn write_metrics(
         last_success,
     };
     metrics::write(path, &figures).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_delivery_id_is_32_hex_digits_and_never_the_same_twice() {
+        let ids: std::collections::HashSet<String> = (0..1000).map(|_| new_delivery_id()).collect();
+        assert_eq!(ids.len(), 1000);
+        for id in &ids {
+            assert_eq!(id.len(), 32, "{id}");
+            assert!(
+                id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+                "{id}"
+            );
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! `--notify-webhook`: a run's heading and the alerts its summary lists, POSTed to a URL of
 //! the user's in the shape `--webhook-format` names: a JSON document for programs
 //! (`webhook.schema.json`), a Slack message or a Teams card ([`super::chat`]); signed when
-//! a secret is set; retried with backoff.
+//! a secret is set; retried with backoff; named by its delivery id ([`DELIVERY_HEADER`]),
+//! the same on every attempt and resend, so that a receiver can drop a duplicate.
 //!
 //! The URL may carry credentials (user:password@, a token in the query or the path): only
 //! its [`WebhookUrl::redacted`] form, scheme, host and port, is ever shown. The request goes
@@ -32,6 +33,11 @@ pub const SIGNATURE_HEADER: &str = "X-Ratewatch-Signature";
 
 /// The header that carries the signing time alone, in Unix seconds.
 pub const TIMESTAMP_HEADER: &str = "X-Ratewatch-Timestamp";
+
+/// The header that carries the message's delivery id (see [`super::new_delivery_id`]), in
+/// every format. Not signed itself: the JSON document carries the same id as
+/// `delivery_id`, inside the signed body, for a receiver that checks signatures.
+pub const DELIVERY_HEADER: &str = "X-Ratewatch-Delivery";
 
 /// A webhook address: http or https, its credentials kept out of every message.
 #[derive(Clone, PartialEq, Eq)]
@@ -156,12 +162,14 @@ pub struct Webhook {
 }
 
 /// What a run's message says: the run, its alerts as the rules decided them (read with
-/// [`Format::max_listed`]), and the heading every channel opens with.
+/// [`Format::max_listed`]), and the heading every channel opens with; and its delivery id.
 #[derive(Debug, Clone)]
 pub struct Message {
     pub run: RunInfo,
     pub digest: AlertDigest,
     pub heading: Heading,
+    /// The message's name, the same on every attempt and resend.
+    pub delivery_id: String,
 }
 
 /// `t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`, as Stripe signs: the time
@@ -217,6 +225,7 @@ pub fn document(message: &Message) -> Value {
         run,
         digest,
         heading,
+        delivery_id,
     } = message;
     let alerts: Vec<Value> = digest.listed.iter().map(alert).collect();
     let kinds: Vec<Value> = digest
@@ -250,6 +259,7 @@ pub fn document(message: &Message) -> Value {
         .collect();
     let mut document = json!({
         "version": VERSION,
+        "delivery_id": delivery_id,
         "heading": heading.line(),
         "report": heading.report,
         "run": run_object(run),
@@ -296,9 +306,15 @@ pub struct NotDelivered {
 }
 
 /// POSTs `body` (JSON) to the webhook, retrying a passing failure (network, timeout, 5xx,
-/// 408, 429) with doubling waits; each attempt signed afresh when there is a secret, so a
-/// late retry is not refused as old. Returns the attempts made.
-pub async fn post(webhook: &Webhook, body: Vec<u8>, policy: &Policy) -> Result<u32, NotDelivered> {
+/// 408, 429) with doubling waits; each attempt named by `delivery_id` and signed afresh
+/// when there is a secret, so a late retry is not refused as old. Returns the attempts
+/// made.
+pub async fn post(
+    webhook: &Webhook,
+    body: Vec<u8>,
+    delivery_id: &str,
+    policy: &Policy,
+) -> Result<u32, NotDelivered> {
     let url = &webhook.url;
     // A client of its own: no default header, no key, no redirect (a redirect could carry
     // the document, and the URL's credentials, somewhere else).
@@ -319,7 +335,8 @@ pub async fn post(webhook: &Webhook, body: Vec<u8>, policy: &Policy) -> Result<u
         attempt += 1;
         let mut request = client
             .post(url.0.clone())
-            .header(reqwest::header::CONTENT_TYPE, "application/json");
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(DELIVERY_HEADER, delivery_id);
         if let Some(secret) = &webhook.secret {
             let now = jiff::Timestamp::now().as_second();
             request = request

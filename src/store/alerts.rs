@@ -627,11 +627,13 @@ impl Store {
         let ctx = format!("reading the alerts of run {run_id}");
         let at = |e| StoreError::at(ctx.clone())(e);
         let limit = limit.map_or(-1, |l| l as i64);
+        // The refreshed day as the reports age it (see `store::clock`).
+        let refreshed = super::clock::as_seen("r.last_refresh_date", "r.observed_at");
         let mut stmt = self
             .conn
             .prepare(&format!(
                 "SELECT a.kind, a.refs, a.first_line, coalesce(c.name, i.name), c.country,
-                        r.color, a.previous_color, r.last_refresh_date, c.company_id,
+                        r.color, a.previous_color, {refreshed}, c.company_id,
                         a.amount, i.extra
                  FROM {table} a
                  JOIN companies c      ON c.id = a.company

@@ -15,7 +15,7 @@ use super::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 23;
+pub const SCHEMA_VERSION: i64 = 25;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -137,11 +137,23 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
 ];
 
 /// The steps of databases already converted to the readable schema: (version, name, SQL).
-pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[(
-    23,
-    "amounts_at_stake",
-    include_str!("../../migrations/upgrade/0023_amounts_at_stake.sql"),
-)];
+pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
+    (
+        23,
+        "amounts_at_stake",
+        include_str!("../../migrations/upgrade/0023_amounts_at_stake.sql"),
+    ),
+    (
+        24,
+        "delivery_ids",
+        include_str!("../../migrations/upgrade/0024_delivery_ids.sql"),
+    ),
+    (
+        25,
+        "future_dates_aged_from_first_sight",
+        include_str!("../../migrations/upgrade/0025_future_dates_aged_from_first_sight.sql"),
+    ),
+];
 
 /// The schema version this build writes.
 pub fn latest_version() -> i64 {

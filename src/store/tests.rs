@@ -2645,6 +2645,154 @@ fn a_rating_is_observed_by_this_machines_clock_whatever_the_service_dates_it() {
 }
 
 #[test]
+fn a_rating_dated_ahead_is_kept_as_given_and_aged_from_when_it_was_first_seen() {
+    let (_dir, _, mut store) = new_store();
+    let (night, later) = ("2026-11-26T02:00:00Z", "2027-01-05T02:00:00Z");
+    let future = "2099-01-01T00:00:00Z";
+    // Within a day ahead: a clock a little fast, taken as given.
+    let hours_ahead = "2026-11-26T20:00:00Z";
+    let first = screened(
+        &mut store,
+        "p",
+        &[
+            (
+                "C-1",
+                seen(uuid(1), Color::Red, Some(future), future, night),
+            ),
+            ("C-2", seen(uuid(2), Color::Green, None, future, night)),
+            (
+                "C-3",
+                seen(uuid(3), Color::Green, Some(hours_ahead), hours_ahead, night),
+            ),
+            (
+                "C-4",
+                seen(
+                    uuid(4),
+                    Color::Green,
+                    Some("2026-10-01T00:00:00Z"),
+                    night,
+                    night,
+                ),
+            ),
+        ],
+    );
+    let note = store.future_dates_note(first).unwrap().unwrap();
+    assert!(
+        note.starts_with("CLOCK: the service dated 2 ratings more than a day ahead")
+            && note.contains(&format!(
+                "e.g. C-1 (lastRefreshDate {future}), C-2 (lastRefreshDate {future})"
+            )),
+        "{note}"
+    );
+    // The service's dates stay as given.
+    let kept: Vec<(String, Option<String>)> = all(
+        &store.conn,
+        "SELECT last_refresh_date, last_change_date FROM ratings ORDER BY company",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(kept[0], (future.to_string(), Some(future.to_string())));
+    let dates = |store: &Store, run: i64| -> Vec<(String, Option<String>, Option<String>)> {
+        all(
+            &store.conn,
+            "SELECT ref, last_refresh_date, last_change_date FROM run_results
+             WHERE run_id = ?1 ORDER BY line",
+            [run],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+    };
+    let shown = |r: &str, refreshed: &str, changed: Option<&str>| {
+        (
+            r.to_string(),
+            Some(refreshed.to_string()),
+            changed.map(String::from),
+        )
+    };
+    let as_first_seen = vec![
+        shown("C-1", night, Some(night)),
+        shown("C-2", night, None),
+        shown("C-3", hours_ahead, Some(hours_ahead)),
+        shown("C-4", night, Some("2026-10-01T00:00:00Z")),
+    ];
+    assert_eq!(dates(&store, first), as_first_seen);
+    let digest = store
+        .alert_digest(first, &Rules::default(), Verdicts::Recorded)
+        .unwrap();
+    let red = digest.listed.iter().find(|a| a.refs == "C-1").unwrap();
+    assert_eq!(red.last_refresh_date, Some(ts(night)), "the REFRESHED day");
+
+    // Forty days later the service says the same: the same rating, seen again, and as old
+    // as it is.
+    let before = history_len(&store);
+    let second = screened(
+        &mut store,
+        "p",
+        &[
+            (
+                "C-1",
+                seen(uuid(1), Color::Red, Some(future), future, later),
+            ),
+            ("C-2", seen(uuid(2), Color::Green, None, future, later)),
+            (
+                "C-3",
+                seen(uuid(3), Color::Green, Some(hours_ahead), hours_ahead, later),
+            ),
+            (
+                "C-4",
+                seen(
+                    uuid(4),
+                    Color::Green,
+                    Some("2026-10-01T00:00:00Z"),
+                    later,
+                    later,
+                ),
+            ),
+        ],
+    );
+    assert_eq!(history_len(&store), before + 1, "only C-4 was recalculated");
+    assert_eq!(dates(&store, second)[..3], as_first_seen[..3]);
+    let now: Vec<(String, i64, String, i64)> = all(
+        &store.conn,
+        "SELECT ref, stale, color_since, days_in_color FROM portfolio_now
+         WHERE portfolio = 'p' ORDER BY ref",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    );
+    let row = |r: &str, stale: i64, since: &str, days: i64| {
+        (r.to_string(), stale, since.to_string(), days)
+    };
+    assert_eq!(
+        now,
+        [
+            row("C-1", 1, night, 40),
+            row("C-2", 1, night, 40),
+            row("C-3", 1, hours_ahead, 39),
+            row("C-4", 0, "2026-10-01T00:00:00Z", 96),
+        ]
+    );
+    // The reports judge as the views do.
+    let staleness = crate::model::Staleness::new(ts(later), 30);
+    let mut stale = Vec::new();
+    store
+        .for_each_result(second, false, |row| {
+            let judged = staleness.of(&row);
+            stale.push((row.reference.unwrap(), judged));
+            Ok::<_, StoreError>(())
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        stale,
+        [
+            ("C-1".to_string(), true),
+            ("C-2".to_string(), true),
+            ("C-3".to_string(), true),
+            ("C-4".to_string(), false)
+        ]
+    );
+}
+
+#[test]
 fn a_request_the_account_dates_in_the_future_is_set_aside_and_one_ahead_by_hours_seen_now() {
     let (_dir, _, mut store) = new_store();
     let now = "2026-11-26T02:00:00Z";
@@ -2960,7 +3108,77 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
         [],
         |r| r.get(0),
     );
-    assert_eq!(recorded, [22, 23]);
+    assert_eq!(recorded, [22, 23, 24, 25]);
+}
+
+#[test]
+fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() {
+    use super::Channel;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v23.db");
+    {
+        let (_d, _, mut store) = new_store();
+        for day in 1..=2 {
+            let at: &'static str =
+                Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
+            let run = screened(
+                &mut store,
+                "p",
+                &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
+            );
+            store.delivery_pending(run, Channel::Webhook, "x").unwrap();
+            store.delivery_pending(run, Channel::Email, "x").unwrap();
+        }
+        store
+            .delivery_outcome(1, Channel::Email, "x", Ok(1))
+            .unwrap();
+        store
+            .conn
+            .execute_batch(&format!("VACUUM INTO '{}'", path.display()))
+            .unwrap();
+    }
+    // Back to version 23: the ledger without its ids.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "ALTER TABLE run_deliveries DROP COLUMN delivery_id;
+         DELETE FROM schema_migrations WHERE version > 23;
+         PRAGMA user_version = 23;",
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    let rows: Vec<(i64, String, bool, String)> = all(
+        &store.conn,
+        "SELECT run_id, channel, delivered_at IS NOT NULL, delivery_id FROM run_deliveries
+         ORDER BY 1, 2",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    );
+    let kept: Vec<(i64, &str, bool)> = rows
+        .iter()
+        .map(|(run, channel, taken, _)| (*run, channel.as_str(), *taken))
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (1, "email", true),
+            (1, "webhook", false),
+            (2, "email", false),
+            (2, "webhook", false)
+        ]
+    );
+    let ids: std::collections::HashSet<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+    assert_eq!(ids.len(), 4, "a name of its own for each: {rows:?}");
+    for id in ids {
+        assert!(
+            id.len() == 32
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+            "{id}"
+        );
+    }
 }
 
 #[test]
@@ -2968,6 +3186,7 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
     use super::{Channel, RESENT_AT_MOST};
     let (_dir, _, mut store) = new_store();
     let since = ts("2025-01-01T00:00:00Z");
+    let id = |run: i64| format!("{run:032x}");
     let mut runs = Vec::new();
     for day in 1..=10 {
         let at: &'static str = Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
@@ -2976,25 +3195,38 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
             "p",
             &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
         );
-        store.delivery_pending(run, Channel::Webhook).unwrap();
+        store
+            .delivery_pending(run, Channel::Webhook, &id(run))
+            .unwrap();
         runs.push(run);
     }
     // Killed while sending, or refused: pending, whatever the other channel did.
     store
-        .delivery_outcome(runs[0], Channel::Webhook, Err((3, "HTTP 503".into())))
+        .delivery_outcome(
+            runs[0],
+            Channel::Webhook,
+            &id(runs[0]),
+            Err((3, "HTTP 503".into())),
+        )
         .unwrap();
     store
-        .delivery_outcome(runs[1], Channel::Webhook, Ok(2))
+        .delivery_outcome(runs[1], Channel::Webhook, &id(runs[1]), Ok(2))
         .unwrap();
-    store.delivery_pending(runs[2], Channel::Email).unwrap();
     store
-        .delivery_outcome(runs[2], Channel::Email, Ok(1))
+        .delivery_pending(runs[2], Channel::Email, "e2")
+        .unwrap();
+    store
+        .delivery_outcome(runs[2], Channel::Email, "e2", Ok(1))
         .unwrap();
     let pending = store
         .undelivered_messages("p", Channel::Webhook, runs[9], since)
         .unwrap();
     assert_eq!(pending.len(), RESENT_AT_MOST, "the latest week at most");
-    assert_eq!(pending, runs[2..9], "oldest first, not run 2, taken");
+    let expected: Vec<(i64, String)> = runs[2..9].iter().map(|r| (*r, id(*r))).collect();
+    assert_eq!(
+        pending, expected,
+        "oldest first, not run 2, taken; each with its id"
+    );
     assert!(
         store
             .undelivered_messages("p", Channel::Email, runs[9], since)
@@ -3007,25 +3239,40 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
             .unwrap()
             .is_empty()
     );
-    // Taken late: never again; the attempts add up.
+    // Taken late: never again; the attempts add up; the id stays the first one.
     store
-        .delivery_outcome(runs[0], Channel::Webhook, Ok(1))
+        .delivery_outcome(runs[0], Channel::Webhook, "another", Ok(1))
         .unwrap();
-    let (attempts, error): (i64, Option<String>) = store
+    let (attempts, error, kept): (i64, Option<String>, String) = store
         .conn
         .query_row(
-            "SELECT attempts, last_error FROM run_deliveries WHERE run_id = ?1",
+            "SELECT attempts, last_error, delivery_id FROM run_deliveries WHERE run_id = ?1",
             [runs[0]],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .unwrap();
-    assert_eq!((attempts, error), (4, None));
+    assert_eq!((attempts, error, kept), (4, None, id(runs[0])));
     let late = ts("2026-01-05T00:00:00Z");
+    let expected: Vec<(i64, String)> = runs[4..9].iter().map(|r| (*r, id(*r))).collect();
     assert_eq!(
         store
             .undelivered_messages("p", Channel::Webhook, runs[9], late)
             .unwrap(),
-        runs[4..9],
+        expected,
         "only runs started after `since`"
     );
+    // A run resumed after its message was taken sends a new one, pending under a new id.
+    store
+        .delivery_pending(runs[1], Channel::Webhook, "resumed")
+        .unwrap();
+    let (pending, named): (bool, String) = store
+        .conn
+        .query_row(
+            "SELECT delivered_at IS NULL, delivery_id FROM run_deliveries
+             WHERE run_id = ?1 AND channel = 'webhook'",
+            [runs[1]],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((pending, named.as_str()), (true, "resumed"));
 }

@@ -57,12 +57,38 @@ pub fn client_for(sim: &SimServer, key: &str) -> Client {
 
 /// The samples' dataset (same seed as `--demo`), kept small, on a runtime of its own.
 pub fn sample_sim() -> Background {
+    background(sample_config())
+}
+
+/// The sample's simulator with its day `last` on today, for a test that serves days 1 to
+/// `last` (see [`calendar_ending_on_today`]).
+pub fn sample_sim_ending_on(last: i64) -> Background {
     background(SimConfig {
+        calendar: calendar_ending_on_today(last),
+        ..sample_config()
+    })
+}
+
+fn sample_config() -> SimConfig {
+    SimConfig {
         seed: crate::common::DEFAULT_SEED,
         per_country: 5_000,
         key: KEY.into(),
         ..SimConfig::default()
-    })
+    }
+}
+
+/// A calendar whose day 1 falls `last - 1` days ago and day `last` on today. A simulator
+/// otherwise puts the day it first serves on today and each later day after it: a test
+/// that serves later days at once (faking the nights between with [`a_night_passes`])
+/// would get ratings dated days ahead of this machine's clock, which ratewatch says in a
+/// `CLOCK:` note and ages from the night it saw them.
+pub fn calendar_ending_on_today(last: i64) -> ratewatch::sim::dataset::Calendar {
+    let today = jiff::Zoned::now()
+        .with_time_zone(jiff::tz::TimeZone::UTC)
+        .date();
+    let first = today.checked_sub(jiff::Span::new().days(last - 1)).unwrap();
+    ratewatch::sim::dataset::Calendar::dated([(1, first)])
 }
 
 /// A simulator on a runtime of its own, for tests that run the binary synchronously.
@@ -473,15 +499,14 @@ pub fn after_heading(text: &str) -> &str {
 /// against it: a database, and a file whose next screening lasts long enough for other
 /// commands, or a page, to meet it.
 pub fn a_slow_night() -> (Background, Workspace, std::path::PathBuf) {
+    // The night the tests meet is day 5, on today.
     let sim = background(SimConfig {
-        seed: ratewatch::sim::server::DEFAULT_SEED,
-        per_country: 5_000,
-        key: KEY.into(),
         faults: ratewatch::sim::Faults {
             latency: std::time::Duration::from_millis(30),
             ..ratewatch::sim::Faults::default()
         },
-        ..SimConfig::default()
+        calendar: calendar_ending_on_today(5),
+        ..sample_config()
     });
     let ws = Workspace::new();
     let mut buf = Vec::new();

@@ -1,7 +1,7 @@
 //! A small SMTP receiver on a random loopback port, for the email's tests: EHLO or HELO,
 //! AUTH PLAIN and LOGIN when it has a login to check, MAIL FROM, RCPT TO, DATA, RSET,
-//! NOOP, QUIT, in clear (it never offers STARTTLS). It records every message it takes, and
-//! refuses or hangs up as told. A login it refuses is quoted back in its reply, as some
+//! NOOP, QUIT, in clear (it never offers STARTTLS). It records every message it takes (and
+//! every one it was sent, taken or not), and refuses or hangs up as told. A login it refuses is quoted back in its reply, as some
 //! servers do: the client must not repeat it.
 
 use std::net::SocketAddr;
@@ -36,6 +36,9 @@ pub struct Mail {
 pub struct Receiver {
     pub addr: SocketAddr,
     pub mails: Arc<Mutex<Vec<Mail>>>,
+    /// Every message sent to the end of its DATA, whatever the answer: what a server that
+    /// took it and failed to say so would hold.
+    pub offered: Arc<Mutex<Vec<Mail>>>,
     /// Connections accepted.
     pub connections: Arc<AtomicUsize>,
     /// Commands received, in order, every connection together (AUTH's answers included).
@@ -50,6 +53,10 @@ impl Receiver {
 
     pub fn mails(&self) -> Vec<Mail> {
         self.mails.lock().unwrap().clone()
+    }
+
+    pub fn offered(&self) -> Vec<Mail> {
+        self.offered.lock().unwrap().clone()
     }
 
     pub fn connections(&self) -> usize {
@@ -68,12 +75,14 @@ pub async fn receiver(
     let receiver = Receiver {
         addr: listener.local_addr().unwrap(),
         mails: Arc::default(),
+        offered: Arc::default(),
         connections: Arc::default(),
         commands: Arc::default(),
     };
     let login = login.map(|(u, p)| (u.to_string(), p.to_string()));
     let shared = (
         receiver.mails.clone(),
+        receiver.offered.clone(),
         receiver.connections.clone(),
         receiver.commands.clone(),
         Arc::new(answer),
@@ -81,11 +90,12 @@ pub async fn receiver(
     );
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            let (mails, connections, commands, answer, login) = shared.clone();
+            let (mails, offered, connections, commands, answer, login) = shared.clone();
             let n = connections.fetch_add(1, Ordering::SeqCst);
             tokio::spawn(async move {
                 let session = Session {
                     mails,
+                    offered,
                     commands,
                     login: (*login).clone(),
                     answer: answer(n),
@@ -99,6 +109,7 @@ pub async fn receiver(
 
 struct Session {
     mails: Arc<Mutex<Vec<Mail>>>,
+    offered: Arc<Mutex<Vec<Mail>>>,
     commands: Arc<Mutex<Vec<String>>>,
     login: Option<(String, String)>,
     answer: Answer,
@@ -235,6 +246,7 @@ impl Session {
                         taken.data.push_str(text);
                         taken.data.push_str("\r\n");
                     }
+                    self.offered.lock().unwrap().push(taken.clone());
                     match self.answer {
                         Answer::Take => {
                             self.mails.lock().unwrap().push(taken);

@@ -103,10 +103,12 @@ impl Writer {
         let last_change = rating.last_change.map(time_text);
         let last_refresh = rating.last_refresh.map(time_text);
         // Observed now, by this machine's clock: the service's requestDate dates nothing
-        // (one far off is counted, see `store::clock`).
+        // (one far off is counted, see `store::clock`), and a date of the rating's far
+        // ahead is kept as given but aged from now (counted too).
         let now = self.clock.now();
         let observed = time_text(now);
         self.clock.check(rating.requested_at, now);
+        self.clock.check_dates(company, rating, now);
         if !self.service_time_known
             && let Some(requested) = rating.requested_at
         {
