@@ -107,6 +107,7 @@ impl Error {
             Error::Store {
                 source:
                     crate::store::StoreError::Busy { .. }
+                    | crate::store::StoreError::Locked { .. }
                     | crate::store::StoreError::Missing
                     | crate::store::StoreError::Empty
                     | crate::store::StoreError::NoSuchRun(_),
