@@ -254,3 +254,27 @@ fn integrity(db: &Path) -> String {
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap()
 }
+
+/// Another program holding the write lock past the command's wait (it knows nothing of a
+/// run's turn): `ack` says the database is busy and to try again, exit 2, not that the
+/// database is unusable (exit 4); once it is free, the same command gets in.
+#[test]
+fn an_ack_locked_out_past_its_wait_exits_2_and_says_to_try_again() {
+    let (_sim, ws, _) = crate::common::a_slow_night();
+    let company = rows_by_ref(&ws.report())
+        .into_values()
+        .find_map(|r| r["company_id"].as_str().map(str::to_string))
+        .unwrap();
+    let other = rusqlite::Connection::open(ws.db()).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let ack = ratewatch(&ws, &["ack", &company]);
+    let said = String::from_utf8_lossy(&ack.stderr);
+    assert_eq!(ack.status.code(), Some(2), "{ack:?}");
+    assert!(
+        said.contains("recording an acknowledgement: a screening run, or another program, writing the database did not let this command in within 10 s; try again in a moment"),
+        "{said}"
+    );
+    other.execute_batch("COMMIT").unwrap();
+    let ack = ratewatch(&ws, &["ack", &company]);
+    assert_eq!(ack.status.code(), Some(0), "{ack:?}");
+}
