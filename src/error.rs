@@ -12,7 +12,8 @@ pub enum ExitCode {
     Clean = 0,
     /// Worked; something needs attention (alerts present, or a lookup found no company).
     Attention = 1,
-    /// Usage, configuration or unreadable input; the service said a parameter is invalid.
+    /// Usage, configuration or unreadable input; the service said a parameter is invalid;
+    /// the database in use by another run, or kept locked by another writer past the wait.
     Usage = 2,
     /// Finished, but some items failed after retries.
     Partial = 3,
@@ -107,6 +108,7 @@ impl Error {
             Error::Store {
                 source:
                     crate::store::StoreError::Busy { .. }
+                    | crate::store::StoreError::Locked { .. }
                     | crate::store::StoreError::Missing
                     | crate::store::StoreError::Empty
                     | crate::store::StoreError::NoSuchRun(_),

@@ -37,7 +37,9 @@
 //! ```
 //!
 //! A run killed anywhere leaves a consistent database: its rows up to the last commit, and
-//! news not marked delivered, which the next run of the portfolio announces.
+//! news not marked delivered, which the next run of the portfolio announces. A decision
+//! made beside a run (`ack`, `review`, a page's form) asks it for its turn and is written
+//! between two of its commits (`store/turn.rs`).
 //!
 //! The library never exits the process; the binary maps [`error::ExitCode`] to one.
 

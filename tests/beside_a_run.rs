@@ -4,12 +4,13 @@
 
 use std::path::Path;
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common::after_heading;
-use crate::common::{KEY, Workspace, isolated};
+use crate::common::{KEY, Workspace, isolated, rows_by_ref};
 
 fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
@@ -94,9 +95,186 @@ fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
     assert_eq!(integrity(&ws.db()), "ok");
 }
 
+/// What once failed: a screening of 5,000 rows at 120 ms a call keeps its write
+/// transaction open nearly all the time, and half the `ack` beside it gave up after their
+/// 10 s, exit 4. Here 1,500 rows at 120 ms a call and 16 requests in flight (the same
+/// stream of commits, eleven seconds at the least rather than a minute): twelve `ack`, a
+/// `review ignore` then `revoke` every fourth and an acknowledgement on the page every
+/// third all get in within moments while the run goes on; and the run counts what the
+/// same night counts beside nothing.
+#[test]
+fn twelve_acks_and_reviews_beside_a_screening_all_get_in_and_change_no_count() {
+    let (sim, ws, file) = crate::common::a_first_night(Duration::from_millis(120), 1_500, 128);
+    let mut companies: Vec<String> = rows_by_ref(&ws.report())
+        .into_values()
+        .filter(|r| r["status"] == "rated")
+        .filter_map(|r| r["company_id"].as_str().map(str::to_string))
+        .collect();
+    companies.sort();
+    companies.dedup();
+    let refs: Vec<String> = rows_by_ref(&ws.report()).into_keys().take(12).collect();
+
+    // The same night beside nothing, at the same time, on a copy of the database.
+    let alone = Workspace::new();
+    rusqlite::Connection::open(ws.db())
+        .unwrap()
+        .execute("VACUUM INTO ?1", [alone.db().to_str().unwrap()])
+        .unwrap();
+    let alone_file = alone.write("p.csv", &std::fs::read(&file).unwrap());
+    sim.server.set_day(5);
+    let control = alone
+        .screen_process(&sim, &alone_file)
+        .args(["--concurrency", "16"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut run = ws
+        .screen_process(&sim, &file)
+        .args(["--concurrency", "16"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let page = crate::serve::Server::start(&ws, &[]);
+    let csrf = page.csrf();
+    // Once the run writes its rows: it holds its transaction from then on.
+    let reader = rusqlite::Connection::open(ws.db()).unwrap();
+    while reader
+        .query_row("SELECT count(*) FROM run_rows WHERE run_id = 2", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .unwrap_or(0)
+        == 0
+    {
+        assert!(run.try_wait().unwrap().is_none(), "the run ended first");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut waited = Vec::new();
+    for (i, company) in companies.iter().step_by(97).take(12).enumerate() {
+        if i % 3 == 1 {
+            let other = &companies[i * 97 + 1];
+            let done = page.post(
+                "/ack",
+                &[
+                    ("csrf", csrf.as_str()),
+                    ("company", other),
+                    ("note", "on the page beside a run"),
+                    ("until", ""),
+                    ("back", "/"),
+                ],
+                &[],
+            );
+            let location = done.headers["location"].to_str().unwrap();
+            assert!(location.starts_with("/?said="), "the page: {location}");
+        }
+        let asked = Instant::now();
+        let ack = ratewatch(&ws, &["ack", company, "--note", "beside a run"]);
+        waited.push(asked.elapsed());
+        assert_eq!(ack.status.code(), Some(0), "ack {i} {company}: {ack:?}");
+        if i % 4 == 0 {
+            let reference = refs[i].as_str();
+            for args in [
+                ["review", "ignore", reference],
+                ["review", "revoke", reference],
+            ] {
+                let review = ratewatch(&ws, &args);
+                assert_eq!(review.status.code(), Some(0), "{args:?}: {review:?}");
+            }
+        }
+    }
+    assert!(
+        run.try_wait().unwrap().is_none(),
+        "every one of them met the run going (after {waited:?})"
+    );
+    let out = run.wait_with_output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "the screening ran to its end: {out:?}"
+    );
+    let control = control.wait_with_output().unwrap();
+    assert!(matches!(control.status.code(), Some(0 | 1)), "{control:?}");
+    // Each waited for a commit at most, never for the run's end.
+    waited.sort();
+    assert!(waited[11] < Duration::from_secs(5), "{waited:?}");
+
+    let counts = |ws: &Workspace| {
+        let runs: Value =
+            serde_json::from_slice(&ratewatch(ws, &["runs", "--json", "--limit", "1"]).stdout)
+                .unwrap();
+        let run = runs["runs"][0].clone();
+        assert_eq!(
+            (run["id"].as_i64(), run["status"].as_str()),
+            (Some(2), Some("complete"))
+        );
+        [
+            run["rows"].clone(),
+            run["by_status"].clone(),
+            run["by_color"].clone(),
+        ]
+    };
+    let counted = counts(&ws);
+    assert_eq!(counted[0], 1_500);
+    assert_eq!(counted, counts(&alone), "the same night beside nothing");
+    // Kept, unless the run saw the company change color after it was acknowledged.
+    let acks: Value = serde_json::from_slice(&ratewatch(&ws, &["acks", "--json"]).stdout).unwrap();
+    let kept: Vec<&str> = acks
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["company_id"].as_str())
+        .collect();
+    let changed: Vec<String> = ws.report()["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["change"] != "unchanged")
+        .filter_map(|r| r["company_id"].as_str().map(str::to_string))
+        .collect();
+    for company in companies.iter().step_by(97).take(12) {
+        assert!(
+            kept.contains(&company.as_str()) || changed.contains(company),
+            "{company} kept or changed: {acks}"
+        );
+    }
+    let decisions: Value =
+        serde_json::from_slice(&ratewatch(&ws, &["review", "list", "--json"]).stdout).unwrap();
+    assert_eq!(
+        decisions["decisions"],
+        serde_json::json!([]),
+        "every one revoked"
+    );
+    assert_eq!(integrity(&ws.db()), "ok");
+    assert!(page.stop().success());
+}
+
 fn integrity(db: &Path) -> String {
     rusqlite::Connection::open(db)
         .unwrap()
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap()
+}
+
+/// Another program holding the write lock past the command's wait (it knows nothing of a
+/// run's turn): `ack` says the database is busy and to try again, exit 2, not that the
+/// database is unusable (exit 4); once it is free, the same command gets in.
+#[test]
+fn an_ack_locked_out_past_its_wait_exits_2_and_says_to_try_again() {
+    let (_sim, ws, _) = crate::common::a_slow_night();
+    let company = rows_by_ref(&ws.report())
+        .into_values()
+        .find_map(|r| r["company_id"].as_str().map(str::to_string))
+        .unwrap();
+    let other = rusqlite::Connection::open(ws.db()).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let ack = ratewatch(&ws, &["ack", &company]);
+    let said = String::from_utf8_lossy(&ack.stderr);
+    assert_eq!(ack.status.code(), Some(2), "{ack:?}");
+    assert!(
+        said.contains("recording an acknowledgement: a screening run, or another program, writing the database did not let this command in within 10 s; try again in a moment"),
+        "{said}"
+    );
+    other.execute_batch("COMMIT").unwrap();
+    let ack = ratewatch(&ws, &["ack", &company]);
+    assert_eq!(ack.status.code(), Some(0), "{ack:?}");
 }

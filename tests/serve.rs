@@ -27,7 +27,7 @@ fn sample() -> PathBuf {
 }
 
 /// A running `ratewatch serve`, stopped (SIGTERM) when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     url: String,
     client: reqwest::Client,
@@ -35,14 +35,14 @@ struct Server {
 }
 
 /// An answer: its status, headers and body.
-struct Answer {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: String,
+pub(crate) struct Answer {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: String,
 }
 
 impl Server {
-    fn start(ws: &Workspace, args: &[&str]) -> Server {
+    pub(crate) fn start(ws: &Workspace, args: &[&str]) -> Server {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
         isolated(&mut cmd);
         cmd.current_dir(ws.dir.path())
@@ -83,7 +83,7 @@ impl Server {
         })
     }
 
-    fn get(&self, path: &str) -> Answer {
+    pub(crate) fn get(&self, path: &str) -> Answer {
         self.get_with(path, &[])
     }
 
@@ -97,7 +97,12 @@ impl Server {
 
     /// A form posted as the server's own pages post it (the Origin of the server), plus
     /// `headers`.
-    fn post(&self, path: &str, form: &[(&str, &str)], headers: &[(&str, &str)]) -> Answer {
+    pub(crate) fn post(
+        &self,
+        path: &str,
+        form: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> Answer {
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
@@ -123,7 +128,7 @@ impl Server {
     }
 
     /// The CSRF token the pages' forms carry.
-    fn csrf(&self) -> String {
+    pub(crate) fn csrf(&self) -> String {
         let page = self.get("/").body;
         let at = page
             .find("name=\"csrf\" value=\"")
@@ -133,7 +138,7 @@ impl Server {
     }
 
     /// Stops the server as Ctrl-C or a service manager would; its exit status.
-    fn stop(mut self) -> std::process::ExitStatus {
+    pub(crate) fn stop(mut self) -> std::process::ExitStatus {
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         let status = self.child.wait().unwrap();
         std::mem::forget(self);

@@ -176,8 +176,9 @@ pub enum Command {
         ratewatch review revoke C-1006\n  \
         ratewatch review export --out review.csv && ratewatch review import review.csv\n\n\
         Exit codes: 0 done, 2 usage error, unknown ref, a company the row was not offered (without\n\
-        --force) or the service does not know, or no database at --db, 4 database unusable, or with\n\
-        --force the key refused or the service unreachable.")]
+        --force) or the service does not know, no database at --db, or the database kept locked by\n\
+        another writer past 10 s (try again), 4 database unusable, or with --force the key refused or\n\
+        the service unreachable.")]
     Review(ReviewArgs),
 
     /// Mark a company's alert as seen: it stays in the reports, marked, and leaves the
@@ -190,7 +191,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         ratewatch ack C-1004 --note \"insolvency known, credit stopped\"\n  \
         ratewatch ack fc1e733d-c34f-4564-940a-51e0f4d721c0 --until 2026-12-31\n\n\
-        Exit codes: 0 recorded, 1 no company matches, 2 usage error, several companies match or no database at --db, 4 database unusable.")]
+        Exit codes: 0 recorded, 1 no company matches, 2 usage error, several companies match, no database at --db, or the database kept locked by another writer past 10 s (try again), 4 database unusable.")]
     Ack(AckArgs),
 
     /// List the acknowledgements in force: the company, its color when acknowledged, when,

@@ -703,7 +703,7 @@ impl Store {
         let Some((company, color)) = latest else {
             return Ok(None);
         };
-        self.conn
+        self.decision_conn()?
             .execute(
                 "INSERT OR REPLACE INTO acks (company, ref, color, acked_at, until, note)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

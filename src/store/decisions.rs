@@ -66,7 +66,7 @@ impl Store {
             Verdict::Accept(c) => Some(c.to_string()),
             Verdict::Ignore | Verdict::Reject => None,
         };
-        self.conn
+        self.decision_conn()?
             .execute(
                 "INSERT INTO decisions (ref, search_key, decision, company_id, decided_at, source)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -88,7 +88,7 @@ impl Store {
 
     /// Removes the decisions on a reference; how many there were.
     pub fn revoke(&mut self, reference: &str) -> Result<usize, StoreError> {
-        self.conn
+        self.decision_conn()?
             .execute("DELETE FROM decisions WHERE ref = ?1", [reference])
             .map_err(StoreError::at("removing a decision"))
     }
@@ -179,7 +179,7 @@ impl Store {
         let Some(key) = self.company_key(company).map_err(StoreError::at(&ctx))? else {
             return Ok(false);
         };
-        describe_candidate(&self.conn, key, &candidate, &country)
+        describe_candidate(self.decision_conn()?, key, &candidate, &country)
             .map(|changed| changed > 0)
             .map_err(StoreError::at(ctx))
     }

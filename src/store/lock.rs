@@ -32,9 +32,15 @@ pub struct RunLock {
 /// The lock file of a database: `<db>.lock` beside the real file when `db` exists (a
 /// symlink is followed), else beside `db`.
 pub fn lock_path(db: &Path) -> PathBuf {
+    beside(db, ".lock")
+}
+
+/// `<db><suffix>` beside the real file when `db` exists (a symlink is followed), else
+/// beside `db`: every name of the database finds the same one.
+pub(super) fn beside(db: &Path, suffix: &str) -> PathBuf {
     let real = std::fs::canonicalize(db).unwrap_or_else(|_| db.to_path_buf());
     let mut name = real.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
+    name.push(suffix);
     real.with_file_name(name)
 }
 

@@ -21,6 +21,7 @@ mod migrate;
 mod portfolios;
 mod recorder;
 mod search;
+mod turn;
 mod writer;
 
 use history::COUNT_COLORS;
@@ -81,6 +82,17 @@ pub enum StoreError {
     Busy { holder: String },
     #[error("{0}")]
     Lock(String),
+    /// Another writer kept the database past this command's wait: a moment later it is
+    /// free again (a run gives a decision its turn within a fraction of a second).
+    #[error(
+        "{context}: {holder} did not let this command in within {} s; try again in a moment",
+        waited.as_secs()
+    )]
+    Locked {
+        context: String,
+        holder: &'static str,
+        waited: Duration,
+    },
     #[error(
         "there is no database there; pass --db PATH (or set RATEWATCH_DB) to the file `ratewatch screen` writes"
     )]
@@ -98,11 +110,24 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The error of doing `context`: a database still locked by another writer after
+    /// [`WAIT`] is said as such, not as a database that cannot be used.
     fn at(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> StoreError {
         let context = context.into();
-        move |source| StoreError::Sql { context, source }
+        move |source| match source.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy) => StoreError::Locked {
+                context,
+                holder: "a screening run, or another program, writing the database",
+                waited: WAIT,
+            },
+            _ => StoreError::Sql { context, source },
+        }
     }
 }
+
+/// How long a connection waits for another writer (SQLite's busy timeout), and a decision
+/// for its turn.
+const WAIT: Duration = Duration::from_secs(10);
 
 /// The start of `t`'s calendar month in UTC: where a month's calls begin to count.
 pub fn month_start(t: Timestamp) -> Timestamp {
@@ -246,6 +271,9 @@ pub struct Store {
     /// Kept in memory only: a resumed run that dies again announces them again rather
     /// than never.
     delivered_before_resume: (i64, std::collections::HashSet<i64>),
+    /// The turn a decision took to write beside a run ([`Store::decision_conn`]); released
+    /// as the store closes, after the log is emptied (see `Drop`).
+    turn: Option<turn::Turn>,
 }
 
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
@@ -256,7 +284,7 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(StoreError::at("opening"))?;
-    conn.busy_timeout(Duration::from_secs(10))
+    conn.busy_timeout(WAIT)
         .map_err(StoreError::at("setting the busy timeout"))?;
     // Every transaction takes the write lock when it begins, so it waits (the busy
     // timeout) for another writer (`ack`, `review`, `sync-history`, a run) to finish. A
@@ -286,10 +314,13 @@ fn no_checkpoint_on_close(conn: &Connection) -> Result<(), StoreError> {
         .map_err(StoreError::at("keeping the log on close"))
 }
 
-/// A writing store empties the log as it closes (see `checkpoint::on_close`).
+/// A writing store empties the log as it closes (see `checkpoint::on_close`). A decision's
+/// turn is released only then: a run beside waits off its screening thread meanwhile,
+/// rather than on it, in `BEGIN`, for the copy to end.
 impl Drop for Store {
     fn drop(&mut self) {
         checkpoint::on_close(&self.conn);
+        drop(self.turn.take());
     }
 }
 
@@ -309,6 +340,7 @@ impl Store {
             path: path.to_path_buf(),
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
+            turn: None,
         })
     }
 
@@ -324,7 +356,7 @@ impl Store {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(StoreError::at("opening"))?;
-        conn.busy_timeout(Duration::from_secs(10))
+        conn.busy_timeout(WAIT)
             .map_err(StoreError::at("setting the busy timeout"))?;
         no_checkpoint_on_close(&conn)?;
         // Reading commands never upgrade: a database of an earlier schema waits for the
@@ -344,6 +376,7 @@ impl Store {
             path: path.to_path_buf(),
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
+            turn: None,
         })
     }
 
@@ -406,6 +439,16 @@ impl Store {
     }
 
     /// The internal key of the company with this UUID, if the database knows it.
+    /// The connection for a decision's write (an acknowledgement, a review's decision),
+    /// once a screening run beside has given way: the turn is taken on the first write and
+    /// kept until the store closes (see `turn`).
+    fn decision_conn(&mut self) -> Result<&Connection, StoreError> {
+        if self.turn.is_none() {
+            self.turn = Some(turn::Turn::take(&self.path, WAIT)?);
+        }
+        Ok(&self.conn)
+    }
+
     pub(crate) fn company_key(&self, company: Uuid) -> rusqlite::Result<Option<i64>> {
         find_company(&self.conn, company)
     }
@@ -931,7 +974,14 @@ impl Store {
             conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
                 .map_err(StoreError::at("handing checkpoints to their thread"))?;
         }
-        Writer::start(conn, run_id, checkpointer, self.service_clock.clone())
+        let turns = turn::Watch::start(&self.path);
+        Writer::start(
+            conn,
+            run_id,
+            checkpointer,
+            turns,
+            self.service_clock.clone(),
+        )
     }
 }
 

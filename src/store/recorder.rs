@@ -3,9 +3,10 @@
 //! pipeline only sends records and asks questions.
 //!
 //! Records are applied at once; a commit takes the connection away to a blocking thread
-//! for the tens of milliseconds it writes pages, so that the answers arriving meanwhile
-//! are not left unread. While it is away, records queue (the writer keeps them) and
-//! questions wait for it to come home.
+//! for the tens of milliseconds it writes pages (and, giving a decision beside the run its
+//! turn, until that is written), so that the answers arriving meanwhile are not left
+//! unread. While it is away, records queue (the writer keeps them) and questions wait for
+//! it to come home.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};

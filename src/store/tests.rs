@@ -3276,3 +3276,23 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
         .unwrap();
     assert_eq!((pending, named.as_str()), (true, "resumed"));
 }
+
+#[test]
+fn a_write_that_cannot_get_in_within_its_wait_says_so_and_asks_to_try_again() {
+    let (_dir, path, _) = new_store();
+    // Another program holding the write lock, which knows nothing of the run's turn.
+    let other = Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let mut store = Store::open(&path).unwrap();
+    store.conn.busy_timeout(Duration::from_millis(50)).unwrap();
+    let refused = store.revoke("R1").unwrap_err();
+    assert!(matches!(refused, StoreError::Locked { .. }), "{refused:?}");
+    let said = refused.to_string();
+    assert!(
+        said.starts_with("removing a decision: a screening run, or another program, writing")
+            && said.contains("within 10 s; try again in a moment"),
+        "{said}"
+    );
+    other.execute_batch("COMMIT").unwrap();
+    assert_eq!(store.revoke("R1").unwrap(), 0, "in once it is free");
+}

@@ -499,10 +499,20 @@ pub fn after_heading(text: &str) -> &str {
 /// against it: a database, and a file whose next screening lasts long enough for other
 /// commands, or a page, to meet it.
 pub fn a_slow_night() -> (Background, Workspace, std::path::PathBuf) {
+    a_first_night(std::time::Duration::from_millis(30), 240, 8)
+}
+
+/// A simulator that answers after `latency`, and a first night of a `rows`-row portfolio
+/// screened against it at `concurrency` requests in flight.
+pub fn a_first_night(
+    latency: std::time::Duration,
+    rows: u64,
+    concurrency: u16,
+) -> (Background, Workspace, std::path::PathBuf) {
     // The night the tests meet is day 5, on today.
     let sim = background(SimConfig {
         faults: ratewatch::sim::Faults {
-            latency: std::time::Duration::from_millis(30),
+            latency,
             ..ratewatch::sim::Faults::default()
         },
         calendar: calendar_ending_on_today(5),
@@ -510,9 +520,13 @@ pub fn a_slow_night() -> (Background, Workspace, std::path::PathBuf) {
     });
     let ws = Workspace::new();
     let mut buf = Vec::new();
-    ratewatch::sim::portfolio::write(sim.server.dataset(), 240, &mut buf).unwrap();
+    ratewatch::sim::portfolio::write(sim.server.dataset(), rows, &mut buf).unwrap();
     let file = ws.write("p.csv", &buf);
-    let night = ws.screen(&sim, &file).output().unwrap();
+    let night = ws
+        .screen(&sim, &file)
+        .args(["--concurrency", &concurrency.to_string()])
+        .output()
+        .unwrap();
     assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
     (sim, ws, file)
 }

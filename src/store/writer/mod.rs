@@ -13,6 +13,10 @@
 //! pile up unread. While the connection is away, records queue and are written when it
 //! returns; questions wait for it ([`Writer::is_home`]).
 //!
+//! A decision beside the run (`ack`, `review`, a form of the page) asks for its turn
+//! (`store::turn`): the open transaction is then committed at once, whatever its age, and
+//! the connection stays away until the decision is written ([`CommitJob::run`]).
+//!
 //! Every search, input row and company is found again through the UNIQUE index on its
 //! key (`resolutions.search_key`, `inputs_by_fields`, `companies.company_id`), by the
 //! same connection: a killed run leaves nothing to catch up, each commit being whole.
@@ -28,6 +32,7 @@ mod inputs;
 mod questions;
 mod records;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
@@ -35,6 +40,7 @@ use uuid::Uuid;
 
 use self::appends::Appends;
 use super::checkpoint::Checkpointer;
+use super::turn::Watch;
 use super::{StoreError, now_text};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
@@ -51,6 +57,10 @@ const FIRST_TRANSACTIONS: Duration = Duration::from_secs(1);
 /// as often): it stays about ten seconds of writes long, and the writer copies only the
 /// last moment's pages itself.
 const LOG_RESTART: Duration = Duration::from_secs(10);
+/// How long the run waits for a decision to which it gave way: one takes milliseconds,
+/// once it gets in. A decision that holds its turn longer is not waited for again until
+/// it lets go, so that a stuck one (a process stopped midway) cannot stall the run.
+const GIVING_WAY: Duration = Duration::from_secs(10);
 
 /// How a resolution ended, as cached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,6 +163,11 @@ pub struct Writer {
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
+    /// Where a decision beside the run asks for its turn; `None` if it cannot be watched.
+    turns: Option<Arc<Watch>>,
+    /// A decision held its turn past [`GIVING_WAY`]: the run goes on without giving way
+    /// until the turn is seen free.
+    turn_stuck: bool,
     /// When the log last started over, and how often it does.
     log_started: Instant,
     /// When the writer started: how long its transactions may last grows with it.
@@ -160,6 +175,8 @@ pub struct Writer {
     pub(super) log_restart: Duration,
     /// How long a transaction stays open ([`MAX_TRANSACTION`]).
     pub(super) max_transaction: Duration,
+    /// How long the run waits for a decision it gave way to ([`GIVING_WAY`]).
+    pub(super) giving_way: Duration,
 }
 
 impl Writer {
@@ -167,6 +184,7 @@ impl Writer {
         conn: Connection,
         run_id: i64,
         checkpointer: Option<Checkpointer>,
+        turns: Option<Watch>,
         clock: super::clock::ServiceClock,
     ) -> Result<Writer, StoreError> {
         // A resumed run goes on knowing which companies it has rated.
@@ -189,10 +207,13 @@ impl Writer {
             appends: Appends::default(),
             written: 0,
             checkpointer,
+            turns: turns.map(Arc::new),
+            turn_stuck: false,
             log_started: Instant::now(),
             writing_since: Instant::now(),
             log_restart: LOG_RESTART,
             max_transaction: MAX_TRANSACTION,
+            giving_way: GIVING_WAY,
         })
     }
     /// Writes a record in the open transaction. If it fails, the whole transaction is
@@ -223,12 +244,18 @@ impl Writer {
             .as_ref()
             .expect("the writer's connection is asked for only while it is home")
     }
-    /// Once the open transaction is old enough, takes the connection away and returns the
-    /// work that commits it, to be run on another thread and handed back to
-    /// [`Writer::committed`]. Called on a timer, so a quiet moment leaves nothing
-    /// uncommitted for long.
+    /// Once the open transaction is old enough, or a decision beside the run asks for its
+    /// turn, takes the connection away and returns the work that commits it (and waits for
+    /// the decision), to be run on another thread and handed back to [`Writer::committed`].
+    /// Called on a timer, so a quiet moment leaves nothing uncommitted for long, and a
+    /// decision waits a tick at most.
     pub fn commit_job(&mut self) -> Option<CommitJob> {
         let started = self.open?;
+        if self.turn_asked() {
+            let mut job = self.take_commit()?;
+            job.give_way = self.turns.clone().map(|turns| (turns, self.giving_way));
+            return Some(job);
+        }
         // As long as the run had lasted when the transaction began, within the bounds.
         let due = started
             .saturating_duration_since(self.writing_since)
@@ -239,6 +266,12 @@ impl Writer {
         } else {
             None
         }
+    }
+    /// Whether a decision asks for its turn, unless one stuck is not waited for.
+    fn turn_asked(&mut self) -> bool {
+        let asked = self.turns.as_ref().is_some_and(|t| t.asked());
+        self.turn_stuck &= asked;
+        asked && !self.turn_stuck
     }
     /// Closes the open transaction, if any, and takes the connection away to commit it.
     fn take_commit(&mut self) -> Option<CommitJob> {
@@ -251,11 +284,19 @@ impl Writer {
             conn: self.conn.take()?,
             restart_log: self.checkpointer.is_some()
                 && self.log_started.elapsed() >= self.log_restart,
+            give_way: None,
         })
     }
     /// Takes the connection back after its commit, then writes what was queued meanwhile.
     pub fn committed(&mut self, done: Committed) -> Result<(), StoreError> {
         self.conn = Some(done.conn);
+        if done.turn_stuck {
+            tracing::warn!(
+                "a write beside the run held its turn past {} s; the run goes on without waiting for it",
+                self.giving_way.as_secs()
+            );
+            self.turn_stuck = true;
+        }
         // A failed commit was rolled back (see `CommitJob::run`): as after any rollback,
         // nothing more is written.
         self.failed |= done.result.is_err();
@@ -428,6 +469,9 @@ pub struct CommitJob {
     /// Rows to write in the transaction before it commits ([`Appends`]).
     appends: Appends,
     run_id: i64,
+    /// A decision asked for its turn: once committed, wait until it is written, so long
+    /// at most.
+    give_way: Option<(Arc<Watch>, Duration)>,
 }
 
 /// A commit done, to hand back to [`Writer::committed`].
@@ -435,6 +479,8 @@ pub struct Committed {
     conn: Connection,
     /// Whether the log now starts over.
     result: Result<bool, rusqlite::Error>,
+    /// The decision given way to still held its turn after [`Writer::giving_way`].
+    turn_stuck: bool,
 }
 
 impl CommitJob {
@@ -444,6 +490,11 @@ impl CommitJob {
     /// which a writer that begins again straight after each commit never sees otherwise,
     /// and the log would grow for the whole run. (Busy when the thread is copying at that
     /// moment: then the next commit tries again.)
+    ///
+    /// Giving way, it then holds the connection, no transaction open, until the decision
+    /// that asked has written and released its turn: begun again at once, the run would
+    /// take the write lock back before the decision's next look (SQLite's busy wait polls,
+    /// up to 100 ms apart).
     pub fn run(mut self) -> Committed {
         let committed = self
             .appends
@@ -464,9 +515,13 @@ impl CommitJob {
                 .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(0))
                 .map(|busy| busy == 0)
         });
+        let turn_stuck = self
+            .give_way
+            .is_some_and(|(turns, wait)| !turns.wait_done(wait));
         Committed {
             conn: self.conn,
             result,
+            turn_stuck,
         }
     }
 }
@@ -507,7 +562,7 @@ mod tests {
     use rusqlite::Connection;
     use uuid::Uuid;
 
-    use super::{KeySet, Outcome, Record, RowRecord};
+    use super::{KeySet, MAX_TRANSACTION, Outcome, Record, RowRecord};
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::Store;
 
@@ -798,6 +853,79 @@ mod tests {
              FROM rating_confirmations JOIN ratings ON ratings.id = rating",
         );
         assert_eq!(confirmed, ["1 2 1"]);
+    }
+
+    /// A decision on reference `r`, recorded by a store of its own (as `ack` or `review`
+    /// beside a run would), on a thread of its own.
+    fn decide_beside(path: &std::path::Path, r: &str) -> std::thread::JoinHandle<()> {
+        let path = path.to_path_buf();
+        let r = r.to_string();
+        std::thread::spawn(move || {
+            let mut store = Store::open(&path).unwrap();
+            store
+                .decide(&crate::model::Decision {
+                    reference: r,
+                    search_key: "k".into(),
+                    verdict: crate::model::Verdict::Ignore,
+                    decided_at: jiff::Timestamp::now(),
+                    source: "test".into(),
+                })
+                .unwrap();
+        })
+    }
+
+    #[test]
+    fn a_decision_beside_a_run_is_given_way_at_the_next_tick_and_the_run_goes_on() {
+        let (_dir, path, _store, _, mut writer) = new_run();
+        // A run long under way: its transactions last three seconds.
+        writer.writing_since -= Duration::from_secs(3600);
+        found_and_rated(&mut writer, 1, Color::Green, 2);
+        let started = std::time::Instant::now();
+        let decision = decide_beside(&path, "R1");
+        while !decision.is_finished() {
+            writer.tick().unwrap();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        decision.join().unwrap();
+        assert!(
+            started.elapsed() < MAX_TRANSACTION,
+            "given way before the transaction was due: {:?}",
+            started.elapsed()
+        );
+        found_and_rated(&mut writer, 2, Color::Red, 3);
+        writer.finish().unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let decided: Vec<String> = rows(&conn, "SELECT ref FROM decisions");
+        assert_eq!(decided, ["R1"]);
+        let rated: Vec<i64> = rows(&conn, "SELECT line FROM run_rows ORDER BY line");
+        assert_eq!(rated, [2, 3], "the rows before and after it");
+    }
+
+    #[test]
+    fn a_decision_stuck_with_its_turn_is_waited_for_once_then_the_run_goes_on() {
+        let (_dir, path, _store, _, mut writer) = new_run();
+        writer.giving_way = Duration::from_millis(50);
+        // A decision that took its turn and never writes (a process stopped midway).
+        let stuck = crate::store::turn::Turn::take(&path, Duration::ZERO).unwrap();
+        found_and_rated(&mut writer, 1, Color::Green, 2);
+        writer.tick().unwrap();
+        assert!(writer.open.is_none(), "committed for the decision");
+        found_and_rated(&mut writer, 2, Color::Green, 3);
+        writer.tick().unwrap();
+        assert!(
+            writer.open.is_some(),
+            "not given way again while the stuck turn is held"
+        );
+        drop(stuck);
+        writer.tick().unwrap();
+        let decision = decide_beside(&path, "R2");
+        while !decision.is_finished() {
+            writer.tick().unwrap();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        decision.join().unwrap();
+        assert!(writer.open.is_none(), "given way to the next decision");
+        writer.finish().unwrap();
     }
 
     #[test]
