@@ -216,27 +216,9 @@ fn twelve_acks_and_reviews_beside_a_screening_all_get_in_and_change_no_count() {
     let counted = counts(&ws);
     assert_eq!(counted[0], 1_500);
     assert_eq!(counted, counts(&alone), "the same night beside nothing");
-    // Kept, unless the run saw the company change color after it was acknowledged.
     let acks: Value = serde_json::from_slice(&ratewatch(&ws, &["acks", "--json"]).stdout).unwrap();
-    let kept: Vec<&str> = acks
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|a| a["company_id"].as_str())
-        .collect();
-    let changed: Vec<String> = ws.report()["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["change"] != "unchanged")
-        .filter_map(|r| r["company_id"].as_str().map(str::to_string))
-        .collect();
-    for company in companies.iter().step_by(97).take(12) {
-        assert!(
-            kept.contains(&company.as_str()) || changed.contains(company),
-            "{company} kept or changed: {acks}"
-        );
-    }
+    let acked: Vec<String> = companies.iter().step_by(97).take(12).cloned().collect();
+    crate::common::assert_acks_kept_unless_changed(&ws, &acks, &acked);
     let decisions: Value =
         serde_json::from_slice(&ratewatch(&ws, &["review", "list", "--json"]).stdout).unwrap();
     assert_eq!(

@@ -13,9 +13,9 @@ use ratewatch::sim::{Endpoint, Faults, SimConfig};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::common::after_heading;
 use crate::common::wait::{Spawned, wait_for};
 use crate::common::{Background, KEY, Workspace, background, rows_by_ref};
+use crate::common::{after_heading, listed_alerts};
 
 fn sim(faults: Faults) -> Background {
     background(SimConfig {
@@ -767,22 +767,6 @@ fn screen_on_a_full_disk(
         });
     }
     cmd.output().unwrap()
-}
-
-/// The listed alerts of a run: (company, kind, previous color), by company.
-fn listed_alerts(db: &Path, run_id: i64) -> Vec<(String, String, Option<String>)> {
-    let conn = Connection::open(db).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT c.company_id, a.kind, a.previous_color FROM run_alerts a
-             JOIN companies c ON c.id = a.company
-             WHERE a.run_id = ?1 AND a.listed = 1 ORDER BY c.company_id",
-        )
-        .unwrap();
-    stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
 }
 
 /// A disk that fills up during a night: what the database holds of the run is still said

@@ -21,12 +21,12 @@ use ratewatch::sim::{SimConfig, dataset::Dataset};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::common::after_heading;
 use crate::common::wait::{Spawned, wait_until};
 use crate::common::{
     Background, KEY, Reply, Seen, Workspace, background, isolated, read_request, recording,
     write_reply,
 };
+use crate::common::{after_heading, listed_alerts};
 
 fn sim(seed: u64) -> Background {
     background(SimConfig {
@@ -1608,22 +1608,6 @@ fn an_identifier_answered_with_another_company_fails_its_row_and_the_next_night_
         "only the wrong answers are searched again"
     );
     assert_eq!(truth(&ws.report()), right);
-}
-
-/// The listed alerts of a run: (company, kind, previous color), in order.
-fn listed_alerts(db: &Path, run_id: i64) -> Vec<(String, String, Option<String>)> {
-    let conn = Connection::open(db).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT c.company_id, a.kind, a.previous_color FROM run_alerts a
-             JOIN companies c ON c.id = a.company
-             WHERE a.run_id = ?1 AND a.listed = 1 ORDER BY c.company_id",
-        )
-        .unwrap();
-    stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
 }
 
 /// A night whose reports could not be written told nobody its news: the next night tells

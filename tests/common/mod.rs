@@ -530,3 +530,49 @@ pub fn a_first_night(
     assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
     (sim, ws, file)
 }
+
+/// Each company of `acked`, acknowledged beside a run, is still acknowledged in `acks`
+/// (`ratewatch acks --json`), unless the run saw it change color after it was
+/// acknowledged: then the change is news, and ends the acknowledgement, as for
+/// `ratewatch ack`. The changes are read from the run's report.json in `ws`.
+pub fn assert_acks_kept_unless_changed(ws: &Workspace, acks: &Value, acked: &[String]) {
+    let kept: Vec<&str> = acks
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["company_id"].as_str())
+        .collect();
+    let changed: Vec<String> = ws.report()["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| {
+            ["deteriorated", "improved", "changed", "gone"]
+                .contains(&r["change"].as_str().unwrap_or(""))
+        })
+        .filter_map(|r| r["company_id"].as_str().map(str::to_string))
+        .collect();
+    for company in acked {
+        assert!(
+            kept.contains(&company.as_str()) || changed.contains(company),
+            "{company} kept or changed: {acks}"
+        );
+    }
+}
+
+/// The listed alerts of run `run_id` in the database at `db`: (company, kind, previous
+/// color), by company.
+pub fn listed_alerts(db: &Path, run_id: i64) -> Vec<(String, String, Option<String>)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare(
+            "SELECT c.company_id, a.kind, a.previous_color FROM run_alerts a
+             JOIN companies c ON c.id = a.company
+             WHERE a.run_id = ?1 AND a.listed = 1 ORDER BY c.company_id",
+        )
+        .unwrap();
+    stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
