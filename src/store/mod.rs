@@ -153,62 +153,53 @@ pub struct CachedResolution {
 }
 
 /// The cached answer to a search, through the UNIQUE index on `search_key`, with its
-/// company's registry identifiers (through the primary key of `company_external_ids`).
+/// company's registry identifiers (through the primary key of `company_external_ids`, in
+/// the same statement: a nightly run asks this for every row).
 pub(crate) fn read_resolution(
     conn: &Connection,
     key: &str,
 ) -> Result<Option<CachedResolution>, StoreError> {
-    let ctx = "reading the resolution cache";
-    let hit = conn
-        .prepare_cached(
-            "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, r.company
-             FROM resolutions r LEFT JOIN companies c ON c.id = r.company
-             WHERE r.search_key = ?1",
-        )
-        .and_then(|mut s| {
-            s.query_row([key], |r| {
-                // What the cache holds is read as written, or the run stops on it: a search
-                // taken for another answer than the service gave would report the row wrongly.
-                let unreadable = |at: usize, e: Box<dyn std::error::Error + Send + Sync>| {
-                    rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e)
-                };
-                let outcome: String = r.get(0)?;
-                let candidates: Option<String> = r.get(2)?;
-                let hit = CachedResolution {
-                    outcome: Outcome::parse(&outcome).ok_or_else(|| {
-                        unreadable(0, format!("unknown outcome {outcome:?}").into())
-                    })?,
-                    company_id: match r.get_ref(1)? {
-                        rusqlite::types::ValueRef::Null => None,
-                        _ => Some(read_uuid(r, 1)?),
-                    },
-                    candidates: candidates
-                        .map(|c| serde_json::from_str(&c).map_err(|e| unreadable(2, e.into())))
-                        .transpose()?
-                        .unwrap_or_default(),
-                    resolved_at: read_time(r, 3)?,
-                    external_ids: Vec::new(),
-                };
-                Ok((hit, r.get::<_, Option<i64>>(4)?))
+    conn.prepare_cached(
+        "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at,
+                (SELECT group_concat(e.service || char(31) || e.external_id, char(30))
+                 FROM company_external_ids e WHERE e.company = r.company)
+         FROM resolutions r LEFT JOIN companies c ON c.id = r.company
+         WHERE r.search_key = ?1",
+    )
+    .and_then(|mut s| {
+        s.query_row([key], |r| {
+            // What the cache holds is read as written, or the run stops on it: a search
+            // taken for another answer than the service gave would report the row wrongly.
+            let unreadable = |at: usize, e: Box<dyn std::error::Error + Send + Sync>| {
+                rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e)
+            };
+            let outcome: String = r.get(0)?;
+            let candidates: Option<String> = r.get(2)?;
+            let ids: Option<String> = r.get(4)?;
+            Ok(CachedResolution {
+                outcome: Outcome::parse(&outcome)
+                    .ok_or_else(|| unreadable(0, format!("unknown outcome {outcome:?}").into()))?,
+                company_id: match r.get_ref(1)? {
+                    rusqlite::types::ValueRef::Null => None,
+                    _ => Some(read_uuid(r, 1)?),
+                },
+                candidates: candidates
+                    .map(|c| serde_json::from_str(&c).map_err(|e| unreadable(2, e.into())))
+                    .transpose()?
+                    .unwrap_or_default(),
+                resolved_at: read_time(r, 3)?,
+                // Unit and record separators: neither is ever part of a service's text.
+                external_ids: ids
+                    .iter()
+                    .flat_map(|ids| ids.split('\u{1e}'))
+                    .filter_map(|pair| pair.split_once('\u{1f}'))
+                    .map(|(service, id)| (service.to_string(), id.to_string()))
+                    .collect(),
             })
-            .optional()
         })
-        .map_err(StoreError::at(ctx))?;
-    let Some((mut hit, company)) = hit else {
-        return Ok(None);
-    };
-    if let Some(company) = company {
-        hit.external_ids = conn
-            .prepare_cached(
-                "SELECT service, external_id FROM company_external_ids WHERE company = ?1",
-            )
-            .and_then(|mut s| {
-                s.query_map([company], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map_err(StoreError::at(ctx))?;
-    }
-    Ok(Some(hit))
+        .optional()
+    })
+    .map_err(StoreError::at("reading the resolution cache"))
 }
 
 /// The internal key of the company with this UUID, through the UNIQUE index on
