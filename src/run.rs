@@ -813,9 +813,11 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     let refresh = request.refresh_resolutions;
     // The cache as the run asks it: its answers go by the same rules.
     let mut cached = |query: &Query| match &store {
-        Some(store) if !refresh => store.cached_resolution(&query.cache_key()).map(|hit| {
-            hit.and_then(|hit| Found::cached(hit, query, max_age.resolution_max_age, now))
-        }),
+        Some(store) if !refresh => store
+            .cached_answer(&query.cache_key(), query.identifier())
+            .map(|hit| {
+                hit.and_then(|hit| Found::cached(hit, query, max_age.resolution_max_age, now))
+            }),
         _ => Ok(None),
     };
     let mut preview = Preview {

@@ -175,6 +175,7 @@ impl Found {
         }
         if let (Outcome::Resolved, Some(_), Query::ById { service, id, .. }) =
             (hit.outcome, hit.company_id, query)
+            && !hit.holds_exactly
             && !crate::identifiers::holds_identifier(&hit.external_ids, service, id)
         {
             return None;
@@ -499,6 +500,7 @@ mod tests {
             resolved_at: now
                 .checked_sub(jiff::SignedDuration::from_hours(hours))
                 .unwrap(),
+            holds_exactly: false,
             external_ids: vec![("SIREN".to_string(), "552100554".to_string())],
         };
         let by_name = Query::ByName(crate::model::NameQuery::default());

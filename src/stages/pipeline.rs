@@ -767,7 +767,11 @@ impl Pipeline {
                 // company turned out unknown.
                 let cached = match again || self.options.refresh_resolutions {
                     true => None,
-                    false => self.store.cached_resolution(&key).await?,
+                    false => {
+                        self.store
+                            .cached_resolution(&key, query.identifier())
+                            .await?
+                    }
                 };
                 let now = jiff::Timestamp::now();
                 let max_age = self.options.resolution_max_age;

@@ -89,6 +89,14 @@ impl Query {
         }
     }
 
+    /// An identifier search's service and identifier; `None` for a name search.
+    pub fn identifier(&self) -> Option<(&str, &str)> {
+        match self {
+            Query::ById { service, id, .. } => Some((service, id)),
+            Query::ByName(_) => None,
+        }
+    }
+
     /// The country searched in, as given.
     pub fn country(&self) -> &str {
         match self {

@@ -147,59 +147,80 @@ pub struct CachedResolution {
     pub company_id: Option<Uuid>,
     pub candidates: Vec<Candidate>,
     pub resolved_at: Timestamp,
-    /// The registry identifiers the company holds, as the service gave them (service
-    /// code, identifier): a cached answer to an identifier search is checked against them.
+    /// Asked for an identifier: whether the company holds it exactly as asked.
+    pub holds_exactly: bool,
+    /// Asked for an identifier the company does not hold exactly as asked: the registry
+    /// identifiers it holds (service code, identifier), for the caller to compare by the
+    /// registries' rules. Empty otherwise.
     pub external_ids: Vec<(String, String)>,
 }
 
-/// The cached answer to a search, through the UNIQUE index on `search_key`, with its
-/// company's registry identifiers (through the primary key of `company_external_ids`, in
-/// the same statement: a nightly run asks this for every row).
+/// The cached answer to a search, through the UNIQUE index on `search_key`. `asked`, for
+/// an identifier search (service code, identifier): whether the company holds it as
+/// written, through the primary key of `company_external_ids` in the same statement (a
+/// nightly run asks this for every row), and, when it does not, every identifier it holds.
 pub(crate) fn read_resolution(
     conn: &Connection,
     key: &str,
+    asked: Option<(&str, &str)>,
 ) -> Result<Option<CachedResolution>, StoreError> {
-    conn.prepare_cached(
-        "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at,
-                (SELECT group_concat(e.service || char(31) || e.external_id, char(30))
-                 FROM company_external_ids e WHERE e.company = r.company)
-         FROM resolutions r LEFT JOIN companies c ON c.id = r.company
-         WHERE r.search_key = ?1",
-    )
-    .and_then(|mut s| {
-        s.query_row([key], |r| {
-            // What the cache holds is read as written, or the run stops on it: a search
-            // taken for another answer than the service gave would report the row wrongly.
-            let unreadable = |at: usize, e: Box<dyn std::error::Error + Send + Sync>| {
-                rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e)
-            };
-            let outcome: String = r.get(0)?;
-            let candidates: Option<String> = r.get(2)?;
-            let ids: Option<String> = r.get(4)?;
-            Ok(CachedResolution {
-                outcome: Outcome::parse(&outcome)
-                    .ok_or_else(|| unreadable(0, format!("unknown outcome {outcome:?}").into()))?,
-                company_id: match r.get_ref(1)? {
-                    rusqlite::types::ValueRef::Null => None,
-                    _ => Some(read_uuid(r, 1)?),
-                },
-                candidates: candidates
-                    .map(|c| serde_json::from_str(&c).map_err(|e| unreadable(2, e.into())))
-                    .transpose()?
-                    .unwrap_or_default(),
-                resolved_at: read_time(r, 3)?,
-                // Unit and record separators: neither is ever part of a service's text.
-                external_ids: ids
-                    .iter()
-                    .flat_map(|ids| ids.split('\u{1e}'))
-                    .filter_map(|pair| pair.split_once('\u{1f}'))
-                    .map(|(service, id)| (service.to_string(), id.to_string()))
-                    .collect(),
+    let ctx = "reading the resolution cache";
+    let (service, id) = asked.unzip();
+    let service = service.map(str::to_uppercase);
+    let hit = conn
+        .prepare_cached(
+            "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, r.company,
+                    EXISTS (SELECT 1 FROM company_external_ids e
+                            WHERE e.company = r.company AND e.service = ?2
+                              AND e.external_id = ?3)
+             FROM resolutions r LEFT JOIN companies c ON c.id = r.company
+             WHERE r.search_key = ?1",
+        )
+        .and_then(|mut s| {
+            s.query_row(params![key, service, id], |r| {
+                // What the cache holds is read as written, or the run stops on it: a search
+                // taken for another answer than the service gave would report the row wrongly.
+                let unreadable = |at: usize, e: Box<dyn std::error::Error + Send + Sync>| {
+                    rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Text, e)
+                };
+                let outcome: String = r.get(0)?;
+                let candidates: Option<String> = r.get(2)?;
+                let hit = CachedResolution {
+                    outcome: Outcome::parse(&outcome).ok_or_else(|| {
+                        unreadable(0, format!("unknown outcome {outcome:?}").into())
+                    })?,
+                    company_id: match r.get_ref(1)? {
+                        rusqlite::types::ValueRef::Null => None,
+                        _ => Some(read_uuid(r, 1)?),
+                    },
+                    candidates: candidates
+                        .map(|c| serde_json::from_str(&c).map_err(|e| unreadable(2, e.into())))
+                        .transpose()?
+                        .unwrap_or_default(),
+                    resolved_at: read_time(r, 3)?,
+                    holds_exactly: r.get(5)?,
+                    external_ids: Vec::new(),
+                };
+                Ok((hit, r.get::<_, Option<i64>>(4)?))
             })
+            .optional()
         })
-        .optional()
-    })
-    .map_err(StoreError::at("reading the resolution cache"))
+        .map_err(StoreError::at(ctx))?;
+    let Some((mut hit, company)) = hit else {
+        return Ok(None);
+    };
+    if let (Some(company), Some(_), false) = (company, asked, hit.holds_exactly) {
+        hit.external_ids = conn
+            .prepare_cached(
+                "SELECT service, external_id FROM company_external_ids WHERE company = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_map([company], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(StoreError::at(ctx))?;
+    }
+    Ok(Some(hit))
 }
 
 /// The internal key of the company with this UUID, through the UNIQUE index on
@@ -446,7 +467,17 @@ impl Store {
 
     /// The cached answer to a search, if any (whatever its age), for a run's preview.
     pub fn cached_resolution(&self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
-        read_resolution(&self.conn, key)
+        read_resolution(&self.conn, key, None)
+    }
+
+    /// The cached answer to a search, with whether its company holds the identifier
+    /// `asked` (service code, identifier) for an identifier search ([`read_resolution`]).
+    pub fn cached_answer(
+        &self,
+        key: &str,
+        asked: Option<(&str, &str)>,
+    ) -> Result<Option<CachedResolution>, StoreError> {
+        read_resolution(&self.conn, key, asked)
     }
 
     /// The company's latest rating and when a run last saw it (a run whose refresh ages

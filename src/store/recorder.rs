@@ -73,8 +73,9 @@ impl Recorder {
     pub async fn cached_resolution(
         &self,
         key: &str,
+        asked: Option<(&str, &str)>,
     ) -> Result<Option<CachedResolution>, StoreError> {
-        self.at_home().await?.cached_resolution(key)
+        self.at_home().await?.cached_resolution(key, asked)
     }
 
     /// Whether this run has already rated the company.

@@ -645,21 +645,21 @@ mod tests {
         writer
             .send(resolution("k1", Outcome::Resolved, Some(1)))
             .unwrap();
-        let hit = writer.cached_resolution("k1").unwrap().unwrap();
+        let hit = writer.cached_resolution("k1", None).unwrap().unwrap();
         assert_eq!(
             (hit.outcome, hit.company_id),
             (Outcome::Resolved, Some(Uuid::from_u128(1)))
         );
         assert_eq!(
             writer
-                .cached_resolution("k2")
+                .cached_resolution("k2", None)
                 .unwrap()
                 .unwrap()
                 .candidates
                 .len(),
             1
         );
-        assert!(writer.cached_resolution("k3").unwrap().is_none());
+        assert!(writer.cached_resolution("k3", None).unwrap().is_none());
         writer
             .send(resolution("k2", Outcome::Unresolved, None))
             .unwrap();
@@ -786,8 +786,8 @@ mod tests {
         // The resumed run finds what was committed and adds the rest once.
         store.resume_run(run_id).unwrap();
         let mut writer = store.writer(run_id).unwrap();
-        assert!(writer.cached_resolution("k1").unwrap().is_some());
-        assert!(writer.cached_resolution("k2").unwrap().is_none());
+        assert!(writer.cached_resolution("k1", None).unwrap().is_some());
+        assert!(writer.cached_resolution("k2", None).unwrap().is_none());
         assert!(writer.rated(Uuid::from_u128(1)).unwrap());
         assert!(!writer.rated(Uuid::from_u128(2)).unwrap());
         found_and_rated(&mut writer, 2, Color::Red, 3);

@@ -18,9 +18,14 @@ const LAST_RUN: &str = "SELECT max(CASE WHEN f.rating IS NULL THEN x.first_run_i
 
 impl Writer {
     /// The cached answer to a search, if any (whatever its age).
-    pub fn cached_resolution(&mut self, key: &str) -> Result<Option<CachedResolution>, StoreError> {
+    /// `asked`: an identifier search's service and identifier ([`crate::store::read_resolution`]).
+    pub fn cached_resolution(
+        &mut self,
+        key: &str,
+        asked: Option<(&str, &str)>,
+    ) -> Result<Option<CachedResolution>, StoreError> {
         self.begin()?;
-        crate::store::read_resolution(self.conn(), key)
+        crate::store::read_resolution(self.conn(), key, asked)
     }
 
     /// Whether this run has already rated the company.

@@ -79,7 +79,7 @@ impl Writer {
         search_key: &str,
         country: &str,
     ) -> Result<(), StoreError> {
-        let Some(cached) = crate::store::read_resolution(self.conn(), search_key)? else {
+        let Some(cached) = crate::store::read_resolution(self.conn(), search_key, None)? else {
             return Ok(());
         };
         let Some(candidate) = cached.candidates.iter().find(|c| c.id == company) else {
