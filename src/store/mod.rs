@@ -170,7 +170,8 @@ pub(crate) fn read_resolution(
     let hit = conn
         .prepare_cached(
             "SELECT r.outcome, c.company_id, r.candidates, r.resolved_at, r.company,
-                    EXISTS (SELECT 1 FROM company_external_ids e
+                    ?2 IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM company_external_ids e
                             WHERE e.company = r.company AND e.service = ?2
                               AND e.external_id = ?3)
              FROM resolutions r LEFT JOIN companies c ON c.id = r.company
