@@ -22,7 +22,7 @@ use super::open_connection;
 /// checkpoint, not once per transaction: copying every ten seconds rather than every second
 /// took a slow first run's writes from 7.5 to 5.5 times its growth (3,000 rows at 8
 /// requests at a time; a fast run gains 1 to 2 %). The log holds ten seconds of writes.
-const EVERY: Duration = Duration::from_secs(10);
+pub(super) const EVERY: Duration = Duration::from_secs(10);
 
 /// How long emptying the log on close waits for a reader still in it.
 const EMPTYING_WAITS: Duration = Duration::from_millis(100);
@@ -34,9 +34,9 @@ pub struct Checkpointer {
 }
 
 impl Checkpointer {
-    /// Starts checkpointing the database at `path`; `None` (logged) if it cannot, and then
-    /// SQLite's own checkpoints must stay on.
-    pub fn start(path: &Path) -> Option<Checkpointer> {
+    /// Starts checkpointing the database at `path` `every` so often ([`EVERY`]); `None`
+    /// (logged) if it cannot, and then SQLite's own checkpoints must stay on.
+    pub fn start(path: &Path, every: Duration) -> Option<Checkpointer> {
         let conn = open_connection(path)
             .inspect_err(|e| tracing::warn!("checkpoints stay in the writer: {e}"))
             .ok()?;
@@ -44,7 +44,7 @@ impl Checkpointer {
         let thread = std::thread::Builder::new()
             .name("checkpoint".into())
             .spawn(move || {
-                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
                     // A failed checkpoint loses nothing: the pages stay in the log, and the
                     // next checkpoint (or the next connection) copies them.
                     if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))

@@ -287,6 +287,9 @@ pub struct Store {
     /// The turn a decision took to write beside a run ([`Store::decision_conn`]); released
     /// as the store closes, after the log is emptied (see `Drop`).
     turn: Option<turn::Turn>,
+    /// How often a writer's checkpoint thread copies the log ([`checkpoint::EVERY`]; a
+    /// test shortens it).
+    pub(crate) checkpoint_every: Duration,
 }
 
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
@@ -354,6 +357,7 @@ impl Store {
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
             turn: None,
+            checkpoint_every: checkpoint::EVERY,
         })
     }
 
@@ -390,6 +394,7 @@ impl Store {
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
             turn: None,
+            checkpoint_every: checkpoint::EVERY,
         })
     }
 
@@ -990,7 +995,7 @@ impl Store {
         // Every statement the writer runs stays prepared (a statement pushed out of the
         // cache is compiled again on its next use).
         conn.set_prepared_statement_cache_capacity(128);
-        let checkpointer = checkpoint::Checkpointer::start(&self.path);
+        let checkpointer = checkpoint::Checkpointer::start(&self.path, self.checkpoint_every);
         if checkpointer.is_some() {
             // The log starts over every few seconds; the file is cut back when it does
             // (`open_connection`) rather than staying as long as the longest stretch.

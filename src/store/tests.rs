@@ -713,6 +713,9 @@ fn the_log_is_copied_into_the_database_while_the_writer_works() {
     let run_id = run(&mut store);
     let main_file = || std::fs::metadata(&path).unwrap().len();
     let before = main_file();
+    // Every second rather than every ten: the test waits for the first copy, which comes
+    // after the commit below.
+    store.checkpoint_every = std::time::Duration::from_secs(1);
     let mut writer = store.writer(run_id).unwrap();
     writer.max_transaction = std::time::Duration::ZERO;
     for n in 1..=2_000 {
