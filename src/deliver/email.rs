@@ -25,10 +25,10 @@ use super::EndedRun;
 use super::webhook::{NotDelivered, Policy};
 use crate::digest::{AlertDigest, AlertLine, Heading, refreshed, same_column};
 use crate::model::{AlertKind, Color, RowStatus, RunInfo, RunStatus};
-use crate::report::html::base64;
 use crate::report::summary::is_loud;
 use crate::settings::table::{Mistake, Table};
 use crate::text::{UrlPath, plural, printable, redacted_url};
+use base64::prelude::{BASE64_STANDARD, Engine as _};
 
 /// The keys of `[email]`, as an error lists them.
 const KEYS: &str = "smtp, from, to, starttls, username, password_file";
@@ -856,10 +856,10 @@ impl Secret {
         let user = username.unwrap_or_default();
         let mut forms = vec![
             password.clone(),
-            base64(password.as_bytes()),
+            BASE64_STANDARD.encode(password.as_bytes()),
             // AUTH PLAIN's answer: authorization id, user, password.
-            base64(format!("\0{user}\0{password}").as_bytes()),
-            base64(format!("{user}\0{user}\0{password}").as_bytes()),
+            BASE64_STANDARD.encode(format!("\0{user}\0{password}").as_bytes()),
+            BASE64_STANDARD.encode(format!("{user}\0{user}\0{password}").as_bytes()),
         ];
         forms.retain(|f| !f.is_empty());
         // The longest first, so that no form hides part of a longer one.
@@ -1048,8 +1048,8 @@ mod tests {
     fn every_form_of_the_password_a_server_could_quote_is_scrubbed() {
         let password = Password::from_file_text("s3cr3t");
         let secret = Secret::new(Some("rw"), Some(&password));
-        let plain = base64(b"\0rw\0s3cr3t");
-        let login = base64(b"s3cr3t");
+        let plain = BASE64_STANDARD.encode(b"\0rw\0s3cr3t");
+        let login = BASE64_STANDARD.encode(b"s3cr3t");
         let text = format!("535 refused s3cr3t ({plain}) ({login})");
         assert_eq!(secret.scrubbed(&text), "535 refused *** (***) (***)");
         assert_eq!(Secret::new(None, None).scrubbed("535 no"), "535 no");
