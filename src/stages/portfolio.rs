@@ -522,8 +522,7 @@ impl Portfolio {
             }
             let start = self.record.position().map_or(0, |p| p.byte());
             let line = self.lines.line_at(start);
-            self.check_apart(line)?;
-            self.last_line = line + self.line_breaks_within();
+            self.last_line = line + self.check_apart(line)?;
             // A line of empty cells (";;;" from a spreadsheet) is a blank line too.
             if self.record.iter().all(|f| f.trim().is_empty()) {
                 continue;
@@ -615,7 +614,9 @@ impl Portfolio {
     /// or it is a quoted field running over lines that hold what look like records of
     /// their own (a quote not closed swallows them). Either way rows would be lost or
     /// merged in silence, so the run does not start.
-    fn check_apart(&self, line: u64) -> Result<(), InputError> {
+    ///
+    /// Returns the line ends inside the record: the lines it spans past its first.
+    fn check_apart(&self, line: u64) -> Result<u64, InputError> {
         let refuse = |message: String| InputError {
             path: self.path.clone(),
             line: Some(line),
@@ -629,19 +630,21 @@ impl Portfolio {
         }
         let delimiter = char::from(self.delimiter);
         let breaks = self.line_breaks_within();
-        let swallowed = self.record.iter().any(|field| {
-            field
-                .split_once(['\r', '\n'])
-                .is_some_and(|(_, rest)| rest.contains(delimiter))
-        });
-        if breaks >= 2 && swallowed {
+        let swallowed = || {
+            self.record.iter().any(|field| {
+                field
+                    .split_once(['\r', '\n'])
+                    .is_some_and(|(_, rest)| rest.contains(delimiter))
+            })
+        };
+        if breaks >= 2 && swallowed() {
             return Err(refuse(format!(
                 "a quoted field opened on this line runs over {} lines and holds what look like records of their own (a {} after a line break): a quote is probably not closed; check the quotes on line {line}",
                 breaks + 1,
                 spreadsheet::delimiter_name(self.delimiter),
             )));
         }
-        Ok(())
+        Ok(breaks)
     }
 
     /// Line ends inside the current record's quoted fields: the lines it spans past its
