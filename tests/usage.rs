@@ -1,4 +1,4 @@
-//! The usage blocks of docs/usage.md are the real `--help` text, and every command's help
+//! The usage blocks of docs/cli.md are the real `--help` text, and every command's help
 //! ends with examples.
 //!
 //! Each block sits between `<!-- usage:NAME -->` and `<!-- /usage -->` (NAME is
@@ -11,12 +11,12 @@ use assert_cmd::Command;
 use clap::CommandFactory;
 use ratewatch::settings::cli::Cli;
 
-/// Help is rendered at this width for docs/usage.md (as with `COLUMNS=100`).
+/// Help is rendered at this width for docs/cli.md (as with `COLUMNS=100`).
 const WIDTH: &str = "100";
 const BLESS: &str = "RATEWATCH_BLESS";
 
 fn usage_doc_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/usage.md")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md")
 }
 
 /// `ratewatch` and each of its commands, in `--help` order.
@@ -67,7 +67,7 @@ fn blocks(doc: &str) -> Vec<Block> {
         let name = doc[start + OPEN.len()..header_end].trim().to_string();
         let end = doc[start..]
             .find(CLOSE)
-            .unwrap_or_else(|| panic!("docs/usage.md: usage block `{name}` has no {CLOSE}"))
+            .unwrap_or_else(|| panic!("docs/cli.md: usage block `{name}` has no {CLOSE}"))
             + start
             + CLOSE.len();
         let inner = &doc[header_end + 3..end - CLOSE.len()];
@@ -75,9 +75,7 @@ fn blocks(doc: &str) -> Vec<Block> {
             .trim()
             .strip_prefix("```text")
             .and_then(|t| t.strip_suffix("```"))
-            .unwrap_or_else(|| {
-                panic!("docs/usage.md: usage block `{name}` is not one ```text fence")
-            })
+            .unwrap_or_else(|| panic!("docs/cli.md: usage block `{name}` is not one ```text fence"))
             .trim_matches('\n')
             .lines()
             .map(str::trim_end)
@@ -93,7 +91,7 @@ fn blocks(doc: &str) -> Vec<Block> {
     found
 }
 
-/// A line diff (`-` docs/usage.md, `+` help) with a line of context, for a readable failure.
+/// A line diff (`-` docs/cli.md, `+` help) with a line of context, for a readable failure.
 fn diff(old: &str, new: &str) -> String {
     let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
     // Longest common subsequence table, from the ends.
@@ -145,7 +143,7 @@ fn usage_doc_blocks_equal_the_help() {
         match found.iter().find(|b| &b.name == name) {
             None => problems.push(format!("no usage block for `{name}`")),
             Some(b) if b.text != help => problems.push(format!(
-                "the block for `{name}` differs from its --help (- docs/usage.md, + --help):\n{}",
+                "the block for `{name}` differs from its --help (- docs/cli.md, + --help):\n{}",
                 diff(&b.text, &help)
             )),
             Some(_) => {}
@@ -165,18 +163,18 @@ fn usage_doc_blocks_equal_the_help() {
     if std::env::var_os(BLESS).is_some_and(|v| v == "1") {
         std::fs::write(&path, bless(&doc, &found, &wanted)).unwrap();
         eprintln!(
-            "docs/usage.md usage blocks rewritten:\n{}",
+            "docs/cli.md usage blocks rewritten:\n{}",
             problems.join("\n")
         );
         return;
     }
     panic!(
-        "docs/usage.md is out of date with --help:\n\n{}\n\nRun `{BLESS}=1 cargo test usage` to rewrite its usage blocks, then review the diff.",
+        "docs/cli.md is out of date with --help:\n\n{}\n\nRun `{BLESS}=1 cargo test usage` to rewrite its usage blocks, then review the diff.",
         problems.join("\n\n")
     );
 }
 
-/// docs/usage.md with its usage blocks rendered from the help, one per name in `--help`
+/// docs/cli.md with its usage blocks rendered from the help, one per name in `--help`
 /// order. The blocks stand together: everything from the first to the last is replaced.
 fn bless(doc: &str, found: &[Block], wanted: &[String]) -> String {
     let region: Vec<String> = wanted.iter().map(|n| render(n, &help(n))).collect();

@@ -1,4 +1,4 @@
-//! The service's client: one async method per endpoint of spec section 4.
+//! The service's client: one async method per endpoint of docs/service.md §4.
 //!
 //! It turns HTTP answers into typed values or typed errors and nothing more: no retries,
 //! no rate limiting, no caching (those belong to `limit` and the pipeline), no storage.
@@ -115,7 +115,7 @@ impl Client {
         &self.base
     }
 
-    /// Spec 4.1: the company holding identifier `id` of registry `service` in `country`.
+    /// service.md §4.1: the company holding identifier `id` of registry `service` in `country`.
     pub async fn company_by_external_id(
         &self,
         country: &str,
@@ -126,7 +126,7 @@ impl Client {
         self.get_json(url, "company by identifier").await
     }
 
-    /// Spec 4.2: every company matching a name, narrowed by the query's filters.
+    /// service.md §4.2: every company matching a name, narrowed by the query's filters.
     pub async fn companies_by_name(&self, q: &NameQuery) -> Result<Vec<Company>, ApiError> {
         let filters = [
             ("countrycode", Some(q.country.as_str())),
@@ -145,7 +145,7 @@ impl Client {
         self.get_json(url, "companies by name").await
     }
 
-    /// Spec 4.3: the current rating; `date` is passed through for the day it names.
+    /// service.md §4.3: the current rating; `date` is passed through for the day it names.
     pub async fn rating(
         &self,
         company: Uuid,
@@ -158,21 +158,21 @@ impl Client {
         self.get_json(url, "rating").await
     }
 
-    /// Spec 4.4: the deprecated rating endpoint, for accounts that still need it.
+    /// service.md §4.4: the deprecated rating endpoint, for accounts that still need it.
     pub async fn rating_deprecated(&self, company: Uuid) -> Result<DeprecatedRating, ApiError> {
         let id = company.to_string();
         let url = self.endpoint(&["ratings", "company", &id], &[]);
         self.get_json(url, "deprecated rating").await
     }
 
-    /// Spec 4.5: the color alone.
+    /// service.md §4.5: the color alone.
     pub async fn short_rating(&self, company: Uuid) -> Result<ShortRating, ApiError> {
         let id = company.to_string();
         let url = self.endpoint(&["trafficlight", &id], &[]);
         self.get_json(url, "short rating").await
     }
 
-    /// Spec 4.6: every rating this key requested, following `next` to the end.
+    /// service.md §4.6: every rating this key requested, following `next` to the end.
     ///
     /// A `next` link is followed only while it stays on the service's own origin (the key
     /// is never sent elsewhere), is not one already visited (a loop), and the page count
@@ -188,7 +188,7 @@ impl Client {
         Ok(all)
     }
 
-    /// Spec 4.6 a page at a time, for a caller that sends each page through its own
+    /// service.md §4.6 a page at a time, for a caller that sends each page through its own
     /// limits: ask [`HistoryPages::next_url`], fetch it with [`Client::ratings_page`] (as
     /// often as a retry needs), then hand the page to [`HistoryPages::advance`].
     pub fn history_pages(&self) -> HistoryPages {
@@ -205,13 +205,13 @@ impl Client {
         self.get_json(url.clone(), "ratings history").await
     }
 
-    /// Spec 4.7: the country codes the service knows.
+    /// service.md §4.7: the country codes the service knows.
     pub async fn countries(&self) -> Result<Vec<Country>, ApiError> {
         let url = self.endpoint(&["lookups", "countries"], &[]);
         self.get_json(url, "countries").await
     }
 
-    /// Spec 4.8: the identifier services usable in [`Client::company_by_external_id`].
+    /// service.md §4.8: the identifier services usable in [`Client::company_by_external_id`].
     pub async fn services(&self) -> Result<Vec<IdentifierService>, ApiError> {
         let url = self.endpoint(&["lookups", "services"], &[]);
         self.get_json(url, "identifier services").await
@@ -446,7 +446,7 @@ fn is_json_error(body: &[u8]) -> bool {
     )
 }
 
-/// Whether a 403's message is about the key (spec 5.5: "you couldn't be authenticated")
+/// Whether a 403's message is about the key (service.md §5.5: "you couldn't be authenticated")
 /// rather than about what the account may use.
 fn is_about_the_key(message: &str) -> bool {
     let m = message.to_lowercase();

@@ -1,4 +1,4 @@
-//! The client's typed errors (spec section 7). Each message says what happened and what the
+//! The client's typed errors (docs/service.md §7). Each message says what happened and what the
 //! user can do about it; none ever contains the API key.
 
 use std::fmt;

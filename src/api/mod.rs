@@ -1,5 +1,5 @@
 //! The service's client: wire types (`models`), one method per endpoint (`client`), and the
-//! typed errors of spec section 7 (`error`). Knows nothing of the store or the pipeline.
+//! typed errors of docs/service.md §7 (`error`). Knows nothing of the store or the pipeline.
 
 pub mod client;
 pub mod error;

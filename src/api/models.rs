@@ -1,4 +1,4 @@
-//! The service's wire types (spec section 2), with the spec's exact field names.
+//! The service's wire types (docs/service.md §2), with the spec's exact field names.
 //!
 //! Parsing is tolerant where the spec allows it, and only there:
 //! - a time may carry a trailing `Z`, an offset or none (then it is UTC, as the spec says
@@ -115,7 +115,7 @@ impl<'de> Deserialize<'de> for ApiTime {
     }
 }
 
-/// A company ("transactor"), spec 2.1.
+/// A company ("transactor"), service.md §2.1.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Company {
     #[serde(rename = "Id")]
@@ -132,7 +132,7 @@ pub struct Company {
     pub external_ids: Vec<ExternalId>,
 }
 
-/// A company's address, spec 2.1. Every part may be missing or null in practice.
+/// A company's address, service.md §2.1. Every part may be missing or null in practice.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct Address {
@@ -162,7 +162,7 @@ pub struct ExternalId {
     pub external_service: String,
 }
 
-/// The current rating, spec 2.2.
+/// The current rating, service.md §2.2.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rating {
@@ -176,7 +176,7 @@ pub struct Rating {
     pub last_change_date: Option<ApiTime>,
 }
 
-/// The deprecated endpoint's rating, spec 2.3: same facts, other names.
+/// The deprecated endpoint's rating, service.md §2.3: same facts, other names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeprecatedRating {
@@ -190,14 +190,14 @@ pub struct DeprecatedRating {
     pub last_change_date: Option<ApiTime>,
 }
 
-/// The short rating, spec 2.4.
+/// The short rating, service.md §2.4.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShortRating {
     #[serde(rename = "Color")]
     pub color: Color,
 }
 
-/// One page of the ratings history, spec 2.5.
+/// One page of the ratings history, service.md §2.5.
 ///
 /// One entry that does not read as a rating does not make the page unreadable: it is set
 /// aside in `malformed` (why, for each) and the others are read.
@@ -242,7 +242,7 @@ impl From<WirePage> for RatingsPage {
     }
 }
 
-/// A country of the lookup list, spec 2.6.
+/// A country of the lookup list, service.md §2.6.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct Country {
@@ -252,7 +252,7 @@ pub struct Country {
     pub country_name: String,
 }
 
-/// An identifier service of the lookup list, spec 2.7.
+/// An identifier service of the lookup list, service.md §2.7.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct IdentifierService {

@@ -409,7 +409,7 @@ impl Dataset {
         }
     }
 
-    /// The full company record of spec 2.1.
+    /// The full company record of service.md §2.1.
     pub fn company(&self, r: CompanyRef) -> Company {
         let (address, phone_number) = self.contact(r);
         Company {
@@ -684,7 +684,7 @@ impl Dataset {
     }
 }
 
-/// The lookup list of countries (spec 4.7): rated ones, French territories and others.
+/// The lookup list of countries (service.md §4.7): rated ones, French territories and others.
 pub fn countries() -> Vec<Country> {
     let rated = catalog::RATED.iter().map(|c| (c.code, c.name));
     rated
@@ -697,7 +697,7 @@ pub fn countries() -> Vec<Country> {
         .collect()
 }
 
-/// The lookup list of identifier services (spec 4.8).
+/// The lookup list of identifier services (service.md §4.8).
 pub fn services() -> Vec<IdentifierService> {
     let mut out = Vec::new();
     for c in &catalog::RATED {

@@ -402,7 +402,7 @@ fn route(state: &State, req: &Request<Incoming>) -> Answer {
             &serde_json::json!({"detail": format!("Method \"{}\" not allowed.", req.method())}),
         );
     }
-    // The lookups answer without a key (spec 5.4 leaves it open; the samples send none).
+    // The lookups answer without a key (service.md §5.4 leaves it open; the samples send none).
     let needs_key = !matches!(
         endpoint,
         Endpoint::Countries | Endpoint::Services | Endpoint::Unknown
