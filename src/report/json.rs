@@ -1,4 +1,4 @@
-//! `report.json`: the run's header and every row (design contract §5), streamed so that a
+//! `report.json`: the run's header and every row (its shape: `report.schema.json`), streamed so that a
 //! million rows never sit in memory. Validated in the tests against `report.schema.json`.
 
 use std::io;
