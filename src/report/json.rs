@@ -1,5 +1,5 @@
-//! `report.json`: the run's header and every row (its shape: `report.schema.json`), streamed so that a
-//! million rows never sit in memory. Validated in the tests against `report.schema.json`.
+//! `report.json`: the run's header and every row, streamed so that a million rows never sit
+//! in memory. Its shape is `report.schema.json`, which the tests validate it against.
 
 use std::io;
 
