@@ -293,7 +293,7 @@ fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     for line in &mut lines {
         line.push(String::new());
     }
-    let dialect = output::dialect(args.dialect.csv_dialect.resolve(&sources)?.value);
+    let dialect = args.dialect.csv_dialect.resolve(&sources)?.value;
     let text = output::csv_in(dialect, &export_headers(), &lines)?;
     match &args.out {
         None => emit(&text)?,
