@@ -40,7 +40,7 @@ pub use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS, Kind,
     MILLISECONDS, Origin, PATH, RPS, SECONDS, SWITCH, Sourced, URL, Value, WEBHOOK, mistake_in,
 };
-pub use crate::settings::table::{Mistake, Table};
+use crate::toml_table::Table;
 
 impl<T: Value> Given<T> {
     /// The value in force: the flag's or the variable's, else the file's, else the default
