@@ -18,6 +18,7 @@
 //!   [`review`]; [`when`] reads the times a person types.
 //! - [`serve`]: a local web application over the database, whose pages read through
 //!   [`pages`].
+//! - [`lookup`]: a question to the service outside a run, through a gate as a run's.
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
@@ -54,6 +55,7 @@ pub mod digest;
 pub mod error;
 pub mod history_sync;
 pub mod identifiers;
+pub mod lookup;
 pub mod model;
 pub mod naming;
 pub mod pages;
