@@ -8,7 +8,7 @@
 //! (see `store::alerts`), and the reports read what it recorded.
 
 pub use crate::model::AlertKind;
-use crate::settings::table::{Mistake, Table};
+use crate::toml_table::{Mistake, Table};
 
 /// How often a standing alert (still red, still black) is listed again one by one. Between
 /// listings, the standing ones of each color are said in one line.

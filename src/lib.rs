@@ -18,6 +18,7 @@
 //!   [`review`]; [`when`] reads the times a person types.
 //! - [`serve`]: a local web application over the database, whose pages read through
 //!   [`pages`].
+//! - [`lookup`]: a question to the service outside a run, through a gate as a run's.
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
 //! - [`model`]: the domain types every stage shares.
@@ -25,7 +26,8 @@
 //!   the portfolio's delimiter and `review import`.
 //! - [`history_sync`]: reads the account's history of requests back into the database.
 //! - [`naming`]: which portfolio a file is screened as (a dated export, its portfolio's).
-//! - [`commands`]: what each subcommand does; [`settings`] feed it.
+//! - [`commands`]: what each subcommand does; [`settings`] feed it; [`toml_table`]: a
+//!   table of ratewatch.toml, which the module it configures reads.
 //!
 //! A run's life ([`run::screen`]), around the pipeline:
 //!
@@ -53,6 +55,7 @@ pub mod digest;
 pub mod error;
 pub mod history_sync;
 pub mod identifiers;
+pub mod lookup;
 pub mod model;
 pub mod naming;
 pub mod pages;
@@ -66,6 +69,7 @@ pub mod spreadsheet;
 pub mod stages;
 pub mod store;
 pub mod text;
+pub mod toml_table;
 pub mod when;
 
 pub use error::{Error, ExitCode};
@@ -101,101 +105,216 @@ mod tests {
     /// (`stages::portfolio`), as a top-level module is.
     const GROUPS: [&str; 2] = ["settings", "stages"];
 
-    /// Each module of src/ (top-level, or in a group) and the others it names as
-    /// `crate::…`, in code or docs.
-    fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    /// Modules, each with the others it names (`crate::…`, or `super::…` for a module
+    /// beside it), in code or docs.
+    type Graph = BTreeMap<String, BTreeSet<String>>;
+
+    /// The graph of the modules of `folder` (a folder of src/, or "" for src/ itself): each
+    /// file and folder in it is a node, a folder with all it holds; a folder of `groups` is
+    /// no node, its own modules are (`stages::portfolio`). `lib.rs`, `main.rs` and a
+    /// folder's `mod.rs` are no node: they are the crate, the binary and the folder itself.
+    fn imports(folder: &str, groups: &[&str]) -> Graph {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut texts = BTreeMap::new();
-        let read = |dir: &Path, prefix: &str, texts: &mut BTreeMap<String, String>| {
+        let within: Vec<String> = folder
+            .split('/')
+            .filter(|f| !f.is_empty())
+            .map(String::from)
+            .collect();
+        // Each node's path in the crate, and its files with the module each is in.
+        let mut nodes: BTreeMap<String, (Vec<String>, Vec<(Vec<String>, String)>)> =
+            BTreeMap::new();
+        let mut add = |dir: &Path, at: &[String], name: String| {
             for entry in std::fs::read_dir(dir).unwrap() {
                 let path = entry.unwrap().path();
                 let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-                if ["lib", "main", "mod"].contains(&stem.as_str())
-                    || (prefix.is_empty() && GROUPS.contains(&stem.as_str()))
+                let folder = path.is_dir();
+                if (!folder && path.extension().is_none_or(|e| e != "rs"))
+                    || ["lib", "main", "mod"].contains(&stem.as_str())
+                    || (name.is_empty() && groups.contains(&stem.as_str()))
                 {
                     continue;
                 }
+                let mut module = at.to_vec();
+                module.push(stem.clone());
                 let mut files = Vec::new();
                 sources(&path, &mut files);
-                let text: &mut String = texts.entry(format!("{prefix}{stem}")).or_default();
-                for file in files {
-                    text.push_str(&std::fs::read_to_string(file).unwrap());
-                }
+                let texts = files
+                    .iter()
+                    .map(|file| {
+                        // The module whose `super` a file's `super::` is: its folder's.
+                        let inside = file.parent().unwrap().strip_prefix(&src).unwrap();
+                        let home = inside.iter().map(|c| c.to_string_lossy().into()).collect();
+                        (home, std::fs::read_to_string(file).unwrap())
+                    })
+                    .collect();
+                let node = if name.is_empty() {
+                    stem
+                } else {
+                    format!("{name}::{stem}")
+                };
+                nodes.insert(node, (module, texts));
             }
         };
-        read(&src, "", &mut texts);
-        for group in GROUPS {
-            read(&src.join(group), &format!("{group}::"), &mut texts);
+        add(&src.join(folder), &within, String::new());
+        for group in groups {
+            let mut at = within.clone();
+            at.push(group.to_string());
+            add(&src.join(folder).join(group), &at, group.to_string());
         }
-        let mut graph = BTreeMap::new();
-        for (name, text) in &texts {
-            let named = text
-                .split("crate::")
-                .skip(1)
-                .map(|rest| {
-                    let word = |at: &str| {
-                        let end = at
-                            .find(|c: char| !(c.is_ascii_lowercase() || c == '_'))
-                            .unwrap_or(at.len());
-                        at[..end].to_string()
-                    };
-                    let first = word(rest);
-                    match rest[first.len()..].strip_prefix("::") {
-                        Some(inner) if GROUPS.contains(&first.as_str()) => {
-                            format!("{first}::{}", word(inner))
+        let node_of = |path: &[String]| {
+            nodes
+                .iter()
+                .filter(|(_, (module, _))| path.starts_with(module))
+                .map(|(name, _)| name.clone())
+                .next()
+        };
+        let mut graph = Graph::new();
+        for (name, (_, texts)) in &nodes {
+            let mut named = BTreeSet::new();
+            for (home, text) in texts {
+                let mut markers = vec![("crate::", &[][..])];
+                // A top-level file's `super` is the crate, which `crate::` names.
+                if !home.is_empty() {
+                    markers.push(("super::", &home[..]));
+                }
+                for (marker, base) in markers {
+                    for rest in text.split(marker).skip(1) {
+                        for path in use_paths(rest) {
+                            let path: Vec<String> = base.iter().cloned().chain(path).collect();
+                            named.extend(node_of(&path).filter(|n| n != name));
                         }
-                        _ => first,
                     }
-                })
-                .filter(|m| m != name && texts.contains_key(m))
-                .collect();
+                }
+            }
             graph.insert(name.clone(), named);
         }
         graph
     }
 
-    /// A circle through `from`, if there is one: the modules in order, `from` at both ends.
-    fn circle(
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        from: &str,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(at) = path.iter().position(|m| m == from) {
-            let mut found = path[at..].to_vec();
-            found.push(from.to_string());
-            return Some(found);
-        }
-        if !done.insert(from.to_string()) {
-            return None;
-        }
-        path.push(from.to_string());
-        for next in &graph[from] {
-            if let Some(found) = circle(graph, next, path, done) {
-                return Some(found);
+    /// The module paths `text` starts with, as after `crate::` in `crate::a::b::C` or
+    /// `crate::{a, b::{c, d}}`: the lower-case words of each, up to its item.
+    fn use_paths(text: &str) -> Vec<Vec<String>> {
+        let end = text
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(text.len());
+        let (word, rest) = text.split_at(end);
+        if word.is_empty() {
+            let Some(inner) = text.strip_prefix('{') else {
+                return Vec::new();
+            };
+            // Each item of the braces, at their own depth.
+            let (mut items, mut depth, mut from) = (Vec::new(), 0, 0);
+            for (at, c) in inner.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        items.extend(use_paths(inner[from..at].trim_start()));
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.extend(use_paths(inner[from..at].trim_start()));
+                        from = at + 1;
+                    }
+                    _ => {}
+                }
             }
+            return items;
         }
-        path.pop();
-        None
+        let mut paths = match rest.strip_prefix("::") {
+            Some(rest) => use_paths(rest),
+            None => Vec::new(),
+        };
+        if paths.is_empty() {
+            paths.push(Vec::new());
+        }
+        for path in &mut paths {
+            path.insert(0, word.to_string());
+        }
+        paths
+    }
+
+    /// Every circle of `graph` its depth-first walk meets, each as its modules in order,
+    /// the first at both ends: one for each import that closes one.
+    fn circles(graph: &Graph) -> Vec<Vec<String>> {
+        fn walk<'a>(
+            graph: &'a Graph,
+            from: &'a str,
+            path: &mut Vec<&'a str>,
+            done: &mut BTreeSet<&'a str>,
+            found: &mut Vec<Vec<String>>,
+        ) {
+            if let Some(at) = path.iter().position(|m| *m == from) {
+                let circle = path[at..].iter().chain([&from]);
+                found.push(circle.map(|m| m.to_string()).collect());
+                return;
+            }
+            if !done.insert(from) {
+                return;
+            }
+            path.push(from);
+            for next in &graph[from] {
+                walk(graph, next, path, done, found);
+            }
+            path.pop();
+        }
+        let (mut done, mut found) = (BTreeSet::new(), Vec::new());
+        for name in graph.keys() {
+            walk(graph, name, &mut Vec::new(), &mut done, &mut found);
+        }
+        found
+    }
+
+    /// Fails listing each circle of `graph`, and which modules it is the graph of.
+    fn assert_no_circle(graph: &Graph, of: &str) {
+        let found = circles(graph);
+        let lines: Vec<String> = found.iter().map(|c| c.join(" → ")).collect();
+        assert!(
+            found.is_empty(),
+            "{of}: modules import each other in a circle:\n  {}",
+            lines.join("\n  ")
+        );
     }
 
     #[test]
     fn the_modules_import_each_other_in_no_circle() {
-        let graph = imports();
-        let mut done = BTreeSet::new();
-        for name in graph.keys() {
-            if let Some(found) = circle(&graph, name, &mut Vec::new(), &mut done) {
-                panic!(
-                    "modules import each other in a circle: {}",
-                    found.join(" → ")
-                );
-            }
-        }
+        assert_no_circle(
+            &imports("", &GROUPS),
+            "src/, the modules of settings/ and stages/ apart",
+        );
+    }
+
+    /// A folder is one part of the crate: what is in it is below what uses it, or above
+    /// what it uses, as a whole.
+    #[test]
+    fn the_folders_import_each_other_in_no_circle() {
+        assert_no_circle(&imports("", &[]), "src/, each folder as one module");
+    }
+
+    #[test]
+    fn the_deliveries_import_each_other_in_no_circle() {
+        let graph = imports("deliver", &[]);
+        assert!(graph.contains_key("webhook"), "{graph:?}");
+        assert_no_circle(&graph, "src/deliver/");
+    }
+
+    #[test]
+    fn a_circle_is_found_through_braces_and_super() {
+        let paths = use_paths("{lock, stages::{rate, refresh::X}, text};");
+        let words: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
+        assert_eq!(words, ["lock", "stages::rate", "stages::refresh", "text"]);
+        let graph: Graph = [("a", "b"), ("b", "c"), ("c", "a"), ("d", "a")]
+            .iter()
+            .map(|(from, to)| (from.to_string(), BTreeSet::from([to.to_string()])))
+            .collect();
+        assert_eq!(circles(&graph), [["a", "b", "c", "a"]]);
+        let deliver = imports("deliver", &[]);
+        assert!(deliver["email"].contains("webhook"), "{deliver:?}");
     }
 
     #[test]
     fn settings_are_read_at_the_top_and_reports_get_plain_data() {
-        let graph = imports();
+        let graph = imports("", &GROUPS);
         let mut wrong = Vec::new();
         for (name, named) in &graph {
             for top in ["settings::cli", "settings::config"] {

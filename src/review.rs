@@ -6,16 +6,21 @@
 //!
 //! A decision writes rows of `decisions` (and an accepted company known without a name
 //! gets the description of the candidate picked), with no change to any run or to the
-//! resolution cache, and no call to the service.
+//! resolution cache, and no call to the service, but one: a company the row was never
+//! offered is accepted only once the service says it knows it ([`confirm_known`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use uuid::Uuid;
 
+use crate::api::ApiError;
+use crate::connection::{Service, ServiceSettings};
 use crate::error::Error;
 use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
 use crate::stages::decide::{ACCEPTED_UNKNOWN, invalid_key};
+use crate::stages::limit::{Limiter, Limits};
 use crate::stages::portfolio::{self, Lookups};
+use crate::stages::rate::{self, RatingEndpoint};
 use crate::stages::resolve::Query;
 use crate::store::{Store, StoreError};
 use crate::text::printable;
@@ -287,6 +292,33 @@ pub fn accept(
     }
     describe_accepted(store, company, &searched.rows)?;
     record(store, reference, verdict, &keys, source)
+}
+
+/// Whether the service knows `company`, asked before accepting it for the row `reference`
+/// it was never offered (`review accept --force`): its rating fetched as a run fetches one,
+/// through a gate with a run's bounds, retries and 429 pause. Unknown, or the service's
+/// refusal, is the error that stops the decision.
+pub async fn confirm_known(
+    reference: &str,
+    company: Uuid,
+    service: &ServiceSettings,
+    limits: Limits,
+    endpoint: RatingEndpoint,
+) -> Result<(), Error> {
+    let limiter = Limiter::new(limits);
+    let conn = Service::open(service, true, 1).await?;
+    match limiter
+        .call(endpoint.name(), || {
+            rate::fetch(&conn.client, endpoint, company)
+        })
+        .await
+    {
+        Ok(_) => Ok(()),
+        Err(ApiError::NotFound { .. }) => Err(Error::Config(format!(
+            "{reference}: {company}: the service does not know this company (its rating is 'not found'); nothing recorded"
+        ))),
+        Err(e) => Err(conn.fail(e)),
+    }
 }
 
 /// Removes the decisions on `reference`: the next run screens its rows as before.

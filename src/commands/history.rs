@@ -33,7 +33,7 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
     }
     let store = open_read_only(db)?;
     let style = Style::of(&args.listing);
-    let dialect = output::dialect(args.dialect.csv_dialect);
+    let dialect = args.dialect.csv_dialect;
     let found = store.find_companies(wanted).map_err(db_error)?;
     let company = match found.as_slice() {
         [one] => one,
@@ -246,7 +246,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
         Timestamp::now() - DEFAULT_WINDOW,
     )?;
     let to: Vec<Color> = args.to.iter().map(|c| color(*c)).collect();
-    let dialect = output::dialect(args.dialect.csv_dialect);
+    let dialect = args.dialect.csv_dialect;
     let store = open_read_only(db)?;
     let changes = store
         .color_changes(&since, until.as_deref(), &to)

@@ -1,122 +1,47 @@
-//! `ratewatch lookup` and `ratewatch lookups`: ad-hoc questions to the service, answered
-//! as a table for people or JSON for scripts.
+//! `ratewatch lookup` and `ratewatch lookups`: ad-hoc questions to the service (the
+//! library's [`crate::lookup`]), answered as a table for people or JSON for scripts.
 
 use serde::Serialize;
 
 use super::emit;
 use super::output;
-use crate::api::models::{Company, Rating};
-use crate::api::{ApiError, NameQuery};
-use crate::connection::{Service, ServiceSettings};
+use crate::api::NameQuery;
+use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
-use crate::identifiers::restore_leading_zeros;
+use crate::lookup::{self, Found, LookupRequest, Question};
 use crate::model::RATED_COUNTRIES;
 use crate::settings::cli::{LookupArgs, LookupList, LookupsArgs};
 use crate::settings::config::{Settings, Sources};
-use crate::stages::limit::Limiter;
-use crate::stages::rate::RatingEndpoint;
-use crate::stages::resolve::in_country;
 use crate::text::printable;
-
-/// One company found, with its rating or why the rating could not be had.
-#[derive(Serialize)]
-struct Found {
-    company: Company,
-    rating: Option<Rating>,
-    error: Option<String>,
-}
 
 pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_service(&args.service_args, &sources)?;
-    // The same bounds, retries and 429 pause as a screening run.
-    let limiter = Limiter::new(settings.limits());
-    let settings = ServiceSettings::new(&settings, &sources)?;
-    let conn = Service::open(&settings, true, 1).await?;
-    let client = &conn.client;
-    let country = args.country.trim().to_lowercase();
-
-    let (described, searched) = match (&args.service, &args.id, &args.name) {
-        (Some(service), Some(id), _) => {
-            // As `screen` reads it: the zeros a spreadsheet ate are given back.
-            let id = restore_leading_zeros(service.trim(), id.trim());
-            (
-                format!("{} {} in {}", service, id, country.to_uppercase()),
-                limiter
-                    .call("company_by_id", || {
-                        client.company_by_external_id(&country, service.trim(), &id)
-                    })
-                    .await
-                    .map(|c| vec![c]),
-            )
-        }
-        (_, _, Some(name)) => {
-            let query = NameQuery {
-                country: country.clone(),
-                name: name.trim().to_string(),
-                street_number: args.street_number.clone(),
-                street_name: args.street_name.clone(),
-                city: args.city.clone(),
-                postcode: args.postcode.clone(),
-                phone_number: args.phone.clone(),
-            };
-            (
-                format!("named {:?} in {}", name.trim(), country.to_uppercase()),
-                limiter
-                    .call("companies_by_name", || client.companies_by_name(&query))
-                    .await,
-            )
-        }
+    let limits = settings.limits();
+    let service = ServiceSettings::new(&settings, &sources)?;
+    let question = match (args.service, args.id, args.name) {
+        (Some(service), Some(id), _) => Question::Identifier {
+            country: args.country,
+            service,
+            id,
+        },
+        (_, _, Some(name)) => Question::Name(NameQuery {
+            country: args.country,
+            name,
+            street_number: args.street_number,
+            street_name: args.street_name,
+            city: args.city,
+            postcode: args.postcode,
+            phone_number: args.phone,
+        }),
         _ => return Err(Error::Config("give --service and --id, or --name".into())),
     };
-    let companies = match searched {
-        Ok(c) => c,
-        Err(ApiError::NotFound { .. }) => Vec::new(),
-        Err(e) => return Err(conn.fail(e)),
-    };
-    // An answer is checked against its question, as a screening checks it.
-    if let Some(other) = companies
-        .iter()
-        .find(|c| !in_country(&country, &c.address.country_code))
-    {
-        return Err(Error::Api(ApiError::Mismatch {
-            what: "search".into(),
-            message: format!(
-                "answer is for another country: {} is in {}, the search asked for {}",
-                other.id,
-                other.address.country_code,
-                country.to_uppercase()
-            ),
-        }));
-    }
-
-    // Every candidate's rating, side by side as far as the limiter lets them go.
-    let ratings = futures::future::join_all(
-        companies
-            .iter()
-            .map(|c| limiter.call(RatingEndpoint::Current.name(), || client.rating(c.id, None))),
-    )
-    .await;
-    let mut found = Vec::with_capacity(companies.len());
-    for (company, rating) in companies.into_iter().zip(ratings) {
-        // A rating of another company than asked is an error, never shown as its own.
-        let rating = rating.and_then(|r| match r.company_id == company.id {
-            true => Ok(r),
-            false => Err(ApiError::another_company(company.id, r.company_id)),
-        });
-        match rating {
-            Ok(r) => found.push(Found {
-                company,
-                rating: Some(r),
-                error: None,
-            }),
-            Err(e @ ApiError::Unauthenticated { .. }) => return Err(conn.fail(e)),
-            Err(e) => found.push(Found {
-                company,
-                rating: None,
-                error: Some(e.to_string()),
-            }),
-        }
-    }
+    let described = question.describe();
+    let found = lookup::lookup(&LookupRequest {
+        question,
+        service,
+        limits,
+    })
+    .await?;
 
     if args.json {
         #[derive(Serialize)]
@@ -207,11 +132,10 @@ fn render(described: &str, found: &[Found]) -> String {
 
 pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Error> {
     let settings = Settings::for_service(&args.service_args, &sources)?;
-    let settings = ServiceSettings::new(&settings, &sources)?;
-    let conn = Service::open(&settings, false, 1).await?;
+    let service = ServiceSettings::new(&settings, &sources)?;
     let text = match args.list {
         LookupList::Countries => {
-            let list = conn.client.countries().await.map_err(|e| conn.fail(e))?;
+            let list = lookup::countries(&service).await?;
             listing(&list, args.json, &["CODE", "COUNTRY", "RATED"], |c| {
                 let rated = RATED_COUNTRIES
                     .iter()
@@ -224,7 +148,7 @@ pub async fn lists(args: LookupsArgs, sources: Sources) -> Result<ExitCode, Erro
             })?
         }
         LookupList::Services => {
-            let list = conn.client.services().await.map_err(|e| conn.fail(e))?;
+            let list = lookup::services(&service).await?;
             listing(&list, args.json, &["COUNTRY", "SERVICE", "LABEL"], |s| {
                 vec![
                     s.identifier_country.clone(),
@@ -264,6 +188,7 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::models::Company;
 
     #[test]
     fn service_text_reaches_the_terminal_without_control_characters() {

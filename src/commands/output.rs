@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::report::csv::Dialect;
-use crate::settings::cli::{CsvDialectArg, ListingArgs};
+use crate::settings::cli::ListingArgs;
 use crate::text::{self, printable};
 
 /// The form asked for on the command line.
@@ -45,14 +45,6 @@ pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
 /// Columns of the listings holding the user's references, which Excel would turn into
 /// numbers or dates: kept as text in its dialect, as report.csv's `ref`.
 const IDENTIFIER_COLUMNS: [&str; 2] = ["ref", "refs"];
-
-/// The dialect `--csv-dialect` names: the one report.csv is written in.
-pub fn dialect(arg: CsvDialectArg) -> Dialect {
-    match arg {
-        CsvDialectArg::Standard => Dialect::Standard,
-        CsvDialectArg::Excel => Dialect::Excel,
-    }
-}
 
 /// CSV with a header line, in the standard dialect. Cells that a spreadsheet would run as
 /// formulas are defused, as in report.csv.

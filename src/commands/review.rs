@@ -5,8 +5,8 @@
 //! The queue and the decisions are the library's ([`crate::review`], which the review page
 //! of `serve` calls too); this module reads flags and prints. Listing only reads the
 //! database; a decision makes no call to the service, but one: `accept --force` of a
-//! company the row was not offered asks the service for its rating first, through the
-//! limiter as every call, and records nothing if it is unknown.
+//! company the row was not offered asks the service for its rating first
+//! ([`review::confirm_known`]), and records nothing if it is unknown.
 
 use std::path::Path;
 
@@ -14,19 +14,17 @@ use serde_json::{Value, json};
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
-use crate::api::ApiError;
-use crate::connection::{Service, ServiceSettings};
+use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
 use crate::model::{Decision, Verdict};
 use crate::report::csv::read_cell;
 use crate::review::{self, Problem, Queue};
 use crate::settings::cli::{
     ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
-    ReviewRefArgs, ServiceArgs,
+    ReviewRefArgs,
 };
 use crate::settings::config::{Given, Settings, Sources};
 use crate::spreadsheet::{self, Encoding, Sheet};
-use crate::stages::limit::Limiter;
 use crate::store::{Store, StoreError, time_text};
 
 /// Where a decision made with `review accept` or `review ignore` comes from.
@@ -227,37 +225,14 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
             .iter()
             .any(|c| c.id == company);
     if confirmed {
-        confirm_known(reference, company, &args.service_args, &sources).await?;
+        let settings = Settings::for_service(&args.service_args, &sources)?;
+        let limits = settings.limits();
+        let endpoint = settings.endpoint.value;
+        let service = ServiceSettings::new(&settings, &sources)?;
+        review::confirm_known(reference, company, &service, limits, endpoint).await?;
     }
     review::accept(&mut store, reference, company, COMMAND_LINE, confirmed)?;
     decided(reference, Verdict::Accept(company))
-}
-
-/// Asks the service for the company's rating, as a run would: known, or the reason not.
-async fn confirm_known(
-    reference: &str,
-    company: uuid::Uuid,
-    service_args: &ServiceArgs,
-    sources: &Sources,
-) -> Result<(), Error> {
-    let settings = Settings::for_service(service_args, sources)?;
-    // The same bounds, retries and 429 pause as a screening run.
-    let limiter = Limiter::new(settings.limits());
-    let endpoint = settings.endpoint.value;
-    let service = ServiceSettings::new(&settings, sources)?;
-    let conn = Service::open(&service, true, 1).await?;
-    match limiter
-        .call(endpoint.name(), || {
-            crate::stages::rate::fetch(&conn.client, endpoint, company)
-        })
-        .await
-    {
-        Ok(_) => Ok(()),
-        Err(ApiError::NotFound { .. }) => Err(Error::Config(format!(
-            "{reference}: {company}: the service does not know this company (its rating is 'not found'); nothing recorded"
-        ))),
-        Err(e) => Err(conn.fail(e)),
-    }
 }
 
 /// Says the decision is recorded.
@@ -293,7 +268,7 @@ fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
     for line in &mut lines {
         line.push(String::new());
     }
-    let dialect = output::dialect(args.dialect.csv_dialect.resolve(&sources)?.value);
+    let dialect = args.dialect.csv_dialect.resolve(&sources)?.value;
     let text = output::csv_in(dialect, &export_headers(), &lines)?;
     match &args.out {
         None => emit(&text)?,

@@ -79,7 +79,7 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
                 .chain(colors.iter().map(String::as_str))
                 .collect();
             output::csv_in(
-                output::dialect(args.dialect.csv_dialect),
+                args.dialect.csv_dialect,
                 &headers,
                 &rows(&runs, &colors, true),
             )?
@@ -163,7 +163,7 @@ pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
     let options = ReportOptions {
         out: out.clone(),
         quiet: false,
-        csv_dialect: output::dialect(args.reports.dialect.csv_dialect.resolve(&sources)?.value),
+        csv_dialect: args.reports.dialect.csv_dialect.resolve(&sources)?.value,
         timestamped: args.reports.timestamped.resolve(&sources)?.value,
         stale_after_days: args.stale_after.resolve(&sources)?.value,
         alerts: sources.alert_rules(),

@@ -26,8 +26,8 @@ use super::webhook::{NotDelivered, Policy};
 use crate::digest::{AlertDigest, AlertLine, Heading, refreshed, same_column};
 use crate::model::{AlertKind, Color, RowStatus, RunInfo, RunStatus};
 use crate::report::summary::is_loud;
-use crate::settings::table::{Mistake, Table};
 use crate::text::{UrlPath, plural, printable, redacted_url};
+use crate::toml_table::{Mistake, Table};
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 
 /// The keys of `[email]`, as an error lists them.

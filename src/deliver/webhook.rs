@@ -96,15 +96,18 @@ impl fmt::Display for WebhookUrl {
 }
 
 /// The shape of what is posted (`--webhook-format`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// The document of [`SCHEMA`], for programs.
     #[default]
+    #[value(help = "A JSON document for programs (webhook.schema.json)")]
     Json,
     /// A Slack message: `text` for notifications, `blocks` for the channel.
+    #[value(help = "A Slack message: text and blocks")]
     Slack,
     /// A message with one Adaptive Card, as a Teams workflow's webhook takes it.
+    #[value(help = "An Adaptive Card for a Teams workflow's webhook")]
     Teams,
 }
 

@@ -51,14 +51,16 @@ const IDENTIFIER_COLUMNS: [&str; 2] = ["ref", "id"];
 const EXCEL_LITERAL_MAX: usize = 255;
 
 /// How the CSV is spelled.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     /// Comma, LF line ends, no BOM: what programs and `csv` libraries expect.
     #[default]
+    #[value(help = "Comma, LF, no BOM (RFC 4180)")]
     Standard,
     /// Semicolon, CRLF, UTF-8 BOM, identifiers as `="00123"`: what a French or German Excel
     /// opens by double-click with accents, columns and leading zeros intact.
+    #[value(help = "Semicolon, CRLF, UTF-8 BOM; `ref` and `id` as =\"…\" so leading zeros survive")]
     Excel,
 }
 

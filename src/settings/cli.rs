@@ -12,11 +12,13 @@ use std::path::PathBuf;
 use clap::builder::ValueParser;
 use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum, ValueHint};
 
+use crate::deliver::webhook::Format;
+use crate::report::csv::Dialect;
 use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS,
     MILLISECONDS, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK, WEBHOOK_FORMAT,
 };
-pub use crate::settings::setting::{CsvDialectArg, EndpointArg, WebhookFormatArg};
+use crate::stages::rate::RatingEndpoint;
 
 /// Screens a portfolio of counterparties for credit risk with a company-rating service.
 #[derive(Debug, Parser)]
@@ -340,7 +342,7 @@ pub struct CsvFileDialectArgs {
     /// The CSV for programs (standard: comma, LF) or for Excel in a European locale (excel:
     /// semicolon, CRLF, UTF-8 BOM, identifiers kept as text).
     #[arg(long, env = "RATEWATCH_CSV_DIALECT", hide_env = true, value_name = "DIALECT", default_value = "standard", value_parser = &DIALECT)]
-    pub csv_dialect: Given<CsvDialectArg>,
+    pub csv_dialect: Given<Dialect>,
 }
 
 /// `screen`'s `--quiet`, apart so that `config` can read it without the flag.
@@ -416,7 +418,7 @@ pub struct RunArgs {
 
     /// Rating endpoint: the current one, or the deprecated one for accounts that need it.
     #[arg(long, env = "RATEWATCH_ENDPOINT", hide_env = true, value_name = "ENDPOINT", default_value = "current", value_parser = &ENDPOINT)]
-    pub endpoint: Given<EndpointArg>,
+    pub endpoint: Given<RatingEndpoint>,
 
     /// Cached resolutions older than this many days are searched again.
     #[arg(long, env = "RATEWATCH_RESOLUTION_MAX_AGE", hide_env = true, value_name = "DAYS", default_value = "30", value_parser = &DAYS)]
@@ -497,7 +499,7 @@ pub struct RunArgs {
     /// What --notify-webhook posts: a JSON document for programs (json), a Slack message
     /// (slack) or an Adaptive Card for a Teams workflow (teams).
     #[arg(long, env = "RATEWATCH_WEBHOOK_FORMAT", hide_env = true, value_name = "FORMAT", default_value = "json", value_parser = &WEBHOOK_FORMAT)]
-    pub webhook_format: Given<WebhookFormatArg>,
+    pub webhook_format: Given<Format>,
 
     /// Sign every body --notify-webhook posts with the secret in this file (HMAC-SHA256 in
     /// the X-Ratewatch-Signature header), so that the receiver can tell ratewatch from
@@ -725,8 +727,8 @@ pub struct ListingArgs {
 pub struct CsvDialectArgs {
     /// With --csv: for programs (standard: comma, LF) or for Excel in a European locale
     /// (excel: semicolon, CRLF, UTF-8 BOM, references kept as text), as report.csv.
-    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = CsvDialectArg::Standard, requires = "csv", hide_possible_values = true)]
-    pub csv_dialect: CsvDialectArg,
+    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = Dialect::Standard, requires = "csv", hide_possible_values = true)]
+    pub csv_dialect: Dialect,
 }
 
 #[derive(Debug, Args)]

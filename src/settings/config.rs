@@ -25,10 +25,7 @@ use crate::deliver::webhook::{self, Webhook, WebhookUrl};
 use crate::error::Error;
 use crate::model::Color;
 use crate::report::csv::Dialect;
-use crate::settings::cli::{
-    CsvDialectArg, EndpointArg, QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs,
-    WebhookFormatArg,
-};
+use crate::settings::cli::{QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs};
 use crate::stages::limit::{Limits, RetryPolicy};
 use crate::stages::portfolio::ColumnMap;
 use crate::stages::rate::RatingEndpoint;
@@ -43,7 +40,7 @@ pub use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS, Kind,
     MILLISECONDS, Origin, PATH, RPS, SECONDS, SWITCH, Sourced, URL, Value, WEBHOOK, mistake_in,
 };
-pub use crate::settings::table::{Mistake, Table};
+use crate::toml_table::Table;
 
 impl<T: Value> Given<T> {
     /// The value in force: the flag's or the variable's, else the file's, else the default
@@ -515,10 +512,7 @@ impl Settings {
             out: run.out.resolve(s)?,
             keep_reports_days: run.keep_reports_days.resolve(s)?,
             concurrency: run.concurrency.resolve(s)?.map(usize::from),
-            endpoint: run.endpoint.resolve(s)?.map(|e| match e {
-                EndpointArg::Current => RatingEndpoint::Current,
-                EndpointArg::Deprecated => RatingEndpoint::Deprecated,
-            }),
+            endpoint: run.endpoint.resolve(s)?,
             resolution_max_age_days: run.resolution_max_age.resolve(s)?,
             rating_max_age_hours: run.rating_max_age.resolve(s)?,
             stale_after_days: run.stale_after.resolve(s)?,
@@ -539,11 +533,7 @@ impl Settings {
             ),
             default_country: run.default_country.resolve_optional(s)?,
             notify_webhook,
-            webhook_format: run.webhook_format.resolve(s)?.map(|f| match f {
-                WebhookFormatArg::Json => webhook::Format::Json,
-                WebhookFormatArg::Slack => webhook::Format::Slack,
-                WebhookFormatArg::Teams => webhook::Format::Teams,
-            }),
+            webhook_format: run.webhook_format.resolve(s)?,
             webhook_secret_file: run.webhook_secret_file.resolve_optional(s)?,
             metrics_file: run.metrics_file.resolve_optional(s)?,
             alerts: s.alert_rules(),
@@ -562,10 +552,7 @@ impl Settings {
                 },
                 None => Sourced::default(),
             },
-            csv_dialect: reports.dialect.csv_dialect.resolve(s)?.map(|d| match d {
-                CsvDialectArg::Standard => Dialect::Standard,
-                CsvDialectArg::Excel => Dialect::Excel,
-            }),
+            csv_dialect: reports.dialect.csv_dialect.resolve(s)?,
             timestamped: reports.timestamped.resolve(s)?,
             quiet: quiet.resolve(s)?,
         })
@@ -802,7 +789,7 @@ mod tests {
         let given = variable(&DAYS, "RATEWATCH_STALE_AFTER", "  ").unwrap();
         assert_eq!((given.value, given.origin), (Some(30), Origin::Default));
         let given = variable(&ENDPOINT, "RATEWATCH_ENDPOINT", "Current").unwrap();
-        assert_eq!(given.value, Some(EndpointArg::Current));
+        assert_eq!(given.value, Some(RatingEndpoint::Current));
         let given = variable(&COUNTRY, "RATEWATCH_DEFAULT_COUNTRY", " fr").unwrap();
         assert_eq!(given.value.as_deref(), Some("FR"));
         for (text, value) in [("false", false), ("1", true), ("TRUE", true), ("0", false)] {

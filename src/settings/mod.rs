@@ -1,9 +1,8 @@
 //! Settings: [`cli`] defines each one once by its flag (its variable, default and help);
 //! [`config`] reads the variables and ratewatch.toml into them; [`setting`] is how one
-//! setting reads and where its value came from; [`table`] the file's tables, read by the
-//! modules they configure.
+//! setting reads and where its value came from. The file's tables are read by the modules
+//! they configure, as [`crate::toml_table`] says.
 
 pub mod cli;
 pub mod config;
 pub mod setting;
-pub mod table;

@@ -16,7 +16,10 @@ use serde::de::DeserializeOwned;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
+use crate::deliver::webhook::Format;
 use crate::error::Error;
+use crate::report::csv::Dialect;
+use crate::stages::rate::RatingEndpoint;
 
 /// Environment variable naming the config file (`--config` wins over it).
 pub const CONFIG_ENV: &str = "RATEWATCH_CONFIG";
@@ -65,7 +68,7 @@ pub static PATH: Kind<PathBuf> = Kind::new("a path", |p| !p.as_os_str().is_empty
 pub static SECONDS: Kind<f64> = Kind::new("a positive number of seconds", positive);
 pub static CONCURRENCY: Kind<u16> =
     Kind::new("a whole number from 1 to 1024", |n| (1..=1024).contains(n));
-pub static ENDPOINT: Kind<EndpointArg> = Kind::new("\"current\" or \"deprecated\"", any);
+pub static ENDPOINT: Kind<RatingEndpoint> = Kind::new("\"current\" or \"deprecated\"", any);
 pub static DAYS: Kind<u32> = Kind::new("a whole number of days", any);
 pub static HOURS: Kind<u32> = Kind::new("a whole number of hours", any);
 pub static COUNT: Kind<u32> = Kind::new("a whole number", any);
@@ -79,9 +82,8 @@ pub static COUNTRY: Kind<String> = Kind {
     valid: |c| c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()),
     normal: |c| c.trim().to_uppercase(),
 };
-pub static DIALECT: Kind<CsvDialectArg> = Kind::new("\"standard\" or \"excel\"", any);
-pub static WEBHOOK_FORMAT: Kind<WebhookFormatArg> =
-    Kind::new("\"json\", \"slack\" or \"teams\"", any);
+pub static DIALECT: Kind<Dialect> = Kind::new("\"standard\" or \"excel\"", any);
+pub static WEBHOOK_FORMAT: Kind<Format> = Kind::new("\"json\", \"slack\" or \"teams\"", any);
 /// A TOML boolean in the file; `true`/`false` (or `1`/`0`) in the variable.
 pub static SWITCH: Kind<bool> = Kind::new("true or false", any);
 
@@ -163,6 +165,8 @@ impl Value for bool {
     }
 }
 
+/// A setting that is one of a few words: the library's own type, which derives clap's
+/// `ValueEnum` (its variants' help is the words' help), so the value needs no mapping.
 macro_rules! choice {
     ($($t:ty),*) => {$(
         impl Value for $t {
@@ -178,7 +182,7 @@ macro_rules! choice {
         }
     )*};
 }
-choice!(EndpointArg, CsvDialectArg, WebhookFormatArg);
+choice!(RatingEndpoint, Dialect, Format);
 
 /// A setting as the command line gave it: by its flag, its variable or its default (none:
 /// unset), with what reading it from the file takes.
@@ -367,30 +371,4 @@ impl<T: Serialize> Serialize for Sourced<T> {
         map.serialize_entry("from", &self.origin.to_string())?;
         map.end()
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EndpointArg {
-    /// GET /v2/companies/{id}/ratings
-    Current,
-    /// GET /v2/ratings/company/{id}
-    Deprecated,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CsvDialectArg {
-    /// Comma, LF, no BOM (RFC 4180).
-    Standard,
-    /// Semicolon, CRLF, UTF-8 BOM; `ref` and `id` as ="…" so leading zeros survive.
-    Excel,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WebhookFormatArg {
-    /// A JSON document for programs (webhook.schema.json).
-    Json,
-    /// A Slack message: text and blocks.
-    Slack,
-    /// An Adaptive Card for a Teams workflow's webhook.
-    Teams,
 }

@@ -178,8 +178,8 @@ impl ColumnMap {
     /// A `[columns]` table: field = "Header", one a line; a field or a header that does not
     /// read is a mistake at its key.
     pub fn from_table(
-        table: &crate::settings::table::Table,
-    ) -> Result<ColumnMap, crate::settings::table::Mistake> {
+        table: &crate::toml_table::Table,
+    ) -> Result<ColumnMap, crate::toml_table::Mistake> {
         let read = |(field, header): (&toml::Spanned<String>, &toml::Spanned<toml::Value>)| {
             let at = |message| (field.span(), format!("[columns]: {message}"));
             let name = field_name(field.get_ref()).map_err(at)?;

@@ -10,11 +10,13 @@ use crate::api::{ApiError, Client};
 use crate::model;
 
 /// Which rating endpoint to use.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum RatingEndpoint {
+    /// GET /v2/companies/{id}/ratings
     #[default]
     Current,
+    /// GET /v2/ratings/company/{id}
     Deprecated,
 }
 

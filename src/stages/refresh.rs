@@ -9,7 +9,7 @@
 use jiff::SignedDuration;
 
 use crate::model::Color;
-use crate::settings::table::{Mistake, Table};
+use crate::toml_table::{Mistake, Table};
 
 /// The colors `[refresh]` may name.
 pub const COLORS: [Color; 5] = [

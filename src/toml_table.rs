@@ -1,6 +1,6 @@
-//! A table of ratewatch.toml as the module that owns it reads it: `[alerts]`, `[refresh]`
-//! and `[columns]` are each checked by their own module, which then needs nothing of
-//! `config`.
+//! A table of ratewatch.toml as the module that owns it reads it: `[alerts]`, `[refresh]`,
+//! `[columns]` and `[email]` are each checked by their own module, which then needs nothing
+//! of the settings (they read the file, and hand each table to its module).
 
 use std::collections::BTreeMap;
 
