@@ -216,13 +216,13 @@ CREATE TABLE run_colors (
     PRIMARY KEY (run_id, color)
 ) WITHOUT ROWID;
 
--- What each run handed to each channel (`webhook`, `email`): pending until the channel
--- took it. A run's message that no channel took is sent again by the next run of its
+-- What each run handed to each channel, known by its name (`webhook`, `email`, …): pending
+-- until the channel took it. A run's message that no channel took is sent again by the next run of its
 -- portfolio, so a receiver that was down loses no news; its `delivery_id` goes with it
 -- every time, so a receiver that took it once can drop it the next.
 CREATE TABLE run_deliveries (
     run_id       INTEGER NOT NULL REFERENCES runs (id),
-    channel      TEXT    NOT NULL CHECK (channel IN ('webhook', 'email')),
+    channel      TEXT    NOT NULL,                 -- the channel's name: 'webhook', 'email', …
     delivery_id  TEXT    NOT NULL,                 -- the message's name: 32 random hex digits,
                                                    -- the same on every attempt and resend
     delivered_at TEXT,                             -- when the channel took it; NULL: pending

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use crate::api::ApiError;
 use crate::connection::{Service, ServiceSettings, ServiceTarget};
-use crate::deliver;
+use crate::deliver::{self, Channel};
 use crate::error::{Error, ExitCode};
 use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
 use crate::naming;
@@ -43,13 +43,9 @@ pub struct Request {
     /// Refuse a portfolio that lost more than half its rows since its last run.
     pub fail_on_shrink: bool,
     pub reports: ReportOptions,
-    /// Where the run's message is posted, in which format, signed with which secret
-    /// (`--notify-webhook`, `--webhook-format`, `--webhook-secret-file`).
-    pub webhook: Option<deliver::webhook::Webhook>,
-    /// How hard the webhook is tried; the default but in tests.
-    pub webhook_policy: deliver::webhook::Policy,
-    /// `[email]` of the config file, its password read.
-    pub email: Option<deliver::email::Mailer>,
+    /// Where the run's results go besides its summary and reports (`--metrics-file`,
+    /// `--notify-webhook`, `[email]`).
+    pub channels: deliver::Channels,
     /// Asks the run to stop making calls (a signal, to the command).
     pub halt: Halt,
 }
@@ -211,15 +207,10 @@ pub async fn screen(
             summary: &printed,
             error: error.as_deref(),
         };
-        let targets = deliver::Targets {
-            metrics_file: settings.metrics_file.value.as_deref(),
-            webhook: request.webhook.as_ref(),
-            policy: &request.webhook_policy,
-            email: request.email.as_ref(),
-        };
+        let channels = request.channels.each();
         let mut undelivered = Vec::new();
-        if targets.any() {
-            undelivered = hand_on(&settings.db.value, &ended, targets, &request.reports).await;
+        if !channels.is_empty() {
+            undelivered = hand_on(&settings.db.value, &ended, &channels, &request.reports).await;
         }
         if let Ok(screened) = &mut result {
             screened.undelivered = undelivered;
@@ -1110,33 +1101,35 @@ fn say_unrecorded(
     )
 }
 
-/// Delivers the run's results ([`deliver::deliver`]), after the messages of earlier runs of
-/// the portfolio that the webhook or the email never took (a receiver down, a process
-/// killed while sending: at most a week's, oldest first), and records how each message
-/// went in the database's delivery ledger. A message is pending from before its first
-/// attempt until a channel takes it, so none is lost and none taken is sent twice; it keeps
-/// the delivery id it was first sent with, so a receiver can drop what it already took.
-/// Returns a line for each part that failed.
+/// Delivers the run's results through each of `channels` ([`deliver::deliver`]), after
+/// the messages of earlier runs of the portfolio that a channel never took (a receiver
+/// down, a process killed while sending: at most a week's, oldest first), and records how
+/// each message went in the database's delivery ledger. A message is pending from before
+/// its first attempt until its channel takes it, so none is lost and none taken is sent
+/// twice; it keeps the delivery id it was first sent with, so a receiver can drop what it
+/// already took. The ledger knows a channel by its name alone. Returns a line for each
+/// part that failed.
 async fn hand_on(
     db: &Path,
     ended: &deliver::EndedRun<'_>,
-    targets: deliver::Targets<'_>,
+    channels: &[&dyn Channel],
     reports: &ReportOptions,
 ) -> Vec<String> {
-    use crate::store::Channel;
-    // Tonight's messages, each named afresh.
-    let ids = deliver::MessageIds {
-        webhook: targets.webhook.map(|_| deliver::new_delivery_id()),
-        email: targets.email.map(|_| deliver::new_delivery_id()),
-    };
-    let channels: Vec<(Channel, &str)> = named(&ids).collect();
+    // Tonight's messages, each named afresh when its channel keeps a ledger.
+    let tonight: Vec<Outgoing<'_>> = channels
+        .iter()
+        .map(|&channel| Outgoing {
+            channel,
+            delivery_id: channel.kept().then(deliver::new_delivery_id),
+        })
+        .collect();
     // The ledger: a database that cannot be written to leaves the messages unrecorded,
     // never unsent.
-    let mut ledger = match (ended.run_id, channels.is_empty()) {
-        (Some(run_id), false) => match Store::open(db) {
+    let mut ledger = match (ended.run_id, named(&tonight).next().is_some()) {
+        (Some(run_id), true) => match Store::open(db) {
             Ok(mut store) => {
-                for (channel, id) in &channels {
-                    if let Err(e) = store.delivery_pending(run_id, *channel, id) {
+                for (channel, id) in named(&tonight) {
+                    if let Err(e) = store.delivery_pending(run_id, channel, id) {
                         tracing::warn!("{e}");
                     }
                 }
@@ -1153,17 +1146,17 @@ async fn hand_on(
     // The earlier messages first, each through the channels that never took it, under the
     // id it was first sent with.
     let week_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(7 * 24);
-    let mut earlier: std::collections::BTreeMap<i64, deliver::MessageIds> = Default::default();
+    let mut earlier: std::collections::BTreeMap<i64, Vec<Outgoing<'_>>> = Default::default();
     if let Some((store, run_id)) = &ledger {
-        for (channel, _) in &channels {
-            match store.undelivered_messages(ended.portfolio, *channel, *run_id, week_ago) {
+        for message in tonight.iter().filter(|m| m.delivery_id.is_some()) {
+            let channel = message.channel;
+            match store.undelivered_messages(ended.portfolio, channel.name(), *run_id, week_ago) {
                 Ok(runs) => {
                     for (id, delivery_id) in runs {
-                        let missed = earlier.entry(id).or_default();
-                        match channel {
-                            Channel::Webhook => missed.webhook = Some(delivery_id),
-                            Channel::Email => missed.email = Some(delivery_id),
-                        }
+                        earlier.entry(id).or_default().push(Outgoing {
+                            channel,
+                            delivery_id: Some(delivery_id),
+                        });
                     }
                 }
                 Err(e) => tracing::warn!("{e}"),
@@ -1178,156 +1171,129 @@ async fn hand_on(
             error: None,
             ..*ended
         };
-        let only = deliver::Targets {
-            metrics_file: None,
-            webhook: targets.webhook.filter(|_| missed.webhook.is_some()),
-            email: targets.email.filter(|_| missed.email.is_some()),
-            ..targets
-        };
-        let readings = delivery_readings(db, &late, &only, reports, &missed);
-        let delivered = deliver::deliver(&late, only, readings).await;
+        let sent = send(db, &late, &missed, reports).await;
         tracing::info!(run_id = id, "an earlier run's message sent again");
         problems.extend(
-            delivered
-                .problems
-                .iter()
+            sent.iter()
+                .filter_map(|s| s.problem.as_ref())
                 .map(|p| format!("{p} (run {id}'s message, sent again)")),
         );
-        record(&mut ledger, id, &delivered, &missed);
+        record(&mut ledger, id, &missed, &sent);
     }
-    let readings = delivery_readings(db, ended, &targets, reports, &ids);
-    let delivered = deliver::deliver(ended, targets, readings).await;
+    let sent = send(db, ended, &tonight, reports).await;
     if let Some(run_id) = ended.run_id {
-        record(&mut ledger, run_id, &delivered, &ids);
+        record(&mut ledger, run_id, &tonight, &sent);
     }
-    problems.extend(delivered.problems);
+    problems.extend(sent.into_iter().filter_map(|s| s.problem));
     problems
 }
 
-/// The ledger's channels that a message goes through, each with its delivery id.
-fn named(ids: &deliver::MessageIds) -> impl Iterator<Item = (crate::store::Channel, &str)> {
-    use crate::store::Channel;
-    [
-        (Channel::Webhook, ids.webhook.as_deref()),
-        (Channel::Email, ids.email.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(channel, id)| Some((channel, id?)))
+/// A run's message to a channel, and its delivery id when the ledger keeps it.
+struct Outgoing<'a> {
+    channel: &'a dyn Channel,
+    delivery_id: Option<String>,
 }
 
-/// Records in the ledger how the run's messages, named `ids`, went.
+/// The messages the ledger keeps: each channel's name with the message's delivery id.
+fn named<'a>(messages: &'a [Outgoing<'_>]) -> impl Iterator<Item = (&'static str, &'a str)> {
+    messages
+        .iter()
+        .filter_map(|m| Some((m.channel.name(), m.delivery_id.as_deref()?)))
+}
+
+/// Reads what each message needs, closes the database, then hands them on.
+async fn send(
+    db: &Path,
+    ended: &deliver::EndedRun<'_>,
+    messages: &[Outgoing<'_>],
+    reports: &ReportOptions,
+) -> Vec<deliver::Sent> {
+    let readings = delivery_readings(db, ended, messages, reports);
+    let handed = messages.iter().map(|m| m.channel).zip(readings).collect();
+    deliver::deliver(ended, handed).await
+}
+
+/// Records in the ledger how the run's messages went (`sent`, in their order).
 fn record(
     ledger: &mut Option<(Store, i64)>,
     run_id: i64,
-    delivered: &deliver::Delivered,
-    ids: &deliver::MessageIds,
+    messages: &[Outgoing<'_>],
+    sent: &[deliver::Sent],
 ) {
-    use crate::store::Channel;
     let Some((store, _)) = ledger else {
         return;
     };
-    for (channel, id) in named(ids) {
-        let outcome = match channel {
-            Channel::Webhook => &delivered.webhook,
-            Channel::Email => &delivered.email,
-        };
-        if let Some(outcome) = outcome
-            && let Err(e) = store.delivery_outcome(run_id, channel, id, outcome.clone())
+    for (message, sent) in messages.iter().zip(sent) {
+        if let (Some(id), Some(outcome)) = (&message.delivery_id, &sent.outcome)
+            && let Err(e) =
+                store.delivery_outcome(run_id, message.channel.name(), id, outcome.clone())
         {
             tracing::warn!("{e}");
         }
     }
 }
 
-/// What delivery needs of the database, read as the run left it; the database is closed
-/// before anything is posted, so it is not held while a receiver takes its time.
+/// What each message needs of the database, read as the run left it and as its channel
+/// wants it (`Err`: why it could not be); the database is closed before anything is
+/// posted, so it is not held while a receiver takes its time.
 fn delivery_readings(
     db: &Path,
     ended: &deliver::EndedRun<'_>,
-    targets: &deliver::Targets<'_>,
+    messages: &[Outgoing<'_>],
     reports: &ReportOptions,
-    ids: &deliver::MessageIds,
-) -> Result<deliver::Readings, String> {
-    let rules = &reports.alerts;
-    let store = Store::open_read_only(db)
-        .map_err(|e| format!("cannot read database {}: {e}", db.display()))?;
-    let text = |e: StoreError| e.to_string();
-    let run = |id| store.run_info(id).map_err(text);
-    let metrics = match targets.metrics_file {
-        None => Ok((None, None)),
-        Some(_) => ended.run_id.map(run).transpose().and_then(|info| {
-            let last = store.last_complete(ended.portfolio).map_err(text)?;
-            Ok((info, last.and_then(|t| t.parse().ok())))
-        }),
+) -> Vec<Result<deliver::Reading, String>> {
+    let store = match Store::open_read_only(db) {
+        Ok(store) => store,
+        Err(e) => {
+            let why = format!("cannot read database {}: {e}", db.display());
+            return messages.iter().map(|_| Err(why.clone())).collect();
+        }
     };
-    // The run that just ended brought the schema up to date. A document for programs
-    // carries up to `MAX_POSTED` alerts, a chat what the summary lists. (The storm is the
-    // summary's business: no share makes one here.)
-    let webhook = match (targets.webhook, ended.run_id) {
-        (Some(hook), Some(id)) => Some(run(id).and_then(|info| {
-            let rules = &reports.alerts;
-            let posted = crate::alerts::Rules {
-                max_listed: hook.format.max_listed(rules.max_listed),
-                storm_share: 1.0,
-                ..rules.clone()
-            };
-            let digest = store.alert_digest(id, &posted, crate::store::Verdicts::Recorded);
-            let digest = digest.map_err(text)?;
-            // The report.html the run wrote, as a path that means something to whoever
-            // reads the message elsewhere.
-            let html = report::ReportFiles::new(&reports.out, &info, reports.timestamped).html;
-            let report = html
-                .exists()
-                .then(|| std::path::absolute(&html).unwrap_or(html))
-                .map(|p| p.display().to_string());
-            let heading = crate::digest::Heading {
-                started_at: info.started_at,
-                portfolio: info.portfolio.clone(),
-                run_id: info.id,
-                report,
-            };
-            Ok(deliver::webhook::Message {
-                run: info,
-                digest,
-                heading,
-                // Named by the caller whenever it sends one; else a name of its own.
-                delivery_id: ids.webhook.clone().unwrap_or_else(deliver::new_delivery_id),
-            })
-        })),
+    messages
+        .iter()
+        .map(|m| {
+            let wants = m.channel.wants(&reports.alerts);
+            reading(&store, ended, &wants, reports, m.delivery_id.as_deref())
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// What one message needs of the database. The run that just ended brought the schema up
+/// to date.
+fn reading(
+    store: &Store,
+    ended: &deliver::EndedRun<'_>,
+    wants: &deliver::Wants,
+    reports: &ReportOptions,
+    delivery_id: Option<&str>,
+) -> Result<deliver::Reading, StoreError> {
+    let run = ended.run_id.map(|id| store.run_info(id)).transpose()?;
+    let digest = match (&run, &wants.alerts) {
+        (Some(run), Some(rules)) => {
+            Some(store.alert_digest(run.id, rules, crate::store::Verdicts::Recorded)?)
+        }
         _ => None,
     };
-    // The email lists what the summary lists: the rules as they are, cap and storm included.
-    let email = targets.email.map(|_| {
-        let Some(id) = ended.run_id else {
-            return Ok(deliver::email::Reading {
-                run: None,
-                report: None,
-                delivery_id: None,
-            });
-        };
-        let info = run(id)?;
-        let digest = store
-            .alert_digest(id, rules, crate::store::Verdicts::Recorded)
-            .map_err(text)?;
-        // Only a run that printed its summary wrote its reports; a report.html from an
-        // earlier night would tell of that night.
-        let html = report::ReportFiles::new(&reports.out, &info, reports.timestamped).html;
-        let report = (!ended.summary.is_empty() && html.is_file()).then(|| {
-            std::path::absolute(&html)
-                .unwrap_or(html)
-                .display()
-                .to_string()
-        });
-        Ok(deliver::email::Reading {
-            run: Some((info, digest)),
-            report,
-            delivery_id: ids.email.clone(),
-        })
+    // The report.html the run wrote, as a path that means something to whoever reads the
+    // message elsewhere.
+    let report = run.as_ref().and_then(|info| {
+        let html = report::ReportFiles::new(&reports.out, info, reports.timestamped).html;
+        html.exists()
+            .then(|| std::path::absolute(&html).unwrap_or(html))
     });
-    Ok(deliver::Readings {
-        metrics,
-        webhook,
-        email,
+    let last_success = match wants.last_success {
+        true => store
+            .last_complete(ended.portfolio)?
+            .and_then(|t| t.parse().ok()),
+        false => None,
+    };
+    Ok(deliver::Reading {
+        delivery_id: run.as_ref().and(delivery_id).map(String::from),
+        run,
+        digest,
+        report,
+        last_success,
     })
 }
 

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use predicates::prelude::*;
-use ratewatch::deliver::webhook::{Policy, SCHEMA};
+use ratewatch::deliver::Policy;
+use ratewatch::deliver::webhook::SCHEMA;
 use ratewatch::model::RowStatus;
 use ratewatch::run::{self, Request};
 use serde_json::Value;
@@ -22,10 +23,15 @@ use crate::common::{
 
 /// A request as `ratewatch screen ARGS…` would make it, with `key` in the environment.
 fn request(args: &[&str], key: &str, policy: Policy) -> Request {
-    Request {
-        webhook_policy: policy,
-        ..screen_request(args, key)
+    tried(screen_request(args, key), policy)
+}
+
+/// The request with its webhook tried as `policy` says.
+fn tried(mut request: Request, policy: Policy) -> Request {
+    if let Some(webhook) = &mut request.channels.webhook {
+        webhook.policy = policy;
     }
+    request
 }
 
 /// Short waits, so that retries cost the tests little.
@@ -840,10 +846,10 @@ fn request_with_config(config: &Path, args: &[String], policy: Policy) -> Reques
     };
     let env = |k: &str| (k == KEY_ENV).then(|| KEY.to_string());
     let sources = Sources::load(Some(&cli.config), env).unwrap();
-    Request {
-        webhook_policy: policy,
-        ..ratewatch::commands::screen::request(screen, &sources).unwrap()
-    }
+    tried(
+        ratewatch::commands::screen::request(screen, &sources).unwrap(),
+        policy,
+    )
 }
 
 /// What a sales rep's column may hold: a mention, a script, a link and mrkdwn, none of

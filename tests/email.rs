@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ratewatch::deliver::webhook::Policy;
+use ratewatch::deliver::Policy;
 use ratewatch::model::{Color, RowStatus};
 use ratewatch::run::Request;
 use ratewatch::sim::{CompanyRef, Dataset, SimServer};
@@ -55,7 +55,7 @@ fn request(
     })
     .unwrap();
     let mut request = ratewatch::commands::screen::request(screen, &sources).unwrap();
-    if let Some(mailer) = &mut request.email {
+    if let Some(mailer) = &mut request.channels.email {
         mailer.policy = quick();
     }
     request

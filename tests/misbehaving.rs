@@ -800,7 +800,8 @@ fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
 /// The webhook's bodies of run 1, as text: the JSON document, the Slack message and the
 /// Teams card.
 fn webhook_bodies(ws: &Workspace) -> Vec<(&'static str, String)> {
-    use ratewatch::deliver::webhook::{Format, MAX_POSTED, Message};
+    use ratewatch::deliver::Message;
+    use ratewatch::deliver::webhook::{Format, MAX_POSTED};
     let store = ratewatch::store::Store::open_read_only(&ws.db()).unwrap();
     let run = store.run_info(1).unwrap();
     let rules = ratewatch::alerts::Rules {

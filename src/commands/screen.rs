@@ -10,7 +10,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::connection::{ServiceSettings, ServiceTarget};
+use crate::deliver::Channels;
 use crate::deliver::email::Mailer;
+use crate::deliver::metrics::MetricsFile;
 use crate::error::{Error, ExitCode};
 use crate::model::RowStatus;
 use crate::report::ReportOptions;
@@ -103,7 +105,11 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         stale_after_days: settings.stale_after_days.value,
         alerts: settings.alerts.clone(),
     };
-    let webhook = settings.webhook()?;
+    let channels = Channels {
+        metrics: (settings.metrics_file.value.clone()).map(|path| MetricsFile { path }),
+        webhook: settings.webhook()?,
+        email,
+    };
     Ok(Request {
         portfolio: args.portfolio,
         portfolio_name: args.portfolio_name,
@@ -112,9 +118,7 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         refresh_resolutions: args.refresh_resolutions,
         fail_on_shrink: args.fail_on_shrink,
         reports,
-        webhook,
-        webhook_policy: Default::default(),
-        email,
+        channels,
         halt: Default::default(),
     })
 }

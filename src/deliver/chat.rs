@@ -10,7 +10,7 @@
 
 use serde_json::{Value, json};
 
-use crate::deliver::webhook::Message;
+use super::Message;
 use crate::digest::{AlertDigest, AlertLine, Heading, format_amount, same_column};
 use crate::model::{AlertKind, RunInfo, RunStatus};
 use crate::text::printable;

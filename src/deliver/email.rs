@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use askama::Template;
+use futures::future::BoxFuture;
 use lettre::message::header::{
     ContentTransferEncoding, ContentType, Header, HeaderName, HeaderValue,
 };
@@ -21,9 +22,9 @@ use lettre::transport::smtp::authentication::{Credentials, Mechanism};
 use lettre::transport::smtp::client::{AsyncSmtpConnection, TlsParameters};
 use lettre::transport::smtp::extension::ClientId;
 
-use super::EndedRun;
-use super::webhook::{NotDelivered, Policy};
-use crate::digest::{AlertDigest, AlertLine, Heading, refreshed, same_column};
+use super::{Channel, EndedRun, NotDelivered, Policy, Reading, Sent, Wants};
+use crate::alerts::Rules;
+use crate::digest::{AlertDigest, AlertLine, refreshed, same_column};
 use crate::model::{AlertKind, Color, RowStatus, RunInfo, RunStatus};
 use crate::report::summary::is_loud;
 use crate::text::{UrlPath, plural, printable, redacted_url};
@@ -305,17 +306,45 @@ impl Mailer {
     }
 }
 
-/// What the database holds for the email, as the run left it.
-#[derive(Debug, Clone)]
-pub struct Reading {
-    /// The run's record and the alerts its summary lists (read by `[alerts]`, cap
-    /// included); `None` when the run stopped before it had a record.
-    pub run: Option<(RunInfo, AlertDigest)>,
-    /// The run's report.html, when the run wrote its reports.
-    pub report: Option<String>,
-    /// The message's delivery id, the left part of its Message-ID; `None` for a run
-    /// without a record (its message is never sent again: any Message-ID does).
-    pub delivery_id: Option<String>,
+impl Channel for Mailer {
+    fn name(&self) -> &'static str {
+        "email"
+    }
+
+    /// The email lists what the summary lists: the rules as they are, cap and storm
+    /// included.
+    fn wants(&self, rules: &Rules) -> Wants {
+        Wants {
+            alerts: Some(rules.clone()),
+            last_success: false,
+        }
+    }
+
+    fn not_sent(&self, why: &str) -> String {
+        format!("email: not sent ({}): {why}", self.shown())
+    }
+
+    /// The night's message, if it is worth one, sent.
+    fn send<'a>(&'a self, reading: Reading, ended: &'a EndedRun<'a>) -> BoxFuture<'a, Sent> {
+        Box::pin(async move {
+            let shown = self.shown();
+            // Only a run that printed its summary wrote its reports; a report.html from an
+            // earlier night would tell of that night.
+            let report =
+                (reading.report).filter(|html| !ended.summary.is_empty() && html.is_file());
+            let Some(letter) = compose(&Reading { report, ..reading }, ended) else {
+                tracing::info!(email = %shown, "a quiet night: no email");
+                return Sent::taken(0);
+            };
+            match send(self, &letter).await {
+                Ok(attempts) => {
+                    tracing::info!(email = %shown, attempts, subject = %letter.subject, "email delivered");
+                    Sent::taken(attempts)
+                }
+                Err(failed) => failed.sent(self.name(), &shown),
+            }
+        })
+    }
 }
 
 /// A message ready to send.
@@ -324,7 +353,8 @@ pub struct Letter {
     pub subject: String,
     pub plain: String,
     pub html: String,
-    /// See [`Reading::delivery_id`].
+    /// The message's delivery id, the left part of its Message-ID; `None` for a run
+    /// without a record (its message is never sent again: any Message-ID does).
     pub delivery_id: Option<String>,
 }
 
@@ -408,21 +438,15 @@ impl Night {
 /// with the error that ended the run after the heading; the HTML part the same news laid
 /// out from `read`.
 pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
-    let run = read.run.as_ref().map(|(run, _)| run);
-    let digest = read.run.as_ref().map(|(_, d)| d);
+    let run = read.run.as_ref();
+    let digest = read.digest.as_ref();
     let night = Night::of(run, ended);
     let listed = digest.map_or(0, |d| d.listed_total);
     if night == Night::Fine && listed == 0 {
         return None;
     }
-    let heading = match run {
-        Some(run) => Heading {
-            started_at: run.started_at,
-            portfolio: run.portfolio.clone(),
-            run_id: run.id,
-            report: read.report.clone(),
-        }
-        .line(),
+    let heading = match read.heading() {
+        Some(heading) => heading.line(),
         None => format!(
             "ratewatch {} · {} · no run recorded",
             jiff::Timestamp::now().strftime("%Y-%m-%d"),
@@ -1081,8 +1105,10 @@ mod tests {
 
     fn reading(run: RunInfo, digest: AlertDigest) -> Reading {
         Reading {
-            run: Some((run, digest)),
+            run: Some(run),
+            digest: Some(digest),
             report: Some("/var/lib/ratewatch/reports/report.html".into()),
+            last_success: None,
             delivery_id: Some("0123456789abcdef0123456789abcdef".into()),
         }
     }
@@ -1177,11 +1203,7 @@ mod tests {
             "{}",
             failed.html
         );
-        let nothing = Reading {
-            run: None,
-            report: None,
-            delivery_id: None,
-        };
+        let nothing = Reading::default();
         let failed = compose(
             &nothing,
             &EndedRun {

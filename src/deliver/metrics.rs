@@ -5,14 +5,60 @@
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
+
+use super::{Channel, EndedRun, Reading, Sent, Wants};
+use crate::alerts::Rules;
 use crate::model::{RowStatus, RunInfo, RunStatus};
 use crate::report::AtomicFile;
 
 /// The colors always exported, zero included, so a query never finds one missing.
 const COLORS: [&str; 5] = ["green", "yellow", "red", "black", "white"];
+
+/// `--metrics-file`: where the figures of every run go, the last run's replacing the one
+/// before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricsFile {
+    pub path: PathBuf,
+}
+
+impl Channel for MetricsFile {
+    fn name(&self) -> &'static str {
+        "metrics"
+    }
+
+    /// Each run's file replaces the last: a file not written is never written late.
+    fn kept(&self) -> bool {
+        false
+    }
+
+    fn wants(&self, _: &Rules) -> Wants {
+        Wants {
+            alerts: None,
+            last_success: true,
+        }
+    }
+
+    fn not_sent(&self, why: &str) -> String {
+        format!("metrics: {} not written: {why}", self.path.display())
+    }
+
+    fn send<'a>(&'a self, reading: Reading, ended: &'a EndedRun<'a>) -> BoxFuture<'a, Sent> {
+        Box::pin(async move {
+            let path = &self.path;
+            match write(path, &Figures::of(reading, ended)) {
+                Ok(()) => {
+                    tracing::info!(metrics_file = %path.display(), "metrics written");
+                    Sent::default()
+                }
+                Err(e) => Sent::failed(self.not_sent(&e.to_string())),
+            }
+        })
+    }
+}
 
 /// What the metrics file says of a run.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +75,31 @@ pub struct Figures {
     pub ended_at: jiff::Timestamp,
     /// When the portfolio's latest complete run finished, this one included.
     pub last_success: Option<jiff::Timestamp>,
+}
+
+impl Figures {
+    /// The figures of the run as read, as it ended.
+    fn of(reading: Reading, ended: &EndedRun<'_>) -> Figures {
+        let mut run = reading.run;
+        // Its texts and colors as the reports show them, whatever an older version stored.
+        crate::model::MakePrintable::make_printable(&mut run);
+        let status = match &run {
+            Some(run) if ended.ok || run.status != RunStatus::Running => run.status,
+            _ => RunStatus::Failed,
+        };
+        Figures {
+            portfolio: crate::text::printable(ended.portfolio),
+            // A run that rated nobody is no success, however it ended.
+            success: ended.ok
+                && status == RunStatus::Complete
+                && run.as_ref().is_some_and(|r| !r.screened_nobody()),
+            status,
+            run,
+            duration: ended.duration,
+            ended_at: jiff::Timestamp::now(),
+            last_success: reading.last_success,
+        }
+    }
 }
 
 /// The file's text.

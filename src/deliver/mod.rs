@@ -1,11 +1,14 @@
-//! What a run hands on besides its summary and report files, once it has ended:
-//! [`metrics`] (a Prometheus textfile, `--metrics-file`), [`webhook`] (its alerts
-//! POSTed as a JSON document, a Slack message or a Teams card ([`chat`]),
-//! `--notify-webhook`) and [`email`] (its news mailed over SMTP, `[email]`).
+//! What a run hands on besides its summary and report files, once it has ended, each
+//! through a [`Channel`]: [`metrics`] (a Prometheus textfile, `--metrics-file`),
+//! [`webhook`] (its alerts POSTed as a JSON document, a Slack message or a Teams card
+//! ([`chat`]), `--notify-webhook`) and [`email`] (its news mailed over SMTP, `[email]`).
+//! [`Channels`] lists them, once.
 //!
 //! A delivery never changes a run's outcome or exit code: what went wrong comes back as
-//! lines for stderr, and as warnings in the log. Both get what the database holds as the
-//! run left it, read by the run ([`Readings`]): plain data, as the reports get.
+//! lines for stderr, and as warnings in the log. Each channel is handed what the database
+//! holds as the run left it, read by the run as the channel [`Wants`] it ([`Reading`]):
+//! plain data, as the reports get. The ledger of messages not yet taken is the run's too
+//! (`run::hand_on`); a channel only says its name and how its message went ([`Sent`]).
 //!
 //! Each message carries its delivery id ([`new_delivery_id`]): the webhook's
 //! `X-Ratewatch-Delivery` header (and the JSON document's `delivery_id`), the email's
@@ -17,11 +20,14 @@ pub mod email;
 pub mod metrics;
 pub mod webhook;
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::model::{RunInfo, RunStatus};
-use webhook::{Policy, Webhook};
+use futures::future::BoxFuture;
+
+use crate::alerts::Rules;
+use crate::digest::{AlertDigest, Heading};
+use crate::model::RunInfo;
 
 /// How a run ended, as far as delivery needs to know.
 #[derive(Debug, Clone)]
@@ -38,20 +44,205 @@ pub struct EndedRun<'a> {
     pub error: Option<&'a str>,
 }
 
-/// Where a run's results go.
-#[derive(Debug, Clone, Copy)]
-pub struct Targets<'a> {
-    pub metrics_file: Option<&'a Path>,
-    pub webhook: Option<&'a Webhook>,
-    pub policy: &'a Policy,
-    /// `[email]`, with its password and its own policy.
-    pub email: Option<&'a email::Mailer>,
+/// Where a run's results go, each channel when asked for. Adding a channel is a file of
+/// its own in this folder that implements [`Channel`], its field here (what its settings
+/// made of it) and its line in [`Channels::each`].
+#[derive(Debug, Clone, Default)]
+pub struct Channels {
+    /// `--metrics-file`.
+    pub metrics: Option<metrics::MetricsFile>,
+    /// `--notify-webhook`, in `--webhook-format`, signed with `--webhook-secret-file`.
+    pub webhook: Option<webhook::Webhook>,
+    /// `[email]` of the config file, its password read.
+    pub email: Option<email::Mailer>,
 }
 
-impl Targets<'_> {
-    /// Whether anything is to be delivered (else the database is not read for it).
-    pub fn any(&self) -> bool {
-        self.metrics_file.is_some() || self.webhook.is_some() || self.email.is_some()
+impl Channels {
+    /// Each channel asked for, in the order a run hands its results on: the one list of
+    /// them.
+    pub fn each(&self) -> Vec<&dyn Channel> {
+        [
+            self.metrics.as_ref().map(|c| c as &dyn Channel),
+            self.webhook.as_ref().map(|c| c as _),
+            self.email.as_ref().map(|c| c as _),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+/// A way a run's results go out. A trait rather than an enum with a match per method: a
+/// new channel is then a file of its own and a line in [`Channels::each`], and nothing that
+/// hands messages on (this module's [`deliver`], the run's ledger) names any channel.
+pub trait Channel: Send + Sync {
+    /// Its name: first in its lines, and its messages' in the run's ledger
+    /// (`run_deliveries.channel`), so never to change once released.
+    fn name(&self) -> &'static str;
+
+    /// Whether its message is kept in the run's ledger: named by a delivery id, pending
+    /// until the channel takes it, sent again by a later run if it never does. Every
+    /// channel's but a file that each run replaces (the metrics file).
+    fn kept(&self) -> bool {
+        true
+    }
+
+    /// What it needs read from the database for a run's message, the alerts' rules being
+    /// `rules` (`[alerts]`).
+    fn wants(&self, rules: &Rules) -> Wants;
+
+    /// The line that says its message did not go out, and why (the database could not be
+    /// read, or the message made): `webhook: not sent to https://hooks.example/…: why`.
+    fn not_sent(&self, why: &str) -> String;
+
+    /// Makes the message of `reading` and hands it on (sends, posts, writes), trying as
+    /// hard as the channel does; says how it went.
+    fn send<'a>(&'a self, reading: Reading, ended: &'a EndedRun<'a>) -> BoxFuture<'a, Sent>;
+}
+
+/// What a channel needs read from the database for a run's message, besides the run's
+/// record and where its report.html is, which every channel gets.
+#[derive(Debug, Clone, Default)]
+pub struct Wants {
+    /// The alerts it lists, read by these rules (`None`: it lists none).
+    pub alerts: Option<Rules>,
+    /// When the portfolio's last complete run ended.
+    pub last_success: bool,
+}
+
+/// What the database holds for one channel's message, as the run left it, read as the
+/// channel [`Wants`] it.
+#[derive(Debug, Clone, Default)]
+pub struct Reading {
+    /// The run's record; `None` when the run stopped before it had one.
+    pub run: Option<RunInfo>,
+    /// The alerts the message lists, when the channel wants them and the run has a record.
+    pub digest: Option<AlertDigest>,
+    /// The run's report.html, as an absolute path, when there is one.
+    pub report: Option<PathBuf>,
+    /// When the portfolio's last complete run ended, when the channel wants it.
+    pub last_success: Option<jiff::Timestamp>,
+    /// The message's delivery id, when the ledger keeps the message and the run has a
+    /// record (a message of a run without one is never sent again).
+    pub delivery_id: Option<String>,
+}
+
+impl Reading {
+    /// The line the message opens with, when the run has a record.
+    pub fn heading(&self) -> Option<Heading> {
+        let run = self.run.as_ref()?;
+        Some(Heading {
+            started_at: run.started_at,
+            portfolio: run.portfolio.clone(),
+            run_id: run.id,
+            report: self.report.as_ref().map(|p| p.display().to_string()),
+        })
+    }
+}
+
+/// How a message went: taken after so many attempts (0: nothing was owed, a quiet night's
+/// email), or not, after so many, and why.
+pub type Outcome = Result<u32, (u32, String)>;
+
+/// What handing a message on did: the line for stderr when it failed, and how it went, for
+/// the run's ledger (`None`: nothing was attempted, or there is nothing to keep).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sent {
+    pub problem: Option<String>,
+    pub outcome: Option<Outcome>,
+}
+
+impl Sent {
+    /// Taken after `attempts`.
+    pub fn taken(attempts: u32) -> Sent {
+        Sent {
+            problem: None,
+            outcome: Some(Ok(attempts)),
+        }
+    }
+
+    /// Not handed on, for a reason said in `problem`: nothing for the ledger.
+    pub fn failed(problem: String) -> Sent {
+        Sent {
+            problem: Some(problem),
+            outcome: None,
+        }
+    }
+}
+
+/// How hard a channel that sends over the network tries. Internal: the defaults serve;
+/// tests shorten the waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    /// Attempts in all, the first included.
+    pub attempts: u32,
+    /// Wait before the second attempt; it doubles for each one after.
+    pub first_delay: Duration,
+    /// Longest one attempt may take, connection included: a receiver that never answers
+    /// costs the run at most `attempts` times this, plus the waits.
+    pub timeout: Duration,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            attempts: 3,
+            first_delay: Duration::from_secs(1),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A delivery that did not happen, said without the address's secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotDelivered {
+    pub attempts: u32,
+    /// The last attempt's failure: `HTTP 500`, `no answer within 10 s`, …
+    pub last: String,
+}
+
+impl NotDelivered {
+    /// What `channel` says of it, `to` being where the message went: `webhook: not
+    /// delivered after 3 attempts: HTTP 500 (https://hooks.example/…)`; and the outcome
+    /// for the ledger.
+    pub fn sent(self, channel: &str, to: &str) -> Sent {
+        let problem = format!(
+            "{channel}: not delivered after {} attempt{}: {} ({to})",
+            self.attempts,
+            if self.attempts == 1 { "" } else { "s" },
+            self.last
+        );
+        Sent {
+            problem: Some(problem),
+            outcome: Some(Err((self.attempts, self.last))),
+        }
+    }
+}
+
+/// What a run's message says, as the webhook's formats lay it out ([`webhook::document`],
+/// [`chat`]): the run, its alerts as the rules decided them (read with
+/// [`webhook::Format::max_listed`]), and the heading every channel opens with; and its
+/// delivery id.
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub run: RunInfo,
+    pub digest: AlertDigest,
+    pub heading: Heading,
+    /// The message's name, the same on every attempt and resend.
+    pub delivery_id: String,
+}
+
+impl Message {
+    /// The message of what was read, when the run has a record.
+    pub fn of(reading: Reading) -> Option<Message> {
+        let heading = reading.heading()?;
+        Some(Message {
+            run: reading.run?,
+            digest: reading.digest.unwrap_or_default(),
+            heading,
+            // Named by the run whenever it sends one; else a name of its own.
+            delivery_id: reading.delivery_id.unwrap_or_else(new_delivery_id),
+        })
     }
 }
 
@@ -76,174 +267,24 @@ pub fn new_delivery_id() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The delivery id of the message each channel is given (`None`: that channel is not
-/// sent this message).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MessageIds {
-    pub webhook: Option<String>,
-    pub email: Option<String>,
-}
-
-/// What the database holds for a delivery, as the run left it: each part, or why it could
-/// not be read.
-#[derive(Debug, Clone)]
-pub struct Readings {
-    /// The metrics file's: the run's record (when it got one), and when the portfolio's
-    /// last complete run ended.
-    pub metrics: Result<(Option<RunInfo>, Option<jiff::Timestamp>), String>,
-    /// The webhook's, when it has one to send: the run's record, the alerts its summary
-    /// lists and its heading (see [`webhook::Message`]).
-    pub webhook: Option<Result<webhook::Message, String>>,
-    /// The email's, when it has one: the run's record, the alerts its summary lists and
-    /// where its report.html is (see [`email::compose`]).
-    pub email: Option<Result<email::Reading, String>>,
-}
-
-/// How a message went: taken after so many attempts (0: nothing was owed, a quiet night's
-/// email), or not, after so many, and why.
-pub type Outcome = Result<u32, (u32, String)>;
-
-/// What a delivery did: a line for each part that failed (`webhook: not delivered after 3
-/// attempts: HTTP 500 (…)`), and how the webhook's and the email's messages went, for the
-/// run's record of its deliveries (`None`: not attempted).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Delivered {
-    pub problems: Vec<String>,
-    pub webhook: Option<Outcome>,
-    pub email: Option<Outcome>,
-}
-
-/// Writes the metrics file, then posts the webhook, then sends the email, each if asked,
-/// from `readings` (`Err`: the database could not be read).
+/// Hands each message on, in order, each from what was read for it (`Err`: why it could
+/// not be read); then says in the log each line that failed. Returns how each went, in
+/// the same order.
 pub async fn deliver(
     ended: &EndedRun<'_>,
-    targets: Targets<'_>,
-    readings: Result<Readings, String>,
-) -> Delivered {
-    let mut delivered = Delivered::default();
-    if !targets.any() {
-        return delivered;
+    messages: Vec<(&dyn Channel, Result<Reading, String>)>,
+) -> Vec<Sent> {
+    let mut sent = Vec::with_capacity(messages.len());
+    for (channel, reading) in messages {
+        sent.push(match reading {
+            Ok(reading) => channel.send(reading, ended).await,
+            Err(why) => Sent::failed(channel.not_sent(&why)),
+        });
     }
-    let problems = &mut delivered.problems;
-    let readings = match readings {
-        Ok(readings) => readings,
-        Err(reason) => {
-            if let Some(path) = targets.metrics_file {
-                problems.push(format!("metrics: {} not written: {reason}", path.display()));
-            }
-            if let Some(hook) = targets.webhook {
-                problems.push(format!("webhook: not sent to {}: {reason}", hook.url));
-            }
-            if let Some(mailer) = targets.email {
-                problems.push(format!("email: not sent ({}): {reason}", mailer.shown()));
-            }
-            warn(problems);
-            return delivered;
-        }
-    };
-    if let Some(path) = targets.metrics_file {
-        match write_metrics(readings.metrics, ended, path) {
-            Ok(()) => tracing::info!(metrics_file = %path.display(), "metrics written"),
-            Err(e) => problems.push(format!("metrics: {} not written: {e}", path.display())),
-        }
-    }
-    // A run that stopped before it had a record has nothing to send: the metrics file
-    // says it failed.
-    if let (Some(hook), Some(read)) = (targets.webhook, readings.webhook) {
-        let url = &hook.url;
-        let read = read.map(|message| (hook.format.body(&message), message.delivery_id));
-        match read {
-            Err(e) => problems.push(format!("webhook: not sent to {url}: {e}")),
-            Ok((body, id)) => match webhook::post(hook, body, &id, targets.policy).await {
-                Ok(attempts) => {
-                    tracing::info!(webhook = %url, attempts, "webhook delivered");
-                    delivered.webhook = Some(Ok(attempts));
-                }
-                Err(failed) => {
-                    problems.push(format!(
-                        "webhook: not delivered after {} attempt{}: {} ({url})",
-                        failed.attempts,
-                        if failed.attempts == 1 { "" } else { "s" },
-                        failed.last
-                    ));
-                    delivered.webhook = Some(Err((failed.attempts, failed.last)));
-                }
-            },
-        }
-    }
-    if let (Some(mailer), Some(read)) = (targets.email, readings.email) {
-        let (problem, outcome) = send_email(mailer, read, ended).await;
-        problems.extend(problem);
-        delivered.email = outcome;
-    }
-    warn(problems);
-    delivered
-}
-
-/// The night's message, if it is worth one, sent; the line to print if it was not.
-async fn send_email(
-    mailer: &email::Mailer,
-    read: Result<email::Reading, String>,
-    ended: &EndedRun<'_>,
-) -> (Option<String>, Option<Outcome>) {
-    let shown = mailer.shown();
-    let letter = match read.map(|read| email::compose(&read, ended)) {
-        Err(e) => return (Some(format!("email: not sent ({shown}): {e}")), None),
-        Ok(None) => {
-            tracing::info!(email = %shown, "a quiet night: no email");
-            return (None, Some(Ok(0)));
-        }
-        Ok(Some(letter)) => letter,
-    };
-    match email::send(mailer, &letter).await {
-        Ok(attempts) => {
-            tracing::info!(email = %shown, attempts, subject = %letter.subject, "email delivered");
-            (None, Some(Ok(attempts)))
-        }
-        Err(failed) => (
-            Some(format!(
-                "email: not delivered after {} attempt{}: {} ({shown})",
-                failed.attempts,
-                if failed.attempts == 1 { "" } else { "s" },
-                failed.last
-            )),
-            Some(Err((failed.attempts, failed.last))),
-        ),
-    }
-}
-
-fn warn(problems: &[String]) {
-    for problem in problems {
+    for problem in sent.iter().filter_map(|s| s.problem.as_ref()) {
         tracing::warn!("{problem}");
     }
-}
-
-/// The figures of the run as read, and the file written.
-fn write_metrics(
-    read: Result<(Option<RunInfo>, Option<jiff::Timestamp>), String>,
-    ended: &EndedRun<'_>,
-    path: &Path,
-) -> Result<(), String> {
-    let (mut run, last_success) = read?;
-    // Its texts and colors as the reports show them, whatever an older version stored.
-    crate::model::MakePrintable::make_printable(&mut run);
-    let status = match &run {
-        Some(run) if ended.ok || run.status != RunStatus::Running => run.status,
-        _ => RunStatus::Failed,
-    };
-    let figures = metrics::Figures {
-        portfolio: crate::text::printable(ended.portfolio),
-        // A run that rated nobody is no success, however it ended.
-        success: ended.ok
-            && status == RunStatus::Complete
-            && run.as_ref().is_some_and(|r| !r.screened_nobody()),
-        status,
-        run,
-        duration: ended.duration,
-        ended_at: jiff::Timestamp::now(),
-        last_success,
-    };
-    metrics::write(path, &figures).map_err(|e| e.to_string())
+    sent
 }
 
 #[cfg(test)]

@@ -10,14 +10,16 @@
 //! the receiver.
 
 use std::fmt;
-use std::time::Duration;
 
+use futures::future::BoxFuture;
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::digest::{AlertDigest, AlertLine, Heading};
-use crate::model::{RunInfo, time_text};
+use super::{Channel, EndedRun, Message, NotDelivered, Policy, Reading, Sent, Wants};
+use crate::alerts::Rules;
+use crate::digest::AlertLine;
+use crate::model::time_text;
 use crate::report::json::run_object;
 use crate::text::{UrlPath, redacted_url};
 
@@ -156,23 +158,54 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// Where a run's message goes, in which shape, signed with what.
+/// Where a run's message goes, in which shape, signed with what, and how hard it is tried.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Webhook {
     pub url: WebhookUrl,
     pub format: Format,
     pub secret: Option<Secret>,
+    pub policy: Policy,
 }
 
-/// What a run's message says: the run, its alerts as the rules decided them (read with
-/// [`Format::max_listed`]), and the heading every channel opens with; and its delivery id.
-#[derive(Debug, Clone)]
-pub struct Message {
-    pub run: RunInfo,
-    pub digest: AlertDigest,
-    pub heading: Heading,
-    /// The message's name, the same on every attempt and resend.
-    pub delivery_id: String,
+impl Channel for Webhook {
+    fn name(&self) -> &'static str {
+        "webhook"
+    }
+
+    /// A document for programs carries up to [`MAX_POSTED`] alerts, a chat what the
+    /// summary lists. (The storm is the summary's business: no share makes one here.)
+    fn wants(&self, rules: &Rules) -> Wants {
+        Wants {
+            alerts: Some(Rules {
+                max_listed: self.format.max_listed(rules.max_listed),
+                storm_share: 1.0,
+                ..rules.clone()
+            }),
+            last_success: false,
+        }
+    }
+
+    fn not_sent(&self, why: &str) -> String {
+        format!("webhook: not sent to {}: {why}", self.url)
+    }
+
+    fn send<'a>(&'a self, reading: Reading, _: &'a EndedRun<'a>) -> BoxFuture<'a, Sent> {
+        Box::pin(async move {
+            // A run that stopped before it had a record has nothing to send: the metrics
+            // file says it failed.
+            let Some(message) = Message::of(reading) else {
+                return Sent::default();
+            };
+            let url = &self.url;
+            match post(self, self.format.body(&message), &message.delivery_id).await {
+                Ok(attempts) => {
+                    tracing::info!(webhook = %url, attempts, "webhook delivered");
+                    Sent::taken(attempts)
+                }
+                Err(failed) => failed.sent(self.name(), &url.to_string()),
+            }
+        })
+    }
 }
 
 /// `t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<body>">`, as Stripe signs: the time
@@ -190,28 +223,6 @@ pub fn signature(secret: &Secret, timestamp: i64, body: &[u8]) -> String {
         .map(|b| format!("{b:02x}"))
         .collect();
     format!("t={timestamp},v1={hex}")
-}
-
-/// How hard a delivery tries. Internal: the defaults serve; tests shorten the waits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Policy {
-    /// Attempts in all, the first included.
-    pub attempts: u32,
-    /// Wait before the second attempt; it doubles for each one after.
-    pub first_delay: Duration,
-    /// Longest one attempt may take, connection included: a receiver that never answers
-    /// costs the run at most `attempts` times this, plus the waits.
-    pub timeout: Duration,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            attempts: 3,
-            first_delay: Duration::from_secs(1),
-            timeout: Duration::from_secs(10),
-        }
-    }
 }
 
 /// Alerts a document carries at most: a receiver is a program or a ticket queue, and a
@@ -300,14 +311,6 @@ fn alert(a: &AlertLine) -> Value {
     })
 }
 
-/// A delivery that did not happen, said without the URL's secrets.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotDelivered {
-    pub attempts: u32,
-    /// The last attempt's failure: `HTTP 500`, `no answer within 10 s`, …
-    pub last: String,
-}
-
 /// POSTs `body` (JSON) to the webhook, retrying a passing failure (network, timeout, 5xx,
 /// 408, 429) with doubling waits; each attempt named by `delivery_id` and signed afresh
 /// when there is a secret, so a late retry is not refused as old. Returns the attempts
@@ -316,9 +319,8 @@ pub async fn post(
     webhook: &Webhook,
     body: Vec<u8>,
     delivery_id: &str,
-    policy: &Policy,
 ) -> Result<u32, NotDelivered> {
-    let url = &webhook.url;
+    let (url, policy) = (&webhook.url, &webhook.policy);
     // A client of its own: no default header, no key, no redirect (a redirect could carry
     // the document, and the URL's credentials, somewhere else).
     let client = reqwest::Client::builder()

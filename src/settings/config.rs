@@ -582,6 +582,7 @@ impl Settings {
             url: url.clone(),
             format: self.webhook_format.value,
             secret,
+            policy: Default::default(),
         }))
     }
 

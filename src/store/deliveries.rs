@@ -6,27 +6,14 @@
 //! Each message has a delivery id, recorded with it and sent with every attempt and every
 //! resend: a receiver that took a message whose answer never came back (and so sees it
 //! again) can drop the duplicate. The id is made by the caller; the ledger only keeps it.
+//!
+//! A channel is known here by its name alone (`webhook`, `email`, …): the ledger keeps the
+//! messages of a channel added later as it keeps these.
 
 use jiff::Timestamp;
 use rusqlite::params;
 
 use super::{Store, StoreError, now_text, time_text};
-
-/// A channel a run's message goes through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
-    Webhook,
-    Email,
-}
-
-impl Channel {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Webhook => "webhook",
-            Channel::Email => "email",
-        }
-    }
-}
 
 /// How many earlier messages a run sends again, at most, per channel: a receiver down for
 /// a fortnight gets the last week, not a flood.
@@ -40,7 +27,7 @@ impl Store {
     pub fn delivery_pending(
         &mut self,
         run_id: i64,
-        channel: Channel,
+        channel: &str,
         delivery_id: &str,
     ) -> Result<(), StoreError> {
         self.conn
@@ -49,12 +36,11 @@ impl Store {
                  ON CONFLICT (run_id, channel) DO UPDATE SET
                      delivery_id  = excluded.delivery_id,
                      delivered_at = NULL",
-                params![run_id, channel.as_str(), delivery_id],
+                params![run_id, channel, delivery_id],
             )
             .map(drop)
             .map_err(StoreError::at(format!(
-                "recording run {run_id}'s {} as pending",
-                channel.as_str()
+                "recording run {run_id}'s {channel} as pending"
             )))
     }
 
@@ -64,7 +50,7 @@ impl Store {
     pub fn delivery_outcome(
         &mut self,
         run_id: i64,
-        channel: Channel,
+        channel: &str,
         delivery_id: &str,
         outcome: Result<u32, (u32, String)>,
     ) -> Result<(), StoreError> {
@@ -81,19 +67,11 @@ impl Store {
                      delivered_at = excluded.delivered_at,
                      attempts     = run_deliveries.attempts + excluded.attempts,
                      last_error   = excluded.last_error",
-                params![
-                    run_id,
-                    channel.as_str(),
-                    delivery_id,
-                    delivered_at,
-                    attempts,
-                    error
-                ],
+                params![run_id, channel, delivery_id, delivered_at, attempts, error],
             )
             .map(drop)
             .map_err(StoreError::at(format!(
-                "recording how run {run_id}'s {} went",
-                channel.as_str()
+                "recording how run {run_id}'s {channel} went"
             )))
     }
 
@@ -103,7 +81,7 @@ impl Store {
     pub fn undelivered_messages(
         &self,
         portfolio: &str,
-        channel: Channel,
+        channel: &str,
         run_id: i64,
         since: Timestamp,
     ) -> Result<Vec<(i64, String)>, StoreError> {
@@ -114,7 +92,7 @@ impl Store {
                AND u.portfolio = ?3 AND u.started_at > ?4
              ORDER BY d.run_id DESC LIMIT ?5",
             params![
-                channel.as_str(),
+                channel,
                 run_id,
                 portfolio,
                 time_text(since),

@@ -15,7 +15,7 @@ use super::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 25;
+pub const SCHEMA_VERSION: i64 = 26;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -152,6 +152,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         25,
         "future_dates_aged_from_first_sight",
         include_str!("../../migrations/upgrade/0025_future_dates_aged_from_first_sight.sql"),
+    ),
+    (
+        26,
+        "channels_by_name",
+        include_str!("../../migrations/upgrade/0026_channels_by_name.sql"),
     ),
 ];
 

@@ -45,7 +45,7 @@ pub use account::AccountSync;
 pub use alerts::{Ack, AlertSet, Verdicts};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use decisions::LatestRun;
-pub use deliveries::{Channel, RESENT_AT_MOST};
+pub use deliveries::RESENT_AT_MOST;
 pub use history::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, RunCalls, TREND_RUNS,
 };

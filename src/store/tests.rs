@@ -3111,12 +3111,11 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
         [],
         |r| r.get(0),
     );
-    assert_eq!(recorded, [22, 23, 24, 25]);
+    assert_eq!(recorded, [22, 23, 24, 25, 26]);
 }
 
 #[test]
 fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() {
-    use super::Channel;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v23.db");
     {
@@ -3129,12 +3128,10 @@ fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() 
                 "p",
                 &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
             );
-            store.delivery_pending(run, Channel::Webhook, "x").unwrap();
-            store.delivery_pending(run, Channel::Email, "x").unwrap();
+            store.delivery_pending(run, "webhook", "x").unwrap();
+            store.delivery_pending(run, "email", "x").unwrap();
         }
-        store
-            .delivery_outcome(1, Channel::Email, "x", Ok(1))
-            .unwrap();
+        store.delivery_outcome(1, "email", "x", Ok(1)).unwrap();
         store
             .conn
             .execute_batch(&format!("VACUUM INTO '{}'", path.display()))
@@ -3185,8 +3182,82 @@ fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() 
 }
 
 #[test]
+fn a_database_of_version_25_keeps_its_ledger_and_takes_a_channel_of_any_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v25.db");
+    let ledger =
+        |conn: &Connection| -> Vec<(i64, String, String, bool, i64, Option<String>)> {
+            all(
+            conn,
+            "SELECT run_id, channel, delivery_id, delivered_at IS NOT NULL, attempts, last_error
+             FROM run_deliveries ORDER BY 1, 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+        )
+        };
+    {
+        let (_d, _, mut store) = new_store();
+        for day in 1..=2 {
+            let at: &'static str =
+                Box::leak(format!("2026-01-{day:02}T02:00:00Z").into_boxed_str());
+            let run = screened(
+                &mut store,
+                "p",
+                &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
+            );
+            store
+                .delivery_pending(run, "webhook", &format!("w{run}"))
+                .unwrap();
+            store
+                .delivery_pending(run, "email", &format!("e{run}"))
+                .unwrap();
+        }
+        store.delivery_outcome(1, "email", "e1", Ok(1)).unwrap();
+        store
+            .delivery_outcome(2, "webhook", "w2", Err((3, "HTTP 503".into())))
+            .unwrap();
+        store
+            .conn
+            .execute_batch(&format!("VACUUM INTO '{}'", path.display()))
+            .unwrap();
+    }
+    // Back to version 25: the channels' names checked against the two there were.
+    let conn = Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "PRAGMA writable_schema = ON;
+         UPDATE sqlite_master SET sql = replace(sql,
+             'channel      TEXT    NOT NULL,',
+             'channel      TEXT    NOT NULL CHECK (channel IN (''webhook'', ''email'')),')
+         WHERE name = 'run_deliveries';
+         PRAGMA writable_schema = OFF;
+         DELETE FROM schema_migrations WHERE version > 25;
+         PRAGMA user_version = 25;",
+    )
+    .unwrap();
+    let before = ledger(&conn);
+    assert_eq!(before.len(), 4);
+    drop(conn);
+    let refused = Connection::open(&path).unwrap().execute(
+        "INSERT INTO run_deliveries (run_id, channel, delivery_id) VALUES (1, 'pagerduty', 'p1')",
+        [],
+    );
+    assert!(refused.is_err(), "version 25 knows two channels");
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    assert_eq!(ledger(&store.conn), before, "every row kept as it was");
+    store.delivery_pending(2, "pagerduty", "p2").unwrap();
+    let since = ts("2025-01-01T00:00:00Z");
+    assert_eq!(
+        store
+            .undelivered_messages("p", "pagerduty", 3, since)
+            .unwrap(),
+        [(2, "p2".to_string())]
+    );
+}
+
+#[test]
 fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
-    use super::{Channel, RESENT_AT_MOST};
+    use super::RESENT_AT_MOST;
     let (_dir, _, mut store) = new_store();
     let since = ts("2025-01-01T00:00:00Z");
     let id = |run: i64| format!("{run:032x}");
@@ -3198,31 +3269,27 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
             "p",
             &[("C-1", seen(uuid(1), Color::Green, None, at, at))],
         );
-        store
-            .delivery_pending(run, Channel::Webhook, &id(run))
-            .unwrap();
+        store.delivery_pending(run, "webhook", &id(run)).unwrap();
         runs.push(run);
     }
     // Killed while sending, or refused: pending, whatever the other channel did.
     store
         .delivery_outcome(
             runs[0],
-            Channel::Webhook,
+            "webhook",
             &id(runs[0]),
             Err((3, "HTTP 503".into())),
         )
         .unwrap();
     store
-        .delivery_outcome(runs[1], Channel::Webhook, &id(runs[1]), Ok(2))
+        .delivery_outcome(runs[1], "webhook", &id(runs[1]), Ok(2))
         .unwrap();
+    store.delivery_pending(runs[2], "email", "e2").unwrap();
     store
-        .delivery_pending(runs[2], Channel::Email, "e2")
-        .unwrap();
-    store
-        .delivery_outcome(runs[2], Channel::Email, "e2", Ok(1))
+        .delivery_outcome(runs[2], "email", "e2", Ok(1))
         .unwrap();
     let pending = store
-        .undelivered_messages("p", Channel::Webhook, runs[9], since)
+        .undelivered_messages("p", "webhook", runs[9], since)
         .unwrap();
     assert_eq!(pending.len(), RESENT_AT_MOST, "the latest week at most");
     let expected: Vec<(i64, String)> = runs[2..9].iter().map(|r| (*r, id(*r))).collect();
@@ -3232,19 +3299,19 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
     );
     assert!(
         store
-            .undelivered_messages("p", Channel::Email, runs[9], since)
+            .undelivered_messages("p", "email", runs[9], since)
             .unwrap()
             .is_empty()
     );
     assert!(
         store
-            .undelivered_messages("other", Channel::Webhook, runs[9], since)
+            .undelivered_messages("other", "webhook", runs[9], since)
             .unwrap()
             .is_empty()
     );
     // Taken late: never again; the attempts add up; the id stays the first one.
     store
-        .delivery_outcome(runs[0], Channel::Webhook, "another", Ok(1))
+        .delivery_outcome(runs[0], "webhook", "another", Ok(1))
         .unwrap();
     let (attempts, error, kept): (i64, Option<String>, String) = store
         .conn
@@ -3259,14 +3326,14 @@ fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
     let expected: Vec<(i64, String)> = runs[4..9].iter().map(|r| (*r, id(*r))).collect();
     assert_eq!(
         store
-            .undelivered_messages("p", Channel::Webhook, runs[9], late)
+            .undelivered_messages("p", "webhook", runs[9], late)
             .unwrap(),
         expected,
         "only runs started after `since`"
     );
     // A run resumed after its message was taken sends a new one, pending under a new id.
     store
-        .delivery_pending(runs[1], Channel::Webhook, "resumed")
+        .delivery_pending(runs[1], "webhook", "resumed")
         .unwrap();
     let (pending, named): (bool, String) = store
         .conn
