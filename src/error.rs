@@ -45,7 +45,7 @@ pub enum Error {
     },
     /// The portfolio file cannot be screened (not CSV, not UTF-8, no usable header).
     #[error(transparent)]
-    Input(#[from] crate::stages::portfolio::InputError),
+    Input(#[from] crate::stages::input::InputError),
     /// The portfolio gave nothing to screen (no rows, or only invalid ones), or it shrank
     /// past what `--fail-on-shrink` accepts: not a quiet night.
     #[error("{0}")]

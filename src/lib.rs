@@ -6,7 +6,7 @@
 //! portfolio.csv ─► input ─► resolve ─► rate ─► store ─► report
 //! ```
 //!
-//! - [`stages`], in order: [`stages::portfolio`] reads and checks rows;
+//! - [`stages`], in order: [`stages::input`] reads and checks rows;
 //!   [`stages::resolve`] finds each company; [`stages::rate`] fetches ratings
 //!   ([`stages::refresh`]: which may be reused without a call); [`stages::pipeline`] runs
 //!   them concurrently through the one [`stages::limit`] gate, as [`stages::decide`] says
@@ -24,7 +24,7 @@
 //! - [`model`]: the domain types every stage shares.
 //! - [`spreadsheet`]: a CSV file as a spreadsheet saved it (encoding, BOM, delimiter), for
 //!   the portfolio's delimiter and `review import`.
-//! - [`history_sync`]: reads the account's history of requests back into the database.
+//! - [`sync_history`]: reads the account's history of requests back into the database.
 //! - [`naming`]: which portfolio a file is screened as (a dated export, its portfolio's).
 //! - [`commands`]: what each subcommand does; [`settings`] feed it; [`toml_table`]: a
 //!   table of ratewatch.toml, which the module it configures reads.
@@ -53,7 +53,6 @@ pub(crate) mod connection;
 pub mod deliver;
 pub mod digest;
 pub mod error;
-pub mod history_sync;
 pub mod identifiers;
 pub mod lookup;
 pub mod model;
@@ -68,6 +67,7 @@ pub mod sim;
 pub mod spreadsheet;
 pub mod stages;
 pub mod store;
+pub mod sync_history;
 pub mod text;
 pub mod toml_table;
 pub mod when;
@@ -102,7 +102,7 @@ mod tests {
     }
 
     /// The directories that only group modules: each of their modules is a node of its own
-    /// (`stages::portfolio`), as a top-level module is.
+    /// (`stages::input`), as a top-level module is.
     const GROUPS: [&str; 2] = ["settings", "stages"];
 
     /// Modules, each with the others it names (`crate::…`, or `super::…` for a module
@@ -111,7 +111,7 @@ mod tests {
 
     /// The graph of the modules of `folder` (a folder of src/, or "" for src/ itself): each
     /// file and folder in it is a node, a folder with all it holds; a folder of `groups` is
-    /// no node, its own modules are (`stages::portfolio`). `lib.rs`, `main.rs` and a
+    /// no node, its own modules are (`stages::input`). `lib.rs`, `main.rs` and a
     /// folder's `mod.rs` are no node: they are the crate, the binary and the folder itself.
     fn imports(folder: &str, groups: &[&str]) -> Graph {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

@@ -23,9 +23,9 @@ use crate::naming;
 use crate::report::{self, Output, ReportOptions};
 use crate::settings::config::Settings;
 use crate::stages::decide::{Decisions, Found, Need};
+use crate::stages::input::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::stages::limit::{Limiter, Limits};
 use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
-use crate::stages::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::stages::refresh::RefreshAges;
 use crate::stages::resolve::Query;
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
@@ -287,7 +287,7 @@ async fn screen_logged(
     // The input is checked whole before anything is written: its text, then every record
     // read once, so a file whose records cannot be told apart is refused, never half
     // screened.
-    let survey = portfolio::survey(path)?;
+    let survey = input::survey(path)?;
     let mut reader = Portfolio::open(path, &settings.columns)?;
     let mut check = Portfolio::open(path, &settings.columns)?;
     let mut records = 0u64;
@@ -761,7 +761,7 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     let settings = &request.settings;
     let db = &settings.db.value;
     let path = &request.portfolio;
-    portfolio::survey(path)?;
+    input::survey(path)?;
     let mut reader = Portfolio::open(path, &settings.columns)?;
     let db_error = |source: StoreError| Error::Store {
         path: db.clone(),

@@ -1,6 +1,7 @@
 //! One module per command. Each turns settings into calls on the library's stages and
 //! text on stdout; the binary only parses arguments and maps the result to an exit code.
 
+mod ack;
 mod alerts;
 mod config;
 mod demo_server;
@@ -21,7 +22,7 @@ use std::path::Path;
 use crate::error::{Error, ExitCode};
 use crate::settings::cli::{Cli, Command};
 use crate::settings::config::Sources;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Runs the command the user asked for.
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
@@ -44,21 +45,35 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Changes(args) => history::changes(args, sources()?),
         Command::Usage(args) => usage::usage(args, sources()?),
         Command::Review(args) => review::review(args, sources()?).await,
-        Command::Ack(args) => alerts::ack(args, sources()?),
-        Command::Acks(args) => alerts::acks(args, sources()?),
+        Command::Ack(args) => ack::ack(args, sources()?),
+        Command::Acks(args) => ack::acks(args, sources()?),
         Command::Alerts(args) => alerts::alerts(args, sources()?),
         Command::Serve(args) => serve::serve(args, sources()?).await,
         Command::SyncHistory(args) => sync_history::sync(args, sources()?).await,
     }
 }
 
+/// The error of a store read or write, naming the database.
+fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
+    move |source| Error::Store {
+        path: db.to_path_buf(),
+        source,
+    }
+}
+
 /// The database for a command that only reads it: never created or changed, no lock
 /// taken, so a screening run in progress goes on undisturbed.
 fn open_read_only(db: &Path) -> Result<Store, Error> {
-    Store::open_read_only(db).map_err(|source| Error::Store {
-        path: db.to_path_buf(),
-        source,
-    })
+    Store::open_read_only(db).map_err(store_error(db))
+}
+
+/// The database for recording a decision (`ack`, `review`): an existing one, brought up to
+/// date.
+fn open_for_decisions(db: &Path) -> Result<Store, Error> {
+    if !db.is_file() {
+        return Err(store_error(db)(StoreError::Missing));
+    }
+    Store::open(db).map_err(store_error(db))
 }
 
 /// Writes to stdout; a closed pipe (`ratewatch … | head`) is not an error.

@@ -8,12 +8,10 @@
 //! company the row was not offered asks the service for its rating first
 //! ([`review::confirm_known`]), and records nothing if it is unknown.
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 
 use super::output::{self, Style};
-use super::{emit, open_read_only};
+use super::{emit, open_for_decisions, open_read_only, store_error};
 use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
 use crate::model::{Decision, Verdict};
@@ -25,7 +23,7 @@ use crate::settings::cli::{
 };
 use crate::settings::config::{Given, Settings, Sources};
 use crate::spreadsheet::{self, Encoding, Sheet};
-use crate::store::{Store, StoreError, time_text};
+use crate::store::time_text;
 
 /// Where a decision made with `review accept` or `review ignore` comes from.
 const COMMAND_LINE: &str = "command line";
@@ -185,21 +183,6 @@ fn company(d: &Decision) -> String {
         Verdict::Accept(c) => c.to_string(),
         Verdict::Ignore | Verdict::Reject => String::new(),
     }
-}
-
-fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
-    move |source| Error::Store {
-        path: db.to_path_buf(),
-        source,
-    }
-}
-
-/// The database for recording a decision: an existing one, brought up to date.
-fn open_for_decisions(db: &Path) -> Result<Store, Error> {
-    if !db.is_file() {
-        return Err(store_error(db)(StoreError::Missing));
-    }
-    Store::open(db).map_err(store_error(db))
 }
 
 fn decide(

@@ -1,12 +1,12 @@
 //! `ratewatch sync-history`: flags to a sync of the account's history, and its summary on
-//! stdout. The sync itself is the library's (`history_sync`).
+//! stdout. The sync itself is the library's (`crate::sync_history`).
 
 use super::emit;
 use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
-use crate::history_sync::{SyncRequest, Synced, sync_history};
 use crate::settings::cli::SyncHistoryArgs;
 use crate::settings::config::{Settings, Sources};
+use crate::sync_history::{self, SyncRequest, Synced};
 
 pub async fn sync(args: SyncHistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = args.db.resolve(&sources)?.value;
@@ -14,7 +14,7 @@ pub async fn sync(args: SyncHistoryArgs, sources: Sources) -> Result<ExitCode, E
     // The same bounds, retries and 429 pause as a screening run.
     let limits = settings.limits();
     let service = ServiceSettings::new(&settings, &sources)?;
-    let synced = sync_history(&SyncRequest {
+    let synced = sync_history::sync(&SyncRequest {
         db: db.clone(),
         service,
         limits,

@@ -26,8 +26,8 @@ use crate::error::Error;
 use crate::model::Color;
 use crate::report::csv::Dialect;
 use crate::settings::cli::{QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs};
+use crate::stages::input::ColumnMap;
 use crate::stages::limit::{Limits, RetryPolicy};
-use crate::stages::portfolio::ColumnMap;
 use crate::stages::rate::RatingEndpoint;
 use crate::text::{UrlPath, redacted_url};
 

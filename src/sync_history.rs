@@ -42,7 +42,7 @@ pub struct Synced {
 }
 
 /// Reads the account's whole history, then records it in one transaction.
-pub async fn sync_history(request: &SyncRequest) -> Result<Synced, Error> {
+pub async fn sync(request: &SyncRequest) -> Result<Synced, Error> {
     let db = &request.db;
     let db_error = |source: StoreError| Error::Store {
         path: db.clone(),
