@@ -1,0 +1,597 @@
+//! The night's message: whether there is one ([`compose`]: never on a quiet night), its
+//! subject, its plain part (the summary as printed) and its HTML part (`email.html`), then
+//! the message as sent, with its Message-ID made of the delivery id.
+
+use askama::Template;
+use lettre::message::header::{
+    ContentTransferEncoding, ContentType, Header, HeaderName, HeaderValue,
+};
+use lettre::message::{Message, MultiPart, SinglePart};
+
+use super::EmailSettings;
+use crate::deliver::{EndedRun, Reading};
+use crate::digest::{AlertDigest, AlertLine, refreshed, same_column};
+use crate::model::{AlertKind, Color, RowStatus, RunInfo, RunStatus};
+use crate::report::summary::is_loud;
+use crate::text::{plural, printable};
+
+/// A message ready to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Letter {
+    pub subject: String,
+    pub plain: String,
+    pub html: String,
+    /// The message's delivery id, the left part of its Message-ID; `None` for a run
+    /// without a record (its message is never sent again: any Message-ID does).
+    pub delivery_id: Option<String>,
+}
+
+/// How a night went, as far as the message says it first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Night {
+    /// Complete, something rated: news only if alerts are listed.
+    Fine,
+    Failed,
+    /// Nothing rated at all.
+    NothingScreened {
+        rows: u64,
+    },
+    Stopped {
+        failed: u64,
+    },
+    Partial {
+        failed: u64,
+    },
+}
+
+impl Night {
+    fn of(run: Option<&RunInfo>, ended: &EndedRun<'_>) -> Night {
+        match run {
+            Some(run) if run.screened_nobody() => Night::NothingScreened { rows: run.rows },
+            _ if !ended.ok => Night::Failed,
+            None => Night::Failed,
+            Some(run) => {
+                let failed = run.rows_with(RowStatus::Failed);
+                match run.status {
+                    RunStatus::Complete => Night::Fine,
+                    RunStatus::Interrupted => Night::Stopped { failed },
+                    RunStatus::Partial => Night::Partial { failed },
+                    RunStatus::Failed | RunStatus::Running => Night::Failed,
+                }
+            }
+        }
+    }
+
+    /// The subject's words: `PARTIAL, 12 rows not screened`.
+    fn subject(self) -> Option<String> {
+        let not_screened = |n| plural(n, "row not screened", "rows not screened");
+        match self {
+            Night::Fine => None,
+            Night::Failed => Some("FAILED".into()),
+            Night::NothingScreened { rows } => Some(format!(
+                "NOTHING SCREENED, none of {} rated",
+                plural(rows, "row", "rows")
+            )),
+            Night::Stopped { failed } => Some(format!("STOPPED, {}", not_screened(failed))),
+            Night::Partial { failed } => Some(format!("PARTIAL, {}", not_screened(failed))),
+        }
+    }
+
+    /// The line that says it in the HTML part, in the summary's words.
+    fn line(self, error: Option<&str>) -> Option<String> {
+        match self {
+            Night::Fine => None,
+            Night::Failed => Some(match error {
+                Some(error) => format!("FAILED: {error}"),
+                None => "FAILED: the run stopped on an error; see the log".into(),
+            }),
+            Night::NothingScreened { rows } => Some(format!(
+                "NOTHING SCREENED: not one of the {} could be rated; see the counts and `error` in the reports",
+                plural(rows, "row", "rows")
+            )),
+            Night::Stopped { failed } => Some(format!(
+                "STOPPED: {} not screened, the next run resumes them",
+                plural(failed, "row", "rows")
+            )),
+            Night::Partial { failed } => Some(format!(
+                "PARTIAL: {} will be retried next run",
+                plural(failed, "row failed and", "rows failed and")
+            )),
+        }
+    }
+}
+
+/// The message of a night worth a look, or `None` on a quiet one (complete, something
+/// rated, nothing listed). The plain part is the summary the run printed (`ended.summary`)
+/// with the error that ended the run after the heading; the HTML part the same news laid
+/// out from `read`.
+pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
+    let run = read.run.as_ref();
+    let digest = read.digest.as_ref();
+    let night = Night::of(run, ended);
+    let listed = digest.map_or(0, |d| d.listed_total);
+    if night == Night::Fine && listed == 0 {
+        return None;
+    }
+    let heading = match read.heading() {
+        Some(heading) => heading.line(),
+        None => format!(
+            "ratewatch {} · {} · no run recorded",
+            jiff::Timestamp::now().strftime("%Y-%m-%d"),
+            printable(ended.portfolio)
+        ),
+    };
+    let day = run.map_or_else(jiff::Timestamp::now, |r| r.started_at);
+    let mut subject = format!(
+        "ratewatch {} {}",
+        printable(ended.portfolio),
+        day.strftime("%Y-%m-%d")
+    );
+    let news: Vec<String> = [night.subject(), digest.and_then(kinds_said)]
+        .into_iter()
+        .flatten()
+        .collect();
+    subject.push_str(": ");
+    subject.push_str(&news.join("; "));
+
+    let error = ended.error.map(printable);
+    let mut plain = match ended.summary.trim() {
+        "" => digest_text(&heading, digest),
+        _ => ended.summary.to_string(),
+    };
+    if let Some(error) = &error {
+        let at = plain.find('\n').map_or(plain.len(), |i| i + 1);
+        plain.insert_str(at, &format!("FAILED: {error}\n"));
+    }
+    let html = Page::new(&subject, heading, night, error.as_deref(), run, digest)
+        .render()
+        .unwrap_or_else(|e| format!("<p>{}</p>", crate::report::html::escape(&e.to_string())));
+    Some(Letter {
+        subject: printable(&subject),
+        plain: crate::text::printable_text(&plain),
+        html,
+        delivery_id: read.delivery_id.clone(),
+    })
+}
+
+/// The plain part of a night whose printed summary is not at hand (a message sent again
+/// by a later run, or a run that printed none): its heading, then its alerts as the
+/// summary lists them.
+fn digest_text(heading: &str, digest: Option<&AlertDigest>) -> String {
+    let mut text = format!("{heading}\n");
+    let Some(digest) = digest else {
+        return text;
+    };
+    if digest.listed_total > 0 {
+        text.push_str(&format!("{}:\n", digest.totals_line()));
+        for line in crate::digest::alert_table(digest, &digest.listed).lines() {
+            text.push_str(&format!("  {line}\n"));
+        }
+        if digest.unlisted() > 0 {
+            text.push_str(&format!(
+                "  … and {} more in the reports\n",
+                digest.unlisted()
+            ));
+        }
+    }
+    for line in digest
+        .standing_lines()
+        .into_iter()
+        .chain(digest.counted_line())
+    {
+        text.push_str(&format!("{line}\n"));
+    }
+    text
+}
+
+/// The alerts in the subject's words, worst first: `1 new black, 3 new red`.
+fn kinds_said(digest: &AlertDigest) -> Option<String> {
+    let said: Vec<String> = digest
+        .kinds
+        .iter()
+        .filter(|k| k.count > 0)
+        .map(|k| {
+            let what = match k.kind {
+                AlertKind::Black => "new black",
+                AlertKind::Red => "new red",
+                AlertKind::White => "into white",
+                other => other.describe(),
+            };
+            format!("{} {what}", k.count)
+        })
+        .collect();
+    match (said.is_empty(), digest.listed_total) {
+        (_, 0) => None,
+        (true, n) => Some(plural(n, "alert", "alerts")),
+        (false, _) => Some(said.join(", ")),
+    }
+}
+
+/// One cell of the alerts' table: its text, and the styles this code chose for it.
+struct Cell {
+    text: String,
+    style: &'static str,
+    /// A color's badge, or empty.
+    badge: &'static str,
+}
+
+/// The HTML part: `templates/email.html`.
+#[derive(Template)]
+#[template(path = "email.html")]
+struct Page {
+    subject: String,
+    heading: String,
+    /// What made the night loud, first: its state, the run's loud notes, a storm.
+    loud: Vec<String>,
+    totals: Option<String>,
+    headers: Vec<String>,
+    rows: Vec<Vec<Cell>>,
+    unlisted: u64,
+    standing: Vec<String>,
+    counted: Option<String>,
+    /// The rows by status, at the foot.
+    counts: Option<String>,
+}
+
+impl Page {
+    fn new(
+        subject: &str,
+        heading: String,
+        night: Night,
+        error: Option<&str>,
+        run: Option<&RunInfo>,
+        digest: Option<&AlertDigest>,
+    ) -> Page {
+        let mut loud: Vec<String> = night.line(error).into_iter().collect();
+        // An error that ended a run whose state says something else (nothing rated).
+        if let (Some(error), false) = (error, night == Night::Failed) {
+            loud.insert(0, format!("FAILED: {error}"));
+        }
+        if let Some(run) = run {
+            loud.extend(
+                run.notes
+                    .iter()
+                    .filter(|n| is_loud(n))
+                    .map(|n| printable(n)),
+            );
+        }
+        let empty = AlertDigest::default();
+        let digest = digest.unwrap_or(&empty);
+        if let Some((changed, companies)) = digest.storm {
+            loud.push(format!(
+                "STORM: {changed} of {companies} companies changed color in this run: likely a change of method at the source; the {} worst are listed, every change is in the reports",
+                digest.listed.len()
+            ));
+        }
+        let mut headers: Vec<String> = ["Ref", "Company", "Country", "Color", "Alert"]
+            .map(String::from)
+            .to_vec();
+        headers.extend(digest.columns.iter().map(|c| printable(c)));
+        headers.push("Refreshed".into());
+        Page {
+            subject: printable(subject),
+            heading,
+            loud,
+            totals: (digest.listed_total > 0).then(|| digest.totals_line()),
+            headers,
+            rows: digest.listed.iter().map(|a| cells(digest, a)).collect(),
+            unlisted: digest.unlisted(),
+            standing: digest.standing_lines(),
+            counted: digest.counted_line(),
+            counts: run.map(counts),
+        }
+    }
+}
+
+/// A listed alert's cells, as the summary's table has them (see `digest::alert_table`).
+fn cells(digest: &AlertDigest, a: &AlertLine) -> Vec<Cell> {
+    let plain = |text: String| Cell {
+        text: printable(&text),
+        style: "",
+        badge: "",
+    };
+    let mut cells = vec![
+        plain(a.refs.clone()),
+        plain(a.company.clone()),
+        plain(a.country.clone().unwrap_or_else(|| "-".into())),
+        Cell {
+            badge: badge(a.color.as_ref()),
+            ..plain(a.movement())
+        },
+        plain(a.kind.describe().to_string()),
+    ];
+    let amount_column = digest.amount_column.as_deref();
+    for column in &digest.columns {
+        let amount = amount_column.is_some_and(|c| same_column(c, column));
+        cells.push(Cell {
+            style: if amount {
+                "text-align:right;white-space:nowrap"
+            } else {
+                ""
+            },
+            ..plain(a.shown_value(column, amount_column))
+        });
+    }
+    cells.push(Cell {
+        style: "white-space:nowrap",
+        ..plain(refreshed(a.last_refresh_date))
+    });
+    cells
+}
+
+/// A color's badge, as report.html draws it; none for a color outside the five.
+fn badge(color: Option<&Color>) -> &'static str {
+    match color {
+        Some(Color::Green) => "background:#1a7f37;color:#ffffff",
+        Some(Color::Yellow) => "background:#f2c200;color:#1f2328",
+        Some(Color::Red) => "background:#cf222e;color:#ffffff",
+        Some(Color::Black) => "background:#111111;color:#ffffff",
+        Some(Color::White) => "background:#ffffff;color:#1f2328;border:1px solid #8c959f",
+        _ => "",
+    }
+}
+
+/// `20 rows: 17 rated, 2 unresolved, 1 failed · calls: 25`.
+fn counts(run: &RunInfo) -> String {
+    let statuses: Vec<String> = RowStatus::ALL
+        .iter()
+        .filter(|s| run.rows_with(**s) > 0)
+        .map(|s| format!("{} {}", run.rows_with(*s), s.as_str()))
+        .collect();
+    format!(
+        "run {} of {} ({}): {}: {}",
+        run.id,
+        printable(&run.portfolio),
+        run.status,
+        plural(run.rows, "row", "rows"),
+        statuses.join(", ")
+    )
+}
+
+/// The message as sent: From, To (every recipient), Subject, its Message-ID, and the two
+/// parts as quoted-printable (readable as it travels, and safe for any line length).
+pub(super) fn message(settings: &EmailSettings, letter: &Letter) -> Result<Message, String> {
+    let part = |kind: ContentType, body: &str| {
+        SinglePart::builder()
+            .header(kind)
+            .header(ContentTransferEncoding::QuotedPrintable)
+            .body(body.to_string())
+    };
+    let mut builder = Message::builder()
+        .from(settings.from.clone())
+        .subject(letter.subject.clone())
+        .message_id(message_id(settings, letter))
+        .header(AutoSubmitted)
+        .user_agent(concat!("ratewatch/", env!("CARGO_PKG_VERSION")).to_string());
+    for to in &settings.to {
+        builder = builder.to(to.clone());
+    }
+    builder
+        .multipart(
+            MultiPart::alternative()
+                .singlepart(part(ContentType::TEXT_PLAIN, &letter.plain))
+                .singlepart(part(ContentType::TEXT_HTML, &letter.html)),
+        )
+        .map_err(|e| format!("cannot make the message: {e}"))
+}
+
+/// `<DELIVERY-ID@DOMAIN-OF-FROM>`: the same for every attempt and resend of the message,
+/// so that a mail system that took it once can drop it, and a reader sees it once. `None`
+/// (a run without a record) leaves it to lettre: a random one at this host.
+fn message_id(settings: &EmailSettings, letter: &Letter) -> Option<String> {
+    let id = letter.delivery_id.as_ref()?;
+    Some(format!("<{id}@{}>", settings.from.email.domain()))
+}
+
+/// `Auto-Submitted: auto-generated` (RFC 3834): no out-of-office reply comes back for a
+/// nightly message.
+#[derive(Clone)]
+struct AutoSubmitted;
+
+impl Header for AutoSubmitted {
+    fn name() -> HeaderName {
+        HeaderName::new_from_ascii_str("Auto-Submitted")
+    }
+
+    fn parse(_: &str) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(AutoSubmitted)
+    }
+
+    fn display(&self) -> HeaderValue {
+        HeaderValue::new(Self::name(), "auto-generated".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::deliver::email::{SmtpUrl, StartTls};
+    use crate::digest::KindTotal;
+
+    #[test]
+    fn the_message_id_is_the_delivery_id_at_the_sender_s_domain() {
+        let settings = EmailSettings {
+            smtp: SmtpUrl::parse("smtp://mail.example.com").unwrap(),
+            from: "ratewatch <credit@example.com>".parse().unwrap(),
+            to: vec!["a@example.com".parse().unwrap()],
+            starttls: StartTls::Required,
+            username: None,
+            password_file: None,
+        };
+        let letter = |delivery_id: Option<&str>| Letter {
+            subject: "ratewatch customers 2026-11-26: 1 new red".into(),
+            plain: "plain".into(),
+            html: "<p>html</p>".into(),
+            delivery_id: delivery_id.map(String::from),
+        };
+        let id_of = |letter: &Letter| {
+            let sent = message(&settings, letter).unwrap().formatted();
+            let sent = String::from_utf8(sent).unwrap();
+            sent.lines()
+                .find_map(|l| l.strip_prefix("Message-ID: "))
+                .map(String::from)
+        };
+        let named = letter(Some("0123456789abcdef0123456789abcdef"));
+        let id = id_of(&named);
+        assert_eq!(
+            id.as_deref(),
+            Some("<0123456789abcdef0123456789abcdef@example.com>")
+        );
+        assert_eq!(id_of(&named), id, "the same message, the same id");
+        // A message without a delivery id (no run recorded) still gets one, lettre's.
+        let unnamed = id_of(&letter(None)).unwrap();
+        assert!(
+            unnamed.starts_with('<') && unnamed.ends_with('>'),
+            "{unnamed}"
+        );
+        assert_ne!(Some(&unnamed), id.as_ref());
+    }
+
+    fn ended<'a>(ok: bool, summary: &'a str, error: Option<&'a str>) -> EndedRun<'a> {
+        EndedRun {
+            portfolio: "customers",
+            run_id: Some(1),
+            ok,
+            duration: Duration::from_secs(1),
+            summary,
+            error,
+        }
+    }
+
+    fn rated(rated: u64, failed: u64) -> RunInfo {
+        RunInfo {
+            rows: rated + failed,
+            by_status: vec![(RowStatus::Rated, rated), (RowStatus::Failed, failed)],
+            status: if failed > 0 {
+                RunStatus::Partial
+            } else {
+                RunStatus::Complete
+            },
+            ..RunInfo::example()
+        }
+    }
+
+    fn reading(run: RunInfo, digest: AlertDigest) -> Reading {
+        Reading {
+            run: Some(run),
+            digest: Some(digest),
+            report: Some("/var/lib/ratewatch/reports/report.html".into()),
+            last_success: None,
+            delivery_id: Some("0123456789abcdef0123456789abcdef".into()),
+        }
+    }
+
+    #[test]
+    fn a_quiet_night_has_no_message_and_the_others_say_what_they_are() {
+        let summary = "ratewatch 2026-11-21 · customers · run 1\nNothing flagged.\n";
+        let quiet = reading(rated(20, 0), AlertDigest::default());
+        assert_eq!(compose(&quiet, &ended(true, summary, None)), None);
+
+        let partial = compose(
+            &reading(rated(8, 12), AlertDigest::default()),
+            &ended(true, summary, None),
+        )
+        .unwrap();
+        assert_eq!(
+            partial.subject,
+            "ratewatch customers 2026-11-21: PARTIAL, 12 rows not screened"
+        );
+        assert_eq!(partial.plain, summary);
+        assert!(
+            partial
+                .html
+                .contains("PARTIAL: 12 rows failed and will be retried next run"),
+            "{}",
+            partial.html
+        );
+        assert!(partial.html.contains(
+            "ratewatch 2026-11-21 · customers · run 1 · /var/lib/ratewatch/reports/report.html"
+        ));
+
+        let unresolved = RunInfo {
+            rows: 5,
+            by_status: vec![(RowStatus::Rated, 0), (RowStatus::Unresolved, 5)],
+            ..RunInfo::example()
+        };
+        let nobody = compose(
+            &reading(unresolved, AlertDigest::default()),
+            &ended(true, summary, None),
+        )
+        .unwrap();
+        assert_eq!(
+            nobody.subject,
+            "ratewatch customers 2026-11-21: NOTHING SCREENED, none of 5 rows rated"
+        );
+
+        let digest = AlertDigest {
+            listed_total: 4,
+            kinds: vec![
+                KindTotal {
+                    kind: AlertKind::Black,
+                    count: 1,
+                    first_screenings: 0,
+                    amount: None,
+                },
+                KindTotal {
+                    kind: AlertKind::Red,
+                    count: 3,
+                    first_screenings: 1,
+                    amount: None,
+                },
+                KindTotal {
+                    kind: AlertKind::Improved,
+                    count: 0,
+                    first_screenings: 0,
+                    amount: None,
+                },
+            ],
+            ..AlertDigest::default()
+        };
+        let news = compose(&reading(rated(8, 12), digest), &ended(true, summary, None)).unwrap();
+        assert_eq!(
+            news.subject,
+            "ratewatch customers 2026-11-21: PARTIAL, 12 rows not screened; 1 new black, 3 new red"
+        );
+
+        // An error after the heading, in both parts; without a record, a heading all the same.
+        let failed = compose(
+            &reading(rated(20, 0), AlertDigest::default()),
+            &ended(false, summary, Some("the service refused the key <k>")),
+        )
+        .unwrap();
+        assert_eq!(failed.subject, "ratewatch customers 2026-11-21: FAILED");
+        assert_eq!(
+            failed.plain,
+            "ratewatch 2026-11-21 · customers · run 1\nFAILED: the service refused the key <k>\nNothing flagged.\n"
+        );
+        assert!(
+            failed
+                .html
+                .contains("FAILED: the service refused the key &lt;k&gt;"),
+            "{}",
+            failed.html
+        );
+        let nothing = Reading::default();
+        let failed = compose(
+            &nothing,
+            &EndedRun {
+                run_id: None,
+                ..ended(false, "", Some("no answer"))
+            },
+        )
+        .unwrap();
+        assert!(
+            failed.subject.starts_with("ratewatch customers ")
+                && failed.subject.ends_with(": FAILED")
+        );
+        assert!(
+            failed
+                .plain
+                .ends_with(" · customers · no run recorded\nFAILED: no answer\n"),
+            "{}",
+            failed.plain
+        );
+    }
+}
