@@ -9,9 +9,11 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, extra_columns, read_time, read_time_or_null, time_text};
+use super::database::Store;
+use super::sql::{StoreError, extra_columns, now_text, read_time, read_time_or_null};
 use crate::alerts::{AlertKind, Repeat, Rules};
 use crate::digest::{AlertDigest, AlertLine, KindTotal, STANDING_TOP, Standing};
+use crate::model::time_text;
 use crate::model::{Change, Color};
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
@@ -707,7 +709,7 @@ impl Store {
             .execute(
                 "INSERT OR REPLACE INTO acks (company, ref, color, acked_at, until, note)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![company, reference, color, super::now_text(), until, note],
+                params![company, reference, color, now_text(), until, note],
             )
             .map_err(StoreError::at(ctx))?;
         Ok(Some(color))

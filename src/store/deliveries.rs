@@ -10,7 +10,9 @@
 use jiff::Timestamp;
 use rusqlite::params;
 
-use super::{Store, StoreError, now_text, time_text};
+use super::database::Store;
+use super::sql::{StoreError, now_text};
+use crate::model::time_text;
 
 /// A channel a run's message goes through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,10 @@
 
 use rusqlite::OptionalExtension;
 
+use super::database::Store;
+use super::history::CompanySummary;
 use super::history::company;
-use super::{CompanySummary, Store, StoreError};
+use super::sql::StoreError;
 use crate::model::{Color, RunInfo};
 use crate::text::normalize_name;
 

@@ -1,8 +1,25 @@
 //! Storage rules: migrations, history that grows with changes only, change detection.
 
-use super::*;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use rusqlite::{Connection, OptionalExtension, params};
+use uuid::Uuid;
+
+use super::account::AccountSync;
+use super::alerts::{self, Verdicts};
+use super::database::Store;
+use super::decisions::LatestRun;
+use super::deliveries::{Channel, RESENT_AT_MOST};
+use super::history;
+use super::migrate::{self, SCHEMA_VERSION, latest_version};
+use super::runs::NewRun;
+use super::sql::StoreError;
+use super::writer::{Outcome, Record, RowRecord, Writer};
 use crate::alerts::Rules;
-use crate::model::Rating;
+use crate::model::{
+    Change, Color, Country, IdentifierService, Rating, RowStatus, RunStatus, time_text,
+};
 
 fn ts(s: &str) -> Timestamp {
     s.parse().unwrap()
@@ -2592,7 +2609,7 @@ fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() 
     for portfolio in ["customers", "suppliers", "prospects"] {
         run_of(&mut store, portfolio);
     }
-    let latest = |run_id: i64, portfolio: &str| decisions::LatestRun {
+    let latest = |run_id: i64, portfolio: &str| LatestRun {
         run_id,
         portfolio: portfolio.into(),
     };
@@ -3116,7 +3133,6 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
 
 #[test]
 fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() {
-    use super::Channel;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v23.db");
     {
@@ -3186,7 +3202,6 @@ fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() 
 
 #[test]
 fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
-    use super::{Channel, RESENT_AT_MOST};
     let (_dir, _, mut store) = new_store();
     let since = ts("2025-01-01T00:00:00Z");
     let id = |run: i64| format!("{run:032x}");
