@@ -5,16 +5,18 @@
 //! its records, and its answers to the pipeline's questions (the resolution cache among
 //! them), go through that one connection. [`Store`] holds a second one for what happens
 //! around a run (starting, resuming, finishing it, the lookup lists, the reports). The
-//! reading commands open the database read-only (`Store::open_read_only`, `history`).
+//! reading commands open the database read-only (`Store::open_read_only`, `timeline`).
 //! It takes and returns `model` types only, never the service's wire types.
 //!
 //! Where things are: `database` opens the [`Store`] and sets up its connections; `sql`
 //! holds the error and the column readers every part shares; `runs` is a run's life from
 //! start to delivery, `results` its rows as the reports read them, `cache` what spares a
-//! call; `migrate` creates and upgrades the schema.
+//! call, `alert_log` what each run announced and what was acknowledged, `timeline` the
+//! history as people read it (runs, references, color periods, changes); `migrate`
+//! creates and upgrades the schema.
 
 mod account;
-mod alerts;
+mod alert_log;
 mod batch;
 mod cache;
 mod checkpoint;
@@ -22,7 +24,6 @@ mod clock;
 mod database;
 mod decisions;
 mod deliveries;
-mod history;
 mod lock;
 mod lookups;
 mod migrate;
@@ -32,6 +33,7 @@ mod results;
 mod runs;
 mod search;
 mod sql;
+mod timeline;
 mod turn;
 mod writer;
 
@@ -39,22 +41,22 @@ pub use crate::digest::{AlertDigest, AlertLine};
 pub use crate::model::time_text;
 
 pub use account::AccountSync;
-pub use alerts::{Ack, AlertSet, Verdicts};
+pub use alert_log::{Ack, AlertSet, Verdicts};
 pub use cache::{CachedResolution, LatestSeen};
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use database::Store;
 pub use decisions::LatestRun;
 pub use deliveries::{Channel, RESENT_AT_MOST};
-pub use history::{
-    ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, RunCalls, TREND_RUNS,
-    month_start,
-};
 pub use lock::{RunLock, lock_path};
 pub use migrate::{SCHEMA_VERSION, latest_version};
 pub use recorder::Recorder;
 pub use runs::NewRun;
 pub use search::LatestRating;
 pub use sql::StoreError;
+pub use timeline::{
+    ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, RunCalls, TREND_RUNS,
+    month_start,
+};
 pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
 
 #[cfg(test)]

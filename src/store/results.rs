@@ -105,7 +105,7 @@ impl Store {
         while let Some(r) = rows.next().map_err(StoreError::at(ctx.clone()))? {
             let mut row = result_row(r).map_err(StoreError::at(ctx.clone()))?;
             // An alert judged against what was last delivered, not the history's previous
-            // observation (see `store::alerts`): the row says the change it announces.
+            // observation (see `store::alert_log`): the row says the change it announces.
             if let (Some(company), Some(color)) = (row.company_id, &row.color)
                 && let Some(before) = announced.get(&company)
             {

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::alerts::{self, Verdicts};
+use super::alert_log::{self, Verdicts};
 use super::database::Store;
-use super::history::COUNT_COLORS;
 use super::sql::{StoreError, extra_columns, now_text, read_time, read_time_or_null};
+use super::timeline::COUNT_COLORS;
 use crate::alerts::Rules;
 use crate::model::{RowStatus, RunInfo, RunStatus, rows_with};
 
@@ -270,7 +270,7 @@ impl Store {
         portfolio: &str,
         run_id: i64,
     ) -> Result<Vec<(i64, String)>, StoreError> {
-        alerts::undelivered_before(&self.conn, portfolio, run_id)
+        alert_log::undelivered_before(&self.conn, portfolio, run_id)
             .map_err(StoreError::at("looking for runs that were not delivered"))
     }
 

@@ -7,9 +7,8 @@
 use rusqlite::OptionalExtension;
 
 use super::database::Store;
-use super::history::CompanySummary;
-use super::history::company;
 use super::sql::StoreError;
+use super::timeline::{CompanySummary, company};
 use crate::model::{Color, RunInfo};
 use crate::text::normalize_name;
 

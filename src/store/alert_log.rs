@@ -1,6 +1,7 @@
-//! A run's alerts by the rules of `[alerts]`: decided once when the run ends, recorded in
-//! `run_alerts` (one row per company), then read in severity order for the summary. Also
-//! the acknowledgements of `ratewatch ack`.
+//! The alert log: what each run announced, and what people acknowledged. A run's alerts by
+//! the rules of `[alerts]` are decided once when the run ends, against what the last
+//! delivered run announced, recorded in `run_alerts` (one row per company), then read in
+//! severity order for the summary. Also the acknowledgements of `ratewatch ack`.
 //!
 //! Decided in one pass over the run's rows that can be alerts, sorted by company, so the
 //! memory held is one company's rows whatever the portfolio's size; ordering, grouping and

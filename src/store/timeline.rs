@@ -1,9 +1,9 @@
-//! Reading the history for people and scripts: the runs, which companies a reference or a
+//! The timeline: the history read for people and scripts: the runs, which companies a reference or a
 //! name points to, a company's color periods, the color changes seen in a time window,
 //! and which portfolio rows hold a company.
 //!
 //! Read only: nothing here writes, so it runs beside a screening run without blocking it.
-//! Each query reaches its rows through an index (see `migrations/0002_color_periods.sql`
+//! Each query reaches its rows through an index (see `migrations/upgrade/0002_color_periods.sql`
 //! and the plan tests in `tests.rs`); none reads the whole history.
 
 use std::collections::HashMap;
