@@ -5,7 +5,7 @@
 //! stake, its owner) every alert shows.
 //!
 //! Plain data and pure decisions only: the store applies them to a run's rows in one pass
-//! (see `store::alerts`), and the reports read what it recorded.
+//! (see `store::alert_log`), and the reports read what it recorded.
 
 pub use crate::model::AlertKind;
 use crate::toml_table::{Mistake, Table};

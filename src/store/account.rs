@@ -12,8 +12,11 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::cache::find_company;
 use super::clock::{CLOCK_TOLERANCE, off_clock};
-use super::{Store, StoreError, find_company, now_text, time_text};
+use super::database::Store;
+use super::sql::{StoreError, now_text};
+use crate::model::time_text;
 use crate::model::{Change, Color, Rating};
 
 /// What a sync did with the requests it read.
@@ -291,8 +294,8 @@ mod tests {
 
     use super::AccountSync;
     use crate::model::{Color, Rating};
-    use crate::store::Record;
     use crate::store::tests::new_store;
+    use crate::store::writer::Record;
 
     fn ts(s: &str) -> jiff::Timestamp {
         s.parse().unwrap()

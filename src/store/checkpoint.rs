@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, MAIN_DB};
 
-use super::open_connection;
+use super::database::open_connection;
 
 /// How often the log is copied. A page written again in every transaction (the last page
 /// of each table a row reaches, the header that holds the file's size) is copied once per
@@ -102,8 +102,8 @@ mod tests {
     use rusqlite::OpenFlags;
     use rusqlite::config::DbConfig;
 
-    use super::super::Store;
     use super::*;
+    use crate::store::database::Store;
 
     fn log_len(db: &Path) -> Option<u64> {
         std::fs::metadata(db.with_extension("db-wal"))

@@ -19,7 +19,9 @@ use std::sync::{Arc, Mutex};
 use jiff::{SignedDuration, Timestamp};
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, time_text};
+use super::database::Store;
+use super::sql::StoreError;
+use crate::model::time_text;
 
 /// How far the service's clock may be from this machine's before it is a warning: a day,
 /// more than any real clock drifts and less than any calendar mistake.

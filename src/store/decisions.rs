@@ -9,7 +9,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
-use super::{Store, StoreError, given, now_text, read_uuid, time_text};
+use super::database::Store;
+use super::sql::{StoreError, now_text, read_uuid};
+use crate::model::time_text;
 use crate::model::{Candidate, Decision, InputRow, Verdict};
 
 /// The latest finished run of one portfolio.
@@ -257,16 +259,23 @@ pub(super) fn describe_candidate(
     ])
 }
 
-/// An input row read from `line, ref, country, service, external_id, name, street_number,
-/// street_name, city, postcode, phone, given_company_id`, its carried columns left out.
-pub(super) fn input_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InputRow> {
+/// An input row read from the columns `line, ref, country, service, external_id, name,
+/// street_number, street_name, city, postcode, phone, given_company_id`, by name; its
+/// carried columns left out.
+fn input_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InputRow> {
     Ok(InputRow {
-        street_number: r.get(6)?,
-        street_name: r.get(7)?,
-        city: r.get(8)?,
-        postcode: r.get(9)?,
-        phone: r.get(10)?,
-        company_id: r.get(11)?,
-        ..given(r)?
+        line: r.get::<_, i64>("line")? as u64,
+        reference: r.get("ref")?,
+        country: r.get("country")?,
+        service: r.get("service")?,
+        id: r.get("external_id")?,
+        name: r.get("name")?,
+        street_number: r.get("street_number")?,
+        street_name: r.get("street_name")?,
+        city: r.get("city")?,
+        postcode: r.get("postcode")?,
+        phone: r.get("phone")?,
+        company_id: r.get("given_company_id")?,
+        ..InputRow::default()
     })
 }

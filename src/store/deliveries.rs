@@ -13,7 +13,9 @@
 use jiff::Timestamp;
 use rusqlite::params;
 
-use super::{Store, StoreError, now_text, time_text};
+use super::database::Store;
+use super::sql::{StoreError, now_text};
+use crate::model::time_text;
 
 /// How many earlier messages a run sends again, at most, per channel: a receiver down for
 /// a fortnight gets the last week, not a flood.

@@ -14,7 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use super::{StoreError, now_text};
+use super::sql::{StoreError, now_text};
 
 /// Held while a run writes; released on drop or when the process ends.
 ///

@@ -9,7 +9,7 @@
 
 use rusqlite::Connection;
 
-use super::{StoreError, now_text};
+use super::sql::{StoreError, now_text};
 
 /// The schema a new database is created with, and every upgrade ends at.
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");

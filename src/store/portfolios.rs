@@ -4,7 +4,8 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError};
+use super::database::Store;
+use super::sql::StoreError;
 
 impl Store {
     /// Whether any run, finished or not, was made under the portfolio name `name`.

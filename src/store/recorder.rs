@@ -16,7 +16,9 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use super::{CachedResolution, Gone, Record, StoreError, Writer};
+use super::cache::CachedResolution;
+use super::sql::StoreError;
+use super::writer::{Gone, Record, Writer};
 use crate::lock;
 
 /// How often the open transaction is checked for committing.

@@ -6,8 +6,9 @@
 
 use rusqlite::OptionalExtension;
 
-use super::history::company;
-use super::{CompanySummary, Store, StoreError};
+use super::database::Store;
+use super::sql::StoreError;
+use super::timeline::{CompanySummary, company};
 use crate::model::{Color, RunInfo};
 use crate::text::normalize_name;
 

@@ -1,8 +1,25 @@
 //! Storage rules: migrations, history that grows with changes only, change detection.
 
-use super::*;
+use std::time::Duration;
+
+use jiff::Timestamp;
+use rusqlite::{Connection, OptionalExtension, params};
+use uuid::Uuid;
+
+use super::account::AccountSync;
+use super::alert_log::{self, Verdicts};
+use super::database::Store;
+use super::decisions::LatestRun;
+use super::deliveries::RESENT_AT_MOST;
+use super::migrate::{self, SCHEMA_VERSION, latest_version};
+use super::runs::NewRun;
+use super::sql::StoreError;
+use super::timeline;
+use super::writer::{Outcome, Record, RowRecord, Writer};
 use crate::alerts::Rules;
-use crate::model::Rating;
+use crate::model::{
+    Change, Color, Country, IdentifierService, Rating, RowStatus, RunStatus, time_text,
+};
 
 fn ts(s: &str) -> Timestamp {
     s.parse().unwrap()
@@ -41,13 +58,7 @@ pub(crate) fn all<T>(
 }
 
 /// A new database with a run of portfolio `p` started ([`run`]), and the run's writer.
-pub(crate) fn new_run() -> (
-    tempfile::TempDir,
-    std::path::PathBuf,
-    Store,
-    i64,
-    crate::store::Writer,
-) {
+pub(crate) fn new_run() -> (tempfile::TempDir, std::path::PathBuf, Store, i64, Writer) {
     let (dir, path, mut store) = new_store();
     let run_id = run(&mut store);
     let writer = store.writer(run_id).unwrap();
@@ -1321,7 +1332,7 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
 #[test]
 fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
     let (_dir, _, store) = new_store();
-    let lines = plan(&store, &alerts::candidates());
+    let lines = plan(&store, &alert_log::candidates());
     assert!(
         lines
             .iter()
@@ -1350,7 +1361,7 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
     let (_dir, _, store) = new_store();
 
     // A company's periods: its ratings by the index, each neighbour by the same.
-    let one = plan(&store, history::PERIODS);
+    let one = plan(&store, timeline::PERIODS);
     assert_eq!(full_scans(&one), Vec::<&String>::new(), "{one:#?}");
     assert!(
         one.iter()
@@ -1364,14 +1375,14 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
         &store,
         "SELECT * FROM color_periods WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)",
     );
-    let changes = plan(&store, history::CHANGES);
+    let changes = plan(&store, timeline::CHANGES);
     for lines in [&all, &changes] {
         let scans = full_scans(lines);
         assert_eq!(scans.len(), 1, "{lines:#?}");
         assert!(scans[0].contains("SCAN r"), "{lines:#?}");
     }
 
-    for sql in [history::BY_REF, history::HOLDINGS] {
+    for sql in [timeline::BY_REF, timeline::HOLDINGS] {
         let lines = plan(&store, sql);
         assert!(
             lines
@@ -1381,12 +1392,12 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
         );
     }
     assert_eq!(
-        full_scans(&plan(&store, history::HOLDINGS)),
+        full_scans(&plan(&store, timeline::HOLDINGS)),
         Vec::<&String>::new()
     );
     // A reference is found through the inputs' index, whose first field it is, and only
     // in the rows of the runs that hold it.
-    let by_ref = plan(&store, history::BY_REF);
+    let by_ref = plan(&store, timeline::BY_REF);
     assert_eq!(full_scans(&by_ref), Vec::<&String>::new(), "{by_ref:#?}");
     assert!(
         by_ref
@@ -2006,21 +2017,21 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
 #[test]
 fn the_trend_reads_an_index_range_and_kept_counts() {
     let (_dir, _, store) = new_store();
-    let trend = plan(&store, history::TREND);
+    let trend = plan(&store, timeline::TREND);
     assert!(
         trend
             .iter()
             .any(|l| l.contains("runs_by_portfolio (portfolio=? AND id<?)")),
         "{trend:#?}"
     );
-    let kept = plan(&store, history::STORED_COLORS);
+    let kept = plan(&store, timeline::STORED_COLORS);
     assert!(
         kept.iter()
             .any(|l| l.contains("SEARCH run_colors USING PRIMARY KEY (run_id=?)")),
         "{kept:#?}"
     );
     // The night's news: the run's rows once, each company's outcome by its key.
-    let news = plan(&store, history::NEW_COLORS);
+    let news = plan(&store, timeline::NEW_COLORS);
     for step in [
         "SEARCH rr USING PRIMARY KEY (run_id=?)",
         "SEARCH rc USING PRIMARY KEY (run_id=? AND company=?)",
@@ -2592,7 +2603,7 @@ fn the_review_reads_each_portfolios_latest_finished_run_never_one_in_progress() 
     for portfolio in ["customers", "suppliers", "prospects"] {
         run_of(&mut store, portfolio);
     }
-    let latest = |run_id: i64, portfolio: &str| decisions::LatestRun {
+    let latest = |run_id: i64, portfolio: &str| LatestRun {
         run_id,
         portfolio: portfolio.into(),
     };
@@ -3257,7 +3268,6 @@ fn a_database_of_version_25_keeps_its_ledger_and_takes_a_channel_of_any_name() {
 
 #[test]
 fn a_message_no_channel_took_is_pending_until_one_does_and_then_never_again() {
-    use super::RESENT_AT_MOST;
     let (_dir, _, mut store) = new_store();
     let since = ts("2025-01-01T00:00:00Z");
     let id = |run: i64| format!("{run:032x}");

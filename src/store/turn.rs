@@ -24,7 +24,7 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::StoreError;
+use super::sql::StoreError;
 
 /// How often a lock held by another is tried again.
 const POLL: Duration = Duration::from_millis(2);

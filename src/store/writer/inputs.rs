@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use super::appends::RunRow;
 use super::{RowRecord, Writer, candidates_json};
-use crate::store::StoreError;
+use crate::store::sql::StoreError;
 
 /// The fields of `inputs` after its id, in their order: a row as given.
 type Fields = [Option<String>; 12];
@@ -98,7 +98,8 @@ mod tests {
     use super::FIND_INPUT;
     use crate::model::{Candidate, InputRow, RowStatus};
     use crate::store::batch::ROWS_PER_STATEMENT;
-    use crate::store::{Record, RowRecord, Store};
+    use crate::store::database::Store;
+    use crate::store::writer::{Record, RowRecord};
 
     use crate::store::tests::{all, new_run, new_store, plan, run as start};
 

@@ -40,8 +40,8 @@ use uuid::Uuid;
 
 use self::appends::Appends;
 use super::checkpoint::Checkpointer;
+use super::sql::{StoreError, now_text};
 use super::turn::Watch;
-use super::{StoreError, now_text};
 use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
 
 /// A transaction is committed once it is this old: readers see progress, and a crash
@@ -447,7 +447,7 @@ impl Writer {
                          VALUES (?1, ?2, ?3)",
                     )
                     .and_then(|mut s| {
-                        s.execute(params![run_id, company, crate::store::time_text(seen_at)])
+                        s.execute(params![run_id, company, crate::model::time_text(seen_at)])
                     })
                     .map_err(StoreError::at("recording a reused rating"))?;
                 self.record_change(company, rating, Some(rating), Change::Unchanged)
@@ -564,7 +564,7 @@ mod tests {
 
     use super::{KeySet, MAX_TRANSACTION, Outcome, Record, RowRecord};
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
-    use crate::store::Store;
+    use crate::store::database::Store;
 
     use crate::store::tests::{all, new_run, new_store, plan, run as start};
 

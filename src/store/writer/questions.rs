@@ -8,7 +8,10 @@ use uuid::Uuid;
 use super::{Gone, Record, Writer};
 use crate::model::Color;
 use crate::stages::refresh::RefreshAges;
-use crate::store::{CachedResolution, LATEST_SEEN, StoreError, find_company, latest_seen};
+use crate::store::cache::{
+    CachedResolution, LATEST_SEEN, find_company, latest_seen, read_resolution,
+};
+use crate::store::sql::StoreError;
 
 /// The last run that saw a rating of `r.company`: first observed it, or confirmed it.
 const LAST_RUN: &str = "SELECT max(CASE WHEN f.rating IS NULL THEN x.first_run_id
@@ -18,14 +21,14 @@ const LAST_RUN: &str = "SELECT max(CASE WHEN f.rating IS NULL THEN x.first_run_i
 
 impl Writer {
     /// The cached answer to a search, if any (whatever its age).
-    /// `asked`: an identifier search's service and identifier ([`crate::store::read_resolution`]).
+    /// `asked`: an identifier search's service and identifier ([`read_resolution`]).
     pub fn cached_resolution(
         &mut self,
         key: &str,
         asked: Option<(&str, &str)>,
     ) -> Result<Option<CachedResolution>, StoreError> {
         self.begin()?;
-        crate::store::read_resolution(self.conn(), key, asked)
+        read_resolution(self.conn(), key, asked)
     }
 
     /// Whether this run has already rated the company.

@@ -5,8 +5,9 @@ use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
 use super::Writer;
+use crate::model::time_text;
 use crate::model::{self, Change, Color, Company};
-use crate::store::{StoreError, now_text, time_text};
+use crate::store::sql::{StoreError, now_text};
 
 impl Writer {
     /// The internal key of a company, recording it (by UUID only) if it is new.
@@ -79,7 +80,8 @@ impl Writer {
         search_key: &str,
         country: &str,
     ) -> Result<(), StoreError> {
-        let Some(cached) = crate::store::read_resolution(self.conn(), search_key, None)? else {
+        let Some(cached) = crate::store::cache::read_resolution(self.conn(), search_key, None)?
+        else {
             return Ok(());
         };
         let Some(candidate) = cached.candidates.iter().find(|c| c.id == company) else {

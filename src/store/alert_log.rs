@@ -1,6 +1,7 @@
-//! A run's alerts by the rules of `[alerts]`: decided once when the run ends, recorded in
-//! `run_alerts` (one row per company), then read in severity order for the summary. Also
-//! the acknowledgements of `ratewatch ack`.
+//! The alert log: what each run announced, and what people acknowledged. A run's alerts by
+//! the rules of `[alerts]` are decided once when the run ends, against what the last
+//! delivered run announced, recorded in `run_alerts` (one row per company), then read in
+//! severity order for the summary. Also the acknowledgements of `ratewatch ack`.
 //!
 //! Decided in one pass over the run's rows that can be alerts, sorted by company, so the
 //! memory held is one company's rows whatever the portfolio's size; ordering, grouping and
@@ -9,9 +10,11 @@
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Store, StoreError, extra_columns, read_time, read_time_or_null, time_text};
+use super::database::Store;
+use super::sql::{StoreError, extra_columns, now_text, read_time, read_time_or_null};
 use crate::alerts::{AlertKind, Repeat, Rules};
 use crate::digest::{AlertDigest, AlertLine, KindTotal, STANDING_TOP, Standing};
+use crate::model::time_text;
 use crate::model::{Change, Color};
 
 /// Where a run's verdict is recorded: the run's own table, or a scratch table for
@@ -707,7 +710,7 @@ impl Store {
             .execute(
                 "INSERT OR REPLACE INTO acks (company, ref, color, acked_at, until, note)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![company, reference, color, super::now_text(), until, note],
+                params![company, reference, color, now_text(), until, note],
             )
             .map_err(StoreError::at(ctx))?;
         Ok(Some(color))

@@ -1,9 +1,9 @@
-//! Reading the history for people and scripts: the runs, which companies a reference or a
+//! The timeline: the history read for people and scripts: the runs, which companies a reference or a
 //! name points to, a company's color periods, the color changes seen in a time window,
 //! and which portfolio rows hold a company.
 //!
 //! Read only: nothing here writes, so it runs beside a screening run without blocking it.
-//! Each query reaches its rows through an index (see `migrations/0002_color_periods.sql`
+//! Each query reaches its rows through an index (see `migrations/upgrade/0002_color_periods.sql`
 //! and the plan tests in `tests.rs`); none reads the whole history.
 
 use std::collections::HashMap;
@@ -13,11 +13,19 @@ use rusqlite::{OptionalExtension, params};
 
 use uuid::Uuid;
 
-use super::{Store, StoreError, read_time};
+use super::database::Store;
+use super::sql::{StoreError, read_time};
 use crate::model::{Color, RowStatus, RunColors, RunInfo};
 
 /// How many runs the trend of report.html shows: a month of nightly runs.
 pub const TREND_RUNS: u64 = 30;
+
+/// The start of `t`'s calendar month in UTC: where a month's calls begin to count.
+pub fn month_start(t: Timestamp) -> Timestamp {
+    let day = t.to_zoned(jiff::tz::TimeZone::UTC).date().first_of_month();
+    day.to_zoned(jiff::tz::TimeZone::UTC)
+        .map_or(t, |z| z.timestamp())
+}
 
 /// A run's rated rows by color, as report.json's `by_color` counts them: rows of
 /// `run_results`, not companies, so the trend, the report and `runs` agree; and of them,
