@@ -4,30 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-use crate::common::{Background, Workspace, isolated, rows_by_ref, sample_sim};
+use crate::common::{Background, Workspace, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
-}
-
-fn ratewatch(ws: &Workspace, args: &[&str]) -> Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
-        .args(args)
-        .arg("--db")
-        .arg(ws.db());
-    Command::from_std(cmd)
 }
 
 /// The simulator moved to `day`, the earlier runs a night back, then `screen`: stdout.
 fn night(sim: &Background, ws: &Workspace, day: i64) -> String {
     sim.server.set_day(day);
     crate::common::a_night_passes(&ws.db());
-    let out = ws.screen(sim, &sample()).output().unwrap();
+    let out = ws.screen(sim, &sample()).run();
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -44,13 +33,16 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
     };
     assert!(listed(&before, "C-1004"), "black, listed daily: {before}");
 
-    let out = ratewatch(&ws, &["ack", "C-1004", "--note", "credit stopped"])
+    let out = ws
+        .ratewatch(["ack", "C-1004", "--note", "credit stopped"])
+        .db(ws.db())
         .assert()
         .success();
     let said = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(said.contains("acknowledged at black"), "{said}");
     let acks: Value = serde_json::from_slice(
-        &ratewatch(&ws, &["acks", "--json"])
+        &ws.ratewatch(["acks", "--json"])
+            .db(ws.db())
             .assert()
             .success()
             .get_output()
@@ -73,7 +65,8 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
 
     // An acknowledgement that ended (its --until passed, on this machine's clock) no
     // longer applies.
-    ratewatch(&ws, &["ack", "C-1004", "--until", "2026-01-01"])
+    ws.ratewatch(["ack", "C-1004", "--until", "2026-01-01"])
+        .db(ws.db())
         .assert()
         .success();
     let expired = night(&sim, &ws, 4);
@@ -81,11 +74,12 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
 
     // `acks` lists what the run would leave out, no more: the one that ended only with
     // --all, marked expired.
-    ratewatch(&ws, &["ack", "C-1010", "--until", "2999-01-01"])
+    ws.ratewatch(["ack", "C-1010", "--until", "2999-01-01"])
+        .db(ws.db())
         .assert()
         .success();
     let acks = |args: &[&str]| {
-        let out = ratewatch(&ws, args).assert().success();
+        let out = ws.ratewatch(args).db(ws.db()).assert().success();
         String::from_utf8_lossy(&out.get_output().stdout).to_string()
     };
     // Sorted: acknowledgements made in the same second have no order between them.
@@ -157,15 +151,17 @@ fn acknowledging_names_what_it_cannot_find_and_refuses_a_bad_date() {
     let sim = sample_sim();
     let ws = Workspace::new();
     night(&sim, &ws, 1);
-    ratewatch(&ws, &["ack", "no such company anywhere"])
+    ws.ratewatch(["ack", "no such company anywhere"])
+        .db(ws.db())
         .assert()
         .code(1)
         .stdout(predicates::str::contains("No company matches"));
-    ratewatch(&ws, &["ack", "C-1004", "--until", "next week"])
+    ws.ratewatch(["ack", "C-1004", "--until", "next week"])
+        .db(ws.db())
         .assert()
         .code(2)
         .stderr(predicates::str::contains("--until"));
-    let empty = ratewatch(&ws, &["acks"]).assert().success();
+    let empty = ws.ratewatch(["acks"]).db(ws.db()).assert().success();
     assert_eq!(
         String::from_utf8_lossy(&empty.get_output().stdout),
         "No acknowledgement in force.\n"
@@ -180,7 +176,11 @@ fn alerts_test_tries_other_rules_on_the_latest_run_and_changes_nothing() {
     night(&sim, &ws, 2);
     let db_before = std::fs::read(ws.db()).unwrap();
     // Night 2 listed changes only (the companies still red or black were listed on night 1).
-    let default = ratewatch(&ws, &["alerts", "test"]).assert().code(1);
+    let default = ws
+        .ratewatch(["alerts", "test"])
+        .db(ws.db())
+        .assert()
+        .code(1);
     let text = String::from_utf8_lossy(&default.get_output().stdout).to_string();
     assert!(
         text.starts_with("the default rules (no ratewatch.toml), on run 2"),
@@ -201,7 +201,9 @@ fn alerts_test_tries_other_rules_on_the_latest_run_and_changes_nothing() {
         "quiet.toml",
         b"[alerts]\nimproved = false\nchanged = false\ndeteriorated = false\ninto_red = false\nrepeat = \"never\"\n",
     );
-    let quiet = ratewatch(&ws, &["--config", "quiet.toml", "alerts", "test"])
+    let quiet = ws
+        .ratewatch(["--config", "quiet.toml", "alerts", "test"])
+        .db(ws.db())
         .assert()
         .success();
     let text = String::from_utf8_lossy(&quiet.get_output().stdout).to_string();
@@ -214,7 +216,8 @@ fn alerts_test_tries_other_rules_on_the_latest_run_and_changes_nothing() {
     );
 
     ws.write("typo.toml", b"[alerts]\nrepeats = \"never\"\n");
-    ratewatch(&ws, &["--config", "typo.toml", "alerts", "test"])
+    ws.ratewatch(["--config", "typo.toml", "alerts", "test"])
+        .db(ws.db())
         .assert()
         .code(2)
         .stderr(predicates::str::contains(

@@ -25,7 +25,7 @@ fn sample() -> PathBuf {
 fn night(ws: &Workspace, sim: &Background, file: &Path, day: i64, args: &[&str]) -> (i32, String) {
     sim.server.set_day(day);
     crate::common::a_night_passes(&ws.db());
-    let out = ws.screen(sim, file).args(args).output().unwrap();
+    let out = ws.screen(sim, file).args(args).run();
     let code = out.status.code().expect("exits");
     let text = String::from_utf8(out.stdout.clone()).unwrap();
     assert!(code != 2 && code != 4, "day {day}: {out:?}");

@@ -3,24 +3,19 @@
 //! run, and what they decide is kept.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 use crate::common::after_heading;
-use crate::common::{KEY, Workspace, isolated, rows_by_ref};
+use crate::common::{KEY, Workspace, rows_by_ref};
 
+/// `ratewatch ARGS… --db DB` in the workspace, with the test key.
 fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
+    ws.ratewatch(args)
+        .db(ws.db())
         .env("RATEWATCH_API_KEY", KEY)
-        .args(args)
-        .arg("--db")
-        .arg(ws.db());
-    Command::from_std(cmd).output().unwrap()
+        .run()
 }
 
 #[test]
@@ -29,15 +24,9 @@ fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
     let base = sim.server.base_url();
 
     sim.server.set_day(5);
-    let mut run = ws
-        .screen_process(&sim, &file)
-        .args(["--concurrency", "2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut run = ws.screen(&sim, &file).args(["--concurrency", "2"]).spawn();
     let (mut acked, mut rounds) = (Vec::new(), 0);
-    while run.try_wait().unwrap().is_none() && rounds < 200 {
+    while !run.ended() && rounds < 200 {
         rounds += 1;
         let reference = format!("R{:07}", 1 + (rounds * 7) % 240);
         let ack = ratewatch(&ws, &["ack", &reference, "--note", "beside a run"]);
@@ -60,13 +49,10 @@ fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
             assert!(sync.status.success() || refused, "sync-history: {sync:?}");
         }
     }
-    let out = run.wait_with_output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let out = run.finish();
+    let (stdout, stderr) = (&out.stdout, &out.stderr);
     assert!(
-        matches!(out.status.code(), Some(0 | 1)),
+        matches!(out.code(), Some(0 | 1)),
         "the screening ran to its end beside {rounds} rounds: {stdout}\n{stderr}"
     );
     assert!(rounds >= 2, "the run was too short to meet the others");
@@ -75,7 +61,7 @@ fn ack_review_and_sync_history_in_a_loop_never_break_a_screening() {
         "some acknowledgement was made during the run"
     );
     assert!(
-        after_heading(&stdout).starts_with("ratewatch run 2 of p"),
+        after_heading(stdout).starts_with("ratewatch run 2 of p"),
         "{stdout}"
     );
 
@@ -118,19 +104,10 @@ fn twelve_acks_and_reviews_beside_a_screening_all_get_in_and_change_no_count() {
     let alone_file = alone.write("p.csv", &std::fs::read(&file).unwrap());
     sim.server.set_day(5);
     let control = alone
-        .screen_process(&sim, &alone_file)
+        .screen(&sim, &alone_file)
         .args(["--concurrency", "16"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut run = ws
-        .screen_process(&sim, &file)
-        .args(["--concurrency", "16"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
+    let mut run = ws.screen(&sim, &file).args(["--concurrency", "16"]).spawn();
     let page = crate::serve::Server::start(&ws, &[]);
     let csrf = page.csrf();
     // Once the run writes its rows: it holds its transaction from then on.
@@ -142,7 +119,7 @@ fn twelve_acks_and_reviews_beside_a_screening_all_get_in_and_change_no_count() {
         .unwrap_or(0)
         == 0
     {
-        assert!(run.try_wait().unwrap().is_none(), "the run ended first");
+        assert!(!run.ended(), "the run ended first");
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut waited = Vec::new();
@@ -179,15 +156,15 @@ fn twelve_acks_and_reviews_beside_a_screening_all_get_in_and_change_no_count() {
         }
     }
     assert!(
-        run.try_wait().unwrap().is_none(),
+        !run.ended(),
         "every one of them met the run going (after {waited:?})"
     );
-    let out = run.wait_with_output().unwrap();
+    let out = run.finish();
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "the screening ran to its end: {out:?}"
     );
-    let control = control.wait_with_output().unwrap();
+    let control = control.finish();
     assert!(matches!(control.status.code(), Some(0 | 1)), "{control:?}");
     // Each waited for a commit at most, never for the run's end.
     waited.sort();

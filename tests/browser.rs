@@ -8,15 +8,12 @@
 //! `RATEWATCH_SCREENSHOTS=DIR` set, the screenshots of `serve`'s pages are kept in DIR
 //! (`RATEWATCH_SCREENSHOTS=samples` renews those the README shows).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
-use assert_cmd::Command;
 use ratewatch::sim::Endpoint;
 
 use crate::common::browser::Browser;
-use crate::common::{Reply, Workspace, isolated, recording, rows_by_ref, sample_sim};
+use crate::common::{Reply, Workspace, ratewatch, recording, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
@@ -47,12 +44,8 @@ fn png_size(path: &Path) -> (u32, u32) {
 fn the_samples_report_reads_at_a_phones_width_and_a_desktops() {
     let ws = Workspace::new();
     // The sample exits 3: one of its rows fails on purpose.
-    Command::cargo_bin("ratewatch")
-        .unwrap()
-        .env_remove("RATEWATCH_API_KEY")
-        .env_remove("RATEWATCH_BASE_URL")
-        .current_dir(ws.dir.path())
-        .arg("screen")
+    ratewatch(["screen"])
+        .in_dir(ws.dir.path())
         .arg(sample())
         .arg("--demo")
         .assert()
@@ -233,55 +226,9 @@ fn a_form_is_filled_sent_and_followed_through_its_redirect() {
     browser.close();
 }
 
-/// A running `ratewatch serve` on a random loopback port, killed when dropped.
-struct Serving {
-    child: std::process::Child,
-    url: String,
-}
-
-impl Serving {
-    fn start(ws: &Workspace) -> Serving {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-        isolated(&mut cmd);
-        let mut child = cmd
-            .current_dir(ws.dir.path())
-            .args(["serve", "--bind", "127.0.0.1:0", "--db"])
-            .arg(ws.db())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        assert!(first.starts_with("http://127.0.0.1:"), "{first:?}");
-        Serving {
-            child,
-            url: first.trim().trim_end_matches('/').to_string(),
-        }
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// The output of `ratewatch ARGS --db DB --json` in the workspace, as JSON.
 fn json_of(ws: &Workspace, args: &[&str]) -> serde_json::Value {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    let out = cmd
-        .current_dir(ws.dir.path())
-        .args(args)
-        .arg("--db")
-        .arg(ws.db())
-        .arg("--json")
-        .output()
-        .unwrap();
+    let out = ws.ratewatch(args).db(ws.db()).arg("--json").run();
     assert!(out.status.success(), "{args:?}: {out:?}");
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -311,13 +258,15 @@ fn on_serves_pages_an_alert_is_acknowledged_and_a_candidate_accepted_and_the_nex
         let out = ws
             .screen(&sim, &sample())
             .arg("--refresh-resolutions")
-            .output()
-            .unwrap();
+            .run();
         assert_eq!(out.status.code(), Some(3), "{out:?}");
         (String::from_utf8(out.stdout).unwrap(), by_name() - before)
     };
     let (_, searches) = night();
-    let server = Serving::start(&ws);
+    let server = ws
+        .ratewatch(["serve", "--bind", "127.0.0.1:0"])
+        .db(ws.db())
+        .serve();
     let shots = |name: &str| screenshot_path(ws.dir.path(), name);
     let browser = Browser::launch();
 

@@ -1,23 +1,12 @@
 //! The binary as a user runs it: lookups against the embedded simulator (`--demo`) or a
 //! simulator on a random port (`--base-url`), exit codes, messages, and `demo-server`.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
-use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::sim::dataset::NameFilters;
 use ratewatch::sim::server::{DEFAULT_PER_COUNTRY, DEFAULT_SEED};
 use ratewatch::sim::{CompanyRef, Dataset, Faults, SimConfig, catalog};
 
-use crate::common::{KEY, Reply, background, config, recording};
-
-fn ratewatch() -> Command {
-    let mut cmd = Command::cargo_bin("ratewatch").unwrap();
-    cmd.env_remove("RATEWATCH_API_KEY")
-        .env_remove("RATEWATCH_BASE_URL");
-    cmd
-}
+use crate::common::{KEY, Reply, background, config, ratewatch, recording};
 
 /// The dataset `--demo` serves.
 fn demo_data() -> Dataset {
@@ -32,24 +21,23 @@ fn demo_lookup_by_identifier_prints_the_company_and_its_rating() {
         n: 1234,
     };
     let siren = data.external_ids(r)[0].external_id.clone();
-    ratewatch()
-        .args([
-            "lookup",
-            "--demo",
-            "--country",
-            "FR",
-            "--service",
-            "SIREN",
-            "--id",
-            &siren,
-        ])
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(data.name(r)))
-        .stdout(predicate::str::contains(data.uuid(r).to_string()))
-        .stdout(predicate::str::contains(
-            data.rating(r, 1).color.as_str().to_uppercase(),
-        ));
+    ratewatch([
+        "lookup",
+        "--demo",
+        "--country",
+        "FR",
+        "--service",
+        "SIREN",
+        "--id",
+        &siren,
+    ])
+    .assert()
+    .code(0)
+    .stdout(predicate::str::contains(data.name(r)))
+    .stdout(predicate::str::contains(data.uuid(r).to_string()))
+    .stdout(predicate::str::contains(
+        data.rating(r, 1).color.as_str().to_uppercase(),
+    ));
 }
 
 #[test]
@@ -61,21 +49,20 @@ fn demo_lookup_by_name_lists_every_candidate_then_narrows() {
         CompanyRef { country: 7, n: 502 },
     );
     let name = data.name(a);
-    let out = ratewatch()
-        .args([
-            "lookup",
-            "--demo",
-            "--country",
-            "nl",
-            "--name",
-            &name,
-            "--json",
-        ])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
+    let out = ratewatch([
+        "lookup",
+        "--demo",
+        "--country",
+        "nl",
+        "--name",
+        &name,
+        "--json",
+    ])
+    .assert()
+    .code(0)
+    .get_output()
+    .stdout
+    .clone();
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let ids: Vec<&str> = json["companies"]
         .as_array()
@@ -95,25 +82,23 @@ fn demo_lookup_by_name_lists_every_candidate_then_narrows() {
     assert!(json["companies"][0]["rating"]["ratingColor"].is_string());
 
     let city = data.company(b).address.city;
-    ratewatch()
-        .args([
-            "lookup",
-            "--demo",
-            "--country",
-            "nl",
-            "--name",
-            &name,
-            "--city",
-            &city,
-        ])
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(data.uuid(b).to_string()))
-        .stdout(predicate::str::contains(data.uuid(a).to_string()).not())
-        .stdout(predicate::str::contains("companies named").not());
+    ratewatch([
+        "lookup",
+        "--demo",
+        "--country",
+        "nl",
+        "--name",
+        &name,
+        "--city",
+        &city,
+    ])
+    .assert()
+    .code(0)
+    .stdout(predicate::str::contains(data.uuid(b).to_string()))
+    .stdout(predicate::str::contains(data.uuid(a).to_string()).not())
+    .stdout(predicate::str::contains("companies named").not());
 
-    ratewatch()
-        .args(["lookup", "--demo", "--country", "nl", "--name", &name])
+    ratewatch(["lookup", "--demo", "--country", "nl", "--name", &name])
         .assert()
         .code(0)
         .stdout(predicate::str::contains("3 companies named"))
@@ -142,8 +127,7 @@ fn lookup_by_an_ambiguous_name_under_a_rate_limit_rates_every_candidate() {
     let candidates = data.search_name(0, &name, &NameFilters::default());
     assert!(candidates.len() >= 3, "{name}: {candidates:?}");
 
-    let out = ratewatch()
-        .args(["lookup", "--country", "fr", "--name", &name, "--json"])
+    let out = ratewatch(["lookup", "--country", "fr", "--name", &name, "--json"])
         .args(["--base-url", &sim.server.base_url()])
         .env("RATEWATCH_API_KEY", KEY)
         .assert()
@@ -202,22 +186,21 @@ fn lookup_waits_out_a_429_as_long_as_retry_after_says() {
         ))
     }));
     let siren = data.external_ids(r)[0].external_id.clone();
-    ratewatch()
-        .args([
-            "lookup",
-            "--country",
-            "fr",
-            "--service",
-            "SIREN",
-            "--id",
-            &siren,
-        ])
-        .args(["--base-url", &base])
-        .env("RATEWATCH_API_KEY", KEY)
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(data.name(r)))
-        .stdout(predicate::str::is_match(r"(?m)^rating\s+RED\s").unwrap());
+    ratewatch([
+        "lookup",
+        "--country",
+        "fr",
+        "--service",
+        "SIREN",
+        "--id",
+        &siren,
+    ])
+    .args(["--base-url", &base])
+    .env("RATEWATCH_API_KEY", KEY)
+    .assert()
+    .code(0)
+    .stdout(predicate::str::contains(data.name(r)))
+    .stdout(predicate::str::is_match(r"(?m)^rating\s+RED\s").unwrap());
     let seen = seen.lock().unwrap();
     let ratings: Vec<_> = seen
         .iter()
@@ -233,8 +216,7 @@ fn lookup_waits_out_a_429_as_long_as_retry_after_says() {
 
 #[test]
 fn validation_errors_are_shown_verbatim_with_exit_2() {
-    ratewatch()
-        .args(["lookup", "--demo", "--country", "xx", "--name", "Acme"])
+    ratewatch(["lookup", "--demo", "--country", "xx", "--name", "Acme"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
@@ -244,30 +226,28 @@ fn validation_errors_are_shown_verbatim_with_exit_2() {
 
 #[test]
 fn no_match_exits_1_with_a_plain_sentence() {
-    ratewatch()
-        .args([
-            "lookup",
-            "--demo",
-            "--country",
-            "fr",
-            "--service",
-            "SIREN",
-            "--id",
-            "000000000",
-        ])
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains(
-            "No company SIREN 000000000 in FR.",
-        ));
+    ratewatch([
+        "lookup",
+        "--demo",
+        "--country",
+        "fr",
+        "--service",
+        "SIREN",
+        "--id",
+        "000000000",
+    ])
+    .assert()
+    .code(1)
+    .stdout(predicate::str::contains(
+        "No company SIREN 000000000 in FR.",
+    ));
 }
 
 #[test]
 fn a_wrong_key_fails_with_exit_4_naming_its_source_never_its_value() {
     let sim = background(config());
     let secret = "wrong-key-7f3a9c";
-    let assert = ratewatch()
-        .args(["lookup", "--country", "fr", "--name", "Martin"])
+    let assert = ratewatch(["lookup", "--country", "fr", "--name", "Martin"])
         .args(["--base-url", &sim.server.base_url()])
         .env("RATEWATCH_API_KEY", secret)
         .assert()
@@ -286,21 +266,20 @@ fn a_wrong_key_fails_with_exit_4_naming_its_source_never_its_value() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("key.txt");
     std::fs::write(&file, format!("{secret}\n")).unwrap();
-    ratewatch()
-        .args([
-            "lookup",
-            "--country",
-            "fr",
-            "--name",
-            "Martin",
-            "--api-key-file",
-        ])
-        .arg(&file)
-        .args(["--base-url", &sim.server.base_url()])
-        .assert()
-        .code(4)
-        .stderr(predicate::str::contains(file.display().to_string()))
-        .stderr(predicate::str::contains(secret).not());
+    ratewatch([
+        "lookup",
+        "--country",
+        "fr",
+        "--name",
+        "Martin",
+        "--api-key-file",
+    ])
+    .arg(&file)
+    .args(["--base-url", &sim.server.base_url()])
+    .assert()
+    .code(4)
+    .stderr(predicate::str::contains(file.display().to_string()))
+    .stderr(predicate::str::contains(secret).not());
 }
 
 #[test]
@@ -311,46 +290,42 @@ fn the_right_key_from_a_file_works_against_a_running_server() {
     std::fs::write(&file, KEY).unwrap();
     let r = CompanyRef { country: 8, n: 77 };
     let cofis = sim.server.dataset().external_ids(r)[0].external_id.clone();
-    ratewatch()
-        .args([
-            "lookup",
-            "--country",
-            "it",
-            "--service",
-            "COFIS",
-            "--id",
-            &cofis,
-            "--api-key-file",
-        ])
-        .arg(&file)
-        .args(["--base-url", &format!("{}/v2/", sim.server.base_url())])
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(sim.server.dataset().name(r)));
+    ratewatch([
+        "lookup",
+        "--country",
+        "it",
+        "--service",
+        "COFIS",
+        "--id",
+        &cofis,
+        "--api-key-file",
+    ])
+    .arg(&file)
+    .args(["--base-url", &format!("{}/v2/", sim.server.base_url())])
+    .assert()
+    .code(0)
+    .stdout(predicate::str::contains(sim.server.dataset().name(r)));
 }
 
 #[test]
 fn missing_settings_are_usage_errors() {
-    ratewatch()
-        .args(["lookup", "--country", "fr", "--name", "x"])
+    ratewatch(["lookup", "--country", "fr", "--name", "x"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--base-url").and(predicate::str::contains("--demo")));
-    ratewatch()
-        .args([
-            "lookup",
-            "--country",
-            "fr",
-            "--name",
-            "x",
-            "--base-url",
-            "http://127.0.0.1:9",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("RATEWATCH_API_KEY"));
-    ratewatch()
-        .args(["lookup", "--demo", "--country", "fr", "--service", "SIREN"])
+    ratewatch([
+        "lookup",
+        "--country",
+        "fr",
+        "--name",
+        "x",
+        "--base-url",
+        "http://127.0.0.1:9",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicate::str::contains("RATEWATCH_API_KEY"));
+    ratewatch(["lookup", "--demo", "--country", "fr", "--service", "SIREN"])
         .assert()
         .code(2);
 }
@@ -361,29 +336,26 @@ fn an_unreachable_service_is_fatal_exit_4() {
         .unwrap()
         .local_addr()
         .unwrap();
-    ratewatch()
-        .args([
-            "lookups",
-            "countries",
-            "--base-url",
-            &format!("http://{closed}"),
-        ])
-        .assert()
-        .code(4)
-        .stderr(predicate::str::contains("could not reach the service"));
+    ratewatch([
+        "lookups",
+        "countries",
+        "--base-url",
+        &format!("http://{closed}"),
+    ])
+    .assert()
+    .code(4)
+    .stderr(predicate::str::contains("could not reach the service"));
 }
 
 #[test]
 fn lookups_print_tables_and_json() {
-    ratewatch()
-        .args(["lookups", "countries", "--demo"])
+    ratewatch(["lookups", "countries", "--demo"])
         .assert()
         .code(0)
         .stdout(predicate::str::starts_with("CODE  COUNTRY"))
         .stdout(predicate::str::is_match(r"(?m)^FR\s+France\s+yes$").unwrap())
         .stdout(predicate::str::is_match(r"(?m)^US\s+United States\s+no$").unwrap());
-    let out = ratewatch()
-        .args(["lookups", "services", "--demo", "--json"])
+    let out = ratewatch(["lookups", "services", "--demo", "--json"])
         .assert()
         .code(0)
         .get_output()
@@ -398,40 +370,24 @@ fn lookups_print_tables_and_json() {
 
 #[test]
 fn demo_server_prints_its_url_first_and_serves() {
-    let exe = assert_cmd::cargo::cargo_bin("ratewatch");
-    let mut child = std::process::Command::new(exe)
-        .args(["demo-server", "--port", "0", "--key", "k1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let url = first.trim().to_string();
-    let result = std::panic::catch_unwind(|| {
-        assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-        let rt = tokio::runtime::Runtime::new().unwrap();
-        rt.block_on(async {
-            let resp = reqwest::Client::new()
-                .get(format!("{url}/v2/lookups/countries"))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(resp.status(), 200);
-            let refused = reqwest::Client::new()
-                .get(format!("{url}/v2/ratings"))
-                .header("apikey", "demo-key")
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(refused.status(), 401, "--key replaces the default key");
-        });
+    let server = ratewatch(["demo-server", "--port", "0", "--key", "k1"]).serve();
+    let url = &server.url;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let resp = reqwest::Client::new()
+            .get(format!("{url}/v2/lookups/countries"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        let refused = reqwest::Client::new()
+            .get(format!("{url}/v2/ratings"))
+            .header("apikey", "demo-key")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 401, "--key replaces the default key");
     });
-    let _ = child.kill();
-    let _ = child.wait();
-    result.unwrap();
 }
 
 #[test]
@@ -445,18 +401,17 @@ fn lookup_by_an_id_whose_leading_zeros_a_spreadsheet_ate_finds_the_company() {
         })
         .expect("a SIREN with a leading zero among the first companies");
     let eaten = siren.trim_start_matches('0');
-    ratewatch()
-        .args([
-            "lookup",
-            "--demo",
-            "--country",
-            "FR",
-            "--service",
-            "SIREN",
-            "--id",
-            eaten,
-        ])
-        .assert()
-        .code(0)
-        .stdout(predicate::str::contains(data.uuid(r).to_string()));
+    ratewatch([
+        "lookup",
+        "--demo",
+        "--country",
+        "FR",
+        "--service",
+        "SIREN",
+        "--id",
+        eaten,
+    ])
+    .assert()
+    .code(0)
+    .stdout(predicate::str::contains(data.uuid(r).to_string()));
 }

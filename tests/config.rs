@@ -4,25 +4,16 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::sim::CompanyRef;
 use serde_json::Value;
 
 use crate::common::after_heading;
-use crate::common::{KEY, Workspace, background, config, isolated};
+use crate::common::{KEY, Ratewatch, Workspace, background, config};
 
-/// The binary run in `dir`, with none of the caller's RATEWATCH_* variables.
-fn ratewatch_in(dir: &Path) -> Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(dir);
-    Command::from_std(cmd)
-}
-
-/// `ratewatch config --json FLAGS…`, parsed.
-fn config_json(cmd: &mut Command, flags: &[&str]) -> Value {
-    let out = cmd.args(["config", "--json"]).args(flags).assert().code(0);
+/// `ratewatch config --json FLAGS…` (`config` given by the caller), parsed.
+fn config_json(config: &mut Ratewatch, flags: &[&str]) -> Value {
+    let out = config.arg("--json").args(flags).assert().code(0);
     serde_json::from_slice(&out.get_output().stdout).unwrap()
 }
 
@@ -34,7 +25,7 @@ fn config_shows_each_setting_and_where_it_came_from() {
         b"# nightly screening\nconcurrency = 16\nretries = 4\ndb = \"state/rw.db\"\nendpoint = \"deprecated\"\n",
     );
     let json = config_json(
-        ratewatch_in(ws.dir.path()).env("RATEWATCH_RETRIES", "9"),
+        ws.ratewatch(["config"]).env("RATEWATCH_RETRIES", "9"),
         &["--timeout", "5"],
     );
     let setting = |key: &str| {
@@ -69,8 +60,7 @@ fn config_shows_each_setting_and_where_it_came_from() {
     assert_eq!(json["api_key"], "unset");
 
     // The same as a table for people.
-    ratewatch_in(ws.dir.path())
-        .arg("config")
+    ws.ratewatch(["config"])
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
@@ -87,7 +77,8 @@ fn a_file_named_by_flag_or_variable_replaces_the_working_directory_one() {
     std::fs::create_dir(ws.path("etc")).unwrap();
     ws.write("etc/other.toml", b"concurrency = 2\nout = \"reports\"\n");
     let json = config_json(
-        ratewatch_in(ws.dir.path()).env("RATEWATCH_CONFIG", "etc/other.toml"),
+        ws.ratewatch(["config"])
+            .env("RATEWATCH_CONFIG", "etc/other.toml"),
         &[],
     );
     assert_eq!(json["settings"]["concurrency"]["value"], 2);
@@ -96,14 +87,14 @@ fn a_file_named_by_flag_or_variable_replaces_the_working_directory_one() {
     assert_eq!(json["settings"]["out"]["value"], "etc/reports");
 
     let json = config_json(
-        ratewatch_in(ws.dir.path()).env("RATEWATCH_CONFIG", "etc/other.toml"),
+        ws.ratewatch(["config"])
+            .env("RATEWATCH_CONFIG", "etc/other.toml"),
         &["--config", "ratewatch.toml"],
     );
     assert_eq!(json["settings"]["concurrency"]["value"], 16);
     assert_eq!(json["config_file"]["found_by"], "flag --config");
 
-    ratewatch_in(ws.dir.path())
-        .args(["--config", "missing.toml", "config"])
+    ws.ratewatch(["--config", "missing.toml", "config"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
@@ -116,8 +107,7 @@ fn an_unknown_key_or_a_bad_value_stops_with_file_line_and_key() {
     let ws = Workspace::new();
     ws.write("ratewatch.toml", b"db = \"x.db\"\nconcurency = 4\n");
     for command in [&["config"][..], &["lookups", "countries", "--demo"][..]] {
-        ratewatch_in(ws.dir.path())
-            .args(command)
+        ws.ratewatch(command)
             .assert()
             .code(2)
             .stdout("")
@@ -126,36 +116,30 @@ fn an_unknown_key_or_a_bad_value_stops_with_file_line_and_key() {
             ));
     }
     // Commands that use no settings do not read the file.
-    ratewatch_in(ws.dir.path())
-        .args(["demo-portfolio", "--rows", "1"])
+    ws.ratewatch(["demo-portfolio", "--rows", "1"])
         .assert()
         .code(0);
 
     ws.write("ratewatch.toml", b"\n\ntimeout = \"soon\"\n");
-    ratewatch_in(ws.dir.path())
-        .arg("config")
+    ws.ratewatch(["config"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
             "ratewatch.toml:3: timeout: expected a positive number of seconds, got \"soon\"",
         ));
-    ratewatch_in(ws.dir.path())
-        .args(["config", "--timeout", "2"])
-        .assert()
-        .code(0);
+    ws.ratewatch(["config", "--timeout", "2"]).assert().code(0);
 }
 
 #[test]
 fn a_variable_that_does_not_read_is_named_and_a_blank_one_is_unset() {
     let ws = Workspace::new();
-    ratewatch_in(ws.dir.path())
+    ws.ratewatch(["config"])
         .env("RATEWATCH_CONCURRENCY", "0")
-        .arg("config")
         .assert()
         .code(2)
         .stdout("")
         .stderr("ratewatch: error: RATEWATCH_CONCURRENCY: expected a whole number from 1 to 1024, got \"0\"\n");
-    let mut cmd = ratewatch_in(ws.dir.path());
+    let mut cmd = ws.ratewatch(["config"]);
     cmd.env("RATEWATCH_CONCURRENCY", " ")
         .env("RATEWATCH_QUIET", "1");
     let json = config_json(&mut cmd, &[]);
@@ -170,8 +154,8 @@ fn the_api_key_is_never_printed() {
     let key_file = ws.write("key", format!("{SECRET}\n").as_bytes());
 
     for json in [false, true] {
-        let mut cmd = ratewatch_in(ws.dir.path());
-        cmd.env("RATEWATCH_API_KEY", SECRET).arg("config");
+        let mut cmd = ws.ratewatch(["config"]);
+        cmd.env("RATEWATCH_API_KEY", SECRET);
         if json {
             cmd.arg("--json");
         }
@@ -180,9 +164,8 @@ fn the_api_key_is_never_printed() {
             .stdout(predicate::str::contains("set (RATEWATCH_API_KEY)"))
             .stdout(predicate::str::contains(SECRET).not());
     }
-    ratewatch_in(ws.dir.path())
+    ws.ratewatch(["config", "--api-key-file"])
         .env("RATEWATCH_API_KEY", SECRET)
-        .args(["config", "--api-key-file"])
         .arg(&key_file)
         .assert()
         .code(0)
@@ -191,8 +174,7 @@ fn the_api_key_is_never_printed() {
             key_file.display()
         )))
         .stdout(predicate::str::contains(SECRET).not());
-    ratewatch_in(ws.dir.path())
-        .arg("config")
+    ws.ratewatch(["config"])
         .assert()
         .code(0)
         .stdout(predicate::str::is_match(r"\napi key +unset\n").unwrap());
@@ -202,8 +184,7 @@ fn the_api_key_is_never_printed() {
         "ratewatch.toml",
         format!("concurrency = 4\napi_key = \"{SECRET}\"\n").as_bytes(),
     );
-    ratewatch_in(ws.dir.path())
-        .arg("config")
+    ws.ratewatch(["config"])
         .assert()
         .code(2)
         .stdout("")
@@ -240,8 +221,7 @@ fn screen_takes_its_settings_from_the_file_and_the_environment() {
         let json: Value = serde_json::from_str(&text).unwrap();
         json["rows"][0]["status"] == "rated"
     };
-    ratewatch_in(ws.dir.path())
-        .arg("screen")
+    ws.ratewatch(["screen"])
         .arg(&portfolio)
         .assert()
         .code(predicate::in_iter([0, 1]));
@@ -250,16 +230,14 @@ fn screen_takes_its_settings_from_the_file_and_the_environment() {
     assert!(rated(&ws.path("reports/report.json")));
 
     // A variable wins over the file, a flag over both.
-    ratewatch_in(ws.dir.path())
+    ws.ratewatch(["screen"])
         .env("RATEWATCH_OUT", "nightly")
-        .arg("screen")
         .arg(&portfolio)
         .assert()
         .code(predicate::in_iter([0, 1]));
     assert!(rated(&ws.path("nightly/report.json")));
-    ratewatch_in(ws.dir.path())
+    ws.ratewatch(["screen", "--out", "adhoc"])
         .env("RATEWATCH_OUT", "nightly")
-        .args(["screen", "--out", "adhoc"])
         .arg(&portfolio)
         .assert()
         .code(predicate::in_iter([0, 1]));
@@ -273,7 +251,7 @@ fn the_sample_config_file_is_valid_and_complete() {
     let copy = ws.path("ratewatch.toml");
     std::fs::copy(&sample, &copy).unwrap();
     ws.write("ratewatch.key", b"from-the-key-file\n");
-    let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
+    let json = config_json(&mut ws.ratewatch(["config"]), &[]);
     let settings = json["settings"].as_object().unwrap();
     for (key, setting) in settings {
         // The call budgets and the deliveries are left commented out: most set-ups have
@@ -310,7 +288,7 @@ fn the_sample_config_file_is_valid_and_complete() {
         "ratewatch.toml",
         format!("{before}[alerts]\n{uncommented}").as_bytes(),
     );
-    config_json(&mut ratewatch_in(ws.dir.path()), &[]);
+    config_json(&mut ws.ratewatch(["config"]), &[]);
 }
 
 #[test]
@@ -338,8 +316,8 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
         ws
     };
     let screen = |ws: &Workspace, flags: &[&str]| {
-        let out = ratewatch_in(ws.dir.path())
-            .args(["screen", "book.csv"])
+        let out = ws
+            .ratewatch(["screen", "book.csv"])
             .args(flags)
             .assert()
             .code(predicate::in_iter([0, 1]));
@@ -386,7 +364,7 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
     assert!(!csv.starts_with('\u{feff}') && !csv.contains('\r'));
 
     // `config` shows them, with their lines.
-    let json = config_json(&mut ratewatch_in(by_file.dir.path()), &[]);
+    let json = config_json(&mut by_file.ratewatch(["config"]), &[]);
     assert_eq!(json["settings"]["quiet"]["value"], true);
     assert_eq!(json["settings"]["quiet"]["from"], "file ratewatch.toml:4");
     assert_eq!(json["settings"]["csv_dialect"]["value"], "excel");
@@ -394,18 +372,18 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
         json["settings"]["timestamped"]["from"],
         "file ratewatch.toml:6"
     );
-    ratewatch_in(by_file.dir.path())
-        .args(["config", "--get", "out"])
+    by_file
+        .ratewatch(["config", "--get", "out"])
         .assert()
         .code(0)
         .stdout("reports\n");
-    ratewatch_in(by_file.dir.path())
-        .args(["config", "--get", "max_calls"])
+    by_file
+        .ratewatch(["config", "--get", "max_calls"])
         .assert()
         .code(0)
         .stdout("\n");
-    ratewatch_in(by_file.dir.path())
-        .args(["config", "--get", "outt"])
+    by_file
+        .ratewatch(["config", "--get", "outt"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown setting `outt`"));
@@ -430,8 +408,7 @@ fn report_settings_in_the_file_change_the_run_as_their_flags_do() {
         let report = !line.starts_with("quiet");
         let commands = [&["screen", "book.csv"][..], &["report", "--run", "1"][..]];
         for command in &commands[..if report { 2 } else { 1 }] {
-            ratewatch_in(ws.dir.path())
-                .args(*command)
+            ws.ratewatch(*command)
                 .assert()
                 .code(2)
                 .stdout("")
@@ -458,7 +435,7 @@ fn config_shows_every_url_without_its_credentials_query_values_or_webhook_secret
     let base = "https://***@rating.example:8443/root?tenant=***";
     let hook = "https://hooks.slack.com/…";
 
-    let out = ratewatch_in(ws.dir.path()).arg("config").assert().code(0);
+    let out = ws.ratewatch(["config"]).assert().code(0);
     let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     clean(&table);
     assert!(table.contains(base), "{table}");
@@ -468,29 +445,28 @@ fn config_shows_every_url_without_its_credentials_query_values_or_webhook_secret
         table.contains("\nhint: notify_webhook is a Slack address and webhook_format is json"),
         "{table}"
     );
-    let out = ratewatch_in(ws.dir.path())
-        .args(["config", "--webhook-format", "slack"])
+    let out = ws
+        .ratewatch(["config", "--webhook-format", "slack"])
         .assert()
         .code(0);
     let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(!table.contains("hint:"), "{table}");
     assert!(table.contains("webhook_format"), "{table}");
 
-    let json = config_json(&mut ratewatch_in(ws.dir.path()), &[]);
+    let json = config_json(&mut ws.ratewatch(["config"]), &[]);
     clean(&json.to_string());
     assert_eq!(json["settings"]["base_url"]["value"], base);
     assert_eq!(json["settings"]["notify_webhook"]["value"], hook);
 
     for (key, shown) in [("base_url", base), ("notify_webhook", hook)] {
-        ratewatch_in(ws.dir.path())
-            .args(["config", "--get", key])
+        ws.ratewatch(["config", "--get", key])
             .assert()
             .code(0)
             .stdout(format!("{shown}\n"));
     }
     // A flag's value as well.
     let json = config_json(
-        &mut ratewatch_in(ws.dir.path()),
+        &mut ws.ratewatch(["config"]),
         &["--base-url", "http://u:p4ss@127.0.0.1:9/?k=v4lue"],
     );
     assert_eq!(
@@ -507,8 +483,8 @@ fn a_key_file_other_users_can_read_is_a_warning_naming_the_file_never_the_key() 
     let key = ws.write("ratewatch.key", b"k3y-s3cr3t\n");
     let warned = |mode: u32| {
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(mode)).unwrap();
-        let out = ratewatch_in(ws.dir.path())
-            .args(["config", "--api-key-file"])
+        let out = ws
+            .ratewatch(["config", "--api-key-file"])
             .arg(&key)
             .assert()
             .code(0);
@@ -542,12 +518,11 @@ fn a_key_file_other_users_can_read_is_a_warning_naming_the_file_never_the_key() 
 fn a_key_sent_over_plain_http_off_this_machine_is_a_warning_once() {
     let ws = Workspace::new();
     let lookups = |base: &str, key: Option<&str>| {
-        let mut cmd = ratewatch_in(ws.dir.path());
-        cmd.args(["lookups", "countries", "--timeout", "2", "--base-url", base]);
+        let mut cmd = ws.ratewatch(["lookups", "countries", "--timeout", "2", "--base-url", base]);
         if let Some(key) = key {
             cmd.env("RATEWATCH_API_KEY", key);
         }
-        let out = cmd.output().unwrap();
+        let out = cmd.run();
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let warning = "over plain http, readable on the way: use https";

@@ -10,10 +10,9 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-use crate::common::{Background, Workspace, isolated, sample_sim};
+use crate::common::{Background, Workspace, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
@@ -155,12 +154,10 @@ fn metric_alerts(text: &str) -> u64 {
 }
 
 fn ack(ws: &Workspace, reference: &str) {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
-        .args(["ack", reference, "--db"])
-        .arg(ws.db());
-    Command::from_std(cmd).assert().success();
+    ws.ratewatch(["ack", reference])
+        .db(ws.db())
+        .assert()
+        .success();
 }
 
 /// One night of the sample: every output's count of listed and of standing alerts agree.
@@ -173,8 +170,7 @@ fn night(sim: &Background, ws: &Workspace, day: i64, hook: &(String, Bodies)) ->
         .screen(sim, &sample())
         .args(["--metrics-file", metrics.to_str().unwrap()])
         .args(["--notify-webhook", &hook.0])
-        .output()
-        .unwrap();
+        .run();
     let summary = String::from_utf8(out.stdout).unwrap();
     let said = said(&summary);
     let report = ws.report();

@@ -6,7 +6,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::model::Color;
 use ratewatch::sim::dataset::Calendar;
@@ -15,6 +14,7 @@ use ratewatch::sim::{CompanyRef, Dataset};
 use serde_json::Value;
 
 use crate::common::wait::a_second_later;
+use crate::common::{Ratewatch, ratewatch};
 
 /// A folder where the sample portfolio was screened with `--demo` on simulated days
 /// 1, 2, … (run N on day N), one run after another (each in a second of its own: times
@@ -60,22 +60,22 @@ impl Demo {
 
     /// One more demo run (the sample has a row that fails on purpose: exit 3).
     fn screen(&self) {
-        self.ratewatch()
-            .arg("screen")
+        self.ratewatch(["screen"])
             .arg(sample("portfolio.csv"))
             .arg("--demo")
             .assert()
             .code(3);
     }
 
-    /// ratewatch in this folder, its default database here.
-    fn ratewatch(&self) -> Command {
-        let mut cmd = Command::cargo_bin("ratewatch").unwrap();
-        cmd.env_remove("RATEWATCH_API_KEY")
-            .env_remove("RATEWATCH_BASE_URL")
-            .env_remove("RATEWATCH_DB")
-            .current_dir(self.dir.path());
-        cmd
+    /// `ratewatch ARGS…` in this folder, its default database here.
+    fn ratewatch<I, S>(&self, args: I) -> Ratewatch
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = ratewatch(args);
+        command.in_dir(self.dir.path());
+        command
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -88,7 +88,7 @@ impl Demo {
 
     /// stdout of a command that must succeed, as JSON.
     fn json(&self, args: &[&str]) -> Value {
-        let out = self.ratewatch().args(args).assert().code(0);
+        let out = self.ratewatch(args).assert().code(0);
         serde_json::from_slice(&out.get_output().stdout).unwrap()
     }
 
@@ -170,8 +170,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         "run 2 has reports of its own"
     );
 
-    demo.ratewatch()
-        .args(["report", "--run", "1", "--out", "other"])
+    demo.ratewatch(["report", "--run", "1", "--out", "other"])
         .assert()
         .code(0)
         .stdout(predicate::str::contains("other/report.csv"));
@@ -187,8 +186,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         std::fs::read(demo.path("other/report.html")).unwrap(),
         first_html
     );
-    demo.ratewatch()
-        .args(["report", "--run", "2", "--out", "again"])
+    demo.ratewatch(["report", "--run", "2", "--out", "again"])
         .assert()
         .code(0);
     for name in ["report.csv", "report.json", "report.html"] {
@@ -199,8 +197,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         );
     }
 
-    demo.ratewatch()
-        .args(["report", "--run", "7", "--out", "none"])
+    demo.ratewatch(["report", "--run", "7", "--out", "none"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no run 7"));
@@ -216,18 +213,15 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .unwrap()
         .pragma_update(None, "user_version", 10)
         .unwrap();
-    demo.ratewatch()
-        .args(["report", "--run", "2", "--out", "older"])
+    demo.ratewatch(["report", "--run", "2", "--out", "older"])
         .assert()
         .code(4)
         .stderr(predicate::str::contains(UPGRADED_BY));
-    demo.ratewatch()
-        .args(["changes", "--since", "2020-01-01"])
+    demo.ratewatch(["changes", "--since", "2020-01-01"])
         .assert()
         .code(4)
         .stderr(predicate::str::contains(UPGRADED_BY));
-    demo.ratewatch()
-        .arg("screen")
+    demo.ratewatch(["screen"])
         .arg(sample("portfolio.csv"))
         .args(["--demo", "--dry-run"])
         .assert()
@@ -240,8 +234,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .unwrap()
         .pragma_update(None, "user_version", 5)
         .unwrap();
-    demo.ratewatch()
-        .args(["report", "--run", "2", "--out", "older"])
+    demo.ratewatch(["report", "--run", "2", "--out", "older"])
         .assert()
         .code(4)
         .stdout(predicate::str::contains("Nothing flagged").not())
@@ -250,8 +243,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
         .unwrap()
         .pragma_update(None, "user_version", 4)
         .unwrap();
-    demo.ratewatch()
-        .arg("runs")
+    demo.ratewatch(["runs"])
         .assert()
         .code(4)
         .stderr(predicate::str::contains(UPGRADED_BY));
@@ -260,8 +252,7 @@ fn report_writes_any_past_run_again_byte_for_byte() {
 #[test]
 fn report_writes_excel_and_timestamped_reports_again_as_screen_wrote_them() {
     let demo = Demo::screened(0);
-    demo.ratewatch()
-        .arg("screen")
+    demo.ratewatch(["screen"])
         .arg(sample("portfolio.csv"))
         .args([
             "--demo",
@@ -273,18 +264,17 @@ fn report_writes_excel_and_timestamped_reports_again_as_screen_wrote_them() {
         ])
         .assert()
         .code(3);
-    demo.ratewatch()
-        .args([
-            "report",
-            "--run",
-            "1",
-            "--csv-dialect",
-            "excel",
-            "--timestamped",
-        ])
-        .args(["--out", "again"])
-        .assert()
-        .code(0);
+    demo.ratewatch([
+        "report",
+        "--run",
+        "1",
+        "--csv-dialect",
+        "excel",
+        "--timestamped",
+    ])
+    .args(["--out", "again"])
+    .assert()
+    .code(0);
     let names = |dir: &str| {
         let mut n: Vec<String> = std::fs::read_dir(demo.path(dir))
             .unwrap()
@@ -319,8 +309,7 @@ fn reading_commands_find_the_database_named_in_ratewatch_toml() {
     assert!(!demo.db().exists(), "the default database is not used");
     let runs = demo.json(&["runs", "--json"]);
     assert_eq!(runs["runs"].as_array().map(Vec::len), Some(1), "{runs}");
-    demo.ratewatch()
-        .args(["report", "--run", "1", "--out", "again"])
+    demo.ratewatch(["report", "--run", "1", "--out", "again"])
         .assert()
         .code(0);
     assert_eq!(
@@ -360,15 +349,14 @@ fn runs_are_listed_newest_first_with_the_counts_of_their_reports() {
         1
     );
 
-    let csv = demo.ratewatch().args(["runs", "--csv"]).assert().code(0);
+    let csv = demo.ratewatch(["runs", "--csv"]).assert().code(0);
     let csv = String::from_utf8(csv.get_output().stdout.clone()).unwrap();
     assert_eq!(csv.lines().count(), 3, "{csv}");
     assert!(
         csv.starts_with("id,started_at,finished_at,portfolio,"),
         "{csv}"
     );
-    demo.ratewatch()
-        .args(["runs"])
+    demo.ratewatch(["runs"])
         .assert()
         .code(0)
         .stdout(predicate::str::is_match(r"(?m)^RUN +STARTED +PORTFOLIO +STATUS").unwrap())
@@ -444,14 +432,12 @@ fn changes_are_exactly_those_the_simulator_made_with_the_references_holding_them
     assert!(runs.iter().all(|r| *r == 2), "{runs:?}");
 
     let csv = demo
-        .ratewatch()
-        .args(["changes", "--since", "2026-01-01", "--csv"])
+        .ratewatch(["changes", "--since", "2026-01-01", "--csv"])
         .assert()
         .code(0);
     let csv = String::from_utf8(csv.get_output().stdout.clone()).unwrap();
     assert_eq!(csv.lines().count(), expected.len() + 1, "{csv}");
-    demo.ratewatch()
-        .args(["changes", "--since", "2026-01-01"])
+    demo.ratewatch(["changes", "--since", "2026-01-01"])
         .assert()
         .code(0)
         .stdout(predicate::str::contains(format!(
@@ -459,20 +445,17 @@ fn changes_are_exactly_those_the_simulator_made_with_the_references_holding_them
             expected.len()
         )))
         .stdout(predicate::str::contains(" → "));
-    demo.ratewatch()
-        .args(["changes", "--since", "2100-01-01"])
+    demo.ratewatch(["changes", "--since", "2100-01-01"])
         .assert()
         .code(0)
         .stdout("No color change seen since 2100-01-01T00:00:00Z.\n");
-    demo.ratewatch()
-        .args(["changes", "--since", "yesterday"])
+    demo.ratewatch(["changes", "--since", "yesterday"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
             "--since \"yesterday\" is neither a date",
         ));
-    demo.ratewatch()
-        .args(["changes", "--since", "2026-01-03", "--until", "2026-01-02"])
+    demo.ratewatch(["changes", "--since", "2026-01-03", "--until", "2026-01-02"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not after --since"));
@@ -548,10 +531,7 @@ fn history_finds_a_company_by_reference_id_or_name_and_shows_its_colors_over_the
         .replace(['ó', 'ö'], "o")
         .replace(['ú', 'ü'], "u")
         .replace('ñ', "n");
-    let by_name = demo
-        .ratewatch()
-        .args(["history", &plain, "--json"])
-        .assert();
+    let by_name = demo.ratewatch(["history", &plain, "--json"]).assert();
     let out: Value = serde_json::from_slice(&by_name.get_output().stdout).unwrap();
     match by_name.get_output().status.code() {
         Some(0) => assert_eq!(out, shown),
@@ -565,8 +545,7 @@ fn history_finds_a_company_by_reference_id_or_name_and_shows_its_colors_over_the
         ),
         other => panic!("{other:?}: {out}"),
     }
-    demo.ratewatch()
-        .args(["history", reference])
+    demo.ratewatch(["history", reference])
         .assert()
         .code(0)
         .stdout(predicate::str::contains(format!("company id  {id}")))
@@ -578,16 +557,14 @@ fn history_finds_a_company_by_reference_id_or_name_and_shows_its_colors_over_the
         );
 
     // Two companies are named "López Motors & Fils SA": never a guess.
-    demo.ratewatch()
-        .args(["history", "lopez motors & fils sa"])
+    demo.ratewatch(["history", "lopez motors & fils sa"])
         .assert()
         .code(2)
         .stdout(predicate::str::contains("companies match"))
         .stdout(predicate::str::contains("Bordeaux"))
         .stdout(predicate::str::contains("Toulouse"))
         .stderr(predicate::str::contains("give the company id"));
-    demo.ratewatch()
-        .args(["history", "Nobody Such Trading"])
+    demo.ratewatch(["history", "Nobody Such Trading"])
         .assert()
         .code(1)
         .stdout(predicate::str::contains("No company matches"));
@@ -603,8 +580,7 @@ fn reading_never_creates_or_writes_the_database_and_never_waits_for_a_run() {
         &["changes"],
         &["usage"],
     ] {
-        demo.ratewatch()
-            .args(args)
+        demo.ratewatch(args)
             .args(["--db", "elsewhere.db"])
             .assert()
             .code(2)
@@ -635,8 +611,7 @@ fn reading_never_creates_or_writes_the_database_and_never_waits_for_a_run() {
     demo.json(&["history", "C-1001", "--json"]);
     demo.json(&["changes", "--since", "2026-01-01", "--json"]);
     demo.json(&["usage", "--json"]);
-    demo.ratewatch()
-        .args(["report", "--run", "2", "--out", "copy"])
+    demo.ratewatch(["report", "--run", "2", "--out", "copy"])
         .assert()
         .code(0);
     // No wait for the writer. A reader that waited for it would wait until this test
@@ -666,8 +641,7 @@ fn reading_never_creates_or_writes_the_database_and_never_waits_for_a_run() {
         .unwrap()
         .execute_batch("CREATE TABLE invoices (id INTEGER);")
         .unwrap();
-    demo.ratewatch()
-        .args(["changes", "--db", "other.db"])
+    demo.ratewatch(["changes", "--db", "other.db"])
         .assert()
         .code(4)
         .stderr(predicate::str::contains("not a ratewatch database"));
@@ -756,8 +730,7 @@ fn usage_adds_up_the_calls_the_runs_recorded_by_day_or_month_and_endpoint() {
 
     // For people: a line per period, a total line, one column per endpoint.
     let out = demo
-        .ratewatch()
-        .args(["usage", "--since", "2026-01-01", "--by", "month"])
+        .ratewatch(["usage", "--since", "2026-01-01", "--by", "month"])
         .assert()
         .code(0);
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -777,8 +750,7 @@ fn usage_adds_up_the_calls_the_runs_recorded_by_day_or_month_and_endpoint() {
 
     // For scripts: one CSV line per period and endpoint.
     let out = demo
-        .ratewatch()
-        .args(["usage", "--since", "2026-01-01", "--csv"])
+        .ratewatch(["usage", "--since", "2026-01-01", "--csv"])
         .assert()
         .code(0);
     let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -790,22 +762,16 @@ fn usage_adds_up_the_calls_the_runs_recorded_by_day_or_month_and_endpoint() {
     );
 
     // Nothing in the window; and usage errors.
-    demo.ratewatch()
-        .args(["usage", "--since", "2025-01-01", "--until", "2025-12-31"])
+    demo.ratewatch(["usage", "--since", "2025-01-01", "--until", "2025-12-31"])
         .assert()
         .code(0)
         .stdout("No run started from 2025-01-01T00:00:00Z and before 2026-01-01T00:00:00Z.\n");
-    demo.ratewatch()
-        .args(["usage", "--since", "2026-02-01", "--until", "2026-01-01"])
+    demo.ratewatch(["usage", "--since", "2026-02-01", "--until", "2026-01-01"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not after --since"));
-    demo.ratewatch()
-        .args(["usage", "--by", "week"])
-        .assert()
-        .code(2);
-    demo.ratewatch()
-        .args(["usage", "--json", "--csv"])
+    demo.ratewatch(["usage", "--by", "week"]).assert().code(2);
+    demo.ratewatch(["usage", "--json", "--csv"])
         .assert()
         .code(2);
 }

@@ -746,8 +746,7 @@ fn the_binary_warns_on_stderr_and_logs_with_the_host_only_and_keeps_its_exit_cod
         .args(["--notify-webhook", &url, "-vv", "--log-format", "json"])
         .arg("--metrics-file")
         .arg(&metrics)
-        .output()
-        .unwrap();
+        .run();
     // The sample has failed rows: 3, as without a webhook.
     assert_eq!(output.status.code(), Some(3), "{output:?}");
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -794,16 +793,13 @@ fn the_binary_warns_on_stderr_and_logs_with_the_host_only_and_keeps_its_exit_cod
 #[test]
 fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_2() {
     let ws = Workspace::new();
-    let mut std_cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    crate::common::isolated(&mut std_cmd);
-    std_cmd
-        .current_dir(ws.dir.path())
+    let out = ws
+        .ratewatch(["config", "--json"])
         .env(
             "RATEWATCH_NOTIFY_WEBHOOK",
             "https://u:s3cr3t@hooks.example/in?token=t0ken",
         )
-        .args(["config", "--json"]);
-    let out = std_cmd.output().unwrap();
+        .run();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -818,11 +814,7 @@ fn config_shows_the_webhook_without_its_secrets_and_refuses_a_bad_one_with_code_
     assert_eq!(json["settings"]["notify_webhook"]["source"], "env");
 
     ws.write("book.csv", b"country,service,id\nFR,SIREN,552100554\n");
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    crate::common::isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path());
-    assert_cmd::Command::from_std(cmd)
-        .args(["screen", "book.csv", "--demo", "--notify-webhook"])
+    ws.ratewatch(["screen", "book.csv", "--demo", "--notify-webhook"])
         .arg("ftp://u:s3cr3t@hooks.example/in")
         .assert()
         .code(2)
@@ -1276,8 +1268,7 @@ fn a_secret_for_no_webhook_is_said_not_silently_ignored() {
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv"),
         )
         .args(["--webhook-secret-file", secret.to_str().unwrap()])
-        .output()
-        .unwrap();
+        .run();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("webhook_secret_file is set but notify_webhook is not: no webhook is sent"),

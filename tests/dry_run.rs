@@ -15,7 +15,7 @@ use ratewatch::run::{self, Preview};
 use ratewatch::sim::{CompanyRef, Dataset, SimServer};
 use serde_json::Value;
 
-use crate::common::{KEY, Workspace, config, isolated, screen_request, start};
+use crate::common::{KEY, Workspace, config, screen_request, start};
 
 const PORTFOLIOS: u64 = 4;
 const ROWS: u64 = 30;
@@ -306,16 +306,7 @@ fn decide(rng: &mut Rng, ws: &Workspace, rows: &[Row]) -> BTreeMap<&'static str,
         .map(|r| r.reference.as_str())
         .collect();
     let review = |args: &[&str]| {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-        isolated(&mut cmd);
-        let out = cmd
-            .current_dir(ws.dir.path())
-            .arg("review")
-            .args(args)
-            .arg("--db")
-            .arg(ws.db())
-            .output()
-            .unwrap();
+        let out = ws.ratewatch([&["review"], args].concat()).db(ws.db()).run();
         assert!(out.status.success(), "review {args:?}: {out:?}");
         out.stdout
     };

@@ -15,7 +15,7 @@ use ratewatch::sim::{CompanyRef, Dataset, SimServer};
 use ratewatch::{Error, ExitCode};
 
 use crate::common::smtp::{Answer, Mail, Receiver, header, headers_and_body, parts, receiver};
-use crate::common::{KEY, Workspace, background, config, isolated, screen_in_this_process, start};
+use crate::common::{KEY, Workspace, background, config, screen_in_this_process, start};
 
 /// Short waits, so that retries cost the tests little.
 fn quick() -> Policy {
@@ -487,14 +487,6 @@ async fn a_login_is_sent_only_in_auth_and_a_refused_one_is_never_repeated() {
     assert!(!mails[0].data.contains("r1ght-pa55"));
 }
 
-/// `ratewatch` in `dir`, none of the caller's settings.
-fn ratewatch_in(dir: &Path) -> assert_cmd::Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(dir);
-    assert_cmd::Command::from_std(cmd)
-}
-
 #[test]
 fn the_binary_never_prints_or_logs_the_password_and_warns_on_stderr() {
     let sim = background(config());
@@ -514,7 +506,7 @@ fn the_binary_never_prints_or_logs_the_password_and_warns_on_stderr() {
         email(&smtp, "")
     );
     ws.write("ratewatch.toml", toml.as_bytes());
-    let output = ws.screen(&sim, &file).args(["-vv"]).output().unwrap();
+    let output = ws.screen(&sim, &file).args(["-vv"]).run();
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -537,10 +529,7 @@ fn the_binary_never_prints_or_logs_the_password_and_warns_on_stderr() {
     }
 
     // `config` shows the settings, the password as set and where, never its value.
-    let out = ratewatch_in(ws.dir.path())
-        .args(["config", "--json"])
-        .assert()
-        .code(0);
+    let out = ws.ratewatch(["config", "--json"]).assert().code(0);
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(!text.contains("wr0ng-s3cret"), "{text}");
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -567,8 +556,8 @@ fn a_login_in_the_url_or_an_empty_password_file_is_refused_before_any_run() {
         "ratewatch.toml",
         format!("{base}smtp = \"smtp://user:s3cr3t@mail.example.com:587\"\n").as_bytes(),
     );
-    let out = ratewatch_in(ws.dir.path())
-        .args(["screen", "book.csv", "--demo"])
+    let out = ws
+        .ratewatch(["screen", "book.csv", "--demo"])
         .assert()
         .code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
@@ -583,8 +572,8 @@ fn a_login_in_the_url_or_an_empty_password_file_is_refused_before_any_run() {
         "ratewatch.toml",
         format!("{base}smtp = \"smtps://mail.example.com\"\nusername = \"u\"\npassword_file = \"smtp.password\"\n").as_bytes(),
     );
-    let out = ratewatch_in(ws.dir.path())
-        .args(["screen", "book.csv", "--demo"])
+    let out = ws
+        .ratewatch(["screen", "book.csv", "--demo"])
         .assert()
         .code(2);
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
@@ -594,7 +583,7 @@ fn a_login_in_the_url_or_an_empty_password_file_is_refused_before_any_run() {
     );
     assert!(!ws.db().exists(), "refused before anything was written");
     // `config` says so too, and fails as it does for the key's file.
-    let out = ratewatch_in(ws.dir.path()).arg("config").assert().code(2);
+    let out = ws.ratewatch(["config"]).assert().code(2);
     let table = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(
         table.contains("email.smtp           smtps://mail.example.com:465"),

@@ -13,8 +13,8 @@ use ratewatch::sim::{Endpoint, Faults, SimConfig};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::common::wait::{Spawned, wait_for};
-use crate::common::{Background, KEY, Workspace, background, rows_by_ref};
+use crate::common::wait::wait_for;
+use crate::common::{Background, KEY, Workspace, background, ratewatch, rows_by_ref};
 use crate::common::{after_heading, listed_alerts};
 
 fn sim(faults: Faults) -> Background {
@@ -256,13 +256,7 @@ fn the_month_s_call_budget_stops_a_run_and_the_next_run_of_the_month_makes_no_ca
     assert_eq!(monthly, failed);
 
     // `usage` counts the month's calls as the budget did.
-    let usage = assert_cmd::Command::cargo_bin("ratewatch")
-        .unwrap()
-        .args(["usage", "--json", "--db"])
-        .arg(ws.db())
-        .env_remove("RATEWATCH_DB")
-        .assert()
-        .code(0);
+    let usage = ratewatch(["usage", "--json"]).db(ws.db()).assert().code(0);
     let usage: Value = serde_json::from_slice(&usage.get_output().stdout).unwrap();
     assert_eq!(usage["total"]["runs"], 2);
     assert_eq!(usage["total"]["total"], 20);
@@ -400,7 +394,7 @@ fn kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result() {
     for attempt in 0..6 {
         // The first kill lands before the night's 600 ratings are all answered.
         let at = answered() + draws.below(if attempt == 0 { 550 } else { 650 });
-        let mut child = Spawned::start(crashy.screen_process(&sim, &crash_file).args(args));
+        let mut child = crashy.screen(&sim, &crash_file).args(args).spawn();
         let reached = wait_for(
             format!("the simulator's answer {at}, or the run's end (seed {seed})"),
             || {
@@ -500,15 +494,21 @@ fn a_second_run_on_the_same_database_is_refused_at_once() {
     // Refused at once rather than waiting: a run that waited for the lock would wait as
     // long as this test holds it, to the test's end. The refusal takes a fraction of a
     // second; a run still there after a minute is killed, and fails the assertion.
-    ws.screen(&sim, &file)
-        .timeout(Duration::from_secs(60))
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("in use by another run"))
-        .stderr(predicate::str::contains(format!(
-            "process {}",
-            std::process::id()
-        )));
+    let refused = ws
+        .screen(&sim, &file)
+        .spawn()
+        .finish_within(Duration::from_secs(60), "the refusal");
+    assert_eq!(refused.code(), Some(2), "{refused:?}");
+    assert!(
+        refused.stderr.contains("in use by another run"),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .stderr
+            .contains(&format!("process {}", std::process::id())),
+        "{refused:?}"
+    );
     // Readers are not blocked by a run.
     assert!(count(&ws.db(), "SELECT count(*) FROM latest_ratings") > 0);
 
@@ -521,7 +521,7 @@ fn a_second_run_on_the_same_database_is_refused_at_once() {
         (&symlink, format!("process {}", std::process::id())),
         (&hard_link, "another name".to_string()),
     ] {
-        assert_cmd::Command::from_std(ws.screen_process_on(&sim, &file, db))
+        ws.screen_on(&sim, &file, db)
             .assert()
             .code(2)
             .stderr(predicate::str::contains("in use by another run"))
@@ -606,18 +606,7 @@ fn an_unusable_database_is_a_clear_error_and_left_untouched() {
         .execute_batch("CREATE TABLE invoices (id INTEGER); INSERT INTO invoices VALUES (1);")
         .unwrap();
     let before = std::fs::read(&foreign).unwrap();
-    let screen_on = |db: &Path| {
-        let mut cmd = assert_cmd::Command::cargo_bin("ratewatch").unwrap();
-        cmd.env("RATEWATCH_API_KEY", KEY)
-            .arg("screen")
-            .arg(&file)
-            .arg("--db")
-            .arg(db)
-            .arg("--out")
-            .arg(ws.path("out"))
-            .args(["--base-url", &sim.server.base_url()]);
-        cmd
-    };
+    let screen_on = |db: &Path| ws.screen_on(&sim, &file, db);
     screen_on(&foreign)
         .assert()
         .code(4)
@@ -646,11 +635,7 @@ fn broken_answers_fail_their_rows_with_a_snippet_and_the_next_run_heals() {
     let ws = Workspace::new();
     let file = portfolio(&ws, &broken, 200);
     // The lookups may be spoiled too: then there is no kept copy yet, a clear fatal error.
-    let first = ws
-        .screen(&broken, &file)
-        .args(["--retries", "0"])
-        .output()
-        .unwrap();
+    let first = ws.screen(&broken, &file).args(["--retries", "0"]).run();
     let code = first.status.code().unwrap();
     assert!(code == 3 || code == 4, "{first:?}");
     if code == 3 {
@@ -709,15 +694,13 @@ fn the_key_appears_nowhere_even_in_debug_logs() {
         .env("RATEWATCH_API_KEY", secret)
         .env("RUST_LOG", "trace")
         .args(["-vv", "--retry-delay-ms", "1"])
-        .output()
-        .unwrap();
+        .run();
     assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{out:?}");
     let wrong = ws
         .screen(&sim, &file)
         .env("RATEWATCH_API_KEY", format!("{secret}-old"))
         .arg("-vv")
-        .output()
-        .unwrap();
+        .run();
     assert_eq!(wrong.status.code(), Some(4), "{wrong:?}");
     let mut haystack = Vec::new();
     for o in [&out, &wrong] {
@@ -750,10 +733,10 @@ fn screen_on_a_full_disk(
     bytes: u64,
 ) -> std::process::Output {
     use std::os::unix::process::CommandExt;
-    let mut cmd = ws.screen_process(sim, file);
+    let mut cmd = ws.screen(sim, file);
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
-        cmd.pre_exec(move || {
+        cmd.process().pre_exec(move || {
             let limit = libc::rlimit {
                 rlim_cur: bytes,
                 rlim_max: bytes,
@@ -766,7 +749,7 @@ fn screen_on_a_full_disk(
             Ok(())
         });
     }
-    cmd.output().unwrap()
+    cmd.run()
 }
 
 /// A disk that fills up during a night: what the database holds of the run is still said

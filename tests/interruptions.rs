@@ -11,7 +11,7 @@ use ratewatch::sim::{Faults, SimConfig};
 use rusqlite::Connection;
 
 use crate::common::after_heading;
-use crate::common::wait::{Spawned, count_now, wait_until};
+use crate::common::wait::{count_now, wait_until};
 use crate::common::{Background, KEY, Workspace, background};
 
 const ROWS: usize = 200;
@@ -75,11 +75,7 @@ fn last_run(db: &Path) -> i64 {
 /// Screens `file` on simulated `day` to its end; the run's id.
 fn night(sim: &Background, ws: &Workspace, file: &Path, day: i64) -> i64 {
     sim.server.set_day(day);
-    let out = ws
-        .screen(sim, file)
-        .args(["--concurrency", "8"])
-        .output()
-        .unwrap();
+    let out = ws.screen(sim, file).args(["--concurrency", "8"]).run();
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "day {day}: {out:?}"
@@ -114,7 +110,7 @@ fn changes_found_by_runs_that_died_before_their_news_went_out_are_announced_once
     sim.server.set_day(3);
     std::fs::rename(crashy.path("out"), crashy.path("out.kept")).unwrap();
     let blocker = crashy.write("out", b"");
-    let out = crashy.screen(&sim, &file).output().unwrap();
+    let out = crashy.screen(&sim, &file).run();
     assert_eq!(out.status.code(), Some(4), "{out:?}");
     std::fs::remove_file(blocker).unwrap();
     std::fs::rename(crashy.path("out.kept"), crashy.path("out")).unwrap();
@@ -137,11 +133,10 @@ fn changes_found_by_runs_that_died_before_their_news_went_out_are_announced_once
 
     // Day 5: killed partway through, then a file that lost its extra row: a fresh run.
     sim.server.set_day(5);
-    let mut child = Spawned::start(
-        crashy
-            .screen_process(&sim, &grown)
-            .args(["--concurrency", "1"]),
-    );
+    let mut child = crashy
+        .screen(&sim, &grown)
+        .args(["--concurrency", "1"])
+        .spawn();
     let killed = last_run(&crashy.db()) + 1;
     let rows_of = |db: &Path| {
         count_now(
@@ -183,7 +178,7 @@ fn sigterm_ends_a_run_with_its_summary_and_the_next_run_resumes_it() {
     let sim = sim();
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, ROWS, "p.csv");
-    let mut child = Spawned::start(ws.screen_process(&sim, &file).args(["--concurrency", "1"]));
+    let mut child = ws.screen(&sim, &file).args(["--concurrency", "1"]).spawn();
     wait_until("10 rows settled, or the run's end", || {
         count_now(&ws.db(), "SELECT count(*) FROM run_rows").is_some_and(|n| n >= 10)
             || child.ended()
@@ -222,7 +217,7 @@ fn sigterm_ends_a_run_with_its_summary_and_the_next_run_resumes_it() {
         "stopped partway: {rated} rated: {out:?}"
     );
 
-    let next = ws.screen(&sim, &file).output().unwrap();
+    let next = ws.screen(&sim, &file).run();
     let stderr = String::from_utf8_lossy(&next.stderr);
     assert!(matches!(next.status.code(), Some(0 | 1)), "{next:?}");
     assert!(
@@ -242,8 +237,7 @@ fn a_run_past_its_max_run_time_stops_its_calls_and_stays_resumable() {
     let out = ws
         .screen(&sim, &file)
         .args(["--concurrency", "1", "--max-run-time", "0.5"])
-        .output()
-        .unwrap();
+        .run();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
@@ -253,7 +247,7 @@ fn a_run_past_its_max_run_time_stops_its_calls_and_stays_resumable() {
     let report = ws.report();
     assert_eq!(report["run"]["status"], "interrupted");
     assert!(report["run"]["by_status"]["failed"].as_u64().unwrap() > 0);
-    let next = ws.screen(&sim, &file).output().unwrap();
+    let next = ws.screen(&sim, &file).run();
     assert!(matches!(next.status.code(), Some(0 | 1)), "{next:?}");
     assert_eq!(ws.report()["run"]["by_status"]["rated"], ROWS as u64);
 }

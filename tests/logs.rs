@@ -4,24 +4,21 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use ratewatch::sim::{CompanyRef, SimConfig};
 use serde_json::Value;
 
-use crate::common::{Workspace, background, config, isolated};
+use crate::common::{Ratewatch, Workspace, background, config};
 
 const SECRET: &str = "k3y-never-in-a-log";
 
-fn screen(ws: &Workspace, base_url: &str, key: &str, portfolio: &Path, log: &[&str]) -> Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
+fn screen(ws: &Workspace, base_url: &str, key: &str, portfolio: &Path, log: &[&str]) -> Ratewatch {
+    let mut screen = ws.ratewatch(log);
+    screen
         .env("RATEWATCH_API_KEY", key)
-        .args(log)
         .arg("screen")
         .arg(portfolio)
         .args(["--base-url", base_url, "--quiet"]);
-    Command::from_std(cmd)
+    screen
 }
 
 /// Every stderr line as JSON; a line that is not JSON fails the test.
@@ -152,13 +149,12 @@ fn a_run_stopped_by_a_refused_key_still_logs_its_end() {
 fn text_logs_are_one_line_per_event() {
     let ws = Workspace::new();
     let portfolio = ws.write("book.csv", b"ref,country,service,id\nA,zz,SIREN,1\n");
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
-        .args(["-v", "screen", "--demo", "--quiet"])
-        .arg(&portfolio);
     // Its only row is invalid: nothing screened, exit 2, and still one line each.
-    let out = Command::from_std(cmd).assert().code(2);
+    let out = ws
+        .ratewatch(["-v", "screen", "--demo", "--quiet"])
+        .arg(&portfolio)
+        .assert()
+        .code(2);
     let text = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     let started: Vec<&str> = text.lines().filter(|l| l.contains("run started")).collect();
     assert_eq!(started.len(), 1, "{text}");

@@ -21,10 +21,10 @@ use ratewatch::sim::{SimConfig, dataset::Dataset};
 use rusqlite::Connection;
 use serde_json::Value;
 
-use crate::common::wait::{Spawned, wait_until};
+use crate::common::wait::wait_until;
 use crate::common::{
-    Background, KEY, Reply, Seen, Workspace, background, isolated, read_request, recording,
-    write_reply,
+    Background, KEY, Ratewatch, Reply, Seen, Workspace, background, ratewatch, read_request,
+    recording, write_reply,
 };
 use crate::common::{after_heading, listed_alerts};
 
@@ -134,7 +134,7 @@ fn is_rating(seen: &Seen) -> bool {
 }
 
 /// `ratewatch screen` in the workspace against `base`, failing at once where it would retry.
-fn screen(ws: &Workspace, base: &str, portfolio: &Path) -> assert_cmd::Command {
+fn screen(ws: &Workspace, base: &str, portfolio: &Path) -> Ratewatch {
     let mut cmd = ws.screen_at(base, portfolio);
     cmd.args(["--retries", "0"]);
     cmd
@@ -253,7 +253,7 @@ fn html_to_everything_is_not_the_service_even_with_a_kept_copy_of_the_lookups() 
         || reply("200 OK", "application/json", r#"{"results": []}"#),
     ] {
         let front = Front::new(move |_| answer());
-        let out = screen(&ws, &front.base, &file).output().unwrap();
+        let out = screen(&ws, &front.base, &file).run();
         assert_eq!(out.status.code(), Some(4), "{out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
@@ -362,8 +362,7 @@ fn a_spent_quota_stops_the_run_at_once_and_the_next_run_resumes_it() {
     let started = Instant::now();
     let out = screen(&ws, &front.base, &file)
         .args(["--concurrency", "1"])
-        .output()
-        .unwrap();
+        .run();
     // No waiting for the day the service asks for: the run stops at once. It takes about
     // a second; the bound, far above, is still a day short of what waiting would take.
     let took = started.elapsed();
@@ -398,7 +397,7 @@ fn a_spent_quota_stops_the_run_at_once_and_the_next_run_resumes_it() {
         1
     );
 
-    let next = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    let next = screen(&ws, &sim.server.base_url(), &file).run();
     assert!(next.status.code().is_some_and(|c| c < 2), "{next:?}");
     assert!(String::from_utf8_lossy(&next.stderr).contains("resuming interrupted run 1"));
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM runs"), 1);
@@ -471,8 +470,7 @@ fn a_key_refused_mid_run_still_prints_the_alerts_found_before() {
     });
     let out = screen(&ws, &front.base, &file)
         .args(["--concurrency", "1"])
-        .output()
-        .unwrap();
+        .run();
     assert_eq!(out.status.code(), Some(4), "{out:?}");
     let text = stdout(&out);
     assert!(text.contains("5 alerts"), "{text}");
@@ -486,7 +484,7 @@ fn reports_that_cannot_be_written_still_leave_the_summary_in_the_mail() {
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 20);
     let blocker = ws.write("out", b"a file where the folder should be");
-    let out = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    let out = screen(&ws, &sim.server.base_url(), &file).run();
     assert_eq!(out.status.code(), Some(4), "{out:?}");
     let text = stdout(&out);
     assert!(text.contains("20 rows — 20 rated"), "{text}");
@@ -529,7 +527,7 @@ fn a_company_the_service_no_longer_knows_is_reported_gone_once_with_its_last_col
     let after = front(&before, move |seen| {
         seen.target.contains(&forgotten).then(not_found_json)
     });
-    let out = screen(&ws, &after.base, &file).output().unwrap();
+    let out = screen(&ws, &after.base, &file).run();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let rows = ws.report()["rows"].as_array().unwrap().clone();
     let gone = rows.iter().find(|r| r["ref"] == "GONE").unwrap();
@@ -548,13 +546,7 @@ fn a_company_the_service_no_longer_knows_is_reported_gone_once_with_its_last_col
     assert!(line.contains(&format!("{color} → gone")), "{text}");
 
     // The history says when it was last seen.
-    let mut history = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut history);
-    let history = assert_cmd::Command::from_std(history)
-        .args(["history", &uuid.to_string(), "--db"])
-        .arg(ws.db())
-        .output()
-        .unwrap();
+    let history = ratewatch(["history", &uuid.to_string()]).db(ws.db()).run();
     let text = stdout(&history);
     assert!(
         text.contains("gone: run 2 (")
@@ -588,7 +580,7 @@ fn a_color_nobody_announced_is_an_alert_when_first_seen() {
         }
         answer
     });
-    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let out = screen(&ws, &front.base, &file).run();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let text = stdout(&out);
     // One alert per company, with every ref that holds it: 25 rows, 23 companies, of
@@ -618,7 +610,7 @@ fn a_portfolio_that_lost_most_of_its_rows_is_said_first_or_refused() {
         .code(2)
         .stdout("")
         .stderr(predicate::str::contains("more than half are gone"));
-    let out = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    let out = screen(&ws, &sim.server.base_url(), &file).run();
     assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
     assert!(
         after_heading(&stdout(&out))
@@ -627,7 +619,7 @@ fn a_portfolio_that_lost_most_of_its_rows_is_said_first_or_refused() {
         stdout(&out)
     );
     // Against the last finished run: run 2 had 10 rows, so 10 again is no news.
-    let quiet = screen(&ws, &sim.server.base_url(), &file).output().unwrap();
+    let quiet = screen(&ws, &sim.server.base_url(), &file).run();
     assert!(!stdout(&quiet).contains("SHRUNK"));
 }
 
@@ -637,7 +629,7 @@ fn lookup_lists_that_are_passingly_unavailable_fall_back_on_the_kept_copy_and_sa
     let front = front(&sim, |seen| {
         is_lookup(seen).then(|| reply("503 Service Unavailable", "text/html", "<html>busy</html>"))
     });
-    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let out = screen(&ws, &front.base, &file).run();
     assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
     assert!(
         after_heading(&stdout(&out)).starts_with(
@@ -654,7 +646,7 @@ fn a_few_not_found_and_nothing_else_are_not_believed() {
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 6);
     let front = front(&sim, |seen| (!is_lookup(seen)).then(not_found_json));
-    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let out = screen(&ws, &front.base, &file).run();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let text = stdout(&out);
     assert!(
@@ -688,8 +680,7 @@ fn a_call_budget_reaches_every_row_over_successive_nights() {
         assert!(nights <= 5, "five nights of 150 calls reach every row");
         let out = screen(&ws, &sim.server.base_url(), &file)
             .args(["--max-calls", "150"])
-            .output()
-            .unwrap();
+            .run();
         let text = stdout(&out);
         if out.status.code() == Some(3) {
             assert!(
@@ -753,18 +744,6 @@ fn assert_harmless(what: &str, text: &str) {
     }
 }
 
-/// `ratewatch ARGS… --db` on the workspace's database.
-fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
-        .args(args)
-        .arg("--db")
-        .arg(ws.db())
-        .output()
-        .unwrap()
-}
-
 /// Every listing that shows a company, its color or the run, each harmless.
 fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
     let mut said = String::new();
@@ -781,7 +760,7 @@ fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
         &["acks", "--json"],
         &["acks", "--csv"],
     ] {
-        let out = ratewatch(ws, args);
+        let out = ws.ratewatch(args).db(ws.db()).run();
         assert!(
             out.status.code().is_some_and(|c| c < 2),
             "{args:?}: {out:?}"
@@ -833,7 +812,7 @@ fn a_name_and_a_color_that_would_drive_the_terminal_reach_no_output_as_they_were
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 6);
     let front = hostile(&sim, EVIL_COLOR.into());
-    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let out = screen(&ws, &front.base, &file).run();
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -914,7 +893,10 @@ fn what_an_older_version_stored_raw_is_shown_harmless_everywhere() {
     .unwrap();
     drop(conn);
 
-    let out = ratewatch(&ws, &["report", "--run", "1", "--out", "again"]);
+    let out = ws
+        .ratewatch(["report", "--run", "1", "--out", "again"])
+        .db(ws.db())
+        .run();
     assert!(out.status.success(), "{out:?}");
     assert_harmless("the summary of `ratewatch report`", &stdout(&out));
     assert!(stdout(&out).contains("colors: "), "{}", stdout(&out));
@@ -945,7 +927,7 @@ fn a_color_of_100_000_characters_is_cut_and_the_mail_stays_small() {
     let file = portfolio(&ws, &sim, 6);
     let huge = format!("{EVIL_COLOR}{}", "x".repeat(100_000));
     let front = hostile(&sim, huge);
-    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let out = screen(&ws, &front.base, &file).run();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let text = stdout(&out);
     assert_harmless("the summary", &text);
@@ -960,7 +942,7 @@ fn a_color_of_100_000_characters_is_cut_and_the_mail_stays_small() {
         );
     }
     assert!(count(&ws.db(), "SELECT max(length(color)) FROM ratings") <= 33);
-    let runs = ratewatch(&ws, &["runs"]);
+    let runs = ws.ratewatch(["runs"]).db(ws.db()).run();
     assert!(stdout(&runs).len() < 2_000, "{}", stdout(&runs));
 }
 
@@ -982,7 +964,7 @@ fn answers_for_another_company_or_country_fail_their_rows_and_are_never_stored()
         }
         answer
     });
-    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let out = screen(&ws, &front.base, &file).run();
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert!(
@@ -1020,7 +1002,7 @@ fn answers_for_another_company_or_country_fail_their_rows_and_are_never_stored()
         }
         answer
     });
-    let out = screen(&ws, &front.base, &file).output().unwrap();
+    let out = screen(&ws, &front.base, &file).run();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM ratings"), 0);
     assert_eq!(count(&ws.db(), "SELECT count(*) FROM companies"), 0);
@@ -1102,9 +1084,11 @@ fn a_service_that_stops_answering_after_a_first_good_answer_ends_the_night_resum
     sim.server.set_day(3);
     // Lookups and the first five ratings answered; then nothing, ever.
     let front = hanging(&sim, |seen, n| is_rating(seen) && n >= 7);
-    let mut cmd = ws.screen_process_at(&front.base, &file, &ws.db());
-    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"]);
-    let out = Spawned::start(&mut cmd).finish_within(GIVES_UP, "giving up on the silence");
+    let out = ws
+        .screen_at(&front.base, &file)
+        .args(["--timeout", "1", "--retries", "1", "--max-silence", "3"])
+        .spawn()
+        .finish_within(GIVES_UP, "giving up on the silence");
     let text = &out.stdout;
     assert_eq!(out.code(), Some(3), "{out:?}");
     assert!(
@@ -1134,7 +1118,7 @@ fn a_service_that_stops_answering_after_a_first_good_answer_ends_the_night_resum
         "the answers before the silence are kept: {out:?}"
     );
     // The service is back: the next run resumes with the rows not screened.
-    let next = ws.screen(&sim, &file).output().unwrap();
+    let next = ws.screen(&sim, &file).run();
     assert!(matches!(next.status.code(), Some(0 | 1)), "{next:?}");
     assert_eq!(ws.report()["run"]["by_status"]["rated"], 40);
 }
@@ -1145,9 +1129,11 @@ fn a_service_that_never_answers_is_unreachable_and_records_nothing() {
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 10);
     let front = hanging(&sim, |_, _| true);
-    let mut cmd = ws.screen_process_at(&front.base, &file, &ws.db());
-    cmd.args(["--timeout", "1", "--retries", "1", "--max-silence", "3"]);
-    let out = Spawned::start(&mut cmd).finish_within(GIVES_UP, "giving up on the silence");
+    let out = ws
+        .screen_at(&front.base, &file)
+        .args(["--timeout", "1", "--retries", "1", "--max-silence", "3"])
+        .spawn()
+        .finish_within(GIVES_UP, "giving up on the silence");
     assert_eq!(out.code(), Some(4), "{out:?}");
     assert!(
         out.stderr.contains("could not reach the service"),
@@ -1194,7 +1180,7 @@ fn a_service_clock_decades_off_dates_nothing_and_is_warned_about() {
         sim.server.set_day(day);
         // Whole seconds, as times are kept.
         let before = jiff::Timestamp::now().strftime("'%Y-%m-%dT%H:%M:%SZ'");
-        let out = screen(&ws, &front.base, &file).output().unwrap();
+        let out = screen(&ws, &front.base, &file).run();
         let after = jiff::Timestamp::from_second(jiff::Timestamp::now().as_second() + 1)
             .unwrap()
             .strftime("'%Y-%m-%dT%H:%M:%SZ'");
@@ -1251,11 +1237,8 @@ fn a_service_clock_decades_off_dates_nothing_and_is_warned_about() {
     // A month of the simulator later: color changes, seen now.
     night(30);
     let changes = |args: &[&str]| -> Vec<Value> {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-        isolated(&mut cmd);
-        let out = assert_cmd::Command::from_std(cmd)
-            .args(["changes", "--json", "--db"])
-            .arg(ws.db())
+        let out = ratewatch(["changes", "--json"])
+            .db(ws.db())
             .args(args)
             .assert()
             .code(0);
@@ -1299,7 +1282,7 @@ fn ratings_the_service_dates_in_2099_are_said_and_age_from_the_night_they_were_s
     // A rating is used without a call for a day and a half (red: a day).
     ws.write("ratewatch.toml", b"rating_max_age = 36\n");
     let run = |at: &str| {
-        let out = screen(&ws, &front.base, &file).output().unwrap();
+        let out = screen(&ws, &front.base, &file).run();
         assert!(matches!(out.status.code(), Some(0 | 1)), "{at}: {out:?}");
         stdout(&out)
     };
@@ -1437,7 +1420,7 @@ fn sigterm_while_the_lookups_hang_stops_at_once_with_nothing_recorded() {
     let ws = Workspace::new();
     let file = portfolio(&ws, &sim, 10);
     let front = hanging(&sim, |_, _| true);
-    let mut child = Spawned::start(&mut ws.screen_process_at(&front.base, &file, &ws.db()));
+    let mut child = ws.screen_at(&front.base, &file).spawn();
     // The lookups asked, and hanging: the service has their request.
     wait_until("the run's first request", || {
         front.seen.load(Ordering::SeqCst) > 0 || child.ended()
@@ -1466,8 +1449,7 @@ fn a_night_no_call_reached_is_unreachable_even_with_kept_lookups_and_spends_no_c
     let out = ws
         .screen_at(&base, &file)
         .args(["--retries", "1", "--retry-delay-ms", "10"])
-        .output()
-        .unwrap();
+        .run();
     let text = stdout(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{text}\n{stderr}");
@@ -1548,7 +1530,7 @@ fn an_identifier_answered_with_another_company_fails_its_row_and_the_next_night_
         let data = data.clone();
         front(&sim, move |seen| neighbour_of_the_asked(&data, seen))
     };
-    let out = screen(&ws, &mixed.base, &file).output().unwrap();
+    let out = screen(&ws, &mixed.base, &file).run();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let report = ws.report();
     let by_id: Vec<&Value> = report["rows"]
@@ -1661,9 +1643,7 @@ fn a_dated_export_of_the_same_customers_is_screened_as_their_portfolio() {
         .assert()
         .code(predicate::in_iter([0, 1]));
     let night2 = ws.write("cust-2026-11-26.csv", &book);
-    let out = screen(&ws, &sim.server.base_url(), &night2)
-        .output()
-        .unwrap();
+    let out = screen(&ws, &sim.server.base_url(), &night2).run();
     assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
     let text = stdout(&out);
     assert!(
@@ -1688,8 +1668,7 @@ fn a_dated_export_of_the_same_customers_is_screened_as_their_portfolio() {
     let night4 = ws.write("cust-2026-11-28.csv", &book);
     let out = screen(&ws, &sim.server.base_url(), &night4)
         .args(["--portfolio-name", "given"])
-        .output()
-        .unwrap();
+        .run();
     assert!(!stdout(&out).contains("screened as portfolio"), "{out:?}");
     let names: Vec<String> = {
         let conn = Connection::open(ws.db()).unwrap();

@@ -106,7 +106,7 @@ fn a_reader_with_no_busy_timeout_is_never_refused_during_runs_nor_as_they_end() 
     let file = ws.write("p.csv", &buf);
     let screen = |night: i64| {
         sim.server.set_day(night);
-        let out = ws.screen(&sim, &file).output().unwrap();
+        let out = ws.screen(&sim, &file).run();
         assert!(
             matches!(out.status.code(), Some(0 | 1)),
             "run {night}: {out:?}"

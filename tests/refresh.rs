@@ -43,7 +43,7 @@ fn green_ratings_younger_than_a_week_are_reused_and_red_ones_asked_every_night()
     let night = |day: i64| {
         sim.server.set_day(day);
         crate::common::a_night_passes(&ws.db());
-        let out = ws.screen(&sim, &file).output().unwrap();
+        let out = ws.screen(&sim, &file).run();
         assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
         String::from_utf8(out.stdout).unwrap()
     };
@@ -70,7 +70,7 @@ fn green_ratings_younger_than_a_week_are_reused_and_red_ones_asked_every_night()
     assert_eq!(ratings(), 5, "a dry run calls nothing");
 
     // The dry run's night already passed: the second night is screened at once.
-    let out = ws.screen(&sim, &file).output().unwrap();
+    let out = ws.screen(&sim, &file).run();
     let second = String::from_utf8(out.stdout).unwrap();
     assert_eq!(ratings(), 7, "only the red companies are asked: {second}");
     assert!(

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::alerts::AlertKind;
 use ratewatch::model::{Change, Color, ResultRow, RowStatus, RunColors, RunInfo, RunStatus};
@@ -21,7 +20,7 @@ use ratewatch::text::thousands;
 use serde_json::Value;
 
 use crate::common::wait::a_second_later;
-use crate::common::{Workspace, background, config, isolated};
+use crate::common::{Workspace, background, config, ratewatch};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
@@ -34,12 +33,8 @@ fn demo_screen(ws: &Workspace, portfolio: &Path, extra: &[&str]) -> String {
 }
 
 fn demo_screen_exiting(ws: &Workspace, portfolio: &Path, extra: &[&str], code: i32) -> String {
-    let out = Command::cargo_bin("ratewatch")
-        .unwrap()
-        .env_remove("RATEWATCH_API_KEY")
-        .env_remove("RATEWATCH_BASE_URL")
-        .current_dir(ws.dir.path())
-        .arg("screen")
+    let out = ratewatch(["screen"])
+        .in_dir(ws.dir.path())
         .arg(portfolio)
         .arg("--demo")
         .args(extra)
@@ -453,9 +448,7 @@ fn excel_dialect_and_timestamped_names_from_the_command_line() {
         &["--out", out.to_str().unwrap(), "--timestamped"],
     );
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 6);
-    Command::cargo_bin("ratewatch")
-        .unwrap()
-        .args(["screen", "--help"])
+    ratewatch(["screen", "--help"])
         .assert()
         .success()
         .stdout(predicate::str::contains("--csv-dialect <DIALECT>"))
@@ -577,15 +570,9 @@ fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
 
     // `report` takes the threshold too (here from the environment): the first run's
     // reports written again mark the same ratings.
-    let mut report = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut report);
-    report
-        .current_dir(ws.dir.path())
+    ws.ratewatch(["report", "--run", "1", "--out", "out"])
+        .db(ws.db())
         .env("RATEWATCH_STALE_AFTER", "2")
-        .args(["report", "--run", "1", "--out", "out"])
-        .arg("--db")
-        .arg(ws.db());
-    Command::from_std(report)
         .assert()
         .code(0)
         .stdout(predicate::str::contains(

@@ -4,27 +4,22 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use ratewatch::sim::Endpoint;
 use serde_json::Value;
 
 use predicates::prelude::*;
 
-use crate::common::{Background, KEY, Workspace, isolated, rows_by_ref, sample_sim};
+use crate::common::{Background, KEY, Ratewatch, Workspace, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
 }
 
-fn review(ws: &Workspace, args: &[&str]) -> Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
-        .arg("review")
-        .args(args)
-        .arg("--db")
-        .arg(ws.db());
-    Command::from_std(cmd)
+/// `ratewatch review ARGS… --db DB` in the workspace.
+fn review(ws: &Workspace, args: &[&str]) -> Ratewatch {
+    let mut review = ws.ratewatch([&["review"], args].concat());
+    review.db(ws.db());
+    review
 }
 
 fn listed(ws: &Workspace) -> Value {
@@ -256,7 +251,7 @@ fn decisions_filled_in_an_exported_csv_are_imported_all_or_nothing() {
 }
 
 /// `review accept … --force` asking the service at `base` whether it knows the company.
-fn forced(ws: &Workspace, base: &str, reference: &str, company: &str) -> Command {
+fn forced(ws: &Workspace, base: &str, reference: &str, company: &str) -> Ratewatch {
     let mut cmd = review(
         ws,
         &["accept", reference, company, "--force", "--base-url", base],
@@ -397,8 +392,7 @@ fn a_dry_run_counts_a_decided_row_as_no_search() {
         let out = ws
             .screen(&sim, &sample())
             .args(["--dry-run", "--refresh-resolutions"])
-            .output()
-            .unwrap();
+            .run();
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         let n: u64 = text
             .split(" to search")
@@ -756,11 +750,7 @@ fn an_ignored_invalid_row_is_left_alone_while_it_stays_as_it_was() {
         "invalid"
     );
     let dry_run = |ws: &Workspace| {
-        let out = ws
-            .screen(&sim, &sample())
-            .arg("--dry-run")
-            .output()
-            .unwrap();
+        let out = ws.screen(&sim, &sample()).arg("--dry-run").run();
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     assert!(dry_run(&ws).contains(" 5 invalid,"), "{}", dry_run(&ws));

@@ -4,13 +4,12 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::error::ExitCode;
 use ratewatch::model::{Change, Color};
 use ratewatch::sim::{CompanyRef, Dataset, Endpoint};
 
-use crate::common::{Background, Screening, Workspace, rows_by_ref, sample_sim};
+use crate::common::{Background, Screening, Workspace, ratewatch, rows_by_ref, sample_sim};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
@@ -373,13 +372,15 @@ fn a_cached_company_the_service_no_longer_knows_is_searched_again() {
 fn the_readme_demo_run_twice_shows_color_changes() {
     let ws = Workspace::new();
     let run = || {
-        let mut cmd = Command::cargo_bin("ratewatch").unwrap();
-        cmd.env_remove("RATEWATCH_API_KEY")
-            .current_dir(ws.dir.path())
-            .arg("screen")
+        ratewatch(["screen"])
+            .in_dir(ws.dir.path())
             .arg(sample())
-            .arg("--demo");
-        cmd.assert().code(3).get_output().stdout.clone()
+            .arg("--demo")
+            .assert()
+            .code(3)
+            .get_output()
+            .stdout
+            .clone()
     };
     let first = String::from_utf8(run()).unwrap();
     assert!(!first.contains('→'), "{first}");
@@ -493,7 +494,7 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     }
     export.push_str("C-X;Frnace;552100554;;;;0\r\n");
     let file = ws.write("export.csv", export.as_bytes());
-    let out = ws.screen(&sim, &file).output().unwrap();
+    let out = ws.screen(&sim, &file).run();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
     assert!(text.contains("columns not used: Encours EUR"), "{text}");
@@ -537,7 +538,7 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
         "{typo}"
     );
     // Under --quiet the remark about unused columns is left out: a quiet night stays quiet.
-    let quiet = ws.screen(&sim, &file).arg("--quiet").output().unwrap();
+    let quiet = ws.screen(&sim, &file).arg("--quiet").run();
     assert!(!String::from_utf8_lossy(&quiet.stdout).contains("columns not used"));
 }
 
@@ -575,7 +576,7 @@ fn a_dry_run_counts_the_calls_the_run_then_makes_and_writes_nothing() {
     let calls = |sim: &Background| sim.server.stats().total();
 
     // First run: the searches are exact, the ratings at most one per search.
-    let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let out = ws.screen(&sim, &file).arg("--dry-run").run();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("nothing was called or written"), "{text}");
@@ -589,7 +590,7 @@ fn a_dry_run_counts_the_calls_the_run_then_makes_and_writes_nothing() {
     assert_eq!(calls(&sim), most, "{text}");
 
     // Nightly: everything is cached, the count is exact.
-    let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let out = ws.screen(&sim, &file).arg("--dry-run").run();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let (exact, most) = previewed(&text);
     assert_eq!(exact, most, "{text}");
@@ -615,16 +616,13 @@ fn a_mistyped_siren_is_flagged_by_the_dry_run_and_explained_when_it_matches_noth
         "typo.csv",
         format!("ref,country,service,id\nG-1,FR,SIREN,{good}\nT-1,FR,SIREN,552100555\n").as_bytes(),
     );
-    let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let out = ws.screen(&sim, &file).arg("--dry-run").run();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         text.contains("1 identifiers fail their registry's rules (typos?): line 3: the SIREN 552100555 fails its check digit"),
         "{text}"
     );
-    ws.screen(&sim, &file)
-        .args(["--concurrency", "1"])
-        .output()
-        .unwrap();
+    ws.screen(&sim, &file).args(["--concurrency", "1"]).run();
     let rows = rows_by_ref(&ws.report());
     assert_eq!(rows["T-1"]["status"], "unresolved");
     assert!(
@@ -664,7 +662,7 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
           C-6,FR,SIREN,734531544,\n",
     );
     // Without the setting, the row is invalid, as it always was.
-    let out = ws.screen(&sim, &file).output().unwrap();
+    let out = ws.screen(&sim, &file).run();
     assert_ne!(out.status.code(), Some(2), "{out:?}");
     let rows = rows_by_ref(&ws.report());
     assert_eq!(rows["C-2"]["status"], "invalid");
@@ -674,8 +672,7 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
     let dry = ws
         .screen(&sim, &file)
         .args(["--dry-run", "--default-country", "fr"])
-        .output()
-        .unwrap();
+        .run();
     let said = String::from_utf8_lossy(&dry.stdout);
     assert!(said.contains("6 rows — 1 invalid"), "{said}");
     assert!(
@@ -686,8 +683,7 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
     let out = ws
         .screen(&sim, &file)
         .args(["--default-country", "FR"])
-        .output()
-        .unwrap();
+        .run();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         said.contains("country: 1 row had none; FR (default_country) was used"),
@@ -724,7 +720,7 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
 
 /// The summary's `NOT SCREENED:` lines, under --quiet.
 fn not_screened(ws: &Workspace, sim: &Background, file: &Path) -> Vec<String> {
-    let out = ws.screen(sim, file).arg("--quiet").output().unwrap();
+    let out = ws.screen(sim, file).arg("--quiet").run();
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -827,11 +823,11 @@ fn a_row_falls_back_on_its_next_identifier_then_its_name() {
         )
         .as_bytes(),
     );
-    let dry = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let dry = ws.screen(&sim, &file).arg("--dry-run").run();
     let dry = String::from_utf8_lossy(&dry.stdout).into_owned();
     let (_, most) = previewed(&dry);
 
-    let out = ws.screen(&sim, &file).output().unwrap();
+    let out = ws.screen(&sim, &file).run();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let stats = sim.server.stats();
     // TYPO: the SIRET only; NAME: the SIREN, then the name; NONE: the SIRET, the name.
@@ -887,12 +883,12 @@ fn a_row_falls_back_on_its_next_identifier_then_its_name() {
     );
 
     // Nightly: every search is cached, the rows are found as before, nothing is said.
-    let dry = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+    let dry = ws.screen(&sim, &file).arg("--dry-run").run();
     let dry = String::from_utf8_lossy(&dry.stdout).into_owned();
     let (exact, most) = previewed(&dry);
     assert_eq!(exact, most, "{dry}");
     let before = stats.total();
-    let out = ws.screen(&sim, &file).output().unwrap();
+    let out = ws.screen(&sim, &file).run();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let stats = sim.server.stats();
     assert_eq!(
@@ -925,20 +921,13 @@ fn a_decision_on_a_search_passed_over_for_its_rules_still_stands() {
         format!("ref,country,SIREN,SIRET,name\nNONE,FR,{bad_siren},55210055400013,Zzyzx Nowhere Holding\n")
             .as_bytes(),
     );
-    ws.screen(&sim, &file).output().unwrap();
+    ws.screen(&sim, &file).run();
     assert_eq!(rows_by_ref(&ws.report())["NONE"]["status"], "unresolved");
     // The decision is keyed to the row's first search, the one its rules pass over.
-    let mut review = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    crate::common::isolated(&mut review);
-    let decided = review
-        .current_dir(ws.dir.path())
-        .args(["review", "ignore", "NONE", "--db"])
-        .arg(ws.db())
-        .output()
-        .unwrap();
+    let decided = ws.ratewatch(["review", "ignore", "NONE"]).db(ws.db()).run();
     assert!(decided.status.success(), "{decided:?}");
     let before = sim.server.stats().total();
-    ws.screen(&sim, &file).output().unwrap();
+    ws.screen(&sim, &file).run();
     let row = &rows_by_ref(&ws.report())["NONE"];
     assert_eq!(row["status"], "ignored", "{row}");
     assert_eq!(
@@ -990,7 +979,7 @@ fn every_record_is_a_row_whatever_the_line_ends() {
     ] {
         let ws = Workspace::new();
         let file = ws.write(&format!("{name}.csv"), &with_line_ends(ending));
-        let out = ws.screen(&sim, &file).arg("--dry-run").output().unwrap();
+        let out = ws.screen(&sim, &file).arg("--dry-run").run();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains(": 25 rows —"), "{name}: {text}");
         ws.screen(&sim, &file).assert().code(3);

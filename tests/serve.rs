@@ -5,10 +5,8 @@
 //! see them. The limits on slow and hostile clients (deadlines, connection caps, wrong
 //! tokens) are tested on the server in-process, with deadlines a test can wait for.
 
-use std::io::{BufRead, BufReader};
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
@@ -17,7 +15,8 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::common::{Background, Workspace, isolated, rows_by_ref, sample_sim};
+use crate::common::binary::Serving;
+use crate::common::{Background, Workspace, rows_by_ref, sample_sim};
 use ratewatch::alerts::Rules;
 use ratewatch::serve::{Limits, Options};
 use ratewatch::sim::Endpoint;
@@ -26,9 +25,9 @@ fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
 }
 
-/// A running `ratewatch serve`, stopped (SIGTERM) when dropped.
+/// A running `ratewatch serve`, killed if still running when dropped.
 pub(crate) struct Server {
-    child: Child,
+    serving: Serving,
     url: String,
     client: reqwest::Client,
     runtime: tokio::runtime::Runtime,
@@ -43,24 +42,14 @@ pub(crate) struct Answer {
 
 impl Server {
     pub(crate) fn start(ws: &Workspace, args: &[&str]) -> Server {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-        isolated(&mut cmd);
-        cmd.current_dir(ws.dir.path())
-            .args(["serve", "--bind", "127.0.0.1:0", "--db"])
-            .arg(ws.db())
+        let serving = ws
+            .ratewatch(["serve", "--bind", "127.0.0.1:0"])
+            .db(ws.db())
             .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = cmd.spawn().unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        let url = first.trim().trim_end_matches('/').to_string();
-        assert!(url.starts_with("http://127.0.0.1:"), "{first:?}");
+            .serve();
         Server {
-            child,
-            url,
+            url: serving.url.clone(),
+            serving,
             client: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
@@ -138,30 +127,14 @@ impl Server {
     }
 
     /// Stops the server as Ctrl-C or a service manager would; its exit status.
-    pub(crate) fn stop(mut self) -> std::process::ExitStatus {
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let status = self.child.wait().unwrap();
-        std::mem::forget(self);
-        status
+    pub(crate) fn stop(self) -> std::process::ExitStatus {
+        self.serving.stop()
     }
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// `ratewatch ARGS… --db DB` in the workspace.
 fn ratewatch(ws: &Workspace, args: &[&str]) -> std::process::Output {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
-        .args(args)
-        .arg("--db")
-        .arg(ws.db())
-        .output()
-        .unwrap()
+    ws.ratewatch(args).db(ws.db()).run()
 }
 
 fn json_of(ws: &Workspace, args: &[&str]) -> Value {
@@ -494,7 +467,7 @@ fn an_acknowledgement_made_on_the_inbox_is_in_acks_and_takes_the_company_out_of_
     assert_eq!(acks[0]["color"], "black");
 
     crate::common::a_night_passes(&ws.db());
-    let out = ws.screen(&sim, &sample()).output().unwrap();
+    let out = ws.screen(&sim, &sample()).run();
     let summary = String::from_utf8(out.stdout).unwrap();
     let listed = |reference: &str| {
         summary
@@ -669,15 +642,9 @@ fn acknowledgements_made_on_the_page_during_a_screening_are_kept_and_break_nothi
     let csrf = server.csrf();
 
     sim.server.set_day(5);
-    let mut run = ws
-        .screen_process(&sim, &file)
-        .args(["--concurrency", "2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut run = ws.screen(&sim, &file).args(["--concurrency", "2"]).spawn();
     let (mut acked, mut rounds) = (Vec::new(), 0);
-    while run.try_wait().unwrap().is_none() && rounds < 200 {
+    while !run.ended() && rounds < 200 {
         rounds += 1;
         let reference = format!("R{:07}", 1 + (rounds * 7) % 240);
         let done = server.post(
@@ -712,7 +679,7 @@ fn acknowledgements_made_on_the_page_during_a_screening_are_kept_and_break_nothi
         }
         assert_eq!(server.get("/").status, StatusCode::OK, "reads never wait");
     }
-    let out = run.wait_with_output().unwrap();
+    let out = run.finish();
     assert!(
         matches!(out.status.code(), Some(0 | 1)),
         "the screening ran to its end beside {rounds} acknowledgements: {out:?}"

@@ -4,20 +4,15 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use clap::CommandFactory;
 use predicates::prelude::*;
 use ratewatch::settings::cli::Cli;
 use ratewatch::sim::CompanyRef;
 
-use crate::common::{Background, KEY, Workspace, sample_sim};
-
-fn ratewatch() -> Command {
-    Command::cargo_bin("ratewatch").unwrap()
-}
+use crate::common::{BIN, Background, KEY, Workspace, ratewatch, sample_sim};
 
 fn stdout_of(args: &[&str]) -> String {
-    let out = ratewatch().args(args).assert().code(0);
+    let out = ratewatch(args).assert().code(0);
     String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
@@ -41,8 +36,7 @@ fn completions_know_every_command_and_flag() {
         }
     }
     assert!(stdout_of(&["completions", "fish"]).contains("complete -c ratewatch"));
-    ratewatch()
-        .args(["completions", "tcsh"])
+    ratewatch(["completions", "tcsh"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("possible values: bash, zsh, fish"));
@@ -80,8 +74,7 @@ fn man_prints_a_page_per_command() {
     assert!(screen.contains("\\-\\-concurrency"), "{screen}");
     assert!(screen.contains("Exit codes"), "{screen}");
 
-    ratewatch()
-        .args(["man", "sreen"])
+    ratewatch(["man", "sreen"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
@@ -179,11 +172,11 @@ fn the_nightly_script_screens_with_cron_s_environment_and_the_toml_s_settings() 
     let state = state_for(&ws, &sim, "");
     let home = ws.path("home");
     std::fs::create_dir(&home).unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("ratewatch");
+    let bin = Path::new(BIN);
     let out = nightly(
         &home,
         ws.dir.path(),
-        &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", &bin)],
+        &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", bin)],
     );
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
@@ -217,7 +210,7 @@ fn the_nightly_script_screens_with_cron_s_environment_and_the_toml_s_settings() 
     let out = nightly_with(
         &home,
         ws.dir.path(),
-        &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", &bin)],
+        &[("RATEWATCH_HOME", &state), ("RATEWATCH_BIN", bin)],
         &["customers"],
     );
     assert!(
@@ -229,7 +222,7 @@ fn the_nightly_script_screens_with_cron_s_environment_and_the_toml_s_settings() 
     // Installed with `cargo install`: found in ~/.cargo/bin with no help. A toml without
     // base_url fails loudly, with ratewatch's own words.
     std::fs::create_dir_all(home.join(".cargo/bin")).unwrap();
-    std::os::unix::fs::symlink(&bin, home.join(".cargo/bin/ratewatch")).unwrap();
+    std::os::unix::fs::symlink(bin, home.join(".cargo/bin/ratewatch")).unwrap();
     std::fs::write(state.join("ratewatch.toml"), "db = \"rw.db\"\n").unwrap();
     let out = nightly(&home, ws.dir.path(), &[("RATEWATCH_HOME", &state)]);
     let stderr = text(&out.stderr);
@@ -296,9 +289,9 @@ fn the_nightly_script_removes_the_day_folders_older_than_keep_reports_days_and_n
     let key = std::fs::Permissions::from_mode(0o600);
     std::fs::set_permissions(state.join("ratewatch.key"), key).unwrap();
     let reports = state.join("reports");
-    let bin = assert_cmd::cargo::cargo_bin("ratewatch");
+    let bin = Path::new(BIN);
     let run = |extra: &[(&str, &Path)]| {
-        let mut vars = vec![("RATEWATCH_HOME", state.as_path()), ("RATEWATCH_BIN", &bin)];
+        let mut vars = vec![("RATEWATCH_HOME", state.as_path()), ("RATEWATCH_BIN", bin)];
         vars.extend_from_slice(extra);
         let out = nightly(ws.dir.path(), ws.dir.path(), &vars);
         let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));

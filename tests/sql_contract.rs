@@ -12,14 +12,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
 use ratewatch::sim::server::DEFAULT_SEED;
 use ratewatch::sim::{Faults, SimConfig};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
-use crate::common::wait::{Spawned, a_second_later, count_now, wait_until};
-use crate::common::{KEY, Workspace, background, isolated};
+use crate::common::wait::{a_second_later, count_now, wait_until};
+use crate::common::{KEY, Ratewatch, Workspace, background, ratewatch};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1205,8 +1204,7 @@ impl Demo {
                 a_second_later();
             }
             // The sample has a row that fails on purpose: exit 3.
-            demo.ratewatch()
-                .arg("screen")
+            demo.ratewatch(["screen"])
                 .arg(&file)
                 .arg("--demo")
                 .assert()
@@ -1215,11 +1213,15 @@ impl Demo {
         demo
     }
 
-    fn ratewatch(&self) -> Command {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-        isolated(&mut cmd);
-        cmd.current_dir(self.dir.path());
-        Command::from_std(cmd)
+    /// `ratewatch ARGS…` in this folder, its default database here.
+    fn ratewatch<I, S>(&self, args: I) -> Ratewatch
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = ratewatch(args);
+        command.in_dir(self.dir.path());
+        command
     }
 
     fn db(&self) -> PathBuf {
@@ -1483,7 +1485,7 @@ fn a_screening_in_progress_never_shows_through_the_latest_finished_run() {
     let file = ws.write("portfolio.csv", &buf);
     for day in [1, 3] {
         sim.server.set_day(day);
-        let night = ws.screen(&sim, &file).output().unwrap();
+        let night = ws.screen(&sim, &file).run();
         assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
     }
     let before = every_answer(&read_only(&ws.db()));
@@ -1491,7 +1493,7 @@ fn a_screening_in_progress_never_shows_through_the_latest_finished_run() {
     // A third night, slowed to one request at a time, caught once it has recorded rows
     // and ratings, and held there.
     sim.server.set_day(6);
-    let mut run = Spawned::start(ws.screen_process(&sim, &file).args(["--concurrency", "1"]));
+    let mut run = ws.screen(&sim, &file).args(["--concurrency", "1"]).spawn();
     let recorded = "SELECT count(*) FROM run_companies
                     WHERE run_id IN (SELECT id FROM runs WHERE status = 'running')";
     wait_until("5 companies recorded by the run, or its end", || {

@@ -7,7 +7,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use ratewatch::model::Color;
 use ratewatch::sim::CompanyRef;
@@ -15,23 +14,22 @@ use rusqlite::Connection;
 use uuid::Uuid;
 
 use crate::common::wait::a_second_later;
-use crate::common::{Background, KEY, Reply, Seen, Workspace, isolated, recording, sample_sim};
+use crate::common::{
+    Background, KEY, Ratewatch, Reply, Seen, Workspace, ratewatch, recording, sample_sim,
+};
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
 }
 
 /// `sync-history` into `db` against `base`, with the test key.
-fn sync(ws: &Workspace, base: &str, db: &Path) -> Command {
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    cmd.current_dir(ws.dir.path())
+fn sync(ws: &Workspace, base: &str, db: &Path) -> Ratewatch {
+    let mut sync = ratewatch(["sync-history"]);
+    sync.in_dir(ws.dir.path())
         .env("RATEWATCH_API_KEY", KEY)
-        .arg("sync-history")
-        .arg("--db")
-        .arg(db)
+        .db(db)
         .args(["--base-url", base]);
-    Command::from_std(cmd)
+    sync
 }
 
 /// Every row of a query, each value as text (NULL as `NULL`).
@@ -259,12 +257,9 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
         moved
     );
     // `changes` lists them too, with no run.
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-    isolated(&mut cmd);
-    let out = Command::from_std(cmd)
-        .current_dir(ws.dir.path())
-        .args(["changes", "--since", "2000-01-01", "--json", "--db"])
-        .arg(&db)
+    let out = ratewatch(["changes", "--since", "2000-01-01", "--json"])
+        .in_dir(ws.dir.path())
+        .db(&db)
         .assert()
         .code(0)
         .get_output()

@@ -5,9 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
+
+use crate::common::{Ratewatch, ratewatch};
 
 /// Rated rows by color.
 type Counts = BTreeMap<String, u64>;
@@ -27,8 +28,7 @@ impl Nights {
     /// One more night (the sample has a row that fails on purpose: exit 3); its reports
     /// are kept in `night-N/`.
     fn screen(&self, night: u32) {
-        self.ratewatch()
-            .arg("screen")
+        self.ratewatch(["screen"])
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv"))
             .arg("--demo")
             .args(["--out", &format!("night-{night}")])
@@ -36,14 +36,15 @@ impl Nights {
             .code(3);
     }
 
-    fn ratewatch(&self) -> Command {
-        let mut cmd = Command::cargo_bin("ratewatch").unwrap();
-        cmd.env_remove("RATEWATCH_API_KEY")
-            .env_remove("RATEWATCH_BASE_URL")
-            .env_remove("RATEWATCH_DB")
-            .env_remove("RATEWATCH_OUT")
-            .current_dir(self.dir.path());
-        cmd
+    /// `ratewatch ARGS…` in this folder, its default database here.
+    fn ratewatch<I, S>(&self, args: I) -> Ratewatch
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = ratewatch(args);
+        command.in_dir(self.dir.path());
+        command
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -55,13 +56,7 @@ impl Nights {
     }
 
     fn stdout(&self, args: &[&str]) -> String {
-        let out = self
-            .ratewatch()
-            .args(args)
-            .assert()
-            .code(0)
-            .get_output()
-            .clone();
+        let out = self.ratewatch(args).assert().code(0).get_output().clone();
         String::from_utf8(out.stdout).unwrap()
     }
 }
@@ -191,8 +186,7 @@ fn the_chart_of_three_nights_shows_each_nights_rated_rows_by_color() {
 
     // A past night written again draws only the runs up to it, as it did that night.
     nights
-        .ratewatch()
-        .args(["report", "--run", "2", "--out", "again"])
+        .ratewatch(["report", "--run", "2", "--out", "again"])
         .assert()
         .code(0);
     assert_eq!(nights.read("again/report.html"), night2);
@@ -279,8 +273,7 @@ fn changes_to_keeps_the_changes_to_those_colors_and_names_an_unknown_one() {
     assert!(table.contains("seen to red or black since"), "{table}");
 
     nights
-        .ratewatch()
-        .args(["changes", "--to", "red,pink"])
+        .ratewatch(["changes", "--to", "red,pink"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("'pink'").and(predicate::str::contains("--to")));
@@ -335,8 +328,7 @@ fn the_listings_csv_takes_report_csvs_excel_dialect() {
     );
     // The dialect is for CSV: without --csv it is a usage error.
     nights
-        .ratewatch()
-        .args(["runs", "--csv-dialect", "excel"])
+        .ratewatch(["runs", "--csv-dialect", "excel"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--csv"));

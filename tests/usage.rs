@@ -7,9 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use clap::CommandFactory;
 use ratewatch::settings::cli::Cli;
+
+use crate::common::ratewatch;
 
 /// Help is rendered at this width for docs/cli.md (as with `COLUMNS=100`).
 const WIDTH: &str = "100";
@@ -32,12 +33,11 @@ fn names() -> Vec<String> {
 
 /// What `ratewatch [COMMAND] --help` prints, trailing spaces trimmed (editors strip them).
 fn help(name: &str) -> String {
-    let mut cmd = Command::cargo_bin("ratewatch").unwrap();
-    cmd.env("COLUMNS", WIDTH);
-    if name != "ratewatch" {
-        cmd.arg(name);
-    }
-    let out = cmd.arg("--help").assert().code(0);
+    let out = ratewatch((name != "ratewatch").then_some(name))
+        .arg("--help")
+        .env("COLUMNS", WIDTH)
+        .assert()
+        .code(0);
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     text.lines()
         .map(str::trim_end)

@@ -1,11 +1,14 @@
 //! Helpers shared by the integration tests: simulators on random loopback ports, a
-//! scripted HTTP server for answers the simulator would never give, screening runs in a
-//! process or in-process, waiting on conditions ([`wait`]), and a real browser
-//! ([`browser`]).
+//! scripted HTTP server for answers the simulator would never give, the binary
+//! ([`binary`]), screening runs in a process or in-process, waiting on conditions
+//! ([`wait`]), and a real browser ([`browser`]).
 
+pub mod binary;
 pub mod browser;
 pub mod smtp;
 pub mod wait;
+
+pub use binary::{BIN, Ratewatch, ratewatch};
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -13,7 +16,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use assert_cmd::Command;
 use ratewatch::api::{ApiKey, Client, ClientOptions};
 use ratewatch::model::RunInfo;
 use ratewatch::run::{Request, Screened, Watcher};
@@ -255,22 +257,6 @@ pub async fn write_reply(stream: &mut tokio::net::TcpStream, reply: &Reply) {
     let _ = stream.shutdown().await;
 }
 
-/// Keeps the caller's settings out of a test: no RATEWATCH_* variable that ratewatch reads
-/// (a config file in the working directory is the caller's to avoid).
-pub fn isolated(cmd: &mut std::process::Command) {
-    fn clear(cmd: &mut std::process::Command, of: &clap::Command) {
-        for var in of.get_arguments().filter_map(clap::Arg::get_env) {
-            cmd.env_remove(var);
-        }
-        of.get_subcommands().for_each(|sub| clear(cmd, sub));
-    }
-    clear(
-        cmd,
-        &<ratewatch::settings::cli::Cli as clap::CommandFactory>::command(),
-    );
-    cmd.env_remove(ratewatch::settings::config::KEY_ENV);
-}
-
 /// A temporary folder with a database, reports and portfolios, and `screen` run in it.
 pub struct Workspace {
     pub dir: tempfile::TempDir,
@@ -293,49 +279,42 @@ impl Workspace {
         std::fs::write(&p, content).unwrap();
         p
     }
-    /// Runs `screen` against the simulator with the right key.
-    pub fn screen(&self, sim: &Background, portfolio: &Path) -> Command {
-        Command::from_std(self.screen_process(sim, portfolio))
+    /// `ratewatch ARGS…` in this folder (where it finds a ratewatch.toml).
+    pub fn ratewatch<I, S>(&self, args: I) -> Ratewatch
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = ratewatch(args);
+        command.in_dir(self.dir.path());
+        command
     }
 
-    /// The same, as a process to spawn and kill.
-    pub fn screen_process(&self, sim: &Background, portfolio: &Path) -> std::process::Command {
-        self.screen_process_on(sim, portfolio, &self.db())
+    /// `screen PORTFOLIO` against the simulator with the right key.
+    pub fn screen(&self, sim: &Background, portfolio: &Path) -> Ratewatch {
+        self.screen_on(sim, portfolio, &self.db())
     }
 
     /// The same, on the database at `db`.
-    pub fn screen_process_on(
-        &self,
-        sim: &Background,
-        portfolio: &Path,
-        db: &Path,
-    ) -> std::process::Command {
-        self.screen_process_at(&sim.server.base_url(), portfolio, db)
+    pub fn screen_on(&self, sim: &Background, portfolio: &Path, db: &Path) -> Ratewatch {
+        self.screen_at_on(&sim.server.base_url(), portfolio, db)
     }
 
     /// `screen` against any base URL (a server standing in front of the simulator).
-    pub fn screen_at(&self, base: &str, portfolio: &Path) -> Command {
-        Command::from_std(self.screen_process_at(base, portfolio, &self.db()))
+    pub fn screen_at(&self, base: &str, portfolio: &Path) -> Ratewatch {
+        self.screen_at_on(base, portfolio, &self.db())
     }
 
-    pub fn screen_process_at(
-        &self,
-        base: &str,
-        portfolio: &Path,
-        db: &Path,
-    ) -> std::process::Command {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ratewatch"));
-        isolated(&mut cmd);
-        cmd.current_dir(self.dir.path())
+    fn screen_at_on(&self, base: &str, portfolio: &Path, db: &Path) -> Ratewatch {
+        let mut command = self.ratewatch(["screen"]);
+        command
             .env("RATEWATCH_API_KEY", KEY)
-            .arg("screen")
             .arg(portfolio)
-            .arg("--db")
-            .arg(db)
+            .db(db)
             .arg("--out")
             .arg(self.path("out"))
             .args(["--base-url", base]);
-        cmd
+        command
     }
 
     /// The arguments of `screen PORTFOLIO` against `base`, on this workspace's database and
@@ -525,8 +504,7 @@ pub fn a_first_night(
     let night = ws
         .screen(&sim, &file)
         .args(["--concurrency", &concurrency.to_string()])
-        .output()
-        .unwrap();
+        .run();
     assert!(matches!(night.status.code(), Some(0 | 1)), "{night:?}");
     (sim, ws, file)
 }

@@ -71,7 +71,7 @@ pub struct Spawned {
 }
 
 impl Spawned {
-    pub fn start(cmd: &mut Command) -> Spawned {
+    pub(super) fn start(cmd: &mut Command) -> Spawned {
         let (stdout, stderr) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
         let child = cmd
             .stdout(stdout.try_clone().unwrap())
