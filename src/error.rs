@@ -5,7 +5,7 @@
 
 use crate::api::ApiError;
 
-/// Exit codes of ratewatch (design contract §3).
+/// Exit codes of ratewatch, as the README's table documents them for cron.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitCode {
     /// Everything worked and nothing needs attention.

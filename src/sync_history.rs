@@ -1,5 +1,5 @@
 //! The history sync use case (`ratewatch sync-history`): reads the service's list of the
-//! ratings this key requested (spec 4.6), page by page through the same limits as a run,
+//! ratings this key requested (service.md §4.6), page by page through the same limits as a run,
 //! and records in the database what the account asked elsewhere (the service's web portal,
 //! other tools), so that a lost database can be rebuilt and an audit sees every lookup.
 //!

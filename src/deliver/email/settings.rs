@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use lettre::message::Mailbox;
 
-use crate::settings::table::{Mistake, Table};
+use crate::toml_table::{Mistake, Table};
 use crate::text::{UrlPath, redacted_url};
 
 /// The keys of `[email]`, as an error lists them.
