@@ -16,8 +16,8 @@ use ratewatch::sim::{CompanyRef, Dataset, SimServer};
 use ratewatch::{Error, ExitCode};
 
 use crate::common::smtp::{
-    Answer, Mail, Receiver, Tls, certificate, fixture, header, headers_and_body, parts, receiver,
-    tls_receiver,
+    Answer, Mail, Receiver, Security, certificate, fixture, header, headers_and_body, parts,
+    receiver, tls_receiver,
 };
 use crate::common::{KEY, Workspace, background, config, isolated, screen_in_this_process, start};
 
@@ -514,10 +514,10 @@ fn with_login(ws: &Workspace, smtp: &Receiver) -> String {
 async fn a_message_goes_over_starttls_and_over_smtps_with_its_login_inside_tls() {
     let sim = start(config()).await;
     for tls in [
-        Tls::StartTls(certificate("localhost")),
-        Tls::Implicit(certificate("localhost")),
+        Security::StartTls(certificate("localhost")),
+        Security::Implicit(certificate("localhost")),
     ] {
-        let starttls = matches!(tls, Tls::StartTls(_));
+        let starttls = matches!(tls, Security::StartTls(_));
         let smtp = tls_receiver(tls, Some(("ratewatch", "r1ght-pa55")), |_| Answer::Take).await;
         let url = smtp.url();
         assert!(url.starts_with(if starttls { "smtp://" } else { "smtps://" }));
@@ -573,10 +573,10 @@ async fn a_message_goes_over_starttls_and_over_smtps_with_its_login_inside_tls()
 async fn a_receiver_whose_certificate_is_not_trusted_is_refused_and_sent_nothing() {
     let sim = start(config()).await;
     for tls in [
-        Tls::StartTls(certificate("stranger")),
-        Tls::Implicit(certificate("stranger")),
+        Security::StartTls(certificate("stranger")),
+        Security::Implicit(certificate("stranger")),
     ] {
-        let starttls = matches!(tls, Tls::StartTls(_));
+        let starttls = matches!(tls, Security::StartTls(_));
         let smtp = tls_receiver(tls, Some(("ratewatch", "r1ght-pa55")), |_| Answer::Take).await;
         let url = smtp.url();
         let ws = Workspace::new();

@@ -1,6 +1,6 @@
 //! A small SMTP receiver on a random loopback port, for the email's tests: EHLO or HELO,
 //! AUTH PLAIN and LOGIN when it has a login to check, MAIL FROM, RCPT TO, DATA, RSET,
-//! NOOP, QUIT; in clear, or over TLS as told ([`Tls`]: STARTTLS offered, or TLS from the
+//! NOOP, QUIT; in clear, or over TLS as told ([`Security`]: STARTTLS offered, or TLS from the
 //! first byte), with a certificate of tests/fixtures/tls. It records every message it takes
 //! (and every one it was sent, taken or not), and refuses or hangs up as told. A login it
 //! refuses is quoted back in its reply, as some servers do: the client must not repeat it.
@@ -18,9 +18,9 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// How a receiver secures its connections.
 #[derive(Clone)]
-pub enum Tls {
+pub enum Security {
     /// In clear: STARTTLS is never offered.
-    None,
+    Clear,
     /// STARTTLS offered, then TLS with this certificate (as on port 587).
     StartTls(Arc<ServerConfig>),
     /// TLS with this certificate from the first byte (`smtps://`, as on port 465).
@@ -120,12 +120,12 @@ pub async fn receiver(
     login: Option<(&str, &str)>,
     answer: impl Fn(usize) -> Answer + Send + Sync + 'static,
 ) -> Receiver {
-    tls_receiver(Tls::None, login, answer).await
+    tls_receiver(Security::Clear, login, answer).await
 }
 
 /// Starts a receiver that secures its connections as `tls` says; else as [`receiver`].
 pub async fn tls_receiver(
-    tls: Tls,
+    tls: Security,
     login: Option<(&str, &str)>,
     answer: impl Fn(usize) -> Answer + Send + Sync + 'static,
 ) -> Receiver {
@@ -136,7 +136,7 @@ pub async fn tls_receiver(
         offered: Arc::default(),
         connections: Arc::default(),
         commands: Arc::default(),
-        implicit_tls: matches!(tls, Tls::Implicit(_)),
+        implicit_tls: matches!(tls, Security::Implicit(_)),
     };
     let login = login.map(|(u, p)| (u.to_string(), p.to_string()));
     let shared = (
@@ -175,25 +175,25 @@ struct Session {
     commands: Arc<Mutex<Vec<String>>>,
     login: Option<(String, String)>,
     answer: Answer,
-    tls: Tls,
+    tls: Security,
     /// The connection is over TLS.
     secure: bool,
 }
 
 impl Session {
-    /// One connection, secured as the receiver's [`Tls`] says; one that fails its TLS
+    /// One connection, secured as the receiver's [`Security`] says; one that fails its TLS
     /// handshake (a client that does not trust the certificate) is dropped.
     async fn serve(mut self, stream: TcpStream) {
         match self.tls.clone() {
-            Tls::None => drop(self.run(stream, true).await),
-            Tls::Implicit(config) => {
+            Security::Clear => drop(self.run(stream, true).await),
+            Security::Implicit(config) => {
                 let Ok(stream) = TlsAcceptor::from(config).accept(stream).await else {
                     return;
                 };
                 self.secure = true;
                 self.run(stream, true).await;
             }
-            Tls::StartTls(config) => {
+            Security::StartTls(config) => {
                 let Some(stream) = self.run(stream, true).await else {
                     return;
                 };
@@ -222,14 +222,12 @@ impl Session {
         if greet {
             reply("220 receiver.test ESMTP").await;
         }
-        let starttls = matches!(self.tls, Tls::StartTls(_)) && !self.secure;
+        let starttls = matches!(self.tls, Security::StartTls(_)) && !self.secure;
         let mut user: Option<String> = None;
         let mut mail: Option<Mail> = None;
         let mut line = String::new();
         loop {
-            let Some(command) = read_line(&mut lines, &mut line).await else {
-                return None;
-            };
+            let command = read_line(&mut lines, &mut line).await?;
             self.commands.lock().unwrap().push(command.clone());
             let verb = command
                 .split_whitespace()
@@ -269,10 +267,7 @@ impl Session {
                                 Some(answer) => answer.to_string(),
                                 None => {
                                     reply("334 ").await;
-                                    match read_line(&mut lines, &mut line).await {
-                                        Some(answer) => answer,
-                                        None => return None,
-                                    }
+                                    read_line(&mut lines, &mut line).await?
                                 }
                             };
                             let decoded = decode_base64(&answer);
@@ -283,13 +278,9 @@ impl Session {
                         }
                         Some("LOGIN") => {
                             reply("334 VXNlcm5hbWU6").await;
-                            let Some(user) = read_line(&mut lines, &mut line).await else {
-                                return None;
-                            };
+                            let user = read_line(&mut lines, &mut line).await?;
                             reply("334 UGFzc3dvcmQ6").await;
-                            let Some(password) = read_line(&mut lines, &mut line).await else {
-                                return None;
-                            };
+                            let password = read_line(&mut lines, &mut line).await?;
                             let answer = format!("{user} {password}");
                             (answer, decode_base64(&user), decode_base64(&password))
                         }
@@ -340,9 +331,7 @@ impl Session {
                     };
                     reply("354 go ahead").await;
                     loop {
-                        let Some(text) = read_line(&mut lines, &mut line).await else {
-                            return None;
-                        };
+                        let text = read_line(&mut lines, &mut line).await?;
                         if text == "." {
                             break;
                         }
