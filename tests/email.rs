@@ -2,8 +2,9 @@
 //! port: a night with alerts mails one message with a plain and an HTML part to every
 //! recipient, a quiet night mails nothing, a night that is not complete mails its state,
 //! a receiver that refuses is tried again and then named in a warning that changes no exit
-//! code, STARTTLS asked for is never given up for plain text, and the password appears
-//! nowhere but in AUTH.
+//! code, STARTTLS asked for is never given up for plain text, a message goes over STARTTLS
+//! and over smtps:// to a receiver whose certificate is trusted and never to one whose is
+//! not, and the password appears nowhere but in AUTH.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -14,7 +15,10 @@ use ratewatch::run::Request;
 use ratewatch::sim::{CompanyRef, Dataset, SimServer};
 use ratewatch::{Error, ExitCode};
 
-use crate::common::smtp::{Answer, Mail, Receiver, header, headers_and_body, parts, receiver};
+use crate::common::smtp::{
+    Answer, Mail, Receiver, Security, certificate, fixture, header, headers_and_body, parts,
+    receiver, tls_receiver,
+};
 use crate::common::{KEY, Workspace, background, config, screen_in_this_process, start};
 
 /// Short waits, so that retries cost the tests little.
@@ -485,6 +489,129 @@ async fn a_login_is_sent_only_in_auth_and_a_refused_one_is_never_repeated() {
     assert_eq!(mails.len(), 1);
     assert_eq!(mails[0].user.as_deref(), Some("ratewatch"));
     assert!(!mails[0].data.contains("r1ght-pa55"));
+}
+
+/// The request, its email trusting the certificate of tests/fixtures/tls/localhost.pem
+/// besides the platform's roots, as a company's relay would need.
+fn trusting_localhost(mut request: Request) -> Request {
+    if let Some(mailer) = &mut request.channels.email {
+        mailer.extra_root = Some(fixture("localhost.pem"));
+    }
+    request
+}
+
+/// `[email]` logging in as `ratewatch` to `smtp`, `starttls` left out (required).
+fn with_login(ws: &Workspace, smtp: &Receiver) -> String {
+    let password = ws.write("smtp.password", b"r1ght-pa55\n");
+    format!(
+        "{SHOWN}{}username = \"ratewatch\"\npassword_file = \"{}\"\n",
+        email(smtp, ""),
+        password.display()
+    )
+}
+
+#[tokio::test]
+async fn a_message_goes_over_starttls_and_over_smtps_with_its_login_inside_tls() {
+    let sim = start(config()).await;
+    for tls in [
+        Security::StartTls(certificate("localhost")),
+        Security::Implicit(certificate("localhost")),
+    ] {
+        let starttls = matches!(tls, Security::StartTls(_));
+        let smtp = tls_receiver(tls, Some(("ratewatch", "r1ght-pa55")), |_| Answer::Take).await;
+        let url = smtp.url();
+        assert!(url.starts_with(if starttls { "smtp://" } else { "smtps://" }));
+        let ws = Workspace::new();
+        let file = alerting(&ws, &sim);
+        let toml = with_login(&ws, &smtp);
+        let request = trusting_localhost(request(&ws, &toml, &sim.base_url(), &file, &[], KEY));
+        let (outcome, summary) = run(&request).await;
+        let screened = outcome.unwrap();
+        assert_eq!(screened.undelivered, Vec::<String>::new(), "{url}");
+        assert_eq!(screened.exit_code(), ExitCode::Attention);
+
+        let (mail, headers, plain, _) = the_message(&smtp);
+        assert!(mail.tls, "{url}: the message came over TLS");
+        assert_eq!(mail.user.as_deref(), Some("ratewatch"), "{url}");
+        assert_eq!(mail.from, "credit@example.com");
+        assert_eq!(mail.to, ["credit-team@example.com", "risk@example.com"]);
+        let day = screened.run.started_at.strftime("%Y-%m-%d").to_string();
+        assert_eq!(
+            header(&headers, "subject"),
+            Some(format!("ratewatch book {day}: 1 new black, 2 new red").as_str())
+        );
+        assert_eq!(
+            header(&headers, "from"),
+            Some("ratewatch <credit@example.com>")
+        );
+        assert_eq!(header(&headers, "auto-submitted"), Some("auto-generated"));
+        let id = header(&headers, "message-id").unwrap();
+        assert!(
+            id.len() == 46 && id.starts_with('<') && id.ends_with("@example.com>"),
+            "{id}"
+        );
+        assert_eq!(plain, summary);
+        // The login and the message go only inside TLS: after STARTTLS, the dialogue
+        // starts again with EHLO; over smtps:// nothing is ever in clear.
+        let commands = smtp.commands();
+        let verbs: Vec<&str> = commands
+            .iter()
+            .map(|c| c.split_whitespace().next().unwrap_or(""))
+            .take(4)
+            .collect();
+        let expected: &[&str] = if starttls {
+            &["EHLO", "STARTTLS", "EHLO", "AUTH"]
+        } else {
+            &["EHLO", "AUTH", "MAIL", "RCPT"]
+        };
+        assert_eq!(verbs, expected, "{url}: {commands:?}");
+        assert_eq!(smtp.connections(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_receiver_whose_certificate_is_not_trusted_is_refused_and_sent_nothing() {
+    let sim = start(config()).await;
+    for tls in [
+        Security::StartTls(certificate("stranger")),
+        Security::Implicit(certificate("stranger")),
+    ] {
+        let starttls = matches!(tls, Security::StartTls(_));
+        let smtp = tls_receiver(tls, Some(("ratewatch", "r1ght-pa55")), |_| Answer::Take).await;
+        let url = smtp.url();
+        let ws = Workspace::new();
+        let file = alerting(&ws, &sim);
+        let toml = with_login(&ws, &smtp);
+        // Trusting another certificate than the one the receiver shows.
+        let request = trusting_localhost(request(&ws, &toml, &sim.base_url(), &file, &[], KEY));
+        let (outcome, summary) = run(&request).await;
+        let screened = outcome.unwrap();
+        let [line] = &screened.undelivered[..] else {
+            panic!("{:?}", screened.undelivered)
+        };
+        let step = match starttls {
+            true => "STARTTLS".to_string(),
+            false => format!("connecting to {url}"),
+        };
+        assert!(
+            line.starts_with(&format!("email: not delivered after 3 attempts: {step}: "))
+                && line.contains("invalid peer certificate: UnknownIssuer")
+                && line.ends_with(&format!(
+                    "({url} to credit-team@example.com, risk@example.com)"
+                )),
+            "{line}"
+        );
+        assert!(smtp.offered().is_empty(), "{url}: nothing sent");
+        let commands = smtp.commands();
+        assert!(
+            commands
+                .iter()
+                .all(|c| !c.starts_with("AUTH") && !c.starts_with("MAIL")),
+            "{url}: {commands:?}"
+        );
+        assert!(!summary.contains("r1ght-pa55"));
+        assert_eq!(screened.exit_code(), ExitCode::Attention);
+    }
 }
 
 #[test]

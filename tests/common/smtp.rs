@@ -1,15 +1,55 @@
 //! A small SMTP receiver on a random loopback port, for the email's tests: EHLO or HELO,
 //! AUTH PLAIN and LOGIN when it has a login to check, MAIL FROM, RCPT TO, DATA, RSET,
-//! NOOP, QUIT, in clear (it never offers STARTTLS). It records every message it takes (and
-//! every one it was sent, taken or not), and refuses or hangs up as told. A login it refuses is quoted back in its reply, as some
-//! servers do: the client must not repeat it.
+//! NOOP, QUIT; in clear, or over TLS as told ([`Security`]: STARTTLS offered, or TLS from the
+//! first byte), with a certificate of tests/fixtures/tls. It records every message it takes
+//! (and every one it was sent, taken or not), and refuses or hangs up as told. A login it
+//! refuses is quoted back in its reply, as some servers do: the client must not repeat it.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpListener;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::ServerConfig;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+/// How a receiver secures its connections.
+#[derive(Clone)]
+pub enum Security {
+    /// In clear: STARTTLS is never offered.
+    Clear,
+    /// STARTTLS offered, then TLS with this certificate (as on port 587).
+    StartTls(Arc<ServerConfig>),
+    /// TLS with this certificate from the first byte (`smtps://`, as on port 465).
+    Implicit(Arc<ServerConfig>),
+}
+
+/// The certificate `NAME.pem` of tests/fixtures/tls (for localhost, 127.0.0.1 and ::1),
+/// as a TLS server shows it with its key `NAME.key`.
+pub fn certificate(name: &str) -> Arc<ServerConfig> {
+    use tokio_rustls::rustls::crypto::aws_lc_rs;
+    let certs: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_slice_iter(&fixture(&format!("{name}.pem")))
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let key = PrivateKeyDer::from_pem_slice(&fixture(&format!("{name}.key"))).unwrap();
+    let config = ServerConfig::builder_with_provider(Arc::new(aws_lc_rs::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    Arc::new(config)
+}
+
+/// A file of tests/fixtures/tls.
+pub fn fixture(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls");
+    std::fs::read(path.join(name)).unwrap()
+}
 
 /// What the receiver does with the message of its n-th connection (from 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +70,8 @@ pub struct Mail {
     pub data: String,
     /// The user of the AUTH that preceded it.
     pub user: Option<String>,
+    /// Whether it came over TLS.
+    pub tls: bool,
 }
 
 /// A receiver running on the current runtime.
@@ -43,12 +85,19 @@ pub struct Receiver {
     pub connections: Arc<AtomicUsize>,
     /// Commands received, in order, every connection together (AUTH's answers included).
     pub commands: Arc<Mutex<Vec<String>>>,
+    /// TLS from the first byte.
+    implicit_tls: bool,
 }
 
 impl Receiver {
-    /// `smtp://127.0.0.1:PORT`.
+    /// `smtp://127.0.0.1:PORT`, or `smtps://…` for TLS from the first byte.
     pub fn url(&self) -> String {
-        format!("smtp://{}", self.addr)
+        let scheme = if self.implicit_tls { "smtps" } else { "smtp" };
+        format!("{scheme}://{}", self.addr)
+    }
+
+    pub fn commands(&self) -> Vec<String> {
+        self.commands.lock().unwrap().clone()
     }
 
     pub fn mails(&self) -> Vec<Mail> {
@@ -71,6 +120,15 @@ pub async fn receiver(
     login: Option<(&str, &str)>,
     answer: impl Fn(usize) -> Answer + Send + Sync + 'static,
 ) -> Receiver {
+    tls_receiver(Security::Clear, login, answer).await
+}
+
+/// Starts a receiver that secures its connections as `tls` says; else as [`receiver`].
+pub async fn tls_receiver(
+    tls: Security,
+    login: Option<(&str, &str)>,
+    answer: impl Fn(usize) -> Answer + Send + Sync + 'static,
+) -> Receiver {
     let listener = TcpListener::bind(super::loopback()).await.unwrap();
     let receiver = Receiver {
         addr: listener.local_addr().unwrap(),
@@ -78,6 +136,7 @@ pub async fn receiver(
         offered: Arc::default(),
         connections: Arc::default(),
         commands: Arc::default(),
+        implicit_tls: matches!(tls, Security::Implicit(_)),
     };
     let login = login.map(|(u, p)| (u.to_string(), p.to_string()));
     let shared = (
@@ -92,6 +151,7 @@ pub async fn receiver(
         while let Ok((stream, _)) = listener.accept().await {
             let (mails, offered, connections, commands, answer, login) = shared.clone();
             let n = connections.fetch_add(1, Ordering::SeqCst);
+            let tls = tls.clone();
             tokio::spawn(async move {
                 let session = Session {
                     mails,
@@ -99,8 +159,10 @@ pub async fn receiver(
                     commands,
                     login: (*login).clone(),
                     answer: answer(n),
+                    tls,
+                    secure: false,
                 };
-                session.run(stream).await;
+                session.serve(stream).await;
             });
         }
     });
@@ -113,23 +175,59 @@ struct Session {
     commands: Arc<Mutex<Vec<String>>>,
     login: Option<(String, String)>,
     answer: Answer,
+    tls: Security,
+    /// The connection is over TLS.
+    secure: bool,
 }
 
 impl Session {
-    async fn run(self, stream: tokio::net::TcpStream) {
-        let (read, mut write) = stream.into_split();
+    /// One connection, secured as the receiver's [`Security`] says; one that fails its TLS
+    /// handshake (a client that does not trust the certificate) is dropped.
+    async fn serve(mut self, stream: TcpStream) {
+        match self.tls.clone() {
+            Security::Clear => drop(self.run(stream, true).await),
+            Security::Implicit(config) => {
+                let Ok(stream) = TlsAcceptor::from(config).accept(stream).await else {
+                    return;
+                };
+                self.secure = true;
+                self.run(stream, true).await;
+            }
+            Security::StartTls(config) => {
+                let Some(stream) = self.run(stream, true).await else {
+                    return;
+                };
+                let Ok(stream) = TlsAcceptor::from(config).accept(stream).await else {
+                    return;
+                };
+                self.secure = true;
+                // The dialogue starts again, the greeting excepted (RFC 3207).
+                self.run(stream, false).await;
+            }
+        }
+    }
+
+    /// Speaks SMTP over `stream`, opening with the greeting when `greet`, until the client
+    /// leaves; or gives the stream back when the client asks for STARTTLS, offered.
+    async fn run<S: AsyncRead + AsyncWrite + Unpin>(
+        &mut self,
+        stream: S,
+        greet: bool,
+    ) -> Option<S> {
+        let (read, mut write) = tokio::io::split(stream);
         let mut lines = BufReader::new(read);
         let mut reply = async |text: &str| {
             let _ = write.write_all(format!("{text}\r\n").as_bytes()).await;
         };
-        reply("220 receiver.test ESMTP").await;
+        if greet {
+            reply("220 receiver.test ESMTP").await;
+        }
+        let starttls = matches!(self.tls, Security::StartTls(_)) && !self.secure;
         let mut user: Option<String> = None;
         let mut mail: Option<Mail> = None;
         let mut line = String::new();
         loop {
-            let Some(command) = read_line(&mut lines, &mut line).await else {
-                return;
-            };
+            let command = read_line(&mut lines, &mut line).await?;
             self.commands.lock().unwrap().push(command.clone());
             let verb = command
                 .split_whitespace()
@@ -137,17 +235,20 @@ impl Session {
                 .unwrap_or("")
                 .to_ascii_uppercase();
             match verb.as_str() {
-                "EHLO" => match self.login {
-                    Some(_) => {
-                        reply("250-receiver.test").await;
+                "EHLO" => {
+                    reply("250-receiver.test").await;
+                    if starttls {
+                        reply("250-STARTTLS").await;
+                    }
+                    if self.login.is_some() {
                         reply("250-AUTH PLAIN LOGIN").await;
-                        reply("250 8BITMIME").await;
                     }
-                    None => {
-                        reply("250-receiver.test").await;
-                        reply("250 8BITMIME").await;
-                    }
-                },
+                    reply("250 8BITMIME").await;
+                }
+                "STARTTLS" if starttls => {
+                    reply("220 2.0.0 ready to start TLS").await;
+                    return Some(lines.into_inner().unsplit(write));
+                }
                 "HELO" | "NOOP" => reply("250 ok").await,
                 "RSET" => {
                     mail = None;
@@ -166,10 +267,7 @@ impl Session {
                                 Some(answer) => answer.to_string(),
                                 None => {
                                     reply("334 ").await;
-                                    match read_line(&mut lines, &mut line).await {
-                                        Some(answer) => answer,
-                                        None => return,
-                                    }
+                                    read_line(&mut lines, &mut line).await?
                                 }
                             };
                             let decoded = decode_base64(&answer);
@@ -180,13 +278,9 @@ impl Session {
                         }
                         Some("LOGIN") => {
                             reply("334 VXNlcm5hbWU6").await;
-                            let Some(user) = read_line(&mut lines, &mut line).await else {
-                                return;
-                            };
+                            let user = read_line(&mut lines, &mut line).await?;
                             reply("334 UGFzc3dvcmQ6").await;
-                            let Some(password) = read_line(&mut lines, &mut line).await else {
-                                return;
-                            };
+                            let password = read_line(&mut lines, &mut line).await?;
                             let answer = format!("{user} {password}");
                             (answer, decode_base64(&user), decode_base64(&password))
                         }
@@ -219,6 +313,7 @@ impl Session {
                         to: Vec::new(),
                         data: String::new(),
                         user: user.clone(),
+                        tls: self.secure,
                     });
                     reply("250 2.1.0 ok").await;
                 }
@@ -236,9 +331,7 @@ impl Session {
                     };
                     reply("354 go ahead").await;
                     loop {
-                        let Some(text) = read_line(&mut lines, &mut line).await else {
-                            return;
-                        };
+                        let text = read_line(&mut lines, &mut line).await?;
                         if text == "." {
                             break;
                         }
@@ -253,12 +346,12 @@ impl Session {
                             reply("250 2.0.0 queued").await;
                         }
                         Answer::Refuse => reply("554 5.6.0 message refused").await,
-                        Answer::HangUp => return,
+                        Answer::HangUp => return None,
                     }
                 }
                 "QUIT" => {
                     reply("221 2.0.0 bye").await;
-                    return;
+                    return None;
                 }
                 _ => reply("502 5.5.2 unknown command").await,
             }
@@ -267,10 +360,7 @@ impl Session {
 }
 
 /// One line without its line ending; `None` once the client has gone.
-async fn read_line(
-    lines: &mut BufReader<tokio::net::tcp::OwnedReadHalf>,
-    line: &mut String,
-) -> Option<String> {
+async fn read_line(lines: &mut (impl AsyncBufRead + Unpin), line: &mut String) -> Option<String> {
     line.clear();
     match lines.read_line(line).await {
         Ok(0) | Err(_) => None,

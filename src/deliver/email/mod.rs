@@ -34,6 +34,10 @@ pub struct Mailer {
     pub settings: EmailSettings,
     password: Option<Password>,
     pub policy: Policy,
+    /// A certificate (PEM) trusted besides the platform's roots: none but in tests, whose
+    /// receivers on this machine show a certificate of their own.
+    #[doc(hidden)]
+    pub extra_root: Option<Vec<u8>>,
 }
 
 impl Mailer {
@@ -42,6 +46,7 @@ impl Mailer {
             settings,
             password,
             policy: Self::POLICY,
+            extra_root: None,
         }
     }
 

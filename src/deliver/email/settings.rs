@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use lettre::message::Mailbox;
 
-use crate::toml_table::{Mistake, Table};
 use crate::text::{UrlPath, redacted_url};
+use crate::toml_table::{Mistake, Table};
 
 /// The keys of `[email]`, as an error lists them.
 const KEYS: &str = "smtp, from, to, starttls, username, password_file";

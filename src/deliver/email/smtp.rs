@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 use lettre::transport::smtp::authentication::{Credentials, Mechanism};
-use lettre::transport::smtp::client::{AsyncSmtpConnection, TlsParameters};
+use lettre::transport::smtp::client::{AsyncSmtpConnection, Certificate, TlsParametersBuilder};
 use lettre::transport::smtp::extension::ClientId;
 
 use super::message::{Letter, message};
@@ -95,9 +95,13 @@ async fn once(
     let smtp = &settings.smtp;
     let hello = ClientId::default();
     let tls = || {
-        TlsParameters::new(smtp.host.clone())
-            .map_err(|e| Failure::final_(format!("no TLS for {}: {e}", smtp.host)))
+        let mut parameters = TlsParametersBuilder::new(smtp.host.clone());
+        if let Some(pem) = &mailer.extra_root {
+            parameters = Certificate::from_pem(pem).map(|c| parameters.add_root_certificate(c))?;
+        }
+        parameters.build()
     };
+    let tls = || tls().map_err(|e| Failure::final_(format!("no TLS for {}: {e}", smtp.host)));
     let wrapper = match smtp.implicit_tls {
         true => Some(tls()?),
         false => None,

@@ -1,180 +1,27 @@
-//! The screening use case: one run of a portfolio, from the database's lock to the
-//! finished run and its reports, returned as a typed [`Screened`].
-//!
-//! ```text
-//! check the file ─► lock, open, resume? ─► lookup lists ─► pipeline ─► finish ─► reports
-//!                                                                        ─► delivery
-//! ```
-//!
-//! Nothing here is about a terminal: progress goes to a [`Watcher`], the summary to the
-//! writer the caller gives, and the exit code is the caller's to pick
-//! ([`Screened::exit_code`]). What made the night loud (a spent quota, kept lookup lists, a
-//! portfolio that shrank) is written into the run's notes, which the summary opens with.
+//! One run of a portfolio: the file checked whole, the database locked and opened (an
+//! interrupted run resumed), the lookup lists, the pipeline under its guard, the run
+//! finished and its reports written; then what it found handed on ([`super::hand_on`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
+use super::hand_on::hand_on;
+use super::{
+    Halt, ReportError, Request, Screened, Started, Watcher, default_country, header_only, options,
+    write_reports,
+};
 use crate::api::ApiError;
-use crate::connection::{Service, ServiceSettings, ServiceTarget};
-use crate::deliver::{self, Channel};
-use crate::error::{Error, ExitCode};
-use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
+use crate::connection::{Service, ServiceTarget};
+use crate::deliver;
+use crate::error::Error;
+use crate::model::{Country, IdentifierService, RowStatus, RunStatus};
 use crate::naming;
 use crate::report::{self, Output, ReportOptions};
-use crate::settings::config::Settings;
-use crate::stages::decide::{Decisions, Found, Need};
+use crate::stages::decide::Decisions;
 use crate::stages::input::{self, InputError, InputRow, Lookups, Portfolio};
 use crate::stages::limit::{Limiter, Limits};
-use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
-use crate::stages::refresh::RefreshAges;
-use crate::stages::resolve::Query;
+use crate::stages::pipeline::{Fatal, Pipeline, Resume};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
-
-/// What to screen, and how.
-#[derive(Debug, Clone)]
-pub struct Request {
-    pub portfolio: PathBuf,
-    /// The portfolio's name in the database (default: the file's stem).
-    pub portfolio_name: Option<String>,
-    pub settings: Settings,
-    pub service: ServiceSettings,
-    /// Search every row again instead of using cached resolutions.
-    pub refresh_resolutions: bool,
-    /// Refuse a portfolio that lost more than half its rows since its last run.
-    pub fail_on_shrink: bool,
-    pub reports: ReportOptions,
-    /// Where the run's results go besides its summary and reports (`--metrics-file`,
-    /// `--notify-webhook`, `[email]`).
-    pub channels: deliver::Channels,
-    /// Asks the run to stop making calls (a signal, to the command).
-    pub halt: Halt,
-}
-
-/// A request to stop a run's calls, from outside the run: the command gives it SIGTERM
-/// and SIGINT. A stopped run records what it found, prints its summary with `STOPPED:`
-/// first, and stays resumable (exit 3).
-#[derive(Debug, Clone)]
-pub struct Halt(Arc<tokio::sync::watch::Sender<Option<String>>>);
-
-impl Default for Halt {
-    fn default() -> Self {
-        Halt(Arc::new(tokio::sync::watch::channel(None).0))
-    }
-}
-
-impl Halt {
-    /// Asks the run to stop, saying why (`stopped by SIGTERM`); the first reason stays.
-    pub fn stop(&self, why: impl Into<String>) {
-        let why = why.into();
-        self.0.send_if_modified(|asked| {
-            let first = asked.is_none();
-            if first {
-                *asked = Some(why);
-            }
-            first
-        });
-    }
-
-    /// Whether a stop was asked for.
-    pub fn is_asked(&self) -> bool {
-        self.0.borrow().is_some()
-    }
-
-    /// Resolves once a stop is asked for, with its reason.
-    async fn asked(&self) -> String {
-        let mut asked = self.0.subscribe();
-        match asked.wait_for(Option::is_some).await {
-            Ok(why) => why.clone().unwrap_or_default(),
-            // The sender lives in `self`: never closed while this waits.
-            Err(_) => std::future::pending().await,
-        }
-    }
-}
-
-/// Watches a run's calls until it ends: stops them when asked to (`halt`), when the
-/// service has been silent too long (the limiter's breaker, also tripped by a failing
-/// call itself, checked here for calls whose timeout outlasts it), or when the run's time
-/// is spent. Never returns.
-async fn guard(limiter: &Limiter, halt: &Halt, max_run_time: std::time::Duration) {
-    let deadline = tokio::time::Instant::now() + max_run_time;
-    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let asked = halt.asked();
-    tokio::pin!(asked);
-    loop {
-        tokio::select! {
-            why = &mut asked => {
-                tracing::warn!("{why}: calls stop; what was found is recorded and reported");
-                limiter.stop(ApiError::Halted { why });
-                return std::future::pending().await;
-            }
-            () = tokio::time::sleep_until(deadline) => {
-                tracing::warn!("the run reached --max-run-time: calls stop");
-                limiter.stop(ApiError::Halted {
-                    why: format!(
-                        "the run reached its --max-run-time ({} s)",
-                        max_run_time.as_secs_f64()
-                    ),
-                });
-                return std::future::pending().await;
-            }
-            _ = tick.tick() => {
-                limiter.check_waiting();
-            }
-        }
-    }
-}
-
-/// A run as it begins.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Started {
-    pub run_id: i64,
-    pub portfolio: String,
-    /// Lines in the file: an upper bound of its rows, for progress.
-    pub lines: u64,
-    /// Rows an interrupted run had already settled, when this one resumes it.
-    pub resumed: Option<usize>,
-}
-
-/// Hears how a run goes, for a progress bar or a log.
-pub trait Watcher {
-    fn started(&self, _run: &Started) {}
-    /// A row finished (`None`: a row settled before an interruption).
-    fn row(&self, _status: Option<RowStatus>) {}
-}
-
-/// Hears nothing.
-impl Watcher for () {}
-
-/// A finished run: its header and counts as reported.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Screened {
-    pub run: RunInfo,
-    /// Deliveries that failed (webhook, metrics file), one line each, for stderr: they
-    /// never change the outcome.
-    pub undelivered: Vec<String>,
-}
-
-impl Screened {
-    /// The exit code of a run that finished (design contract: 0 quiet, 1 alerts, 3 rows
-    /// failed or not screened).
-    ///
-    /// A run that rated none of its rows (every one unresolved, ambiguous or ignored) is
-    /// not a quiet night either: 3, like a run whose rows failed, as the summary's
-    /// `NOTHING SCREENED` line says.
-    pub fn exit_code(&self) -> ExitCode {
-        if self.run.status != RunStatus::Complete
-            || self.run.rows_with(RowStatus::Failed) > 0
-            || self.run.screened_nobody()
-        {
-            ExitCode::Partial
-        } else if self.run.alerts > 0 {
-            ExitCode::Attention
-        } else {
-            ExitCode::Clean
-        }
-    }
-}
 
 /// Screens a portfolio: the summary goes to `summary`, the report files to the request's
 /// folder. A run that stops on a fatal error after screening some rows still writes what
@@ -646,6 +493,40 @@ async fn screen_logged(
     })
 }
 
+/// Watches a run's calls until it ends: stops them when asked to (`halt`), when the
+/// service has been silent too long (the limiter's breaker, also tripped by a failing
+/// call itself, checked here for calls whose timeout outlasts it), or when the run's time
+/// is spent. Never returns.
+async fn guard(limiter: &Limiter, halt: &Halt, max_run_time: std::time::Duration) {
+    let deadline = tokio::time::Instant::now() + max_run_time;
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let asked = halt.asked();
+    tokio::pin!(asked);
+    loop {
+        tokio::select! {
+            why = &mut asked => {
+                tracing::warn!("{why}: calls stop; what was found is recorded and reported");
+                limiter.stop(ApiError::Halted { why });
+                return std::future::pending().await;
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                tracing::warn!("the run reached --max-run-time: calls stop");
+                limiter.stop(ApiError::Halted {
+                    why: format!(
+                        "the run reached its --max-run-time ({} s)",
+                        max_run_time.as_secs_f64()
+                    ),
+                });
+                return std::future::pending().await;
+            }
+            _ = tick.tick() => {
+                limiter.check_waiting();
+            }
+        }
+    }
+}
+
 /// Removes the timestamped reports of `out` older than `keep_days` (`keep_reports_days`),
 /// once this run's are in place: runs that each keep their own reports in one folder would
 /// otherwise fill it. Said in the log; a file that cannot be removed is a warning, never a
@@ -713,212 +594,6 @@ fn within(mut limits: Limits, month: Option<Month>) -> Limits {
         limits.month_budget = Some(month.budget);
     }
     limits
-}
-
-/// What a run would cost, counted before any call.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Preview {
-    pub rows: u64,
-    /// Rows the local checks refuse (no call).
-    pub invalid: u64,
-    /// Rows answered by the cache (a fresh search), by a decision of `review`, or by their
-    /// own `company_id`.
-    pub answered: u64,
-    /// Rows whose search the run would make.
-    pub searching: u64,
-    /// Calls by endpoint, the lookup lists included: the searches and the ratings of the
-    /// companies already known are exact.
-    pub calls: Vec<(&'static str, u64)>,
-    /// Ratings of the companies the searches will find: at most one per search (two
-    /// searches may find one company, rated once).
-    pub ratings_after_searches: u64,
-    /// Companies known whose latest rating is younger than its color's refresh age: used
-    /// without a call.
-    pub reused: u64,
-    /// Rows whose identifier fails its registry's rules (a typo?), and the first few of
-    /// them: (line, what looks wrong).
-    pub suspicious: u64,
-    pub examples: Vec<(u64, String)>,
-    /// Whether the lookup lists were kept from an earlier run (else the rows are checked
-    /// against the spec's countries and registries, any registry in any of them).
-    pub lookups_kept: bool,
-    /// What reading the rows noticed, as a run says it (defaulted countries, records with
-    /// more fields than the header).
-    pub notes: Vec<String>,
-}
-
-impl Preview {
-    /// The calls the run would make; exact when no search is needed, else at most.
-    pub fn total(&self) -> u64 {
-        self.calls.iter().map(|(_, n)| n).sum::<u64>() + self.ratings_after_searches
-    }
-}
-
-/// Counts what screening the request's portfolio would cost, without a call and without
-/// writing anything: the file is read and checked row by row, duplicates collapse, and
-/// the database (opened read-only, if there is one) answers what its cache knows.
-pub fn preview(request: &Request) -> Result<Preview, Error> {
-    let settings = &request.settings;
-    let db = &settings.db.value;
-    let path = &request.portfolio;
-    input::survey(path)?;
-    let mut reader = Portfolio::open(path, &settings.columns)?;
-    let db_error = |source: StoreError| Error::Store {
-        path: db.clone(),
-        source,
-    };
-    // A database of an earlier schema is read as none: the counts are then those of a
-    // first run, which the screening's upgrade may lower.
-    let store = match db.is_file() {
-        true => match Store::open_read_only(db) {
-            Ok(store) => Some(store),
-            Err(StoreError::Older { .. }) => {
-                tracing::warn!(
-                    "{} is from an earlier ratewatch: counting as if it were empty; the next screening upgrades it",
-                    db.display()
-                );
-                None
-            }
-            Err(e) => return Err(db_error(e)),
-        },
-        false => None,
-    };
-    let (countries, services) = match &store {
-        Some(store) => store.load_lookups().map_err(db_error)?,
-        None => (Vec::new(), Vec::new()),
-    };
-    let lookups_kept = !countries.is_empty();
-    let lookups = match lookups_kept {
-        true => Lookups::new(&countries, &services),
-        false => Lookups::of_the_spec(),
-    };
-    reader.set_default_country(default_country(settings, &lookups)?);
-    let reading = reader.reading();
-    let now = jiff::Timestamp::now();
-    let max_age = options(request, Decisions::default());
-    // Decisions of `review`, on a database that has them: a decided row costs no search.
-    let decisions = match &store {
-        Some(store) => Decisions::new(store.decisions().map_err(db_error)?),
-        _ => Decisions::default(),
-    };
-    let refresh = request.refresh_resolutions;
-    // The cache as the run asks it: its answers go by the same rules.
-    let mut cached = |query: &Query| match &store {
-        Some(store) if !refresh => store
-            .cached_answer(&query.cache_key(), query.identifier())
-            .map(|hit| {
-                hit.and_then(|hit| Found::cached(hit, query, max_age.resolution_max_age, now))
-            }),
-        _ => Ok(None),
-    };
-    let mut preview = Preview {
-        lookups_kept,
-        ..Preview::default()
-    };
-    // Searches by a hash of their key: a million rows' keys would not fit the memory a run
-    // takes, and a collision of 64-bit hashes among them is not to be expected.
-    let mut searches: std::collections::HashMap<u64, &'static str> = Default::default();
-    let mut companies: std::collections::HashSet<uuid::Uuid> = Default::default();
-    while let Some(row) = reader.next_row()? {
-        preview.rows += 1;
-        // What the run would do with the row, and what that costs.
-        let need = Need::of(&row, &lookups, &decisions);
-        match &need {
-            // Refused, unless a review ignored it: then answered by the decision, as a run
-            // says.
-            Need::Invalid { ignored: None, .. } => {
-                preview.invalid += 1;
-                continue;
-            }
-            Need::Searches(steps) => {
-                if let Some(hint) = steps.iter().find_map(|s| s.query.rule_problem()) {
-                    preview.suspicious += 1;
-                    if preview.examples.len() < 5 {
-                        preview.examples.push((row.line, hint));
-                    }
-                }
-            }
-            _ => {}
-        }
-        let cost = need.cost(&mut cached).map_err(db_error)?;
-        companies.extend(cost.company);
-        if cost.searches.is_empty() {
-            preview.answered += 1;
-        } else {
-            preview.searching += 1;
-        }
-        for (key, endpoint) in cost.searches {
-            searches.insert(key_hash(&key), endpoint);
-        }
-    }
-    // As the run would: a file with nothing to screen is not a cheap night.
-    if preview.rows == 0 {
-        return Err(header_only(path));
-    }
-    preview.notes = reading.notes();
-    let mut ratings = 0;
-    for company in companies {
-        // As the run would decide (see `Writer::reuse_rating`).
-        let reused = match &store {
-            Some(store) if max_age.refresh.any() => store
-                .latest_seen(company)
-                .map_err(db_error)?
-                .is_some_and(|seen| {
-                    max_age
-                        .refresh
-                        .reuses(&seen.color, now.duration_since(seen.seen_at))
-                }),
-            _ => false,
-        };
-        preview.reused += u64::from(reused);
-        ratings += u64::from(!reused);
-    }
-    let mut by_endpoint: std::collections::BTreeMap<&'static str, u64> = Default::default();
-    for endpoint in searches.values() {
-        *by_endpoint.entry(endpoint).or_default() += 1;
-    }
-    by_endpoint.insert("countries", 1);
-    by_endpoint.insert("services", 1);
-    let rating = settings.endpoint.value.name();
-    if ratings > 0 {
-        by_endpoint.insert(rating, ratings);
-    }
-    preview.ratings_after_searches = searches.len() as u64;
-    preview.calls = by_endpoint.into_iter().collect();
-    Ok(preview)
-}
-
-fn key_hash(key: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    key.hash(&mut h);
-    h.finish()
-}
-
-/// How the pipeline resolves and rates, from the request's settings.
-fn options(request: &Request, decisions: Decisions) -> Options {
-    let s = &request.settings;
-    Options {
-        concurrency: s.concurrency.value,
-        endpoint: s.endpoint.value,
-        refresh_resolutions: request.refresh_resolutions,
-        resolution_max_age: jiff::SignedDuration::from_hours(
-            24 * i64::from(s.resolution_max_age_days.value),
-        ),
-        refresh: Arc::new(RefreshAges::new(
-            jiff::SignedDuration::from_hours(i64::from(s.rating_max_age_hours.value)),
-            s.refresh.clone(),
-        )),
-        decisions: Arc::new(decisions),
-    }
-}
-
-/// The error of a file with a header and no rows: nothing to screen is not a quiet night.
-fn header_only(path: &Path) -> Error {
-    Error::NothingToScreen(format!(
-        "{}: a header and no rows: nothing to screen (an empty export?)",
-        path.display()
-    ))
 }
 
 /// A portfolio's default name: its file's stem.
@@ -1005,20 +680,6 @@ async fn fetch_lookups(
     Ok(Lookups::new(&countries, &services))
 }
 
-/// The `default_country` setting checked against the service's lookup lists, as a row's
-/// country is: a code it does not know stops the run before any row is screened.
-fn default_country(settings: &Settings, lookups: &Lookups) -> Result<Option<String>, Error> {
-    let Some(given) = &settings.default_country.value else {
-        return Ok(None);
-    };
-    lookups.check_country(given).map(Some).map_err(|why| {
-        Error::Config(format!(
-            "default_country ({}): {why}",
-            settings.default_country.origin
-        ))
-    })
-}
-
 /// The portfolio's rows, ending after the first error (which stops the run).
 fn rows(mut reader: Portfolio) -> impl Iterator<Item = Result<InputRow, InputError>> {
     let mut stopped = false;
@@ -1030,38 +691,6 @@ fn rows(mut reader: Portfolio) -> impl Iterator<Item = Result<InputRow, InputErr
         stopped = matches!(next, Some(Err(_)) | None);
         next
     })
-}
-
-/// Why a run's reports could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-}
-
-/// Writes a run's reports and summary ([`report::write_reports`]) from the database.
-pub fn write_reports(
-    store: &Store,
-    run_id: i64,
-    options: &ReportOptions,
-    summary: impl Output,
-) -> Result<RunInfo, ReportError> {
-    let run = report::RunData {
-        info: store.run_info(run_id)?,
-        // Runs up to this one only: the report drawn again later shows the same trend.
-        trend: store.color_trend(run_id, crate::store::TREND_RUNS)?,
-        // Read, not recomputed, so a past run's summary reads as it did.
-        digest: store.alert_digest(run_id, &options.alerts, crate::store::Verdicts::Recorded)?,
-    };
-    report::write_reports(
-        run,
-        |each| Ok(store.for_each_result(run_id, false, each)?),
-        |each| Ok(store.for_each_alert_row(run_id, each)?),
-        options,
-        summary,
-    )
 }
 
 /// The database refused to be written before the run ended (a full disk): what the run
@@ -1099,202 +728,6 @@ fn say_unrecorded(
         options,
         summary,
     )
-}
-
-/// Delivers the run's results through each of `channels` ([`deliver::deliver`]), after
-/// the messages of earlier runs of the portfolio that a channel never took (a receiver
-/// down, a process killed while sending: at most a week's, oldest first), and records how
-/// each message went in the database's delivery ledger. A message is pending from before
-/// its first attempt until its channel takes it, so none is lost and none taken is sent
-/// twice; it keeps the delivery id it was first sent with, so a receiver can drop what it
-/// already took. The ledger knows a channel by its name alone. Returns a line for each
-/// part that failed.
-async fn hand_on(
-    db: &Path,
-    ended: &deliver::EndedRun<'_>,
-    channels: &[&dyn Channel],
-    reports: &ReportOptions,
-) -> Vec<String> {
-    // Tonight's messages, each named afresh when its channel keeps a ledger.
-    let tonight: Vec<Outgoing<'_>> = channels
-        .iter()
-        .map(|&channel| Outgoing {
-            channel,
-            delivery_id: channel.kept().then(deliver::new_delivery_id),
-        })
-        .collect();
-    // The ledger: a database that cannot be written to leaves the messages unrecorded,
-    // never unsent.
-    let mut ledger = match (ended.run_id, named(&tonight).next().is_some()) {
-        (Some(run_id), true) => match Store::open(db) {
-            Ok(mut store) => {
-                for (channel, id) in named(&tonight) {
-                    if let Err(e) = store.delivery_pending(run_id, channel, id) {
-                        tracing::warn!("{e}");
-                    }
-                }
-                Some((store, run_id))
-            }
-            Err(e) => {
-                tracing::warn!("{}: {e}; deliveries are not recorded", db.display());
-                None
-            }
-        },
-        _ => None,
-    };
-    let mut problems = Vec::new();
-    // The earlier messages first, each through the channels that never took it, under the
-    // id it was first sent with.
-    let week_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(7 * 24);
-    let mut earlier: std::collections::BTreeMap<i64, Vec<Outgoing<'_>>> = Default::default();
-    if let Some((store, run_id)) = &ledger {
-        for message in tonight.iter().filter(|m| m.delivery_id.is_some()) {
-            let channel = message.channel;
-            match store.undelivered_messages(ended.portfolio, channel.name(), *run_id, week_ago) {
-                Ok(runs) => {
-                    for (id, delivery_id) in runs {
-                        earlier.entry(id).or_default().push(Outgoing {
-                            channel,
-                            delivery_id: Some(delivery_id),
-                        });
-                    }
-                }
-                Err(e) => tracing::warn!("{e}"),
-            }
-        }
-    }
-    for (id, missed) in earlier {
-        let late = deliver::EndedRun {
-            run_id: Some(id),
-            ok: true,
-            summary: "",
-            error: None,
-            ..*ended
-        };
-        let sent = send(db, &late, &missed, reports).await;
-        tracing::info!(run_id = id, "an earlier run's message sent again");
-        problems.extend(
-            sent.iter()
-                .filter_map(|s| s.problem.as_ref())
-                .map(|p| format!("{p} (run {id}'s message, sent again)")),
-        );
-        record(&mut ledger, id, &missed, &sent);
-    }
-    let sent = send(db, ended, &tonight, reports).await;
-    if let Some(run_id) = ended.run_id {
-        record(&mut ledger, run_id, &tonight, &sent);
-    }
-    problems.extend(sent.into_iter().filter_map(|s| s.problem));
-    problems
-}
-
-/// A run's message to a channel, and its delivery id when the ledger keeps it.
-struct Outgoing<'a> {
-    channel: &'a dyn Channel,
-    delivery_id: Option<String>,
-}
-
-/// The messages the ledger keeps: each channel's name with the message's delivery id.
-fn named<'a>(messages: &'a [Outgoing<'_>]) -> impl Iterator<Item = (&'static str, &'a str)> {
-    messages
-        .iter()
-        .filter_map(|m| Some((m.channel.name(), m.delivery_id.as_deref()?)))
-}
-
-/// Reads what each message needs, closes the database, then hands them on.
-async fn send(
-    db: &Path,
-    ended: &deliver::EndedRun<'_>,
-    messages: &[Outgoing<'_>],
-    reports: &ReportOptions,
-) -> Vec<deliver::Sent> {
-    let readings = delivery_readings(db, ended, messages, reports);
-    let handed = messages.iter().map(|m| m.channel).zip(readings).collect();
-    deliver::deliver(ended, handed).await
-}
-
-/// Records in the ledger how the run's messages went (`sent`, in their order).
-fn record(
-    ledger: &mut Option<(Store, i64)>,
-    run_id: i64,
-    messages: &[Outgoing<'_>],
-    sent: &[deliver::Sent],
-) {
-    let Some((store, _)) = ledger else {
-        return;
-    };
-    for (message, sent) in messages.iter().zip(sent) {
-        if let (Some(id), Some(outcome)) = (&message.delivery_id, &sent.outcome)
-            && let Err(e) =
-                store.delivery_outcome(run_id, message.channel.name(), id, outcome.clone())
-        {
-            tracing::warn!("{e}");
-        }
-    }
-}
-
-/// What each message needs of the database, read as the run left it and as its channel
-/// wants it (`Err`: why it could not be); the database is closed before anything is
-/// posted, so it is not held while a receiver takes its time.
-fn delivery_readings(
-    db: &Path,
-    ended: &deliver::EndedRun<'_>,
-    messages: &[Outgoing<'_>],
-    reports: &ReportOptions,
-) -> Vec<Result<deliver::Reading, String>> {
-    let store = match Store::open_read_only(db) {
-        Ok(store) => store,
-        Err(e) => {
-            let why = format!("cannot read database {}: {e}", db.display());
-            return messages.iter().map(|_| Err(why.clone())).collect();
-        }
-    };
-    messages
-        .iter()
-        .map(|m| {
-            let wants = m.channel.wants(&reports.alerts);
-            reading(&store, ended, &wants, reports, m.delivery_id.as_deref())
-                .map_err(|e| e.to_string())
-        })
-        .collect()
-}
-
-/// What one message needs of the database. The run that just ended brought the schema up
-/// to date.
-fn reading(
-    store: &Store,
-    ended: &deliver::EndedRun<'_>,
-    wants: &deliver::Wants,
-    reports: &ReportOptions,
-    delivery_id: Option<&str>,
-) -> Result<deliver::Reading, StoreError> {
-    let run = ended.run_id.map(|id| store.run_info(id)).transpose()?;
-    let digest = match (&run, &wants.alerts) {
-        (Some(run), Some(rules)) => {
-            Some(store.alert_digest(run.id, rules, crate::store::Verdicts::Recorded)?)
-        }
-        _ => None,
-    };
-    // The report.html the run wrote, as a path that means something to whoever reads the
-    // message elsewhere.
-    let report = run.as_ref().and_then(|info| {
-        let html = report::ReportFiles::new(&reports.out, info, reports.timestamped).html;
-        html.exists()
-            .then(|| std::path::absolute(&html).unwrap_or(html))
-    });
-    let last_success = match wants.last_success {
-        true => store
-            .last_complete(ended.portfolio)?
-            .and_then(|t| t.parse().ok()),
-        false => None,
-    };
-    Ok(deliver::Reading {
-        delivery_id: run.as_ref().and(delivery_id).map(String::from),
-        run,
-        digest,
-        report,
-        last_success,
-    })
 }
 
 #[cfg(test)]
