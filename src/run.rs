@@ -18,7 +18,7 @@ use crate::api::ApiError;
 use crate::connection::{Service, ServiceSettings, ServiceTarget};
 use crate::deliver;
 use crate::error::{Error, ExitCode};
-use crate::model::{Country, IdentifierService, RowStatus, RunInfo, RunStatus};
+use crate::model::{Country, IdentifierService, RefreshAges, RowStatus, RunInfo, RunStatus};
 use crate::naming;
 use crate::report::{self, Output, ReportOptions};
 use crate::settings::config::Settings;
@@ -26,7 +26,6 @@ use crate::stages::decide::{Decisions, Found, Need};
 use crate::stages::limit::{Limiter, Limits};
 use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::stages::portfolio::{self, InputError, InputRow, Lookups, Portfolio};
-use crate::stages::refresh::RefreshAges;
 use crate::stages::resolve::Query;
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
