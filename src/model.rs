@@ -9,6 +9,12 @@ use jiff::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use uuid::Uuid;
 
+mod refresh;
+mod search;
+
+pub use refresh::RefreshAges;
+pub use search::{CachedResolution, SearchOutcome};
+
 /// Countries the service returns ratings for (spec section 1).
 pub const RATED_COUNTRIES: [&str; 10] =
     ["FR", "GB", "IE", "DE", "ES", "BE", "LU", "NL", "IT", "CN"];

@@ -26,13 +26,13 @@ use std::sync::Arc;
 use crate::connection::ServiceSettings;
 use crate::deliver;
 use crate::error::{Error, ExitCode};
+use crate::model::RefreshAges;
 use crate::model::{RowStatus, RunInfo, RunStatus};
 use crate::report::{self, Output, ReportOptions};
 use crate::settings::config::Settings;
 use crate::stages::decide::Decisions;
 use crate::stages::input::Lookups;
 use crate::stages::pipeline::Options;
-use crate::stages::refresh::RefreshAges;
 use crate::store::{Store, StoreError};
 
 pub use preview::{Preview, preview};

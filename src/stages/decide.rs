@@ -9,10 +9,9 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use crate::model::{Candidate, Decision, InputRow, Verdict};
+use crate::model::{CachedResolution, Candidate, Decision, InputRow, SearchOutcome, Verdict};
 use crate::stages::input::{self, Lookups, Target};
 use crate::stages::resolve::{self, Query};
-use crate::store::{CachedResolution, Outcome};
 
 /// What a row needs, decided from the row, the lookup lists and review's decisions.
 #[derive(Debug)]
@@ -173,7 +172,7 @@ impl Found {
         if now.duration_since(hit.resolved_at) > max_age {
             return None;
         }
-        if let (Outcome::Resolved, Some(_), Query::ById { service, id, .. }) =
+        if let (SearchOutcome::Resolved, Some(_), Query::ById { service, id, .. }) =
             (hit.outcome, hit.company_id, query)
             && !hit.holds_exactly
             && !crate::identifiers::holds_identifier(&hit.external_ids, service, id)
@@ -181,15 +180,15 @@ impl Found {
             return None;
         }
         Some(match hit.outcome {
-            Outcome::Resolved => match hit.company_id {
+            SearchOutcome::Resolved => match hit.company_id {
                 Some(company) => Found::Resolved {
                     company,
                     cached: true,
                 },
                 None => Found::Unresolved { not_found: false },
             },
-            Outcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
-            Outcome::Unresolved => Found::Unresolved { not_found: false },
+            SearchOutcome::Ambiguous => Found::Ambiguous(Arc::new(hit.candidates)),
+            SearchOutcome::Unresolved => Found::Unresolved { not_found: false },
         })
     }
 }
@@ -506,21 +505,21 @@ mod tests {
         let by_name = Query::ByName(crate::model::NameQuery::default());
         let cached = |h| Found::cached(h, &by_name, day, now);
         assert!(matches!(
-            cached(hit(Outcome::Resolved, Some(company), 1)),
+            cached(hit(SearchOutcome::Resolved, Some(company), 1)),
             Some(Found::Resolved { company: c, cached: true }) if c == company
         ));
-        assert!(cached(hit(Outcome::Resolved, Some(company), 25)).is_none());
+        assert!(cached(hit(SearchOutcome::Resolved, Some(company), 25)).is_none());
         // A company the database lost is no company: the row's next search follows.
         assert!(matches!(
-            cached(hit(Outcome::Resolved, None, 1)),
+            cached(hit(SearchOutcome::Resolved, None, 1)),
             Some(Found::Unresolved { not_found: false })
         ));
         assert!(matches!(
-            cached(hit(Outcome::Unresolved, Some(company), 1)),
+            cached(hit(SearchOutcome::Unresolved, Some(company), 1)),
             Some(Found::Unresolved { .. })
         ));
         assert!(matches!(
-            cached(hit(Outcome::Ambiguous, None, 1)),
+            cached(hit(SearchOutcome::Ambiguous, None, 1)),
             Some(Found::Ambiguous(_))
         ));
         // An identifier's company must hold the identifier: else it is searched again.
@@ -529,7 +528,7 @@ mod tests {
             service: "SIREN".into(),
             id: id.into(),
         };
-        let young = || hit(Outcome::Resolved, Some(company), 1);
+        let young = || hit(SearchOutcome::Resolved, Some(company), 1);
         assert!(Found::cached(young(), &by_id("552 100 554"), day, now).is_some());
         assert!(Found::cached(young(), &by_id("552100555"), day, now).is_none());
     }

@@ -27,14 +27,13 @@ use uuid::Uuid;
 
 use crate::api::{ApiError, Client};
 use crate::lock;
-use crate::model::{Decision, RowStatus};
+use crate::model::{Decision, RefreshAges, RowStatus, SearchOutcome};
 use crate::stages::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
 use crate::stages::input::{InputError, InputRow, Lookups};
 use crate::stages::limit::Limiter;
 use crate::stages::rate::{self, RatingEndpoint};
-use crate::stages::refresh::RefreshAges;
 use crate::stages::resolve::{self, Query, Resolution};
-use crate::store::{Outcome, Record, Recorder, RowRecord, StoreError, Writer};
+use crate::store::{Record, Recorder, RowRecord, StoreError, Writer};
 
 /// How a run resolves and rates.
 #[derive(Debug, Clone)]
@@ -798,7 +797,7 @@ impl Pipeline {
                                 company,
                                 cached: false,
                             },
-                            Outcome::Resolved,
+                            SearchOutcome::Resolved,
                             Some(company),
                         )
                     }
@@ -809,13 +808,15 @@ impl Pipeline {
                         }
                         (
                             Found::Ambiguous(Arc::new(candidates)),
-                            Outcome::Ambiguous,
+                            SearchOutcome::Ambiguous,
                             None,
                         )
                     }
-                    Resolution::Unresolved => {
-                        (Found::Unresolved { not_found }, Outcome::Unresolved, None)
-                    }
+                    Resolution::Unresolved => (
+                        Found::Unresolved { not_found },
+                        SearchOutcome::Unresolved,
+                        None,
+                    ),
                 };
                 let candidates = match &found {
                     Found::Ambiguous(c) => c.to_vec(),

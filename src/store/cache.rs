@@ -8,23 +8,7 @@ use uuid::Uuid;
 
 use super::database::Store;
 use super::sql::{StoreError, read_time, read_uuid};
-use super::writer::Outcome;
-use crate::model::{Candidate, Color};
-
-/// A cached resolution: what the service answered for one normalized input.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CachedResolution {
-    pub outcome: Outcome,
-    pub company_id: Option<Uuid>,
-    pub candidates: Vec<Candidate>,
-    pub resolved_at: Timestamp,
-    /// Asked for an identifier: whether the company holds it exactly as asked.
-    pub holds_exactly: bool,
-    /// Asked for an identifier the company does not hold exactly as asked: the registry
-    /// identifiers it holds (service code, identifier), for the caller to compare by the
-    /// registries' rules. Empty otherwise.
-    pub external_ids: Vec<(String, String)>,
-}
+use crate::model::{CachedResolution, Color, SearchOutcome};
 
 /// The cached answer to a search, through the UNIQUE index on `search_key`. `asked`, for
 /// an identifier search (service code, identifier): whether the company holds it as
@@ -58,7 +42,7 @@ pub(crate) fn read_resolution(
                 let outcome: String = r.get(0)?;
                 let candidates: Option<String> = r.get(2)?;
                 let hit = CachedResolution {
-                    outcome: Outcome::parse(&outcome).ok_or_else(|| {
+                    outcome: SearchOutcome::parse(&outcome).ok_or_else(|| {
                         unreadable(0, format!("unknown outcome {outcome:?}").into())
                     })?,
                     company_id: match r.get_ref(1)? {
@@ -152,7 +136,7 @@ impl Store {
     }
 
     /// The company's latest rating and when a run last saw it (a run whose refresh ages
-    /// allow uses it without a call: see [`crate::stages::refresh`]).
+    /// allow uses it without a call: see [`RefreshAges`](crate::model::RefreshAges)).
     pub fn latest_seen(&self, company: Uuid) -> Result<Option<LatestSeen>, StoreError> {
         let ctx = "reading the latest rating";
         let Some(key) = self.company_key(company).map_err(StoreError::at(ctx))? else {

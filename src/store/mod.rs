@@ -42,7 +42,7 @@ pub use crate::model::time_text;
 
 pub use account::AccountSync;
 pub use alert_log::{Ack, AlertSet, Verdicts};
-pub use cache::{CachedResolution, LatestSeen};
+pub use cache::LatestSeen;
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use database::Store;
 pub use decisions::LatestRun;
@@ -57,7 +57,7 @@ pub use timeline::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, RunCalls, TREND_RUNS,
     month_start,
 };
-pub use writer::{Gone, Outcome, Record, RowRecord, Writer};
+pub use writer::{Gone, Record, RowRecord, Writer};
 
 #[cfg(test)]
 mod tests;

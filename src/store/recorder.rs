@@ -16,10 +16,10 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
-use super::cache::CachedResolution;
 use super::sql::StoreError;
 use super::writer::{Gone, Record, Writer};
 use crate::lock;
+use crate::model::{CachedResolution, RefreshAges};
 
 /// How often the open transaction is checked for committing.
 const COMMIT_TICK: Duration = Duration::from_millis(100);
@@ -89,7 +89,7 @@ impl Recorder {
     pub async fn reuse_rating(
         &self,
         company: Uuid,
-        ages: &crate::stages::refresh::RefreshAges,
+        ages: &RefreshAges,
         now: jiff::Timestamp,
     ) -> Result<bool, StoreError> {
         self.at_home().await?.reuse_rating(company, ages, now)

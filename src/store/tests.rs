@@ -15,10 +15,11 @@ use super::migrate::{self, SCHEMA_VERSION, latest_version};
 use super::runs::NewRun;
 use super::sql::StoreError;
 use super::timeline;
-use super::writer::{Outcome, Record, RowRecord, Writer};
+use super::writer::{Record, RowRecord, Writer};
 use crate::alerts::Rules;
 use crate::model::{
-    Change, Color, Country, IdentifierService, Rating, RowStatus, RunStatus, time_text,
+    Change, Color, Country, IdentifierService, Rating, RowStatus, RunStatus, SearchOutcome,
+    time_text,
 };
 
 fn ts(s: &str) -> Timestamp {
@@ -2400,9 +2401,9 @@ fn resolution(key: &str, company: Option<Uuid>) -> Record {
     Record::Resolution {
         key: key.into(),
         outcome: if company.is_some() {
-            Outcome::Resolved
+            SearchOutcome::Resolved
         } else {
-            Outcome::Unresolved
+            SearchOutcome::Unresolved
         },
         company_id: company,
         candidates: vec![],
@@ -2515,9 +2516,9 @@ fn an_upgrade_that_would_read_a_search_otherwise_or_leave_an_id_behind_stops_unt
 fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
     let (_dir, _, store, _, mut writer) = new_run();
     for (key, outcome, company) in [
-        ("resolved", Outcome::Resolved, Some(uuid(0xa))),
-        ("ambiguous", Outcome::Ambiguous, None),
-        ("unresolved", Outcome::Unresolved, None),
+        ("resolved", SearchOutcome::Resolved, Some(uuid(0xa))),
+        ("ambiguous", SearchOutcome::Ambiguous, None),
+        ("unresolved", SearchOutcome::Unresolved, None),
     ] {
         // An ambiguous search whose candidates the service did not list stays ambiguous.
         writer
@@ -2531,15 +2532,15 @@ fn a_search_is_read_back_with_the_outcome_it_was_stored_with() {
     }
     writer.finish().unwrap();
     for (key, outcome) in [
-        ("resolved", Outcome::Resolved),
-        ("ambiguous", Outcome::Ambiguous),
-        ("unresolved", Outcome::Unresolved),
+        ("resolved", SearchOutcome::Resolved),
+        ("ambiguous", SearchOutcome::Ambiguous),
+        ("unresolved", SearchOutcome::Unresolved),
     ] {
         let hit = store.cached_resolution(key).unwrap().unwrap();
         assert_eq!(hit.outcome, outcome, "{key}");
         assert_eq!(
             hit.company_id.is_some(),
-            outcome == Outcome::Resolved,
+            outcome == SearchOutcome::Resolved,
             "{key}"
         );
     }

@@ -42,7 +42,7 @@ use self::appends::Appends;
 use super::checkpoint::Checkpointer;
 use super::sql::{StoreError, now_text};
 use super::turn::Watch;
-use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus};
+use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus, SearchOutcome};
 
 /// A transaction is committed once it is this old: readers see progress, and a crash
 /// loses no more than this (the run resumes after it). The indexes on UUIDs, searches and
@@ -61,29 +61,6 @@ const LOG_RESTART: Duration = Duration::from_secs(10);
 /// once it gets in. A decision that holds its turn longer is not waited for again until
 /// it lets go, so that a stuck one (a process stopped midway) cannot stall the run.
 const GIVING_WAY: Duration = Duration::from_secs(10);
-
-/// How a resolution ended, as cached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    Resolved,
-    Ambiguous,
-    Unresolved,
-}
-
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Resolved => "resolved",
-            Outcome::Ambiguous => "ambiguous",
-            Outcome::Unresolved => "unresolved",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Outcome> {
-        [Outcome::Resolved, Outcome::Ambiguous, Outcome::Unresolved]
-            .into_iter()
-            .find(|o| o.as_str() == s)
-    }
-}
 
 /// A company the service no longer knows, as ratewatch last saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +91,7 @@ pub enum Record {
     /// A resolution to cache under its normalized input.
     Resolution {
         key: String,
-        outcome: Outcome,
+        outcome: SearchOutcome,
         company_id: Option<Uuid>,
         candidates: Vec<Candidate>,
     },
@@ -400,11 +377,11 @@ impl Writer {
                 candidates,
             } => {
                 let company = match (outcome, company_id) {
-                    (Outcome::Resolved, Some(id)) => Some(self.company_key(id)?),
+                    (SearchOutcome::Resolved, Some(id)) => Some(self.company_key(id)?),
                     _ => None,
                 };
                 // An ambiguous search keeps its candidates, `[]` at the least.
-                let candidates = (outcome == Outcome::Ambiguous)
+                let candidates = (outcome == SearchOutcome::Ambiguous)
                     .then(|| candidates_json(&candidates).unwrap_or_else(|| "[]".into()));
                 // A search asked again keeps its one row, with the new answer.
                 self.conn()
@@ -562,7 +539,7 @@ mod tests {
     use rusqlite::Connection;
     use uuid::Uuid;
 
-    use super::{KeySet, MAX_TRANSACTION, Outcome, Record, RowRecord};
+    use super::{KeySet, MAX_TRANSACTION, Record, RowRecord, SearchOutcome};
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::database::Store;
 
@@ -586,13 +563,13 @@ mod tests {
         }))
     }
 
-    fn resolution(key: &str, outcome: Outcome, company: Option<u128>) -> Record {
+    fn resolution(key: &str, outcome: SearchOutcome, company: Option<u128>) -> Record {
         Record::Resolution {
             key: key.into(),
             outcome,
             company_id: company.map(Uuid::from_u128),
             candidates: match outcome {
-                Outcome::Ambiguous => vec![Candidate {
+                SearchOutcome::Ambiguous => vec![Candidate {
                     id: Uuid::from_u128(9),
                     name: "Nine".into(),
                     city: "Lyon".into(),
@@ -636,19 +613,19 @@ mod tests {
         let (_dir, path, store, _, mut writer) = new_run();
         writer.max_transaction = Duration::ZERO;
         writer
-            .send(resolution("k1", Outcome::Unresolved, None))
+            .send(resolution("k1", SearchOutcome::Unresolved, None))
             .unwrap();
         writer
-            .send(resolution("k2", Outcome::Ambiguous, None))
+            .send(resolution("k2", SearchOutcome::Ambiguous, None))
             .unwrap();
         writer.tick().unwrap();
         writer
-            .send(resolution("k1", Outcome::Resolved, Some(1)))
+            .send(resolution("k1", SearchOutcome::Resolved, Some(1)))
             .unwrap();
         let hit = writer.cached_resolution("k1", None).unwrap().unwrap();
         assert_eq!(
             (hit.outcome, hit.company_id),
-            (Outcome::Resolved, Some(Uuid::from_u128(1)))
+            (SearchOutcome::Resolved, Some(Uuid::from_u128(1)))
         );
         assert_eq!(
             writer
@@ -661,7 +638,7 @@ mod tests {
         );
         assert!(writer.cached_resolution("k3", None).unwrap().is_none());
         writer
-            .send(resolution("k2", Outcome::Unresolved, None))
+            .send(resolution("k2", SearchOutcome::Unresolved, None))
             .unwrap();
         writer.finish().unwrap();
         let conn = Connection::open(&path).unwrap();
@@ -744,7 +721,7 @@ mod tests {
     /// Company `n` found by the search `k{n}` (its SIREN `n`), rated `color`, on `line`.
     fn found_and_rated(writer: &mut super::Writer, n: u128, color: Color, line: u64) {
         for record in [
-            resolution(&format!("k{n}"), Outcome::Resolved, Some(n)),
+            resolution(&format!("k{n}"), SearchOutcome::Resolved, Some(n)),
             company(n, &[("SIREN", &n.to_string())]),
             observation(n, color),
             rated_row(line, n),

@@ -6,11 +6,8 @@ use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
 use super::{Gone, Record, Writer};
-use crate::model::Color;
-use crate::stages::refresh::RefreshAges;
-use crate::store::cache::{
-    CachedResolution, LATEST_SEEN, find_company, latest_seen, read_resolution,
-};
+use crate::model::{CachedResolution, Color, RefreshAges};
+use crate::store::cache::{LATEST_SEEN, find_company, latest_seen, read_resolution};
 use crate::store::sql::StoreError;
 
 /// The last run that saw a rating of `r.company`: first observed it, or confirmed it.
