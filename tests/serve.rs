@@ -1,35 +1,42 @@
-//! `ratewatch serve` end to end: the binary on a random loopback port over a database the
-//! simulator's runs made, driven with reqwest. Who may see and change what (a token, the
-//! origin and CSRF token of a change, `--read-only`), markup and control characters in the
-//! data shown inert, and the changes made on the pages as the commands and the next runs
-//! see them. The limits on slow and hostile clients (deadlines, connection caps, wrong
-//! tokens) are tested on the server in-process, with deadlines a test can wait for.
+//! `ratewatch serve`: its pages and forms over a database the simulator's runs made, asked
+//! in-process through `serve::router` (tower's `oneshot`, no socket). Who may see and
+//! change what (a token, the origin and CSRF token of a change, `--read-only`), markup and
+//! control characters in the data shown inert, and the changes made on the pages as the
+//! commands and the next runs see them. The binary, on a random loopback port, for what
+//! only it does: its URL first, its token file and flags, its refusals at start, a clean
+//! stop on SIGTERM. The limits on slow and hostile clients (deadlines, connection caps,
+//! wrong tokens) are tested on the server in-process over real connections, with deadlines
+//! a test can wait for.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use reqwest::StatusCode;
-use reqwest::header::HeaderMap;
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Request, StatusCode, header};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tower::ServiceExt;
 
-use crate::common::binary::Serving;
 use crate::common::{Background, Workspace, rows_by_ref, sample_sim};
 use ratewatch::alerts::Rules;
-use ratewatch::serve::{Limits, Options};
+use ratewatch::serve::{App, Limits, Options};
 use ratewatch::sim::Endpoint;
 
 fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv")
 }
 
-/// A running `ratewatch serve`, killed if still running when dropped.
-pub(crate) struct Server {
-    serving: Serving,
+/// The host the in-process requests are addressed to, as a browser on this machine names
+/// the server (no socket is bound: any loopback name and port would do).
+const HOST: &str = "127.0.0.1:8080";
+
+/// The pages of `ratewatch serve` over a workspace's database, asked in-process: each
+/// request goes to the router the server answers its connections with.
+pub(crate) struct Pages {
+    router: axum::Router,
     url: String,
-    client: reqwest::Client,
     runtime: tokio::runtime::Runtime,
 }
 
@@ -40,20 +47,25 @@ pub(crate) struct Answer {
     pub(crate) body: String,
 }
 
-impl Server {
-    pub(crate) fn start(ws: &Workspace, args: &[&str]) -> Server {
-        let serving = ws
-            .ratewatch(["serve", "--bind", "127.0.0.1:0"])
-            .db(ws.db())
-            .args(args)
-            .serve();
-        Server {
-            url: serving.url.clone(),
-            serving,
-            client: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .unwrap(),
+impl Pages {
+    /// The pages as `ratewatch serve --db DB` run in `ws` shows them.
+    pub(crate) fn of(ws: &Workspace) -> Pages {
+        Pages::with(ws, |_| {})
+    }
+
+    /// The same with the options `change` makes (`--read-only`, a token).
+    fn with(ws: &Workspace, change: impl FnOnce(&mut Options)) -> Pages {
+        let mut options = Options {
+            db: ws.db(),
+            rules: rules_of(ws),
+            read_only: false,
+            token: None,
+            limits: Limits::default(),
+        };
+        change(&mut options);
+        Pages {
+            router: ratewatch::serve::router(App::new(options).unwrap()),
+            url: format!("http://{HOST}"),
             runtime: tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -61,13 +73,20 @@ impl Server {
         }
     }
 
-    fn send(&self, request: reqwest::RequestBuilder) -> Answer {
+    /// `request`, sent to `HOST` unless it names another host.
+    fn send(&self, mut request: Request<Body>) -> Answer {
+        let headers = request.headers_mut();
+        if !headers.contains_key(header::HOST) {
+            headers.insert(header::HOST, HeaderValue::from_static(HOST));
+        }
         self.runtime.block_on(async {
-            let response = request.send().await.unwrap();
+            let response = self.router.clone().oneshot(request).await.unwrap();
+            let (parts, body) = response.into_parts();
+            let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
             Answer {
-                status: response.status(),
-                headers: response.headers().clone(),
-                body: response.text().await.unwrap(),
+                status: parts.status,
+                headers: parts.headers,
+                body: String::from_utf8(body.to_vec()).unwrap(),
             }
         })
     }
@@ -77,15 +96,15 @@ impl Server {
     }
 
     fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
-        let mut request = self.client.get(format!("{}{path}", self.url));
+        let mut request = Request::get(path);
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        self.send(request)
+        self.send(request.body(Body::empty()).unwrap())
     }
 
     /// A form posted as the server's own pages post it (the Origin of the server), plus
-    /// `headers`.
+    /// `headers`; an empty Origin among them sends none.
     pub(crate) fn post(
         &self,
         path: &str,
@@ -95,11 +114,9 @@ impl Server {
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
             .finish();
-        let mut request = self
-            .client
-            .post(format!("{}{path}", self.url))
+        let mut request = Request::post(path)
             .header("content-type", "application/x-www-form-urlencoded")
-            .body(body);
+            .header("content-length", body.len());
         let mut origin = true;
         for (name, value) in headers {
             if name.eq_ignore_ascii_case("origin") {
@@ -113,7 +130,7 @@ impl Server {
         if origin {
             request = request.header("origin", &self.url);
         }
-        self.send(request)
+        self.send(request.body(Body::from(body)).unwrap())
     }
 
     /// The CSRF token the pages' forms carry.
@@ -125,11 +142,23 @@ impl Server {
         let rest = &page[at + "name=\"csrf\" value=\"".len()..];
         rest[..rest.find('"').unwrap()].to_string()
     }
+}
 
-    /// Stops the server as Ctrl-C or a service manager would; its exit status.
-    pub(crate) fn stop(self) -> std::process::ExitStatus {
-        self.serving.stop()
+/// The alert rules `ratewatch serve` run in `ws` takes from its ratewatch.toml, read as the
+/// command reads them.
+fn rules_of(ws: &Workspace) -> Rules {
+    use clap::Parser;
+    use ratewatch::settings::cli::Cli;
+    use ratewatch::settings::config::Sources;
+    let file = ws.path("ratewatch.toml");
+    if !file.exists() {
+        return Rules::default();
     }
+    let cli =
+        Cli::try_parse_from(["ratewatch", "--config", file.to_str().unwrap(), "config"]).unwrap();
+    Sources::load(Some(&cli.config), |_| None)
+        .unwrap()
+        .alert_rules()
 }
 
 /// `ratewatch ARGS… --db DB` in the workspace.
@@ -162,10 +191,10 @@ fn company_of(page: &str, reference: &str) -> String {
 }
 
 #[test]
-fn every_page_answers_with_the_policy_and_the_server_stops_on_sigterm() {
+fn every_page_answers_with_the_policy() {
     let sim = sample_sim();
     let ws = screened(&sim);
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let inbox = server.get("/");
     assert_eq!(inbox.status, StatusCode::OK);
     let zhao = company_of(&inbox.body, "C-1001, C-1002, C-1003");
@@ -217,7 +246,60 @@ fn every_page_answers_with_the_policy_and_the_server_stops_on_sigterm() {
     // A page elsewhere pointing its own name at this machine is not answered.
     let rebound = server.get_with("/", &[("host", "evil.example")]);
     assert_eq!(rebound.status, StatusCode::MISDIRECTED_REQUEST);
+}
+
+/// What only the binary does: its URL first, on a port of its own; the token read from
+/// its file; `--read-only` taken; a clean stop on SIGTERM; and no start on an address but
+/// a loopback one without a token.
+#[test]
+fn the_binary_says_its_url_takes_its_token_file_and_flags_and_stops_on_sigterm() {
+    let sim = sample_sim();
+    let ws = screened(&sim);
+    let token = "correct-horse-battery-staple-and-more";
+    let file = ws.write("serve-token", format!("{token}\n").as_bytes());
+    let server = ws
+        .ratewatch([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--read-only",
+            "--token-file",
+        ])
+        .arg(&file)
+        .db(ws.db())
+        .serve();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let inbox = |bearer: Option<&str>| {
+        runtime.block_on(async {
+            let mut request = reqwest::Client::new().get(format!("{}/", server.url));
+            if let Some(bearer) = bearer {
+                request = request.bearer_auth(bearer);
+            }
+            let answer = request.send().await.unwrap();
+            (answer.status(), answer.text().await.unwrap())
+        })
+    };
+    let (status, refused) = inbox(None);
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(refused.contains("action=\"/login\""), "the login form");
+    let (status, page) = inbox(Some(token));
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the token, without the file's line end"
+    );
+    assert!(page.contains("C-1004"), "{page}");
+    assert!(page.contains("Read-only") && !page.contains("method=\"post\""));
     assert!(server.stop().success(), "SIGTERM stops it cleanly");
+
+    // Any address but a loopback one needs a token.
+    let out = ratewatch(&ws, &["serve", "--bind", "0.0.0.0:0"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--token-file"), "{said}");
 }
 
 #[test]
@@ -225,8 +307,7 @@ fn with_a_token_every_request_carries_it_and_the_login_sets_a_cookie_that_is_not
     let sim = sample_sim();
     let ws = screened(&sim);
     let token = "correct-horse-battery-staple-and-more";
-    let file = ws.write("serve-token", format!("{token}\n").as_bytes());
-    let server = Server::start(&ws, &["--token-file", file.to_str().unwrap()]);
+    let server = Pages::with(&ws, |options| options.token = Some(token.into()));
     for path in [
         "/",
         "/review",
@@ -277,20 +358,13 @@ fn with_a_token_every_request_carries_it_and_the_login_sets_a_cookie_that_is_not
     assert!(!inbox.body.contains(token), "the token is never shown");
     let forged = server.get_with("/", &[("cookie", &format!("ratewatch_session={token}"))]);
     assert_eq!(forged.status, StatusCode::UNAUTHORIZED);
-    drop(server);
-
-    // Any address but a loopback one needs a token.
-    let out = ratewatch(&ws, &["serve", "--bind", "0.0.0.0:0"]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(said.contains("--token-file"), "{said}");
 }
 
 #[test]
 fn a_cross_site_post_and_one_without_its_csrf_token_are_refused() {
     let sim = sample_sim();
     let ws = screened(&sim);
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let inbox = server.get("/").body;
     let black = company_of(&inbox, "C-1004");
     let csrf = server.csrf();
@@ -382,7 +456,7 @@ fn markup_in_a_company_name_a_ref_and_a_carried_column_is_shown_as_text_on_every
             [script],
         )
         .unwrap();
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let inbox = server.get("/").body;
     let zhao = company_of(&inbox, "C-1001, C-1002, C-1003");
     for path in [
@@ -408,7 +482,7 @@ fn markup_in_a_company_name_a_ref_and_a_carried_column_is_shown_as_text_on_every
 fn read_only_refuses_every_change_and_shows_no_form() {
     let sim = sample_sim();
     let ws = screened(&sim);
-    let server = Server::start(&ws, &["--read-only"]);
+    let server = Pages::with(&ws, |options| options.read_only = true);
     for path in ["/", "/review"] {
         let page = server.get(path).body;
         assert!(!page.contains("method=\"post\""), "{path}: no form");
@@ -435,7 +509,7 @@ fn an_acknowledgement_made_on_the_inbox_is_in_acks_and_takes_the_company_out_of_
     let ws = Workspace::new();
     ws.write("ratewatch.toml", b"[alerts]\nrepeat = \"daily\"\n");
     ws.screen(&sim, &sample()).assert().code(3);
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let inbox = server.get("/").body;
     let black = company_of(&inbox, "C-1004");
     let csrf = server.csrf();
@@ -494,7 +568,7 @@ fn a_candidate_accepted_on_the_review_page_is_rated_by_the_next_run_without_a_se
         by_name() - before
     };
     let searches = searching_all();
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let review = server.get("/review").body;
     let at = review
         .find("data-ref=\"C-1006\"")
@@ -603,7 +677,7 @@ fn the_portfolio_s_trend_shows_each_night_s_new_red_and_black() {
         .filter(|r| r["color"] == "red" && r["change"] != "new" && r["change"] != "unchanged")
         .count();
     assert!(new_red > 0, "the sample's second night turns companies red");
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let page = server.get("/portfolio?name=portfolio").body;
     let nights: Vec<&str> = page.split("<tr class=\"trend-run\"").skip(1).collect();
     assert_eq!(nights.len(), 2, "{page}");
@@ -617,28 +691,26 @@ fn the_portfolio_s_trend_shows_each_night_s_new_red_and_black() {
         "{}",
         nights[1]
     );
-    assert!(server.stop().success());
 }
 
 #[test]
 fn a_page_says_only_what_the_server_signed() {
     let sim = sample_sim();
     let ws = screened(&sim);
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let forged = "Call 555-0100 to unlock your account";
     for key in ["said", "error"] {
         let page = server.get(&format!("/?{key}={}&sig=00", forged.replace(' ', "%20")));
         assert_eq!(page.status, StatusCode::OK);
         assert!(!page.body.contains("555-0100"), "{key}: {}", page.body);
     }
-    assert!(server.stop().success());
 }
 
 #[test]
 fn acknowledgements_made_on_the_page_during_a_screening_are_kept_and_break_nothing() {
     let (sim, ws, file) = crate::common::a_slow_night();
     let companies = rows_by_ref(&ws.report());
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let csrf = server.csrf();
 
     sim.server.set_day(5);
@@ -695,7 +767,6 @@ fn acknowledgements_made_on_the_page_during_a_screening_are_kept_and_break_nothi
         "{acked:?}: {acks}"
     );
     crate::common::assert_acks_kept_unless_changed(&ws, &acks, &acked);
-    assert!(server.stop().success());
 }
 
 /// `ratewatch serve` in-process on a random loopback port, over a new empty database, with
@@ -976,7 +1047,7 @@ fn a_bidi_override_in_a_ref_and_an_escape_in_a_carried_column_reach_no_page_raw(
         line.replacen("C-1004,", "C-1004\u{202e}txt.exe,", 1)
             .replacen("C-1006,", "C-1006\u{202e}x,", 1)
     });
-    let server = Server::start(&ws, &[]);
+    let server = Pages::of(&ws);
     let inbox = server.get("/").body;
     assert!(inbox.contains("C-1004txt.exe"), "{inbox}");
     assert!(

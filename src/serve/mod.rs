@@ -88,8 +88,9 @@ impl Default for Limits {
     }
 }
 
-/// What every handler shares.
-struct App {
+/// What every handler shares, made once from the [`Options`]: the database, the rules, the
+/// guard's secrets and the count of wrong tokens.
+pub struct App {
     db: PathBuf,
     rules: Rules,
     guard: Guard,
@@ -97,22 +98,27 @@ struct App {
     throttle: throttle::Throttle,
 }
 
+impl App {
+    /// The state of a server run with `options`; a token too short is refused.
+    pub fn new(options: Options) -> Result<App, Error> {
+        Ok(App {
+            guard: Guard::new(options.token, options.read_only)?,
+            db: options.db,
+            rules: options.rules,
+            throttle: throttle::Throttle::new(&options.limits),
+            limits: options.limits,
+        })
+    }
+}
+
 type Shared = Arc<App>;
 
-/// Serves the pages on `listener` until `shutdown` completes; requests under way finish.
-pub async fn serve(
-    listener: TcpListener,
-    options: Options,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), Error> {
-    let app = Arc::new(App {
-        guard: Guard::new(options.token, options.read_only)?,
-        db: options.db,
-        rules: options.rules,
-        throttle: throttle::Throttle::new(&options.limits),
-        limits: options.limits.clone(),
-    });
-    let router = Router::new()
+/// The pages and forms of `app`, every request through the guard and its body read within
+/// the limits: what [`serve`] answers each connection with, and what a test can send a
+/// request to without a socket.
+pub fn router(app: App) -> Router {
+    let app = Arc::new(app);
+    Router::new()
         .route("/", get(views::inbox))
         .route("/ack", post(views::ack))
         .route("/review", get(views::review))
@@ -133,6 +139,16 @@ pub async fn serve(
             app.clone(),
             guard::check,
         ))
-        .with_state(app);
-    connections::serve(listener, router, &options.limits, shutdown).await
+        .with_state(app)
+}
+
+/// Serves the pages on `listener` until `shutdown` completes; requests under way finish.
+pub async fn serve(
+    listener: TcpListener,
+    options: Options,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Error> {
+    let limits = options.limits.clone();
+    let router = router(App::new(options)?);
+    connections::serve(listener, router, &limits, shutdown).await
 }
