@@ -309,7 +309,7 @@ mod tests {
             .collect();
         assert_eq!(circles(&graph), [["a", "b", "c", "a"]]);
         let deliver = imports("deliver", &[]);
-        assert!(deliver["email"].contains("webhook"), "{deliver:?}");
+        assert!(deliver["webhook"].contains("chat"), "{deliver:?}");
     }
 
     #[test]
