@@ -6,7 +6,7 @@
 //! portfolio.csv ─► input ─► resolve ─► rate ─► store ─► report
 //! ```
 //!
-//! - [`stages`], in order: [`stages::input`] reads and checks rows;
+//! - [`stages`], in order: [`stages::input`] reads rows, [`stages::check`] checks them;
 //!   [`stages::resolve`] finds each company; [`stages::rate`] fetches ratings
 //!   ([`stages::refresh`]: which may be reused without a call); [`stages::pipeline`] runs
 //!   them concurrently through the one [`stages::limit`] gate, as [`stages::decide`] says
@@ -109,6 +109,13 @@ mod tests {
     /// beside it), in code or docs.
     type Graph = BTreeMap<String, BTreeSet<String>>;
 
+    /// A module of a graph: its path in the crate, and the text of each of its files with
+    /// the module the file is in (whose `super` the file's `super::` names).
+    struct Node {
+        module: Vec<String>,
+        texts: Vec<(Vec<String>, String)>,
+    }
+
     /// The graph of the modules of `folder` (a folder of src/, or "" for src/ itself): each
     /// file and folder in it is a node, a folder with all it holds; a folder of `groups` is
     /// no node, its own modules are (`stages::input`). `lib.rs`, `main.rs` and a
@@ -120,9 +127,7 @@ mod tests {
             .filter(|f| !f.is_empty())
             .map(String::from)
             .collect();
-        // Each node's path in the crate, and its files with the module each is in.
-        let mut nodes: BTreeMap<String, (Vec<String>, Vec<(Vec<String>, String)>)> =
-            BTreeMap::new();
+        let mut nodes: BTreeMap<String, Node> = BTreeMap::new();
         let mut add = |dir: &Path, at: &[String], name: String| {
             for entry in std::fs::read_dir(dir).unwrap() {
                 let path = entry.unwrap().path();
@@ -152,7 +157,7 @@ mod tests {
                 } else {
                     format!("{name}::{stem}")
                 };
-                nodes.insert(node, (module, texts));
+                nodes.insert(node, Node { module, texts });
             }
         };
         add(&src.join(folder), &within, String::new());
@@ -164,14 +169,14 @@ mod tests {
         let node_of = |path: &[String]| {
             nodes
                 .iter()
-                .filter(|(_, (module, _))| path.starts_with(module))
+                .filter(|(_, node)| path.starts_with(&node.module))
                 .map(|(name, _)| name.clone())
                 .next()
         };
         let mut graph = Graph::new();
-        for (name, (_, texts)) in &nodes {
+        for (name, node) in &nodes {
             let mut named = BTreeSet::new();
-            for (home, text) in texts {
+            for (home, text) in &node.texts {
                 let mut markers = vec![("crate::", &[][..])];
                 // A top-level file's `super` is the crate, which `crate::` names.
                 if !home.is_empty() {

@@ -17,8 +17,8 @@ use crate::api::ApiError;
 use crate::connection::{Service, ServiceSettings};
 use crate::error::Error;
 use crate::model::{Candidate, Decision, InputRow, ResultRow, RowStatus, Verdict};
+use crate::stages::check::{self, Lookups};
 use crate::stages::decide::{ACCEPTED_UNKNOWN, invalid_key};
-use crate::stages::input::{self, Lookups};
 use crate::stages::limit::{Limiter, Limits};
 use crate::stages::rate::{self, RatingEndpoint};
 use crate::stages::resolve::Query;
@@ -136,7 +136,7 @@ pub fn describe(row: &InputRow) -> String {
 /// for an invalid row the key of its fields ([`invalid_key`]); `None` for a row that gives
 /// its company's id (nothing to decide).
 fn decision_key(row: &InputRow, lookups: &Lookups) -> Option<String> {
-    match input::validate(row, lookups) {
+    match check::validate(row, lookups) {
         Ok(target) => Query::of(target).map(|q| q.cache_key()),
         Err(_) => Some(invalid_key(row)),
     }
@@ -209,7 +209,7 @@ pub fn searches(
         for input in store.run_inputs_with_refs(latest.run_id, references)? {
             if let Some(searched) = input.reference.as_deref().and_then(|r| found.get_mut(r)) {
                 searched.rows.push((latest.run_id, input.line));
-                match input::validate(&input, lookups) {
+                match check::validate(&input, lookups) {
                     Ok(target) => searched
                         .keys
                         .extend(Query::of(target).map(|q| q.cache_key())),

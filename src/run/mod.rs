@@ -30,8 +30,8 @@ use crate::model::RefreshAges;
 use crate::model::{RowStatus, RunInfo, RunStatus};
 use crate::report::{self, Output, ReportOptions};
 use crate::settings::config::Settings;
+use crate::stages::check::Lookups;
 use crate::stages::decide::Decisions;
-use crate::stages::input::Lookups;
 use crate::stages::pipeline::Options;
 use crate::store::{Store, StoreError};
 

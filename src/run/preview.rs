@@ -3,8 +3,9 @@
 
 use super::{Request, default_country, header_only, options};
 use crate::error::Error;
+use crate::stages::check::Lookups;
 use crate::stages::decide::{Decisions, Found, Need};
-use crate::stages::input::{self, Lookups, Portfolio};
+use crate::stages::input::{self, Portfolio};
 use crate::stages::resolve::Query;
 use crate::store::{Store, StoreError};
 

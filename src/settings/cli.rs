@@ -457,7 +457,7 @@ pub struct RunArgs {
     /// `--column country=Pays --column "ref=Référence client"` (repeatable; `[columns]` in
     /// ratewatch.toml does the same). Fields: country, service, id, name, streetnumber,
     /// streetname, city, postcode, phonenumber, ref, company_id.
-    #[arg(long, value_name = "FIELD=HEADER", value_parser = crate::stages::input::parse_mapping)]
+    #[arg(long, value_name = "FIELD=HEADER", value_parser = crate::stages::columns::parse_mapping)]
     pub column: Vec<(String, String)>,
 
     /// The country of a row whose country is empty (many ERPs leave it out for their own

@@ -26,7 +26,7 @@ use crate::error::Error;
 use crate::model::Color;
 use crate::report::csv::Dialect;
 use crate::settings::cli::{QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs};
-use crate::stages::input::ColumnMap;
+use crate::stages::columns::ColumnMap;
 use crate::stages::limit::{Limits, RetryPolicy};
 use crate::stages::rate::RatingEndpoint;
 use crate::text::{UrlPath, redacted_url};

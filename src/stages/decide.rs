@@ -10,7 +10,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use crate::model::{CachedResolution, Candidate, Decision, InputRow, SearchOutcome, Verdict};
-use crate::stages::input::{self, Lookups, Target};
+use crate::stages::check::{self, Lookups, Target};
 use crate::stages::resolve::{self, Query};
 
 /// What a row needs, decided from the row, the lookup lists and review's decisions.
@@ -52,7 +52,7 @@ pub enum Action<'d> {
 
 impl<'d> Need<'d> {
     pub fn of(row: &InputRow, lookups: &Lookups, decisions: &'d Decisions) -> Need<'d> {
-        let targets = match input::targets(row, lookups) {
+        let targets = match check::targets(row, lookups) {
             Ok(targets) => targets,
             Err(reason) => {
                 return Need::Invalid {

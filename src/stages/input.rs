@@ -1,22 +1,20 @@
-//! Reading the portfolio CSV: delimiter and BOM detection, header mapping, one record at a
-//! time with the line it starts on, and each row's local validation.
+//! Reading the portfolio CSV: delimiter and BOM detection, the header mapped
+//! ([`super::columns`]), one record at a time with the line it starts on; each row is then
+//! checked by [`super::check`].
 //!
 //! Problems with the file itself (not text, not UTF-8, no usable header) stop the run
 //! before anything is written. Problems with one row make that row `invalid` and the run
 //! goes on. Nothing here calls the service: the lookup lists arrive as plain data.
 
-use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
-use uuid::Uuid;
 
 pub use crate::model::InputRow;
-use crate::model::{Country, IdentifierService, NameQuery, RATED_COUNTRIES};
-use crate::text::normalize_name;
+use crate::stages::columns::{ColumnMap, Columns, map_columns};
 use crate::{lock, spreadsheet};
 
 /// A problem with the portfolio file as a whole: the run cannot start.
@@ -143,124 +141,6 @@ pub fn survey(path: &Path) -> Result<Survey, InputError> {
         sha256: format!("{:x}", hasher.finalize()),
         lines: ended.max(1),
     })
-}
-
-/// The fields a portfolio's columns can hold, by the name a mapping gives them.
-pub const FIELDS: [&str; 11] = [
-    "country",
-    "service",
-    "id",
-    "name",
-    "streetnumber",
-    "streetname",
-    "city",
-    "postcode",
-    "phonenumber",
-    "ref",
-    "company_id",
-];
-
-/// Identifier services of the spec's table (4.8) and `VAT`: a column headed by one of them
-/// holds that service's identifiers, so `SIREN` and `SIRET` columns side by side need no
-/// mapping. (The row checks still ask the lookup lists whether a country uses it.)
-pub const SERVICE_COLUMNS: [&str; 27] = [
-    "SIREN", "SIRET", "CRO", "EXDIURN", "CNIE", "CIF", "DUN", "RCBE", "ONSS", "EURODB", "KVK",
-    "GRAY", "TVANL", "MERCAT", "RCLU", "BWI", "COC", "CREF", "FCDE", "COFIS", "CCIAA", "TVAIT",
-    "SIACID", "RNCN", "OCCN", "VATCN", "VAT",
-];
-
-/// The user's own names for the file's headers: field (one of [`FIELDS`]) → header, from
-/// `[columns]` in ratewatch.toml and `--column FIELD=HEADER`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ColumnMap(pub Vec<(String, String)>);
-
-impl ColumnMap {
-    /// A `[columns]` table: field = "Header", one a line; a field or a header that does not
-    /// read is a mistake at its key.
-    pub fn from_table(
-        table: &crate::toml_table::Table,
-    ) -> Result<ColumnMap, crate::toml_table::Mistake> {
-        let read = |(field, header): (&toml::Spanned<String>, &toml::Spanned<toml::Value>)| {
-            let at = |message| (field.span(), format!("[columns]: {message}"));
-            let name = field_name(field.get_ref()).map_err(at)?;
-            let expected = || at(format!("{name}: expected the header as a string"));
-            let header = header.get_ref().as_str().ok_or_else(expected)?;
-            Ok((name, header.to_string()))
-        };
-        table
-            .iter()
-            .map(read)
-            .collect::<Result<_, _>>()
-            .map(ColumnMap)
-    }
-
-    /// The header mapped to `field`, if any.
-    fn header_for(&self, field: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .rev()
-            .find(|(f, _)| f == field)
-            .map(|(_, h)| h.as_str())
-    }
-}
-
-/// Reads `FIELD=HEADER`, checking the field's name.
-pub fn parse_mapping(text: &str) -> Result<(String, String), String> {
-    let (field, header) = text
-        .split_once('=')
-        .ok_or_else(|| format!("{text:?}: expected FIELD=HEADER, e.g. country=Pays"))?;
-    let field = field_name(field)?;
-    let header = header.trim();
-    if header.is_empty() {
-        return Err(format!("{text:?}: the header after `=` is empty"));
-    }
-    Ok((field, header.to_string()))
-}
-
-/// A field's name as a mapping gives it, checked against [`FIELDS`].
-pub fn field_name(raw: &str) -> Result<String, String> {
-    let key = squeeze(raw);
-    FIELDS
-        .iter()
-        .find(|f| squeeze(f) == key || (key == "phone" && **f == "phonenumber"))
-        .map(|f| f.to_string())
-        .ok_or_else(|| {
-            format!(
-                "{raw:?} is not a field of a portfolio; the fields are {}",
-                FIELDS.join(", ")
-            )
-        })
-}
-
-/// A header or field name compared without case, spaces, `_` or `-`.
-fn squeeze(s: &str) -> String {
-    s.trim()
-        .chars()
-        .filter(|ch| ch.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// The portfolio's columns, by position.
-#[derive(Debug, Clone, Default)]
-struct Columns {
-    country: Option<usize>,
-    service: Option<usize>,
-    id: Option<usize>,
-    name: Option<usize>,
-    street_number: Option<usize>,
-    street_name: Option<usize>,
-    city: Option<usize>,
-    postcode: Option<usize>,
-    phone: Option<usize>,
-    reference: Option<usize>,
-    company_id: Option<usize>,
-    /// Columns headed by an identifier service's code, in the file's order.
-    identifiers: Vec<(String, usize)>,
-    /// Headers of the columns nothing reads, carried through to the reports.
-    unused: Vec<String>,
-    /// Their positions, in the same order.
-    carried: Vec<usize>,
 }
 
 /// An open portfolio, read one record at a time.
@@ -658,476 +538,11 @@ impl Portfolio {
     }
 }
 
-/// Header names are matched case-insensitively, ignoring spaces, `_` and `-`; the user's
-/// mapping comes first, then ratewatch's own names, then identifier services' codes.
-fn map_columns(headers: &csv::StringRecord, mapping: &ColumnMap) -> Result<Columns, String> {
-    let mut c = Columns::default();
-    let mut seen: HashMap<&'static str, usize> = HashMap::new();
-    let mut claimed: HashSet<usize> = HashSet::new();
-    let found = || {
-        headers
-            .iter()
-            .map(|h| format!("{h:?}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    for field in FIELDS {
-        let Some(wanted) = mapping.header_for(field) else {
-            continue;
-        };
-        let Some(i) = headers.iter().position(|h| squeeze(h) == squeeze(wanted)) else {
-            return Err(format!(
-                "the column mapping reads {field} from {wanted:?}, but the header has no such column (found {})",
-                found()
-            ));
-        };
-        *slot(&mut c, field) = Some(i);
-        seen.insert(field, i);
-        claimed.insert(i);
-    }
-    for (i, raw) in headers.iter().enumerate() {
-        if claimed.contains(&i) {
-            continue;
-        }
-        let key = squeeze(raw);
-        let name = match key.as_str() {
-            "country" | "countrycode" => "country",
-            "service" | "idservice" | "identifierservice" => "service",
-            "id" | "externalid" | "identifier" => "id",
-            "name" | "companyname" => "name",
-            "streetnumber" => "streetnumber",
-            "streetname" | "street" => "streetname",
-            "city" | "town" => "city",
-            "postcode" | "postalcode" | "zip" | "zipcode" => "postcode",
-            "phonenumber" | "phone" => "phonenumber",
-            "ref" | "reference" => "ref",
-            "companyid" => "company_id",
-            _ => {
-                match SERVICE_COLUMNS
-                    .iter()
-                    .find(|s| s.eq_ignore_ascii_case(&key))
-                {
-                    Some(code) => c.identifiers.push((code.to_string(), i)),
-                    None => {
-                        c.unused.push(raw.trim().to_string());
-                        c.carried.push(i);
-                    }
-                }
-                continue;
-            }
-        };
-        if mapping.header_for(name).is_some() {
-            // The user said where this field is; a column of the same name is not it.
-            c.unused.push(raw.trim().to_string());
-            c.carried.push(i);
-            continue;
-        }
-        if let Some(first) = seen.insert(name, i) {
-            return Err(format!(
-                "columns {} and {} are both `{name}`; keep one",
-                first + 1,
-                i + 1
-            ));
-        }
-        *slot(&mut c, name) = Some(i);
-    }
-    if c.country.is_none() {
-        return Err(format!(
-            "no `country` column (found {}); the header needs country plus service and id, or name (a `[columns]` mapping in ratewatch.toml or --column country=HEADER names your own)",
-            found()
-        ));
-    }
-    if c.id.is_some() != c.service.is_some() {
-        return Err("`service` and `id` columns go together: one is missing".into());
-    }
-    if c.id.is_none() && c.name.is_none() && c.company_id.is_none() && c.identifiers.is_empty() {
-        return Err(format!(
-            "no `service` + `id`, identifier (SIREN, KVK, …), `name` or `company_id` column (found {}): nothing to look companies up by; a `[columns]` mapping in ratewatch.toml or --column FIELD=HEADER names your own headers",
-            found()
-        ));
-    }
-    Ok(c)
-}
-
-/// The column slot of a field of [`FIELDS`].
-fn slot<'a>(c: &'a mut Columns, field: &str) -> &'a mut Option<usize> {
-    match field {
-        "country" => &mut c.country,
-        "service" => &mut c.service,
-        "id" => &mut c.id,
-        "name" => &mut c.name,
-        "streetnumber" => &mut c.street_number,
-        "streetname" => &mut c.street_name,
-        "city" => &mut c.city,
-        "postcode" => &mut c.postcode,
-        "phonenumber" => &mut c.phone,
-        "ref" => &mut c.reference,
-        _ => &mut c.company_id,
-    }
-}
-
-/// The service's lookup lists, as the row checks need them.
-#[derive(Debug, Clone, Default)]
-pub struct Lookups {
-    countries: HashSet<String>,
-    /// Country → its identifier services, in the service's spelling.
-    services: HashMap<String, Vec<String>>,
-    /// A country's name as the lookup list spells it (folded) → its code.
-    names: HashMap<String, String>,
-}
-
-impl Lookups {
-    pub fn new(countries: &[Country], services: &[IdentifierService]) -> Self {
-        let mut by_country: HashMap<String, Vec<String>> = HashMap::new();
-        for s in services {
-            by_country
-                .entry(s.country.to_uppercase())
-                .or_default()
-                .push(s.code.clone());
-        }
-        Lookups {
-            countries: countries.iter().map(|c| c.code.to_uppercase()).collect(),
-            names: countries
-                .iter()
-                .map(|c| (normalize_name(&c.name), c.code.to_uppercase()))
-                .collect(),
-            services: by_country,
-        }
-    }
-
-    /// The spec's rated countries, each with every registry of the spec's table: what a
-    /// preview checks rows against when no run has kept the service's own lists yet.
-    pub fn of_the_spec() -> Self {
-        let countries: Vec<Country> = RATED_COUNTRIES
-            .iter()
-            .map(|c| Country {
-                code: c.to_string(),
-                name: c.to_string(),
-            })
-            .collect();
-        let services: Vec<IdentifierService> = RATED_COUNTRIES
-            .iter()
-            .flat_map(|c| {
-                SERVICE_COLUMNS.iter().map(move |s| IdentifierService {
-                    country: c.to_string(),
-                    code: s.to_string(),
-                    label: String::new(),
-                })
-            })
-            .collect();
-        Lookups::new(&countries, &services)
-    }
-
-    /// A country given as a setting (`default_country`) checked as a row's is: the code
-    /// the service knows and rates, or why not.
-    pub fn check_country(&self, given: &str) -> Result<String, String> {
-        let code = country_code(given, self)?;
-        if !self.countries.contains(&code) {
-            return Err(format!(
-                "country: {code:?} is not a country code the service knows"
-            ));
-        }
-        if !self.rated(&code) {
-            return Err(format!("country: the service has no ratings for {code}"));
-        }
-        Ok(code)
-    }
-
-    /// The service rates the ten countries of the spec, and registries are listed for
-    /// their territories; elsewhere a search could never resolve and would waste a call.
-    fn rated(&self, country: &str) -> bool {
-        RATED_COUNTRIES.contains(&country) || self.services.contains_key(country)
-    }
-}
-
-/// What a valid row asks the service for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A company UUID given in the portfolio: no resolution needed.
-    Known(Uuid),
-    /// A search by registry identifier.
-    ById {
-        country: String,
-        service: String,
-        id: String,
-    },
-    /// A search by name with the row's filters.
-    ByName(NameQuery),
-}
-
-#[cfg(test)]
-impl Target {
-    /// A French registry identifier, for tests.
-    pub fn french(service: &str, id: &str) -> Target {
-        Target::ById {
-            country: "FR".into(),
-            service: service.into(),
-            id: id.into(),
-        }
-    }
-
-    /// The name `Acme` in Lyon, France, for tests.
-    pub fn acme_in_lyon() -> Target {
-        Target::ByName(NameQuery {
-            country: "FR".into(),
-            name: "Acme".into(),
-            city: Some("Lyon".into()),
-            ..NameQuery::default()
-        })
-    }
-}
-
-/// Longest value a search field may have: company names run to about 160 characters;
-/// anything far longer is a broken export, and sending it would only waste a call.
-pub const MAX_FIELD_CHARS: usize = 300;
-
-/// A field's value fit to send: not absurdly long, no control characters (a tab or line
-/// break inside a name is a broken export, not a name).
-fn check_field(field: &str, value: Option<&String>) -> Result<(), String> {
-    let Some(v) = value else { return Ok(()) };
-    if v.chars().count() > MAX_FIELD_CHARS {
-        return Err(format!(
-            "{field}: longer than {MAX_FIELD_CHARS} characters ({} here)",
-            v.chars().count()
-        ));
-    }
-    if v.chars().any(char::is_control) {
-        return Err(format!(
-            "{field}: contains control characters (a line break or tab inside the value?)"
-        ));
-    }
-    Ok(())
-}
-
-/// Checks a row against the lookup lists, locally; the reason names the field.
-pub fn validate(row: &InputRow, lookups: &Lookups) -> Result<Target, String> {
-    for (field, value) in [
-        ("country", &row.country),
-        ("service", &row.service),
-        ("id", &row.id),
-        ("name", &row.name),
-        ("streetnumber", &row.street_number),
-        ("streetname", &row.street_name),
-        ("city", &row.city),
-        ("postcode", &row.postcode),
-        ("phonenumber", &row.phone),
-        ("company_id", &row.company_id),
-    ] {
-        check_field(field, value.as_ref())?;
-    }
-    if let Some(raw) = &row.company_id {
-        let id = Uuid::parse_str(raw).map_err(|_| format!("company_id: {raw:?} is not a UUID"))?;
-        return Ok(Target::Known(id));
-    }
-    let Some(given) = &row.country else {
-        return Err("country: missing (default_country gives one to such rows)".into());
-    };
-    let code = lookups.check_country(given)?;
-    let country = &code;
-    match (&row.service, &row.id, &row.name) {
-        (Some(service), Some(id), _) => {
-            let known = lookups.services.get(country.as_str());
-            let canonical = known
-                .and_then(|list| list.iter().find(|s| s.eq_ignore_ascii_case(service)))
-                .ok_or_else(|| {
-                    let options = known
-                        .map(|l| l.join(", "))
-                        .unwrap_or_else(|| "none".into());
-                    format!("service: {service:?} is not an identifier service for {country} (use one of: {options})")
-                })?;
-            Ok(Target::ById {
-                country: country.clone(),
-                service: canonical.clone(),
-                id: crate::identifiers::restore_leading_zeros(canonical, id),
-            })
-        }
-        (None, Some(_), None) => Err("service: missing for the id (e.g. SIREN, CRO, KVK)".into()),
-        (Some(_), None, None) => Err("id: missing for the service".into()),
-        (_, _, Some(name)) => Ok(Target::ByName(name_query(row, country.clone(), name))),
-        (None, None, None) => {
-            Err("id and name: neither given; a row needs service + id, or name".into())
-        }
-    }
-}
-
-/// The search by name a row makes: its name, narrowed by its address and phone.
-fn name_query(row: &InputRow, country: String, name: &str) -> NameQuery {
-    NameQuery {
-        country,
-        name: name.to_string(),
-        street_number: row.street_number.clone(),
-        street_name: row.street_name.clone(),
-        city: row.city.clone(),
-        postcode: row.postcode.clone(),
-        phone_number: row.phone.clone(),
-    }
-}
-
-/// Every search a valid row offers, in the order a run tries them, the next one only when
-/// the one before finds no company (or breaks its registry's rules, see
-/// `resolve::plan`):
-///
-/// 1. its identifier: `service` + `id`, or else the first filled registry column;
-/// 2. the other filled registry columns (SIREN, SIRET, KVK, …), in the order of the
-///    file's header, each once; a registry the row's country does not use is left out;
-/// 3. its `name` with its filters (street, city, postcode, phone).
-///
-/// A row that gives its `company_id`, or only a name, has one. The first is what
-/// [`validate`] returns, checked as it checks it: a row whose own identifier is wrong is
-/// invalid, whatever else it gives.
-pub fn targets(row: &InputRow, lookups: &Lookups) -> Result<Vec<Target>, String> {
-    let first = validate(row, lookups)?;
-    let Target::ById { country, .. } = &first else {
-        return Ok(vec![first]);
-    };
-    let country = country.clone();
-    let mut all = vec![first];
-    let registries = lookups.services.get(&country);
-    // A record with more fields than its header may have its columns shifted: its carried
-    // identifiers could be another column's values, so none is searched as a fallback.
-    let carried = row.extra.iter().filter(|_| !row.extra_unreliable);
-    for (header, value) in carried {
-        // Identifier columns are carried with the row under their registry's code.
-        let Some(code) = SERVICE_COLUMNS
-            .iter()
-            .find(|s| s.eq_ignore_ascii_case(header))
-        else {
-            continue;
-        };
-        let Some(service) =
-            registries.and_then(|list| list.iter().find(|s| s.eq_ignore_ascii_case(code)))
-        else {
-            continue;
-        };
-        if check_field(header, Some(value)).is_err() {
-            continue;
-        }
-        let target = Target::ById {
-            country: country.clone(),
-            service: service.clone(),
-            id: crate::identifiers::restore_leading_zeros(service, value),
-        };
-        if !all.contains(&target) {
-            all.push(target);
-        }
-    }
-    if let Some(name) = &row.name {
-        all.push(Target::ByName(name_query(row, country, name)));
-    }
-    Ok(all)
-}
-
-/// Alpha-3 codes of the countries the service rates and of the French territories.
-const ALPHA3: [(&str, &str); 17] = [
-    ("FRA", "FR"),
-    ("GBR", "GB"),
-    ("IRL", "IE"),
-    ("DEU", "DE"),
-    ("ESP", "ES"),
-    ("BEL", "BE"),
-    ("LUX", "LU"),
-    ("NLD", "NL"),
-    ("ITA", "IT"),
-    ("CHN", "CN"),
-    ("GUF", "GF"),
-    ("GLP", "GP"),
-    ("MTQ", "MQ"),
-    ("MYT", "YT"),
-    ("REU", "RE"),
-    ("SPM", "PM"),
-    ("WLF", "WF"),
-];
-
-/// The rated countries' names in the languages their exports are written in, folded as
-/// [`normalize_name`] folds them (the lookup list adds the service's own spelling).
-const NAMES: &[(&str, &str)] = &[
-    ("france", "FR"),
-    ("frankreich", "FR"),
-    ("francia", "FR"),
-    ("frankrijk", "FR"),
-    ("royaume uni", "GB"),
-    ("united kingdom", "GB"),
-    ("great britain", "GB"),
-    ("uk", "GB"),
-    ("grossbritannien", "GB"),
-    ("vereinigtes konigreich", "GB"),
-    ("reino unido", "GB"),
-    ("regno unito", "GB"),
-    ("verenigd koninkrijk", "GB"),
-    ("ireland", "IE"),
-    ("irlande", "IE"),
-    ("irland", "IE"),
-    ("irlanda", "IE"),
-    ("ierland", "IE"),
-    ("germany", "DE"),
-    ("allemagne", "DE"),
-    ("deutschland", "DE"),
-    ("alemania", "DE"),
-    ("germania", "DE"),
-    ("duitsland", "DE"),
-    ("spain", "ES"),
-    ("espagne", "ES"),
-    ("spanien", "ES"),
-    ("espana", "ES"),
-    ("spagna", "ES"),
-    ("spanje", "ES"),
-    ("belgium", "BE"),
-    ("belgique", "BE"),
-    ("belgien", "BE"),
-    ("belgie", "BE"),
-    ("luxembourg", "LU"),
-    ("luxemburg", "LU"),
-    ("netherlands", "NL"),
-    ("pays bas", "NL"),
-    ("niederlande", "NL"),
-    ("nederland", "NL"),
-    ("italy", "IT"),
-    ("italie", "IT"),
-    ("italien", "IT"),
-    ("italia", "IT"),
-    ("china", "CN"),
-    ("chine", "CN"),
-    ("cina", "CN"),
-];
-
-/// A country as a row gives it — an alpha-2 code, an alpha-3 code or a name (`France`,
-/// `Deutschland`) — as the code the service knows, or the reason it is not one with the
-/// nearest code.
-fn country_code(given: &str, lookups: &Lookups) -> Result<String, String> {
-    let upper = given.trim().to_uppercase();
-    if upper.len() == 2 && upper.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Ok(upper);
-    }
-    if let Some((_, code)) = ALPHA3.iter().find(|(a3, _)| *a3 == upper) {
-        return Ok(code.to_string());
-    }
-    let folded = normalize_name(given);
-    let known = NAMES
-        .iter()
-        .map(|(n, c)| (n.to_string(), c.to_string()))
-        .chain(lookups.names.iter().map(|(n, c)| (n.clone(), c.clone())));
-    let mut nearest: Option<(usize, String)> = None;
-    for (name, code) in known {
-        if name == folded {
-            return Ok(code);
-        }
-        let d = crate::text::distance(&name, &folded);
-        if nearest.as_ref().is_none_or(|(best, _)| d < *best) {
-            nearest = Some((d, code));
-        }
-    }
-    let hint = nearest
-        .filter(|(d, _)| *d <= 3)
-        .map(|(_, code)| format!("; did you mean {code}?"))
-        .unwrap_or_default();
-    Err(format!(
-        "country: {given:?} is not a country code (two letters, e.g. FR){hint}"
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stages::check::{Lookups, Target, targets, validate};
+    use crate::stages::columns::parse_mapping;
 
     fn write(content: &[u8]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
@@ -1145,27 +560,6 @@ mod tests {
             out.push(r);
         }
         out
-    }
-
-    fn lookups() -> Lookups {
-        let c = |code: &str| Country {
-            code: code.into(),
-            name: code.into(),
-        };
-        let s = |cc: &str, code: &str| IdentifierService {
-            country: cc.into(),
-            code: code.into(),
-            label: String::new(),
-        };
-        Lookups::new(
-            &[c("FR"), c("GB"), c("US"), c("GP")],
-            &[
-                s("FR", "SIREN"),
-                s("FR", "SIRET"),
-                s("GB", "CRO"),
-                s("GP", "SIREN"),
-            ],
-        )
     }
 
     #[test]
@@ -1190,7 +584,7 @@ mod tests {
         assert_eq!(got[1].name.as_deref(), Some("Smith; Sons \"& Co\"\r\nLtd"));
         assert_eq!(got[1].service, None);
         assert_eq!(got[2].line, 7);
-        match validate(&got[2], &lookups()).unwrap() {
+        match validate(&got[2], &Lookups::for_tests()).unwrap() {
             Target::ById { service, id, .. } => {
                 assert_eq!(service, "SIREN");
                 assert_eq!(id, "012345678", "leading zero restored");
@@ -1208,46 +602,6 @@ mod tests {
     }
 
     #[test]
-    fn rows_are_checked_locally_with_the_field_named() {
-        let l = lookups();
-        let row = |country: &str, service: &str, id: &str, name: &str| InputRow {
-            line: 2,
-            country: (!country.is_empty()).then(|| country.into()),
-            service: (!service.is_empty()).then(|| service.into()),
-            id: (!id.is_empty()).then(|| id.into()),
-            name: (!name.is_empty()).then(|| name.into()),
-            ..InputRow::default()
-        };
-        let reason = |r: InputRow| validate(&r, &l).unwrap_err();
-        assert!(reason(row("", "", "", "Acme")).starts_with("country: missing"));
-        assert!(reason(row("XX", "", "", "Acme")).starts_with("country: \"XX\" is not"));
-        assert!(reason(row("US", "", "", "Acme")).contains("no ratings for US"));
-        assert!(reason(row("FR", "", "", "")).starts_with("id and name: neither"));
-        let r = reason(row("FR", "CRO", "123", ""));
-        assert!(
-            r.starts_with("service: \"CRO\"") && r.contains("SIREN, SIRET"),
-            "{r}"
-        );
-        assert!(reason(row("FR", "", "123", "")).starts_with("service: missing"));
-        let bad_uuid = InputRow {
-            company_id: Some("nope".into()),
-            ..row("FR", "", "", "")
-        };
-        assert!(reason(bad_uuid).starts_with("company_id:"));
-        assert!(matches!(
-            validate(&row("GP", "siren", "1", ""), &l),
-            Ok(Target::ById { .. })
-        ));
-        let huge = "x".repeat(5_000_000);
-        assert!(reason(row("FR", "", "", &huge)).starts_with("name: longer than 300"));
-        assert!(reason(row("FR", "", "", "Acme\u{1b}[2J")).starts_with("name: contains control"));
-        assert!(matches!(
-            validate(&row("FR", "", "", "Acme"), &l),
-            Ok(Target::ByName(_))
-        ));
-    }
-
-    #[test]
     fn a_row_offers_its_identifiers_in_the_headers_order_then_its_name() {
         let got = rows(
             b"ref,country,SIRET,siren,KVK,name,city\n\
@@ -1255,7 +609,7 @@ mod tests {
               C-2,FR,,5210055,,,\n\
               C-3,FR,,,,Acme,\n",
         );
-        let l = lookups();
+        let l = Lookups::for_tests();
         let (by_id, name) = (Target::french, Target::acme_in_lyon());
         // The first filled registry column, the others as the header has them (KVK is
         // no French registry), then the name with its city.
@@ -1395,7 +749,7 @@ mod tests {
         assert_eq!(got[0].country.as_deref(), Some("FR"));
         assert!(got[0].country_defaulted);
         assert!(matches!(
-            validate(&got[0], &lookups()),
+            validate(&got[0], &Lookups::for_tests()),
             Ok(Target::ByName(_))
         ));
         assert_eq!(got[1].country.as_deref(), Some("GB"));
@@ -1409,7 +763,7 @@ mod tests {
             reading.notes(),
             ["country: 1 row had none; FR (default_country) was used"]
         );
-        let l = lookups();
+        let l = Lookups::for_tests();
         assert_eq!(l.check_country("fr"), Ok("FR".into()));
         assert!(
             l.check_country("US")
@@ -1471,7 +825,7 @@ mod tests {
         );
         assert_eq!(r.name.as_deref(), Some("Acme SA"));
         assert_eq!(unused, ["Encours EUR"]);
-        let target = validate(r, &lookups()).unwrap();
+        let target = validate(r, &Lookups::for_tests()).unwrap();
         assert!(
             matches!(target, Target::ById { ref country, .. } if country == "FR"),
             "{target:?}"
@@ -1526,22 +880,5 @@ mod tests {
             mapped("country,Pays,name\nXX,FR,Acme\n", &[("country", "Pays")]).unwrap();
         assert_eq!(rows[0].country.as_deref(), Some("FR"));
         assert_eq!(unused, ["country"]);
-    }
-
-    #[test]
-    fn countries_by_name_or_alpha_3_are_understood_or_get_a_suggestion() {
-        let l = lookups();
-        for given in ["France", "FRANCE", "fra", "Frankreich", "  france "] {
-            assert_eq!(country_code(given, &l), Ok("FR".into()), "{given}");
-        }
-        assert_eq!(country_code("Royaume-Uni", &l), Ok("GB".into()));
-        assert_eq!(country_code("GBR", &l), Ok("GB".into()));
-        let e = country_code("Frnace", &l).unwrap_err();
-        assert!(e.contains("did you mean FR?"), "{e}");
-        let e = country_code("Atlantis", &l).unwrap_err();
-        assert!(
-            e.contains("is not a country code") && !e.contains("did you mean"),
-            "{e}"
-        );
     }
 }

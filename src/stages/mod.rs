@@ -1,12 +1,18 @@
-//! The stages a row goes through, in order: [`input`] reads and checks it, [`decide`]
-//! says what it needs, [`resolve`] finds its company, [`refresh`] says whether a kept rating
-//! will do, [`rate`] fetches one; [`pipeline`] runs them concurrently, every request through
-//! the one [`limit`] gate.
+//! The stages a row goes through, in order: [`input`] reads it (the header mapped by
+//! [`columns`]), [`check`] checks it against the lookup lists, [`decide`] says what it
+//! needs, [`resolve`] finds its company, [`refresh`] says whether a kept rating will do,
+//! [`rate`] fetches one; [`pipeline`] runs them concurrently, every request through the one
+//! [`limit`] gate, each asked once ([`in_flight`]), and keeps count for how the run ends
+//! ([`tally`]).
 
+pub mod check;
+pub mod columns;
 pub(crate) mod decide;
+pub(crate) mod in_flight;
 pub mod input;
 pub mod limit;
 pub(crate) mod pipeline;
 pub mod rate;
 pub mod refresh;
 pub(crate) mod resolve;
+pub mod tally;

@@ -14,25 +14,26 @@
 //!
 //! "Not found" is believed only from a service that has shown it is the service: until
 //! one search or rating succeeds, what rests on a "not found" is held back, and
-//! [`WRONG_ADDRESS_PROOF`] of them with no success stop the run (a wrong `--base-url`, a
+//! [`WRONG_ADDRESS_PROOF`](super::tally::WRONG_ADDRESS_PROOF) of them with no success stop the run (a wrong `--base-url`, a
 //! proxy answering 404 to everything) before anything is recorded as unmatched.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{OnceCell, Semaphore};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use uuid::Uuid;
 
 use crate::api::{ApiError, Client};
 use crate::lock;
 use crate::model::{Decision, RefreshAges, RowStatus, SearchOutcome};
+use crate::stages::check::Lookups;
 use crate::stages::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
-use crate::stages::input::{InputError, InputRow, Lookups};
+use crate::stages::in_flight::{Failure, InFlight};
+use crate::stages::input::{InputError, InputRow};
 use crate::stages::limit::Limiter;
 use crate::stages::rate::{self, RatingEndpoint};
 use crate::stages::resolve::{self, Query, Resolution};
+use crate::stages::tally::{Canary, Completed, FellBack};
 use crate::store::{Record, Recorder, RowRecord, StoreError, Writer};
 
 /// How a run resolves and rates.
@@ -66,7 +67,7 @@ pub enum Fatal {
     /// The service refused the key or the product, or sent the calls to another server:
     /// every further call would fail the same way.
     Refused(ApiError),
-    /// Every search and rating answered "not found", [`WRONG_ADDRESS_PROOF`] of them at
+    /// Every search and rating answered "not found", [`WRONG_ADDRESS_PROOF`](super::tally::WRONG_ADDRESS_PROOF) of them at
     /// least: not the service, or not the right address.
     WrongAddress {
         not_found: u64,
@@ -75,77 +76,8 @@ pub enum Fatal {
     Input(InputError),
 }
 
-/// "Not found" answers that, with no other answer, stop a run as talking to the wrong
-/// address. Twenty unknown companies in a row, first thing, is not a portfolio.
-pub const WRONG_ADDRESS_PROOF: u64 = 20;
-
 /// The error of a row whose "not found" no answer of the run confirmed.
 const UNPROVEN: &str = "the service answered 'not found', but nothing else in this run: not believed from what may not be the service (check --base-url); screened again next run";
-
-/// How a run ended, when it was not stopped.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Completed {
-    /// "Not found" answers of a run where no search or rating succeeded (fewer than
-    /// [`WRONG_ADDRESS_PROOF`]): their rows failed, and nothing was cached.
-    pub unconfirmed_not_found: u64,
-    /// Rows whose company a search of this run found only by a later identifier, or by
-    /// the name, after the row's first identifier failed.
-    pub fell_back: FellBack,
-}
-
-/// Rows found only by a later search than their first, found so in this run (a night
-/// that answers them from the cache says nothing): the first few by line, and how many.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FellBack {
-    pub rows: u64,
-    /// The first [`FELL_BACK_NAMED`] by line: (line, ref, the first identifier and what
-    /// was wrong with it, the search that found the company).
-    pub first: Vec<(u64, Option<String>, String, String)>,
-}
-
-/// Rows that fell back named in the run's note.
-pub const FELL_BACK_NAMED: usize = 5;
-
-impl FellBack {
-    fn add(&mut self, line: u64, reference: Option<String>, failed: String, found_by: String) {
-        self.rows += 1;
-        let at = self.first.partition_point(|(l, ..)| *l < line);
-        if at < FELL_BACK_NAMED {
-            self.first.insert(at, (line, reference, failed, found_by));
-            self.first.truncate(FELL_BACK_NAMED);
-        }
-    }
-
-    /// The run's note on them, if any: they are screened, but their first identifier is
-    /// wrong in the export.
-    pub fn note(&self) -> Option<String> {
-        if self.rows == 0 {
-            return None;
-        }
-        let mut named: Vec<String> = self
-            .first
-            .iter()
-            .map(|(line, reference, failed, found_by)| {
-                let who = match reference {
-                    Some(r) => format!("{r} (line {line})"),
-                    None => format!("line {line}"),
-                };
-                format!("{who}: found by {found_by}, after {failed}")
-            })
-            .collect();
-        if self.rows > self.first.len() as u64 {
-            named.push("…".into());
-        }
-        let rows = match self.rows {
-            1 => "1 row was".to_string(),
-            n => format!("{n} rows were"),
-        };
-        Some(format!(
-            "IDENTIFIERS: {rows} found only by a later identifier or the name, their first one failing: correct it in the export ({})",
-            named.join("; ")
-        ))
-    }
-}
 
 /// What screening a row came to, before it is recorded.
 #[derive(Debug)]
@@ -191,104 +123,6 @@ enum Deferred {
     Row(Box<RowOutcome>),
 }
 
-/// Whether the run talks to the service: proven by one search or rating that succeeds.
-#[derive(Default)]
-struct Canary {
-    proven: AtomicBool,
-    not_found: AtomicU64,
-    deferred: Mutex<Vec<Deferred>>,
-}
-
-impl Canary {
-    /// Hears every answer to a search or a rating.
-    fn hear<T>(&self, answer: &Result<T, ApiError>) {
-        match answer {
-            Ok(_) => self.proven.store(true, Ordering::Relaxed),
-            Err(ApiError::NotFound { .. }) => {
-                self.not_found.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(_) => {}
-        }
-    }
-
-    fn proven(&self) -> bool {
-        self.proven.load(Ordering::Relaxed)
-    }
-
-    fn wrong_address(&self) -> Option<Fatal> {
-        let not_found = self.not_found.load(Ordering::Relaxed);
-        (!self.proven() && not_found >= WRONG_ADDRESS_PROOF)
-            .then_some(Fatal::WrongAddress { not_found })
-    }
-
-    fn defer(&self, work: Deferred) {
-        lock(&self.deferred).push(work);
-    }
-}
-
-/// Why one search or rating failed, shared by every row that waited for it.
-#[derive(Debug, Clone)]
-enum Failure {
-    Api(ApiError),
-    Store(Arc<StoreError>),
-}
-
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Failure::Store(Arc::new(e))
-    }
-}
-
-type Shared<T> = Arc<OnceCell<Result<T, Failure>>>;
-
-/// Work on its way, shared by the rows that need it, and the failures of the run.
-struct InFlight<K, T> {
-    pending: Mutex<HashMap<K, Shared<T>>>,
-    failed: Mutex<HashMap<K, ApiError>>,
-}
-
-impl<K: std::hash::Hash + Eq + Clone, T: Clone> InFlight<K, T> {
-    fn new() -> Self {
-        InFlight {
-            pending: Mutex::new(HashMap::new()),
-            failed: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Runs `work` for `key` unless it is on its way (then waits for it) or already failed
-    /// in this run (then fails the same way without a call).
-    async fn once<F, Fut>(&self, key: K, work: F) -> Result<T, Failure>
-    where
-        F: FnOnce() -> Fut,
-        Fut: std::future::Future<Output = Result<T, Failure>>,
-    {
-        if let Some(e) = lock(&self.failed).get(&key) {
-            return Err(Failure::Api(e.clone()));
-        }
-        let (cell, owner) = {
-            let mut pending = lock(&self.pending);
-            match pending.get(&key) {
-                Some(cell) => (cell.clone(), false),
-                None => {
-                    let cell: Shared<T> = Arc::new(OnceCell::new());
-                    pending.insert(key.clone(), cell.clone());
-                    (cell, true)
-                }
-            }
-        };
-        let result = cell.get_or_init(work).await.clone();
-        if owner {
-            // Only the owner ends the entry, once every record of the work was sent: a
-            // later row asks the writer, which then knows the answer.
-            if let Err(Failure::Api(e)) = &result {
-                lock(&self.failed).insert(key.clone(), e.clone());
-            }
-            lock(&self.pending).remove(&key);
-        }
-        result
-    }
-}
-
 /// One run's moving parts.
 pub struct Pipeline {
     client: Client,
@@ -299,7 +133,7 @@ pub struct Pipeline {
     searches: InFlight<String, Found>,
     ratings: InFlight<Uuid, ()>,
     settled_lines: Vec<u64>,
-    canary: Canary,
+    canary: Canary<Deferred>,
     fell_back: Mutex<FellBack>,
 }
 
@@ -395,8 +229,8 @@ impl Pipeline {
                         let Some(screened) = this.process(row).await? else {
                             return Ok(None);
                         };
-                        if let Some(fatal) = this.canary.wrong_address() {
-                            return Err(fatal);
+                        if let Some(not_found) = this.canary.wrong_address() {
+                            return Err(Fatal::WrongAddress { not_found });
                         }
                         let status = screened.record.status;
                         if screened.not_found {
@@ -471,7 +305,7 @@ impl Pipeline {
     /// else), those rows fail, to be screened again next run: a "not found" is believed
     /// only from the service. Their searches are not cached and no company is gone.
     async fn release_deferred(&self) -> Result<Completed, Fatal> {
-        let deferred = std::mem::take(&mut *lock(&self.canary.deferred));
+        let deferred = self.canary.take_deferred();
         let proven = self.canary.proven();
         for work in deferred {
             match work {
@@ -497,11 +331,7 @@ impl Pipeline {
             }
         }
         Ok(Completed {
-            unconfirmed_not_found: if proven {
-                0
-            } else {
-                self.canary.not_found.load(Ordering::Relaxed)
-            },
+            unconfirmed_not_found: if proven { 0 } else { self.canary.not_found() },
             fell_back: std::mem::take(&mut *lock(&self.fell_back)),
         })
     }
@@ -905,57 +735,7 @@ fn failed(record: RowRecord, failure: Failure) -> Result<RowRecord, Fatal> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
-
     use super::*;
-
-    /// Two rows needing the work for `k` at once, both waiting before `answer` comes: what
-    /// each got. The work is done once.
-    async fn two_rows_at_once(
-        inflight: &InFlight<&'static str, u32>,
-        answer: Result<u32, Failure>,
-    ) -> [Result<u32, Failure>; 2] {
-        let runs = AtomicUsize::new(0);
-        let gate = tokio::sync::Notify::new();
-        let work = || async {
-            runs.fetch_add(1, Ordering::SeqCst);
-            gate.notified().await;
-            answer.clone()
-        };
-        let (a, b, ()) = tokio::join!(inflight.once("k", work), inflight.once("k", work), async {
-            tokio::task::yield_now().await;
-            gate.notify_one();
-        });
-        assert_eq!(runs.load(Ordering::SeqCst), 1, "done once");
-        [a, b]
-    }
-
-    #[tokio::test]
-    async fn work_on_its_way_is_done_once_for_every_row_that_needs_it() {
-        let inflight: InFlight<&str, u32> = InFlight::new();
-        let [a, b] = two_rows_at_once(&inflight, Ok(7)).await;
-        assert_eq!((a.unwrap(), b.unwrap()), (7, 7));
-        // Done and gone: a later row asks again (the writer knows the answer by then).
-        assert_eq!(inflight.once("k", || async { Ok(8) }).await.unwrap(), 8);
-    }
-
-    #[tokio::test]
-    async fn a_failure_is_shared_by_the_rows_that_waited_and_not_asked_again() {
-        let inflight: InFlight<&str, u32> = InFlight::new();
-        let busy = Failure::Api(ApiError::Server {
-            status: 503,
-            snippet: "busy".into(),
-        });
-        for r in two_rows_at_once(&inflight, Err(busy)).await {
-            assert!(matches!(
-                r,
-                Err(Failure::Api(ApiError::Server { status: 503, .. }))
-            ));
-        }
-        // A later row with the same search fails the same way, without a call.
-        let later = inflight.once("k", || async { panic!("asked again") }).await;
-        assert!(matches!(later, Err(Failure::Api(ApiError::Server { .. }))));
-    }
 
     /// Rows are read only as slots free up: never more than the slots ahead of the rows
     /// finished, however long the portfolio.

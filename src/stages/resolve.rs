@@ -6,7 +6,7 @@
 
 use crate::api::{ApiError, Client};
 use crate::model::{Candidate, Company, NameQuery};
-use crate::stages::input::Target;
+use crate::stages::check::Target;
 use crate::text::normalize_name;
 
 /// A search to make.
@@ -141,7 +141,7 @@ pub struct PlannedSearch {
     pub skip: Option<String>,
 }
 
-/// The searches a row makes, from its targets in their order ([`crate::stages::input::targets`]):
+/// The searches a row makes, from its targets in their order ([`crate::stages::check::targets`]):
 /// the same search once, and an identifier that breaks its registry's rules passed over
 /// when another search follows (a SIREN with a typo next to a good SIRET costs no call).
 /// The last is always made: the rules are only hints, and the service has the last word.
