@@ -1,7 +1,7 @@
 //! The stages a row goes through, in order: [`portfolio`] reads and checks it, [`decide`]
-//! says what it needs, [`resolve`] finds its company, [`refresh`] says whether a kept rating
-//! will do, [`rate`] fetches one; [`pipeline`] runs them concurrently, every request through
-//! the one [`limit`] gate.
+//! says what it needs, [`resolve`] finds its company, [`refresh`] reads how old a kept
+//! rating may be and still do, [`rate`] fetches one; [`pipeline`] runs them concurrently,
+//! every request through the one [`limit`] gate.
 
 pub(crate) mod decide;
 pub mod limit;
