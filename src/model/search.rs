@@ -1,10 +1,72 @@
-//! What a search found, as the resolution cache keeps it and a run takes it back: plain
-//! values, so that the stages judge a cached answer without knowing how it is stored.
+//! Searches and their answers: a search by name, the candidates a name matched, what a
+//! person decided on a row that needs one (`ratewatch review`), and what a search found
+//! as the resolution cache keeps it and a run takes it back (plain values: the stages
+//! judge a cached answer without knowing how it is stored).
 
 use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::Candidate;
+/// A search by name: country and name are required, every filter optional.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameQuery {
+    pub country: String,
+    pub name: String,
+    pub street_number: Option<String>,
+    pub street_name: Option<String>,
+    pub city: Option<String>,
+    pub postcode: Option<String>,
+    pub phone_number: Option<String>,
+}
+
+/// A person's answer for a row that needs one (`ratewatch review`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The row is this company: rated as if the portfolio gave its `company_id`.
+    Accept(Uuid),
+    /// The row is left alone: no call, reported ignored.
+    Ignore,
+    /// None of the candidates is the company: no search, reported unresolved until the row
+    /// gets an identifier or another decision.
+    Reject,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Accept(_) => "accept",
+            Verdict::Ignore => "ignore",
+            Verdict::Reject => "reject",
+        }
+    }
+}
+
+/// A decision on one row: its reference and the search it makes, what was decided, when
+/// and where from (a file path or `command line`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub reference: String,
+    pub search_key: String,
+    pub verdict: Verdict,
+    pub decided_at: Timestamp,
+    pub source: String,
+}
+
+impl Decision {
+    /// The day it was made (`YYYY-MM-DD`, UTC), as the reports name it.
+    pub fn day(&self) -> String {
+        self.decided_at.strftime("%Y-%m-%d").to_string()
+    }
+}
+
+/// One of several companies a name matched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub id: Uuid,
+    pub name: String,
+    pub city: String,
+    pub postcode: String,
+}
 
 /// How a search ended, as cached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

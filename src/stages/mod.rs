@@ -1,9 +1,9 @@
 //! The stages a row goes through, in order: [`input`] reads it (the header mapped by
 //! [`columns`]), [`check`] checks it against the lookup lists, [`decide`] says what it
-//! needs, [`resolve`] finds its company, [`refresh`] says whether a kept rating will do,
-//! [`rate`] fetches one; [`pipeline`] runs them concurrently, every request through the one
-//! [`limit`] gate, each asked once ([`in_flight`]), and keeps count for how the run ends
-//! ([`tally`]).
+//! needs, [`resolve`] finds its company, [`refresh`] reads how old a kept rating may be and
+//! still do, [`rate`] fetches one; [`pipeline`] runs them concurrently, every request
+//! through the one [`limit`] gate, each asked once ([`in_flight`]), and keeps count for how
+//! the run ends ([`tally`]).
 
 pub mod check;
 pub mod columns;

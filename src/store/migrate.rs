@@ -1,11 +1,28 @@
 //! Creates a new database from `migrations/schema.sql`, and brings one of an earlier
 //! version to it: through the steps of `migrations/upgrade/`, in order, each once and
-//! recorded. Step 22 converts version 21 to the schema of `schema.sql`; later steps change
-//! a version-22 database to what `schema.sql` has since become (and are harmless after the
-//! conversion, which already creates the latest schema).
+//! recorded. Forward only: a released file is never edited. One from a newer ratewatch, or
+//! one that is not ratewatch's, is refused untouched.
 //!
-//! Forward only: a released file is never edited. One from a newer ratewatch, or one that
-//! is not ratewatch's, is refused untouched.
+//! Every version ratewatch ever wrote upgrades, since version 1:
+//!
+//! - versions 1 to 21 through the old steps ([`MIGRATIONS`]), each from the one before,
+//!   then the conversion (step 22), which sets their tables aside, creates today's
+//!   `schema.sql` and copies the rows into it;
+//! - version 22 and later (a database created from the `schema.sql` of its version, or
+//!   converted) through the steps after the conversion ([`SINCE_CONVERSION`]).
+//!
+//! The rule of the chain, which each step after the conversion keeps: it runs on a database
+//! of the version before it, whether `schema.sql` created it at that version or earlier
+//! steps brought it there (the two are the same schema); and, right after the conversion,
+//! on a database that already has today's `schema.sql`: there it leaves the schema as it is
+//! and keeps every row (it may fill in what the conversion left empty). Hence each such
+//! step rebuilds what it changes as `schema.sql` has it (`DROP … IF EXISTS`, a table
+//! renamed aside and created again) rather than adding to it (`ALTER TABLE … ADD COLUMN`
+//! would fail the second time). Both ends are tested: a database of each version from 1 to
+//! 21, and one created by the `schema.sql` of each version since 22 (kept as
+//! `tests/fixtures/schema-<version>.sql`, one more with each new version), upgrade to
+//! exactly `schema.sql`; and each step after the conversion leaves a converted database's
+//! schema as it is and keeps its rows.
 
 use rusqlite::Connection;
 
@@ -19,7 +36,7 @@ pub const SCHEMA_VERSION: i64 = 26;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
-const CONVERSION_VERSION: i64 = 22;
+pub(super) const CONVERSION_VERSION: i64 = 22;
 
 /// The step from version 21 to [`SCHEMA`]: its old tables are set aside where the file
 /// says, then [`SCHEMA`] is created, then the rows are copied.
@@ -166,7 +183,7 @@ pub fn latest_version() -> i64 {
 }
 
 /// The SQL of the step to `version` (after [`MIGRATIONS`]: the conversion).
-fn step(version: i64) -> Option<(&'static str, String)> {
+pub(super) fn step(version: i64) -> Option<(&'static str, String)> {
     if let Some((_, name, sql)) = MIGRATIONS
         .iter()
         .chain(SINCE_CONVERSION)

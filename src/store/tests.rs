@@ -197,6 +197,113 @@ fn migrations_apply_from_every_earlier_version_end_at_the_schema_file_and_are_re
     }
 }
 
+/// A database as ratewatch created it at `version`, from the `schema.sql` of that version
+/// (`tests/fixtures/schema-<version>.sql`); `None` when no such file is kept.
+fn created_at(path: &std::path::Path, version: i64) -> Option<Connection> {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let schema = std::fs::read_to_string(fixtures.join(format!("schema-{version}.sql"))).ok()?;
+    let conn = Connection::open(path).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
+    )
+    .unwrap();
+    conn.execute_batch(&schema).unwrap();
+    conn.execute(
+        "INSERT INTO schema_migrations VALUES (?1, 'readable_schema', '2026-11-01T00:00:00Z')",
+        [version],
+    )
+    .unwrap();
+    conn.pragma_update(None, "user_version", version).unwrap();
+    Some(conn)
+}
+
+#[test]
+fn a_database_created_at_any_version_since_the_conversion_upgrades_to_exactly_the_schema_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in migrate::CONVERSION_VERSION..=SCHEMA_VERSION {
+        let path = dir.path().join(format!("created-{version}.db"));
+        let Some(conn) = created_at(&path, version) else {
+            // The schema.sql of each version before this one is kept as released.
+            assert_eq!(
+                version, SCHEMA_VERSION,
+                "tests/fixtures/schema-{version}.sql keeps migrations/schema.sql as version {version} released it"
+            );
+            continue;
+        };
+        drop(conn);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            schema_of(&store.conn),
+            schema_file(),
+            "a database created at version {version}, upgraded"
+        );
+        let recorded: Vec<i64> = all(
+            &store.conn,
+            "SELECT version FROM schema_migrations ORDER BY 1",
+            [],
+            |r| r.get(0),
+        );
+        let expected: Vec<i64> = (version..=SCHEMA_VERSION).collect();
+        assert_eq!(recorded, expected, "created at version {version}");
+    }
+}
+
+#[test]
+fn every_step_after_the_conversion_keeps_a_converted_databases_schema_and_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v21.db");
+    let mut conn = database_of_21(&path);
+    // As `migrate` runs the steps: foreign keys off around them, each in a transaction.
+    conn.pragma_update(None, "foreign_keys", false).unwrap();
+    fn run(conn: &mut Connection, version: i64) -> &'static str {
+        let (name, sql) = migrate::step(version).unwrap();
+        let tx = conn.transaction().unwrap();
+        tx.execute_batch(&sql)
+            .unwrap_or_else(|e| panic!("step {version:04}_{name}: {e}"));
+        tx.commit().unwrap();
+        name
+    }
+    run(&mut conn, migrate::CONVERSION_VERSION);
+    // Every table and the rows it holds, as the conversion left them.
+    let tables = |conn: &Connection| -> Vec<(String, i64)> {
+        let names: Vec<String> = all(
+            conn,
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+             ORDER BY name",
+            [],
+            |r| r.get(0),
+        );
+        names
+            .into_iter()
+            .map(|t| {
+                let n = count(conn, &format!("SELECT count(*) FROM \"{t}\""));
+                (t, n)
+            })
+            .collect()
+    };
+    let converted = tables(&conn);
+    assert!(converted.iter().any(|(_, n)| *n > 0));
+    let before = seen_by_readers_of_21(&conn);
+    for version in migrate::CONVERSION_VERSION + 1..=SCHEMA_VERSION {
+        let name = run(&mut conn, version);
+        assert_eq!(
+            schema_of(&conn),
+            schema_file(),
+            "step {version:04}_{name} on a database that already has the schema file"
+        );
+        assert_eq!(
+            tables(&conn),
+            converted,
+            "step {version:04}_{name} keeps every row"
+        );
+        assert_eq!(
+            seen_by_readers_of_21(&conn),
+            before,
+            "step {version:04}_{name}"
+        );
+    }
+}
+
 /// A database of version 21 with a history: six demo nights, decisions, an
 /// acknowledgement (tests/fixtures/v21.sql).
 fn database_of_21(path: &std::path::Path) -> Connection {
