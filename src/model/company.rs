@@ -3,7 +3,7 @@
 
 use uuid::Uuid;
 
-/// Countries the service returns ratings for (spec section 1).
+/// Countries the service returns ratings for (docs/service.md §1).
 pub const RATED_COUNTRIES: [&str; 10] =
     ["FR", "GB", "IE", "DE", "ES", "BE", "LU", "NL", "IT", "CN"];
 

@@ -130,7 +130,7 @@ pub struct Screened {
 }
 
 impl Screened {
-    /// The exit code of a run that finished (design contract: 0 quiet, 1 alerts, 3 rows
+    /// The exit code of a run that finished (the README's exit codes: 0 quiet, 1 alerts, 3 rows
     /// failed or not screened).
     ///
     /// A run that rated none of its rows (every one unresolved, ambiguous or ignored) is

@@ -1,4 +1,4 @@
-//! Company UUID → its rating, from the current endpoint (spec 4.3) or, for accounts that
+//! Company UUID → its rating, from the current endpoint (service.md §4.3) or, for accounts that
 //! still need it, the deprecated one (4.4). Both become one [`model::Rating`].
 //!
 //! Deciding what changed is not done here: that needs the history, which the store keeps

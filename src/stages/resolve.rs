@@ -1,4 +1,4 @@
-//! Row → company UUID: a search by identifier (spec 4.1) or by name (4.2), and the choice
+//! Row → company UUID: a search by identifier (service.md §4.1) or by name (4.2), and the choice
 //! among several matches. Never a guess: several matches without a single exact name
 //! match are `ambiguous`, with every candidate kept.
 //!
@@ -207,7 +207,7 @@ pub async fn search(client: &Client, query: &Query) -> Result<Resolution, ApiErr
 }
 
 /// Countries whose companies one registry search may find: France's registries (SIREN,
-/// SIRET) cover its overseas territories (spec 4.8).
+/// SIRET) cover its overseas territories (service.md §4.8).
 const FRANCE_AND_TERRITORIES: [&str; 8] = ["FR", "GF", "GP", "MQ", "YT", "RE", "PM", "WF"];
 
 /// Whether a company whose address is in `found` answers a search in `asked`: the same

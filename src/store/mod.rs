@@ -9,7 +9,7 @@
 //! It takes and returns `model` types only, never the service's wire types.
 //!
 //! Where things are: `database` opens the [`Store`] and sets up its connections; `sql`
-//! holds the error and the column readers every part shares; `runs` is a run's life from
+//! holds the error and the column readers every part shares; `run_life` is a run's life from
 //! start to delivery, `results` its rows as the reports read them, `cache` what spares a
 //! call, `alert_log` what each run announced and what was acknowledged, `timeline` the
 //! history as people read it (runs, references, color periods, changes); `migrate`
@@ -24,14 +24,14 @@ mod clock;
 mod database;
 mod decisions;
 mod deliveries;
+mod finding;
 mod lock;
 mod lookups;
 mod migrate;
 mod portfolios;
 mod recorder;
 mod results;
-mod runs;
-mod search;
+mod run_life;
 mod sql;
 mod timeline;
 mod turn;
@@ -47,11 +47,11 @@ pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use database::Store;
 pub use decisions::LatestRun;
 pub use deliveries::RESENT_AT_MOST;
+pub use finding::LatestRating;
 pub use lock::{RunLock, lock_path};
 pub use migrate::{SCHEMA_VERSION, latest_version};
 pub use recorder::Recorder;
-pub use runs::NewRun;
-pub use search::LatestRating;
+pub use run_life::NewRun;
 pub use sql::StoreError;
 pub use timeline::{
     ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, RunCalls, TREND_RUNS,

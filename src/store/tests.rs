@@ -12,7 +12,7 @@ use super::database::Store;
 use super::decisions::LatestRun;
 use super::deliveries::RESENT_AT_MOST;
 use super::migrate::{self, SCHEMA_VERSION, latest_version};
-use super::runs::NewRun;
+use super::run_life::NewRun;
 use super::sql::StoreError;
 use super::timeline;
 use super::writer::{Record, RowRecord, Writer};
