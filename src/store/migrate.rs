@@ -14,15 +14,16 @@
 //! The rule of the chain, which each step after the conversion keeps: it runs on a database
 //! of the version before it, whether `schema.sql` created it at that version or earlier
 //! steps brought it there (the two are the same schema); and, right after the conversion,
-//! on a database that already has today's `schema.sql`: there it leaves the schema as it is
-//! and keeps every row (it may fill in what the conversion left empty). Hence each such
-//! step rebuilds what it changes as `schema.sql` has it (`DROP … IF EXISTS`, a table
-//! renamed aside and created again) rather than adding to it (`ALTER TABLE … ADD COLUMN`
-//! would fail the second time). Both ends are tested: a database of each version from 1 to
-//! 21, and one created by the `schema.sql` of each version since 22 (kept as
-//! `tests/fixtures/schema-<version>.sql`, one more with each new version), upgrade to
-//! exactly `schema.sql`; and each step after the conversion leaves a converted database's
-//! schema as it is and keeps its rows.
+//! on a database that already has today's `schema.sql`: there it keeps every row (it may
+//! fill in what the conversion left empty) and may pass through its own version's form of
+//! a table (0024 makes `run_deliveries` as version 24 had it, 0026 as today's); the last
+//! step leaves exactly `schema.sql`. Hence each such step rebuilds what it changes
+//! (`DROP … IF EXISTS`, a table renamed aside and created again) rather than adding to it
+//! (`ALTER TABLE … ADD COLUMN` would fail the second time). Both ends are tested: a
+//! database of each version from 1 to 21, and one created by the `schema.sql` of each
+//! version since 22 (kept as `tests/fixtures/schema-<version>.sql`, one more with each new
+//! version), upgrade to exactly `schema.sql`; and the steps after the conversion keep a
+//! converted database's rows, step by step, and end at `schema.sql`.
 
 use rusqlite::Connection;
 

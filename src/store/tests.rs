@@ -249,7 +249,7 @@ fn a_database_created_at_any_version_since_the_conversion_upgrades_to_exactly_th
 }
 
 #[test]
-fn every_step_after_the_conversion_keeps_a_converted_databases_schema_and_rows() {
+fn the_steps_after_the_conversion_keep_a_converted_databases_rows_and_end_at_the_schema() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v21.db");
     let mut conn = database_of_21(&path);
@@ -284,13 +284,10 @@ fn every_step_after_the_conversion_keeps_a_converted_databases_schema_and_rows()
     let converted = tables(&conn);
     assert!(converted.iter().any(|(_, n)| *n > 0));
     let before = seen_by_readers_of_21(&conn);
+    // A step may pass through its own version's form of a table (0024 makes
+    // run_deliveries as version 24 had it, 0026 as today's): the chain ends at the file.
     for version in migrate::CONVERSION_VERSION + 1..=SCHEMA_VERSION {
         let name = run(&mut conn, version);
-        assert_eq!(
-            schema_of(&conn),
-            schema_file(),
-            "step {version:04}_{name} on a database that already has the schema file"
-        );
         assert_eq!(
             tables(&conn),
             converted,
@@ -302,6 +299,11 @@ fn every_step_after_the_conversion_keeps_a_converted_databases_schema_and_rows()
             "step {version:04}_{name}"
         );
     }
+    assert_eq!(
+        schema_of(&conn),
+        schema_file(),
+        "the steps after the conversion, on a database that already has the schema file"
+    );
 }
 
 /// A database of version 21 with a history: six demo nights, decisions, an
