@@ -13,8 +13,8 @@ use ratewatch::sim::server::{DEFAULT_PER_COUNTRY, DEFAULT_SEED};
 use ratewatch::sim::{CompanyRef, Dataset};
 use serde_json::Value;
 
+use crate::common::InFolder;
 use crate::common::wait::a_second_later;
-use crate::common::{Ratewatch, ratewatch};
 
 /// A folder where the sample portfolio was screened with `--demo` on simulated days
 /// 1, 2, … (run N on day N), one run after another (each in a second of its own: times
@@ -22,6 +22,12 @@ use crate::common::{Ratewatch, ratewatch};
 /// dates those days on the day of the runs: their changes on the night before.
 struct Demo {
     dir: tempfile::TempDir,
+}
+
+impl InFolder for Demo {
+    fn folder(&self) -> &std::path::Path {
+        self.dir.path()
+    }
 }
 
 impl Demo {
@@ -65,17 +71,6 @@ impl Demo {
             .arg("--demo")
             .assert()
             .code(3);
-    }
-
-    /// `ratewatch ARGS…` in this folder, its default database here.
-    fn ratewatch<I, S>(&self, args: I) -> Ratewatch
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<std::ffi::OsStr>,
-    {
-        let mut command = ratewatch(args);
-        command.in_dir(self.dir.path());
-        command
     }
 
     fn path(&self, name: &str) -> PathBuf {

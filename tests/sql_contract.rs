@@ -18,7 +18,7 @@ use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
 use crate::common::wait::{a_second_later, count_now, wait_until};
-use crate::common::{KEY, Ratewatch, Workspace, background, ratewatch};
+use crate::common::{InFolder, KEY, Workspace, background};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1193,6 +1193,12 @@ struct Demo {
     dir: tempfile::TempDir,
 }
 
+impl InFolder for Demo {
+    fn folder(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+}
+
 impl Demo {
     fn screened(runs: usize) -> Demo {
         let demo = Demo {
@@ -1211,17 +1217,6 @@ impl Demo {
                 .code(3);
         }
         demo
-    }
-
-    /// `ratewatch ARGS…` in this folder, its default database here.
-    fn ratewatch<I, S>(&self, args: I) -> Ratewatch
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<std::ffi::OsStr>,
-    {
-        let mut command = ratewatch(args);
-        command.in_dir(self.dir.path());
-        command
     }
 
     fn db(&self) -> PathBuf {

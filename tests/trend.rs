@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use predicates::prelude::*;
 use serde_json::Value;
 
-use crate::common::{Ratewatch, ratewatch};
+use crate::common::InFolder;
 
 /// Rated rows by color.
 type Counts = BTreeMap<String, u64>;
@@ -16,6 +16,12 @@ type Counts = BTreeMap<String, u64>;
 /// A folder where the sample portfolio is screened with `--demo`, run N on simulated day N.
 struct Nights {
     dir: tempfile::TempDir,
+}
+
+impl InFolder for Nights {
+    fn folder(&self) -> &std::path::Path {
+        self.dir.path()
+    }
 }
 
 impl Nights {
@@ -34,17 +40,6 @@ impl Nights {
             .args(["--out", &format!("night-{night}")])
             .assert()
             .code(3);
-    }
-
-    /// `ratewatch ARGS…` in this folder, its default database here.
-    fn ratewatch<I, S>(&self, args: I) -> Ratewatch
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<std::ffi::OsStr>,
-    {
-        let mut command = ratewatch(args);
-        command.in_dir(self.dir.path());
-        command
     }
 
     fn path(&self, name: &str) -> PathBuf {

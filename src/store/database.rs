@@ -91,14 +91,19 @@ impl Store {
         if !mode.eq_ignore_ascii_case("wal") {
             tracing::warn!("the database could not switch to WAL (journal mode {mode})");
         }
-        Ok(Store {
+        Ok(Store::over(conn, path))
+    }
+
+    /// A store over an opened connection, nothing of a run's yet.
+    fn over(conn: Connection, path: &Path) -> Store {
+        Store {
             conn,
             path: path.to_path_buf(),
             service_clock: Default::default(),
             delivered_before_resume: Default::default(),
             turn: None,
             checkpoint_every: checkpoint::EVERY,
-        })
+        }
     }
 
     /// Opens an existing database for reading only: it is never created, upgraded or
@@ -128,14 +133,7 @@ impl Store {
             }
             _ => {}
         }
-        Ok(Store {
-            conn,
-            path: path.to_path_buf(),
-            service_clock: Default::default(),
-            delivered_before_resume: Default::default(),
-            turn: None,
-            checkpoint_every: checkpoint::EVERY,
-        })
+        Ok(Store::over(conn, path))
     }
 
     pub fn path(&self) -> &Path {

@@ -151,3 +151,19 @@ fn isolated(cmd: &mut Command) {
     );
     cmd.env_remove(ratewatch::settings::config::KEY_ENV);
 }
+
+/// A test's folder, where the binary finds its ratewatch.toml and its default database.
+pub trait InFolder {
+    fn folder(&self) -> &Path;
+
+    /// `ratewatch ARGS…` in this folder.
+    fn ratewatch<I, S>(&self, args: I) -> Ratewatch
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = ratewatch(args);
+        command.in_dir(self.folder());
+        command
+    }
+}

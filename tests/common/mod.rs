@@ -8,7 +8,7 @@ pub mod browser;
 pub mod smtp;
 pub mod wait;
 
-pub use binary::{BIN, Ratewatch, ratewatch};
+pub use binary::{BIN, InFolder, Ratewatch, ratewatch};
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -262,7 +262,23 @@ pub struct Workspace {
     pub dir: tempfile::TempDir,
 }
 
+impl binary::InFolder for Workspace {
+    fn folder(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+}
+
 impl Workspace {
+    /// `ratewatch ARGS…` in this folder (where it finds a ratewatch.toml): the one every
+    /// test file reaches without naming [`binary::InFolder`].
+    pub fn ratewatch<I, S>(&self, args: I) -> Ratewatch
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        binary::InFolder::ratewatch(self, args)
+    }
+
     pub fn new() -> Self {
         Workspace {
             dir: tempfile::tempdir().unwrap(),
@@ -278,16 +294,6 @@ impl Workspace {
         let p = self.path(name);
         std::fs::write(&p, content).unwrap();
         p
-    }
-    /// `ratewatch ARGS…` in this folder (where it finds a ratewatch.toml).
-    pub fn ratewatch<I, S>(&self, args: I) -> Ratewatch
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<std::ffi::OsStr>,
-    {
-        let mut command = ratewatch(args);
-        command.in_dir(self.dir.path());
-        command
     }
 
     /// `screen PORTFOLIO` against the simulator with the right key.
