@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use url::Url;
 use uuid::Uuid;
 
-use super::error::{ApiError, snippet};
+use super::api_error::{ApiError, snippet};
 use super::models::{
     Company, Country, DeprecatedRating, IdentifierService, Rating, RatingsPage, ShortRating,
 };

@@ -8,12 +8,12 @@
 //! never the run's outcome. The password is read from a file of its own, sent only in
 //! AUTH, and taken out of every error a server could echo it in.
 //!
-//! `settings` reads `[email]` and checks it; `message` makes the night's message, its two
+//! `options` reads `[email]` and checks it; `message` makes the night's message, its two
 //! parts and its headers; `smtp` holds the dialogue with the server, its attempts and the
 //! care of the password.
 
 mod message;
-mod settings;
+mod options;
 mod smtp;
 
 use std::time::Duration;
@@ -24,7 +24,7 @@ use super::{Channel, EndedRun, Policy, Reading, Sent, Wants};
 use crate::alerts::Rules;
 
 use message::compose;
-pub use settings::{EmailSettings, Password, SmtpUrl, StartTls};
+pub use options::{EmailSettings, Password, SmtpUrl, StartTls};
 use smtp::send;
 
 /// What sends a run's message: the settings, the password read from its file, and how
