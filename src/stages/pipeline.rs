@@ -734,12 +734,12 @@ fn failed(record: RowRecord, failure: Failure) -> Result<RowRecord, Fatal> {
 }
 
 #[cfg(test)]
+#[cfg(feature = "demo")]
 mod tests {
     use super::*;
 
     /// Rows are read only as slots free up: never more than the slots ahead of the rows
     /// finished, however long the portfolio.
-    #[cfg(feature = "demo")]
     #[tokio::test]
     async fn rows_are_read_only_when_there_is_room_for_them() {
         use std::cell::Cell;
