@@ -3,10 +3,11 @@
 //! [`Ratewatch::spawn`] for a process to watch, signal or wait for, or
 //! [`Ratewatch::serve`] for a server that says its URL first (`serve`, `demo-server`).
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::OnceLock;
 
 use assert_cmd::assert::{Assert, OutputAssertExt};
 
@@ -139,17 +140,26 @@ impl Drop for Serving {
 /// Keeps the caller's settings out of a test: no RATEWATCH_* variable that ratewatch reads
 /// (a config file in the working directory is the caller's to avoid).
 fn isolated(cmd: &mut Command) {
-    fn clear(cmd: &mut Command, of: &clap::Command) {
-        for var in of.get_arguments().filter_map(clap::Arg::get_env) {
-            cmd.env_remove(var);
+    static READ: OnceLock<Vec<OsString>> = OnceLock::new();
+    let read = READ.get_or_init(|| {
+        fn of(command: &clap::Command, vars: &mut Vec<OsString>) {
+            vars.extend(
+                command
+                    .get_arguments()
+                    .filter_map(|a| a.get_env().map(OsStr::to_owned)),
+            );
+            command.get_subcommands().for_each(|sub| of(sub, vars));
         }
-        of.get_subcommands().for_each(|sub| clear(cmd, sub));
+        let mut vars = vec![OsString::from(ratewatch::settings::config::KEY_ENV)];
+        of(
+            &<ratewatch::settings::cli::Cli as clap::CommandFactory>::command(),
+            &mut vars,
+        );
+        vars
+    });
+    for var in read {
+        cmd.env_remove(var);
     }
-    clear(
-        cmd,
-        &<ratewatch::settings::cli::Cli as clap::CommandFactory>::command(),
-    );
-    cmd.env_remove(ratewatch::settings::config::KEY_ENV);
 }
 
 /// A test's folder, where the binary finds its ratewatch.toml and its default database.
