@@ -1080,7 +1080,7 @@ async fn a_receiver_refuses_what_is_not_its_shape_and_the_run_says_so() {
     assert!(!teams_takes(&slack));
 }
 
-/// A receiver's check of a body's signature, as docs/usage.md shows it in Python: the
+/// A receiver's check of a body's signature, as docs/delivery.md shows it in Python: the
 /// HMAC-SHA256 of `<t>.<body>` with the shared secret, compared in constant time; a time
 /// more than 300 s away, or a signature already taken, is refused.
 fn verify(
