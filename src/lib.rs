@@ -21,7 +21,8 @@
 //! - [`lookup`]: a question to the service outside a run, through a gate as a run's.
 //! - [`api`]: the service's client (one method per endpoint, typed errors).
 //! - [`sim`]: an embedded simulator of the service, for demos, tests and benchmarks.
-//! - [`model`]: the domain types every stage shares.
+//! - [`model`]: the domain types every stage shares; [`country_names`]: a country as a
+//!   portfolio writes it (a code, or its name in six languages).
 //! - [`spreadsheet`]: a CSV file as a spreadsheet saved it (encoding, BOM, delimiter), for
 //!   the portfolio's delimiter and `review import`.
 //! - [`sync_history`]: reads the account's history of requests back into the database.
@@ -49,6 +50,7 @@ pub mod ack;
 pub mod alerts;
 pub mod api;
 pub mod commands;
+pub mod country_names;
 pub(crate) mod connection;
 pub mod deliver;
 pub mod digest;

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use uuid::Uuid;
 
+use crate::country_names::{self, Reading};
 use crate::model::{Country, IdentifierService, InputRow, NameQuery, RATED_COUNTRIES};
 use crate::stages::columns::SERVICE_COLUMNS;
 use crate::text::normalize_name;
@@ -240,112 +241,31 @@ pub fn targets(row: &InputRow, lookups: &Lookups) -> Result<Vec<Target>, String>
     Ok(all)
 }
 
-/// Alpha-3 codes of the countries the service rates and of the French territories.
-const ALPHA3: [(&str, &str); 17] = [
-    ("FRA", "FR"),
-    ("GBR", "GB"),
-    ("IRL", "IE"),
-    ("DEU", "DE"),
-    ("ESP", "ES"),
-    ("BEL", "BE"),
-    ("LUX", "LU"),
-    ("NLD", "NL"),
-    ("ITA", "IT"),
-    ("CHN", "CN"),
-    ("GUF", "GF"),
-    ("GLP", "GP"),
-    ("MTQ", "MQ"),
-    ("MYT", "YT"),
-    ("REU", "RE"),
-    ("SPM", "PM"),
-    ("WLF", "WF"),
-];
-
-/// The rated countries' names in the languages their exports are written in, folded as
-/// [`normalize_name`] folds them (the lookup list adds the service's own spelling).
-const NAMES: &[(&str, &str)] = &[
-    ("france", "FR"),
-    ("frankreich", "FR"),
-    ("francia", "FR"),
-    ("frankrijk", "FR"),
-    ("royaume uni", "GB"),
-    ("united kingdom", "GB"),
-    ("great britain", "GB"),
-    ("uk", "GB"),
-    ("grossbritannien", "GB"),
-    ("vereinigtes konigreich", "GB"),
-    ("reino unido", "GB"),
-    ("regno unito", "GB"),
-    ("verenigd koninkrijk", "GB"),
-    ("ireland", "IE"),
-    ("irlande", "IE"),
-    ("irland", "IE"),
-    ("irlanda", "IE"),
-    ("ierland", "IE"),
-    ("germany", "DE"),
-    ("allemagne", "DE"),
-    ("deutschland", "DE"),
-    ("alemania", "DE"),
-    ("germania", "DE"),
-    ("duitsland", "DE"),
-    ("spain", "ES"),
-    ("espagne", "ES"),
-    ("spanien", "ES"),
-    ("espana", "ES"),
-    ("spagna", "ES"),
-    ("spanje", "ES"),
-    ("belgium", "BE"),
-    ("belgique", "BE"),
-    ("belgien", "BE"),
-    ("belgie", "BE"),
-    ("luxembourg", "LU"),
-    ("luxemburg", "LU"),
-    ("netherlands", "NL"),
-    ("pays bas", "NL"),
-    ("niederlande", "NL"),
-    ("nederland", "NL"),
-    ("italy", "IT"),
-    ("italie", "IT"),
-    ("italien", "IT"),
-    ("italia", "IT"),
-    ("china", "CN"),
-    ("chine", "CN"),
-    ("cina", "CN"),
-];
-
 /// A country as a row gives it — an alpha-2 code, an alpha-3 code or a name (`France`,
-/// `Deutschland`) — as the code the service knows, or the reason it is not one with the
-/// nearest code.
+/// `Suisse`, `Paesi Bassi`, see [`country_names`]) — as its code, or why it is none: the
+/// choices a name leaves, or the nearest code.
 fn country_code(given: &str, lookups: &Lookups) -> Result<String, String> {
-    let upper = given.trim().to_uppercase();
-    if upper.len() == 2 && upper.chars().all(|c| c.is_ascii_alphabetic()) {
-        return Ok(upper);
-    }
-    if let Some((_, code)) = ALPHA3.iter().find(|(a3, _)| *a3 == upper) {
-        return Ok(code.to_string());
-    }
-    let folded = normalize_name(given);
-    let known = NAMES
-        .iter()
-        .map(|(n, c)| (n.to_string(), c.to_string()))
-        .chain(lookups.names.iter().map(|(n, c)| (n.clone(), c.clone())));
-    let mut nearest: Option<(usize, String)> = None;
-    for (name, code) in known {
-        if name == folded {
-            return Ok(code);
+    match country_names::read(given, &lookups.names) {
+        Reading::Code(code) => Ok(code),
+        Reading::Ambiguous(choices) => {
+            let choices: Vec<String> = choices
+                .iter()
+                .map(|(code, name)| format!("{code} ({name})"))
+                .collect();
+            Err(format!(
+                "country: {given:?} names several countries: {}; write the code",
+                choices.join(", ")
+            ))
         }
-        let d = crate::text::distance(&name, &folded);
-        if nearest.as_ref().is_none_or(|(best, _)| d < *best) {
-            nearest = Some((d, code));
+        Reading::Unknown { nearest } => {
+            let hint = nearest
+                .map(|code| format!("; did you mean {code}?"))
+                .unwrap_or_default();
+            Err(format!(
+                "country: {given:?} is not a country code (two letters, e.g. FR) nor a country's name{hint}"
+            ))
         }
     }
-    let hint = nearest
-        .filter(|(d, _)| *d <= 3)
-        .map(|(_, code)| format!("; did you mean {code}?"))
-        .unwrap_or_default();
-    Err(format!(
-        "country: {given:?} is not a country code (two letters, e.g. FR){hint}"
-    ))
 }
 
 #[cfg(test)]
@@ -453,6 +373,12 @@ mod tests {
         let e = country_code("Atlantis", &l).unwrap_err();
         assert!(
             e.contains("is not a country code") && !e.contains("did you mean"),
+            "{e}"
+        );
+        assert_eq!(country_code("Suisse", &l), Ok("CH".into()));
+        let e = country_code("Corée", &l).unwrap_err();
+        assert!(
+            e.starts_with("country: \"Corée\" names several countries: KP (") && e.contains("KR ("),
             "{e}"
         );
     }
