@@ -8,6 +8,7 @@
 //! (see `store::alert_log`), and the reports read what it recorded.
 
 pub use crate::model::AlertKind;
+use crate::model::Color;
 use crate::toml_table::{Mistake, Table};
 
 /// How often a standing alert (still red, still black) is listed again one by one. Between
@@ -120,6 +121,9 @@ pub struct Rules {
     pub min_exposure: Option<MinExposure>,
     /// References always alerted on, whatever `min_exposure` says.
     pub watch: Vec<String>,
+    /// Colors whose companies alert whatever `min_exposure` says: a black customer owing
+    /// little is still news (an insolvency costs the next order, not only the balance).
+    pub always: Vec<Color>,
     /// The carried columns every alert shows (`["Encours (€)", "Commercial"]`).
     pub show: Vec<String>,
     /// The column of the amount at stake (else `min_exposure`'s): alerts are ordered by it
@@ -144,6 +148,7 @@ impl Default for Rules {
             storm_share: 0.2,
             min_exposure: None,
             watch: Vec::new(),
+            always: vec![Color::Black],
             show: Vec::new(),
             amount: None,
             max_listed: MAX_LISTED,
@@ -176,6 +181,12 @@ impl Rules {
             AlertKind::Improved => self.improved == Listing::List,
             _ => true,
         }
+    }
+
+    /// Whether a company now of this color alerts whatever the filters on rows say
+    /// (`always`).
+    pub fn always_alerts(&self, color: &Color) -> bool {
+        self.always.contains(color)
     }
 
     /// The header of the amount column: `amount`, else `min_exposure`'s column.
@@ -315,7 +326,7 @@ pub fn parse_amount(text: &str) -> Option<f64> {
     normalized.parse().ok()
 }
 
-const RULES: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch, show, amount, max_listed";
+const RULES: &str = "deteriorated, min_steps, into_red, into_white, improved, changed, unknown_color, gone, repeat, storm_share, min_exposure, watch, always, show, amount, max_listed";
 
 impl Rules {
     /// The rules of an `[alerts]` table. A rule or a value it does not know is a mistake at
@@ -399,6 +410,21 @@ impl Rules {
                         .map(|r| r.as_str().map(str::to_string).ok_or_else(refs))
                         .collect::<Result<_, _>>()?;
                 }
+                "always" => {
+                    let colors = || wrong("a list of colors, [\"black\", \"red\"] (or [])");
+                    rules.always = value
+                        .as_array()
+                        .ok_or_else(colors)?
+                        .iter()
+                        .map(|c| {
+                            let color = Color::parse(c.as_str().ok_or_else(colors)?);
+                            match color {
+                                Color::Other(_) => Err(colors()),
+                                known => Ok(known),
+                            }
+                        })
+                        .collect::<Result<_, _>>()?;
+                }
                 "min_exposure" => {
                     let shape = || wrong("{ column = \"HEADER\", value = N }");
                     let table = value.as_table().ok_or_else(shape)?;
@@ -451,12 +477,22 @@ mod tests {
             value: 5.0,
         };
         assert_eq!(rules.min_exposure, Some(exposure));
+        assert_eq!(rules.always, [Color::Black], "black by default");
+        let always = Rules::from_table(&table("always = [\"red\", \"BLACK\"]")).unwrap();
+        assert_eq!(always.always, [Color::Red, Color::Black]);
+        assert!(always.always_alerts(&Color::Red) && !always.always_alerts(&Color::Green));
+        let never = Rules::from_table(&table("always = []")).unwrap();
+        assert!(!never.always_alerts(&Color::Black));
         for (text, message) in [
             (
                 "storm_share = 2",
                 "[alerts] storm_share: expected a share between 0 and 1",
             ),
             ("watch = [1]", "[alerts] watch: expected a list of refs"),
+            (
+                "always = [\"purple\"]",
+                "[alerts] always: expected a list of colors",
+            ),
             ("into_red = 1", "[alerts] into_red: expected true or false"),
             (
                 "\nrepaet = 1",

@@ -498,7 +498,7 @@ fn an_exposure_split_by_an_unquoted_decimal_comma_is_shown_marked_and_named_by_i
     let sim = sample_sim();
     let data = sim.server.dataset().clone();
     let taken: Vec<CompanyRef> = candidates()
-        .filter(|r| matches!(data.rating(*r, 1).color, Color::Red | Color::Black))
+        .filter(|r| data.rating(*r, 1).color == Color::Red)
         .take(2)
         .collect();
     let [split, small] = taken[..] else {
@@ -547,12 +547,46 @@ fn an_exposure_split_by_an_unquoted_decimal_comma_is_shown_marked_and_named_by_i
 }
 
 #[test]
+fn a_black_customer_below_min_exposure_is_listed_unless_always_says_otherwise() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let color = |wanted: Color| {
+        candidates()
+            .find(|r| data.rating(*r, 1).color == wanted)
+            .unwrap()
+    };
+    let (black, red) = (color(Color::Black), color(Color::Red));
+    let csv = by_id(
+        &data,
+        &[("BLACK", black, &["1 200,00"]), ("RED", red, &["900"])],
+        &["Encours EUR"],
+    );
+    let exposure = "min_exposure = { column = \"Encours EUR\", value = 50000 }\n";
+    for (extra, want) in [
+        ("", vec!["BLACK"]),
+        ("always = [\"black\", \"red\"]\n", vec!["BLACK", "RED"]),
+        ("always = []\n", vec![]),
+    ] {
+        let ws = Workspace::new();
+        rules(&ws, &format!("{exposure}{extra}"));
+        let file = ws.write("p.csv", csv.as_bytes());
+        let (code, text) = night(&ws, &sim, &file, 1, &[]);
+        let refs: Vec<String> = listed(&text).into_iter().map(|l| l.refs).collect();
+        assert_eq!(refs, want, "{extra:?}: {text}");
+        assert_eq!(code, if want.is_empty() { 0 } else { 1 }, "{text}");
+        let report = ws.report();
+        assert_eq!(alert_of(&report, "BLACK").0, want.contains(&"BLACK"), "{extra:?}");
+        assert_eq!(alert_of(&report, "RED").0, want.contains(&"RED"), "{extra:?}");
+    }
+}
+
+#[test]
 fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let sim = sample_sim();
     let data = sim.server.dataset().clone();
     // Companies red or black on day 1: each an alert at its first screening.
     let taken: Vec<CompanyRef> = candidates()
-        .filter(|r| matches!(data.rating(*r, 1).color, Color::Red | Color::Black))
+        .filter(|r| data.rating(*r, 1).color == Color::Red)
         .take(6)
         .collect();
     let [big, small, watched, blank, unreadable, two] = taken[..] else {

@@ -242,7 +242,9 @@ impl Store {
                     return Ok(());
                 };
                 let steps = AlertKind::steps(&g.color, previous.as_ref());
-                if !rules.keeps(kind, steps) || !g.passes {
+                // `always` (black by default) is listed whatever the exposure filter says.
+                let passes = g.passes || rules.always_alerts(&g.color);
+                if !rules.keeps(kind, steps) || !passes {
                     return Ok(());
                 }
                 let acked = kind == AlertKind::Still
@@ -753,7 +755,7 @@ fn keep_shown(line: &mut AlertLine, names: &[String]) {
 /// A run's start, its portfolio, and when the repeat rule's window before the start opens
 /// (none for `repeat = "never"`); times as stored. The start is on this machine's clock, as
 /// staleness is judged.
-fn repeat_window(
+pub(super) fn repeat_window(
     conn: &rusqlite::Connection,
     run_id: i64,
     rules: &Rules,
