@@ -393,6 +393,50 @@ fn hostile_names_stay_text_in_a_browser() {
 }
 
 #[test]
+fn excel_dialect_keeps_every_carried_identifier_and_long_digit_string_as_text() {
+    let ws = Workspace::new();
+    // The sample's first company by its SIREN; its SIRET and a KVK carried beside it.
+    let file = ws.write(
+        "ids.csv",
+        "ref,country,SIREN,SIRET,KVK,name,Téléphone,Encours\n\
+         00042,FR,734531544,73453154400256,01234567,,0612345678,\"12 345,67\"\n"
+            .as_bytes(),
+    );
+    for (dialect, delimiter) in [("excel", b';'), ("standard", b',')] {
+        let out = ratewatch(["screen"])
+            .in_dir(ws.dir.path())
+            .arg(&file)
+            .args(["--demo", "--out", dialect, "--csv-dialect", dialect])
+            .run();
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+        let bytes = std::fs::read(ws.path(&format!("{dialect}/report.csv"))).unwrap();
+        let start = if dialect == "excel" { 3 } else { 0 };
+        let rows: Vec<Vec<String>> = ::csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(false)
+            .from_reader(&bytes[start..])
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect();
+        let cell = |header: &str| {
+            let at = rows[0].iter().position(|h| h == header).unwrap();
+            rows[1][at].clone()
+        };
+        assert_eq!(cell("status"), "rated", "{rows:?}");
+        let text = |v: &str| match dialect {
+            "excel" => format!("=\"{v}\""),
+            _ => v.to_string(),
+        };
+        assert_eq!(cell("ref"), text("00042"));
+        assert_eq!(cell("id"), text("734531544"));
+        assert_eq!(cell("SIRET"), text("73453154400256"), "not 7,34532E+13");
+        assert_eq!(cell("KVK"), text("01234567"), "its leading zero kept");
+        assert_eq!(cell("Téléphone"), text("0612345678"));
+        assert_eq!(cell("Encours"), "12 345,67", "an amount stays a number");
+    }
+}
+
+#[test]
 fn excel_dialect_and_timestamped_names_from_the_command_line() {
     let ws = Workspace::new();
     let out = ws.path("out");

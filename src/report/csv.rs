@@ -3,7 +3,9 @@
 //!
 //! Two dialects: `standard` (RFC 4180: comma, LF, no BOM) for programs, and `excel` for a
 //! spreadsheet set to a European locale (semicolon, UTF-8 BOM, CRLF), where identifiers are
-//! written so that Excel keeps them as text. This module writes; it never decides where.
+//! written so that Excel keeps them as text: `ref`, `id`, the registry columns the file
+//! carries (SIREN, SIRET, KVK, …) and any carried value Excel would mangle as a number (a
+//! long digit string, leading zeros). This module writes; it never decides where.
 
 use std::borrow::Cow;
 use std::io;
@@ -47,6 +49,29 @@ pub const COLUMNS: [&str; 24] = [
 /// would turn into numbers or dates (`00123` → 123, `1-2` → 2 January).
 const IDENTIFIER_COLUMNS: [&str; 2] = ["ref", "id"];
 
+/// Digits Excel shows whole in a cell of the General format: a longer number is shown in
+/// scientific notation (a SIRET as `5,49367E+13`), and past 15 digits its last ones are lost.
+const EXCEL_DIGITS_SHOWN: usize = 11;
+
+/// Whether Excel would mangle this value of a carried column if it read it as a number: a
+/// digit string longer than it shows whole, or with a leading zero it would drop
+/// (`00123`, a phone `0612345678`, a postcode `01000`). Amounts (`12 345,67`) are left
+/// numbers.
+pub fn mangled_as_number(value: &str) -> bool {
+    let digits = value.len();
+    digits > 1
+        && value.bytes().all(|b| b.is_ascii_digit())
+        && (digits > EXCEL_DIGITS_SHOWN || value.starts_with('0'))
+}
+
+/// Whether a carried column holds identifiers by its header: a registry's code (`SIRET`,
+/// `KVK`), as the portfolio's identifier columns are carried.
+fn identifier_header(header: &str) -> bool {
+    crate::stages::columns::SERVICE_COLUMNS
+        .iter()
+        .any(|code| code.eq_ignore_ascii_case(header.trim()))
+}
+
 /// Excel's longest string literal in a formula; a longer identifier is written as plain text.
 const EXCEL_LITERAL_MAX: usize = 255;
 
@@ -59,8 +84,10 @@ pub enum Dialect {
     #[value(help = "Comma, LF, no BOM (RFC 4180)")]
     Standard,
     /// Semicolon, CRLF, UTF-8 BOM, identifiers as `="00123"`: what a French or German Excel
-    /// opens by double-click with accents, columns and leading zeros intact.
-    #[value(help = "Semicolon, CRLF, UTF-8 BOM; `ref` and `id` as =\"…\" so leading zeros survive")]
+    /// opens by double-click with accents, columns, long numbers and leading zeros intact.
+    #[value(
+        help = "Semicolon, CRLF, UTF-8 BOM; identifiers (ref, id, SIREN, SIRET, KVK, …) and long or zero-led digit strings as =\"…\" so Excel keeps every digit"
+    )]
     Excel,
 }
 
@@ -113,8 +140,9 @@ impl Dialect {
 pub struct CsvReport<W: Output> {
     out: ::csv::Writer<W>,
     dialect: Dialect,
-    /// The portfolio's own columns carried through, after ratewatch's.
-    extra: Vec<String>,
+    /// The portfolio's own columns carried through, after ratewatch's, and whether each
+    /// holds identifiers by its header.
+    extra: Vec<(String, bool)>,
 }
 
 impl<W: Output> CsvReport<W> {
@@ -163,11 +191,15 @@ pub fn read_cell(cell: &str) -> Cow<'_, str> {
 
 impl<W: Output> Format for CsvReport<W> {
     fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
-        self.extra = run.extra_columns.clone();
+        self.extra = run
+            .extra_columns
+            .iter()
+            .map(|h| (h.clone(), identifier_header(h)))
+            .collect();
         let mut header: Vec<String> = COLUMNS.map(String::from).to_vec();
         // The portfolio's own columns, after ratewatch's; one named like one of ours is
         // told apart.
-        header.extend(self.extra.iter().map(|h| {
+        header.extend(self.extra.iter().map(|(h, _)| {
             if COLUMNS.contains(&h.as_str()) {
                 format!("input {h}")
             } else {
@@ -228,9 +260,9 @@ impl<W: Output> Format for CsvReport<W> {
             .iter()
             .zip(COLUMNS)
             .map(|(cell, column)| dialect.cell_bytes(cell, IDENTIFIER_COLUMNS.contains(&column)));
-        let extra = self.extra.iter().map(|h| {
+        let extra = self.extra.iter().map(|(h, identifier)| {
             let value = r.extra.iter().find(|(k, _)| k == h).map_or("", |(_, v)| v);
-            dialect.cell_bytes(value, false)
+            dialect.cell_bytes(value, *identifier || mangled_as_number(value))
         });
         self.out
             .write_record(cells.chain(extra))
@@ -372,6 +404,58 @@ mod tests {
         assert_eq!(r[5], "'=HYPERLINK(\"http://x\")", "other text is defused");
         assert_eq!(r[8], "López & Fils; \"SA\"", "the delimiter inside a cell");
         assert_eq!(r[0], "2");
+    }
+
+    #[test]
+    fn excel_writes_carried_identifiers_and_digit_strings_as_text_and_amounts_as_numbers() {
+        let run = RunInfo {
+            extra_columns: ["SIRET", "kvk", "Phone", "Encours", "Note"]
+                .map(String::from)
+                .to_vec(),
+            ..run()
+        };
+        let carried = ResultRow {
+            extra: [
+                ("SIRET", "54936700000013"),
+                ("kvk", "12345678"),
+                ("Phone", "0612345678"),
+                ("Encours", "12 345,67"),
+                ("Note", "123456789012"),
+            ]
+            .map(|(h, v)| (h.to_string(), v.to_string()))
+            .to_vec(),
+            ..row()
+        };
+        for (dialect, delimiter, want) in [
+            (
+                Dialect::Excel,
+                b';',
+                [
+                    "=\"54936700000013\"",
+                    "=\"12345678\"",
+                    "=\"0612345678\"",
+                    "12 345,67",
+                    "=\"123456789012\"",
+                ],
+            ),
+            (
+                Dialect::Standard,
+                b',',
+                ["54936700000013", "12345678", "0612345678", "12 345,67", "123456789012"],
+            ),
+        ] {
+            let mut buf = Vec::new();
+            let mut r = Box::new(CsvReport::new(&mut buf, dialect));
+            r.begin(&run).unwrap();
+            r.row(&carried).unwrap();
+            r.finish().unwrap();
+            let start = if dialect == Dialect::Excel { 3 } else { 0 };
+            let rows = cells(&buf[start..], delimiter);
+            assert_eq!(rows[1][COLUMNS.len()..], want, "{dialect:?}");
+        }
+        assert!(mangled_as_number("00123") && mangled_as_number("552100554000130"));
+        assert!(!mangled_as_number("75001") && !mangled_as_number("0") && !mangled_as_number(""));
+        assert!(!mangled_as_number("-0012") && !mangled_as_number("12 000"));
     }
 
     #[test]
