@@ -328,3 +328,97 @@ fn the_listings_csv_takes_report_csvs_excel_dialect() {
         .code(2)
         .stderr(predicate::str::contains("--csv"));
 }
+
+#[test]
+fn changes_show_the_amount_at_stake_and_min_amount_keeps_the_large_ones() {
+    let nights = Nights::new();
+    // The sample with an amount on each row: line × 10 000, written as a French Excel does.
+    let sample = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv"),
+    )
+    .unwrap();
+    let mut amounts: BTreeMap<String, f64> = BTreeMap::new();
+    let mut csv = String::new();
+    for (i, line) in sample.lines().enumerate() {
+        if i == 0 {
+            csv.push_str(&format!("{line},Encours (€)\n"));
+            continue;
+        }
+        let amount = (i as f64 + 1.0) * 10_000.0;
+        amounts.insert(line.split(',').next().unwrap().to_string(), amount);
+        csv.push_str(&format!("{line},\"{} 000,00\"\n", (i + 1) * 10));
+    }
+    std::fs::write(nights.path("encours.csv"), csv).unwrap();
+    for night in 1..=3 {
+        nights
+            .ratewatch(["screen", "encours.csv", "--demo"])
+            .args(["--out", &format!("night-{night}")])
+            .assert()
+            .code(3);
+    }
+    // No amount column named: --min-amount says what it needs.
+    nights
+        .ratewatch(["changes", "--since", "2026-01-01", "--min-amount", "50000"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("set `amount = \"HEADER\"` in [alerts]"));
+    std::fs::write(
+        nights.path("ratewatch.toml"),
+        "[alerts]\namount = \"Encours (€)\"\n",
+    )
+    .unwrap();
+    let listed = |extra: &[&str]| -> Vec<(String, f64)> {
+        let mut args = vec!["changes", "--since", "2026-01-01", "--json"];
+        args.extend(extra);
+        let v: Value = serde_json::from_str(&nights.stdout(&args)).unwrap();
+        assert_eq!(v["amount_column"], "Encours (€)");
+        v["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let refs: f64 = c["held_by"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|h| amounts[h["ref"].as_str().unwrap()])
+                    .sum();
+                let amount = c["amount"].as_f64().unwrap();
+                assert_eq!(amount, refs, "the sum of the company's rows: {c}");
+                (c["company_id"].as_str().unwrap().to_string(), amount)
+            })
+            .collect()
+    };
+    let every = listed(&[]);
+    let large = listed(&["--min-amount", "150 000,00"]);
+    let expected: Vec<(String, f64)> = every
+        .iter()
+        .filter(|(_, amount)| *amount >= 150_000.0)
+        .cloned()
+        .collect();
+    assert!(
+        !expected.is_empty() && expected.len() < every.len(),
+        "{every:?}"
+    );
+    assert_eq!(large, expected);
+    // The table shows the amount beside the references, and says the threshold.
+    let table = nights.stdout(&["changes", "--since", "2026-01-01", "--min-amount", "150000"]);
+    assert!(
+        table.contains("of companies with at least 150 000 in \"Encours (€)\""),
+        "{table}"
+    );
+    let header = table.lines().find(|l| l.starts_with("REF")).unwrap();
+    assert!(header.starts_with("REF") && header.contains("Encours (€)"), "{header}");
+    let biggest = expected.iter().map(|(_, a)| *a).fold(0.0, f64::max);
+    assert!(
+        table.contains(&ratewatch::digest::format_amount(biggest)),
+        "{table}"
+    );
+    let csv = nights.stdout(&["changes", "--since", "2026-01-01", "--csv"]);
+    assert!(csv.lines().next().unwrap().ends_with(",run_id,amount"), "{csv}");
+    nights
+        .ratewatch(["changes", "--min-amount", "lots"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("\"lots\" is not an amount"));
+}

@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 
 use super::output::{self, Style};
 use super::{emit, open_read_only};
+use crate::alerts::Rules;
+use crate::digest::format_amount;
 use crate::error::{Error, ExitCode};
 use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
@@ -247,8 +249,15 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
     )?;
     let to: Vec<Color> = args.to.iter().map(|c| color(*c)).collect();
     let dialect = args.dialect.csv_dialect;
+    let rules = sources.alert_rules();
+    let amount_column = rules.amount_column().map(str::to_string);
+    if args.min_amount.is_some() && amount_column.is_none() {
+        return Err(Error::Config(
+            "--min-amount reads the amount column, and none is named: set `amount = \"HEADER\"` in [alerts] of ratewatch.toml (the portfolio's column of the amount at stake)".into(),
+        ));
+    }
     let store = open_read_only(db)?;
-    let changes = store
+    let mut changes = store
         .color_changes(&since, until.as_deref(), &to)
         .map_err(db_error)?;
     let ids: Vec<&str> = changes
@@ -258,6 +267,18 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
     let held = store.holdings(&ids).map_err(db_error)?;
     let no_holding = Vec::new();
     let held_by = |c: &ColorChange| held.get(&c.company.company_id).unwrap_or(&no_holding);
+    let amount_of = |c: &ColorChange| amount_held(&rules, held_by(c));
+    // Below the threshold, or no amount to read: left out, and the latter said.
+    let mut unreadable = 0;
+    if let Some(min) = args.min_amount {
+        changes.retain(|c| match amount_of(c) {
+            Some(amount) => amount >= min,
+            None => {
+                unreadable += 1;
+                false
+            }
+        });
+    }
     let with_portfolio = portfolios(held.values().flatten()) > 1;
 
     let text = match Style::of(&args.listing) {
@@ -270,13 +291,25 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                 let names: Vec<&str> = to.iter().map(Color::as_str).collect();
                 window = format!("to {} {window}", names.join(" or "));
             }
+            let column = amount_column.as_deref().unwrap_or_default().trim();
+            if let Some(min) = args.min_amount {
+                window = format!(
+                    "{window}, of companies with at least {} in {column:?}",
+                    format_amount(min)
+                );
+            }
+            let unread = match unreadable {
+                0 => String::new(),
+                1 => format!("\n1 company has no readable amount in {column:?}: left out.\n"),
+                n => format!("\n{n} companies have no readable amount in {column:?}: left out.\n"),
+            };
             if changes.is_empty() {
-                format!("No color change seen {window}.\n")
+                format!("No color change seen {window}.\n{unread}")
             } else {
                 let rows: Vec<Vec<String>> = changes
                     .iter()
                     .map(|c| {
-                        vec![
+                        let mut row = vec![
                             refs_text(held_by(c), with_portfolio, ", "),
                             c.company
                                 .name
@@ -287,22 +320,28 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                             c.changed_at.clone(),
                             c.observed_at.clone(),
                             run_text(c.run_id),
-                        ]
+                        ];
+                        if amount_column.is_some() {
+                            row.insert(1, amount_of(c).map(format_amount).unwrap_or_default());
+                        }
+                        row
                     })
                     .collect();
+                let mut headers = vec![
+                    "REF", "COMPANY", "COUNTRY", "CHANGE", "CHANGED", "SEEN", "RUN",
+                ];
+                // The amount beside the refs, headed by its column as the file names it.
+                if amount_column.is_some() {
+                    headers.insert(1, column);
+                }
                 format!(
-                    "{} seen {window}:\n\n{}",
+                    "{} seen {window}:\n\n{}{unread}",
                     if changes.len() == 1 {
                         "1 color change".to_string()
                     } else {
                         format!("{} color changes", changes.len())
                     },
-                    output::table(
-                        &[
-                            "REF", "COMPANY", "COUNTRY", "CHANGE", "CHANGED", "SEEN", "RUN"
-                        ],
-                        &rows
-                    )
+                    output::table(&headers, &rows)
                 )
             }
         }
@@ -320,6 +359,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                 "changed_at",
                 "observed_at",
                 "run_id",
+                "amount",
             ],
             &changes
                 .iter()
@@ -333,6 +373,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                         c.changed_at.clone(),
                         c.observed_at.clone(),
                         run_text(c.run_id),
+                        amount_of(c).map(|a| a.to_string()).unwrap_or_default(),
                     ]);
                     row
                 })
@@ -342,6 +383,8 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
             "since": since,
             "until": until,
             "to": to,
+            "amount_column": amount_column,
+            "min_amount": args.min_amount,
             "changes": changes.iter().map(|c| {
                 let mut v = company_json(&c.company);
                 v["from_color"] = json!(c.from);
@@ -351,6 +394,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                 v["observed_at"] = json!(c.observed_at);
                 v["run_id"] = json!(c.run_id);
                 v["held_by"] = held_json(held_by(c));
+                v["amount"] = json!(amount_of(c));
                 v
             }).collect::<Vec<_>>(),
         }))?,
@@ -419,6 +463,14 @@ fn held_json(held: &[Holding]) -> Value {
             .map(|h| json!({"portfolio": h.portfolio, "ref": h.reference, "line": h.line}))
             .collect::<Vec<_>>()
     )
+}
+
+/// The amount at stake of the rows holding a company, as the alerts read it: the amount
+/// column summed over its rows; `None` when no row holds a readable amount.
+fn amount_held(rules: &Rules, held: &[Holding]) -> Option<f64> {
+    held.iter()
+        .filter_map(|h| rules.amount_of(&h.extra, h.extra_unreliable))
+        .reduce(|a, b| a + b)
 }
 
 /// How many portfolios these rows come from.
@@ -505,6 +557,8 @@ mod tests {
             portfolio: p.into(),
             reference: r.map(String::from),
             line,
+            extra: vec![],
+            extra_unreliable: false,
         };
         let held = [
             h("customers", Some("C-1"), 2),

@@ -802,6 +802,12 @@ pub struct ChangesArgs {
     #[arg(long, value_name = "COLORS", value_enum, value_delimiter = ',')]
     pub to: Vec<ColorArg>,
 
+    /// Only companies whose amount at stake is at least N: the amount column of `[alerts]`
+    /// (`amount`, else `min_exposure`'s) summed over the company's rows, read as
+    /// spreadsheets write it (50000, "50 000,00").
+    #[arg(long, value_name = "N", value_parser = parse_min_amount)]
+    pub min_amount: Option<f64>,
+
     #[command(flatten)]
     pub database: DatabaseArgs,
 
@@ -810,6 +816,12 @@ pub struct ChangesArgs {
 
     #[command(flatten)]
     pub dialect: CsvDialectArgs,
+}
+
+/// `--min-amount`: an amount as `min_exposure` reads one.
+fn parse_min_amount(text: &str) -> Result<f64, String> {
+    crate::alerts::parse_amount(text)
+        .ok_or_else(|| format!("{text:?} is not an amount (50000, \"50 000,00\")"))
 }
 
 /// How `usage` groups the runs' calls.

@@ -14,7 +14,7 @@ use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
 use super::database::Store;
-use super::sql::{StoreError, read_time};
+use super::sql::{StoreError, extra_columns, read_time};
 use crate::model::{Color, RowStatus, RunColors, RunInfo};
 
 /// How many runs the trend of report.html shows: a month of nightly runs.
@@ -87,6 +87,11 @@ pub struct Holding {
     pub portfolio: String,
     pub reference: Option<String>,
     pub line: u64,
+    /// The row's carried columns (header, value), as the file gave them: the amount at
+    /// stake is read from them.
+    pub extra: Vec<(String, String)>,
+    /// The record had more fields than its header: its carried columns may be shifted.
+    pub extra_unreliable: bool,
 }
 
 /// The calls a run recorded, by endpoint: every process that worked on it added up.
@@ -162,7 +167,7 @@ pub(super) const BY_REF: &str = with_holding_runs!(
 
 /// The rows holding companies given as a JSON array of UUIDs.
 pub(super) const HOLDINGS: &str = with_holding_runs!(
-    "SELECT c.company_id, r.portfolio, i.ref, rr.line
+    "SELECT c.company_id, r.portfolio, i.ref, rr.line, i.extra, rr.extra_unreliable
      FROM holding_runs h
      JOIN runs r ON r.id = h.run_id
      CROSS JOIN run_rows rr ON rr.run_id = h.run_id
@@ -503,6 +508,8 @@ impl Store {
                         portfolio: r.get(1)?,
                         reference: r.get(2)?,
                         line: r.get::<_, i64>(3)? as u64,
+                        extra: extra_columns(r.get(4)?),
+                        extra_unreliable: r.get::<_, i64>(5)? != 0,
                     },
                 ))
             };
