@@ -161,6 +161,25 @@ pub enum ServiceTarget {
     },
 }
 
+impl ServiceTarget {
+    /// What a run would talk to, for a person (the dry run): the simulator, or the base
+    /// URL (its credentials hidden) and where the key comes from; `Err` says what is
+    /// missing.
+    pub fn ready(&self) -> Result<String, Error> {
+        match self {
+            ServiceTarget::Demo => Ok("the embedded simulator (--demo)".into()),
+            ServiceTarget::Remote { key: None, .. } => Err(missing_key()),
+            ServiceTarget::Remote {
+                base_url,
+                key: Some((_, source)),
+            } => Ok(format!(
+                "{} with the API key from {source}",
+                redacted_url(base_url, UrlPath::Whole)
+            )),
+        }
+    }
+}
+
 /// Validated service settings.
 #[derive(Debug, Clone)]
 pub struct ServiceSettings {

@@ -420,3 +420,69 @@ async fn a_dry_run_counts_the_calls_a_run_then_makes_on_random_portfolios() {
     }
     assert_eq!(seen["failed"], 0, "seed {seed}: {seen:?}");
 }
+
+/// `--dry-run` needs no service: it counts with the service configured as a run reads it
+/// (ratewatch.toml, `RATEWATCH_*`), calls nothing, and says what a run would talk to, or
+/// what it still needs.
+#[test]
+fn a_dry_run_counts_with_the_configured_service_or_says_what_a_run_needs() {
+    let sim = crate::common::sample_sim();
+    let base = sim.server.base_url();
+    let ws = Workspace::new();
+    let file = ws.write(
+        "p.csv",
+        b"ref,country,SIREN,name\nC-1,FR,734531544,\nC-2,Suisse,,Acme SA\n",
+    );
+    let dry = |configure: &dyn Fn(&mut crate::common::Ratewatch)| -> String {
+        let mut command = ws.ratewatch(["screen", "p.csv", "--dry-run"]);
+        configure(&mut command);
+        let out = command.run();
+        let text = String::from_utf8(out.stdout.clone()).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert!(
+            text.starts_with("NOTE: no lookup lists kept yet")
+                && text.contains("dry run of p.csv: 2 rows — 1 invalid"),
+            "{text}"
+        );
+        text
+    };
+    // Nothing configured: counted all the same, and the address is what a run needs.
+    let text = dry(&|_| {});
+    assert!(
+        text.contains("NOT READY TO RUN: no service address: pass --base-url URL (or set RATEWATCH_BASE_URL, or `base_url` in ratewatch.toml)"),
+        "{text}"
+    );
+    // The address from ratewatch.toml, the key from the environment: ready, nothing called.
+    ws.write("ratewatch.toml", format!("base_url = \"{base}\"\n").as_bytes());
+    let text = dry(&|c| {
+        c.env("RATEWATCH_API_KEY", crate::common::KEY);
+    });
+    assert!(
+        text.ends_with(&format!(
+            "service: {base}/ with the API key from the RATEWATCH_API_KEY environment variable\n"
+        )) || text.ends_with(&format!(
+            "service: {base} with the API key from the RATEWATCH_API_KEY environment variable\n"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("NOT READY"), "{text}");
+    // The address from the environment and no key: the key is what a run needs.
+    std::fs::remove_file(ws.path("ratewatch.toml")).unwrap();
+    let text = dry(&|c| {
+        c.env("RATEWATCH_BASE_URL", &base);
+    });
+    assert!(
+        text.contains("NOT READY TO RUN: no API key: set RATEWATCH_API_KEY or pass --api-key-file PATH"),
+        "{text}"
+    );
+    // A key file named and missing: named.
+    let text = dry(&|c| {
+        c.env("RATEWATCH_BASE_URL", &base)
+            .args(["--api-key-file", "missing.key"]);
+    });
+    assert!(
+        text.contains("NOT READY TO RUN: cannot read the API key file missing.key"),
+        "{text}"
+    );
+    assert_eq!(sim.server.stats().total(), 0, "a dry run calls nothing");
+}

@@ -21,13 +21,10 @@ use crate::settings::cli::ScreenArgs;
 use crate::settings::config::{Settings, Sources};
 
 pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Error> {
-    let dry_run = args.dry_run;
-    let request = request(args, &sources)?;
-    if dry_run {
-        let preview = run::preview(&request)?;
-        super::emit(&preview_text(&request.portfolio, &preview))?;
-        return Ok(ExitCode::Clean);
+    if args.dry_run {
+        return dry_run(&args, &sources);
     }
+    let request = request(args, &sources)?;
     let progress = Progress {
         bar: ProgressBar::hidden(),
         failed: AtomicU64::new(0),
@@ -41,6 +38,29 @@ pub async fn screen(args: ScreenArgs, sources: Sources) -> Result<ExitCode, Erro
         eprintln!("ratewatch: warning: {}", crate::text::printable(line));
     }
     Ok(screened.exit_code())
+}
+
+/// `--dry-run`: the counts, from the file and the settings alone (no service is called),
+/// then what a run of the same settings would talk to, or what it still needs.
+fn dry_run(args: &ScreenArgs, sources: &Sources) -> Result<ExitCode, Error> {
+    let settings = Settings::for_screen(args, sources)?;
+    let preview = run::preview_of(&args.portfolio, &settings, args.refresh_resolutions)?;
+    let mut text = preview_text(&args.portfolio, &preview);
+    let service = ServiceSettings::new(&settings, sources).and_then(|s| s.target.ready());
+    let mut needs = Vec::new();
+    match service {
+        Ok(target) => text.push_str(&format!("service: {target}\n")),
+        Err(e) => needs.push(e),
+    }
+    // The channels' secrets are read as a run reads them.
+    needs.extend(Mailer::of(&settings).err());
+    needs.extend(settings.webhook().err());
+    for need in needs {
+        let need = crate::text::printable(&need.to_string());
+        text.push_str(&format!("NOT READY TO RUN: {need}\n"));
+    }
+    super::emit(&text)?;
+    Ok(ExitCode::Clean)
 }
 
 /// SIGTERM (a cron `timeout`, a shutdown) or SIGINT (Ctrl-C) asks the run to stop its

@@ -35,7 +35,7 @@ use crate::stages::decide::Decisions;
 use crate::stages::pipeline::Options;
 use crate::store::{Store, StoreError};
 
-pub use preview::{Preview, preview};
+pub use preview::{Preview, preview, preview_of};
 pub use screen::screen;
 
 /// What to screen, and how.
@@ -152,11 +152,15 @@ impl Screened {
 
 /// How the pipeline resolves and rates, from the request's settings.
 fn options(request: &Request, decisions: Decisions) -> Options {
-    let s = &request.settings;
+    options_of(&request.settings, request.refresh_resolutions, decisions)
+}
+
+/// [`options`] from the settings alone, for a dry run, which needs no service.
+fn options_of(s: &Settings, refresh_resolutions: bool, decisions: Decisions) -> Options {
     Options {
         concurrency: s.concurrency.value,
         endpoint: s.endpoint.value,
-        refresh_resolutions: request.refresh_resolutions,
+        refresh_resolutions,
         resolution_max_age: jiff::SignedDuration::from_hours(
             24 * i64::from(s.resolution_max_age_days.value),
         ),

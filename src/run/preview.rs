@@ -1,8 +1,12 @@
 //! `screen --dry-run`: what a run of the request would cost, counted without a call and
-//! without writing anything, from the file and what the database's cache knows.
+//! without writing anything, from the file and what the database's cache knows. It needs
+//! no service: the settings and the file are enough.
 
-use super::{Request, default_country, header_only, options};
+use std::path::Path;
+
+use super::{Request, default_country, header_only, options_of};
 use crate::error::Error;
+use crate::settings::config::Settings;
 use crate::stages::check::Lookups;
 use crate::stages::decide::{Decisions, Found, Need};
 use crate::stages::input::{self, Portfolio};
@@ -52,9 +56,20 @@ impl Preview {
 /// writing anything: the file is read and checked row by row, duplicates collapse, and
 /// the database (opened read-only, if there is one) answers what its cache knows.
 pub fn preview(request: &Request) -> Result<Preview, Error> {
-    let settings = &request.settings;
+    preview_of(
+        &request.portfolio,
+        &request.settings,
+        request.refresh_resolutions,
+    )
+}
+
+/// [`preview`] of a file with these settings: no service is needed to count.
+pub fn preview_of(
+    path: &Path,
+    settings: &Settings,
+    refresh_resolutions: bool,
+) -> Result<Preview, Error> {
     let db = &settings.db.value;
-    let path = &request.portfolio;
     input::survey(path)?;
     let mut reader = Portfolio::open(path, &settings.columns)?;
     let db_error = |source: StoreError| Error::Store {
@@ -89,13 +104,13 @@ pub fn preview(request: &Request) -> Result<Preview, Error> {
     reader.set_default_country(default_country(settings, &lookups)?);
     let reading = reader.reading();
     let now = jiff::Timestamp::now();
-    let max_age = options(request, Decisions::default());
+    let max_age = options_of(settings, refresh_resolutions, Decisions::default());
     // Decisions of `review`, on a database that has them: a decided row costs no search.
     let decisions = match &store {
         Some(store) => Decisions::new(store.decisions().map_err(db_error)?),
         _ => Decisions::default(),
     };
-    let refresh = request.refresh_resolutions;
+    let refresh = refresh_resolutions;
     // The cache as the run asks it: its answers go by the same rules.
     let mut cached = |query: &Query| match &store {
         Some(store) if !refresh => store
