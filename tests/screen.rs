@@ -781,9 +781,96 @@ fn customers_nobody_monitors_are_named_under_quiet_when_they_fall_out_and_weekly
     );
 }
 
+/// Countries written as a French, German, Spanish, Italian or Dutch export writes them,
+/// the overseas departments included, are screened as their codes; a name of several
+/// countries is refused with the choices, a typo with the nearest code.
+#[test]
+fn country_names_in_six_languages_are_read_as_their_codes() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let in_country = |code: &str| {
+        (0..10)
+            .map(|country| data.company(CompanyRef { country, n: 7 }))
+            .find(|c| c.address.country_code == code)
+            .unwrap_or_else(|| panic!("a company in {code}"))
+    };
+    let (fr, de, nl, it) = (
+        in_country("FR"),
+        in_country("DE"),
+        in_country("NL"),
+        in_country("IT"),
+    );
+    let ws = Workspace::new();
+    let mut csv = String::from("ref,country,service,id,name\n");
+    for (reference, country, company) in [
+        ("FR-NAME", "France", &fr),
+        ("FR-LOWER", "frankrijk", &fr),
+        ("DE-NAME", "Allemagne", &de),
+        ("NL-NAME", "Paesi Bassi", &nl),
+        ("NL-ES", "Países Bajos", &nl),
+        ("IT-NAME", "Italië", &it),
+    ] {
+        let id = &company.external_ids[0];
+        csv.push_str(&format!(
+            "{reference},{country},{},{},\n",
+            id.external_service, id.external_id
+        ));
+    }
+    for (reference, country) in [
+        ("CH", "Suisse"),
+        ("CH-DE", "Schweiz"),
+        ("MA", "Maroc"),
+        ("US", "États-Unis"),
+        ("GF", "Guyane"),
+        ("RE", "La Réunion"),
+        ("NC", "Nouvelle-Calédonie"),
+        ("KOREA", "Corée"),
+        ("TYPO", "Frnace"),
+    ] {
+        csv.push_str(&format!("{reference},{country},,,Acme SA\n"));
+    }
+    let file = ws.write("countries.csv", csv.as_bytes());
+    let out = ws.screen(&sim, &file).run();
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{out:?}");
+    let report = ws.report();
+    let rows = rows_by_ref(&report);
+    let error = |r: &str| rows[r]["error"].as_str().unwrap_or("").to_string();
+    for r in ["FR-NAME", "FR-LOWER", "DE-NAME", "NL-NAME", "NL-ES", "IT-NAME"] {
+        assert_eq!(rows[r]["status"], "rated", "{r}: {}", error(r));
+    }
+    // The name read, the service decides what it rates: each refused by its code.
+    for (r, code) in [
+        ("CH", "CH"),
+        ("CH-DE", "CH"),
+        ("MA", "MA"),
+        ("US", "US"),
+        ("GF", "GF"),
+        ("RE", "RE"),
+        ("NC", "NC"),
+    ] {
+        let e = error(r);
+        assert!(
+            e.is_empty() || (e.contains(&format!("{code:?}")) || e.contains(&format!(" {code}"))),
+            "{r}: {e}"
+        );
+        assert!(!e.contains("is not a country code ("), "{r}: {e}");
+    }
+    assert_eq!(rows["US"]["status"], "invalid");
+    assert!(error("US").contains("no ratings for US"), "{}", error("US"));
+    let korea = error("KOREA");
+    assert!(
+        korea.starts_with("country: \"CORÉE\" names several countries: KP (")
+            && korea.contains("KR (")
+            && korea.ends_with("write the code"),
+        "{korea}"
+    );
+    assert!(error("TYPO").ends_with("did you mean FR?"), "{}", error("TYPO"));
+}
+
 /// A SIREN with a typo next to a good SIRET, a SIREN the service does not know next to a
 /// name and city, and a row whose every identifier fails: the first two are rated by
-/// their later search, said once, and the third is unresolved with every reason.
+/// their later search, said in full the first night and reminded the next, and the third
+/// is unresolved with every reason.
 #[test]
 fn a_row_falls_back_on_its_next_identifier_then_its_name() {
     let sim = sample_sim();
@@ -882,7 +969,7 @@ fn a_row_falls_back_on_its_next_identifier_then_its_name() {
         "{note}"
     );
 
-    // Nightly: every search is cached, the rows are found as before, nothing is said.
+    // Nightly: every search is cached, the rows are found as before, and reminded.
     let dry = ws.screen(&sim, &file).arg("--dry-run").run();
     let dry = String::from_utf8_lossy(&dry.stdout).into_owned();
     let (exact, most) = previewed(&dry);
@@ -897,11 +984,76 @@ fn a_row_falls_back_on_its_next_identifier_then_its_name() {
         "nothing is searched again: {text}"
     );
     assert_eq!(stats.total() - before, exact, "{dry}");
-    assert!(!text.contains("IDENTIFIERS:"), "{text}");
+    assert!(
+        text.contains("IDENTIFIERS: still 2 rows found only by a later identifier or the name, their first one failing: correct it in the export (TYPO (line 2), NAME (line 3))"),
+        "{text}"
+    );
     let rows = rows_by_ref(&ws.report());
     assert_eq!(rows["TYPO"]["found_by"], format!("SIRET {siret_a}"));
     assert_eq!(rows["NAME"]["found_by"], "name");
     assert_eq!(rows["NONE"]["status"], "unresolved");
+}
+
+/// While a row is still found only by a later identifier, the night's note on it wears as
+/// standing alerts do (`[alerts] repeat`): in full the night it is news and once the
+/// period has passed, a reminder naming it on the nights between; a row newly found so
+/// brings the note back in full.
+#[test]
+fn the_later_identifier_note_repeats_on_the_standing_alerts_schedule() {
+    let sim = sample_sim();
+    let data = sim.server.dataset().clone();
+    let company = |n| data.company(CompanyRef { country: 0, n });
+    let typo_row = |reference: &str, n| {
+        let c = company(n);
+        let (siren, siret) = (&c.external_ids[0].external_id, &c.external_ids[1].external_id);
+        let (body, last) = siren.split_at(siren.len() - 1);
+        let bad = format!("{body}{}", (last.parse::<u8>().unwrap() + 1) % 10);
+        format!("{reference},FR,{bad},{siret}\n")
+    };
+    let (first, second) = (typo_row("TYPO", 1600), typo_row("LATER", 1601));
+    // What each night says: the full note, the reminder, or nothing.
+    let said = |text: &str| -> &'static str {
+        match text.lines().find(|l| l.starts_with("IDENTIFIERS:")) {
+            Some(l) if l.starts_with("IDENTIFIERS: still ") => "reminder",
+            Some(l) if l.contains(": found by SIRET ") => "full",
+            Some(l) => panic!("{l}"),
+            None => "nothing",
+        }
+    };
+    for (repeat, nights) in [
+        (
+            "weekly",
+            &["full", "reminder", "reminder", "reminder", "reminder", "reminder", "reminder", "full", "reminder"][..],
+        ),
+        ("daily", &["full", "full", "full"][..]),
+        // The default: reminded every night; LATER joins on night 3, news again.
+        ("never", &["full", "reminder", "full", "reminder"][..]),
+    ] {
+        let ws = Workspace::new();
+        ws.write(
+            "ratewatch.toml",
+            format!("[alerts]\nrepeat = \"{repeat}\"\n").as_bytes(),
+        );
+        let mut got = Vec::new();
+        for night in 1..=nights.len() {
+            let mut csv = format!("ref,country,SIREN,SIRET\n{first}");
+            if repeat == "never" && night >= 3 {
+                csv.push_str(&second);
+            }
+            let file = ws.write("p.csv", csv.as_bytes());
+            crate::common::a_night_passes(&ws.db());
+            let out = ws.screen(&sim, &file).run();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(matches!(out.status.code(), Some(0 | 1)), "{repeat} night {night}: {out:?}");
+            let rows = rows_by_ref(&ws.report());
+            assert_eq!(rows["TYPO"]["status"], "rated", "{text}");
+            if said(&text) == "reminder" {
+                assert!(text.contains("correct it in the export (TYPO (line 2)"), "{text}");
+            }
+            got.push(said(&text));
+        }
+        assert_eq!(got, nights, "repeat = {repeat}");
+    }
 }
 
 #[test]

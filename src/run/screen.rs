@@ -22,6 +22,7 @@ use crate::stages::decide::Decisions;
 use crate::stages::input::{self, InputError, InputRow, Portfolio};
 use crate::stages::limit::{Limiter, Limits};
 use crate::stages::pipeline::{Fatal, Pipeline, Resume};
+use crate::stages::tally::{FELL_BACK_NOTE, FELL_BACK_REMINDER};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
 /// Screens a portfolio: the summary goes to `summary`, the report files to the request's
@@ -332,8 +333,19 @@ async fn screen_logged(
             // What reading the rows noticed: defaulted countries, records too long.
             notes.extend(reading.notes());
             // Rows screened, but by a later identifier than their first: the first is
-            // wrong in the export (said the night a search finds them so).
-            notes.extend(ended.fell_back.note());
+            // wrong in the export (said in full when news or due again as standing
+            // alerts are, else a reminder naming them).
+            let fell_back = &ended.fell_back;
+            let full = fell_back.rows > 0
+                && store
+                    .names_fell_back(
+                        run_id,
+                        &fell_back.lines,
+                        &rules,
+                        (FELL_BACK_NOTE, FELL_BACK_REMINDER),
+                    )
+                    .map_err(db_error)?;
+            notes.extend(fell_back.note(full));
             if ended.unconfirmed_not_found > 0 {
                 notes.push(format!(
                     "NOTE: the service answered 'not found' to all {} searches and ratings of this run and to nothing else: their rows failed, to be screened again next run; check --base-url",

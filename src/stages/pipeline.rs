@@ -102,8 +102,8 @@ impl From<RowRecord> for RowOutcome {
 /// What one search of a row's came to.
 #[derive(Debug)]
 enum Searched {
-    /// The row's outcome; `true` when a search of this run (not the cache) found its
-    /// company.
+    /// The row's outcome; `true` when the search (of this run or from the cache) rated
+    /// the company it found.
     Done(RowOutcome, bool),
     /// No company: the row goes on to its next search. `not_found`: the service said so
     /// with a 404 in this run; `vanished`: the cached company it found before is unknown.
@@ -420,9 +420,9 @@ impl Pipeline {
                 Action::Search => self.screen_search(record, &step.query).await?,
             };
             match searched {
-                Searched::Done(screened, fresh) => {
+                Searched::Done(screened, found) => {
                     if let (Some(failed), Some(found_by), true) =
-                        (tried.first(), &screened.record.found_by, fresh)
+                        (tried.first(), &screened.record.found_by, found)
                     {
                         let input = &screened.record.input;
                         lock(&self.fell_back).add(
@@ -539,7 +539,7 @@ impl Pipeline {
             record.company_id = Some(company);
             record.found_by = Some(query.label());
             match self.rate(company).await {
-                Ok(()) => return Ok(Searched::Done(rated(record).into(), !cached)),
+                Ok(()) => return Ok(Searched::Done(rated(record).into(), true)),
                 Err(Failure::Api(ApiError::NotFound { .. })) if cached && !second_try => {
                     tracing::info!(line = record.input.line, %company, "cached company unknown to the service; searching again");
                     record.company_id = None;

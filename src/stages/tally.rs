@@ -20,16 +20,19 @@ pub struct Completed {
     /// "Not found" answers of a run where no search or rating succeeded (fewer than
     /// [`WRONG_ADDRESS_PROOF`]): their rows failed, and nothing was cached.
     pub unconfirmed_not_found: u64,
-    /// Rows whose company a search of this run found only by a later identifier, or by
-    /// the name, after the row's first identifier failed.
+    /// Rows whose company a search found only by a later identifier, or by the name,
+    /// after the row's first identifier failed (this night or, from the cache, before).
     pub fell_back: FellBack,
 }
 
-/// Rows found only by a later search than their first, found so in this run (a night
-/// that answers them from the cache says nothing): the first few by line, and how many.
+/// Rows found only by a later search than their first, whether the search was made this
+/// night or answered from the cache: the export still needs correcting while they are.
+/// The first few by line, every line, and how many.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FellBack {
     pub rows: u64,
+    /// Every such row's line, for the store to tell which were so the night before.
+    pub lines: Vec<u64>,
     /// The first [`FELL_BACK_NAMED`] by line: (line, ref, the first identifier and what
     /// was wrong with it, the search that found the company).
     pub first: Vec<(u64, Option<String>, String, String)>,
@@ -37,6 +40,10 @@ pub struct FellBack {
 
 /// Rows that fell back named in the run's note.
 pub const FELL_BACK_NAMED: usize = 5;
+
+/// How the run's note on them begins, in full and as a reminder.
+pub const FELL_BACK_NOTE: &str = "IDENTIFIERS:";
+pub const FELL_BACK_REMINDER: &str = "IDENTIFIERS: still";
 
 impl FellBack {
     pub(super) fn add(
@@ -47,6 +54,7 @@ impl FellBack {
         found_by: String,
     ) {
         self.rows += 1;
+        self.lines.push(line);
         let at = self.first.partition_point(|(l, ..)| *l < line);
         if at < FELL_BACK_NAMED {
             self.first.insert(at, (line, reference, failed, found_by));
@@ -55,8 +63,10 @@ impl FellBack {
     }
 
     /// The run's note on them, if any: they are screened, but their first identifier is
-    /// wrong in the export.
-    pub fn note(&self) -> Option<String> {
+    /// wrong in the export. `full` says what failed and what found each (the night they
+    /// are news, or due again as standing alerts are, see `Store::names_fell_back`);
+    /// otherwise a reminder names them only.
+    pub fn note(&self, full: bool) -> Option<String> {
         if self.rows == 0 {
             return None;
         }
@@ -68,19 +78,24 @@ impl FellBack {
                     Some(r) => format!("{r} (line {line})"),
                     None => format!("line {line}"),
                 };
-                format!("{who}: found by {found_by}, after {failed}")
+                match full {
+                    true => format!("{who}: found by {found_by}, after {failed}"),
+                    false => who,
+                }
             })
             .collect();
         if self.rows > self.first.len() as u64 {
             named.push("…".into());
         }
-        let rows = match self.rows {
-            1 => "1 row was".to_string(),
-            n => format!("{n} rows were"),
+        let (start, rows, separator) = match (self.rows, full) {
+            (1, true) => (FELL_BACK_NOTE, "1 row was".to_string(), "; "),
+            (n, true) => (FELL_BACK_NOTE, format!("{n} rows were"), "; "),
+            (1, false) => (FELL_BACK_REMINDER, "1 row".to_string(), ", "),
+            (n, false) => (FELL_BACK_REMINDER, format!("{n} rows"), ", "),
         };
         Some(format!(
-            "IDENTIFIERS: {rows} found only by a later identifier or the name, their first one failing: correct it in the export ({})",
-            named.join("; ")
+            "{start} {rows} found only by a later identifier or the name, their first one failing: correct it in the export ({})",
+            named.join(separator)
         ))
     }
 }

@@ -11,7 +11,8 @@
 //! Where things are: `database` opens the [`Store`] and sets up its connections; `sql`
 //! holds the error and the column readers every part shares; `run_life` is a run's life from
 //! start to delivery, `results` its rows as the reports read them, `cache` what spares a
-//! call, `alert_log` what each run announced and what was acknowledged, `timeline` the
+//! call, `alert_log` what each run announced and what was acknowledged, `reminders` when a
+//! run says again what is still wrong in the export, `timeline` the
 //! history as people read it (runs, references, color periods, changes); `migrate`
 //! creates and upgrades the schema.
 
@@ -30,6 +31,7 @@ mod lookups;
 mod migrate;
 mod portfolios;
 mod recorder;
+mod reminders;
 mod results;
 mod run_life;
 mod sql;
