@@ -5,6 +5,14 @@
 //! Only hints: a row is still searched as given (after its zeros are restored), and the
 //! service says whether the company exists. A registry without rules here is never flagged.
 
+/// Identifier services of the spec's table (4.8) and `VAT`: the codes a portfolio heads
+/// its registry columns with (and carries them under), and the reports know them by.
+pub const SERVICE_COLUMNS: [&str; 27] = [
+    "SIREN", "SIRET", "CRO", "EXDIURN", "CNIE", "CIF", "DUN", "RCBE", "ONSS", "EURODB", "KVK",
+    "GRAY", "TVANL", "MERCAT", "RCLU", "BWI", "COC", "CREF", "FCDE", "COFIS", "CCIAA", "TVAIT",
+    "SIACID", "RNCN", "OCCN", "VATCN", "VAT",
+];
+
 /// Spreadsheets turn `012345678` into `12345678`. For registries whose numbers have a
 /// fixed length, an all-digit identifier that is too short gets its zeros back.
 pub fn restore_leading_zeros(service: &str, id: &str) -> String {

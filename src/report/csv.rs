@@ -67,7 +67,7 @@ pub fn mangled_as_number(value: &str) -> bool {
 /// Whether a carried column holds identifiers by its header: a registry's code (`SIRET`,
 /// `KVK`), as the portfolio's identifier columns are carried.
 fn identifier_header(header: &str) -> bool {
-    crate::stages::columns::SERVICE_COLUMNS
+    crate::identifiers::SERVICE_COLUMNS
         .iter()
         .any(|code| code.eq_ignore_ascii_case(header.trim()))
 }
@@ -441,7 +441,13 @@ mod tests {
             (
                 Dialect::Standard,
                 b',',
-                ["54936700000013", "12345678", "0612345678", "12 345,67", "123456789012"],
+                [
+                    "54936700000013",
+                    "12345678",
+                    "0612345678",
+                    "12 345,67",
+                    "123456789012",
+                ],
             ),
         ] {
             let mut buf = Vec::new();

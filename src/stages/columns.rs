@@ -20,14 +20,10 @@ pub const FIELDS: [&str; 11] = [
     "company_id",
 ];
 
-/// Identifier services of the spec's table (4.8) and `VAT`: a column headed by one of them
-/// holds that service's identifiers, so `SIREN` and `SIRET` columns side by side need no
-/// mapping. (The row checks still ask the lookup lists whether a country uses it.)
-pub const SERVICE_COLUMNS: [&str; 27] = [
-    "SIREN", "SIRET", "CRO", "EXDIURN", "CNIE", "CIF", "DUN", "RCBE", "ONSS", "EURODB", "KVK",
-    "GRAY", "TVANL", "MERCAT", "RCLU", "BWI", "COC", "CREF", "FCDE", "COFIS", "CCIAA", "TVAIT",
-    "SIACID", "RNCN", "OCCN", "VATCN", "VAT",
-];
+/// Identifier services' codes: a column headed by one of them holds that service's
+/// identifiers, so `SIREN` and `SIRET` columns side by side need no mapping. (The row
+/// checks still ask the lookup lists whether a country uses it.)
+pub use crate::identifiers::SERVICE_COLUMNS;
 
 /// The user's own names for the file's headers: field (one of [`FIELDS`]) → header, from
 /// `[columns]` in ratewatch.toml and `--column FIELD=HEADER`.
