@@ -68,7 +68,9 @@ pub enum Reading {
 }
 
 /// Reads a country cell: a code, an alpha-3 code, or a name in one of [`LANGUAGES`] or
-/// in `service_names` (the service's list: folded name → code).
+/// in `service_names` (the service's list: name folded by [`fold`] → code). A code is
+/// read at once; a name is looked up in memory, the whole list scanned only for a name
+/// that is none exactly.
 pub fn read(given: &str, service_names: &HashMap<String, String>) -> Reading {
     let upper = given.trim().to_uppercase();
     if upper.len() == 2 && upper.chars().all(|c| c.is_ascii_alphabetic()) {
@@ -82,17 +84,25 @@ pub fn read(given: &str, service_names: &HashMap<String, String>) -> Reading {
         return Reading::Unknown { nearest: None };
     }
     let index = index();
-    let service = service_names.iter().map(|(folded, code)| Name {
-        folded: fold(folded),
-        code: code.clone(),
-        written: folded.clone(),
-    });
-    let names: Vec<Name> = service.collect();
-    let all = || index.names.iter().chain(names.iter());
-    let exact = distinct(all().filter(|n| n.folded == folded));
+    let service = || {
+        service_names.iter().map(|(folded, code)| Name {
+            folded: folded.clone(),
+            code: code.clone(),
+            written: folded.clone(),
+        })
+    };
+    let exact = index.exact.get(&folded).into_iter().flatten();
+    let mut exact = distinct(exact.map(|i| &index.names[*i]));
+    if let Some(code) = service_names.get(&folded)
+        && !exact.iter().any(|(c, _)| c == code)
+    {
+        exact.push((code.clone(), folded.clone()));
+    }
     if !exact.is_empty() {
         return one_or_choices(exact);
     }
+    let names: Vec<Name> = service().collect();
+    let all = || index.names.iter().chain(names.iter());
     if folded.chars().count() >= MIN_PREFIX_CHARS {
         let starts = distinct(all().filter(|n| starts_with_words(&n.folded, &folded)));
         if !starts.is_empty() {
@@ -109,7 +119,7 @@ pub fn read(given: &str, service_names: &HashMap<String, String>) -> Reading {
 
 /// A name folded for comparison: [`normalize_name`], with `st`/`ste` read as `saint`/`sainte`
 /// (`St. Barthélemy`, `Saint-Barthélemy`).
-fn fold(name: &str) -> String {
+pub fn fold(name: &str) -> String {
     normalize_name(name)
         .split(' ')
         .map(|word| match word {
@@ -150,12 +160,19 @@ fn one_or_choices(mut codes: Vec<(String, String)>) -> Reading {
 /// and short forms, built once.
 struct Index {
     names: Vec<Name>,
+    /// Each folded name → the positions in `names` that spell it.
+    exact: HashMap<String, Vec<usize>>,
 }
 
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
-    INDEX.get_or_init(|| Index {
-        names: LANGUAGES.iter().flat_map(|lang| cldr_names(lang)).collect(),
+    INDEX.get_or_init(|| {
+        let names: Vec<Name> = LANGUAGES.iter().flat_map(|lang| cldr_names(lang)).collect();
+        let mut exact: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, name) in names.iter().enumerate() {
+            exact.entry(name.folded.clone()).or_default().push(i);
+        }
+        Index { names, exact }
     })
 }
 

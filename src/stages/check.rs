@@ -10,7 +10,6 @@ use uuid::Uuid;
 use crate::country_names::{self, Reading};
 use crate::model::{Country, IdentifierService, InputRow, NameQuery, RATED_COUNTRIES};
 use crate::stages::columns::SERVICE_COLUMNS;
-use crate::text::normalize_name;
 
 /// The service's lookup lists, as the row checks need them.
 #[derive(Debug, Clone, Default)]
@@ -35,7 +34,7 @@ impl Lookups {
             countries: countries.iter().map(|c| c.code.to_uppercase()).collect(),
             names: countries
                 .iter()
-                .map(|c| (normalize_name(&c.name), c.code.to_uppercase()))
+                .map(|c| (country_names::fold(&c.name), c.code.to_uppercase()))
                 .collect(),
             services: by_country,
         }
