@@ -558,7 +558,7 @@ fn a_black_customer_below_min_exposure_is_listed_unless_always_says_otherwise() 
     let (black, red) = (color(Color::Black), color(Color::Red));
     let csv = by_id(
         &data,
-        &[("BLACK", black, &["1 200,00"]), ("RED", red, &["900"])],
+        &[("BLACK", black, &["\"1 200,00\""]), ("RED", red, &["900"])],
         &["Encours EUR"],
     );
     let exposure = "min_exposure = { column = \"Encours EUR\", value = 50000 }\n";
@@ -575,8 +575,16 @@ fn a_black_customer_below_min_exposure_is_listed_unless_always_says_otherwise() 
         assert_eq!(refs, want, "{extra:?}: {text}");
         assert_eq!(code, if want.is_empty() { 0 } else { 1 }, "{text}");
         let report = ws.report();
-        assert_eq!(alert_of(&report, "BLACK").0, want.contains(&"BLACK"), "{extra:?}");
-        assert_eq!(alert_of(&report, "RED").0, want.contains(&"RED"), "{extra:?}");
+        assert_eq!(
+            alert_of(&report, "BLACK").0,
+            want.contains(&"BLACK"),
+            "{extra:?}"
+        );
+        assert_eq!(
+            alert_of(&report, "RED").0,
+            want.contains(&"RED"),
+            "{extra:?}"
+        );
     }
 }
 

@@ -429,7 +429,7 @@ fn a_dry_run_counts_with_the_configured_service_or_says_what_a_run_needs() {
     let sim = crate::common::sample_sim();
     let base = sim.server.base_url();
     let ws = Workspace::new();
-    let file = ws.write(
+    ws.write(
         "p.csv",
         b"ref,country,SIREN,name\nC-1,FR,734531544,\nC-2,Suisse,,Acme SA\n",
     );
@@ -453,7 +453,10 @@ fn a_dry_run_counts_with_the_configured_service_or_says_what_a_run_needs() {
         "{text}"
     );
     // The address from ratewatch.toml, the key from the environment: ready, nothing called.
-    ws.write("ratewatch.toml", format!("base_url = \"{base}\"\n").as_bytes());
+    ws.write(
+        "ratewatch.toml",
+        format!("base_url = \"{base}\"\n").as_bytes(),
+    );
     let text = dry(&|c| {
         c.env("RATEWATCH_API_KEY", crate::common::KEY);
     });
@@ -472,7 +475,9 @@ fn a_dry_run_counts_with_the_configured_service_or_says_what_a_run_needs() {
         c.env("RATEWATCH_BASE_URL", &base);
     });
     assert!(
-        text.contains("NOT READY TO RUN: no API key: set RATEWATCH_API_KEY or pass --api-key-file PATH"),
+        text.contains(
+            "NOT READY TO RUN: no API key: set RATEWATCH_API_KEY or pass --api-key-file PATH"
+        ),
         "{text}"
     );
     // A key file named and missing: named.

@@ -361,7 +361,9 @@ fn changes_show_the_amount_at_stake_and_min_amount_keeps_the_large_ones() {
         .ratewatch(["changes", "--since", "2026-01-01", "--min-amount", "50000"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("set `amount = \"HEADER\"` in [alerts]"));
+        .stderr(predicate::str::contains(
+            "set `amount = \"HEADER\"` in [alerts]",
+        ));
     std::fs::write(
         nights.path("ratewatch.toml"),
         "[alerts]\namount = \"Encours (€)\"\n",
@@ -408,14 +410,20 @@ fn changes_show_the_amount_at_stake_and_min_amount_keeps_the_large_ones() {
         "{table}"
     );
     let header = table.lines().find(|l| l.starts_with("REF")).unwrap();
-    assert!(header.starts_with("REF") && header.contains("Encours (€)"), "{header}");
+    assert!(
+        header.starts_with("REF") && header.contains("Encours (€)"),
+        "{header}"
+    );
     let biggest = expected.iter().map(|(_, a)| *a).fold(0.0, f64::max);
     assert!(
         table.contains(&ratewatch::digest::format_amount(biggest)),
         "{table}"
     );
     let csv = nights.stdout(&["changes", "--since", "2026-01-01", "--csv"]);
-    assert!(csv.lines().next().unwrap().ends_with(",run_id,amount"), "{csv}");
+    assert!(
+        csv.lines().next().unwrap().ends_with(",run_id,amount"),
+        "{csv}"
+    );
     nights
         .ratewatch(["changes", "--min-amount", "lots"])
         .assert()
