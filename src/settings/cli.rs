@@ -152,11 +152,13 @@ pub enum Command {
     History(HistoryArgs),
 
     /// List the color changes ratewatch saw in a time window (default: the last 7 days),
-    /// newest first, with the portfolio references that hold each company.
+    /// newest first, with the portfolio references that hold each company and the amount
+    /// at stake when `[alerts]` names its column.
     #[command(after_help = "Examples:\n  \
         ratewatch changes\n  \
         ratewatch changes --since 2026-11-01 --until 2026-11-30 --csv > november.csv\n  \
-        ratewatch changes --since 2026-11-20T02:00:00Z --json\n\n\
+        ratewatch changes --since 2026-11-20T02:00:00Z --json\n  \
+        ratewatch changes --since 2026-11-01 --to red --min-amount 50000\n\n\
         Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
     Changes(ChangesArgs),
 
