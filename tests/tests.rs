@@ -7,6 +7,7 @@ mod common;
 mod alerts;
 mod beside_a_run;
 mod browser;
+mod candidates;
 mod cli;
 mod client;
 mod config;
