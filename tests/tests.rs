@@ -26,6 +26,7 @@ mod reports;
 mod review;
 mod run;
 mod screen;
+mod search;
 mod serve;
 mod shell;
 mod simulator;
