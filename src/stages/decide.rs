@@ -130,7 +130,10 @@ impl<'d> Need<'d> {
                     Some(found) => found,
                     None => {
                         let key = step.query.cache_key();
-                        cost.searches.push((key, step.query.endpoint()));
+                        match step.relaxed {
+                            None => cost.searches.push((key, step.query.endpoint())),
+                            Some(_) => cost.loosened.push(key),
+                        }
                         continue;
                     }
                 },
@@ -158,6 +161,9 @@ pub struct Cost {
     /// The searches the service is asked, by cache key and endpoint. Each is taken to find
     /// no company, so the searches after it count too: at most, then.
     pub searches: Vec<(String, &'static str)>,
+    /// The loosened name searches asked after them, by cache key: made only if the row's
+    /// own find nothing, and never followed by a rating.
+    pub loosened: Vec<String>,
 }
 
 /// A search's answer, as the row's next step needs it.
@@ -482,21 +488,17 @@ mod tests {
         let need = Need::of(&fallback_row(), &lookups, &none);
 
         // Nothing cached: every search the rules allow, each taken to find nothing, the
-        // name's loosened one (without its city) included.
+        // name's loosened one (without its city) apart.
         let all = cost(&need, &|_| None);
         assert_eq!(all.company, None);
-        assert_eq!(
-            endpoints(all),
-            ["company_by_id", "companies_by_name", "companies_by_name"]
-        );
+        assert_eq!(all.loosened.len(), 1);
+        assert!(!all.loosened[0].contains("city="), "{:?}", all.loosened);
+        assert_eq!(endpoints(all), ["company_by_id", "companies_by_name"]);
         // The SIRET found no company: the name follows.
         let unresolved = cost(&need, &|key| {
             by_id(key).then_some(Found::Unresolved { not_found: false })
         });
-        assert_eq!(
-            endpoints(unresolved),
-            ["companies_by_name", "companies_by_name"]
-        );
+        assert_eq!(endpoints(unresolved), ["companies_by_name"]);
         // The SIRET found its company: rated, nothing searched.
         let resolved = Found::Resolved {
             company,
@@ -513,7 +515,7 @@ mod tests {
             cost(&need, &|key| by_id(key).then_some(resolved.clone())),
             Cost {
                 company: Some(company),
-                searches: vec![],
+                ..Cost::default()
             }
         );
         // Several matches end the row: no rating, no search.
@@ -550,11 +552,12 @@ mod tests {
         assert_eq!(cost(&need, &|_| None), Cost::default());
         let rejected = decided(Verdict::Reject);
         let need = Need::of(&fallback_row(), &lookups, &rejected);
-        assert_eq!(
-            endpoints(cost(&need, &|_| None)),
-            ["companies_by_name"],
+        let after_rejection = cost(&need, &|_| None);
+        assert!(
+            after_rejection.loosened.is_empty(),
             "no loosened search after a rejection"
         );
+        assert_eq!(endpoints(after_rejection), ["companies_by_name"]);
     }
 
     #[test]
