@@ -304,10 +304,6 @@ pub fn invalid_key(row: &InputRow) -> String {
 /// the service: the row needs a person again.
 pub const ACCEPTED_UNKNOWN: &str = "the company accepted by review";
 
-/// How the error of a row starts whose candidates a loosened search found: its own search
-/// found no company, and what was found needs a person.
-pub const RELAXED: &str = "no company matches as written";
-
 /// The error of a row whose every candidate a review rejected.
 pub const REJECTED: &str = "none of the candidates is this company, said the review";
 

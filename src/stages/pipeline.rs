@@ -27,11 +27,12 @@ use crate::api::{ApiError, Client};
 use crate::lock;
 use crate::model::{Decision, RefreshAges, RowStatus, SearchOutcome};
 use crate::stages::check::Lookups;
-use crate::stages::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED, RELAXED};
+use crate::stages::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, REJECTED};
 use crate::stages::in_flight::{Failure, InFlight};
 use crate::stages::input::{InputError, InputRow};
 use crate::stages::limit::Limiter;
 use crate::stages::rate::{self, RatingEndpoint};
+use crate::stages::relax;
 use crate::stages::resolve::{self, Query, Resolution};
 use crate::stages::tally::{Canary, Completed, FellBack};
 use crate::store::{Record, Recorder, RowRecord, StoreError, Writer};
@@ -531,7 +532,7 @@ impl Pipeline {
         query: &Query,
         without: &str,
     ) -> Result<Searched, Fatal> {
-        let mut candidates = match self.search(query, false).await {
+        let found = match self.search(query, false).await {
             Err(f) => return failed(record, f).map(|r| Searched::Done(r.into(), false)),
             Ok(Found::Unresolved { not_found }) => {
                 return Ok(Searched::NoMatch {
@@ -544,16 +545,7 @@ impl Pipeline {
             Ok(Found::Resolved { candidate, .. }) => vec![(*candidate).clone()],
             Ok(Found::Ambiguous(candidates)) => candidates.to_vec(),
         };
-        for c in &mut candidates {
-            c.found_without = Some(without.to_string());
-        }
-        let error = format!(
-            "{RELAXED}: {} found without {without}; confirm with `ratewatch review accept`, or reject",
-            match candidates.len() {
-                1 => "1 candidate".to_string(),
-                n => format!("{n} candidates"),
-            }
-        );
+        let (candidates, error) = relax::offer(found, without);
         Ok(Searched::Done(
             RowRecord {
                 status: RowStatus::Ambiguous,

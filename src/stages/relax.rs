@@ -8,7 +8,7 @@
 //! What a loosened search finds is never the row's company: it is offered as candidates for
 //! a person to accept or reject (`ratewatch review`), with what was left out to find them.
 
-use crate::model::NameQuery;
+use crate::model::{Candidate, NameQuery};
 use crate::text::normalize_name;
 
 /// One step of loosening: the search, and what it leaves out of the row's own, as a
@@ -154,6 +154,27 @@ pub fn relaxations(asked: &NameQuery) -> Vec<Relaxed> {
         step(&query, what, &mut left_out);
     }
     steps
+}
+
+/// How the error of a row starts whose candidates a loosened search found: its own search
+/// found no company, and what was found needs a person.
+pub const RELAXED: &str = "no company matches as written";
+
+/// What a loosened search found, as the row offers it: each candidate saying what was left
+/// out to find it, and the row's error (`no company matches as written: 1 candidate found
+/// without the postcode 75146; …`).
+pub fn offer(mut found: Vec<Candidate>, without: &str) -> (Vec<Candidate>, String) {
+    for c in &mut found {
+        c.found_without = Some(without.to_string());
+    }
+    let error = format!(
+        "{RELAXED}: {} found without {without}; confirm with `ratewatch review accept`, or reject",
+        match found.len() {
+            1 => "1 candidate".to_string(),
+            n => format!("{n} candidates"),
+        }
+    );
+    (found, error)
 }
 
 /// "a", "a and b", "a, b and c".
