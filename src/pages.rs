@@ -15,6 +15,7 @@ use crate::store::{
     Ack, AlertSet, ColorPeriod, CompanySummary, Disappearance, Holding, LatestRating, Store,
     StoreError, TREND_RUNS, Verdicts, month_start, time_text,
 };
+use crate::text::normalize_name;
 
 /// Alerts of one kind of section a page lists; the others are counted.
 pub const LISTED_AT_MOST: usize = 500;
@@ -265,6 +266,30 @@ pub struct Found {
     pub companies: Vec<(CompanySummary, Vec<Holding>)>,
     /// Companies found beyond those listed.
     pub more: usize,
+    /// The rows of the latest finished runs that are not screened (unresolved, ambiguous,
+    /// invalid, ignored, failed) with this ref, or else whose name holds the query: a
+    /// customer with no company is found too, with why. At most [`FOUND_AT_MOST`].
+    pub unscreened: Vec<Unscreened>,
+}
+
+/// A row of a portfolio's latest finished run that no company is rated for.
+#[derive(Debug, Clone)]
+pub struct Unscreened {
+    pub portfolio: String,
+    pub run_id: i64,
+    /// Its status and error say why.
+    pub row: ResultRow,
+}
+
+impl Unscreened {
+    /// Whether the review page shows it: a row that needs a person, or that one left
+    /// alone (a failed row is screened again by the next run).
+    pub fn in_review(&self) -> bool {
+        matches!(
+            self.row.status,
+            RowStatus::Ambiguous | RowStatus::Unresolved | RowStatus::Invalid | RowStatus::Ignored
+        )
+    }
 }
 
 /// The companies `query` names: a company id, a registry id (a SIREN), a ref as the
@@ -277,10 +302,12 @@ pub fn search(store: &Store, query: &str) -> Result<Found, Error> {
         by: "",
         companies: Vec::new(),
         more: 0,
+        unscreened: Vec::new(),
     };
     if query.is_empty() {
         return Ok(found);
     }
+    found.unscreened = unscreened(store, query)?;
     let (by, mut companies) = if uuid::Uuid::parse_str(query).is_ok() {
         ("company id", store.find_companies(query).map_err(&fail)?)
     } else {
@@ -309,4 +336,40 @@ pub fn search(store: &Store, query: &str) -> Result<Found, Error> {
         })
         .collect();
     Ok(found)
+}
+
+/// The rows of the latest finished runs not screened whose ref is `query`, or, when none
+/// has it, whose name holds it (case, accents and punctuation ignored): in portfolio and
+/// line order, at most [`FOUND_AT_MOST`]. One pass over each run's rows not rated.
+fn unscreened(store: &Store, query: &str) -> Result<Vec<Unscreened>, Error> {
+    let fail = fail(store);
+    let needle = normalize_name(query);
+    let (mut by_ref, mut by_name) = (Vec::new(), Vec::new());
+    for latest in store.latest_finished_runs().map_err(&fail)? {
+        store
+            .for_each_unrated(latest.run_id, |row| {
+                let found = |row| Unscreened {
+                    portfolio: latest.portfolio.clone(),
+                    run_id: latest.run_id,
+                    row,
+                };
+                if row.reference.as_deref().map(str::trim) == Some(query) {
+                    by_ref.push(found(row));
+                } else if by_ref.is_empty()
+                    && by_name.len() < FOUND_AT_MOST
+                    && !needle.is_empty()
+                    && row
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| normalize_name(n).contains(&needle))
+                {
+                    by_name.push(found(row));
+                }
+                Ok::<_, Error>(())
+            })
+            .map_err(&fail)??;
+    }
+    let mut rows = if by_ref.is_empty() { by_name } else { by_ref };
+    rows.truncate(FOUND_AT_MOST);
+    Ok(rows)
 }

@@ -390,3 +390,91 @@ fn on_serves_pages_an_alert_is_acknowledged_and_a_candidate_accepted_and_the_nex
     assert!(listed("C-1010"), "the others are still listed: {summary}");
     assert_eq!(rows["C-1004"]["acknowledged"], true);
 }
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn a_candidate_found_without_its_postcode_is_accepted_and_an_unresolved_ref_is_found() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    // C-1 gives a postcode its company is not registered at; C-2 a company the service
+    // does not know.
+    let company = sim
+        .server
+        .dataset()
+        .company(ratewatch::sim::CompanyRef { country: 0, n: 4 });
+    let registered = &company.address.post_code;
+    let wrong = format!(
+        "{}{}",
+        &registered[..4],
+        if registered.ends_with('1') { 2 } else { 1 }
+    );
+    let portfolio = ws.write(
+        "export.csv",
+        format!(
+            "ref,country,name,city,postcode\nC-1,FR,{},{},{wrong}\nC-2,FR,Perrichon Vautrin SARL,Paris,75011\n",
+            company.name, company.address.city
+        )
+        .as_bytes(),
+    );
+    ws.screen(&sim, &portfolio).assert().code(3);
+    let server = ws
+        .ratewatch(["serve", "--bind", "127.0.0.1:0"])
+        .db(ws.db())
+        .serve();
+    let browser = Browser::launch();
+
+    // The review page says what was left out, and the candidate is accepted there.
+    browser.open(&format!("{}/review", server.url));
+    let row = "section[data-ref=\"C-1\"]";
+    browser.wait_for(row);
+    let said = browser.text(&format!("{row} p.found-without"));
+    assert!(
+        said.contains(&format!("found without the postcode {wrong}")),
+        "{said}"
+    );
+    let id = company.id.to_string();
+    browser.click(&format!(
+        "{row} tr.candidate[data-company=\"{id}\"] button[value=accept]"
+    ));
+    browser.wait_for("tr.decision[data-ref=\"C-1\"]");
+    assert_eq!(
+        browser.eval(&format!("document.querySelector('{row}') === null")),
+        true
+    );
+
+    // The unresolved ref, searched from the box every page has: found, with why, and its
+    // link leads to its place on the review page.
+    browser.fill("#search-q", "C-2");
+    browser.submit("form.search");
+    browser.wait_for_url("the search's answer", |url| url.contains("/search?"));
+    let found = "table.unscreened tr[data-ref=\"C-2\"]";
+    browser.wait_for(found);
+    assert_eq!(browser.text(&format!("{found} .status")), "unresolved");
+    assert!(
+        browser
+            .text(&format!("{found} .why"))
+            .starts_with("no company matches"),
+        "{}",
+        browser.text(found)
+    );
+    browser.click(&format!("{found} a.review"));
+    browser.wait_for_url("the review page", |url| url.ends_with("/review#ref-C-2"));
+    browser.wait_for("section#ref-C-2");
+    let requested = browser.requested();
+    assert!(
+        requested
+            .iter()
+            .all(|r| r.starts_with(&server.url) || r.starts_with("data:")),
+        "{requested:?}"
+    );
+    assert_eq!(browser.errors(), Vec::<String>::new());
+    browser.close();
+
+    // The next run rates C-1 as the company accepted (exit 1 if it is an alert).
+    let out = ws.screen(&sim, &portfolio).run();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+    let rows = rows_by_ref(&ws.report());
+    assert_eq!(rows["C-1"]["status"], "rated");
+    assert_eq!(rows["C-1"]["company_id"], id.as_str());
+    assert_eq!(rows["C-1"]["found_by"], "review");
+}

@@ -233,10 +233,23 @@ fn preview_text(portfolio: &Path, p: &Preview) -> String {
     }
     let exact: u64 = p.calls.iter().map(|(_, n)| n).sum();
     text.push_str(&format!("calls: {exact} ({calls})"));
+    let mut then = Vec::new();
     if p.ratings_after_searches > 0 {
+        then.push(format!(
+            "{} ratings of the companies the searches find",
+            p.ratings_after_searches
+        ));
+    }
+    if p.loosened > 0 {
+        then.push(format!(
+            "{} name searches loosened for the rows that find none",
+            p.loosened
+        ));
+    }
+    if !then.is_empty() {
         text.push_str(&format!(
-            ", and up to {} ratings of the companies the searches find: at most {} in all",
-            p.ratings_after_searches,
+            ", and up to {}: at most {} in all",
+            then.join(" and "),
             p.total()
         ));
     }

@@ -50,6 +50,7 @@ impl MakePrintable for Candidate {
         self.name.make_printable();
         self.city.make_printable();
         self.postcode.make_printable();
+        self.found_without.make_printable();
     }
 }
 
@@ -127,6 +128,7 @@ mod tests {
                 name: evil.into(),
                 city: evil.into(),
                 postcode: evil.into(),
+                found_without: None,
             }],
             extra: vec![(evil.into(), evil.into())],
             ..ResultRow::example(2)

@@ -59,13 +59,18 @@ impl Decision {
     }
 }
 
-/// One of several companies a name matched.
+/// One of several companies a name matched, or a company a loosened search found when the
+/// row's own search found none (`found_without` says what was left out).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Candidate {
     pub id: Uuid,
     pub name: String,
     pub city: String,
     pub postcode: String,
+    /// Found only once the row's search left out these filters ("the postcode 75146 and
+    /// the city Paris"): never taken as the row's company, offered for a person to confirm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_without: Option<String>,
 }
 
 /// How a search ended, as cached.
@@ -100,6 +105,9 @@ impl SearchOutcome {
 pub struct CachedResolution {
     pub outcome: SearchOutcome,
     pub company_id: Option<Uuid>,
+    /// The company found, as a candidate shows it (its name, city and postcode as the
+    /// database holds them): what a loosened search offers.
+    pub company: Option<Candidate>,
     pub candidates: Vec<Candidate>,
     pub resolved_at: Timestamp,
     /// Asked for an identifier: whether the company holds it exactly as asked.

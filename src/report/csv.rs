@@ -304,6 +304,7 @@ mod tests {
                 name: "A".into(),
                 city: "B".into(),
                 postcode: "C".into(),
+                found_without: None,
             }],
             found_by: None,
             ..ResultRow::example(2)

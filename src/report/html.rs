@@ -958,6 +958,7 @@ mod tests {
             name: nasty.into(),
             city: nasty.into(),
             postcode: nasty.into(),
+            found_without: None,
         }];
         let mut info = run(2, 1);
         info.portfolio = nasty.into();
@@ -1042,6 +1043,7 @@ mod tests {
             name: "<style>*{display:none}</style>".into(),
             city: "\"Paris\"".into(),
             postcode: "75&001".into(),
+            found_without: None,
         }];
         let html = render(&info, &[evil, ambiguous]);
         assert_eq!(
@@ -1293,6 +1295,7 @@ mod tests {
                 name: "López Motors & Fils SA".into(),
                 city: city.to_string(),
                 postcode: "33000".into(),
+                found_without: None,
             })
             .collect();
         let rows = [

@@ -30,6 +30,9 @@ pub struct Preview {
     /// Ratings of the companies the searches will find: at most one per search (two
     /// searches may find one company, rated once).
     pub ratings_after_searches: u64,
+    /// Loosened name searches (not in `calls`): made only for a row whose own searches
+    /// find no company, each then offering candidates, never a rating. At most.
+    pub loosened: u64,
     /// Companies known whose latest rating is younger than its color's refresh age: used
     /// without a call.
     pub reused: u64,
@@ -48,7 +51,7 @@ pub struct Preview {
 impl Preview {
     /// The calls the run would make; exact when no search is needed, else at most.
     pub fn total(&self) -> u64 {
-        self.calls.iter().map(|(_, n)| n).sum::<u64>() + self.ratings_after_searches
+        self.calls.iter().map(|(_, n)| n).sum::<u64>() + self.ratings_after_searches + self.loosened
     }
 }
 
@@ -128,6 +131,7 @@ pub fn preview_of(
     // takes, and a collision of 64-bit hashes among them is not to be expected.
     let mut searches: std::collections::HashMap<u64, &'static str> = Default::default();
     let mut companies: std::collections::HashSet<uuid::Uuid> = Default::default();
+    let mut loosened: std::collections::HashSet<u64> = Default::default();
     while let Some(row) = reader.next_row()? {
         preview.rows += 1;
         // What the run would do with the row, and what that costs.
@@ -151,7 +155,7 @@ pub fn preview_of(
         }
         let cost = need.cost(&mut cached).map_err(db_error)?;
         companies.extend(cost.company);
-        if cost.searches.is_empty() {
+        if cost.searches.is_empty() && cost.loosened.is_empty() {
             preview.answered += 1;
         } else {
             preview.searching += 1;
@@ -159,7 +163,11 @@ pub fn preview_of(
         for (key, endpoint) in cost.searches {
             searches.insert(key_hash(&key), endpoint);
         }
+        loosened.extend(cost.loosened.iter().map(|key| key_hash(key)));
     }
+    // A loosened search that is also a row's own is counted once, as that row's.
+    loosened.retain(|key| !searches.contains_key(key));
+    preview.loosened = loosened.len() as u64;
     // As the run would: a file with nothing to screen is not a cheap night.
     if preview.rows == 0 {
         return Err(header_only(path));

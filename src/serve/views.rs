@@ -17,7 +17,7 @@ use super::{App, Shared};
 use crate::ack::acknowledge;
 use crate::digest::{AlertDigest, AlertLine, format_amount};
 use crate::error::Error;
-use crate::model::{Color, Decision, RowStatus, RunInfo, Verdict};
+use crate::model::{Color, Decision, ResultRow, RowStatus, RunInfo, Verdict};
 use crate::pages::{self, CompanyPage, Found, Inbox, PortfolioPage};
 use crate::review::{self, Queue};
 use crate::store::{Store, StoreError};
@@ -561,6 +561,30 @@ fn run_line(run: &RunInfo) -> String {
         run.rows_with(RowStatus::Rated),
         run.alerts
     )
+}
+
+/// What a loosened search left out to find the row's candidates, if that is how they were
+/// found.
+fn found_without(row: &ResultRow) -> Option<&str> {
+    row.candidates.first()?.found_without.as_deref()
+}
+
+/// The id of a row's place on the review page, which the search links to: `ref-` and its
+/// ref with every character but letters, digits, `-` and `_` as `_` (line `N` for a row
+/// with none).
+fn review_anchor(reference: &Option<String>, line: &u64) -> String {
+    match reference {
+        Some(r) => format!(
+            "ref-{}",
+            r.chars()
+                .map(|c| match c.is_alphanumeric() || c == '-' || c == '_' {
+                    true => c,
+                    false => '_',
+                })
+                .collect::<String>()
+        ),
+        None => format!("line-{line}"),
+    }
 }
 
 fn decision_company(decision: &Decision) -> String {

@@ -1266,6 +1266,72 @@ mod tests {
         assert!(d.search_name(0, "Motors", &nowhere).is_empty());
     }
 
+    /// A filter finds only the company registered with that value: an establishment's
+    /// postcode, another street or number, a legal form the company does not have find
+    /// nothing; the same name without its legal form finds it.
+    #[test]
+    fn a_filter_or_legal_form_that_is_not_the_registered_one_finds_nothing() {
+        let d = ds();
+        let r = CompanyRef { country: 0, n: 4 };
+        let c = d.company(r);
+        let a = &c.address;
+        let registered = NameFilters {
+            street_number: Some(a.street_number.clone()),
+            street_name: Some(a.street_name.to_lowercase()),
+            city: Some(a.city.clone()),
+            postcode: Some(a.post_code.clone()),
+            phone_number: None,
+        };
+        assert_eq!(search_checked(&d, 0, &c.name, &registered), [r]);
+        let other_postcode = format!(
+            "{}{}",
+            &a.post_code[..4],
+            if a.post_code.ends_with('1') { 2 } else { 1 }
+        );
+        let street = catalog::RATED[0]
+            .streets
+            .iter()
+            .find(|s| **s != a.street_name)
+            .unwrap();
+        let number = (a.street_number.parse::<u32>().unwrap() + 1).to_string();
+        for wrong in [
+            NameFilters {
+                postcode: Some(other_postcode),
+                ..registered.clone()
+            },
+            NameFilters {
+                street_name: Some(street.to_string()),
+                ..registered.clone()
+            },
+            NameFilters {
+                street_number: Some(number),
+                ..registered.clone()
+            },
+        ] {
+            assert!(d.search_name(0, &c.name, &wrong).is_empty(), "{wrong:?}");
+        }
+        let form = catalog::RATED[0]
+            .legal_forms
+            .iter()
+            .find(|f| c.name.ends_with(&format!(" {f}")))
+            .unwrap();
+        let base = c.name.trim_end_matches(form).trim_end();
+        let other = catalog::RATED[0]
+            .legal_forms
+            .iter()
+            .find(|f| *f != form)
+            .unwrap();
+        assert!(
+            d.search_name(0, &format!("{base} {other}"), &registered)
+                .is_empty()
+        );
+        assert!(
+            d.search_name(0, &format!("{base} GmbH"), &NameFilters::default())
+                .is_empty()
+        );
+        assert_eq!(search_checked(&d, 0, base, &registered), [r]);
+    }
+
     #[test]
     fn colors_are_deterministic_and_mostly_green_with_some_daily_change() {
         let d = ds();

@@ -33,6 +33,9 @@ pub enum Need<'d> {
 pub struct Step<'d> {
     pub query: Query,
     pub action: Action<'d>,
+    /// A loosened name search: what it leaves out of the row's own search. Its finds are
+    /// candidates, never the row's company.
+    pub relaxed: Option<String>,
 }
 
 #[derive(Debug)]
@@ -68,8 +71,13 @@ impl<'d> Need<'d> {
         let steps = resolve::plan(targets)
             .into_iter()
             .map(|step| {
-                // A decision stands even on a search its rules pass over.
-                let action = match (decisions.find(reference, &step.query), step.skip) {
+                // A decision stands even on a search its rules pass over. A loosened search
+                // is the row's own loosened: decisions are made on the row's own searches.
+                let decided = match step.relaxed {
+                    None => decisions.find(reference, &step.query),
+                    Some(_) => None,
+                };
+                let action = match (decided, step.skip) {
                     (Some(decision), _) => match decision.verdict {
                         Verdict::Accept(company) => Action::Accept(company, decision),
                         Verdict::Ignore => Action::Ignore(decision),
@@ -81,6 +89,7 @@ impl<'d> Need<'d> {
                 Step {
                     query: step.query,
                     action,
+                    relaxed: step.relaxed,
                 }
             })
             .collect();
@@ -102,9 +111,16 @@ impl<'d> Need<'d> {
             }
             Need::Searches(steps) => steps,
         };
+        // After a rejection, no loosened search: it would offer the rejected again.
+        let mut rejected = false;
         for step in steps {
             let found = match &step.action {
-                Action::Skip(_) | Action::Reject(_) => continue,
+                _ if rejected && step.relaxed.is_some() => continue,
+                Action::Skip(_) => continue,
+                Action::Reject(_) => {
+                    rejected = true;
+                    continue;
+                }
                 Action::Ignore(_) => break,
                 Action::Accept(company, _) => {
                     cost.company = Some(*company);
@@ -114,15 +130,21 @@ impl<'d> Need<'d> {
                     Some(found) => found,
                     None => {
                         let key = step.query.cache_key();
-                        cost.searches.push((key, step.query.endpoint()));
+                        match step.relaxed {
+                            None => cost.searches.push((key, step.query.endpoint())),
+                            Some(_) => cost.loosened.push(key),
+                        }
                         continue;
                     }
                 },
             };
             match found {
                 Found::Unresolved { .. } => continue,
-                Found::Resolved { company, .. } => cost.company = Some(company),
-                Found::Ambiguous(_) => {}
+                // A loosened search's company is a candidate: not rated.
+                Found::Resolved { company, .. } if step.relaxed.is_none() => {
+                    cost.company = Some(company)
+                }
+                Found::Resolved { .. } | Found::Ambiguous(_) => {}
             }
             break;
         }
@@ -139,15 +161,20 @@ pub struct Cost {
     /// The searches the service is asked, by cache key and endpoint. Each is taken to find
     /// no company, so the searches after it count too: at most, then.
     pub searches: Vec<(String, &'static str)>,
+    /// The loosened name searches asked after them, by cache key: made only if the row's
+    /// own find nothing, and never followed by a rating.
+    pub loosened: Vec<String>,
 }
 
 /// A search's answer, as the row's next step needs it.
 #[derive(Debug, Clone)]
 pub enum Found {
-    /// `cached`: from the cache, not from a search of this run.
+    /// `cached`: from the cache, not from a search of this run. `candidate`: the company
+    /// as a loosened search offers it.
     Resolved {
         company: Uuid,
         cached: bool,
+        candidate: Arc<Candidate>,
     },
     Ambiguous(Arc<Vec<Candidate>>),
     /// No match: the row's next search follows. `not_found`: the service said so with a
@@ -184,6 +211,13 @@ impl Found {
                 Some(company) => Found::Resolved {
                     company,
                     cached: true,
+                    candidate: Arc::new(hit.company.unwrap_or_else(|| Candidate {
+                        id: company,
+                        name: String::new(),
+                        city: String::new(),
+                        postcode: String::new(),
+                        found_without: None,
+                    })),
                 },
                 None => Found::Unresolved { not_found: false },
             },
@@ -376,7 +410,7 @@ mod tests {
         let none = Decisions::default();
         let row = fallback_row();
         let need = Need::of(&row, &lookups, &none);
-        assert_eq!(actions(&need), ["skip", "search", "search"]);
+        assert_eq!(actions(&need), ["skip", "search", "search", "search"]);
         let Need::Searches(steps) = &need else {
             unreachable!()
         };
@@ -390,14 +424,21 @@ mod tests {
             decision("C-1", keys[1].clone(), Verdict::Reject),
         ]);
         let need = Need::of(&row, &lookups, &decided);
-        assert_eq!(actions(&need), ["accept", "reject", "search"]);
+        assert_eq!(actions(&need), ["accept", "reject", "search", "search"]);
+        // The name search loosened is searched whatever was decided: decisions are made
+        // on the row's own searches.
+        let on_loosened = Decisions::new([decision("C-1", keys[3].clone(), Verdict::Ignore)]);
+        assert_eq!(
+            actions(&Need::of(&row, &lookups, &on_loosened)),
+            ["skip", "search", "search", "search"]
+        );
         let other = InputRow {
             reference: Some("C-2".into()),
             ..row.clone()
         };
         assert_eq!(
             actions(&Need::of(&other, &lookups, &decided)),
-            ["skip", "search", "search"],
+            ["skip", "search", "search", "search"],
             "another row's decisions"
         );
 
@@ -442,9 +483,12 @@ mod tests {
         };
         let need = Need::of(&fallback_row(), &lookups, &none);
 
-        // Nothing cached: every search the rules allow, each taken to find nothing.
+        // Nothing cached: every search the rules allow, each taken to find nothing, the
+        // name's loosened one (without its city) apart.
         let all = cost(&need, &|_| None);
         assert_eq!(all.company, None);
+        assert_eq!(all.loosened.len(), 1);
+        assert!(!all.loosened[0].contains("city="), "{:?}", all.loosened);
         assert_eq!(endpoints(all), ["company_by_id", "companies_by_name"]);
         // The SIRET found no company: the name follows.
         let unresolved = cost(&need, &|key| {
@@ -455,12 +499,19 @@ mod tests {
         let resolved = Found::Resolved {
             company,
             cached: true,
+            candidate: Arc::new(Candidate {
+                id: company,
+                name: "Acme".into(),
+                city: "Lyon".into(),
+                postcode: "69001".into(),
+                found_without: None,
+            }),
         };
         assert_eq!(
             cost(&need, &|key| by_id(key).then_some(resolved.clone())),
             Cost {
                 company: Some(company),
-                searches: vec![],
+                ..Cost::default()
             }
         );
         // Several matches end the row: no rating, no search.
@@ -468,6 +519,19 @@ mod tests {
             cost(&need, &|_| Some(Found::Ambiguous(Arc::default()))),
             Cost::default()
         );
+        // The loosened search's company is a candidate, never rated.
+        let name_only = InputRow {
+            service: None,
+            id: None,
+            extra: vec![],
+            ..fallback_row()
+        };
+        let need_name = Need::of(&name_only, &lookups, &none);
+        let loosened = cost(&need_name, &|key| match key.contains("city=") {
+            true => Some(Found::Unresolved { not_found: false }),
+            false => Some(resolved.clone()),
+        });
+        assert_eq!(loosened, Cost::default());
 
         // Review's decisions cost no call; a rejection goes on to the next search.
         let Need::Searches(steps) = &need else {
@@ -484,7 +548,12 @@ mod tests {
         assert_eq!(cost(&need, &|_| None), Cost::default());
         let rejected = decided(Verdict::Reject);
         let need = Need::of(&fallback_row(), &lookups, &rejected);
-        assert_eq!(endpoints(cost(&need, &|_| None)), ["companies_by_name"]);
+        let after_rejection = cost(&need, &|_| None);
+        assert!(
+            after_rejection.loosened.is_empty(),
+            "no loosened search after a rejection"
+        );
+        assert_eq!(endpoints(after_rejection), ["companies_by_name"]);
     }
 
     #[test]
@@ -495,6 +564,7 @@ mod tests {
         let hit = |outcome, company_id, hours| CachedResolution {
             outcome,
             company_id,
+            company: None,
             candidates: vec![],
             resolved_at: now
                 .checked_sub(jiff::SignedDuration::from_hours(hours))
@@ -506,7 +576,7 @@ mod tests {
         let cached = |h| Found::cached(h, &by_name, day, now);
         assert!(matches!(
             cached(hit(SearchOutcome::Resolved, Some(company), 1)),
-            Some(Found::Resolved { company: c, cached: true }) if c == company
+            Some(Found::Resolved { company: c, cached: true, .. }) if c == company
         ));
         assert!(cached(hit(SearchOutcome::Resolved, Some(company), 25)).is_none());
         // A company the database lost is no company: the row's next search follows.

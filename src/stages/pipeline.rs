@@ -32,6 +32,7 @@ use crate::stages::in_flight::{Failure, InFlight};
 use crate::stages::input::{InputError, InputRow};
 use crate::stages::limit::Limiter;
 use crate::stages::rate::{self, RatingEndpoint};
+use crate::stages::relax;
 use crate::stages::resolve::{self, Query, Resolution};
 use crate::stages::tally::{Canary, Completed, FellBack};
 use crate::store::{Record, Recorder, RowRecord, StoreError, Writer};
@@ -389,9 +390,21 @@ impl Pipeline {
         let mut not_found = false;
         let mut vanished = None;
         let mut rejected = None;
+        // What the loosened searches left out, the last of them the most.
+        let mut loosened: Option<&str> = None;
         for step in &steps {
             let label = step.query.label();
+            // A person said none of the candidates is the company: the loosened searches
+            // would offer them again.
+            if step.relaxed.is_some() && rejected.is_some() {
+                continue;
+            }
             let searched = match &step.action {
+                Action::Search if step.relaxed.is_some() => {
+                    let without = step.relaxed.as_deref().unwrap_or_default();
+                    loosened = Some(without);
+                    self.screen_relaxed(record, &step.query, without).await?
+                }
                 Action::Skip(why) => {
                     tried.push(format!("{label}: not searched ({why})"));
                     continue;
@@ -443,6 +456,9 @@ impl Pipeline {
                     record = back;
                     not_found |= said;
                     vanished = vanished.or(gone);
+                    if step.relaxed.is_some() {
+                        continue;
+                    }
                     // An identifier that fails its own rules says so: likely a typo.
                     tried.push(match (&why, step.query.rule_problem()) {
                         (Some(why), _) => format!("{label}: {why}"),
@@ -453,7 +469,8 @@ impl Pipeline {
                 }
             }
         }
-        let error = match &steps[..] {
+        let own: Vec<_> = steps.iter().filter(|s| s.relaxed.is_none()).collect();
+        let mut error = match &own[..] {
             [_] if rejected.is_some() => format!(
                 "{}: give the row an identifier, or accept or ignore it",
                 rejected.unwrap_or_default()
@@ -464,6 +481,9 @@ impl Pipeline {
             },
             _ => format!("no company matches: {}", tried.join("; ")),
         };
+        if let Some(without) = loosened {
+            error.push_str(&format!("; none either without {without}"));
+        }
         Ok(RowOutcome {
             record: RowRecord {
                 status: RowStatus::Unresolved,
@@ -502,6 +522,42 @@ impl Pipeline {
         Ok(screened)
     }
 
+    /// A loosened search of a row whose own found no company ([`crate::stages::relax`]):
+    /// what it finds is offered as candidates, each saying what was left out to find it,
+    /// and the row is `ambiguous` until a person accepts one (`ratewatch review`). Never a
+    /// match, never rated. Nothing found: the next step follows.
+    async fn screen_relaxed(
+        &self,
+        record: RowRecord,
+        query: &Query,
+        without: &str,
+    ) -> Result<Searched, Fatal> {
+        let found = match self.search(query, false).await {
+            Err(f) => return failed(record, f).map(|r| Searched::Done(r.into(), false)),
+            Ok(Found::Unresolved { not_found }) => {
+                return Ok(Searched::NoMatch {
+                    record,
+                    not_found,
+                    vanished: None,
+                    rejected: None,
+                });
+            }
+            Ok(Found::Resolved { candidate, .. }) => vec![(*candidate).clone()],
+            Ok(Found::Ambiguous(candidates)) => candidates.to_vec(),
+        };
+        let (candidates, error) = relax::offer(found, without);
+        Ok(Searched::Done(
+            RowRecord {
+                status: RowStatus::Ambiguous,
+                error: Some(error),
+                candidates,
+                ..record
+            }
+            .into(),
+            false,
+        ))
+    }
+
     /// One search of a row's, and the rating of the company it finds.
     async fn screen_search(&self, mut record: RowRecord, query: &Query) -> Result<Searched, Fatal> {
         let done = |screened: RowOutcome| Searched::Done(screened, false);
@@ -534,7 +590,9 @@ impl Pipeline {
                         .into(),
                     ));
                 }
-                Ok(Found::Resolved { company, cached }) => (company, cached),
+                Ok(Found::Resolved {
+                    company, cached, ..
+                }) => (company, cached),
             };
             record.company_id = Some(company);
             record.found_by = Some(query.label());
@@ -621,11 +679,13 @@ impl Pipeline {
                 let (found, outcome, company_id) = match answer {
                     Resolution::Resolved(c) => {
                         let company = c.id;
+                        let candidate = Arc::new(resolve::candidate(&c));
                         self.store.send(Record::Company(c))?;
                         (
                             Found::Resolved {
                                 company,
                                 cached: false,
+                                candidate,
                             },
                             SearchOutcome::Resolved,
                             Some(company),

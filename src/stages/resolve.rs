@@ -7,6 +7,7 @@
 use crate::api::{ApiError, Client};
 use crate::model::{Candidate, Company, NameQuery};
 use crate::stages::check::Target;
+use crate::stages::relax;
 use crate::text::normalize_name;
 
 /// A search to make.
@@ -139,12 +140,17 @@ pub struct PlannedSearch {
     /// Why it is passed over without a call: its identifier breaks its registry's rules
     /// (a typo) and a search follows it.
     pub skip: Option<String>,
+    /// A loosened name search ([`relax`](crate::stages::relax)): what it leaves out of the
+    /// row's own. What it finds is offered as candidates, never taken as the company.
+    pub relaxed: Option<String>,
 }
 
 /// The searches a row makes, from its targets in their order ([`crate::stages::check::targets`]):
 /// the same search once, and an identifier that breaks its registry's rules passed over
 /// when another search follows (a SIREN with a typo next to a good SIRET costs no call).
 /// The last is always made: the rules are only hints, and the service has the last word.
+/// After the name search come the steps that loosen it ([`relax::relaxations`]), each
+/// once: what they find is offered, never taken.
 ///
 /// The next is made only when the one before finds no company: the pipeline goes on
 /// after a "not found" or an empty answer, never after a failure (the row fails, and is
@@ -157,14 +163,29 @@ pub fn plan(targets: Vec<Target>) -> Vec<PlannedSearch> {
         .filter(|q| seen.insert(q.cache_key()))
         .collect();
     let last = queries.len().saturating_sub(1);
-    queries
-        .into_iter()
-        .enumerate()
-        .map(|(i, query)| PlannedSearch {
+    let mut planned = Vec::with_capacity(queries.len());
+    for (i, query) in queries.into_iter().enumerate() {
+        let loosened = match &query {
+            Query::ByName(q) => relax::relaxations(q),
+            Query::ById { .. } => Vec::new(),
+        };
+        planned.push(PlannedSearch {
             skip: if i < last { query.rule_problem() } else { None },
             query,
-        })
-        .collect()
+            relaxed: None,
+        });
+        planned.extend(
+            loosened
+                .into_iter()
+                .filter(|r| seen.insert(Query::ByName(r.query.clone()).cache_key()))
+                .map(|r| PlannedSearch {
+                    query: Query::ByName(r.query),
+                    skip: None,
+                    relaxed: Some(r.without),
+                }),
+        );
+    }
+    planned
 }
 
 /// Runs the search. A 404 stays an error (`ApiError::NotFound`): it means "no such
@@ -305,6 +326,7 @@ pub fn candidate(c: &Company) -> Candidate {
         name: c.name.clone(),
         city: c.address.city.clone(),
         postcode: c.address.postcode.clone(),
+        found_without: None,
     }
 }
 
@@ -367,10 +389,20 @@ mod tests {
             name.clone(),
         ]);
         let labels: Vec<String> = steps.iter().map(|s| s.query.label()).collect();
-        assert_eq!(labels, ["SIREN 552100555", "SIRET 55210055400013", "name"]);
+        assert_eq!(
+            labels,
+            ["SIREN 552100555", "SIRET 55210055400013", "name", "name"]
+        );
         assert!(steps[0].skip.as_deref().unwrap().contains("check digit"));
         assert_eq!(steps[1].skip, None);
         assert_eq!(steps[2].skip, None);
+        // The name search, then the same without its city: offered, never taken.
+        let relaxed: Vec<Option<&str>> = steps.iter().map(|s| s.relaxed.as_deref()).collect();
+        assert_eq!(relaxed, [None, None, None, Some("the city Lyon")]);
+        let Query::ByName(loosened) = &steps[3].query else {
+            panic!("{steps:?}")
+        };
+        assert_eq!((loosened.name.as_str(), &loosened.city), ("Acme", &None));
         // The last search is made, whatever its identifier looks like.
         let steps = plan(vec![by_id("SIRET", "1"), by_id("SIREN", "552100555")]);
         assert!(steps[0].skip.as_deref().unwrap().contains("14 digits"));

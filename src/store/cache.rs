@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::database::Store;
 use super::sql::{StoreError, read_time, read_uuid};
-use crate::model::{CachedResolution, Color, SearchOutcome};
+use crate::model::{CachedResolution, Candidate, Color, SearchOutcome};
 
 /// The cached answer to a search, through the UNIQUE index on `search_key`. `asked`, for
 /// an identifier search (service code, identifier): whether the company holds it as
@@ -28,7 +28,8 @@ pub(crate) fn read_resolution(
                     ?2 IS NOT NULL
                     AND EXISTS (SELECT 1 FROM company_external_ids e
                             WHERE e.company = r.company AND e.service = ?2
-                              AND e.external_id = ?3)
+                              AND e.external_id = ?3),
+                    c.name, c.city, c.postcode
              FROM resolutions r LEFT JOIN companies c ON c.id = r.company
              WHERE r.search_key = ?1",
         )
@@ -41,13 +42,27 @@ pub(crate) fn read_resolution(
                 };
                 let outcome: String = r.get(0)?;
                 let candidates: Option<String> = r.get(2)?;
+                let company_id = match r.get_ref(1)? {
+                    rusqlite::types::ValueRef::Null => None,
+                    _ => Some(read_uuid(r, 1)?),
+                };
+                let text = |at: usize| -> rusqlite::Result<String> {
+                    Ok(r.get::<_, Option<String>>(at)?.unwrap_or_default())
+                };
                 let hit = CachedResolution {
                     outcome: SearchOutcome::parse(&outcome).ok_or_else(|| {
                         unreadable(0, format!("unknown outcome {outcome:?}").into())
                     })?,
-                    company_id: match r.get_ref(1)? {
-                        rusqlite::types::ValueRef::Null => None,
-                        _ => Some(read_uuid(r, 1)?),
+                    company_id,
+                    company: match company_id {
+                        Some(id) => Some(Candidate {
+                            id,
+                            name: text(6)?,
+                            city: text(7)?,
+                            postcode: text(8)?,
+                            found_without: None,
+                        }),
+                        None => None,
                     },
                     candidates: candidates
                         .map(|c| serde_json::from_str(&c).map_err(|e| unreadable(2, e.into())))

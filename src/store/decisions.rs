@@ -130,6 +130,7 @@ impl Store {
                             name: r.get::<_, Option<String>>(2)?.unwrap_or_default(),
                             city: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
                             postcode: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                            found_without: None,
                         }),
                     };
                     Ok((r.get::<_, Option<String>>(0)?, rated))

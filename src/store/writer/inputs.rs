@@ -124,6 +124,7 @@ mod tests {
                     name: format!("C{line}"),
                     city: "Lyon".into(),
                     postcode: "69001".into(),
+                    found_without: None,
                 }]
             } else {
                 vec![]

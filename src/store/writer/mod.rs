@@ -574,6 +574,7 @@ mod tests {
                     name: "Nine".into(),
                     city: "Lyon".into(),
                     postcode: "69001".into(),
+                    found_without: None,
                 }],
                 _ => vec![],
             },
