@@ -4,8 +4,9 @@
 //! back to the page it came from, which says what was done (or why not).
 
 use askama::Template;
-use axum::Form;
+use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
+use axum::{Extension, Form};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use jiff::Timestamp;
@@ -13,18 +14,16 @@ use serde::Deserialize;
 
 use super::connections::Client;
 pub use super::escape::form_value;
+use super::guard::Person;
 use super::{App, Shared};
-use crate::ack::acknowledge;
+use crate::ack::{self, Outcome};
 use crate::digest::{AlertDigest, AlertLine, format_amount};
 use crate::error::Error;
-use crate::model::{Color, Decision, RowStatus, RunInfo, Verdict};
+use crate::model::{Color, Decision, Ended, RowStatus, RunInfo, Verdict, WEB_PAGE};
 use crate::pages::{self, CompanyPage, Found, Inbox, PortfolioPage};
-use crate::review::{self, Queue};
+use crate::review::{self, Made, Queue};
 use crate::store::{Store, StoreError};
 use crate::when::{Bound, parse_time};
-
-/// Where the decisions made on the review page come from, as `review list` shows them.
-pub const WEB_PAGE: &str = "web page";
 
 const STYLE: &str = include_str!("style.css");
 
@@ -42,6 +41,18 @@ pub struct Chrome {
     pub can_change: bool,
     /// Where a form on this page sends the browser back to.
     pub back: String,
+    /// The person signed in (`--users`), named on the page.
+    pub person: Option<String>,
+}
+
+impl Chrome {
+    /// The page of the person signed in, who is named on it.
+    fn signed_in(self, person: Person) -> Chrome {
+        Chrome {
+            person: person.0,
+            ..self
+        }
+    }
 }
 
 /// What a redirect after a change tells the page, signed by the server (`sig`): a page
@@ -77,6 +88,7 @@ fn chrome(
         csrf: app.guard.csrf(),
         can_change: !app.guard.read_only(),
         back,
+        person: None,
     }
 }
 
@@ -185,11 +197,16 @@ struct InboxView {
     inbox: Inbox,
 }
 
-pub async fn inbox(State(app): State<Shared>, Query(said): Query<Said>) -> Response {
+pub async fn inbox(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    Query(said): Query<Said>,
+) -> Response {
     reading(&app, move |app, store| {
         let inbox = pages::inbox(store, &app.rules, Timestamp::now())?;
         Ok(render(&InboxView {
-            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said),
+            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said)
+                .signed_in(person),
             inbox,
         }))
     })
@@ -197,40 +214,135 @@ pub async fn inbox(State(app): State<Shared>, Query(said): Query<Said>) -> Respo
     .into_response()
 }
 
-#[derive(Deserialize)]
+/// The form that acknowledges alerts: one company (a row's own form) or several (the rows
+/// ticked in the inbox), with one note and end for all.
+#[derive(Debug, Default)]
 pub struct AckForm {
+    csrf: String,
+    companies: Vec<String>,
+    note: String,
+    until: String,
+    back: String,
+}
+
+impl AckForm {
+    /// Read from the form's body, where `company` may come many times (which the
+    /// extractor of one value per field cannot take).
+    fn read(body: &[u8]) -> AckForm {
+        let mut form = AckForm::default();
+        for (name, value) in url::form_urlencoded::parse(body) {
+            let value = value.into_owned();
+            match name.as_ref() {
+                "csrf" => form.csrf = value,
+                "company" if !value.trim().is_empty() => form.companies.push(value),
+                "note" => form.note = value,
+                "until" => form.until = value,
+                "back" => form.back = value,
+                _ => {}
+            }
+        }
+        form
+    }
+}
+
+/// Acknowledges the alerts of the companies the form names, as `ratewatch ack` does, made
+/// by the person signed in: all in one write, or none.
+pub async fn ack(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    body: Bytes,
+) -> Response {
+    let form = AckForm::read(&body);
+    if let Some(refused) = csrf_refused(&app, &form.csrf) {
+        return refused;
+    }
+    let back = form.back.clone();
+    let outcome = changing(&app, move |store| {
+        if form.companies.is_empty() {
+            return Err(Error::Config(
+                "Nothing acknowledged: tick the rows to acknowledge first.".into(),
+            ));
+        }
+        let until = match form.until.trim() {
+            "" => None,
+            until => Some(parse_time("until", until, Bound::From)?),
+        };
+        let wanted: Vec<&str> = form.companies.iter().map(String::as_str).collect();
+        match ack::acknowledge(store, &wanted, until, Some(&form.note), person.name())? {
+            Outcome::Done(done) => Ok(acknowledged_text(&done)),
+            Outcome::NoMatch(unknown) => Err(Error::Config(format!(
+                "No company matches {}; nothing was acknowledged.",
+                unknown
+                    .iter()
+                    .map(|u| format!("{:?}", u.trim()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    })
+    .await;
+    back_to(&app, &back, outcome)
+}
+
+/// What an acknowledgement of the page says done: the company's line, or for several a
+/// count and the first few names.
+fn acknowledged_text(done: &[ack::Acknowledged]) -> String {
+    const NAMED: usize = 5;
+    if let [one] = done {
+        return one.text();
+    }
+    let names: Vec<String> = done
+        .iter()
+        .take(NAMED)
+        .map(|d| {
+            let name = d.company.name.as_deref().unwrap_or(&d.company.company_id);
+            format!("{name} ({})", d.color)
+        })
+        .collect();
+    let more = match done.len().saturating_sub(NAMED) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "{} companies acknowledged: {}{more}; they leave the summary until their color changes.",
+        done.len(),
+        names.join(", ")
+    )
+}
+
+#[derive(Deserialize)]
+pub struct UnackForm {
     #[serde(default)]
     csrf: String,
     company: String,
     #[serde(default)]
     note: String,
     #[serde(default)]
-    until: String,
-    #[serde(default)]
     back: String,
 }
 
-/// Acknowledges a company's alert, as `ratewatch ack` does.
-pub async fn ack(State(app): State<Shared>, Form(form): Form<AckForm>) -> Response {
+/// Withdraws a company's acknowledgement, as `ratewatch unack` does, by the person signed
+/// in.
+pub async fn unack(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    Form(form): Form<UnackForm>,
+) -> Response {
     if let Some(refused) = csrf_refused(&app, &form.csrf) {
         return refused;
     }
+    let back = form.back.clone();
     let outcome = changing(&app, move |store| {
-        let until = match form.until.trim() {
-            "" => None,
-            until => Some(parse_time("until", until, Bound::From)?),
-        };
-        let note = Some(form.note.as_str());
-        match acknowledge(store, &form.company, until, note)? {
-            Some(done) => Ok(done.text()),
-            None => Err(Error::Config(format!(
+        match ack::withdraw(store, &[&form.company], person.name(), Some(&form.note))? {
+            Outcome::Done(done) => Ok(done.iter().map(|d| d.text()).collect::<Vec<_>>().join(" ")),
+            Outcome::NoMatch(_) => Err(Error::Config(format!(
                 "No company matches {:?}.",
                 form.company.trim()
             ))),
         }
     })
     .await;
-    back_to(&app, &form.back, outcome)
+    back_to(&app, &back, outcome)
 }
 
 #[derive(Template)]
@@ -240,7 +352,11 @@ struct ReviewView {
     queue: Queue,
 }
 
-pub async fn review(State(app): State<Shared>, Query(said): Query<Said>) -> Response {
+pub async fn review(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    Query(said): Query<Said>,
+) -> Response {
     reading(&app, move |app, store| {
         let queue = pages::review_queue(store)?;
         Ok(render(&ReviewView {
@@ -251,7 +367,8 @@ pub async fn review(State(app): State<Shared>, Query(said): Query<Said>) -> Resp
                 "review",
                 "/review".into(),
                 said,
-            ),
+            )
+            .signed_in(person),
             queue,
         }))
     })
@@ -269,11 +386,18 @@ pub struct DecideForm {
     #[serde(default)]
     company: String,
     #[serde(default)]
+    note: String,
+    #[serde(default)]
     back: String,
 }
 
-/// A decision on a row of the review queue, as `ratewatch review` makes it.
-pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> Response {
+/// A decision on a row of the review queue, as `ratewatch review` makes it, by the person
+/// signed in.
+pub async fn decide(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    Form(form): Form<DecideForm>,
+) -> Response {
     if let Some(refused) = csrf_refused(&app, &form.csrf) {
         return refused;
     }
@@ -284,6 +408,11 @@ pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> 
     };
     let outcome = changing(&app, move |store| {
         let reference = form.reference.as_str();
+        let made = Made {
+            source: WEB_PAGE,
+            by: person.name(),
+            note: Some(&form.note),
+        };
         let verdict = match form.decision.as_str() {
             "accept" => {
                 let company = uuid::Uuid::parse_str(form.company.trim()).map_err(|_| {
@@ -291,21 +420,21 @@ pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> 
                         "{reference}: accept needs the candidate's company id (a UUID)"
                     ))
                 })?;
-                review::accept(store, reference, company, WEB_PAGE, false)?;
+                review::accept(store, reference, company, made, false)?;
                 Verdict::Accept(company)
             }
             "reject" => {
-                review::decide(store, reference, Verdict::Reject, WEB_PAGE)?;
+                review::decide(store, reference, Verdict::Reject, made)?;
                 Verdict::Reject
             }
             "ignore" => {
-                review::decide(store, reference, Verdict::Ignore, WEB_PAGE)?;
+                review::decide(store, reference, Verdict::Ignore, made)?;
                 Verdict::Ignore
             }
             "revoke" => {
-                review::revoke(store, reference)?;
+                review::revoke(store, reference, made.by, made.note)?;
                 return Ok(format!(
-                    "{reference}: decision removed; the next run screens it as before."
+                    "{reference}: decision revoked; the next run screens it as before."
                 ));
             }
             other => {
@@ -332,6 +461,7 @@ struct CompanyView {
 
 pub async fn company(
     State(app): State<Shared>,
+    Extension(person): Extension<Person>,
     Path(id): Path<String>,
     Query(said): Query<Said>,
 ) -> Response {
@@ -346,7 +476,7 @@ pub async fn company(
             .unwrap_or_else(|| page.company.company_id.clone());
         let back = format!("/company/{}", page.company.company_id);
         Ok(render(&CompanyView {
-            chrome: chrome(app, store, title, "company", back, said),
+            chrome: chrome(app, store, title, "company", back, said).signed_in(person),
             page,
         })
         .into_response())
@@ -455,9 +585,13 @@ pub async fn login(
     Form(form): Form<LoginForm>,
 ) -> Response {
     match app.guard.login(&form.token) {
-        Some(cookie) => {
+        Some((cookie, person)) => {
             app.throttle.succeeded(client);
-            let mut response = Redirect::to("/").into_response();
+            // The person is named at once: what they do from now on is recorded as theirs.
+            let mut response = match &person.0 {
+                Some(name) => back_to(&app, "/", Ok(format!("Signed in as {name}."))),
+                None => Redirect::to("/").into_response(),
+            };
             if let Ok(value) = HeaderValue::from_str(&cookie) {
                 response.headers_mut().insert(header::SET_COOKIE, value);
             }
@@ -561,6 +695,23 @@ fn run_line(run: &RunInfo) -> String {
         run.rows_with(RowStatus::Rated),
         run.alerts
     )
+}
+
+/// The id of the form that acknowledges the rows ticked in the `index`th portfolio.
+fn bulk_form_id(index: &usize) -> String {
+    format!("ack-{index}")
+}
+
+/// Who made or ended a record, as the pages name them.
+fn who(by: &Option<String>) -> &str {
+    crate::model::who(by.as_deref())
+}
+
+/// How a record ended, or `in force`.
+fn status(ended: &Option<Ended>) -> String {
+    ended
+        .as_ref()
+        .map_or_else(|| "in force".to_string(), Ended::describe)
 }
 
 fn decision_company(decision: &Decision) -> String {
