@@ -116,7 +116,10 @@ fn find(
                 )));
             }
         };
-        if found.iter().any(|(c, _)| c.company_id == company.company_id) {
+        if found
+            .iter()
+            .any(|(c, _)| c.company_id == company.company_id)
+        {
             continue;
         }
         let by_ref = !store.companies_by_ref(wanted).map_err(&fail)?.is_empty();

@@ -99,7 +99,11 @@ pub fn audit(args: AuditArgs, sources: Sources) -> Result<ExitCode, Error> {
 fn local(at: &str, zone: &TimeZone) -> String {
     at.parse::<Timestamp>().map_or_else(
         |_| at.to_string(),
-        |t| t.to_zoned(zone.clone()).strftime("%Y-%m-%d %H:%M %Z").to_string(),
+        |t| {
+            t.to_zoned(zone.clone())
+                .strftime("%Y-%m-%d %H:%M %Z")
+                .to_string()
+        },
     )
 }
 

@@ -481,8 +481,8 @@ mod tests {
             name: name.into(),
             token_sha256: token_sha256(token),
         };
-        let guard = Guard::new(None, vec![user("marie", marie), user("paul", paul)], false)
-            .unwrap();
+        let guard =
+            Guard::new(None, vec![user("marie", marie), user("paul", paul)], false).unwrap();
         assert!(guard.needs_token());
         let named = |name: &str| Person(Some(name.into()));
         let (cookie, person) = guard.login(&format!(" {paul}\n")).unwrap();

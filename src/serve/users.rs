@@ -40,8 +40,7 @@ fn hex(bytes: &[u8]) -> String {
 /// The line of the users file for the person `name` with `token`: `NAME:SHA256`. A name
 /// that cannot be one, or a token too short to be safe, is refused (the token never said).
 pub fn users_line(name: &str, token: &str) -> Result<String, Error> {
-    let name =
-        person_name(name).map_err(|why| Error::Config(format!("--hash-token: {why}")))?;
+    let name = person_name(name).map_err(|why| Error::Config(format!("--hash-token: {why}")))?;
     if name.contains(':') {
         return Err(Error::Config(
             "--hash-token: the name holds a `:`, which separates it from the hash".into(),
@@ -127,7 +126,10 @@ mod tests {
         assert_eq!(users[0].name, "Marie Durand");
         assert_eq!(users[0].token_sha256, token_sha256(MARIE));
         assert_eq!(users[1].name, "paul");
-        assert!(!format!("{users:?}").contains(&marie[13..]), "no hash in Debug");
+        assert!(
+            !format!("{users:?}").contains(&marie[13..]),
+            "no hash in Debug"
+        );
     }
 
     #[test]
@@ -144,10 +146,22 @@ mod tests {
             short.starts_with("users.txt: line 2: SHA-256: 3 characters"),
             "{short}"
         );
-        let twice = err(&format!("{marie}\n{}\n", users_line("marie", PAUL).unwrap()));
-        assert!(twice.contains("line 2: name: \"marie\" is on line 1"), "{twice}");
-        let shared = err(&format!("{marie}\n{}\n", users_line("paul", MARIE).unwrap()));
-        assert!(shared.contains("line 2: SHA-256: the same token"), "{shared}");
+        let twice = err(&format!(
+            "{marie}\n{}\n",
+            users_line("marie", PAUL).unwrap()
+        ));
+        assert!(
+            twice.contains("line 2: name: \"marie\" is on line 1"),
+            "{twice}"
+        );
+        let shared = err(&format!(
+            "{marie}\n{}\n",
+            users_line("paul", MARIE).unwrap()
+        ));
+        assert!(
+            shared.contains("line 2: SHA-256: the same token"),
+            "{shared}"
+        );
         assert!(err(&format!(":{}\n", &marie[6..])).contains("line 1: name: the name is empty"));
         assert!(err("# nobody\n").contains("no user"));
         let refused = users_line("marie", "short-token").unwrap_err().to_string();

@@ -6,9 +6,9 @@
 use askama::Template;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::{Extension, Form};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
 use jiff::Timestamp;
 use serde::Deserialize;
 
@@ -205,8 +205,7 @@ pub async fn inbox(
     reading(&app, move |app, store| {
         let inbox = pages::inbox(store, &app.rules, Timestamp::now())?;
         Ok(render(&InboxView {
-            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said)
-                .signed_in(person),
+            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said).signed_in(person),
             inbox,
         }))
     })

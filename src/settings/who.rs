@@ -70,7 +70,11 @@ mod tests {
             _ => None,
         };
         assert_eq!(decided_by(Some(" Marie "), env).unwrap(), "Marie");
-        assert_eq!(decided_by(None, env).unwrap(), "paul", "a blank one is passed");
+        assert_eq!(
+            decided_by(None, env).unwrap(),
+            "paul",
+            "a blank one is passed"
+        );
         let refused = decided_by(Some("\u{1b}[31m"), env).unwrap_err().to_string();
         assert!(refused.contains("--by"), "{refused}");
         let login = |var: &str| (var == "LOGNAME").then(|| "marie".to_string());
@@ -81,7 +85,8 @@ mod tests {
 
     #[test]
     fn a_user_id_is_named_from_the_password_file() {
-        let passwd = "root:x:0:0:root:/root:/bin/bash\n# note\nmarie:x:1000:1000::/home/marie:/bin/sh\n";
+        let passwd =
+            "root:x:0:0:root:/root:/bin/bash\n# note\nmarie:x:1000:1000::/home/marie:/bin/sh\n";
         assert_eq!(user_named(passwd, 1000).as_deref(), Some("marie"));
         assert_eq!(user_named(passwd, 0).as_deref(), Some("root"));
         assert_eq!(user_named(passwd, 42), None);

@@ -145,8 +145,7 @@ impl Store {
             return Ok(found.into_iter().map(|f| f.map(|(_, c)| c)).collect());
         }
         for (ack, (company, color)) in acks.iter().zip(found.iter().flatten()) {
-            end_current(&tx, *company, &now, "replaced", Some(ack.by), None, None)
-                .map_err(&at)?;
+            end_current(&tx, *company, &now, "replaced", Some(ack.by), None, None).map_err(&at)?;
             tx.prepare_cached(
                 "INSERT INTO acks (company, ref, color, acked_at, acked_by, until, note)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -188,10 +187,8 @@ impl Store {
                 Err(_) => None,
             };
             withdrawn.push(match key {
-                Some(company) => {
-                    end_current(&tx, company, &now, "withdrawn", Some(by), why, None)
-                        .map_err(&at)?
-                }
+                Some(company) => end_current(&tx, company, &now, "withdrawn", Some(by), why, None)
+                    .map_err(&at)?,
                 None => false,
             });
         }
@@ -204,12 +201,7 @@ impl Store {
     pub fn acks(&self, at: Timestamp, all: bool) -> Result<Vec<Ack>, StoreError> {
         let filter = if all { "1" } else { IN_FORCE };
         let sql = format!("{ACK} WHERE {filter} ORDER BY a.acked_at DESC, a.id DESC");
-        self.all(
-            "reading the acknowledgements",
-            &sql,
-            [time_text(at)],
-            ack,
-        )
+        self.all("reading the acknowledgements", &sql, [time_text(at)], ack)
     }
 
     /// Every acknowledgement of one company (its UUID as text), newest first, as of `at`.

@@ -61,9 +61,7 @@ impl Store {
                 records.push(accepting);
             }
         }
-        records.sort_by(|a, b| {
-            (b.decision.decided_at, b.id).cmp(&(a.decision.decided_at, a.id))
-        });
+        records.sort_by(|a, b| (b.decision.decided_at, b.id).cmp(&(a.decision.decided_at, a.id)));
         Ok(records)
     }
 
@@ -107,7 +105,18 @@ impl Store {
         Ok(rows
             .into_iter()
             .filter_map(
-                |(id, reference, search_key, decision, company, decided_at, source, by, note, ended)| {
+                |(
+                    id,
+                    reference,
+                    search_key,
+                    decision,
+                    company,
+                    decided_at,
+                    source,
+                    by,
+                    note,
+                    ended,
+                )| {
                     let verdict = match (decision.as_str(), company) {
                         ("accept", Some(c)) => Verdict::Accept(Uuid::parse_str(&c).ok()?),
                         ("ignore", _) => Verdict::Ignore,

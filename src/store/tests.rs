@@ -1937,7 +1937,12 @@ fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_r
         .iter()
         .map(|r| {
             let e = r.ended.clone().expect("every one ended");
-            (r.decision.search_key.clone(), r.decision.by.clone(), e.how, e.by)
+            (
+                r.decision.search_key.clone(),
+                r.decision.by.clone(),
+                e.how,
+                e.by,
+            )
         })
         .collect();
     let mut ended = ended;
@@ -1946,9 +1951,24 @@ fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_r
     assert_eq!(
         ended,
         [
-            ("name|a".into(), some("marie"), "replaced".into(), some("paul")),
-            ("name|a".into(), some("paul"), "revoked".into(), some("marie")),
-            ("name|b".into(), some("marie"), "revoked".into(), some("marie")),
+            (
+                "name|a".into(),
+                some("marie"),
+                "replaced".into(),
+                some("paul")
+            ),
+            (
+                "name|a".into(),
+                some("paul"),
+                "revoked".into(),
+                some("marie")
+            ),
+            (
+                "name|b".into(),
+                some("marie"),
+                "revoked".into(),
+                some("marie")
+            ),
         ]
     );
     assert!(
@@ -2325,7 +2345,10 @@ fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next
     let run = night(&mut store, 16, Color::Black);
     assert_eq!(verdict(&store, run, a), Some(("black".into(), true, false)));
     assert!(
-        store.acks(jiff::Timestamp::now(), false).unwrap().is_empty(),
+        store
+            .acks(jiff::Timestamp::now(), false)
+            .unwrap()
+            .is_empty(),
         "the change ended it"
     );
     let kept = store.acks(jiff::Timestamp::now(), true).unwrap();
