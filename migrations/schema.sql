@@ -558,20 +558,20 @@ LEFT JOIN companies c ON c.company_id = d.company_id;
 -- it, or why it was withdrawn or revoked; `how` how it ended.
 CREATE VIEW audit_trail AS
 SELECT acked_at AS at, 'acknowledgement' AS record, id, 'made' AS event, acked_by AS who,
-       company_id, name, ref, color, until, NULL AS decision, NULL AS source, note,
+       company, company_id, name, ref, color, until, NULL AS decision, NULL AS source, note,
        NULL AS how, NULL AS run_id
 FROM acknowledgements
 UNION ALL
-SELECT ended_at, 'acknowledgement', id, 'ended', ended_by, company_id, name, ref, color, until,
-       NULL, NULL, ended_note, ended_how, ended_run_id
+SELECT ended_at, 'acknowledgement', id, 'ended', ended_by, company, company_id, name, ref,
+       color, until, NULL, NULL, ended_note, ended_how, ended_run_id
 FROM acknowledgements
 WHERE ended_at IS NOT NULL
 UNION ALL
-SELECT decided_at, 'decision', id, 'made', decided_by, company_id, name, ref, NULL, NULL,
-       decision, source, note, NULL, NULL
+SELECT decided_at, 'decision', id, 'made', decided_by, company, company_id, name, ref, NULL,
+       NULL, decision, source, note, NULL, NULL
 FROM review_decisions
 UNION ALL
-SELECT ended_at, 'decision', id, 'ended', ended_by, company_id, name, ref, NULL, NULL,
-       decision, source, ended_note, ended_how, NULL
+SELECT ended_at, 'decision', id, 'ended', ended_by, company, company_id, name, ref, NULL,
+       NULL, decision, source, ended_note, ended_how, NULL
 FROM review_decisions
 WHERE ended_at IS NOT NULL;
