@@ -70,6 +70,9 @@ fn name_of(company: &CompanySummary) -> String {
     printable(company.name.as_deref().unwrap_or(&company.company_id))
 }
 
+/// A company found, with the reference it was named by, if any.
+type Found = (CompanySummary, Option<String>);
+
 fn fail(store: &Store) -> impl Fn(StoreError) -> Error + '_ {
     move |source| Error::Store {
         path: store.path().to_path_buf(),
@@ -81,12 +84,9 @@ fn fail(store: &Store) -> impl Fn(StoreError) -> Error + '_ {
 /// `Store::find_companies`), with the reference it was named by, if any; a company named
 /// twice is taken once. Those that match none, or an error naming the companies several
 /// match (to choose from).
-fn find(
-    store: &Store,
-    wanted: &[&str],
-) -> Result<Result<Vec<(CompanySummary, Option<String>)>, Vec<String>>, Error> {
+fn find(store: &Store, wanted: &[&str]) -> Result<Result<Vec<Found>, Vec<String>>, Error> {
     let fail = fail(store);
-    let mut found: Vec<(CompanySummary, Option<String>)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let mut unknown = Vec::new();
     for wanted in wanted {
         let wanted = wanted.trim();

@@ -61,7 +61,7 @@ impl Store {
                 records.push(accepting);
             }
         }
-        records.sort_by(|a, b| (b.decision.decided_at, b.id).cmp(&(a.decision.decided_at, a.id)));
+        records.sort_by_key(|r| std::cmp::Reverse((r.decision.decided_at, r.id)));
         Ok(records)
     }
 
