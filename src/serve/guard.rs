@@ -28,9 +28,8 @@ use subtle::ConstantTimeEq;
 use super::connections::Client;
 use super::throttle::retry_after;
 use super::users::{User, token_sha256};
-use super::{Shared, views};
+use super::{Person, Shared, views};
 use crate::error::Error;
-use crate::model::WEB_PAGE;
 
 /// The shortest token the server takes: 32 characters, as 24 random bytes in base64 give,
 /// too many to guess even at the pace the throttling allows.
@@ -56,19 +55,6 @@ pub const COOKIE: &str = "ratewatch_session";
 /// forms sent to the server only.
 pub const POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-/// Who a request comes from: the person signed in with their own token (`--users`), or
-/// nobody named (the shared `--token-file`, or loopback without a token). The guard puts it
-/// in every request it lets through; what a change records as made by.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Person(pub Option<String>);
-
-impl Person {
-    /// The name recorded with a change: the person's, else `web page`.
-    pub fn name(&self) -> &str {
-        self.0.as_deref().unwrap_or(WEB_PAGE)
-    }
-}
 
 /// A token the server takes: its SHA-256, and whom it names.
 #[derive(Clone)]

@@ -19,6 +19,7 @@
 //! - **No text reaches a page raw** ([`escape`]): every value shown follows the program's
 //!   printable-text rule, then HTML's escaping.
 
+mod acknowledging;
 mod connections;
 mod escape;
 mod guard;
@@ -37,8 +38,9 @@ use tokio::net::TcpListener;
 
 use crate::alerts::Rules;
 use crate::error::Error;
+use crate::model::WEB_PAGE;
 
-pub use guard::{Guard, Person, TOKEN_MIN_CHARS, check_token};
+pub use guard::{Guard, TOKEN_MIN_CHARS, check_token};
 pub use users::{User, parse_users, token_sha256, users_line};
 
 /// How the server runs.
@@ -94,6 +96,19 @@ impl Default for Limits {
     }
 }
 
+/// Who a request comes from: the person signed in with their own token (`--users`), or
+/// nobody named (the shared `--token-file`, or loopback without a token). The guard puts it
+/// in every request it lets through; what a change records as made by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Person(pub Option<String>);
+
+impl Person {
+    /// The name recorded with a change: the person's, else `web page`.
+    pub fn name(&self) -> &str {
+        self.0.as_deref().unwrap_or(WEB_PAGE)
+    }
+}
+
 /// What every handler shares, made once from the [`Options`]: the database, the rules, the
 /// guard's secrets and the count of wrong tokens.
 pub struct App {
@@ -126,8 +141,8 @@ pub fn router(app: App) -> Router {
     let app = Arc::new(app);
     Router::new()
         .route("/", get(views::inbox))
-        .route("/ack", post(views::ack))
-        .route("/unack", post(views::unack))
+        .route("/ack", post(acknowledging::ack))
+        .route("/unack", post(acknowledging::unack))
         .route("/review", get(views::review))
         .route("/review/decide", post(views::decide))
         .route("/company/{id}", get(views::company))

@@ -4,7 +4,6 @@
 //! back to the page it came from, which says what was done (or why not).
 
 use askama::Template;
-use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
@@ -14,16 +13,13 @@ use serde::Deserialize;
 
 use super::connections::Client;
 pub use super::escape::form_value;
-use super::guard::Person;
-use super::{App, Shared};
-use crate::ack::{self, Outcome};
+use super::{App, Person, Shared};
 use crate::digest::{AlertDigest, AlertLine, format_amount};
 use crate::error::Error;
 use crate::model::{Color, Decision, Ended, RowStatus, RunInfo, Verdict, WEB_PAGE};
 use crate::pages::{self, CompanyPage, Found, Inbox, PortfolioPage};
 use crate::review::{self, Made, Queue};
 use crate::store::{Store, StoreError};
-use crate::when::{Bound, parse_time};
 
 const STYLE: &str = include_str!("style.css");
 
@@ -135,7 +131,7 @@ async fn reading<T: Send + 'static>(
 /// Runs `change` with the database opened for writing, as `ack` and `review` open it (an
 /// existing one, brought up to date; each write waits its turn beside a run), on a
 /// blocking thread; what it says done, or the error.
-async fn changing(
+pub(super) async fn changing(
     app: &Shared,
     change: impl FnOnce(&mut Store) -> Result<String, Error> + Send + 'static,
 ) -> Result<String, Error> {
@@ -157,7 +153,7 @@ async fn changing(
 
 /// Back to `back` (a path of this server, else the inbox), saying what was done or why not,
 /// signed.
-fn back_to(app: &App, back: &str, outcome: Result<String, Error>) -> Response {
+pub(super) fn back_to(app: &App, back: &str, outcome: Result<String, Error>) -> Response {
     let local = back.starts_with('/') && !back.starts_with("//") && !back.contains('\\');
     let path = if local { back } else { "/" };
     let path = path.split('#').next().unwrap_or("/");
@@ -173,7 +169,7 @@ fn back_to(app: &App, back: &str, outcome: Result<String, Error>) -> Response {
 }
 
 /// A form's CSRF token is the server's, or the change is refused.
-fn csrf_refused(app: &App, given: &str) -> Option<Response> {
+pub(super) fn csrf_refused(app: &App, given: &str) -> Option<Response> {
     (!app.guard.csrf_matches(given)).then(|| {
         (
             StatusCode::FORBIDDEN,
@@ -211,137 +207,6 @@ pub async fn inbox(
     })
     .await
     .into_response()
-}
-
-/// The form that acknowledges alerts: one company (a row's own form) or several (the rows
-/// ticked in the inbox), with one note and end for all.
-#[derive(Debug, Default)]
-pub struct AckForm {
-    csrf: String,
-    companies: Vec<String>,
-    note: String,
-    until: String,
-    back: String,
-}
-
-impl AckForm {
-    /// Read from the form's body, where `company` may come many times (which the
-    /// extractor of one value per field cannot take).
-    fn read(body: &[u8]) -> AckForm {
-        let mut form = AckForm::default();
-        for (name, value) in url::form_urlencoded::parse(body) {
-            let value = value.into_owned();
-            match name.as_ref() {
-                "csrf" => form.csrf = value,
-                "company" if !value.trim().is_empty() => form.companies.push(value),
-                "note" => form.note = value,
-                "until" => form.until = value,
-                "back" => form.back = value,
-                _ => {}
-            }
-        }
-        form
-    }
-}
-
-/// Acknowledges the alerts of the companies the form names, as `ratewatch ack` does, made
-/// by the person signed in: all in one write, or none.
-pub async fn ack(
-    State(app): State<Shared>,
-    Extension(person): Extension<Person>,
-    body: Bytes,
-) -> Response {
-    let form = AckForm::read(&body);
-    if let Some(refused) = csrf_refused(&app, &form.csrf) {
-        return refused;
-    }
-    let back = form.back.clone();
-    let outcome = changing(&app, move |store| {
-        if form.companies.is_empty() {
-            return Err(Error::Config(
-                "Nothing acknowledged: tick the rows to acknowledge first.".into(),
-            ));
-        }
-        let until = match form.until.trim() {
-            "" => None,
-            until => Some(parse_time("until", until, Bound::From)?),
-        };
-        let wanted: Vec<&str> = form.companies.iter().map(String::as_str).collect();
-        match ack::acknowledge(store, &wanted, until, Some(&form.note), person.name())? {
-            Outcome::Done(done) => Ok(acknowledged_text(&done)),
-            Outcome::NoMatch(unknown) => Err(Error::Config(format!(
-                "No company matches {}; nothing was acknowledged.",
-                unknown
-                    .iter()
-                    .map(|u| format!("{:?}", u.trim()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-        }
-    })
-    .await;
-    back_to(&app, &back, outcome)
-}
-
-/// What an acknowledgement of the page says done: the company's line, or for several a
-/// count and the first few names.
-fn acknowledged_text(done: &[ack::Acknowledged]) -> String {
-    const NAMED: usize = 5;
-    if let [one] = done {
-        return one.text();
-    }
-    let names: Vec<String> = done
-        .iter()
-        .take(NAMED)
-        .map(|d| {
-            let name = d.company.name.as_deref().unwrap_or(&d.company.company_id);
-            format!("{name} ({})", d.color)
-        })
-        .collect();
-    let more = match done.len().saturating_sub(NAMED) {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
-    format!(
-        "{} companies acknowledged: {}{more}; they leave the summary until their color changes.",
-        done.len(),
-        names.join(", ")
-    )
-}
-
-#[derive(Deserialize)]
-pub struct UnackForm {
-    #[serde(default)]
-    csrf: String,
-    company: String,
-    #[serde(default)]
-    note: String,
-    #[serde(default)]
-    back: String,
-}
-
-/// Withdraws a company's acknowledgement, as `ratewatch unack` does, by the person signed
-/// in.
-pub async fn unack(
-    State(app): State<Shared>,
-    Extension(person): Extension<Person>,
-    Form(form): Form<UnackForm>,
-) -> Response {
-    if let Some(refused) = csrf_refused(&app, &form.csrf) {
-        return refused;
-    }
-    let back = form.back.clone();
-    let outcome = changing(&app, move |store| {
-        match ack::withdraw(store, &[&form.company], person.name(), Some(&form.note))? {
-            Outcome::Done(done) => Ok(done.iter().map(|d| d.text()).collect::<Vec<_>>().join(" ")),
-            Outcome::NoMatch(_) => Err(Error::Config(format!(
-                "No company matches {:?}.",
-                form.company.trim()
-            ))),
-        }
-    })
-    .await;
-    back_to(&app, &back, outcome)
 }
 
 #[derive(Template)]
