@@ -686,4 +686,27 @@ fn the_inbox_acknowledges_the_rows_ticked_in_one_post_and_a_standing_black_moves
     let location = none.headers["location"].to_str().unwrap();
     assert!(location.starts_with("/?error="), "{location}");
     assert_eq!(json_as(&ws, None, &["acks", "--json"]), acks);
+
+    // Withdrawn from the company page: kept, with why; the company stands again.
+    let page = server.get(&format!("/company/{black}")).body;
+    assert!(page.contains("action=\"/unack\""), "a form to withdraw it");
+    let back = format!("/company/{black}");
+    let done = server.post(
+        "/unack",
+        &[
+            ("csrf", csrf.as_str()),
+            ("company", black.as_str()),
+            ("note", "paid in full"),
+            ("back", back.as_str()),
+        ],
+        &[],
+    );
+    let location = done.headers["location"].to_str().unwrap().to_string();
+    assert!(location.starts_with(&format!("{back}?said=")), "{location}");
+    let kept = acks_of(&ws, &black);
+    assert_eq!(kept[0]["ended_how"], "withdrawn");
+    assert_eq!(kept[0]["ended_by"], "web page");
+    assert_eq!(kept[0]["ended_note"], "paid in full");
+    let inbox = server.get("/").body;
+    assert!(standing_table(&inbox).contains(&black), "standing again");
 }
