@@ -232,27 +232,59 @@ CREATE TABLE run_deliveries (
 ) WITHOUT ROWID;
 CREATE INDEX run_deliveries_pending ON run_deliveries (channel, run_id) WHERE delivered_at IS NULL;
 
--- `ratewatch ack`: an alert seen, until the company's color changes or `until` passes.
+-- `ratewatch ack` and the inbox: every acknowledgement of a company's alert, kept forever.
+-- One holds while it is current (`ended_at` NULL) and its `until` is still to come; a later
+-- event ends it, never erases it: the run that sees the company at another color
+-- ('color changed'), a later acknowledgement of the company ('replaced'), `ratewatch
+-- unack` ('withdrawn'), or its `until` passing ('expired', written when another event
+-- comes; the view `acknowledgements` says it at once). At most one is current per company.
 CREATE TABLE acks (
-    company  INTEGER PRIMARY KEY REFERENCES companies (id),
-    ref      TEXT,                                 -- the ref it was given by, if any
-    color    TEXT    NOT NULL,                     -- the company's color when acknowledged
-    acked_at TEXT    NOT NULL,
-    until    TEXT,
-    note     TEXT
+    id           INTEGER PRIMARY KEY,
+    company      INTEGER NOT NULL REFERENCES companies (id),
+    ref          TEXT,                             -- the ref it was given by, if any
+    color        TEXT    NOT NULL,                 -- the company's color when acknowledged
+    acked_at     TEXT    NOT NULL,
+    acked_by     TEXT,                             -- who: an operating-system user, a --by
+                                                   -- name, a signed-in user of the page, or
+                                                   -- 'web page'; NULL: made before version 27
+    until        TEXT,
+    note         TEXT,
+    ended_at     TEXT,                             -- NULL: current
+    ended_how    TEXT    CHECK (ended_how IN ('color changed', 'expired', 'replaced',
+                                              'withdrawn')),
+    ended_by     TEXT,                             -- who replaced or withdrew it
+    ended_note   TEXT,                             -- why it was withdrawn
+    ended_run_id INTEGER REFERENCES runs (id),     -- the run that saw the color change
+    CHECK ((ended_at IS NULL) = (ended_how IS NULL))
 );
+CREATE UNIQUE INDEX acks_current ON acks (company) WHERE ended_at IS NULL;
+CREATE INDEX acks_by_company ON acks (company, acked_at);
 
--- `ratewatch review`: decisions about rows, applied by every later run.
+-- `ratewatch review` and the review page: every decision about a row, kept forever. The
+-- current one of a row's search (`ended_at` NULL, one at most) is applied by every later
+-- run; a later decision on the same search ends it ('replaced'), and so does `review
+-- revoke` ('revoked').
 CREATE TABLE decisions (
+    id         INTEGER PRIMARY KEY,
     ref        TEXT NOT NULL,
     search_key TEXT NOT NULL,                      -- the row's search, as in resolutions
     decision   TEXT NOT NULL CHECK (decision IN ('accept', 'ignore', 'reject')),
     company_id TEXT,                               -- the service's UUID, for `accept`
     decided_at TEXT NOT NULL,
-    source     TEXT NOT NULL,                      -- a file path, or `command line`
-    PRIMARY KEY (ref, search_key),
-    CHECK ((decision = 'accept') = (company_id IS NOT NULL))
-) WITHOUT ROWID;
+    source     TEXT NOT NULL,                      -- a file path, `command line` or `web page`
+    decided_by TEXT,                               -- who, as in acks; NULL: made before
+                                                   -- version 27
+    note       TEXT,
+    ended_at   TEXT,                               -- NULL: current
+    ended_how  TEXT CHECK (ended_how IN ('replaced', 'revoked')),
+    ended_by   TEXT,                               -- who replaced or revoked it
+    ended_note TEXT,                               -- why it was revoked
+    CHECK ((decision = 'accept') = (company_id IS NOT NULL)),
+    CHECK ((ended_at IS NULL) = (ended_how IS NULL))
+);
+CREATE UNIQUE INDEX decisions_current ON decisions (ref, search_key) WHERE ended_at IS NULL;
+CREATE INDEX decisions_by_ref ON decisions (ref);
+CREATE INDEX decisions_by_company ON decisions (company_id) WHERE company_id IS NOT NULL;
 
 -- The account's rating requests, read back from the service (`ratewatch sync-history`).
 CREATE TABLE account_requests (
@@ -437,7 +469,7 @@ SELECT l.portfolio,
        l.stale,
        l.alert_kind,
        EXISTS (SELECT 1 FROM acks a
-               WHERE a.company = l.company AND a.color = l.color
+               WHERE a.company = l.company AND a.color = l.color AND a.ended_at IS NULL
                  AND (a.until IS NULL OR a.until > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))
                                           AS acknowledged,
        l.error,
@@ -471,3 +503,75 @@ SELECT substr(u.started_at, 1, 7) AS month,
        sum(c.value)               AS calls
 FROM runs u, json_each(u.calls) c
 GROUP BY month, endpoint;
+
+-- Every acknowledgement, with who made it and how it ended. One whose `until` has passed
+-- is shown ended then ('expired'), even before anything else came. `in_force`: 1 for the
+-- one that applies now (a run judges its acknowledgements at its start).
+CREATE VIEW acknowledgements AS
+SELECT a.id,
+       a.company,
+       c.company_id,
+       c.name,
+       a.ref,
+       a.color,
+       a.acked_at,
+       a.acked_by,
+       a.until,
+       a.note,
+       coalesce(a.ended_at, CASE WHEN a.until <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                                 THEN a.until END)          AS ended_at,
+       coalesce(a.ended_how, CASE WHEN a.until <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                                  THEN 'expired' END)       AS ended_how,
+       a.ended_by,
+       a.ended_note,
+       a.ended_run_id,
+       a.ended_at IS NULL
+           AND (a.until IS NULL OR a.until > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) AS in_force
+FROM acks a
+JOIN companies c ON c.id = a.company;
+
+-- Every decision of the review, with who made it and how it ended. `in_force`: 1 for the
+-- decisions later runs apply; `company` and `name` for an accepted company.
+CREATE VIEW review_decisions AS
+SELECT d.id,
+       d.ref,
+       d.search_key,
+       d.decision,
+       c.id                               AS company,
+       d.company_id,
+       c.name,
+       d.decided_at,
+       d.decided_by,
+       d.source,
+       d.note,
+       d.ended_at,
+       d.ended_how,
+       d.ended_by,
+       d.ended_note,
+       d.ended_at IS NULL                 AS in_force
+FROM decisions d
+LEFT JOIN companies c ON c.company_id = d.company_id;
+
+-- What an audit reads (`ratewatch audit`): one row per event, each acknowledgement and each
+-- decision when it was made, and again when it ended. `who` made or ended it (NULL: not
+-- recorded, or the run that saw the color change: `run_id`); `note` is the note made with
+-- it, or why it was withdrawn or revoked; `how` how it ended.
+CREATE VIEW audit_trail AS
+SELECT acked_at AS at, 'acknowledgement' AS record, id, 'made' AS event, acked_by AS who,
+       company, company_id, name, ref, color, until, NULL AS decision, NULL AS source, note,
+       NULL AS how, NULL AS run_id
+FROM acknowledgements
+UNION ALL
+SELECT ended_at, 'acknowledgement', id, 'ended', ended_by, company, company_id, name, ref,
+       color, until, NULL, NULL, ended_note, ended_how, ended_run_id
+FROM acknowledgements
+WHERE ended_at IS NOT NULL
+UNION ALL
+SELECT decided_at, 'decision', id, 'made', decided_by, company, company_id, name, ref, NULL,
+       NULL, decision, source, note, NULL, NULL
+FROM review_decisions
+UNION ALL
+SELECT ended_at, 'decision', id, 'ended', ended_by, company, company_id, name, ref, NULL,
+       NULL, decision, source, ended_note, ended_how, NULL
+FROM review_decisions
+WHERE ended_at IS NOT NULL;

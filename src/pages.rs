@@ -9,11 +9,11 @@ use jiff::Timestamp;
 use crate::alerts::Rules;
 use crate::digest::{AlertDigest, AlertLine};
 use crate::error::Error;
-use crate::model::{Decision, ResultRow, RowStatus, RunColors, RunInfo, Verdict};
+use crate::model::{ResultRow, RowStatus, RunColors, RunInfo};
 use crate::review::{self, Queue};
 use crate::store::{
-    Ack, AlertSet, ColorPeriod, CompanySummary, Disappearance, Holding, LatestRating, Store,
-    StoreError, TREND_RUNS, Verdicts, month_start, time_text,
+    Ack, AlertSet, ColorPeriod, CompanySummary, DecisionRecord, Disappearance, Holding,
+    LatestRating, Store, StoreError, TREND_RUNS, Verdicts, month_start, time_text,
 };
 use crate::text::normalize_name;
 
@@ -53,6 +53,9 @@ pub struct PortfolioAlerts {
     /// Alerts an acknowledgement had taken out of the run's list, with the
     /// acknowledgement when it is still in force.
     pub acked: Vec<(AlertLine, Option<Ack>)>,
+    /// Standing red and black acknowledged since the run, each with its acknowledgement:
+    /// shown acknowledged at once, as the next run will leave them out.
+    pub standing_acked: Vec<(AlertLine, Ack)>,
     /// Standing red and black: neither news nor acknowledged.
     pub standing: Vec<AlertLine>,
 }
@@ -63,6 +66,18 @@ impl PortfolioAlerts {
         self.digest
             .listed_total
             .saturating_sub((self.open.len() + self.acked_since.len()) as u64)
+    }
+
+    /// Every alert shown acknowledged.
+    pub fn acked_total(&self) -> usize {
+        self.acked_since.len() + self.acked.len() + self.standing_acked.len()
+    }
+
+    /// The standing red and black of the run not acknowledged since.
+    pub fn standing_left(&self) -> u64 {
+        self.digest
+            .standing_total()
+            .saturating_sub(self.standing_acked.len() as u64)
     }
 }
 
@@ -100,13 +115,20 @@ pub fn inbox(store: &Store, rules: &Rules, now: Timestamp) -> Result<Inbox, Erro
                 (line, ack)
             })
             .collect();
-        let standing = read(AlertSet::Standing)?;
+        let (mut standing, mut standing_acked) = (Vec::new(), Vec::new());
+        for line in read(AlertSet::Standing)? {
+            match acks.get(&line.company_id) {
+                Some(ack) => standing_acked.push((line, ack.clone())),
+                None => standing.push(line),
+            }
+        }
         portfolios.push(PortfolioAlerts {
             run,
             digest,
             open,
             acked_since,
             acked,
+            standing_acked,
             standing,
         });
     }
@@ -130,10 +152,11 @@ pub struct CompanyPage {
     pub held: Vec<Holding>,
     /// Its registry ids: (registry, id).
     pub external_ids: Vec<(String, String)>,
-    /// Its acknowledgements, in force or ended.
+    /// Its acknowledgements, in force or ended, newest first, with who made them.
     pub acks: Vec<Ack>,
-    /// The decisions on the refs that hold it, and those accepting it.
-    pub decisions: Vec<Decision>,
+    /// The decisions on the refs that hold it, and those accepting it, in force or ended,
+    /// newest first.
+    pub decisions: Vec<DecisionRecord>,
 }
 
 /// The page of the company with this id; `None` when the database does not know it.
@@ -153,21 +176,8 @@ pub fn company(
         .remove(&id)
         .unwrap_or_default();
     let refs: Vec<&str> = held.iter().filter_map(|h| h.reference.as_deref()).collect();
-    let decisions = store
-        .decisions()
-        .map_err(&fail)?
-        .into_iter()
-        .filter(|d| {
-            refs.contains(&d.reference.as_str())
-                || matches!(d.verdict, Verdict::Accept(c) if c.to_string() == id)
-        })
-        .collect();
-    let acks = store
-        .acks(now, true)
-        .map_err(&fail)?
-        .into_iter()
-        .filter(|a| a.company_id == id)
-        .collect();
+    let decisions = store.decision_history(&refs, &id).map_err(&fail)?;
+    let acks = store.company_acks(&id, now).map_err(&fail)?;
     Ok(Some(CompanyPage {
         latest: store.latest_rating(&id).map_err(&fail)?,
         periods: store.color_periods(&id).map_err(&fail)?,

@@ -7,7 +7,9 @@
 //! A decision writes rows of `decisions` (and an accepted company known without a name
 //! gets the description of the candidate picked), with no change to any run or to the
 //! resolution cache, and no call to the service, but one: a company the row was never
-//! offered is accepted only once the service says it knows it ([`confirm_known`]).
+//! offered is accepted only once the service says it knows it ([`confirm_known`]). Each
+//! decision is recorded with where it came from, who made it and why ([`Made`]), and kept
+//! when a later one or a revocation ends it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -239,17 +241,27 @@ pub fn searches(
         .collect())
 }
 
-/// `ignore` or `reject` on the row `reference`, recorded for each search it makes, with
-/// where the decision comes from (`source`: `command line`, a file's path, `web page`).
+/// How a decision is made: where from (`command line`, a file's path, `web page`), by whom
+/// (an operating-system user, a `--by` name, a signed-in user of the page, `web page`) and
+/// why.
+#[derive(Debug, Clone, Copy)]
+pub struct Made<'a> {
+    pub source: &'a str,
+    pub by: &'a str,
+    pub note: Option<&'a str>,
+}
+
+/// `ignore` or `reject` on the row `reference`, recorded for each search it makes, as
+/// `made`.
 pub fn decide(
     store: &mut Store,
     reference: &str,
     verdict: Verdict,
-    source: &str,
+    made: Made<'_>,
 ) -> Result<(), Error> {
     let searched = searched(store, reference)?;
     let keys = searched.keys_for(reference, verdict)?;
-    record(store, reference, verdict, &keys, source)
+    record(store, reference, verdict, &keys, made)
 }
 
 /// The companies the rows with `reference` were offered in the latest finished runs: the
@@ -278,7 +290,7 @@ pub fn accept(
     store: &mut Store,
     reference: &str,
     company: Uuid,
-    source: &str,
+    made: Made<'_>,
     confirmed: bool,
 ) -> Result<(), Error> {
     let searched = searched(store, reference)?;
@@ -291,7 +303,7 @@ pub fn accept(
         }
     }
     describe_accepted(store, company, &searched.rows)?;
-    record(store, reference, verdict, &keys, source)
+    record(store, reference, verdict, &keys, made)
 }
 
 /// Whether the service knows `company`, asked before accepting it for the row `reference`
@@ -321,27 +333,35 @@ pub async fn confirm_known(
     }
 }
 
-/// Removes the decisions on `reference`: the next run screens its rows as before.
-pub fn revoke(store: &mut Store, reference: &str) -> Result<(), Error> {
-    let removed = store.revoke(reference).map_err(fail(store))?;
-    if removed == 0 {
+/// Revokes the decisions in force on `reference`, `by` someone for `why`: the next run
+/// screens its rows as before. They are kept, ended.
+pub fn revoke(
+    store: &mut Store,
+    reference: &str,
+    by: &str,
+    why: Option<&str>,
+) -> Result<(), Error> {
+    let why = why.map(str::trim).filter(|n| !n.is_empty());
+    let revoked = store.revoke(reference, by, why).map_err(fail(store))?;
+    if revoked == 0 {
         return Err(Error::Config(format!(
-            "{}: no decision on this ref",
+            "{}: no decision in force on this ref",
             printable(reference)
         )));
     }
     Ok(())
 }
 
-/// Records `verdict` on the row `reference` for each of the searches `keys`.
+/// Records `verdict` on the row `reference` for each of the searches `keys`, as `made`.
 pub fn record(
     store: &mut Store,
     reference: &str,
     verdict: Verdict,
     keys: &BTreeSet<String>,
-    source: &str,
+    made: Made<'_>,
 ) -> Result<(), Error> {
     let decided_at = jiff::Timestamp::now();
+    let note = made.note.map(str::trim).filter(|n| !n.is_empty());
     for search_key in keys {
         store
             .decide(&Decision {
@@ -349,7 +369,9 @@ pub fn record(
                 search_key: search_key.clone(),
                 verdict,
                 decided_at,
-                source: source.to_string(),
+                source: made.source.to_string(),
+                by: Some(made.by.to_string()),
+                note: note.map(str::to_string),
             })
             .map_err(fail(store))?;
     }

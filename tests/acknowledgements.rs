@@ -83,15 +83,21 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
         String::from_utf8_lossy(&out.get_output().stdout).to_string()
     };
     // Sorted: acknowledgements made in the same second have no order between them.
-    let refs = |json: &str| -> Vec<(String, bool)> {
+    let refs = |json: &str| -> Vec<(String, Option<String>, bool)> {
         let acks: Value = serde_json::from_str(json).unwrap();
-        let mut refs: Vec<(String, bool)> = acks
+        let mut refs: Vec<(String, Option<String>, bool)> = acks
             .as_array()
             .unwrap()
             .iter()
             .map(|a| {
-                assert_eq!(a["until"].as_str().map(|u| u.len()), Some(20), "{a}");
-                (a["ref"].as_str().unwrap().to_string(), a["expired"] == true)
+                if a["ended_how"] != "replaced" {
+                    assert_eq!(a["until"].as_str().map(|u| u.len()), Some(20), "{a}");
+                }
+                (
+                    a["ref"].as_str().unwrap().to_string(),
+                    a["ended_how"].as_str().map(str::to_string),
+                    a["expired"] == true,
+                )
             })
             .collect();
         refs.sort();
@@ -99,11 +105,18 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
     };
     assert_eq!(
         refs(&acks(&["acks", "--json"])),
-        [("C-1010".to_string(), false)]
+        [("C-1010".to_string(), None, false)]
     );
+    // Every acknowledgement is kept: the first of C-1004, replaced by the one with an
+    // --until, which expired.
+    let ended = |how: &str| Some(how.to_string());
     assert_eq!(
         refs(&acks(&["acks", "--all", "--json"])),
-        [("C-1004".to_string(), true), ("C-1010".to_string(), false)]
+        [
+            ("C-1004".to_string(), ended("expired"), true),
+            ("C-1004".to_string(), ended("replaced"), false),
+            ("C-1010".to_string(), None, false)
+        ]
     );
     let table = acks(&["acks"]);
     assert!(
@@ -125,22 +138,29 @@ fn an_acknowledged_company_leaves_the_summary_until_it_changes_and_stays_marked_
         all.lines().next().unwrap().trim_end().ends_with("STATUS"),
         "{all}"
     );
+    // Newest first: the one that expired, then the one it replaced.
     assert!(line("C-1004").trim_end().ends_with("expired"), "{all}");
+    assert!(
+        all.lines().any(|l| l.contains("C-1004")
+            && l.contains("credit stopped")
+            && l.contains("replaced by")),
+        "{all}"
+    );
     assert!(line("C-1004").contains("2026-01-01T00:00:00Z"), "{all}");
     assert!(line("C-1010").trim_end().ends_with("in force"), "{all}");
     let csv = acks(&["acks", "--all", "--csv"]);
     assert!(
-        csv.starts_with("company_id,company_name,ref,color,acked_at,until,note,expired"),
+        csv.starts_with("company_id,company_name,ref,color,acked_at,until,note,expired,acked_by,ended_at,ended_how"),
         "{csv}"
     );
     assert!(
         csv.lines()
-            .any(|l| l.contains("C-1004") && l.ends_with(",true")),
+            .any(|l| l.contains("C-1004") && l.contains(",true,") && l.contains(",expired,")),
         "{csv}"
     );
     assert!(
         csv.lines()
-            .any(|l| l.contains("C-1010") && l.ends_with(",false")),
+            .any(|l| l.contains("C-1010") && l.contains(",2999-01-01T00:00:00Z,,false,")),
         "{csv}"
     );
     assert!(!acks(&["acks", "--csv"]).contains("C-1004"));

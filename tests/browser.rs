@@ -393,6 +393,88 @@ fn on_serves_pages_an_alert_is_acknowledged_and_a_candidate_accepted_and_the_nex
 
 #[test]
 #[ignore = "needs chromium (apt-get install chromium)"]
+fn on_the_inbox_several_rows_ticked_are_acknowledged_with_one_note() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    // Two nights: the second lists the changes, and the companies still red or black
+    // stand apart, each with a box to tick as the listed alerts have.
+    for day in [1, 2] {
+        sim.server.set_day(day);
+        crate::common::a_night_passes(&ws.db());
+        let out = ws.screen(&sim, &sample()).run();
+        assert!(matches!(out.status.code(), Some(1 | 3)), "{out:?}");
+    }
+    let server = ws
+        .ratewatch(["serve", "--bind", "127.0.0.1:0"])
+        .db(ws.db())
+        .serve();
+    let browser = Browser::launch();
+    browser.open(&format!("{}/", server.url));
+    browser.wait_for("table.alerts.standing");
+    let ticked: Vec<String> = browser
+        .eval(
+            "[...document.querySelectorAll('table.alerts tr.alert input[type=checkbox]')]
+                 .slice(0, 3).map(box => box.value)",
+        )
+        .as_array()
+        .expect("boxes to tick")
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ticked.len(), 3, "three rows to tick");
+    for company in &ticked {
+        browser.click(&format!(
+            "tr[data-company=\"{company}\"] input[type=checkbox]"
+        ));
+    }
+    browser.fill("form.bulk input[name=note]", "cash on delivery, agreed");
+    browser.click("form.bulk button[type=submit]");
+    browser.wait_for_url("the inbox again, saying what was done", |url| {
+        url.contains("said=")
+    });
+    assert!(
+        browser.text("p.said").contains("3 companies acknowledged"),
+        "{}",
+        browser.text("p.said")
+    );
+    for company in &ticked {
+        let acked = format!("table.alerts.acked tr[data-company=\"{company}\"]");
+        assert_eq!(
+            browser.text(&format!("{acked} .note")),
+            "cash on delivery, agreed"
+        );
+        assert_eq!(browser.text(&format!("{acked} .by")), "web page");
+        assert_eq!(
+            browser.eval(&format!(
+                "document.querySelector('table.alerts.open tr[data-company=\"{company}\"], \
+                 table.alerts.standing tr[data-company=\"{company}\"]') === null"
+            )),
+            true,
+            "{company} left the rows to act on"
+        );
+    }
+    assert_eq!(browser.errors(), Vec::<String>::new());
+    browser.close();
+
+    // One acknowledgement each, with the one note.
+    let acks = json_of(&ws, &["acks"]);
+    let mut acked: Vec<&str> = acks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            assert_eq!(a["note"], "cash on delivery, agreed", "{a}");
+            a["company_id"].as_str().unwrap()
+        })
+        .collect();
+    acked.sort_unstable();
+    let mut expected: Vec<&str> = ticked.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(acked, expected);
+}
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
 fn a_candidate_found_without_its_postcode_is_accepted_and_an_unresolved_ref_is_found() {
     let sim = sample_sim();
     let ws = Workspace::new();

@@ -759,6 +759,10 @@ fn listings_are_harmless(ws: &Workspace, company_id: &str) -> String {
         &["acks"],
         &["acks", "--json"],
         &["acks", "--csv"],
+        &["acks", "--all"],
+        &["audit"],
+        &["audit", "--json"],
+        &["audit", "--csv"],
     ] {
         let out = ws.ratewatch(args).db(ws.db()).run();
         assert!(

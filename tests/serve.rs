@@ -60,6 +60,7 @@ impl Pages {
             rules: rules_of(ws),
             read_only: false,
             token: None,
+            users: Vec::new(),
             limits: Limits::default(),
         };
         change(&mut options);
@@ -791,6 +792,7 @@ impl InProcess {
             rules: Rules::default(),
             read_only: false,
             token: token.map(str::to_string),
+            users: Vec::new(),
             limits,
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -32,7 +32,7 @@ fn read(path: &str) -> String {
 // The SQL of the docs and the samples.
 
 /// The views of the contract (docs/database.md, "The views").
-const VIEWS: [&str; 10] = [
+const VIEWS: [&str; 13] = [
     "latest_ratings",
     "registry_ratings",
     "color_periods",
@@ -43,6 +43,9 @@ const VIEWS: [&str; 10] = [
     "portfolio_now",
     "portfolio_latest",
     "usage_by_month",
+    "acknowledgements",
+    "review_decisions",
+    "audit_trail",
 ];
 
 /// One example query: where it is written, and its SQL.

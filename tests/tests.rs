@@ -13,6 +13,7 @@ mod client;
 mod config;
 mod counts;
 mod database;
+mod decisions;
 mod delivery;
 mod dry_run;
 mod email;

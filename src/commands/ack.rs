@@ -1,16 +1,17 @@
-//! `ratewatch ack` and `acks`: saying an alert was seen (the library's [`crate::ack`]),
-//! and listing what was said.
+//! `ratewatch ack`, `unack` and `acks`: saying alerts were seen, or are to be listed again
+//! (the library's [`crate::ack`]), and listing what was said, by whom, and how it ended.
 
 use jiff::Timestamp;
 use serde_json::json;
 
 use super::output::{self, Style};
 use super::{emit, open_for_decisions, open_read_only, store_error};
-use crate::ack::acknowledge;
+use crate::ack::{Outcome, acknowledge, withdraw};
 use crate::error::{Error, ExitCode};
-use crate::model::Color;
-use crate::settings::cli::{AckArgs, AcksArgs};
+use crate::model::{Color, who};
+use crate::settings::cli::{AckArgs, AcksArgs, UnackArgs};
 use crate::settings::config::Sources;
+use crate::settings::who::decided_by;
 use crate::store::Ack;
 use crate::when::{Bound, parse_time};
 
@@ -21,34 +22,62 @@ pub fn ack(args: AckArgs, sources: Sources) -> Result<ExitCode, Error> {
         .as_deref()
         .map(|u| parse_time("--until", u, Bound::From))
         .transpose()?;
+    let by = decided_by(args.by.by.as_deref(), |v| std::env::var(v).ok())?;
     let mut store = open_for_decisions(db)?;
-    match acknowledge(&mut store, &args.company, until, args.note.as_deref())? {
-        Some(done) => {
-            emit(&format!("{}\n", done.text()))?;
+    let wanted: Vec<&str> = args.companies.iter().map(String::as_str).collect();
+    match acknowledge(&mut store, &wanted, until, args.note.as_deref(), &by)? {
+        Outcome::Done(done) => {
+            let lines: Vec<String> = done.iter().map(|d| d.text() + "\n").collect();
+            emit(&lines.concat())?;
             Ok(ExitCode::Clean)
         }
-        None => {
-            let wanted = args.company.trim();
-            emit(&format!(
-                "No company matches {wanted:?}: give its id, your reference or part of its name.\n"
-            ))?;
-            Ok(ExitCode::Attention)
-        }
+        Outcome::NoMatch(unknown) => no_match(&unknown, "nothing was recorded"),
     }
 }
 
-const ACK_HEADERS: [&str; 8] = [
+pub fn unack(args: UnackArgs, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &args.database.db.resolve(&sources)?.value;
+    let by = decided_by(args.by.by.as_deref(), |v| std::env::var(v).ok())?;
+    let mut store = open_for_decisions(db)?;
+    let wanted: Vec<&str> = args.companies.iter().map(String::as_str).collect();
+    match withdraw(&mut store, &wanted, &by, args.note.as_deref())? {
+        Outcome::Done(done) => {
+            let lines: Vec<String> = done.iter().map(|d| d.text() + "\n").collect();
+            emit(&lines.concat())?;
+            Ok(if done.iter().all(|d| d.had_one) {
+                ExitCode::Clean
+            } else {
+                ExitCode::Attention
+            })
+        }
+        Outcome::NoMatch(unknown) => no_match(&unknown, "nothing was changed"),
+    }
+}
+
+/// Says which names matched no company, and that nothing was done.
+fn no_match(unknown: &[String], nothing: &str) -> Result<ExitCode, Error> {
+    let names: Vec<String> = unknown.iter().map(|u| format!("{u:?}")).collect();
+    emit(&format!(
+        "No company matches {}: give its id, your reference or part of its name ({nothing}).\n",
+        names.join(", ")
+    ))?;
+    Ok(ExitCode::Attention)
+}
+
+const ACK_HEADERS: [&str; 10] = [
     "COMPANY_ID",
     "COMPANY",
     "REF",
     "COLOR",
     "ACKED",
+    "BY",
     "UNTIL",
     "NOTE",
+    "ENDED",
     "STATUS",
 ];
 
-const ACK_CSV_HEADERS: [&str; 8] = [
+const ACK_CSV_HEADERS: [&str; 14] = [
     "company_id",
     "company_name",
     "ref",
@@ -57,6 +86,12 @@ const ACK_CSV_HEADERS: [&str; 8] = [
     "until",
     "note",
     "expired",
+    "acked_by",
+    "ended_at",
+    "ended_how",
+    "ended_by",
+    "ended_note",
+    "ended_run_id",
 ];
 
 pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
@@ -74,13 +109,15 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
                 .iter()
                 .map(|a| {
                     let mut line = ack_line(a);
+                    line.insert(5, who(a.acked_by.as_deref()).to_string());
                     if args.all {
-                        line.push(if a.expired { "expired" } else { "in force" }.into());
+                        line.push(a.ended.as_ref().map(|e| e.at.clone()).unwrap_or_default());
+                        line.push(a.status());
                     }
                     line
                 })
                 .collect();
-            let columns = ACK_HEADERS.len() - usize::from(!args.all);
+            let columns = ACK_HEADERS.len() - if args.all { 0 } else { 2 };
             output::table(&ACK_HEADERS[..columns], &lines)
         }
         Style::Csv => {
@@ -88,7 +125,19 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
                 .iter()
                 .map(|a| {
                     let mut line = ack_line(a);
-                    line.push(a.expired.to_string());
+                    let ended = a.ended.as_ref();
+                    line.extend([
+                        a.expired.to_string(),
+                        output::or_empty(&a.acked_by),
+                        ended.map(|e| e.at.clone()).unwrap_or_default(),
+                        ended.map(|e| e.how.clone()).unwrap_or_default(),
+                        ended.and_then(|e| e.by.clone()).unwrap_or_default(),
+                        ended.and_then(|e| e.note.clone()).unwrap_or_default(),
+                        ended
+                            .and_then(|e| e.run_id)
+                            .map(|r| r.to_string())
+                            .unwrap_or_default(),
+                    ]);
                     line
                 })
                 .collect();
@@ -96,16 +145,25 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
         }
         Style::Json => output::json(&json!(
             acks.iter()
-                .map(|a| json!({
-                    "company_id": a.company_id,
-                    "company_name": a.company_name,
-                    "ref": a.reference,
-                    "color": Color::parse(&a.color),
-                    "acked_at": a.acked_at,
-                    "until": a.until,
-                    "note": a.note,
-                    "expired": a.expired,
-                }))
+                .map(|a| {
+                    let ended = a.ended.as_ref();
+                    json!({
+                        "company_id": a.company_id,
+                        "company_name": a.company_name,
+                        "ref": a.reference,
+                        "color": Color::parse(&a.color),
+                        "acked_at": a.acked_at,
+                        "until": a.until,
+                        "note": a.note,
+                        "expired": a.expired,
+                        "acked_by": a.acked_by,
+                        "ended_at": ended.map(|e| &e.at),
+                        "ended_how": ended.map(|e| &e.how),
+                        "ended_by": ended.and_then(|e| e.by.as_ref()),
+                        "ended_note": ended.and_then(|e| e.note.as_ref()),
+                        "ended_run_id": ended.and_then(|e| e.run_id),
+                    })
+                })
                 .collect::<Vec<_>>()
         ))?,
     };

@@ -3,6 +3,7 @@
 
 mod ack;
 mod alerts;
+mod audit;
 mod config;
 mod demo_server;
 mod history;
@@ -46,7 +47,9 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::Usage(args) => usage::usage(args, sources()?),
         Command::Review(args) => review::review(args, sources()?).await,
         Command::Ack(args) => ack::ack(args, sources()?),
+        Command::Unack(args) => ack::unack(args, sources()?),
         Command::Acks(args) => ack::acks(args, sources()?),
+        Command::Audit(args) => audit::audit(args, sources()?),
         Command::Alerts(args) => alerts::alerts(args, sources()?),
         Command::Serve(args) => serve::serve(args, sources()?).await,
         Command::SyncHistory(args) => sync_history::sync(args, sources()?).await,

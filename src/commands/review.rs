@@ -14,14 +14,15 @@ use super::output::{self, Style};
 use super::{emit, open_for_decisions, open_read_only, store_error};
 use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
-use crate::model::{Decision, Verdict};
+use crate::model::{Decision, Verdict, who};
 use crate::report::csv::read_cell;
-use crate::review::{self, Problem, Queue};
+use crate::review::{self, Made, Problem, Queue};
 use crate::settings::cli::{
     ReviewAcceptArgs, ReviewAction, ReviewArgs, ReviewExportArgs, ReviewImportArgs, ReviewListArgs,
     ReviewRefArgs,
 };
-use crate::settings::config::{Given, Settings, Sources};
+use crate::settings::config::{Settings, Sources};
+use crate::settings::who::decided_by;
 use crate::spreadsheet::{self, Encoding, Sheet};
 use crate::store::time_text;
 
@@ -56,19 +57,23 @@ const CSV_HEADERS: [&str; 11] = [
     "run_id",
 ];
 
-const DECISION_HEADERS: [&str; 5] = ["REF", "DECISION", "COMPANY_ID", "DECIDED", "SOURCE"];
+const DECISION_HEADERS: [&str; 7] = [
+    "REF",
+    "DECISION",
+    "COMPANY_ID",
+    "DECIDED",
+    "BY",
+    "SOURCE",
+    "NOTE",
+];
 
 pub async fn review(args: ReviewArgs, sources: Sources) -> Result<ExitCode, Error> {
     match args.action {
         None => list(args.list, sources),
         Some(ReviewAction::List(args)) => list(args, sources),
         Some(ReviewAction::Accept(args)) => accept(args, sources).await,
-        Some(ReviewAction::Ignore(args)) => {
-            decide(&args.reference, Verdict::Ignore, args.database.db, sources)
-        }
-        Some(ReviewAction::Reject(args)) => {
-            decide(&args.reference, Verdict::Reject, args.database.db, sources)
-        }
+        Some(ReviewAction::Ignore(args)) => decide(args, Verdict::Ignore, sources),
+        Some(ReviewAction::Reject(args)) => decide(args, Verdict::Reject, sources),
         Some(ReviewAction::Revoke(args)) => revoke(args, sources),
         Some(ReviewAction::Export(args)) => export(args, sources),
         Some(ReviewAction::Import(args)) => import(args, sources),
@@ -160,7 +165,9 @@ fn decision_line(d: &Decision) -> Vec<String> {
         d.verdict.as_str().to_string(),
         company(d),
         time_text(d.decided_at),
+        who(d.by.as_deref()).to_string(),
         d.source.clone(),
+        output::or_empty(&d.note),
     ]
 }
 
@@ -175,6 +182,8 @@ fn decision_json(d: &Decision) -> Value {
         },
         "decided_at": time_text(d.decided_at),
         "source": d.source,
+        "decided_by": d.by,
+        "note": d.note,
     })
 }
 
@@ -185,16 +194,17 @@ fn company(d: &Decision) -> String {
     }
 }
 
-fn decide(
-    reference: &str,
-    verdict: Verdict,
-    db: Given<std::path::PathBuf>,
-    sources: Sources,
-) -> Result<ExitCode, Error> {
-    let db = &db.resolve(&sources)?.value;
+fn decide(args: ReviewRefArgs, verdict: Verdict, sources: Sources) -> Result<ExitCode, Error> {
+    let db = &args.database.db.resolve(&sources)?.value;
+    let by = decided_by(args.by.by.as_deref(), |v| std::env::var(v).ok())?;
     let mut store = open_for_decisions(db)?;
-    review::decide(&mut store, reference, verdict, COMMAND_LINE)?;
-    decided(reference, verdict)
+    let made = Made {
+        source: COMMAND_LINE,
+        by: &by,
+        note: args.note.as_deref(),
+    };
+    review::decide(&mut store, &args.reference, verdict, made)?;
+    decided(&args.reference, verdict)
 }
 
 /// `review accept`: a candidate of the row, or with `--force` a company the service knows.
@@ -202,6 +212,7 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
     let reference = args.reference.as_str();
     let company = args.company_id;
     let db = &args.database.db.resolve(&sources)?.value;
+    let by = decided_by(args.by.by.as_deref(), |v| std::env::var(v).ok())?;
     let mut store = open_for_decisions(db)?;
     let confirmed = args.force
         && !review::offered(&store, reference)?
@@ -214,7 +225,12 @@ async fn accept(args: ReviewAcceptArgs, sources: Sources) -> Result<ExitCode, Er
         let service = ServiceSettings::new(&settings, &sources)?;
         review::confirm_known(reference, company, &service, limits, endpoint).await?;
     }
-    review::accept(&mut store, reference, company, COMMAND_LINE, confirmed)?;
+    let made = Made {
+        source: COMMAND_LINE,
+        by: &by,
+        note: args.note.as_deref(),
+    };
+    review::accept(&mut store, reference, company, made, confirmed)?;
     decided(reference, Verdict::Accept(company))
 }
 
@@ -229,10 +245,11 @@ fn decided(reference: &str, verdict: Verdict) -> Result<ExitCode, Error> {
 
 fn revoke(args: ReviewRefArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &args.database.db.resolve(&sources)?.value;
+    let by = decided_by(args.by.by.as_deref(), |v| std::env::var(v).ok())?;
     let mut store = open_for_decisions(db)?;
-    review::revoke(&mut store, &args.reference)?;
+    review::revoke(&mut store, &args.reference, &by, args.note.as_deref())?;
     emit(&format!(
-        "{}: decision removed; the next run screens it as before.\n",
+        "{}: decision revoked; the next run screens it as before.\n",
         args.reference
     ))?;
     Ok(ExitCode::Clean)
@@ -391,6 +408,7 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
             partly_rejected.push(format!("{reference} ({rejected} of {lines})"));
         }
     }
+    let by = decided_by(args.by.by.as_deref(), |v| std::env::var(v).ok())?;
     let mut store = open_for_decisions(db)?;
     let fail = store_error(db);
     let lookups = review::lookups(&store).map_err(fail)?;
@@ -421,6 +439,8 @@ fn import(args: ReviewImportArgs, sources: Sources) -> Result<ExitCode, Error> {
                     verdict: *verdict,
                     decided_at,
                     source: source.clone(),
+                    by: Some(by.clone()),
+                    note: None,
                 })
                 .map_err(fail)?;
         }

@@ -6,7 +6,7 @@
 //! service's companies and lookup lists), `resolution` (searches, candidates, review's
 //! decisions, cached answers), `row` (a portfolio row and its result), `run_info` (a run and
 //! its counts), `refresh_ages` (how old a rating may be reused), `make_printable` (what reports
-//! show), `time` (times as text).
+//! show), `time` (times as text), `who` (who made a decision and how it ended).
 
 mod alert;
 mod color;
@@ -17,6 +17,7 @@ mod resolution;
 mod row;
 mod run_info;
 mod time;
+mod who;
 
 pub use alert::AlertKind;
 pub use color::{COLOR_MAX_CHARS, Change, Color, Rating};
@@ -29,3 +30,4 @@ pub use run_info::{RunColors, RunInfo, RunStatus, rows_with};
 #[cfg(test)]
 pub use time::time;
 pub use time::time_text;
+pub use who::{Ended, NAME_MAX_CHARS, NOT_RECORDED, WEB_PAGE, person_name, who};

@@ -41,8 +41,8 @@ impl Verdict {
     }
 }
 
-/// A decision on one row: its reference and the search it makes, what was decided, when
-/// and where from (a file path or `command line`).
+/// A decision on one row: its reference and the search it makes, what was decided, when,
+/// where from (a file path, `command line` or `web page`), by whom and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     pub reference: String,
@@ -50,6 +50,9 @@ pub struct Decision {
     pub verdict: Verdict,
     pub decided_at: Timestamp,
     pub source: String,
+    /// Who decided; `None` for a decision made before ratewatch recorded it.
+    pub by: Option<String>,
+    pub note: Option<String>,
 }
 
 impl Decision {

@@ -4,9 +4,11 @@
 //! - Without a token the server answers only requests addressed to a loopback name
 //!   (`Host: 127.0.0.1:…`, `localhost`, `[::1]`): a page elsewhere cannot reach it by
 //!   pointing its own name at this machine.
-//! - With a token (`--token-file`) every request carries it: `Authorization: Bearer`, or the
-//!   cookie the login form sets, an HMAC of the token under a secret of this process (the
-//!   token itself is never in a cookie or a URL).
+//! - With a token (`--token-file`) or users (`--users`, each with a token of their own) every
+//!   request carries one: `Authorization: Bearer`, or the cookie the login form sets, an
+//!   HMAC of the token's hash under a secret of this process (the token itself is never in
+//!   a cookie or a URL). A user's token names who does what ([`Person`]); the shared token
+//!   and loopback without a token name nobody (`web page`).
 //!   A token is [`TOKEN_MIN_CHARS`] characters at least, and a client that sends wrong
 //!   ones is throttled ([`super::throttle`]).
 //! - Every POST comes from one of the server's own pages: its `Origin` (else its `Referer`)
@@ -25,7 +27,8 @@ use subtle::ConstantTimeEq;
 
 use super::connections::Client;
 use super::throttle::retry_after;
-use super::{Shared, views};
+use super::users::{User, token_sha256};
+use super::{Person, Shared, views};
 use crate::error::Error;
 
 /// The shortest token the server takes: 32 characters, as 24 random bytes in base64 give,
@@ -53,27 +56,55 @@ pub const COOKIE: &str = "ratewatch_session";
 pub const POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// A token the server takes: its SHA-256, and whom it names.
+#[derive(Clone)]
+struct Key {
+    person: Person,
+    token_sha256: [u8; 32],
+}
+
 /// The server's secrets and what it allows.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Guard {
-    token: Option<String>,
+    /// The tokens taken: none (loopback only), the shared one, or one per user.
+    keys: Vec<Key>,
     /// Random, new with each process: what the session cookie and the CSRF token derive
     /// from, so a restart ends every session.
     secret: [u8; 32],
     read_only: bool,
 }
 
+/// Neither the tokens' hashes nor the secret belong in a log.
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guard")
+            .field("keys", &self.keys.len())
+            .field("read_only", &self.read_only)
+            .finish()
+    }
+}
+
 impl Guard {
-    /// A guard for `token` (refused when too short: [`check_token`]).
-    pub fn new(token: Option<String>, read_only: bool) -> Result<Guard, Error> {
+    /// A guard for the shared `token` (refused when too short: [`check_token`]) or the
+    /// `users`, each with a token of their own; neither: loopback only.
+    pub fn new(token: Option<String>, users: Vec<User>, read_only: bool) -> Result<Guard, Error> {
+        let mut keys = Vec::new();
         if let Some(token) = &token {
             check_token(token, "the token")?;
+            keys.push(Key {
+                person: Person(None),
+                token_sha256: token_sha256(token),
+            });
         }
+        keys.extend(users.into_iter().map(|u| Key {
+            person: Person(Some(u.name)),
+            token_sha256: u.token_sha256,
+        }));
         let mut secret = [0u8; 32];
         getrandom::fill(&mut secret)
             .map_err(|e| Error::Config(format!("no random secret for the sessions: {e}")))?;
         Ok(Guard {
-            token,
+            keys,
             secret,
             read_only,
         })
@@ -114,61 +145,76 @@ impl Guard {
         same(signature, &self.sign(message))
     }
 
-    /// The session cookie's value for a token: an HMAC of it, never the token.
-    fn session(&self, token: &str) -> String {
-        self.mac(format!("session:{token}").as_bytes())
+    /// The session cookie's value for a key: an HMAC of its token's hash, never the token.
+    fn session(&self, key: &Key) -> String {
+        let mut what = b"session:".to_vec();
+        what.extend_from_slice(&key.token_sha256);
+        self.mac(&what)
     }
 
-    /// The session cookie a right token buys; `None` for a wrong one (or when no token
-    /// is set, and none is needed).
-    pub fn login(&self, given: &str) -> Option<String> {
-        let token = self.token.as_deref()?;
-        same(given.trim(), token).then(|| {
-            format!(
-                "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
-                self.session(token)
-            )
-        })
+    /// The key whose token `given` is, compared in constant time with every key.
+    fn key_of(&self, given: &str) -> Option<&Key> {
+        let hash = token_sha256(given);
+        let mut found = None;
+        for key in &self.keys {
+            if bool::from(hash.ct_eq(&key.token_sha256)) {
+                found = Some(key);
+            }
+        }
+        found
+    }
+
+    /// The session cookie a right token buys, and whom it names; `None` for a wrong one
+    /// (or when no token is set, and none is needed).
+    pub fn login(&self, given: &str) -> Option<(String, Person)> {
+        let key = self.key_of(given)?;
+        let cookie = format!(
+            "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/",
+            self.session(key)
+        );
+        Some((cookie, key.person.clone()))
     }
 
     pub fn needs_token(&self) -> bool {
-        self.token.is_some()
+        !self.keys.is_empty()
     }
 
-    /// Whether the request carries the token (or its session cookie), or needs none; a
-    /// wrong `Authorization: Bearer` is told apart from none, as a mistake to count.
+    /// Whether the request carries a token (or its session cookie), and whose, or needs
+    /// none; a wrong `Authorization: Bearer` is told apart from none, as a mistake to count.
     fn access(&self, headers: &HeaderMap) -> Access {
-        let Some(token) = self.token.as_deref() else {
-            return Access::Granted;
-        };
-        let session = self.session(token);
-        let cookie = headers
+        if self.keys.is_empty() {
+            return Access::Granted(Person(None));
+        }
+        let bearers: Vec<&str> = bearers(headers).collect();
+        if let Some(key) = bearers.iter().find_map(|given| self.key_of(given)) {
+            return Access::Bearer(key.person.clone());
+        }
+        let cookies: Vec<&str> = headers
             .get_all(header::COOKIE)
             .iter()
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(';'))
             .filter_map(|c| c.trim().strip_prefix(COOKIE)?.strip_prefix('='))
-            .any(|given| same(given, &session));
-        let bearers: Vec<&str> = bearers(headers).collect();
-        if bearers.iter().any(|given| same(given.trim(), token)) {
-            Access::Bearer
-        } else if cookie {
-            Access::Granted
-        } else if bearers.is_empty() {
-            Access::Missing
-        } else {
-            Access::WrongBearer
+            .collect();
+        let signed_in = self.keys.iter().find(|key| {
+            let session = self.session(key);
+            cookies.iter().any(|given| same(given, &session))
+        });
+        match signed_in {
+            Some(key) => Access::Granted(key.person.clone()),
+            None if bearers.is_empty() => Access::Missing,
+            None => Access::WrongBearer,
         }
     }
 }
 
-/// What a request's credentials are worth.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a request's credentials are worth, and whom they name.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Access {
     /// No token is needed, or the session cookie is the server's.
-    Granted,
-    /// `Authorization: Bearer` with the token.
-    Bearer,
+    Granted(Person),
+    /// `Authorization: Bearer` with a token.
+    Bearer(Person),
     /// Neither the token nor a session: the login form.
     Missing,
     /// `Authorization: Bearer` with something else: a mistake the client is counted.
@@ -254,9 +300,9 @@ pub async fn check(
     }
     let access = guard.access(headers);
     match access {
-        Access::Bearer => app.throttle.succeeded(client),
+        Access::Bearer(_) => app.throttle.succeeded(client),
         Access::WrongBearer => app.throttle.failed(client, Instant::now()),
-        Access::Granted | Access::Missing => {}
+        Access::Granted(_) | Access::Missing => {}
     }
     let refused = if !guard.needs_token() && !host(headers).is_some_and(is_loopback) {
         Some((
@@ -278,9 +324,19 @@ pub async fn check(
     } else {
         None
     };
-    let response = match refused {
-        Some((status, why)) => (status, why).into_response(),
-        None => next.run(request).await,
+    let response = match (refused, access) {
+        (Some((status, why)), _) => (status, why).into_response(),
+        (None, Access::Granted(person) | Access::Bearer(person)) => {
+            let mut request = request;
+            request.extensions_mut().insert(person);
+            next.run(request).await
+        }
+        // The login form and the style, asked without a token.
+        (None, Access::Missing | Access::WrongBearer) => {
+            let mut request = request;
+            request.extensions_mut().insert(Person(None));
+            next.run(request).await
+        }
     };
     with_headers(response)
 }
@@ -370,16 +426,21 @@ mod tests {
     #[test]
     fn the_cookie_is_an_hmac_of_the_token_never_the_token() {
         let token = "s3cret-token-of-thirty-two-chars";
-        let guard = Guard::new(Some(token.into()), false).unwrap();
+        let guard = Guard::new(Some(token.into()), Vec::new(), false).unwrap();
         assert!(guard.login("wrong").is_none());
-        let cookie = guard.login(token).unwrap();
+        let (cookie, person) = guard.login(token).unwrap();
+        assert_eq!(person, Person(None), "the shared token names nobody");
+        assert_eq!(person.name(), "web page");
         assert!(!cookie.contains(token));
         assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
         let value = cookie.split(';').next().unwrap();
         let access = |pairs: &[(&'static str, &str)]| guard.access(&headers(pairs));
-        assert_eq!(access(&[("cookie", value)]), Access::Granted);
+        assert_eq!(access(&[("cookie", value)]), Access::Granted(Person(None)));
         let bearer = format!("Bearer {token}");
-        assert_eq!(access(&[("authorization", &bearer)]), Access::Bearer);
+        assert_eq!(
+            access(&[("authorization", &bearer)]),
+            Access::Bearer(Person(None))
+        );
         assert_eq!(
             access(&[("authorization", "Bearer s3cret")]),
             Access::WrongBearer
@@ -388,7 +449,7 @@ mod tests {
         let forged = format!("ratewatch_session={token}");
         assert_eq!(access(&[("cookie", &forged)]), Access::Missing);
         // Another process's sessions are not this one's.
-        let other = Guard::new(Some(token.into()), false).unwrap();
+        let other = Guard::new(Some(token.into()), Vec::new(), false).unwrap();
         assert_eq!(
             other.access(&headers(&[("cookie", value)])),
             Access::Missing
@@ -397,9 +458,45 @@ mod tests {
     }
 
     #[test]
+    fn each_user_s_token_and_cookie_name_that_user_alone() {
+        let (marie, paul) = (
+            "marie-s-token-of-thirty-two-chars-at-least",
+            "paul-s-token-of-thirty-two-characters-or-more",
+        );
+        let user = |name: &str, token: &str| User {
+            name: name.into(),
+            token_sha256: token_sha256(token),
+        };
+        let guard =
+            Guard::new(None, vec![user("marie", marie), user("paul", paul)], false).unwrap();
+        assert!(guard.needs_token());
+        let named = |name: &str| Person(Some(name.into()));
+        let (cookie, person) = guard.login(&format!(" {paul}\n")).unwrap();
+        assert_eq!(person, named("paul"));
+        let value = cookie.split(';').next().unwrap();
+        assert_eq!(
+            guard.access(&headers(&[("cookie", value)])),
+            Access::Granted(named("paul"))
+        );
+        let bearer = format!("Bearer {marie}");
+        assert_eq!(
+            guard.access(&headers(&[("authorization", &bearer)])),
+            Access::Bearer(named("marie"))
+        );
+        assert!(guard.login("paul").is_none());
+        assert_eq!(
+            Guard::new(None, Vec::new(), false)
+                .unwrap()
+                .access(&headers(&[])),
+            Access::Granted(Person(None)),
+            "loopback without a token"
+        );
+    }
+
+    #[test]
     fn a_token_under_32_characters_is_refused_and_never_said() {
         let short = "x".repeat(TOKEN_MIN_CHARS - 1);
-        let refused = Guard::new(Some(format!("  {short}\n")), false).unwrap_err();
+        let refused = Guard::new(Some(format!("  {short}\n")), Vec::new(), false).unwrap_err();
         let said = refused.to_string();
         assert!(said.contains("head -c 32 /dev/urandom | base64"), "{said}");
         assert!(!said.contains(&short), "{said}");
@@ -407,6 +504,6 @@ mod tests {
             check_token(&"é".repeat(TOKEN_MIN_CHARS), "a token").is_ok(),
             "characters"
         );
-        assert!(Guard::new(Some("x".repeat(TOKEN_MIN_CHARS)), false).is_ok());
+        assert!(Guard::new(Some("x".repeat(TOKEN_MIN_CHARS)), Vec::new(), false).is_ok());
     }
 }

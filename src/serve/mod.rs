@@ -10,7 +10,8 @@
 //! - **Writes wait their turn**: a decision or an acknowledgement opens the database for
 //!   writing as `ack` and `review` do (`BEGIN IMMEDIATE`, a busy timeout), so one made while
 //!   a run is going is kept.
-//! - **Who may do what** is [`guard`]'s: a token when one is set, a CSRF token and the same
+//! - **Who may do what** is [`guard`]'s: a token when one is set (each person's own with
+//!   `--users`, [`users`], so that each change names who made it), a CSRF token and the same
 //!   origin for every change, the security headers of every answer, and nothing changed at
 //!   all with `--read-only`; wrong tokens are throttled per client ([`throttle`]).
 //! - **No client starves the rest** ([`connections`]): deadlines for a request's headers and
@@ -18,10 +19,12 @@
 //! - **No text reaches a page raw** ([`escape`]): every value shown follows the program's
 //!   printable-text rule, then HTML's escaping.
 
+mod acknowledging;
 mod connections;
 mod escape;
 mod guard;
 mod throttle;
+mod users;
 mod views;
 
 use std::future::Future;
@@ -35,8 +38,10 @@ use tokio::net::TcpListener;
 
 use crate::alerts::Rules;
 use crate::error::Error;
+use crate::model::WEB_PAGE;
 
 pub use guard::{Guard, TOKEN_MIN_CHARS, check_token};
+pub use users::{User, parse_users, token_sha256, users_line};
 
 /// How the server runs.
 #[derive(Debug, Clone)]
@@ -48,8 +53,11 @@ pub struct Options {
     /// No change at all: every POST refused, no form shown.
     pub read_only: bool,
     /// The token every request must carry, when one is set (`--token-file`): at least
-    /// [`TOKEN_MIN_CHARS`] characters.
+    /// [`TOKEN_MIN_CHARS`] characters. What is done with it is made by `web page`.
     pub token: Option<String>,
+    /// The people who may use the page, each with a token of their own (`--users`); what
+    /// each does is recorded with their name.
+    pub users: Vec<User>,
     /// What one client may take of the server.
     pub limits: Limits,
 }
@@ -88,6 +96,19 @@ impl Default for Limits {
     }
 }
 
+/// Who a request comes from: the person signed in with their own token (`--users`), or
+/// nobody named (the shared `--token-file`, or loopback without a token). The guard puts it
+/// in every request it lets through; what a change records as made by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Person(pub Option<String>);
+
+impl Person {
+    /// The name recorded with a change: the person's, else `web page`.
+    pub fn name(&self) -> &str {
+        self.0.as_deref().unwrap_or(WEB_PAGE)
+    }
+}
+
 /// What every handler shares, made once from the [`Options`]: the database, the rules, the
 /// guard's secrets and the count of wrong tokens.
 pub struct App {
@@ -102,7 +123,7 @@ impl App {
     /// The state of a server run with `options`; a token too short is refused.
     pub fn new(options: Options) -> Result<App, Error> {
         Ok(App {
-            guard: Guard::new(options.token, options.read_only)?,
+            guard: Guard::new(options.token, options.users, options.read_only)?,
             db: options.db,
             rules: options.rules,
             throttle: throttle::Throttle::new(&options.limits),
@@ -120,7 +141,8 @@ pub fn router(app: App) -> Router {
     let app = Arc::new(app);
     Router::new()
         .route("/", get(views::inbox))
-        .route("/ack", post(views::ack))
+        .route("/ack", post(acknowledging::ack))
+        .route("/unack", post(acknowledging::unack))
         .route("/review", get(views::review))
         .route("/review/decide", post(views::decide))
         .route("/company/{id}", get(views::company))

@@ -4,27 +4,22 @@
 //! back to the page it came from, which says what was done (or why not).
 
 use askama::Template;
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
 use jiff::Timestamp;
 use serde::Deserialize;
 
 use super::connections::Client;
 pub use super::escape::form_value;
-use super::{App, Shared};
-use crate::ack::acknowledge;
+use super::{App, Person, Shared};
 use crate::digest::{AlertDigest, AlertLine, format_amount};
 use crate::error::Error;
-use crate::model::{Color, Decision, ResultRow, RowStatus, RunInfo, Verdict};
+use crate::model::{Color, Decision, Ended, ResultRow, RowStatus, RunInfo, Verdict, WEB_PAGE};
 use crate::pages::{self, CompanyPage, Found, Inbox, PortfolioPage};
-use crate::review::{self, Queue};
+use crate::review::{self, Made, Queue};
 use crate::store::{Store, StoreError};
-use crate::when::{Bound, parse_time};
-
-/// Where the decisions made on the review page come from, as `review list` shows them.
-pub const WEB_PAGE: &str = "web page";
 
 const STYLE: &str = include_str!("style.css");
 
@@ -42,6 +37,18 @@ pub struct Chrome {
     pub can_change: bool,
     /// Where a form on this page sends the browser back to.
     pub back: String,
+    /// The person signed in (`--users`), named on the page.
+    pub person: Option<String>,
+}
+
+impl Chrome {
+    /// The page of the person signed in, who is named on it.
+    fn signed_in(self, person: Person) -> Chrome {
+        Chrome {
+            person: person.0,
+            ..self
+        }
+    }
 }
 
 /// What a redirect after a change tells the page, signed by the server (`sig`): a page
@@ -77,6 +84,7 @@ fn chrome(
         csrf: app.guard.csrf(),
         can_change: !app.guard.read_only(),
         back,
+        person: None,
     }
 }
 
@@ -123,7 +131,7 @@ async fn reading<T: Send + 'static>(
 /// Runs `change` with the database opened for writing, as `ack` and `review` open it (an
 /// existing one, brought up to date; each write waits its turn beside a run), on a
 /// blocking thread; what it says done, or the error.
-async fn changing(
+pub(super) async fn changing(
     app: &Shared,
     change: impl FnOnce(&mut Store) -> Result<String, Error> + Send + 'static,
 ) -> Result<String, Error> {
@@ -145,7 +153,7 @@ async fn changing(
 
 /// Back to `back` (a path of this server, else the inbox), saying what was done or why not,
 /// signed.
-fn back_to(app: &App, back: &str, outcome: Result<String, Error>) -> Response {
+pub(super) fn back_to(app: &App, back: &str, outcome: Result<String, Error>) -> Response {
     let local = back.starts_with('/') && !back.starts_with("//") && !back.contains('\\');
     let path = if local { back } else { "/" };
     let path = path.split('#').next().unwrap_or("/");
@@ -161,7 +169,7 @@ fn back_to(app: &App, back: &str, outcome: Result<String, Error>) -> Response {
 }
 
 /// A form's CSRF token is the server's, or the change is refused.
-fn csrf_refused(app: &App, given: &str) -> Option<Response> {
+pub(super) fn csrf_refused(app: &App, given: &str) -> Option<Response> {
     (!app.guard.csrf_matches(given)).then(|| {
         (
             StatusCode::FORBIDDEN,
@@ -185,52 +193,20 @@ struct InboxView {
     inbox: Inbox,
 }
 
-pub async fn inbox(State(app): State<Shared>, Query(said): Query<Said>) -> Response {
+pub async fn inbox(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    Query(said): Query<Said>,
+) -> Response {
     reading(&app, move |app, store| {
         let inbox = pages::inbox(store, &app.rules, Timestamp::now())?;
         Ok(render(&InboxView {
-            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said),
+            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said).signed_in(person),
             inbox,
         }))
     })
     .await
     .into_response()
-}
-
-#[derive(Deserialize)]
-pub struct AckForm {
-    #[serde(default)]
-    csrf: String,
-    company: String,
-    #[serde(default)]
-    note: String,
-    #[serde(default)]
-    until: String,
-    #[serde(default)]
-    back: String,
-}
-
-/// Acknowledges a company's alert, as `ratewatch ack` does.
-pub async fn ack(State(app): State<Shared>, Form(form): Form<AckForm>) -> Response {
-    if let Some(refused) = csrf_refused(&app, &form.csrf) {
-        return refused;
-    }
-    let outcome = changing(&app, move |store| {
-        let until = match form.until.trim() {
-            "" => None,
-            until => Some(parse_time("until", until, Bound::From)?),
-        };
-        let note = Some(form.note.as_str());
-        match acknowledge(store, &form.company, until, note)? {
-            Some(done) => Ok(done.text()),
-            None => Err(Error::Config(format!(
-                "No company matches {:?}.",
-                form.company.trim()
-            ))),
-        }
-    })
-    .await;
-    back_to(&app, &form.back, outcome)
 }
 
 #[derive(Template)]
@@ -240,7 +216,11 @@ struct ReviewView {
     queue: Queue,
 }
 
-pub async fn review(State(app): State<Shared>, Query(said): Query<Said>) -> Response {
+pub async fn review(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    Query(said): Query<Said>,
+) -> Response {
     reading(&app, move |app, store| {
         let queue = pages::review_queue(store)?;
         Ok(render(&ReviewView {
@@ -251,7 +231,8 @@ pub async fn review(State(app): State<Shared>, Query(said): Query<Said>) -> Resp
                 "review",
                 "/review".into(),
                 said,
-            ),
+            )
+            .signed_in(person),
             queue,
         }))
     })
@@ -269,11 +250,18 @@ pub struct DecideForm {
     #[serde(default)]
     company: String,
     #[serde(default)]
+    note: String,
+    #[serde(default)]
     back: String,
 }
 
-/// A decision on a row of the review queue, as `ratewatch review` makes it.
-pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> Response {
+/// A decision on a row of the review queue, as `ratewatch review` makes it, by the person
+/// signed in.
+pub async fn decide(
+    State(app): State<Shared>,
+    Extension(person): Extension<Person>,
+    Form(form): Form<DecideForm>,
+) -> Response {
     if let Some(refused) = csrf_refused(&app, &form.csrf) {
         return refused;
     }
@@ -284,6 +272,11 @@ pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> 
     };
     let outcome = changing(&app, move |store| {
         let reference = form.reference.as_str();
+        let made = Made {
+            source: WEB_PAGE,
+            by: person.name(),
+            note: Some(&form.note),
+        };
         let verdict = match form.decision.as_str() {
             "accept" => {
                 let company = uuid::Uuid::parse_str(form.company.trim()).map_err(|_| {
@@ -291,21 +284,21 @@ pub async fn decide(State(app): State<Shared>, Form(form): Form<DecideForm>) -> 
                         "{reference}: accept needs the candidate's company id (a UUID)"
                     ))
                 })?;
-                review::accept(store, reference, company, WEB_PAGE, false)?;
+                review::accept(store, reference, company, made, false)?;
                 Verdict::Accept(company)
             }
             "reject" => {
-                review::decide(store, reference, Verdict::Reject, WEB_PAGE)?;
+                review::decide(store, reference, Verdict::Reject, made)?;
                 Verdict::Reject
             }
             "ignore" => {
-                review::decide(store, reference, Verdict::Ignore, WEB_PAGE)?;
+                review::decide(store, reference, Verdict::Ignore, made)?;
                 Verdict::Ignore
             }
             "revoke" => {
-                review::revoke(store, reference)?;
+                review::revoke(store, reference, made.by, made.note)?;
                 return Ok(format!(
-                    "{reference}: decision removed; the next run screens it as before."
+                    "{reference}: decision revoked; the next run screens it as before."
                 ));
             }
             other => {
@@ -332,6 +325,7 @@ struct CompanyView {
 
 pub async fn company(
     State(app): State<Shared>,
+    Extension(person): Extension<Person>,
     Path(id): Path<String>,
     Query(said): Query<Said>,
 ) -> Response {
@@ -346,7 +340,7 @@ pub async fn company(
             .unwrap_or_else(|| page.company.company_id.clone());
         let back = format!("/company/{}", page.company.company_id);
         Ok(render(&CompanyView {
-            chrome: chrome(app, store, title, "company", back, said),
+            chrome: chrome(app, store, title, "company", back, said).signed_in(person),
             page,
         })
         .into_response())
@@ -455,9 +449,13 @@ pub async fn login(
     Form(form): Form<LoginForm>,
 ) -> Response {
     match app.guard.login(&form.token) {
-        Some(cookie) => {
+        Some((cookie, person)) => {
             app.throttle.succeeded(client);
-            let mut response = Redirect::to("/").into_response();
+            // The person is named at once: what they do from now on is recorded as theirs.
+            let mut response = match &person.0 {
+                Some(name) => back_to(&app, "/", Ok(format!("Signed in as {name}."))),
+                None => Redirect::to("/").into_response(),
+            };
             if let Ok(value) = HeaderValue::from_str(&cookie) {
                 response.headers_mut().insert(header::SET_COOKIE, value);
             }
@@ -585,6 +583,23 @@ fn review_anchor(reference: &Option<String>, line: &u64) -> String {
         ),
         None => format!("line-{line}"),
     }
+}
+
+/// The id of the form that acknowledges the rows ticked in the `index`th portfolio.
+fn bulk_form_id(index: &usize) -> String {
+    format!("ack-{index}")
+}
+
+/// Who made or ended a record, as the pages name them.
+fn who(by: &Option<String>) -> &str {
+    crate::model::who(by.as_deref())
+}
+
+/// How a record ended, or `in force`.
+fn status(ended: &Option<Ended>) -> String {
+    ended
+        .as_ref()
+        .map_or_else(|| "in force".to_string(), Ended::describe)
 }
 
 fn decision_company(decision: &Decision) -> String {

@@ -185,29 +185,51 @@ pub enum Command {
         the service unreachable.")]
     Review(ReviewArgs),
 
-    /// Mark a company's alert as seen: it stays in the reports, marked, and leaves the
+    /// Mark companies' alerts as seen: each stays in the reports, marked, and leaves the
     /// summary (and the exit code) until the company's color changes again, or until
     /// --until.
     ///
-    /// COMPANY is the service's company id (UUID), your reference as in a portfolio's
+    /// Each COMPANY is the service's company id (UUID), your reference as in a portfolio's
     /// latest finished run, or a part of the company's name; it is acknowledged at its
-    /// latest color.
+    /// latest color. All are recorded in one write, or none (one that matches no company,
+    /// or several). Each acknowledgement is kept with who made it (--by, else the
+    /// operating-system user) and, once it ends, how.
     #[command(after_help = "Examples:\n  \
         ratewatch ack C-1004 --note \"insolvency known, credit stopped\"\n  \
+        ratewatch ack C-1004 C-1010 C-1017 --note \"cash on delivery\" --by \"Marie Durand\"\n  \
         ratewatch ack fc1e733d-c34f-4564-940a-51e0f4d721c0 --until 2026-12-31\n\n\
-        Exit codes: 0 recorded, 1 no company matches, 2 usage error, several companies match, no database at --db, or the database kept locked by another writer past 10 s (try again), 4 database unusable.")]
+        Exit codes: 0 recorded, 1 a company matches none (nothing recorded), 2 usage error, several companies match, no database at --db, or the database kept locked by another writer past 10 s (try again), 4 database unusable.")]
     Ack(AckArgs),
 
+    /// Withdraw the acknowledgements in force of companies: their alerts are listed again.
+    /// The acknowledgements are kept, ended, with who withdrew them and why.
+    #[command(after_help = "Examples:\n  \
+        ratewatch unack C-1004 --note \"guarantee expired\"\n\n\
+        Exit codes: 0 withdrawn, 1 a company matches none (nothing changed) or had no acknowledgement in force, 2 usage error, several companies match, no database at --db, or the database kept locked past 10 s, 4 database unusable.")]
+    Unack(UnackArgs),
+
     /// List the acknowledgements in force: the company, its color when acknowledged, when,
-    /// until when, and the note.
+    /// by whom, until when, and the note.
     ///
-    /// One is in force until its --until passes on this machine's clock, as `screen`
-    /// judges it at a run's start; --all lists those that ended too, marked expired.
+    /// One is in force until its company's color changes, its --until passes on this
+    /// machine's clock (as `screen` judges it at a run's start), or it is replaced or
+    /// withdrawn. --all lists every acknowledgement ever made, those that ended with how
+    /// and when.
     #[command(after_help = "Examples:\n  \
         ratewatch acks\n  \
         ratewatch acks --all --json\n\n\
         Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
     Acks(AcksArgs),
+
+    /// List every acknowledgement and review decision, when it was made and when it ended,
+    /// oldest first: who, what, on which company or row, the note, and how it ended. For an
+    /// auditor or an insurer's claim; --csv and --json give UTC times, for programs.
+    #[command(after_help = "Examples:\n  \
+        ratewatch audit --since 2026-11-01\n  \
+        ratewatch audit --since 2026-01-01 --until 2026-12-31 --csv --csv-dialect excel > audit-2026.csv\n  \
+        ratewatch audit --json\n\n\
+        Exit codes: 0 listed (none included), 2 usage error or no database at --db, 4 database unusable.")]
+    Audit(AuditArgs),
 
     /// Try the alert rules of ratewatch.toml's [alerts] on a past run (default: the
     /// latest): what they would have listed, worst first, and what they would have counted.
@@ -237,14 +259,18 @@ pub enum Command {
     /// Prints its URL as the first line of stdout, then serves until Ctrl-C or SIGTERM.
     /// Nightly runs go on beside it: pages read the database without blocking them, and a
     /// decision or an acknowledgement made during a run waits its turn and is kept. The
-    /// only changes it makes are decisions and acknowledgements (none with --read-only);
-    /// it never needs or shows the API key.
+    /// only changes it makes are decisions and acknowledgements (none with --read-only),
+    /// each recorded with who made it: the person signed in with --users, else `web page`.
+    /// It never needs or shows the API key.
     #[command(after_help = "Examples:\n  \
         ratewatch serve\n  \
         ratewatch serve --db /var/lib/ratewatch/ratewatch.db --bind 127.0.0.1:0 --read-only\n  \
-        ratewatch serve --bind 0.0.0.0:8080 --token-file ~/.ratewatch-serve-token\n\n\
-        Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 usage error, no database at --db, another address\n\
-        without --token-file or the address in use.")]
+        ratewatch serve --bind 0.0.0.0:8080 --token-file ~/.ratewatch-serve-token\n  \
+        head -c 32 /dev/urandom | base64 | tee ~/marie.token | ratewatch serve --hash-token marie >> users.txt\n  \
+        ratewatch serve --bind 0.0.0.0:8080 --users users.txt\n\n\
+        Exit codes: 0 stopped by Ctrl-C or SIGTERM (or the line printed), 2 usage error, no database at\n\
+        --db, a wrong line in --users's file, another address without --token-file or --users, or the\n\
+        address in use.")]
     Serve(ServeArgs),
 
     /// Read the service's history of the ratings this key requested and record those made
@@ -889,7 +915,8 @@ pub enum ReviewAction {
     /// make no search for it and report it unresolved, until it gets an identifier.
     Reject(ReviewRefArgs),
 
-    /// Remove the decisions on the row REF: later runs screen it as before.
+    /// Revoke the decisions on the row REF: later runs screen it as before. They are kept,
+    /// ended, with who revoked them and why.
     Revoke(ReviewRefArgs),
 
     /// Write the ambiguous, unresolved and invalid rows as CSV for a spreadsheet: one line
@@ -904,13 +931,22 @@ pub enum ReviewAction {
     Import(ReviewImportArgs),
 }
 
+/// Who a decision is recorded as.
+#[derive(Debug, Clone, Args)]
+pub struct ByArgs {
+    /// Who decides, as recorded and shown to an audit (default: the operating-system user
+    /// running the command).
+    #[arg(long, value_name = "NAME")]
+    pub by: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct AckArgs {
-    /// The company: its id (UUID), your reference, or a part of its name.
-    #[arg(value_name = "COMPANY")]
-    pub company: String,
+    /// The companies: each its id (UUID), your reference, or a part of its name.
+    #[arg(value_name = "COMPANY", required = true)]
+    pub companies: Vec<String>,
 
-    /// Why, for whoever reads `ratewatch acks` later.
+    /// Why, for whoever reads `ratewatch acks` or an audit later.
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,
 
@@ -920,13 +956,33 @@ pub struct AckArgs {
     pub until: Option<String>,
 
     #[command(flatten)]
+    pub by: ByArgs,
+
+    #[command(flatten)]
+    pub database: DecisionDatabaseArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UnackArgs {
+    /// The companies: each its id (UUID), your reference, or a part of its name.
+    #[arg(value_name = "COMPANY", required = true)]
+    pub companies: Vec<String>,
+
+    /// Why it is withdrawn, kept with it.
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+
+    #[command(flatten)]
+    pub by: ByArgs,
+
+    #[command(flatten)]
     pub database: DecisionDatabaseArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct AcksArgs {
-    /// List the acknowledgements whose --until has passed too, marked expired (STATUS in
-    /// the table, `expired` in --json and --csv).
+    /// List every acknowledgement, those that ended too, with how and when (STATUS and
+    /// ENDED in the table; `expired`, `ended_at`, `ended_how` in --json and --csv).
     #[arg(long)]
     pub all: bool,
 
@@ -935,6 +991,27 @@ pub struct AcksArgs {
 
     #[command(flatten)]
     pub listing: ListingArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Events from this date (UTC, start of the day) or time (2026-11-20T02:00:00Z);
+    /// default: since the first.
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+
+    /// Events up to this date (included, to the end of the day) or time; default: now.
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+
+    #[command(flatten)]
+    pub listing: ListingArgs,
+
+    #[command(flatten)]
+    pub dialect: CsvDialectArgs,
 }
 
 #[derive(Debug, Args)]
@@ -979,6 +1056,9 @@ pub struct ReviewImportArgs {
     pub file: PathBuf,
 
     #[command(flatten)]
+    pub by: ByArgs,
+
+    #[command(flatten)]
     pub database: DecisionDatabaseArgs,
 }
 
@@ -1004,14 +1084,26 @@ pub struct SyncHistoryArgs {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The address to listen on; port 0 picks a free one. Any address but a loopback one
-    /// needs --token-file.
+    /// needs --token-file or --users.
     #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
     pub bind: std::net::SocketAddr,
 
-    /// A file holding the token every request must carry (the login form asks for it once
-    /// and sets a cookie; scripts send `Authorization: Bearer TOKEN`): 32 characters at
-    /// least, e.g. `head -c 32 /dev/urandom | base64 > FILE`. Required to listen on any
-    /// address but a loopback one.
+    /// A file naming the people who may use the page, one per line: `NAME:SHA256`, the
+    /// SHA-256 (64 hex digits) of that person's own token, as --hash-token prints it. Each
+    /// signs in with their token, and each acknowledgement and decision records their name.
+    #[arg(long, value_name = "PATH", conflicts_with = "token_file")]
+    pub users: Option<PathBuf>,
+
+    /// Print the line of --users's file for the person NAME, the token read from stdin (32
+    /// characters at least, e.g. `head -c 32 /dev/urandom | base64`), then exit. The token
+    /// itself is never printed.
+    #[arg(long, value_name = "NAME")]
+    pub hash_token: Option<String>,
+
+    /// A file holding the one token every request must carry (the login form asks for it
+    /// once and sets a cookie; scripts send `Authorization: Bearer TOKEN`): 32 characters at
+    /// least, e.g. `head -c 32 /dev/urandom | base64 > FILE`. What is done with it is
+    /// recorded as made by `web page`; --users names each person instead.
     #[arg(long, value_name = "PATH")]
     pub token_file: Option<PathBuf>,
 
@@ -1050,6 +1142,13 @@ pub struct ReviewAcceptArgs {
     #[arg(long)]
     pub force: bool,
 
+    /// Why, kept with the decision.
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+
+    #[command(flatten)]
+    pub by: ByArgs,
+
     #[command(flatten)]
     pub database: DecisionDatabaseArgs,
 
@@ -1063,6 +1162,13 @@ pub struct ReviewRefArgs {
     /// The row's reference (its `ref` column).
     #[arg(value_name = "REF")]
     pub reference: String,
+
+    /// Why, kept with the decision (for revoke: why it is revoked).
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
+
+    #[command(flatten)]
+    pub by: ByArgs,
 
     #[command(flatten)]
     pub database: DecisionDatabaseArgs,

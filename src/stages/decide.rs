@@ -347,6 +347,8 @@ mod tests {
                 verdict,
                 decided_at: crate::model::time("2026-11-21T02:00:00Z"),
                 source: "command line".into(),
+                by: Some("marie".into()),
+                note: None,
             }])
         };
         assert!(decided(Verdict::Ignore).ignored_invalid(&row).is_some());
@@ -370,6 +372,8 @@ mod tests {
             verdict,
             decided_at: crate::model::time("2026-11-21T02:00:00Z"),
             source: "command line".into(),
+            by: None,
+            note: None,
         }
     }
 

@@ -1,13 +1,13 @@
 //! The alert log: what each run announced, and what people acknowledged. A run's alerts by
 //! the rules of `[alerts]` are decided once when the run ends, against what the last
 //! delivered run announced, recorded in `run_alerts` (one row per company), then read in
-//! severity order for the summary. Also the acknowledgements of `ratewatch ack`.
+//! severity order for the summary. Acknowledgements in force take an alert out of the list,
+//! and the run that sees a company at another color ends its acknowledgement (`acks`).
 //!
 //! Decided in one pass over the run's rows that can be alerts, sorted by company, so the
 //! memory held is one company's rows whatever the portfolio's size; ordering, grouping and
 //! counting are SQL over `run_alerts`.
 
-use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 
 use super::database::Store;
@@ -55,26 +55,12 @@ impl AlertSet {
     }
 }
 
-/// An acknowledgement of a company's alert.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ack {
-    pub company_id: String,
-    pub company_name: Option<String>,
-    pub reference: Option<String>,
-    pub color: String,
-    pub acked_at: String,
-    pub until: Option<String>,
-    pub note: Option<String>,
-    /// Its `until` has passed: it no longer applies (listed by `acks --all` only).
-    pub expired: bool,
-}
-
 /// Whether the acknowledgement `a` is in force at the time `at` (a parameter or an
 /// expression, ISO 8601 UTC text as [`time_text`] writes it): it has no `until`, or its
 /// `until` is still to come. A run judges its acknowledgements at its start; `acks` at
 /// the moment it is asked, on the same rule.
 fn in_force(at: &str) -> String {
-    format!("(a.until IS NULL OR a.until > {at})")
+    format!("(a.ended_at IS NULL AND (a.until IS NULL OR a.until > {at}))")
 }
 
 /// Whether a row's previous rating is one no delivered run showed: first seen by a run
@@ -203,7 +189,11 @@ impl Store {
         // Most databases hold no acknowledgement, and most rules no exposure filter: then
         // neither is read for each company.
         let any_acks: bool = tx
-            .query_row("SELECT EXISTS (SELECT 1 FROM acks)", [], |r| r.get(0))
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM acks WHERE ended_at IS NULL)",
+                [],
+                |r| r.get(0),
+            )
             .map_err(at)?;
         let filtered = rules.min_exposure.is_some();
         let amounts = rules.amount_column().is_some();
@@ -223,9 +213,13 @@ impl Store {
                     in_force("?3")
                 ))
                 .map_err(at)?;
-            let mut unack = tx
-                .prepare("DELETE FROM acks WHERE company = ?1 AND color <> ?2")
+            let mut at_another_color = tx
+                .prepare(
+                    "SELECT 1 FROM acks
+                     WHERE company = ?1 AND ended_at IS NULL AND color <> ?2",
+                )
                 .map_err(at)?;
+            let now = now_text();
             let mut listed_lately = tx
                 .prepare(
                     "SELECT 1 FROM run_alerts a JOIN runs u ON u.id = a.run_id
@@ -237,6 +231,26 @@ impl Store {
                 .map_err(at)?;
             let mut listed = 0;
             let mut decide = |g: Gathered| -> rusqlite::Result<()> {
+                if any_acks
+                    && verdicts == Verdicts::Recorded
+                    && at_another_color
+                        .query_row(params![g.company, g.color.to_string()], |_| Ok(()))
+                        .optional()?
+                        .is_some()
+                {
+                    // The company is at another color than it was acknowledged at: that
+                    // acknowledgement is over, whatever the rules list. One made at the
+                    // new color (during the run) stands.
+                    super::acks::end_current(
+                        &tx,
+                        g.company,
+                        &now,
+                        "color changed",
+                        None,
+                        None,
+                        Some(run_id),
+                    )?;
+                }
                 let (change, previous) = g.news();
                 let Some(kind) = AlertKind::of(change, &g.color) else {
                     return Ok(());
@@ -256,11 +270,6 @@ impl Store {
                         )
                         .optional()?
                         .is_some();
-                if kind.is_news() && any_acks && verdicts == Verdicts::Recorded {
-                    // The company changed again: what was acknowledged at another color
-                    // is over. One made at the new color (during the run) stands.
-                    unack.execute(params![g.company, g.color.to_string()])?;
-                }
                 let shown = if kind.is_news() {
                     // Counted only by the rules (improvements), or announced already by
                     // this run's summary before it stopped.
@@ -677,71 +686,6 @@ impl Store {
         })
         .and_then(Iterator::collect)
         .map_err(at)
-    }
-
-    /// Records an acknowledgement of a company's alert, at its latest color; replaces an
-    /// earlier one. `None` when the database has never rated the company.
-    pub fn acknowledge(
-        &mut self,
-        company_id: &str,
-        reference: Option<&str>,
-        until: Option<&str>,
-        note: Option<&str>,
-    ) -> Result<Option<String>, StoreError> {
-        let ctx = "recording an acknowledgement";
-        let Ok(uuid) = uuid::Uuid::parse_str(company_id) else {
-            return Ok(None);
-        };
-        let Some(key) = self.company_key(uuid).map_err(StoreError::at(ctx))? else {
-            return Ok(None);
-        };
-        let latest: Option<(i64, String)> = self
-            .conn
-            .query_row(
-                "SELECT r.company, r.color FROM companies c JOIN ratings r ON r.id = c.latest_rating
-                 WHERE c.id = ?1",
-                [key],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()
-            .map_err(StoreError::at(ctx))?;
-        let Some((company, color)) = latest else {
-            return Ok(None);
-        };
-        self.decision_conn()?
-            .execute(
-                "INSERT OR REPLACE INTO acks (company, ref, color, acked_at, until, note)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![company, reference, color, now_text(), until, note],
-            )
-            .map_err(StoreError::at(ctx))?;
-        Ok(Some(color))
-    }
-
-    /// The acknowledgements in force at `at` ([`in_force`]), newest first; with
-    /// `expired`, those whose `until` has passed too, marked.
-    pub fn acks(&self, at: Timestamp, expired: bool) -> Result<Vec<Ack>, StoreError> {
-        let in_force = in_force("?1");
-        let sql = format!(
-            "SELECT c.company_id, c.name, a.ref, a.color, a.acked_at, a.until, a.note,
-                    NOT {in_force}
-             FROM acks a JOIN companies c ON c.id = a.company
-             WHERE ?2 OR {in_force}
-             ORDER BY a.acked_at DESC, c.company_id"
-        );
-        let params = params![time_text(at), expired];
-        self.all("reading the acknowledgements", &sql, params, |r| {
-            Ok(Ack {
-                company_id: r.get(0)?,
-                company_name: r.get(1)?,
-                reference: r.get(2)?,
-                color: r.get(3)?,
-                acked_at: r.get(4)?,
-                until: r.get(5)?,
-                note: r.get(6)?,
-                expired: r.get(7)?,
-            })
-        })
     }
 }
 

@@ -1,7 +1,9 @@
 //! The decisions a person made on rows that need one (`ratewatch review`), and what the
 //! review reads: the latest finished run of each portfolio and the input rows it read.
 //!
-//! A decision is keyed by the row's reference and the search it makes; it never changes
+//! Every decision is kept, with who made it: a later one on the same row and search ends
+//! the one in force (`replaced`), and `review revoke` ends it (`revoked`); a run applies
+//! those in force only. A decision is keyed by the row's reference and the search it makes; it never changes
 //! the resolution cache, which holds only what the service answered. An accepted company
 //! is described from the candidate picked (see [`describe_candidate`]), so the reports
 //! name it.
@@ -12,7 +14,17 @@ use uuid::Uuid;
 use super::database::Store;
 use super::sql::{StoreError, now_text, read_uuid};
 use crate::model::time_text;
-use crate::model::{Candidate, Decision, InputRow, Verdict};
+use crate::model::{Candidate, Decision, Ended, InputRow, Verdict};
+
+/// A decision, in force or ended, as kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionRecord {
+    pub id: i64,
+    pub decision: Decision,
+    /// How it ended: `replaced` by a later decision on the same row and search, or
+    /// `revoked`; `None` while it is in force.
+    pub ended: Option<Ended>,
+}
 
 /// The latest finished run of one portfolio.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,20 +34,70 @@ pub struct LatestRun {
 }
 
 impl Store {
-    /// Every decision, by reference then search.
+    /// The decisions in force (each row's search's current one), by reference then search:
+    /// what a run applies.
     pub fn decisions(&self) -> Result<Vec<Decision>, StoreError> {
-        let sql = "SELECT ref, search_key, decision, company_id, decided_at, source
-                   FROM decisions ORDER BY ref, search_key";
-        let rows = self.all("reading the decisions", sql, [], |r| {
-            let decision: String = r.get(2)?;
-            let company: Option<String> = r.get(3)?;
+        Ok(self
+            .decision_records("d.ended_at IS NULL", [])?
+            .into_iter()
+            .map(|r| r.decision)
+            .collect())
+    }
+
+    /// Every decision, in force or ended, on the rows with any of `references` or accepting
+    /// the company `company_id`: a company's history, newest first.
+    pub fn decision_history(
+        &self,
+        references: &[&str],
+        company_id: &str,
+    ) -> Result<Vec<DecisionRecord>, StoreError> {
+        let references = serde_json::to_string(references).expect("strings serialize");
+        let mut records = self.decision_records(
+            "d.ref IN (SELECT value FROM json_each(?1))",
+            [references.as_str()],
+        )?;
+        for accepting in self.decision_records("d.company_id = ?1", [company_id])? {
+            if !records.iter().any(|r| r.id == accepting.id) {
+                records.push(accepting);
+            }
+        }
+        records.sort_by_key(|r| std::cmp::Reverse((r.decision.decided_at, r.id)));
+        Ok(records)
+    }
+
+    fn decision_records<P: rusqlite::Params>(
+        &self,
+        filter: &str,
+        params: P,
+    ) -> Result<Vec<DecisionRecord>, StoreError> {
+        let sql = format!(
+            "SELECT d.id, d.ref, d.search_key, d.decision, d.company_id, d.decided_at,
+                    d.source, d.decided_by, d.note,
+                    d.ended_at, d.ended_how, d.ended_by, d.ended_note
+             FROM decisions d WHERE {filter} ORDER BY d.ref, d.search_key, d.id"
+        );
+        let rows = self.all("reading the decisions", &sql, params, |r| {
+            let ended = match r.get::<_, Option<String>>(9)? {
+                None => None,
+                Some(at) => Some(Ended {
+                    at,
+                    how: r.get(10)?,
+                    by: r.get(11)?,
+                    note: r.get(12)?,
+                    run_id: None,
+                }),
+            };
             Ok((
-                r.get::<_, String>(0)?,
+                r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,
-                decision,
-                company,
-                r.get::<_, String>(4)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
                 r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, Option<String>>(7)?,
+                r.get::<_, Option<String>>(8)?,
+                ended,
             ))
         })?;
         // A row written by hand that is not a decision ratewatch understands is skipped:
@@ -43,56 +105,99 @@ impl Store {
         Ok(rows
             .into_iter()
             .filter_map(
-                |(reference, search_key, decision, company, decided_at, source)| {
+                |(
+                    id,
+                    reference,
+                    search_key,
+                    decision,
+                    company,
+                    decided_at,
+                    source,
+                    by,
+                    note,
+                    ended,
+                )| {
                     let verdict = match (decision.as_str(), company) {
                         ("accept", Some(c)) => Verdict::Accept(Uuid::parse_str(&c).ok()?),
                         ("ignore", _) => Verdict::Ignore,
                         ("reject", _) => Verdict::Reject,
                         _ => return None,
                     };
-                    Some(Decision {
-                        reference,
-                        search_key,
-                        verdict,
-                        decided_at: decided_at.parse().ok()?,
-                        source,
+                    Some(DecisionRecord {
+                        id,
+                        decision: Decision {
+                            reference,
+                            search_key,
+                            verdict,
+                            decided_at: decided_at.parse().ok()?,
+                            source,
+                            by,
+                            note,
+                        },
+                        ended,
                     })
                 },
             )
             .collect())
     }
 
-    /// Records a decision, replacing the one made earlier for the same row and search.
+    /// Records a decision; the one in force for the same row and search, if any, ends
+    /// (`replaced`, by the same person), and is kept.
     pub fn decide(&mut self, decision: &Decision) -> Result<(), StoreError> {
+        let at = |e| StoreError::at("recording a decision")(e);
         let company = match decision.verdict {
             Verdict::Accept(c) => Some(c.to_string()),
             Verdict::Ignore | Verdict::Reject => None,
         };
-        self.decision_conn()?
-            .execute(
-                "INSERT INTO decisions (ref, search_key, decision, company_id, decided_at, source)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT (ref, search_key) DO UPDATE SET
-                     decision = excluded.decision, company_id = excluded.company_id,
-                     decided_at = excluded.decided_at, source = excluded.source",
-                params![
-                    decision.reference,
-                    decision.search_key,
-                    decision.verdict.as_str(),
-                    company,
-                    time_text(decision.decided_at),
-                    decision.source
-                ],
-            )
-            .map_err(StoreError::at("recording a decision"))?;
-        Ok(())
+        let decided_at = time_text(decision.decided_at);
+        let conn = self.decision_conn()?;
+        let tx = conn.unchecked_transaction().map_err(&at)?;
+        tx.execute(
+            "UPDATE decisions SET ended_at = ?3, ended_how = 'replaced', ended_by = ?4
+             WHERE ref = ?1 AND search_key = ?2 AND ended_at IS NULL",
+            params![
+                decision.reference,
+                decision.search_key,
+                decided_at,
+                decision.by
+            ],
+        )
+        .map_err(&at)?;
+        tx.execute(
+            "INSERT INTO decisions (ref, search_key, decision, company_id, decided_at, source,
+                                    decided_by, note)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                decision.reference,
+                decision.search_key,
+                decision.verdict.as_str(),
+                company,
+                decided_at,
+                decision.source,
+                decision.by,
+                decision.note
+            ],
+        )
+        .map_err(&at)?;
+        tx.commit().map_err(&at)
     }
 
-    /// Removes the decisions on a reference; how many there were.
-    pub fn revoke(&mut self, reference: &str) -> Result<usize, StoreError> {
+    /// Ends the decisions in force on a reference (`revoked`, by `by`, for `why`); they are
+    /// kept. How many there were.
+    pub fn revoke(
+        &mut self,
+        reference: &str,
+        by: &str,
+        why: Option<&str>,
+    ) -> Result<usize, StoreError> {
         self.decision_conn()?
-            .execute("DELETE FROM decisions WHERE ref = ?1", [reference])
-            .map_err(StoreError::at("removing a decision"))
+            .execute(
+                "UPDATE decisions SET ended_at = ?2, ended_how = 'revoked', ended_by = ?3,
+                                      ended_note = ?4
+                 WHERE ref = ?1 AND ended_at IS NULL",
+                params![reference, now_text(), by, why],
+            )
+            .map_err(StoreError::at("revoking a decision"))
     }
 
     /// The latest finished run (`complete` or `partial`) of each portfolio, by portfolio

@@ -11,13 +11,16 @@
 //! Where things are: `database` opens the [`Store`] and sets up its connections; `sql`
 //! holds the error and the column readers every part shares; `run_life` is a run's life from
 //! start to delivery, `results` its rows as the reports read them, `cache` what spares a
-//! call, `alert_log` what each run announced and what was acknowledged, `reminders` when a
-//! run says again what is still wrong in the export, `timeline` the
+//! call, `alert_log` what each run announced, `acks` and `decisions` what people
+//! acknowledged and decided (kept forever, with who), `audit` both as events, `reminders`
+//! when a run says again what is still wrong in the export, `timeline` the
 //! history as people read it (runs, references, color periods, changes); `migrate`
 //! creates and upgrades the schema.
 
 mod account;
+mod acks;
 mod alert_log;
+mod audit;
 mod batch;
 mod cache;
 mod checkpoint;
@@ -43,11 +46,13 @@ pub use crate::digest::{AlertDigest, AlertLine};
 pub use crate::model::time_text;
 
 pub use account::AccountSync;
-pub use alert_log::{Ack, AlertSet, Verdicts};
+pub use acks::{Ack, NewAck};
+pub use alert_log::{AlertSet, Verdicts};
+pub use audit::AuditEvent;
 pub use cache::LatestSeen;
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use database::Store;
-pub use decisions::LatestRun;
+pub use decisions::{DecisionRecord, LatestRun};
 pub use deliveries::RESENT_AT_MOST;
 pub use finding::LatestRating;
 pub use lock::{RunLock, lock_path};

@@ -249,6 +249,59 @@ fn a_database_created_at_any_version_since_the_conversion_upgrades_to_exactly_th
 }
 
 #[test]
+fn a_database_of_version_26_keeps_its_acknowledgements_and_decisions_as_records_not_recorded_by_whom()
+ {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v26.db");
+    let conn = created_at(&path, 26).expect("tests/fixtures/schema-26.sql");
+    conn.execute_batch(
+        "INSERT INTO companies (id, company_id, name, first_seen_at, updated_at)
+         VALUES (1, '00000000-0000-4000-8000-000000000001', 'Zhao', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z'),
+                (2, '00000000-0000-4000-8000-000000000002', 'Acme', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z');
+         INSERT INTO acks (company, ref, color, acked_at, until, note)
+         VALUES (1, 'C33306', 'red', '2026-11-12T09:00:00Z', NULL, 'Paiement comptant exigé'),
+                (2, NULL, 'black', '2026-11-02T09:00:00Z', '2026-11-10T00:00:00Z', NULL);
+         INSERT INTO decisions (ref, search_key, decision, company_id, decided_at, source)
+         VALUES ('C-1', 'name|fr|acme', 'ignore', NULL, '2026-11-03T10:00:00Z', 'command line'),
+                ('C-2', 'name|fr|zhao', 'accept', '00000000-0000-4000-8000-000000000001',
+                 '2026-11-04T10:00:00Z', 'web page');",
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    let acks = rows_of(
+        &store.conn,
+        "SELECT ref, color, acked_at, acked_by, until, note, ended_at, ended_how, in_force
+         FROM acknowledgements",
+    );
+    assert_eq!(
+        acks,
+        [
+            "Null|Text(\"black\")|Text(\"2026-11-02T09:00:00Z\")|Null|Text(\"2026-11-10T00:00:00Z\")|Null|Text(\"2026-11-10T00:00:00Z\")|Text(\"expired\")|Integer(0)",
+            "Text(\"C33306\")|Text(\"red\")|Text(\"2026-11-12T09:00:00Z\")|Null|Null|Text(\"Paiement comptant exigé\")|Null|Null|Integer(1)",
+        ],
+        "every row kept; who not recorded; the one whose until passed shown ended"
+    );
+    let decisions = rows_of(
+        &store.conn,
+        "SELECT ref, decision, name, decided_by, source, in_force FROM review_decisions",
+    );
+    assert_eq!(
+        decisions,
+        [
+            "Text(\"C-1\")|Text(\"ignore\")|Null|Null|Text(\"command line\")|Integer(1)",
+            "Text(\"C-2\")|Text(\"accept\")|Text(\"Zhao\")|Null|Text(\"web page\")|Integer(1)",
+        ]
+    );
+    assert_eq!(store.decisions().unwrap().len(), 2, "both still applied");
+    let trail = count(&store.conn, "SELECT count(*) FROM audit_trail");
+    assert_eq!(trail, 5, "4 made, 1 ended by its until");
+}
+
+#[test]
 fn the_steps_after_the_conversion_keep_a_converted_databases_rows_and_end_at_the_schema() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v21.db");
@@ -1841,32 +1894,91 @@ fn the_calls_of_the_runs_in_a_window_add_up_every_process_of_each_run() {
 }
 
 #[test]
-fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_ref() {
+fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_ref_both_kept() {
     let (_dir, _, mut store) = new_store();
     let company = Uuid::new_v4();
-    let decision = |search_key: &str, verdict| crate::model::Decision {
+    let decision = |search_key: &str, verdict, by: &str| crate::model::Decision {
         reference: "C-1".into(),
         search_key: search_key.into(),
         verdict,
         decided_at: crate::model::time("2026-11-23T10:00:00Z"),
         source: "command line".into(),
+        by: Some(by.into()),
+        note: Some(format!("{by}'s")),
     };
     use crate::model::Verdict;
-    store.decide(&decision("name|a", Verdict::Ignore)).unwrap();
     store
-        .decide(&decision("name|a", Verdict::Accept(company)))
+        .decide(&decision("name|a", Verdict::Ignore, "marie"))
         .unwrap();
-    store.decide(&decision("name|b", Verdict::Ignore)).unwrap();
+    store
+        .decide(&decision("name|a", Verdict::Accept(company), "paul"))
+        .unwrap();
+    store
+        .decide(&decision("name|b", Verdict::Ignore, "marie"))
+        .unwrap();
     assert_eq!(
         store.decisions().unwrap(),
         [
-            decision("name|a", Verdict::Accept(company)),
-            decision("name|b", Verdict::Ignore)
+            decision("name|a", Verdict::Accept(company), "paul"),
+            decision("name|b", Verdict::Ignore, "marie")
+        ],
+        "in force: the later one on each search"
+    );
+    assert_eq!(store.revoke("C-2", "marie", None).unwrap(), 0);
+    assert_eq!(store.revoke("C-1", "marie", Some("wrong row")).unwrap(), 2);
+    assert!(store.decisions().unwrap().is_empty());
+    assert_eq!(store.revoke("C-1", "marie", None).unwrap(), 0, "none left");
+
+    // Every one is kept, with how it ended and by whom.
+    let history = store
+        .decision_history(&["C-1"], &company.to_string())
+        .unwrap();
+    let ended: Vec<(String, Option<String>, String, Option<String>)> = history
+        .iter()
+        .map(|r| {
+            let e = r.ended.clone().expect("every one ended");
+            (
+                r.decision.search_key.clone(),
+                r.decision.by.clone(),
+                e.how,
+                e.by,
+            )
+        })
+        .collect();
+    let mut ended = ended;
+    ended.sort();
+    let some = |s: &str| Some(s.to_string());
+    assert_eq!(
+        ended,
+        [
+            (
+                "name|a".into(),
+                some("marie"),
+                "replaced".into(),
+                some("paul")
+            ),
+            (
+                "name|a".into(),
+                some("paul"),
+                "revoked".into(),
+                some("marie")
+            ),
+            (
+                "name|b".into(),
+                some("marie"),
+                "revoked".into(),
+                some("marie")
+            ),
         ]
     );
-    assert_eq!(store.revoke("C-2").unwrap(), 0);
-    assert_eq!(store.revoke("C-1").unwrap(), 2);
-    assert!(store.decisions().unwrap().is_empty());
+    assert!(
+        history
+            .iter()
+            .filter(|r| r.ended.as_ref().unwrap().how == "revoked")
+            .all(|r| r.ended.as_ref().unwrap().note.as_deref() == Some("wrong row"))
+    );
+    let accepting = store.decision_history(&[], &company.to_string()).unwrap();
+    assert_eq!(accepting.len(), 1, "the decision accepting the company");
 }
 
 #[test]
@@ -2214,13 +2326,15 @@ fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next
         "one line, every ref that holds the company"
     );
 
-    assert_eq!(
-        store
-            .acknowledge(&a.to_string(), Some("C-1"), None, Some("known"))
-            .unwrap()
-            .as_deref(),
-        Some("red")
-    );
+    let company = a.to_string();
+    let ack = crate::store::NewAck {
+        company_id: &company,
+        reference: Some("C-1"),
+        until: None,
+        note: Some("known"),
+        by: "marie",
+    };
+    assert_eq!(store.acknowledge(&[ack]).unwrap(), [Some("red".into())]);
     let run = night(&mut store, 15, Color::Red);
     assert_eq!(
         verdict(&store, run, a),
@@ -2231,9 +2345,18 @@ fn a_standing_alert_is_listed_weekly_and_an_acknowledgement_lasts_until_the_next
     let run = night(&mut store, 16, Color::Black);
     assert_eq!(verdict(&store, run, a), Some(("black".into(), true, false)));
     assert!(
-        store.acks(jiff::Timestamp::now(), true).unwrap().is_empty(),
+        store
+            .acks(jiff::Timestamp::now(), false)
+            .unwrap()
+            .is_empty(),
         "the change ended it"
     );
+    let kept = store.acks(jiff::Timestamp::now(), true).unwrap();
+    assert_eq!(kept.len(), 1, "kept, ended");
+    assert_eq!(kept[0].note.as_deref(), Some("known"));
+    assert_eq!(kept[0].acked_by.as_deref(), Some("marie"));
+    assert_eq!(kept[0].status(), format!("color changed (run {run})"));
+    assert!(!kept[0].expired);
 }
 
 #[test]
@@ -2257,10 +2380,15 @@ fn an_acknowledgement_whose_until_passed_is_listed_only_with_the_expired_and_no_
         (running, Some("2026-01-20T00:00:00Z")),
         (open, None),
     ] {
-        store
-            .acknowledge(&company.to_string(), None, until, None)
-            .unwrap()
-            .unwrap();
+        let company = company.to_string();
+        let ack = crate::store::NewAck {
+            company_id: &company,
+            reference: None,
+            until,
+            note: None,
+            by: "marie",
+        };
+        assert!(store.acknowledge(&[ack]).unwrap()[0].is_some());
     }
     let at = ts("2026-01-15T02:00:00Z");
     let listed = |expired: bool| -> Vec<(String, bool)> {
@@ -3232,7 +3360,8 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
         [],
         |r| r.get(0),
     );
-    assert_eq!(recorded, [22, 23, 24, 25, 26]);
+    let expected: Vec<i64> = (22..=SCHEMA_VERSION).collect();
+    assert_eq!(recorded, expected);
 }
 
 #[test]
@@ -3475,14 +3604,18 @@ fn a_write_that_cannot_get_in_within_its_wait_says_so_and_asks_to_try_again() {
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let mut store = Store::open(&path).unwrap();
     store.conn.busy_timeout(Duration::from_millis(50)).unwrap();
-    let refused = store.revoke("R1").unwrap_err();
+    let refused = store.revoke("R1", "marie", None).unwrap_err();
     assert!(matches!(refused, StoreError::Locked { .. }), "{refused:?}");
     let said = refused.to_string();
     assert!(
-        said.starts_with("removing a decision: a screening run, or another program, writing")
+        said.starts_with("revoking a decision: a screening run, or another program, writing")
             && said.contains("within 10 s; try again in a moment"),
         "{said}"
     );
     other.execute_batch("COMMIT").unwrap();
-    assert_eq!(store.revoke("R1").unwrap(), 0, "in once it is free");
+    assert_eq!(
+        store.revoke("R1", "marie", None).unwrap(),
+        0,
+        "in once it is free"
+    );
 }

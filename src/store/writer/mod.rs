@@ -847,6 +847,8 @@ mod tests {
                     verdict: crate::model::Verdict::Ignore,
                     decided_at: jiff::Timestamp::now(),
                     source: "test".into(),
+                    by: Some("test".into()),
+                    note: None,
                 })
                 .unwrap();
         })
