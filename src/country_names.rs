@@ -52,6 +52,8 @@ const MIN_PREFIX_CHARS: usize = 4;
 #[derive(Debug, Clone)]
 struct Name {
     folded: String,
+    /// Its length in characters, for the nearest-name search.
+    length: usize,
     code: String,
     written: String,
 }
@@ -87,6 +89,7 @@ pub fn read(given: &str, service_names: &HashMap<String, String>) -> Reading {
     let service = || {
         service_names.iter().map(|(folded, code)| Name {
             folded: folded.clone(),
+            length: folded.chars().count(),
             code: code.clone(),
             written: folded.clone(),
         })
@@ -109,7 +112,10 @@ pub fn read(given: &str, service_names: &HashMap<String, String>) -> Reading {
             return one_or_choices(starts);
         }
     }
+    // Only names within 3 letters of its length can be within 3 edits of it.
+    let length = folded.chars().count();
     let nearest = all()
+        .filter(|n| n.length.abs_diff(length) <= 3)
         .map(|n| (crate::text::distance(&n.folded, &folded), n))
         .min_by_key(|(d, _)| *d)
         .filter(|(d, _)| *d <= 3)
@@ -201,8 +207,10 @@ fn cldr_names(language: &str) -> Vec<Name> {
         .filter_map(|(region, written)| {
             let code = region.try_into_tinystr().ok()?;
             let code = code.as_str();
+            let folded = fold(written);
             (code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase())).then(|| Name {
-                folded: fold(written),
+                length: folded.chars().count(),
+                folded,
                 code: code.to_string(),
                 written: written.to_string(),
             })

@@ -4,6 +4,7 @@
 //! data.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use uuid::Uuid;
 
@@ -19,7 +20,13 @@ pub struct Lookups {
     services: HashMap<String, Vec<String>>,
     /// A country's name as the lookup list spells it (folded) → its code.
     names: HashMap<String, String>,
+    /// Countries as rows gave them, read once each: a file names few, and a name that is
+    /// none exactly costs a scan of every country's names.
+    readings: Arc<Mutex<HashMap<String, Reading>>>,
 }
+
+/// Distinct country cells remembered; past them (a broken column) each is read anew.
+const READINGS_KEPT: usize = 10_000;
 
 impl Lookups {
     pub fn new(countries: &[Country], services: &[IdentifierService]) -> Self {
@@ -37,7 +44,22 @@ impl Lookups {
                 .map(|c| (country_names::fold(&c.name), c.code.to_uppercase()))
                 .collect(),
             services: by_country,
+            readings: Arc::default(),
         }
+    }
+
+    /// A country cell read ([`country_names::read`]), remembered.
+    fn read_country(&self, given: &str) -> Reading {
+        let key = given.trim();
+        if let Some(reading) = crate::lock(&self.readings).get(key) {
+            return reading.clone();
+        }
+        let reading = country_names::read(key, &self.names);
+        let mut kept = crate::lock(&self.readings);
+        if kept.len() < READINGS_KEPT {
+            kept.insert(key.to_string(), reading.clone());
+        }
+        reading
     }
 
     /// The spec's rated countries, each with every registry of the spec's table: what a
@@ -244,7 +266,7 @@ pub fn targets(row: &InputRow, lookups: &Lookups) -> Result<Vec<Target>, String>
 /// `Suisse`, `Paesi Bassi`, see [`country_names`]) — as its code, or why it is none: the
 /// choices a name leaves, or the nearest code.
 fn country_code(given: &str, lookups: &Lookups) -> Result<String, String> {
-    match country_names::read(given, &lookups.names) {
+    match lookups.read_country(given) {
         Reading::Code(code) => Ok(code),
         Reading::Ambiguous(choices) => {
             let choices: Vec<String> = choices
