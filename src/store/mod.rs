@@ -11,7 +11,8 @@
 //! Where things are: `database` opens the [`Store`] and sets up its connections; `sql`
 //! holds the error and the column readers every part shares; `run_life` is a run's life from
 //! start to delivery, `results` its rows as the reports read them, `cache` what spares a
-//! call, `alert_log` what each run announced and what was acknowledged, `timeline` the
+//! call, `alert_log` what each run announced and what was acknowledged, `figures` a run's
+//! figures as every channel says them, `timeline` the
 //! history as people read it (runs, references, color periods, changes); `migrate`
 //! creates and upgrades the schema.
 
@@ -24,6 +25,7 @@ mod clock;
 mod database;
 mod decisions;
 mod deliveries;
+mod figures;
 mod finding;
 mod lock;
 mod lookups;
