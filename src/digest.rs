@@ -411,8 +411,12 @@ impl Figures {
     }
 
     /// `at risk: 198 red and 12 black rows, 4 405 397 (Encours (€)); came into red tonight:
-    /// 10 rows, into black: 2 (color changes, not first screenings)`
-    pub fn at_risk_line(&self) -> String {
+    /// 10 rows, into black: 2 (color changes, not first screenings)`; `None` when no row is
+    /// red or black (then "no red or black company" says it).
+    pub fn at_risk_line(&self) -> Option<String> {
+        if self.red + self.black == 0 {
+            return None;
+        }
         let mut line = format!(
             "at risk: {} red and {} black {}",
             self.red,
@@ -431,7 +435,7 @@ impl Figures {
             plural(self.new_red, "row", "rows"),
             self.new_black
         ));
-        line
+        Some(line)
     }
 
     /// What the alerts leave out of the red and black, said when anything can be:
@@ -680,7 +684,7 @@ mod tests {
     fn the_figures_say_what_is_at_risk_and_what_the_alerts_leave_out_in_words() {
         let f = figures();
         assert_eq!(
-            f.at_risk_line(),
+            f.at_risk_line().unwrap(),
             "at risk: 198 red and 12 black rows, 4 405 397 (Encours (€)); came into red tonight: 10 rows, into black: 2 (color changes, not first screenings)"
         );
         assert_eq!(
@@ -718,7 +722,7 @@ mod tests {
             ..Figures::default()
         };
         assert_eq!(
-            bare.at_risk_line(),
+            bare.at_risk_line().unwrap(),
             "at risk: 1 red and 0 black row; came into red tonight: 1 row, into black: 0 (color changes, not first screenings)"
         );
         assert_eq!(bare.left_out_line(), None);
@@ -727,6 +731,7 @@ mod tests {
             "not screened: 1 ignored: 1 row"
         );
         assert_eq!(bare.failed_heading(), None);
+        assert_eq!(Figures::default().at_risk_line(), None);
         assert_eq!(Figures::default().not_screened_line(), None);
     }
 

@@ -402,7 +402,8 @@ async fn a_message_sent_again_has_the_message_id_of_its_first_attempt() {
     assert_eq!(taken, std::slice::from_ref(id));
     let (headers, _) = headers_and_body(&smtp.mails()[0].data);
     assert!(
-        header(&headers, "subject").is_some_and(|s| s.contains("1 black, 2 red at first screening")),
+        header(&headers, "subject")
+            .is_some_and(|s| s.contains("1 black, 2 red at first screening")),
         "the first night's news: {headers:?}"
     );
 }

@@ -16,6 +16,7 @@ mod delivery;
 mod dry_run;
 mod email;
 mod faults;
+mod figures;
 mod interruptions;
 mod logs;
 mod misbehaving;

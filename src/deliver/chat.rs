@@ -96,7 +96,11 @@ fn figures_lines(message: &Message) -> Vec<(String, Option<String>)> {
     let Some(figures) = &message.digest.figures else {
         return Vec::new();
     };
-    let mut lines = vec![(figures.at_risk_line(), None)];
+    let mut lines: Vec<(String, Option<String>)> = figures
+        .at_risk_line()
+        .map(|l| (l, None))
+        .into_iter()
+        .collect();
     if let Some(line) = figures.not_screened_line() {
         let page = message
             .page

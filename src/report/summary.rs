@@ -285,8 +285,8 @@ impl<W: Output> Format for Summary<W> {
                     .join(", ");
                 text.push_str(&format!("colors: {colors}\n"));
             }
-            if let Some(figures) = &digest.figures {
-                text.push_str(&figures.at_risk_line());
+            if let Some(line) = digest.figures.as_ref().and_then(|f| f.at_risk_line()) {
+                text.push_str(&line);
                 text.push('\n');
             }
             if let Some(line) = self.not_screened_line(&digest, &run) {

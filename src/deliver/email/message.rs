@@ -176,7 +176,9 @@ fn digest_text(heading: &str, digest: Option<&AlertDigest>, page: Option<&PageUr
         return text;
     };
     if let Some(figures) = &digest.figures {
-        text.push_str(&format!("{}\n", figures.at_risk_line()));
+        if let Some(line) = figures.at_risk_line() {
+            text.push_str(&format!("{line}\n"));
+        }
         if let Some(line) = figures.not_screened_line() {
             text.push_str(&format!("{line}\n"));
         }
@@ -341,7 +343,7 @@ impl Page {
             counted: digest.counted_line(),
             counts: run.map(counts),
             inbox: page.map(PageUrl::inbox),
-            at_risk: figures.map(Figures::at_risk_line),
+            at_risk: figures.and_then(Figures::at_risk_line),
             left_out: figures.and_then(Figures::left_out_line),
             not_screened: figures.and_then(Figures::not_screened_line),
             not_screened_page: page.zip(run).map(|(p, r)| p.portfolio(&r.portfolio)),
