@@ -313,7 +313,7 @@ async fn two_nights(
         .as_bytes(),
     );
     let mut said = [String::new(), String::new()];
-    for night in 0..2 {
+    for (night, summary_said) in said.iter_mut().enumerate() {
         sim.set_day(night as i64 + 1);
         let extra: &[&str] = if night == 1 {
             &["--max-calls", "4"]
@@ -326,7 +326,7 @@ async fn two_nights(
             .await
             .unwrap();
         assert_eq!(screened.undelivered, Vec::<String>::new());
-        said[night] = String::from_utf8(summary).unwrap();
+        *summary_said = String::from_utf8(summary).unwrap();
         if night == 0 {
             let out = ws
                 .ratewatch(["review", "ignore", "C-1019"])

@@ -95,20 +95,40 @@ impl Store {
         let amount = |extra: Option<String>, unreliable: i64| {
             rules.amount_of(&extra_columns(extra), unreliable != 0)
         };
-        let mut left_out = self.conn.prepare(LEFT_OUT).map_err(at)?;
-        let mut rows = left_out.query([run_id]).map_err(at)?;
-        while let Some(r) = rows.next().map_err(at)? {
-            figures
-                .left_out
-                .add(amount(r.get(0).map_err(at)?, r.get(1).map_err(at)?));
+        // Without a threshold, and with rules that alert on every red and black, each red
+        // or black company has its alert: nothing is left out, and no row need be read.
+        let may_leave_out = rules.min_exposure.is_some()
+            || !rules.into_red
+            || rules.improved == crate::alerts::Listing::Off;
+        if may_leave_out {
+            let mut left_out = self.conn.prepare(LEFT_OUT).map_err(at)?;
+            let mut rows = left_out.query([run_id]).map_err(at)?;
+            while let Some(r) = rows.next().map_err(at)? {
+                figures
+                    .left_out
+                    .add(amount(r.get(0).map_err(at)?, r.get(1).map_err(at)?));
+            }
         }
-        drop(rows);
         if figures.at_risk.is_some() && figures.left_out.amount.is_none() {
             figures.left_out.amount = Some(0.0);
         }
-        let (not_screened, failed) = self.not_screened(run_id, &rules)?;
-        figures.not_screened = not_screened;
-        figures.failed = failed;
+        // The rows are read for their amounts and to name the failed ones; else the run's
+        // counts say it all.
+        if rules.amount_column().is_some() || info.rows_with(RowStatus::Failed) > 0 {
+            (figures.not_screened, figures.failed) = self.not_screened(run_id, &rules)?;
+        } else {
+            figures.not_screened = NOT_SCREENED
+                .iter()
+                .map(|status| NotScreened {
+                    status: *status,
+                    rows: Share {
+                        count: info.rows_with(*status),
+                        amount: None,
+                    },
+                })
+                .filter(|n| n.rows.count > 0)
+                .collect();
+        }
         Ok(figures)
     }
 
