@@ -873,6 +873,58 @@ mod tests {
     }
 
     #[test]
+    fn a_quiet_partial_night_names_its_failed_rows_and_says_who_is_not_screened() {
+        use crate::digest::{FailedRow, Figures, NotScreened, Share};
+        let failed = |line: u64, amount: f64| FailedRow {
+            line,
+            reference: Some(format!("C-{line}")),
+            what: None,
+            amount: Some(amount),
+            error: Some("HTTP 503".into()),
+        };
+        let figures = Figures {
+            amount_column: Some("Encours".into()),
+            not_screened: vec![NotScreened {
+                status: RowStatus::Failed,
+                rows: Share {
+                    count: 3,
+                    amount: Some(60_000.0),
+                },
+            }],
+            failed: vec![failed(9, 40_000.0), failed(4, 15_000.0)],
+            ..Figures::default()
+        };
+        let digest = AlertDigest {
+            figures: Some(figures),
+            ..AlertDigest::default()
+        };
+        let quiet = render_with(run(10, 3), &[], digest.clone(), true);
+        assert_eq!(
+            quiet,
+            "ratewatch run 3 of customers: PARTIAL: 3 rows failed and will be retried next run\n\
+             3 failed rows, largest first, retried next run:\n  \
+             C-9 (line 9): 40 000 — HTTP 503\n  C-4 (line 4): 15 000 — HTTP 503\n  \
+             … and 1 more in the reports\n\
+             not screened: 3 failed (60 000): 3 rows, 60 000 (Encours)\n"
+        );
+        let loud = render_with(run(10, 3), &[], digest, false);
+        assert!(
+            loud.contains("\nnot screened: 3 failed (60 000): 3 rows, 60 000 (Encours)\n"),
+            "{loud}"
+        );
+        assert!(
+            loud.contains("  C-9 (line 9): 40 000 — HTTP 503\n"),
+            "{loud}"
+        );
+        // A night with nothing to say stays silent, figures or not.
+        let silent = AlertDigest {
+            figures: Some(Figures::default()),
+            ..AlertDigest::default()
+        };
+        assert_eq!(render_with(run(10, 0), &[], silent, true), "");
+    }
+
+    #[test]
     fn rows_left_out_by_the_call_budget_are_not_called_errors() {
         let mut over = row(7);
         over.status = RowStatus::Failed;
