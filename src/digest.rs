@@ -9,7 +9,8 @@
 
 use jiff::Timestamp;
 
-use crate::model::{AlertKind, Color};
+use crate::links::PageUrl;
+use crate::model::{AlertKind, Color, RowStatus};
 use crate::text::{plural, printable};
 
 /// The line every listed mail and message opens with: when, which portfolio, which run,
@@ -75,6 +76,17 @@ impl AlertLine {
             (AlertKind::Still, _) => format!("{now} (still)"),
             (_, Some(before)) => format!("{before} → {now}"),
             (_, None) => format!("{now} (first screening)"),
+        }
+    }
+
+    /// Why it is listed, in words: `into red`, or `red at first screening` for a company
+    /// red or black when first rated, which is no news of a change.
+    pub fn kind_said(&self) -> String {
+        match (self.kind, &self.previous) {
+            (AlertKind::Red | AlertKind::Black, None) => {
+                format!("{} at first screening", self.kind.as_str())
+            }
+            (kind, _) => kind.describe().to_string(),
         }
     }
 
@@ -156,6 +168,9 @@ pub struct AlertDigest {
     pub columns: Vec<String>,
     /// The header of the amount column, when one is named.
     pub amount_column: Option<String>,
+    /// The run's figures, for the channels that say them (`Store::figures`); `None` when
+    /// they were not read.
+    pub figures: Option<Figures>,
 }
 
 impl AlertDigest {
@@ -169,8 +184,9 @@ impl AlertDigest {
         self.standing.iter().map(|s| s.count).sum()
     }
 
-    /// The line that heads the listed alerts: `181 alerts, worst first; 20 listed: 12 into
-    /// black (12 first screened; 1 204 000 at stake), 169 into red (…)`.
+    /// The line that heads the listed alerts: `181 alerts, worst first; 20 listed: 12 black
+    /// at first screening (1 204 000 at stake), 169 red (3 into red, 166 at first
+    /// screening; …)`: a first screening is never called a change.
     pub fn totals_line(&self) -> String {
         let mut line = format!(
             "{}, worst first",
@@ -187,17 +203,29 @@ impl AlertDigest {
                 // The kind in a word: its explanation, in parentheses, is the table's.
                 let kind = k.kind.describe();
                 let kind = kind.split_once(" (").map_or(kind, |(short, _)| short);
-                let mut part = format!("{} {kind}", k.count);
-                match (k.first_screenings, k.amount) {
-                    (0, None) => {}
-                    (0, Some(a)) => part.push_str(&format!(" ({} at stake)", format_amount(a))),
-                    (n, None) => part.push_str(&format!(" ({n} first screened)")),
-                    (n, Some(a)) => part.push_str(&format!(
-                        " ({n} first screened; {} at stake)",
-                        format_amount(a)
-                    )),
+                let first = k.first_screenings.min(k.count);
+                let stake = k.amount.map(|a| format!("{} at stake", format_amount(a)));
+                if first == 0 {
+                    let mut part = format!("{} {kind}", k.count);
+                    if let Some(stake) = stake {
+                        part.push_str(&format!(" ({stake})"));
+                    }
+                    return part;
                 }
-                part
+                let color = k.kind.as_str();
+                if first == k.count {
+                    let mut part = format!("{first} {color} at first screening");
+                    if let Some(stake) = stake {
+                        part.push_str(&format!(" ({stake})"));
+                    }
+                    return part;
+                }
+                let stake = stake.map(|s| format!("; {s}")).unwrap_or_default();
+                format!(
+                    "{} {color} ({} {kind}, {first} at first screening{stake})",
+                    k.count,
+                    k.count - first
+                )
             })
             .collect();
         if self.amount_column.is_some() || self.kinds.len() > 1 || self.unlisted() > 0 {
@@ -271,6 +299,273 @@ impl AlertDigest {
     }
 }
 
+/// A run's red and black and its rows not screened, each figure defined once and said in
+/// the same words by every channel (the summary, report.html, the page, the mail, Slack,
+/// Teams) and by the trend:
+///
+/// - **red**, **black**: rated rows of that color;
+/// - **came into red (black)**: rated rows whose company turned that color in the run by a
+///   change of color, never at its first screening (the trend's bars);
+/// - **at risk**: the amount column summed over the red and black rated rows, every one of
+///   them (the trend's amount at risk);
+/// - what of it the alerts hold, and what they leave out, in words: rows under
+///   `[alerts] min_exposure`, companies acknowledged;
+/// - the rows not screened, by status, with the amount they hold, and the failed ones
+///   named, largest amount first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Figures {
+    pub red: u64,
+    pub black: u64,
+    pub new_red: u64,
+    pub new_black: u64,
+    /// `None` without an amount column, or for a run that kept no amounts.
+    pub at_risk: Option<f64>,
+    /// The header of the amount column (`[alerts] amount`, else `min_exposure`'s).
+    pub amount_column: Option<String>,
+    /// `[alerts] min_exposure` as it applied to the run: (column, value).
+    pub threshold: Option<(String, f64)>,
+    /// Red and black companies the alerts hold, listed or standing, and their amount.
+    pub alerted: Share,
+    /// Red and black companies an acknowledgement took out of the alerts.
+    pub acknowledged: Share,
+    /// Red and black rows no alert holds: under the threshold, or left out by the rules.
+    pub left_out: Share,
+    /// Rows not screened, by status ([`NOT_SCREENED`] order), zero counts left out.
+    pub not_screened: Vec<NotScreened>,
+    /// Failed rows, largest amount first (the file's order without amounts), at most
+    /// `[alerts] max_listed`.
+    pub failed: Vec<FailedRow>,
+}
+
+/// How many, and the amount they hold (`None`: no amount column, or none readable).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Share {
+    pub count: u64,
+    pub amount: Option<f64>,
+}
+
+impl Share {
+    /// Adds one, holding `amount` when it is read.
+    pub fn add(&mut self, amount: Option<f64>) {
+        self.count += 1;
+        if let Some(amount) = amount {
+            *self.amount.get_or_insert(0.0) += amount;
+        }
+    }
+}
+
+/// The statuses of rows not screened, in the order every channel says them.
+pub const NOT_SCREENED: [RowStatus; 5] = [
+    RowStatus::Unresolved,
+    RowStatus::Ambiguous,
+    RowStatus::Invalid,
+    RowStatus::Ignored,
+    RowStatus::Failed,
+];
+
+/// Rows of one status that were not screened, and the amount they hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotScreened {
+    pub status: RowStatus,
+    pub rows: Share,
+}
+
+/// A row that failed, as a partial night names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedRow {
+    pub line: u64,
+    pub reference: Option<String>,
+    /// The company's name, the row's name, or its registry identifier (`SIREN 552100554`).
+    pub what: Option<String>,
+    pub amount: Option<f64>,
+    pub error: Option<String>,
+}
+
+impl Figures {
+    /// Rows not screened, every status together.
+    pub fn not_screened_total(&self) -> Share {
+        let mut total = Share::default();
+        for n in &self.not_screened {
+            total.count += n.rows.count;
+            if let Some(amount) = n.rows.amount {
+                *total.amount.get_or_insert(0.0) += amount;
+            }
+        }
+        total
+    }
+
+    /// Failed rows in all, named or not.
+    pub fn failed_total(&self) -> u64 {
+        self.not_screened
+            .iter()
+            .find(|n| n.status == RowStatus::Failed)
+            .map_or(0, |n| n.rows.count)
+    }
+
+    /// ` (Encours (€))`, or nothing without an amount column.
+    fn of_column(&self) -> String {
+        self.amount_column
+            .as_deref()
+            .map(|c| format!(" ({})", printable(c)))
+            .unwrap_or_default()
+    }
+
+    /// `at risk: 198 red and 12 black rows, 4 405 397 (Encours (€)); came into red tonight:
+    /// 10 rows, into black: 2 (color changes, not first screenings)`; `None` when no row is
+    /// red or black (then "no red or black company" says it).
+    pub fn at_risk_line(&self) -> Option<String> {
+        if self.red + self.black == 0 {
+            return None;
+        }
+        let mut line = format!(
+            "at risk: {} red and {} black {}",
+            self.red,
+            self.black,
+            if self.red + self.black == 1 {
+                "row"
+            } else {
+                "rows"
+            }
+        );
+        if let Some(amount) = self.at_risk {
+            line.push_str(&format!(", {}{}", format_amount(amount), self.of_column()));
+        }
+        line.push_str(&format!(
+            "; came into red tonight: {}, into black: {} (color changes, not first screenings)",
+            plural(self.new_red, "row", "rows"),
+            self.new_black
+        ));
+        Some(line)
+    }
+
+    /// What the alerts leave out of the red and black, said when anything can be:
+    /// `the alerts hold 3 809 536 of it and leave out 114 red or black rows under 50 000
+    /// (Encours (€), [alerts] min_exposure), 475 861, and 5 acknowledged companies, 120 000`
+    pub fn left_out_line(&self) -> Option<String> {
+        if self.red + self.black == 0 {
+            return None;
+        }
+        let amount = |share: &Share| {
+            share
+                .amount
+                .filter(|_| self.at_risk.is_some())
+                .map(|a| format!(", {}", format_amount(a)))
+                .unwrap_or_default()
+        };
+        let mut parts = Vec::new();
+        let rows = plural(self.left_out.count, "red or black row", "red or black rows");
+        match &self.threshold {
+            Some((column, value)) => parts.push(format!(
+                "{rows} under {} ({}, [alerts] min_exposure){}",
+                format_amount(*value),
+                printable(column),
+                amount(&self.left_out)
+            )),
+            None if self.left_out.count > 0 => parts.push(format!(
+                "{rows} the alert rules do not alert on{}",
+                amount(&self.left_out)
+            )),
+            None => {}
+        }
+        if self.acknowledged.count > 0 {
+            parts.push(format!(
+                "{}{}",
+                plural(
+                    self.acknowledged.count,
+                    "acknowledged company",
+                    "acknowledged companies"
+                ),
+                amount(&self.acknowledged)
+            ));
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        let held = match (self.at_risk, self.alerted.amount) {
+            (Some(_), Some(held)) => format!("hold {} of it and ", format_amount(held)),
+            (Some(_), None) => "hold 0 of it and ".to_string(),
+            _ => String::new(),
+        };
+        Some(format!(
+            "the alerts {held}leave out {}",
+            parts.join(", and ")
+        ))
+    }
+
+    /// `not screened: 2 unresolved (30 000), 1 ambiguous, 5 invalid (200 000), 1 failed
+    /// (10 000): 9 rows, 240 000 (Encours (€))`; `None` when every row was screened.
+    pub fn not_screened_line(&self) -> Option<String> {
+        let total = self.not_screened_total();
+        if total.count == 0 {
+            return None;
+        }
+        let parts: Vec<String> = self
+            .not_screened
+            .iter()
+            .filter(|n| n.rows.count > 0)
+            .map(|n| {
+                let mut part = format!("{} {}", n.rows.count, n.status.as_str());
+                if let Some(amount) = n.rows.amount {
+                    part.push_str(&format!(" ({})", format_amount(amount)));
+                }
+                part
+            })
+            .collect();
+        let mut line = format!(
+            "not screened: {}: {}",
+            parts.join(", "),
+            plural(total.count, "row", "rows")
+        );
+        if let Some(amount) = total.amount {
+            line.push_str(&format!(", {}{}", format_amount(amount), self.of_column()));
+        }
+        Some(line)
+    }
+
+    /// The line over the failed rows named: `3 failed rows, largest first, retried next
+    /// run:`; `None` when none failed.
+    pub fn failed_heading(&self) -> Option<String> {
+        let total = self.failed_total();
+        (total > 0 && !self.failed.is_empty()).then(|| {
+            let order = match self.amount_column {
+                Some(_) => "largest first",
+                None => "first in the file",
+            };
+            format!(
+                "{}, {order}, retried next run:",
+                plural(total, "failed row", "failed rows")
+            )
+        })
+    }
+
+    /// Failed rows beyond those named.
+    pub fn failed_unnamed(&self) -> u64 {
+        self.failed_total().saturating_sub(self.failed.len() as u64)
+    }
+}
+
+impl FailedRow {
+    /// `C-1042 (line 43) Acme SA: 120 000 — service error 503`
+    pub fn line_text(&self) -> String {
+        let mut text = match &self.reference {
+            Some(r) => format!("{} (line {})", printable(r), self.line),
+            None => format!("line {}", self.line),
+        };
+        if let Some(what) = &self.what {
+            text.push(' ');
+            text.push_str(&printable(what));
+        }
+        if let Some(amount) = self.amount {
+            text.push_str(&format!(": {}", format_amount(amount)));
+        }
+        if let Some(error) = &self.error {
+            text.push_str(" — ");
+            text.push_str(&printable(error));
+        }
+        text
+    }
+}
+
 /// An amount for people in any locale: rounded to the unit, thousands set apart by spaces
 /// (`4 210 000`), neither a French nor an English decimal mark to misread.
 pub fn format_amount(amount: f64) -> String {
@@ -291,8 +586,9 @@ pub fn format_amount(amount: f64) -> String {
 }
 
 /// The alerts as a text table (the summary, `alerts test`, the email's plain part): a line
-/// per company in the order given, with the refs that hold it and the columns shown.
-pub fn alert_table(digest: &AlertDigest, lines: &[AlertLine]) -> String {
+/// per company in the order given, with the refs that hold it and the columns shown; and
+/// its page, when `page_url` says where `ratewatch serve` is.
+pub fn alert_table(digest: &AlertDigest, lines: &[AlertLine], page: Option<&PageUrl>) -> String {
     let amount_column = digest.amount_column.as_deref();
     let rows: Vec<Vec<String>> = lines
         .iter()
@@ -302,12 +598,15 @@ pub fn alert_table(digest: &AlertDigest, lines: &[AlertLine]) -> String {
                 a.company.clone(),
                 a.country.clone().unwrap_or_else(|| "-".into()),
                 a.movement(),
-                a.kind.describe().to_string(),
+                a.kind_said(),
             ];
             for column in &digest.columns {
                 cells.push(a.shown_value(column, amount_column));
             }
             cells.push(refreshed(a.last_refresh_date));
+            if let Some(page) = page {
+                cells.push(page.company(&a.company_id));
+            }
             cells.iter().map(|c| printable(c)).collect()
         })
         .collect();
@@ -319,6 +618,9 @@ pub fn alert_table(digest: &AlertDigest, lines: &[AlertLine]) -> String {
     let mut headers = vec!["REF", "COMPANY", "COUNTRY", "COLOR", "ALERT"];
     headers.extend(upper.iter().map(String::as_str));
     headers.push("REFRESHED");
+    if page.is_some() {
+        headers.push("PAGE");
+    }
     crate::text::render(&headers, &rows)
 }
 
@@ -330,6 +632,134 @@ pub fn refreshed(date: Option<Timestamp>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn figures() -> Figures {
+        Figures {
+            red: 198,
+            black: 12,
+            new_red: 10,
+            new_black: 2,
+            at_risk: Some(4_405_397.0),
+            amount_column: Some("Encours (€)".into()),
+            threshold: Some(("Encours (€)".into(), 50_000.0)),
+            alerted: Share {
+                count: 90,
+                amount: Some(3_809_536.0),
+            },
+            acknowledged: Share {
+                count: 5,
+                amount: Some(120_000.0),
+            },
+            left_out: Share {
+                count: 114,
+                amount: Some(475_861.0),
+            },
+            not_screened: vec![
+                NotScreened {
+                    status: RowStatus::Unresolved,
+                    rows: Share {
+                        count: 2,
+                        amount: Some(30_000.0),
+                    },
+                },
+                NotScreened {
+                    status: RowStatus::Failed,
+                    rows: Share {
+                        count: 3,
+                        amount: Some(10_000.0),
+                    },
+                },
+            ],
+            failed: vec![FailedRow {
+                line: 43,
+                reference: Some("C-1042".into()),
+                what: Some("Acme SA".into()),
+                amount: Some(9_000.0),
+                error: Some("HTTP 503".into()),
+            }],
+        }
+    }
+
+    #[test]
+    fn the_figures_say_what_is_at_risk_and_what_the_alerts_leave_out_in_words() {
+        let f = figures();
+        assert_eq!(
+            f.at_risk_line().unwrap(),
+            "at risk: 198 red and 12 black rows, 4 405 397 (Encours (€)); came into red tonight: 10 rows, into black: 2 (color changes, not first screenings)"
+        );
+        assert_eq!(
+            f.left_out_line().unwrap(),
+            "the alerts hold 3 809 536 of it and leave out 114 red or black rows under 50 000 (Encours (€), [alerts] min_exposure), 475 861, and 5 acknowledged companies, 120 000"
+        );
+        // What the alerts hold and leave out adds up to what is at risk.
+        let parts = [f.alerted, f.acknowledged, f.left_out];
+        let sum: f64 = parts.iter().filter_map(|s| s.amount).sum();
+        assert_eq!(Some(sum), f.at_risk);
+        assert_eq!(
+            f.not_screened_line().unwrap(),
+            "not screened: 2 unresolved (30 000), 3 failed (10 000): 5 rows, 40 000 (Encours (€))"
+        );
+        assert_eq!(
+            f.failed_heading().unwrap(),
+            "3 failed rows, largest first, retried next run:"
+        );
+        assert_eq!(
+            f.failed[0].line_text(),
+            "C-1042 (line 43) Acme SA: 9 000 — HTTP 503"
+        );
+        assert_eq!(f.failed_unnamed(), 2);
+        // Without amounts, filters or failures: the counts alone, nothing left out.
+        let bare = Figures {
+            red: 1,
+            new_red: 1,
+            not_screened: vec![NotScreened {
+                status: RowStatus::Ignored,
+                rows: Share {
+                    count: 1,
+                    amount: None,
+                },
+            }],
+            ..Figures::default()
+        };
+        assert_eq!(
+            bare.at_risk_line().unwrap(),
+            "at risk: 1 red and 0 black row; came into red tonight: 1 row, into black: 0 (color changes, not first screenings)"
+        );
+        assert_eq!(bare.left_out_line(), None);
+        assert_eq!(
+            bare.not_screened_line().unwrap(),
+            "not screened: 1 ignored: 1 row"
+        );
+        assert_eq!(bare.failed_heading(), None);
+        assert_eq!(Figures::default().at_risk_line(), None);
+        assert_eq!(Figures::default().not_screened_line(), None);
+    }
+
+    #[test]
+    fn a_first_screening_is_never_called_a_change() {
+        let total = |count, first_screenings| KindTotal {
+            kind: AlertKind::Red,
+            count,
+            first_screenings,
+            amount: None,
+        };
+        let line = |k: KindTotal| {
+            AlertDigest {
+                listed_total: k.count,
+                kinds: vec![k],
+                amount_column: Some("E".into()),
+                ..AlertDigest::default()
+            }
+            .totals_line()
+        };
+        let said = |k| line(k).split_once(": ").unwrap().1.to_string();
+        assert_eq!(said(total(174, 174)), "174 red at first screening");
+        assert_eq!(said(total(3, 0)), "3 into red");
+        assert_eq!(
+            said(total(5, 2)),
+            "5 red (3 into red, 2 at first screening)"
+        );
+    }
 
     #[test]
     fn amounts_are_rounded_and_grouped_by_spaces() {
@@ -375,7 +805,9 @@ mod tests {
             !line.is_new_red_or_black(),
             "a first screening is not a change"
         );
+        assert_eq!(line.kind_said(), "red at first screening");
         line.previous = Some(Color::Yellow);
         assert!(line.is_new_red_or_black());
+        assert_eq!(line.kind_said(), "into red");
     }
 }

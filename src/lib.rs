@@ -56,6 +56,7 @@ pub mod deliver;
 pub mod digest;
 pub mod error;
 pub mod identifiers;
+pub mod links;
 pub mod lookup;
 pub mod model;
 pub mod naming;

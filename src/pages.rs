@@ -200,7 +200,8 @@ pub struct PortfolioPage {
     pub finished: Option<RunInfo>,
     /// Rated rows by color over its finished runs, oldest first ([`TREND_RUNS`] of them).
     pub trend: Vec<RunColors>,
-    /// The finished run's alerts: new red and black, what is at stake.
+    /// The finished run's alerts, with its figures (at risk, came into red and black, rows
+    /// not screened) as the summary and the trend say them.
     pub digest: Option<AlertDigest>,
     /// The API calls of every run started this month (UTC), all portfolios together: what
     /// the account's quota counts.
@@ -236,11 +237,13 @@ pub fn portfolio(
     };
     if let Some(run) = finished {
         page.trend = store.color_trend(run.id, TREND_RUNS).map_err(&fail)?;
-        page.digest = Some(
-            store
+        // The figures every channel says, the trend's own: the page never contradicts it.
+        page.digest = Some(AlertDigest {
+            figures: Some(store.figures(run.id, rules).map_err(&fail)?),
+            ..store
                 .alert_digest(run.id, rules, Verdicts::Recorded)
-                .map_err(&fail)?,
-        );
+                .map_err(&fail)?
+        });
         for (status, n) in &run.by_status {
             if *status != RowStatus::Rated && *n > 0 {
                 page.unmonitored_by_status

@@ -61,9 +61,15 @@ fn listed(summary: &str) -> Vec<Listed> {
                 .map(str::trim)
                 .filter(|c| !c.is_empty())
                 .collect();
+            // A red or black company at its first screening says so, not `into red`.
+            let said = |k: AlertKind, cell: &str| {
+                k.describe() == cell
+                    || (matches!(k, AlertKind::Red | AlertKind::Black)
+                        && cell == format!("{} at first screening", k.as_str()))
+            };
             let kind = cells[2..]
                 .iter()
-                .find_map(|cell| AlertKind::ALL.into_iter().find(|k| k.describe() == *cell))
+                .find_map(|cell| AlertKind::ALL.into_iter().find(|k| said(*k, cell)))
                 .unwrap_or_else(|| panic!("an alert's kind: {l}"));
             Listed {
                 refs: cells[0].to_string(),

@@ -263,6 +263,7 @@ fn the_sample_config_file_is_valid_and_complete() {
             "webhook_format",
             "webhook_secret_file",
             "metrics_file",
+            "page_url",
             "default_country",
             "csv_dialect",
             "timestamped",

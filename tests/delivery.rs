@@ -50,7 +50,7 @@ pub(crate) struct Received {
     target: String,
     /// Names in lower case.
     headers: Vec<(String, String)>,
-    body: Vec<u8>,
+    pub(crate) body: Vec<u8>,
     at: Instant,
 }
 
@@ -877,7 +877,7 @@ fn book_with_amounts(sim: &ratewatch::sim::SimServer) -> (Workspace, String) {
 
 /// Why a Slack-like receiver refuses a body (`no_text`, `invalid_blocks`), as Slack words
 /// it: a non-empty `text`, and blocks within Slack's limits.
-fn slack_refuses(body: &[u8]) -> Option<&'static str> {
+pub(crate) fn slack_refuses(body: &[u8]) -> Option<&'static str> {
     let Ok(message) = serde_json::from_slice::<Value>(body) else {
         return Some("invalid_payload");
     };
@@ -906,7 +906,7 @@ fn slack_refuses(body: &[u8]) -> Option<&'static str> {
 
 /// Whether a Teams-like receiver (a workflow's webhook) takes a body: a message with an
 /// Adaptive Card, within 28 KB.
-fn teams_takes(body: &[u8]) -> bool {
+pub(crate) fn teams_takes(body: &[u8]) -> bool {
     let Ok(message) = serde_json::from_slice::<Value>(body) else {
         return false;
     };
@@ -919,7 +919,7 @@ fn teams_takes(body: &[u8]) -> bool {
 }
 
 /// Every string in a JSON value, depth first.
-fn strings(value: &Value) -> Vec<String> {
+pub(crate) fn strings(value: &Value) -> Vec<String> {
     match value {
         Value::String(s) => vec![s.clone()],
         Value::Array(items) => items.iter().flat_map(strings).collect(),

@@ -183,7 +183,7 @@ async fn a_night_with_alerts_mails_its_summary_and_its_table_to_every_recipient(
     let day = run.started_at.strftime("%Y-%m-%d").to_string();
     assert_eq!(
         header(&headers, "subject"),
-        Some(format!("ratewatch book {day}: 1 new black, 2 new red").as_str())
+        Some(format!("ratewatch book {day}: 1 black, 2 red at first screening").as_str())
     );
     assert!(
         header(&headers, "content-type")
@@ -402,7 +402,8 @@ async fn a_message_sent_again_has_the_message_id_of_its_first_attempt() {
     assert_eq!(taken, std::slice::from_ref(id));
     let (headers, _) = headers_and_body(&smtp.mails()[0].data);
     assert!(
-        header(&headers, "subject").is_some_and(|s| s.contains("1 new black, 2 new red")),
+        header(&headers, "subject")
+            .is_some_and(|s| s.contains("1 black, 2 red at first screening")),
         "the first night's news: {headers:?}"
     );
 }
@@ -538,7 +539,7 @@ async fn a_message_goes_over_starttls_and_over_smtps_with_its_login_inside_tls()
         let day = screened.run.started_at.strftime("%Y-%m-%d").to_string();
         assert_eq!(
             header(&headers, "subject"),
-            Some(format!("ratewatch book {day}: 1 new black, 2 new red").as_str())
+            Some(format!("ratewatch book {day}: 1 black, 2 red at first screening").as_str())
         );
         assert_eq!(
             header(&headers, "from"),

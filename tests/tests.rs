@@ -18,6 +18,7 @@ mod delivery;
 mod dry_run;
 mod email;
 mod faults;
+mod figures;
 mod interruptions;
 mod logs;
 mod misbehaving;

@@ -57,7 +57,7 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
         text.push_str("nothing would be listed: a quiet night, exit code 0\n");
     } else {
         text.push_str(&format!("would be listed: {}:\n", digest.totals_line()));
-        for line in alert_table(&digest, &digest.listed).lines() {
+        for line in alert_table(&digest, &digest.listed, None).lines() {
             text.push_str("  ");
             text.push_str(line);
             text.push('\n');

@@ -167,6 +167,7 @@ pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
         timestamped: args.reports.timestamped.resolve(&sources)?.value,
         stale_after_days: args.stale_after.resolve(&sources)?.value,
         alerts: sources.alert_rules(),
+        page: args.reports.page_url(&sources)?,
     };
     let store = open_read_only(db)?;
     let info =

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::Message;
 use crate::digest::{AlertDigest, AlertLine, Heading, format_amount, same_column};
+use crate::links::PageUrl;
 use crate::model::{AlertKind, RunInfo, RunStatus};
 use crate::text::printable;
 
@@ -34,6 +35,8 @@ const USER_TEXT: usize = 300;
 struct Said {
     /// Its refs and the company's name: `C-1001, C-1002 Zhao Robotique SA`.
     who: String,
+    /// The company's page, with `page_url`.
+    page: Option<String>,
     country: Option<String>,
     /// `yellow → red · into red`.
     what: String,
@@ -44,7 +47,7 @@ struct Said {
     amount: Option<(String, String)>,
 }
 
-fn said(digest: &AlertDigest, a: &AlertLine) -> Said {
+fn said(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Said {
     let amount_column = digest.amount_column.as_deref();
     let amount = amount_column
         .zip(a.amount)
@@ -63,8 +66,9 @@ fn said(digest: &AlertDigest, a: &AlertLine) -> Said {
     }
     Said {
         who,
+        page: page.map(|p| p.company(&a.company_id)),
         country: a.country.as_deref().map(clip),
-        what: format!("{} · {}", printable(&a.movement()), a.kind.describe()),
+        what: format!("{} · {}", printable(&a.movement()), a.kind_said()),
         kind: a.kind,
         columns,
         amount,
@@ -83,6 +87,52 @@ fn summary(run: &RunInfo, digest: &AlertDigest) -> String {
         line.push_str(&format!(" — the run ended {}", run.status));
     }
     line
+}
+
+/// The run's figures for people, one line each: what is at risk and came into red and
+/// black, and who is not screened (with the portfolio's page that lists them, when
+/// `page_url` is set: the line and its link).
+fn figures_lines(message: &Message) -> Vec<(String, Option<String>)> {
+    let Some(figures) = &message.digest.figures else {
+        return Vec::new();
+    };
+    let mut lines: Vec<(String, Option<String>)> = figures
+        .at_risk_line()
+        .map(|l| (l, None))
+        .into_iter()
+        .collect();
+    if let Some(line) = figures.not_screened_line() {
+        let page = message
+            .page
+            .as_ref()
+            .map(|p| p.portfolio(&message.run.portfolio));
+        lines.push((line, page));
+    }
+    lines
+}
+
+/// The failed rows named, largest amount first, under their heading; the rest counted.
+fn failed_lines(digest: &AlertDigest) -> Vec<String> {
+    let Some(figures) = &digest.figures else {
+        return Vec::new();
+    };
+    let Some(heading) = figures.failed_heading() else {
+        return Vec::new();
+    };
+    let mut lines = vec![heading];
+    lines.extend(
+        figures
+            .failed
+            .iter()
+            .map(|r| cut(&r.line_text(), USER_TEXT)),
+    );
+    if figures.failed_unnamed() > 0 {
+        lines.push(format!(
+            "… and {} more in the reports",
+            figures.failed_unnamed()
+        ));
+    }
+    lines
 }
 
 /// Listed alerts the message leaves to the report, `shown` being listed one by one.
@@ -162,6 +212,7 @@ pub fn slack(message: &Message) -> Value {
         run,
         digest,
         heading,
+        page,
         ..
     } = message;
     let summary = summary(run, digest);
@@ -176,8 +227,28 @@ pub fn slack(message: &Message) -> Value {
         }),
         section(&mrkdwn(&summary)),
     ];
+    let figures: Vec<String> = figures_lines(message)
+        .into_iter()
+        .map(|(line, page)| match page {
+            Some(page) => format!(
+                "{} · {}",
+                mrkdwn(&line),
+                slack_link(&page, "see them and why")
+            ),
+            None => mrkdwn(&line),
+        })
+        .collect();
+    if !figures.is_empty() {
+        blocks.push(section(&figures.join("\n")));
+    }
     let mut after = Vec::new();
-    let standing = digest.standing_lines();
+    let standing: Vec<String> = digest
+        .figures
+        .as_ref()
+        .and_then(|f| f.left_out_line())
+        .into_iter()
+        .chain(digest.standing_lines())
+        .collect();
     if !standing.is_empty() {
         let lines: Vec<String> = standing.iter().map(|l| mrkdwn(l)).collect();
         after.push(section(&lines.join("\n")));
@@ -185,21 +256,39 @@ pub fn slack(message: &Message) -> Value {
     if let Some(line) = digest.counted_line() {
         after.push(section(&mrkdwn(&line)));
     }
+    let failed = failed_lines(digest);
+    if !failed.is_empty() {
+        let lines: Vec<String> = failed.iter().map(|l| mrkdwn(l)).collect();
+        after.push(section(&lines.join("\n")));
+    }
     // The context block closes the message.
     let room = SLACK_BLOCKS.saturating_sub(blocks.len() + after.len() + 1);
     let shown = digest.listed.len().min(room);
     for a in &digest.listed[..shown] {
-        blocks.push(section(&slack_alert(&said(digest, a))));
+        blocks.push(section(&slack_alert(&said(digest, a, page.as_ref()))));
     }
     blocks.extend(after);
+    let mut closing = cut_mrkdwn(
+        &mrkdwn(&footer(heading, more(digest, shown))),
+        SLACK_SECTION,
+    );
+    if let Some(page) = page {
+        closing = format!(
+            "{} · {closing}",
+            slack_link(&page.inbox(), "Open the inbox")
+        );
+    }
     blocks.push(json!({
         "type": "context",
-        "elements": [{
-            "type": "mrkdwn",
-            "text": cut_mrkdwn(&mrkdwn(&footer(heading, more(digest, shown))), SLACK_SECTION),
-        }],
+        "elements": [{"type": "mrkdwn", "text": closing}],
     }));
     json!({"text": text, "blocks": blocks})
+}
+
+/// A Slack link to one of the page's addresses (`page_url`'s, percent-encoded: no `|` or
+/// `>` ends it early), its label escaped.
+fn slack_link(url: &str, label: &str) -> String {
+    format!("<{url}|{}>", mrkdwn(label))
 }
 
 fn section(text: &str) -> Value {
@@ -209,9 +298,13 @@ fn section(text: &str) -> Value {
     })
 }
 
-/// `*C-1001 Zhao Robotique SA* (FR)`, then `yellow → red · into red`, then the columns.
+/// `*C-1001 Zhao Robotique SA* (FR)` (a link to the company's page with `page_url`), then
+/// `yellow → red · into red`, then the columns.
 fn slack_alert(said: &Said) -> String {
-    let mut text = format!("*{}*", mrkdwn(&said.who));
+    let mut text = match &said.page {
+        Some(page) => format!("*{}*", slack_link(page, &said.who)),
+        None => format!("*{}*", mrkdwn(&said.who)),
+    };
     if let Some(country) = &said.country {
         text.push_str(&format!(" ({})", mrkdwn(country)));
     }
@@ -239,28 +332,48 @@ pub fn teams(message: &Message) -> Value {
         run,
         digest,
         heading,
+        page,
         ..
     } = message;
-    let head = vec![
+    let mut head = vec![
         rich(vec![text_run(&title(heading)).bolder().size("Medium")]),
         rich(vec![text_run(&summary(run, digest))]),
     ];
+    for (line, link) in figures_lines(message) {
+        let mut runs = vec![text_run(&line)];
+        if let Some(link) = link {
+            runs.push(text_run(" · "));
+            runs.push(text_run("see them and why").link(&link));
+        }
+        head.push(rich(runs));
+    }
     let mut after: Vec<Value> = digest
-        .standing_lines()
-        .iter()
-        .map(|l| rich(vec![text_run(l)]))
+        .figures
+        .as_ref()
+        .and_then(|f| f.left_out_line())
+        .into_iter()
+        .chain(digest.standing_lines())
+        .map(|l| rich(vec![text_run(&l)]))
         .collect();
     if let Some(line) = digest.counted_line() {
         after.push(rich(vec![text_run(&line)]));
     }
+    let failed = failed_lines(digest);
+    if !failed.is_empty() {
+        after.push(rich(vec![text_run(&failed.join("\n"))]));
+    }
+    let actions: Vec<Value> = page
+        .iter()
+        .map(|p| json!({"type": "Action.OpenUrl", "title": "Open the inbox", "url": p.inbox()}))
+        .collect();
     let size = |v: &Value| v.to_string().len();
     // Room for the longest closing line there can be.
     let longest = rich(vec![text_run(&footer(heading, u64::MAX)).subtle()]);
     let fixed: Vec<Value> = head.iter().chain(&after).cloned().collect();
-    let mut used = size(&card(fixed)) + size(&longest) + 1;
+    let mut used = size(&card(fixed, &actions)) + size(&longest) + 1;
     let mut alerts = Vec::new();
     for a in &digest.listed {
-        let item = teams_alert(&said(digest, a));
+        let item = teams_alert(&said(digest, a, page.as_ref()));
         let n = size(&item) + 1;
         if used + n > TEAMS_BYTES {
             break;
@@ -277,13 +390,13 @@ pub fn teams(message: &Message) -> Value {
         .chain(after)
         .chain([closing])
         .collect();
-    card(body)
+    card(body, &actions)
 }
 
 /// A message with one Adaptive Card, as a Teams workflow's webhook ("When a Teams webhook
-/// request is received") takes it.
-fn card(body: Vec<Value>) -> Value {
-    json!({
+/// request is received") takes it; `actions` (a link to the inbox) under its body.
+fn card(body: Vec<Value>, actions: &[Value]) -> Value {
+    let mut card = json!({
         "type": "message",
         "attachments": [{
             "contentType": "application/vnd.microsoft.card.adaptive",
@@ -296,7 +409,11 @@ fn card(body: Vec<Value>) -> Value {
                 "body": body,
             },
         }],
-    })
+    });
+    if !actions.is_empty() {
+        card["attachments"][0]["content"]["actions"] = json!(actions);
+    }
+    card
 }
 
 /// One alert: a column with who, what happened and the columns shown; beside it, the
@@ -329,11 +446,16 @@ fn teams_alert(said: &Said) -> Value {
         ];
         columns.push(json!({"type": "Column", "width": "auto", "items": right}));
     }
-    json!({
+    let mut container = json!({
         "type": "Container",
         "separator": true,
         "items": [{"type": "ColumnSet", "columns": columns}],
-    })
+    });
+    // The whole alert opens the company's page.
+    if let Some(page) = &said.page {
+        container["selectAction"] = json!({"type": "Action.OpenUrl", "url": page});
+    }
+    container
 }
 
 /// Text that no Markdown reaches: the user's texts are shown as they are.
@@ -370,6 +492,11 @@ impl TextRun {
     }
     fn color(self, color: &str) -> TextRun {
         self.with("color", color)
+    }
+    /// A run that opens one of the page's addresses.
+    fn link(mut self, url: &str) -> TextRun {
+        self.0["selectAction"] = json!({"type": "Action.OpenUrl", "url": url});
+        self
     }
 }
 
@@ -447,6 +574,7 @@ mod tests {
             run,
             digest,
             delivery_id: "5f0c3a9e2b7d41c8a6e9f0d1b2c3a4e5".into(),
+            page: None,
         }
     }
 
@@ -529,6 +657,7 @@ mod tests {
         let long = said(
             &message(vec![], 0).digest,
             &line(1, &"x".repeat(2000), None),
+            None,
         );
         assert_eq!(long.who.chars().count(), "C-1 ".len() + USER_TEXT);
     }

@@ -27,6 +27,7 @@ use futures::future::BoxFuture;
 
 use crate::alerts::Rules;
 use crate::digest::{AlertDigest, Heading};
+use crate::links::PageUrl;
 use crate::model::RunInfo;
 
 /// How a run ended, as far as delivery needs to know.
@@ -125,6 +126,8 @@ pub struct Reading {
     /// The message's delivery id, when the ledger keeps the message and the run has a
     /// record (a message of a run without one is never sent again).
     pub delivery_id: Option<String>,
+    /// Where `ratewatch serve` is reached, for links to its pages (`page_url`).
+    pub page: Option<PageUrl>,
 }
 
 impl Reading {
@@ -230,6 +233,8 @@ pub struct Message {
     pub heading: Heading,
     /// The message's name, the same on every attempt and resend.
     pub delivery_id: String,
+    /// Where `ratewatch serve` is reached, for links to its pages (`page_url`).
+    pub page: Option<PageUrl>,
 }
 
 impl Message {
@@ -242,6 +247,7 @@ impl Message {
             heading,
             // Named by the run whenever it sends one; else a name of its own.
             delivery_id: reading.delivery_id.unwrap_or_else(new_delivery_id),
+            page: reading.page,
         })
     }
 }

@@ -19,8 +19,9 @@ use sha2::Sha256;
 use super::{Channel, EndedRun, Message, NotDelivered, Policy, Reading, Sent, Wants};
 use crate::alerts::Rules;
 use crate::digest::AlertLine;
+use crate::links::PageUrl;
 use crate::model::time_text;
-use crate::report::json::run_object;
+use crate::report::json::{figures_object, run_object};
 use crate::text::{UrlPath, redacted_url};
 
 /// The JSON Schema the posted document follows.
@@ -240,8 +241,11 @@ pub fn document(message: &Message) -> Value {
         digest,
         heading,
         delivery_id,
+        page,
     } = message;
-    let alerts: Vec<Value> = digest.listed.iter().map(alert).collect();
+    let page = page.as_ref();
+    let alert = |a: &AlertLine| alert(a, page);
+    let alerts: Vec<Value> = digest.listed.iter().map(&alert).collect();
     let kinds: Vec<Value> = digest
         .kinds
         .iter()
@@ -262,7 +266,7 @@ pub fn document(message: &Message) -> Value {
                 "color": s.color.as_str(),
                 "count": s.count,
                 "amount": s.amount,
-                "top": s.top.iter().map(alert).collect::<Vec<_>>(),
+                "top": s.top.iter().map(&alert).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -283,6 +287,8 @@ pub fn document(message: &Message) -> Value {
         "kinds": kinds,
         "standing": standing,
         "counted": counted,
+        "page": page.map(PageUrl::inbox),
+        "figures": digest.figures.as_ref().map(figures_object),
     });
     // A receiver shows names to people (a chat, a ticket): printable, as every report.
     crate::text::printable_json(&mut document);
@@ -290,8 +296,9 @@ pub fn document(message: &Message) -> Value {
 }
 
 /// One alert: what happened to which company, your refs for it, the amount at stake and
-/// the columns `[alerts] show` names, as the company's first row has them.
-fn alert(a: &AlertLine) -> Value {
+/// the columns `[alerts] show` names, as the company's first row has them; its page when
+/// `page_url` is set.
+fn alert(a: &AlertLine, page: Option<&PageUrl>) -> Value {
     let columns: serde_json::Map<String, Value> = a
         .shown
         .iter()
@@ -308,6 +315,7 @@ fn alert(a: &AlertLine) -> Value {
         "last_refresh_date": a.last_refresh_date.map(time_text),
         "amount": a.amount,
         "columns": columns,
+        "page": page.map(|p| p.company(&a.company_id)),
     })
 }
 

@@ -14,7 +14,8 @@
 //! shows a page of at a time, never markup.
 //!
 //! One self-contained file: inline style, script and SVG, no fonts, images or links to
-//! fetch, so it opens offline and as a mail attachment; a Content-Security-Policy allows
+//! fetch, so it opens offline and as a mail attachment (its only links, with `page_url`,
+//! go to the pages of `ratewatch serve`); a Content-Security-Policy allows
 //! only its own style and script. The page reads fine with scripts off (the alerts, the
 //! rows to review and the trend are plain markup; the table says it needs scripts), when
 //! printed and on a phone.
@@ -43,6 +44,8 @@ use self::rows_data::RowsData;
 use self::trend::Trend;
 use super::{Format, Output};
 use crate::alerts::AlertKind;
+use crate::digest::Figures;
+use crate::links::PageUrl;
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunColors, RunInfo};
 
 /// Rows of the alerts listed tonight shown in the page. They come worst first, so a storm
@@ -190,9 +193,20 @@ pub struct HtmlReport<W: Output> {
     amount: Option<String>,
     /// The carried columns every alert shows (`[alerts] show`), as the portfolio heads them.
     show: Vec<String>,
+    /// The run's figures, said at the top as every channel says them.
+    figures: Option<Figures>,
+    /// Where `ratewatch serve` is reached: the inbox, each alert's company, the rows not
+    /// screened link to its pages.
+    page: Option<PageUrl>,
 }
 
 impl<W: Output> HtmlReport<W> {
+    /// The page with the run's figures at the top, and links to `ratewatch serve`.
+    pub fn with(mut self, figures: Option<Figures>, page: Option<PageUrl>) -> Self {
+        (self.figures, self.page) = (figures, page);
+        self
+    }
+
     /// `csv_name` is what the page calls the CSV report; `spool_dir` holds the temporary
     /// files of a large run (the report's own folder: it has room for the report).
     /// `stale_after_days` is the threshold that marked the rows' `stale`, for the notice.
@@ -228,6 +242,8 @@ impl<W: Output> HtmlReport<W> {
             trend,
             amount,
             show,
+            figures: None,
+            page: None,
         })
     }
 }
@@ -341,6 +357,8 @@ struct Head<'a> {
     statuses: Vec<(&'static str, u64)>,
     failed: u64,
     ambiguous: u64,
+    figures: Option<&'a Figures>,
+    page: Option<&'a PageUrl>,
 }
 
 /// After the last row: the header's end, then the alerts listed tonight up to their rows.
@@ -364,6 +382,8 @@ struct AlertsOpen<'a> {
 #[template(path = "report.html", block = "alert_row")]
 struct AlertRow<'a> {
     row: &'a ResultRow,
+    /// The company's page in `ratewatch serve`, with `page_url`.
+    href: Option<String>,
     /// The row's values of the carried columns that alerts show (`[alerts] show`): header,
     /// value.
     shown: Vec<(&'a str, &'a str)>,
@@ -614,6 +634,8 @@ impl<W: Output> Format for HtmlReport<W> {
             statuses: statuses(run),
             failed: run.rows_with(RowStatus::Failed),
             ambiguous: run.rows_with(RowStatus::Ambiguous),
+            figures: self.figures.as_ref(),
+            page: self.page.as_ref(),
         };
         head.write_into(&mut self.out)?;
         self.run = Some(run.clone());
@@ -663,7 +685,9 @@ impl<W: Output> Format for HtmlReport<W> {
                     (column.as_str(), value)
                 })
                 .collect();
-            render_line(&AlertRow { row, shown }, &mut self.line)?;
+            let href = self.page.as_ref().zip(row.company_id);
+            let href = href.map(|(page, id)| page.company(&id.to_string()));
+            render_line(&AlertRow { row, href, shown }, &mut self.line)?;
             group.push(&self.line)?;
         }
         Ok(())
@@ -1462,11 +1486,11 @@ mod tests {
         let html = render_with_trend(&run(10, 0), &[], trend, Some("Encours EUR"));
         let section = between(&html, "<section id=\"trend\"", "</section>");
         assert!(section.contains(
-            "<span class=\"chart-title\">Encours EUR at risk (red and black rows)</span> <b class=\"figure\">360,000</b> <span class=\"delta\">+240,000 since the first run</span>"
+            "<span class=\"chart-title\">Encours EUR at risk (red and black rows)</span> <b class=\"figure\">360 000</b> <span class=\"delta\">+240 000 since the first run</span>"
         ));
-        assert!(section.contains("<title>run 1 (2026-11-21): 120,000 at risk</title>"));
+        assert!(section.contains("<title>run 1 (2026-11-21): 120 000 at risk</title>"));
         assert!(section.contains("<th>At risk (Encours EUR)</th>"));
-        assert!(section.contains("<td data-amount>360,000</td>"));
+        assert!(section.contains("<td data-amount>360 000</td>"));
     }
 
     #[test]

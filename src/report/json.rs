@@ -6,6 +6,7 @@ use std::io;
 use serde_json::{Map, Value, json};
 
 use super::{Format, Output};
+use crate::digest::{Figures, NOT_SCREENED, Share};
 use crate::model::{ResultRow, RunInfo, time_text};
 
 /// The JSON Schema the report follows.
@@ -13,6 +14,8 @@ pub const SCHEMA: &str = include_str!("report.schema.json");
 
 pub struct JsonReport<W: Output> {
     out: W,
+    /// The run's figures (`figures`), written before the rows.
+    figures: Option<Value>,
     rows: u64,
     /// A row as JSON, then written whole: the serializer's many small writes go to a
     /// buffer in memory, not each through the file's writer.
@@ -20,9 +23,10 @@ pub struct JsonReport<W: Output> {
 }
 
 impl<W: Output> JsonReport<W> {
-    pub fn new(out: W) -> Self {
+    pub fn new(out: W, figures: Option<&Figures>) -> Self {
         JsonReport {
             out,
+            figures: figures.map(figures_object),
             rows: 0,
             row: Vec::with_capacity(1024),
         }
@@ -66,10 +70,68 @@ pub fn run_object(run: &RunInfo) -> Value {
     })
 }
 
+/// The run's figures for programs (report.json's and the webhook document's `figures`),
+/// as every channel says them in words: the red and black rows, those that came into red
+/// and black by a change, the amount at risk and what of it the alerts hold or leave out,
+/// and the rows not screened by status with the amount they hold, the failed ones named.
+pub fn figures_object(f: &Figures) -> Value {
+    let share = |s: &Share| json!({"count": s.count, "amount": s.amount});
+    let not_screened: Map<String, Value> = NOT_SCREENED
+        .iter()
+        .map(|status| {
+            let rows = f
+                .not_screened
+                .iter()
+                .find(|n| n.status == *status)
+                .map(|n| n.rows)
+                .unwrap_or_default();
+            let amount = rows.amount.or(f.amount_column.as_ref().map(|_| 0.0));
+            (
+                status.as_str().to_string(),
+                json!({"rows": rows.count, "amount": amount}),
+            )
+        })
+        .collect();
+    let failed: Vec<Value> = f
+        .failed
+        .iter()
+        .map(|r| {
+            json!({
+                "line": r.line,
+                "ref": r.reference,
+                "name": r.what,
+                "amount": r.amount,
+                "error": r.error,
+            })
+        })
+        .collect();
+    let mut value = json!({
+        "amount_column": f.amount_column,
+        "red_rows": f.red,
+        "black_rows": f.black,
+        "new_red_rows": f.new_red,
+        "new_black_rows": f.new_black,
+        "at_risk": f.at_risk,
+        "min_exposure": f.threshold.as_ref().map(|(column, value)| json!({"column": column, "value": value})),
+        "alerted": share(&f.alerted),
+        "acknowledged": share(&f.acknowledged),
+        "left_out_rows": share(&f.left_out),
+        "not_screened": not_screened,
+        "failed_total": f.failed_total(),
+        "failed": failed,
+    });
+    crate::text::printable_json(&mut value);
+    value
+}
+
 impl<W: Output> Format for JsonReport<W> {
     fn begin(&mut self, run: &RunInfo) -> io::Result<()> {
         write!(self.out, "{{\"run\":")?;
         serde_json::to_writer(&mut self.out, &run_object(run))?;
+        if let Some(figures) = &self.figures {
+            write!(self.out, ",\"figures\":")?;
+            serde_json::to_writer(&mut self.out, figures)?;
+        }
         write!(self.out, ",\"rows\":[")
     }
 
@@ -106,7 +168,7 @@ mod tests {
 
     fn render(rows: &[ResultRow]) -> Value {
         let mut buf = Vec::new();
-        let mut r = Box::new(JsonReport::new(&mut buf));
+        let mut r = Box::new(JsonReport::new(&mut buf, None));
         let run = RunInfo {
             portfolio_sha256: "ab".repeat(32),
             rows: rows.len() as u64,

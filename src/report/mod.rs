@@ -126,6 +126,9 @@ pub struct ReportOptions {
     pub stale_after_days: u32,
     /// Which companies are alerts, how often standing ones are listed, what a storm is.
     pub alerts: crate::alerts::Rules,
+    /// Where `ratewatch serve` is reached (`page_url`): the summary and report.html link
+    /// to its pages, and so does every message the run sends.
+    pub page: Option<crate::links::PageUrl>,
 }
 
 /// What the reports say of a run besides its rows, read by the caller.
@@ -186,6 +189,7 @@ pub fn write_reports<E: From<io::Error>>(
         files.1.clone(),
         options.stale_after_days,
         digest,
+        options.page.clone(),
     ));
     summary.begin(&info)?;
     let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {
@@ -247,6 +251,7 @@ pub fn write_summary<E: From<io::Error>>(
         Vec::new(),
         options.stale_after_days,
         digest,
+        options.page.clone(),
     ));
     summary.begin(&info)?;
     rows(&mut |mut row| {
@@ -284,16 +289,22 @@ fn open_files(
             AtomicFile::create(&files.csv)?,
             options.csv_dialect,
         )),
-        Box::new(json::JsonReport::new(AtomicFile::create(&files.json)?)),
-        Box::new(html::HtmlReport::new(
-            AtomicFile::create(&files.html)?,
-            &csv_name,
-            out,
-            options.stale_after_days,
-            trend,
-            digest.amount_column.clone(),
-            digest.columns.clone(),
-        )?),
+        Box::new(json::JsonReport::new(
+            AtomicFile::create(&files.json)?,
+            digest.figures.as_ref(),
+        )),
+        Box::new(
+            html::HtmlReport::new(
+                AtomicFile::create(&files.html)?,
+                &csv_name,
+                out,
+                options.stale_after_days,
+                trend,
+                digest.amount_column.clone(),
+                digest.columns.clone(),
+            )?
+            .with(digest.figures.clone(), options.page.clone()),
+        ),
     ];
     let paths = [&files.csv, &files.json, &files.html]
         .iter()

@@ -9,6 +9,7 @@ use std::io;
 
 use super::{Format, Output};
 use crate::digest::{AlertDigest, Heading, alert_table};
+use crate::links::PageUrl;
 use crate::model::{ResultRow, RowStatus, RunInfo, RunStatus};
 
 /// Whether a run's note makes the night loud (`STOPPED: …`, `NOTE: …`, `SHRUNK: …`).
@@ -48,6 +49,8 @@ pub struct Summary<W: Output> {
     /// Rows not screened that the run names tonight (new in their state, or due again),
     /// by reason: how many, and the refs of the first.
     named: Vec<(RowStatus, u64, Vec<String>)>,
+    /// Where `ratewatch serve` is reached, for links to its pages.
+    page: Option<PageUrl>,
 }
 
 impl<W: Output> Summary<W> {
@@ -57,9 +60,11 @@ impl<W: Output> Summary<W> {
         reports: Vec<String>,
         stale_after_days: u32,
         digest: AlertDigest,
+        page: Option<PageUrl>,
     ) -> Self {
         Summary {
             out,
+            page,
             quiet,
             reports,
             run: None,
@@ -124,6 +129,40 @@ fn named(row: &ResultRow) -> String {
     match &row.error {
         Some(e) => format!("{who}: {e}"),
         None => who,
+    }
+}
+
+impl<W: Output> Summary<W> {
+    /// The rows not screened and what they hold, with the portfolio's page where they are
+    /// listed with why, when `page_url` is set.
+    fn not_screened_line(&self, digest: &AlertDigest, run: &RunInfo) -> Option<String> {
+        let mut line = digest.figures.as_ref()?.not_screened_line()?;
+        if let Some(page) = &self.page {
+            line.push_str(&format!(" — {}", page.portfolio(&run.portfolio)));
+        }
+        Some(line)
+    }
+}
+
+/// The failed rows named, largest amount first, each with what it holds and why it failed;
+/// the rest counted.
+fn failed_named(text: &mut String, digest: &AlertDigest) {
+    let Some(figures) = &digest.figures else {
+        return;
+    };
+    let Some(heading) = figures.failed_heading() else {
+        return;
+    };
+    text.push_str(&heading);
+    text.push('\n');
+    for row in &figures.failed {
+        text.push_str(&format!("  {}\n", row.line_text()));
+    }
+    if figures.failed_unnamed() > 0 {
+        text.push_str(&format!(
+            "  … and {} more in the reports\n",
+            figures.failed_unnamed()
+        ));
     }
 }
 
@@ -221,6 +260,7 @@ impl<W: Output> Format for Summary<W> {
                 "ratewatch run {} of {}: {state}\n",
                 run.id, run.portfolio
             ));
+            failed_named(&mut text, &digest);
         }
         if !self.quiet {
             // `ignored` only when a review ignored rows: most portfolios never do.
@@ -244,6 +284,14 @@ impl<W: Output> Format for Summary<W> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 text.push_str(&format!("colors: {colors}\n"));
+            }
+            if let Some(line) = digest.figures.as_ref().and_then(|f| f.at_risk_line()) {
+                text.push_str(&line);
+                text.push('\n');
+            }
+            if let Some(line) = self.not_screened_line(&digest, &run) {
+                text.push_str(&line);
+                text.push('\n');
             }
             if !run.calls.is_empty() {
                 let total: u64 = run.calls.iter().map(|(_, n)| n).sum();
@@ -283,7 +331,7 @@ impl<W: Output> Format for Summary<W> {
         if alerts > 0 {
             text.push_str(&digest.totals_line());
             text.push_str(":\n");
-            for line in alert_table(&digest, listed).lines() {
+            for line in alert_table(&digest, listed, self.page.as_ref()).lines() {
                 text.push_str("  ");
                 text.push_str(line);
                 text.push('\n');
@@ -327,10 +375,21 @@ impl<W: Output> Format for Summary<W> {
                     refs.join(", ")
                 ));
             }
+            // A quiet summary that says anything says who is not screened, in one line.
+            if !text.is_empty()
+                && let Some(line) = self.not_screened_line(&digest, &run)
+            {
+                text.push_str(&line);
+                text.push('\n');
+            }
         }
         // Standing red and black, one line per color, and the changes only counted: under
         // --quiet only beside news, never making a quiet night print.
         if !self.quiet || alerts > 0 {
+            if let Some(line) = digest.figures.as_ref().and_then(|f| f.left_out_line()) {
+                text.push_str(&line);
+                text.push('\n');
+            }
             for line in digest.standing_lines() {
                 text.push_str(&line);
                 text.push('\n');
@@ -402,6 +461,7 @@ impl<W: Output> Format for Summary<W> {
                     plural(other_failures, "row was", "rows were")
                 ));
             }
+            failed_named(&mut text, &digest);
             if !self.reports.is_empty() {
                 text.push_str(&format!("reports: {}\n", self.reports.join(", ")));
             }
@@ -421,6 +481,9 @@ impl<W: Output> Format for Summary<W> {
                     }
                 }),
             };
+            if let Some(page) = &self.page {
+                text.insert_str(0, &format!("inbox: {}\n", page.inbox()));
+            }
             text.insert_str(0, &format!("{}\n", heading.line()));
         }
         // The rows' and the run's texts are printable already; this catches the rest
@@ -506,6 +569,7 @@ mod tests {
             vec!["./report.csv".into()],
             30,
             digest,
+            None,
         ));
         s.begin(&run).unwrap();
         for r in rows {
@@ -806,6 +870,58 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_quiet_partial_night_names_its_failed_rows_and_says_who_is_not_screened() {
+        use crate::digest::{FailedRow, Figures, NotScreened, Share};
+        let failed = |line: u64, amount: f64| FailedRow {
+            line,
+            reference: Some(format!("C-{line}")),
+            what: None,
+            amount: Some(amount),
+            error: Some("HTTP 503".into()),
+        };
+        let figures = Figures {
+            amount_column: Some("Encours".into()),
+            not_screened: vec![NotScreened {
+                status: RowStatus::Failed,
+                rows: Share {
+                    count: 3,
+                    amount: Some(60_000.0),
+                },
+            }],
+            failed: vec![failed(9, 40_000.0), failed(4, 15_000.0)],
+            ..Figures::default()
+        };
+        let digest = AlertDigest {
+            figures: Some(figures),
+            ..AlertDigest::default()
+        };
+        let quiet = render_with(run(10, 3), &[], digest.clone(), true);
+        assert_eq!(
+            quiet,
+            "ratewatch run 3 of customers: PARTIAL: 3 rows failed and will be retried next run\n\
+             3 failed rows, largest first, retried next run:\n  \
+             C-9 (line 9): 40 000 — HTTP 503\n  C-4 (line 4): 15 000 — HTTP 503\n  \
+             … and 1 more in the reports\n\
+             not screened: 3 failed (60 000): 3 rows, 60 000 (Encours)\n"
+        );
+        let loud = render_with(run(10, 3), &[], digest, false);
+        assert!(
+            loud.contains("\nnot screened: 3 failed (60 000): 3 rows, 60 000 (Encours)\n"),
+            "{loud}"
+        );
+        assert!(
+            loud.contains("  C-9 (line 9): 40 000 — HTTP 503\n"),
+            "{loud}"
+        );
+        // A night with nothing to say stays silent, figures or not.
+        let silent = AlertDigest {
+            figures: Some(Figures::default()),
+            ..AlertDigest::default()
+        };
+        assert_eq!(render_with(run(10, 0), &[], silent, true), "");
     }
 
     #[test]

@@ -178,9 +178,10 @@ fn reading(
 ) -> Result<deliver::Reading, StoreError> {
     let run = ended.run_id.map(|id| store.run_info(id)).transpose()?;
     let digest = match (&run, &wants.alerts) {
-        (Some(run), Some(rules)) => {
-            Some(store.alert_digest(run.id, rules, crate::store::Verdicts::Recorded)?)
-        }
+        (Some(run), Some(rules)) => Some(crate::digest::AlertDigest {
+            figures: Some(store.figures(run.id, rules)?),
+            ..store.alert_digest(run.id, rules, crate::store::Verdicts::Recorded)?
+        }),
         _ => None,
     };
     // The report.html the run wrote, as a path that means something to whoever reads the
@@ -197,6 +198,7 @@ fn reading(
         false => None,
     };
     Ok(deliver::Reading {
+        page: reports.page.clone(),
         delivery_id: run.as_ref().and(delivery_id).map(String::from),
         run,
         digest,

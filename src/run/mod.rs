@@ -169,6 +169,7 @@ fn options_of(s: &Settings, refresh_resolutions: bool, decisions: Decisions) -> 
             s.refresh.clone(),
         )),
         decisions: Arc::new(decisions),
+        assumed_country: None,
     }
 }
 
@@ -194,6 +195,15 @@ fn default_country(settings: &Settings, lookups: &Lookups) -> Result<Option<Stri
     })
 }
 
+/// The name of the country a row with none is screened in (`default_country`), as the
+/// service's lookup list spells it (the code when the list has no name for it).
+fn country_name(code: &str, countries: &[crate::model::Country]) -> String {
+    countries
+        .iter()
+        .find(|c| c.code.eq_ignore_ascii_case(code) && !c.name.trim().is_empty())
+        .map_or_else(|| code.to_string(), |c| c.name.trim().to_string())
+}
+
 /// Why a run's reports could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
@@ -215,7 +225,10 @@ pub fn write_reports(
         // Runs up to this one only: the report drawn again later shows the same trend.
         trend: store.color_trend(run_id, crate::store::TREND_RUNS)?,
         // Read, not recomputed, so a past run's summary reads as it did.
-        digest: store.alert_digest(run_id, &options.alerts, crate::store::Verdicts::Recorded)?,
+        digest: crate::digest::AlertDigest {
+            figures: Some(store.figures(run_id, &options.alerts)?),
+            ..store.alert_digest(run_id, &options.alerts, crate::store::Verdicts::Recorded)?
+        },
     };
     report::write_reports(
         run,

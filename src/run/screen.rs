@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::hand_on::hand_on;
 use super::{
-    Halt, ReportError, Request, Screened, Started, Watcher, default_country, header_only, options,
-    write_reports,
+    Halt, ReportError, Request, Screened, Started, Watcher, country_name, default_country,
+    header_only, options, write_reports,
 };
 use crate::api::ApiError;
 use crate::connection::{Service, ServiceTarget};
@@ -21,7 +21,7 @@ use crate::stages::check::Lookups;
 use crate::stages::decide::Decisions;
 use crate::stages::input::{self, InputError, InputRow, Portfolio};
 use crate::stages::limit::{Limiter, Limits};
-use crate::stages::pipeline::{Fatal, Pipeline, Resume};
+use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
 use crate::stages::tally::{FELL_BACK_NOTE, FELL_BACK_REMINDER};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 
@@ -238,7 +238,16 @@ async fn screen_logged(
         }
         lookups => lookups?,
     };
-    reader.set_default_country(default_country(settings, &lookups)?);
+    let default_country = default_country(settings, &lookups)?;
+    // Its name, for the errors of the rows that took it (the lists were just kept).
+    let assumed_country = match &default_country {
+        Some(code) => Some(country_name(
+            code,
+            &store.load_lookups().map_err(db_error)?.0,
+        )),
+        None => None,
+    };
+    reader.set_default_country(default_country);
     let reading = reader.reading();
 
     let (run_id, resume) = match resumed {
@@ -290,7 +299,10 @@ async fn screen_logged(
         limiter.clone(),
         store.writer(run_id).map_err(db_error)?,
         lookups,
-        options(request, decisions),
+        Options {
+            assumed_country,
+            ..options(request, decisions)
+        },
         resume,
     );
     // Under a call budget, the rows checked least recently go first (see

@@ -609,27 +609,16 @@ fn decision_company(decision: &Decision) -> String {
     }
 }
 
-/// The new red and black of a run's alerts (not first screenings), and what they put at
-/// stake.
+/// The rows that came into red and black in the run by a change of color, never at a
+/// first screening: the trend's figures for the run.
 fn new_red_black(digest: &AlertDigest) -> String {
-    let mut parts = Vec::new();
-    for total in &digest.kinds {
-        if matches!(
-            total.kind,
-            crate::model::AlertKind::Red | crate::model::AlertKind::Black
-        ) {
-            let new = total.count.saturating_sub(total.first_screenings);
-            let mut part = format!("{new} {}", total.kind.describe());
-            if let Some(a) = total.amount {
-                part.push_str(&format!(" ({} at stake)", format_amount(a)));
-            }
-            parts.push(part);
-        }
-    }
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
+    match &digest.figures {
+        Some(f) => format!(
+            "{} into red, {} into black",
+            crate::text::plural(f.new_red, "row", "rows"),
+            f.new_black
+        ),
+        None => "-".into(),
     }
 }
 
@@ -657,12 +646,11 @@ fn at_risk(run: &crate::model::RunColors) -> String {
     }
 }
 
-/// What the run's red and black alerts put at stake, every kind together.
+/// The amount at risk: the amount column over every red and black row, the trend's.
 fn at_stake(digest: &AlertDigest) -> String {
-    let listed: f64 = digest.kinds.iter().filter_map(|k| k.amount).sum();
-    let standing: f64 = digest.standing.iter().filter_map(|s| s.amount).sum();
-    match (&digest.amount_column, listed + standing) {
+    let at_risk = digest.figures.as_ref().and_then(|f| f.at_risk);
+    match (&digest.amount_column, at_risk) {
         (None, _) => "no amount column named ([alerts] amount)".into(),
-        (Some(column), total) => format!("{} ({column})", format_amount(total)),
+        (Some(column), total) => format!("{} ({column})", format_amount(total.unwrap_or(0.0))),
     }
 }

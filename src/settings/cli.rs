@@ -16,7 +16,7 @@ use crate::deliver::webhook::Format;
 use crate::report::csv::Dialect;
 use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS,
-    MILLISECONDS, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK, WEBHOOK_FORMAT,
+    MILLISECONDS, PAGE, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK, WEBHOOK_FORMAT,
 };
 use crate::stages::rate::RatingEndpoint;
 
@@ -361,6 +361,11 @@ pub struct ReportFormatArgs {
 
     #[command(flatten)]
     pub dialect: CsvFileDialectArgs,
+
+    /// Where `ratewatch serve` is reached (https://credit.example.com/ratewatch/): every
+    /// message and report.html then links to its inbox and to each alert's company page.
+    #[arg(long, env = "RATEWATCH_PAGE_URL", hide_env = true, value_name = "URL", default_value = "", value_parser = &PAGE)]
+    pub page_url: Given<String>,
 }
 
 /// The `csv_dialect` setting: how a CSV file that ratewatch writes is spelled (report.csv,

@@ -23,6 +23,7 @@ use crate::connection::{
 use crate::deliver::email::{EmailSettings, Mailer, Password};
 use crate::deliver::webhook::{self, Webhook, WebhookUrl};
 use crate::error::Error;
+use crate::links::PageUrl;
 use crate::model::Color;
 use crate::report::csv::Dialect;
 use crate::settings::cli::{QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs};
@@ -413,6 +414,9 @@ pub struct Settings {
     pub webhook_secret_file: Sourced<Option<PathBuf>>,
     #[serde(serialize_with = "optional_path")]
     pub metrics_file: Sourced<Option<PathBuf>>,
+    /// Where `ratewatch serve` is reached: the messages and report.html link to its pages.
+    #[serde(serialize_with = "page")]
+    pub page_url: Sourced<Option<PageUrl>>,
     /// `[alerts]` of the config file.
     #[serde(skip)]
     pub alerts: Rules,
@@ -444,6 +448,7 @@ shown! {
     optional_path(Option<PathBuf>) = |p| p.as_ref().map(|p| p.display().to_string());
     url(Option<String>) = |u| u.as_deref().map(|u| redacted_url(u, UrlPath::Whole));
     webhook(Option<WebhookUrl>) = |u| u.as_ref().map(WebhookUrl::redacted);
+    page(Option<PageUrl>) = |u| u.as_ref().map(PageUrl::to_string);
 }
 
 impl Settings {
@@ -487,21 +492,8 @@ impl Settings {
             )));
         }
         let seconds = |g: &Given<f64>| Ok::<_, Error>(g.resolve(s)?.map(Duration::from_secs_f64));
-        let webhook = &run.notify_webhook;
-        let notify_webhook = webhook.resolve_optional(s)?;
-        let notify_webhook = match notify_webhook.value {
-            None => Sourced {
-                value: None,
-                origin: notify_webhook.origin,
-            },
-            Some(url) => Sourced {
-                value: Some(
-                    WebhookUrl::parse(&url)
-                        .map_err(|m| webhook.wrong(&notify_webhook.origin, m))?,
-                ),
-                origin: notify_webhook.origin,
-            },
-        };
+        let notify_webhook = parsed(&run.notify_webhook, s, WebhookUrl::parse)?;
+        let page_url = parsed(&reports.page_url, s, PageUrl::parse)?;
         Ok(Settings {
             demo: service.demo,
             base_url: service.base_url.resolve_optional(s)?,
@@ -536,6 +528,7 @@ impl Settings {
             webhook_format: run.webhook_format.resolve(s)?,
             webhook_secret_file: run.webhook_secret_file.resolve_optional(s)?,
             metrics_file: run.metrics_file.resolve_optional(s)?,
+            page_url,
             alerts: s.alert_rules(),
             refresh: s
                 .file
@@ -604,6 +597,32 @@ impl Settings {
             },
         }
     }
+}
+
+impl ReportFormatArgs {
+    /// `page_url`, checked: for `report`, which reads it without the rest of a run's
+    /// settings.
+    pub fn page_url(&self, sources: &Sources) -> Result<Option<PageUrl>, Error> {
+        Ok(parsed(&self.page_url, sources, PageUrl::parse)?.value)
+    }
+}
+
+/// A text setting read as the value `parse` makes of it; a value it refuses is an error
+/// naming the flag, the variable or the file's line.
+fn parsed<T>(
+    given: &Given<String>,
+    sources: &Sources,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<Sourced<Option<T>>, Error> {
+    let text = given.resolve_optional(sources)?;
+    let value = match &text.value {
+        None => None,
+        Some(text_value) => Some(parse(text_value).map_err(|m| given.wrong(&text.origin, m))?),
+    };
+    Ok(Sourced {
+        value,
+        origin: text.origin,
+    })
 }
 
 /// Built here: the settings and the key's sources are this module's to read.
@@ -750,7 +769,8 @@ mod tests {
             max_calls_per_month = 50000\nmax_wait = 90\nmax_silence = 45\nmax_run_time = 3600\n\
             default_country = \"fr\"\nnotify_webhook = \"https://hooks.example/in\"\n\
             webhook_format = \"teams\"\nwebhook_secret_file = \"hook.secret\"\n\
-            metrics_file = \"ratewatch.prom\"\ncsv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
+            metrics_file = \"ratewatch.prom\"\npage_url = \"https://credit.example/rw\"\n\
+            csv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
         let shown = shown(&settings(&[], text).unwrap());
         // Relative paths are the file's folder's, not the working directory's.
         let expected = json!({
@@ -764,7 +784,8 @@ mod tests {
             "max_run_time": 3600.0, "default_country": "FR",
             "notify_webhook": "https://hooks.example/…",
             "webhook_format": "teams", "webhook_secret_file": "/etc/ratewatch/hook.secret",
-            "metrics_file": "/etc/ratewatch/ratewatch.prom", "csv_dialect": "excel",
+            "metrics_file": "/etc/ratewatch/ratewatch.prom",
+            "page_url": "https://credit.example/rw/", "csv_dialect": "excel",
             "timestamped": true, "quiet": true,
         });
         let values: serde_json::Map<_, _> = shown
@@ -849,7 +870,7 @@ quiet = 1 → quiet: expected true or false, got 1
 timestamped = "maybe" → timestamped: expected true or false, got "maybe"
 csv_dialect = "tsv" → csv_dialect: expected "standard" or "excel", got "tsv"
 default_country = "France" → default_country: expected a two-letter country code, e.g. FR, got "France"
-concurency = 4 → unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, api_key_file, timeout, connect_timeout, db, out, keep_reports_days, concurrency, endpoint, resolution_max_age, rating_max_age, stale_after, retries, retry_delay_ms, max_rps, max_calls, max_calls_per_month, max_wait, max_silence, max_run_time, default_country, notify_webhook, webhook_format, webhook_secret_file, metrics_file, csv_dialect, timestamped, quiet
+concurency = 4 → unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, api_key_file, timeout, connect_timeout, db, out, keep_reports_days, concurrency, endpoint, resolution_max_age, rating_max_age, stale_after, retries, retry_delay_ms, max_rps, max_calls, max_calls_per_month, max_wait, max_silence, max_run_time, default_country, notify_webhook, webhook_format, webhook_secret_file, metrics_file, page_url, csv_dialect, timestamped, quiet
 [screen] → unknown key `screen`; the keys are base_url,
 refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
 [refresh]\nyellow = "2 days" → [refresh] yellow: expected an age like "12h", "2d" or "1w"

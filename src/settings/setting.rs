@@ -64,6 +64,8 @@ fn positive(x: &f64) -> bool {
 pub static URL: Kind<String> = Kind::new("the service's root URL", |s| !s.trim().is_empty());
 /// Checked by [`WebhookUrl::parse`] afterwards, whose errors never repeat a secret.
 pub static WEBHOOK: Kind<String> = Kind::new("an http or https URL", any);
+/// Checked by [`crate::links::PageUrl::parse`] afterwards, which says what is wrong.
+pub static PAGE: Kind<String> = Kind::new("the http or https address of `ratewatch serve`", any);
 pub static PATH: Kind<PathBuf> = Kind::new("a path", |p| !p.as_os_str().is_empty());
 pub static SECONDS: Kind<f64> = Kind::new("a positive number of seconds", positive);
 pub static CONCURRENCY: Kind<u16> =

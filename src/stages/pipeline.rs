@@ -52,6 +52,9 @@ pub struct Options {
     pub refresh: Arc<RefreshAges>,
     /// What `ratewatch review` decided, applied before any call.
     pub decisions: Arc<Decisions>,
+    /// The name of `default_country` (`France`), which the error of a row whose blank
+    /// country took it opens with: `France assumed: no company matches`.
+    pub assumed_country: Option<String>,
 }
 
 /// What an interrupted run being resumed has already done.
@@ -345,7 +348,12 @@ impl Pipeline {
         if self.settled_lines.binary_search(&row.line).is_ok() {
             return Ok(None);
         }
-        self.screen_row(row).await.map(Some)
+        let defaulted = row.country_defaulted;
+        let mut outcome = self.screen_row(row).await?;
+        if defaulted && let Some(country) = &self.options.assumed_country {
+            said_assumed(&mut outcome.record, country);
+        }
+        Ok(Some(outcome))
     }
 
     /// Screens a row as its [`Need`] says: its searches in their order, the next only when
@@ -765,6 +773,20 @@ impl Pipeline {
     }
 }
 
+/// The error of a row whose blank country took `default_country`, when it was not
+/// screened for a reason of its own (no match, several, a field wrong for that country),
+/// opens with the country assumed: a foreign customer left without a country is the
+/// first thing to check.
+fn said_assumed(record: &mut RowRecord, country: &str) {
+    let own = matches!(
+        record.status,
+        RowStatus::Unresolved | RowStatus::Ambiguous | RowStatus::Invalid
+    );
+    if let (true, Some(error)) = (own, &mut record.error) {
+        *error = format!("{country} assumed: {error}");
+    }
+}
+
 fn rated(record: RowRecord) -> RowRecord {
     RowRecord {
         status: RowStatus::Rated,
@@ -862,6 +884,7 @@ mod tests {
                 resolution_max_age: jiff::SignedDuration::from_hours(24),
                 refresh: Arc::default(),
                 decisions: Arc::default(),
+                assumed_country: None,
             },
             Resume::default(),
         );

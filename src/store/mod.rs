@@ -13,7 +13,8 @@
 //! start to delivery, `results` its rows as the reports read them, `cache` what spares a
 //! call, `alert_log` what each run announced, `acks` and `decisions` what people
 //! acknowledged and decided (kept forever, with who), `audit` both as events, `reminders`
-//! when a run says again what is still wrong in the export, `timeline` the
+//! when a run says again what is still wrong in the export, `figures` a run's figures as
+//! every channel says them, `timeline` the
 //! history as people read it (runs, references, color periods, changes); `migrate`
 //! creates and upgrades the schema.
 
@@ -28,6 +29,7 @@ mod clock;
 mod database;
 mod decisions;
 mod deliveries;
+mod figures;
 mod finding;
 mod lock;
 mod lookups;

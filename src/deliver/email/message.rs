@@ -10,7 +10,8 @@ use lettre::message::{Message, MultiPart, SinglePart};
 
 use super::EmailSettings;
 use crate::deliver::{EndedRun, Reading};
-use crate::digest::{AlertDigest, AlertLine, refreshed, same_column};
+use crate::digest::{AlertDigest, AlertLine, Figures, refreshed, same_column};
+use crate::links::PageUrl;
 use crate::model::{AlertKind, Color, RowStatus, RunInfo, RunStatus};
 use crate::report::summary::is_loud;
 use crate::text::{plural, printable};
@@ -135,17 +136,26 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
     subject.push_str(&news.join("; "));
 
     let error = ended.error.map(printable);
+    let page = read.page.as_ref();
     let mut plain = match ended.summary.trim() {
-        "" => digest_text(&heading, digest),
+        "" => digest_text(&heading, digest, page),
         _ => ended.summary.to_string(),
     };
     if let Some(error) = &error {
         let at = plain.find('\n').map_or(plain.len(), |i| i + 1);
         plain.insert_str(at, &format!("FAILED: {error}\n"));
     }
-    let html = Page::new(&subject, heading, night, error.as_deref(), run, digest)
-        .render()
-        .unwrap_or_else(|e| format!("<p>{}</p>", crate::report::html::escape(&e.to_string())));
+    let html = Page::new(
+        &subject,
+        heading,
+        night,
+        error.as_deref(),
+        run,
+        digest,
+        page,
+    )
+    .render()
+    .unwrap_or_else(|e| format!("<p>{}</p>", crate::report::html::escape(&e.to_string())));
     Some(Letter {
         subject: printable(&subject),
         plain: crate::text::printable_text(&plain),
@@ -155,16 +165,27 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
 }
 
 /// The plain part of a night whose printed summary is not at hand (a message sent again
-/// by a later run, or a run that printed none): its heading, then its alerts as the
-/// summary lists them.
-fn digest_text(heading: &str, digest: Option<&AlertDigest>) -> String {
+/// by a later run, or a run that printed none): its heading, then its figures and its
+/// alerts as the summary lists them.
+fn digest_text(heading: &str, digest: Option<&AlertDigest>, page: Option<&PageUrl>) -> String {
     let mut text = format!("{heading}\n");
+    if let Some(page) = page {
+        text.push_str(&format!("inbox: {}\n", page.inbox()));
+    }
     let Some(digest) = digest else {
         return text;
     };
+    if let Some(figures) = &digest.figures {
+        if let Some(line) = figures.at_risk_line() {
+            text.push_str(&format!("{line}\n"));
+        }
+        if let Some(line) = figures.not_screened_line() {
+            text.push_str(&format!("{line}\n"));
+        }
+    }
     if digest.listed_total > 0 {
         text.push_str(&format!("{}:\n", digest.totals_line()));
-        for line in crate::digest::alert_table(digest, &digest.listed).lines() {
+        for line in crate::digest::alert_table(digest, &digest.listed, page).lines() {
             text.push_str(&format!("  {line}\n"));
         }
         if digest.unlisted() > 0 {
@@ -174,36 +195,58 @@ fn digest_text(heading: &str, digest: Option<&AlertDigest>) -> String {
             ));
         }
     }
-    for line in digest
-        .standing_lines()
+    let figures = digest.figures.as_ref();
+    for line in figures
+        .and_then(Figures::left_out_line)
         .into_iter()
+        .chain(digest.standing_lines())
         .chain(digest.counted_line())
+        .chain(figures.and_then(Figures::failed_heading))
     {
         text.push_str(&format!("{line}\n"));
+    }
+    if let Some(figures) = figures.filter(|f| f.failed_heading().is_some()) {
+        for row in &figures.failed {
+            text.push_str(&format!("  {}\n", row.line_text()));
+        }
     }
     text
 }
 
-/// The alerts in the subject's words, worst first: `1 new black, 3 new red`.
+/// The alerts in the subject's words, worst first: `1 new black, 3 new red`; the red and
+/// black of a first screening apart, never called new: `15 black, 174 red at first
+/// screening`.
 fn kinds_said(digest: &AlertDigest) -> Option<String> {
-    let said: Vec<String> = digest
-        .kinds
-        .iter()
-        .filter(|k| k.count > 0)
-        .map(|k| {
-            let what = match k.kind {
-                AlertKind::Black => "new black",
-                AlertKind::Red => "new red",
-                AlertKind::White => "into white",
-                other => other.describe(),
-            };
-            format!("{} {what}", k.count)
-        })
-        .collect();
-    match (said.is_empty(), digest.listed_total) {
+    let mut said: Vec<String> = Vec::new();
+    let mut first: Vec<String> = Vec::new();
+    for k in digest.kinds.iter().filter(|k| k.count > 0) {
+        let what = match k.kind {
+            AlertKind::Black | AlertKind::Red => {
+                let firsts = k.first_screenings.min(k.count);
+                if firsts > 0 {
+                    first.push(format!("{firsts} {}", k.kind.as_str()));
+                }
+                if k.count > firsts {
+                    said.push(format!("{} new {}", k.count - firsts, k.kind.as_str()));
+                }
+                continue;
+            }
+            AlertKind::White => "into white",
+            other => other.describe(),
+        };
+        said.push(format!("{} {what}", k.count));
+    }
+    let mut groups = Vec::new();
+    if !said.is_empty() {
+        groups.push(said.join(", "));
+    }
+    if !first.is_empty() {
+        groups.push(format!("{} at first screening", first.join(", ")));
+    }
+    match (groups.is_empty(), digest.listed_total) {
         (_, 0) => None,
         (true, n) => Some(plural(n, "alert", "alerts")),
-        (false, _) => Some(said.join(", ")),
+        (false, _) => Some(groups.join("; ")),
     }
 }
 
@@ -213,6 +256,8 @@ struct Cell {
     style: &'static str,
     /// A color's badge, or empty.
     badge: &'static str,
+    /// The page it links to (the company's, with `page_url`), or none.
+    href: Option<String>,
 }
 
 /// The HTML part: `templates/email.html`.
@@ -231,6 +276,18 @@ struct Page {
     counted: Option<String>,
     /// The rows by status, at the foot.
     counts: Option<String>,
+    /// The inbox of `ratewatch serve`, with `page_url`.
+    inbox: Option<String>,
+    /// The figures' lines: at risk, what the alerts leave out of it.
+    at_risk: Option<String>,
+    left_out: Option<String>,
+    /// The rows not screened, and the portfolio's page that lists them with why.
+    not_screened: Option<String>,
+    not_screened_page: Option<String>,
+    /// The failed rows named, largest first, and how many more.
+    failed_heading: Option<String>,
+    failed: Vec<String>,
+    failed_more: u64,
 }
 
 impl Page {
@@ -241,6 +298,7 @@ impl Page {
         error: Option<&str>,
         run: Option<&RunInfo>,
         digest: Option<&AlertDigest>,
+        page: Option<&PageUrl>,
     ) -> Page {
         let mut loud: Vec<String> = night.line(error).into_iter().collect();
         // An error that ended a run whose state says something else (nothing rated).
@@ -268,37 +326,62 @@ impl Page {
             .to_vec();
         headers.extend(digest.columns.iter().map(|c| printable(c)));
         headers.push("Refreshed".into());
+        let figures = digest.figures.as_ref();
         Page {
             subject: printable(subject),
             heading,
             loud,
             totals: (digest.listed_total > 0).then(|| digest.totals_line()),
             headers,
-            rows: digest.listed.iter().map(|a| cells(digest, a)).collect(),
+            rows: digest
+                .listed
+                .iter()
+                .map(|a| cells(digest, a, page))
+                .collect(),
             unlisted: digest.unlisted(),
             standing: digest.standing_lines(),
             counted: digest.counted_line(),
             counts: run.map(counts),
+            inbox: page.map(PageUrl::inbox),
+            at_risk: figures.and_then(Figures::at_risk_line),
+            left_out: figures.and_then(Figures::left_out_line),
+            not_screened: figures.and_then(Figures::not_screened_line),
+            not_screened_page: page.zip(run).map(|(p, r)| p.portfolio(&r.portfolio)),
+            failed_heading: figures.and_then(Figures::failed_heading),
+            failed: figures
+                .map(|f| f.failed.iter().map(|r| r.line_text()).collect())
+                .unwrap_or_default(),
+            failed_more: figures.map_or(0, Figures::failed_unnamed),
         }
     }
 }
 
-/// A listed alert's cells, as the summary's table has them (see `digest::alert_table`).
-fn cells(digest: &AlertDigest, a: &AlertLine) -> Vec<Cell> {
+/// A listed alert's cells, as the summary's table has them (see `digest::alert_table`);
+/// the company links to its page with `page_url`.
+fn cells(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Vec<Cell> {
     let plain = |text: String| Cell {
         text: printable(&text),
         style: "",
         badge: "",
+        href: None,
+    };
+    // A link needs a text: a company known by its id alone shows the id.
+    let company = match a.company.is_empty() && page.is_some() {
+        true => a.company_id.clone(),
+        false => a.company.clone(),
     };
     let mut cells = vec![
         plain(a.refs.clone()),
-        plain(a.company.clone()),
+        Cell {
+            href: page.map(|p| p.company(&a.company_id)),
+            ..plain(company)
+        },
         plain(a.country.clone().unwrap_or_else(|| "-".into())),
         Cell {
             badge: badge(a.color.as_ref()),
             ..plain(a.movement())
         },
-        plain(a.kind.describe().to_string()),
+        plain(a.kind_said()),
     ];
     let amount_column = digest.amount_column.as_deref();
     for column in &digest.columns {
@@ -480,6 +563,7 @@ mod tests {
             report: Some("/var/lib/ratewatch/reports/report.html".into()),
             last_success: None,
             delivery_id: Some("0123456789abcdef0123456789abcdef".into()),
+            page: None,
         }
     }
 
@@ -552,7 +636,7 @@ mod tests {
         let news = compose(&reading(rated(8, 12), digest), &ended(true, summary, None)).unwrap();
         assert_eq!(
             news.subject,
-            "ratewatch customers 2026-11-21: PARTIAL, 12 rows not screened; 1 new black, 3 new red"
+            "ratewatch customers 2026-11-21: PARTIAL, 12 rows not screened; 1 new black, 2 new red; 1 red at first screening"
         );
 
         // An error after the heading, in both parts; without a record, a heading all the same.

@@ -150,15 +150,10 @@ fn at_risk(run: &RunColors) -> Option<f64> {
         .then(|| of(&run.amount_by_color, &Color::Red) + of(&run.amount_by_color, &Color::Black))
 }
 
-/// An amount, whole: `1,234,568`; a negative one keeps its sign.
+/// An amount, whole, as every channel writes it (the summary, the mail, the page):
+/// `1 234 568`; a negative one keeps its sign.
 pub(super) fn amount(v: f64) -> String {
-    let rounded = v.round();
-    let text = thousands(rounded.abs() as u64);
-    if rounded < 0.0 {
-        format!("-{text}")
-    } else {
-        text
-    }
+    crate::digest::format_amount(v)
 }
 
 /// A number of the scale, short enough for its margin yet told apart from its neighbours
@@ -166,7 +161,12 @@ pub(super) fn amount(v: f64) -> String {
 fn tick_text(v: f64, step: f64) -> String {
     let a = v.abs();
     if a < 1e6 {
-        return amount(v);
+        let text = thousands(v.round().abs() as u64);
+        return if v.round() < 0.0 {
+            format!("-{text}")
+        } else {
+            text
+        };
     }
     let unit = if a < 1e9 { 1e6 } else { 1e9 };
     let decimals = (-(step / unit).log10()).ceil().clamp(0.0, 3.0) as usize;
@@ -754,11 +754,11 @@ pub(super) mod tests {
         assert_eq!(keys, ["red", "black", "news", "amount", "yellow", "green"]);
         let amount = chart(&trend, "amount");
         assert_eq!(amount.title, "Encours EUR at risk (red and black rows)");
-        assert_eq!(amount.figure, "1,800,000");
-        assert_eq!(amount.delta, "+750,000 since the first run");
+        assert_eq!(amount.figure, "1 800 000");
+        assert_eq!(amount.delta, "+750 000 since the first run");
         assert_eq!(
             amount.hits[0].title,
-            "run 1 (2026-11-21): 1,050,000 at risk"
+            "run 1 (2026-11-21): 1 050 000 at risk"
         );
         let y = ys(amount);
         assert!(y.windows(2).all(|w| w[1] < w[0]), "rising: {y:?}");
@@ -768,7 +768,7 @@ pub(super) mod tests {
         distinct.dedup();
         assert_eq!(distinct, scale, "no two numbers of the scale alike");
         assert_eq!(trend.amount.as_deref(), Some("At risk (Encours EUR)"));
-        assert_eq!(trend.table[0].amount, "1,800,000");
+        assert_eq!(trend.table[0].amount, "1 800 000");
         // Without an amount column's name the chart still says what it sums.
         let trend = Trend::of(&info(4), &runs, None).unwrap();
         assert_eq!(
@@ -871,8 +871,8 @@ pub(super) mod tests {
         assert_eq!(tick_text(9_000_000.0, 500_000.0), "9M");
         assert_eq!(tick_text(1_250_000.0, 50_000.0), "1.25M");
         assert_eq!(tick_text(2e9, 1e9), "2G");
-        assert_eq!(amount(1_234_567.6), "1,234,568");
-        assert_eq!(amount(-1_500.0), "-1,500");
+        assert_eq!(amount(1_234_567.6), "1 234 568");
+        assert_eq!(amount(-1_500.0), "-1 500");
         assert_eq!(signed(-3.0, amount), "-3");
     }
 }
