@@ -674,7 +674,10 @@ fn a_row_whose_blank_country_was_defaulted_says_the_country_assumed() {
     let rows = rows_by_ref(&ws.report());
     let error = |r: &str| rows[r]["error"].as_str().unwrap_or_default().to_string();
     assert_eq!(rows["D-1"]["status"], "unresolved", "{out:?}");
-    assert_eq!(error("D-1"), "France assumed: no company matches");
+    assert_eq!(
+        error("D-1"),
+        "France assumed: no company matches; none either without the city Düsseldorf and the legal form GmbH"
+    );
     assert!(
         error("K-1").starts_with("France assumed: service: "),
         "{}",
