@@ -21,16 +21,16 @@ const ALERTED: &str = "SELECT a.acked, count(*), sum(a.amount)
      WHERE a.run_id = ?1 AND a.kind <> 'gone' AND r.color IN ('red', 'black')
      GROUP BY a.acked";
 
-/// The red and black rated rows whose company no alert holds (under the threshold, or
-/// kinds the rules leave out), with their carried columns for the amount.
-const LEFT_OUT: &str = "SELECT i.extra, rr.extra_unreliable
-     FROM run_rows rr
-     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
-     JOIN ratings r        ON r.id = rc.rating_id
-     JOIN inputs i         ON i.id = rr.input_id
-     WHERE rr.run_id = ?1 AND rr.status = 'rated' AND r.color IN ('red', 'black')
-       AND NOT EXISTS (SELECT 1 FROM run_alerts a
-                       WHERE a.run_id = rr.run_id AND a.company = rr.company)";
+/// The rated rows of the run that a red or black company's alert holds: one pass over the
+/// run's rows against the few companies with an alert. The others of the red and black are
+/// those the alerts leave out.
+const HELD: &str = "SELECT count(*) FROM run_rows rr
+     WHERE rr.run_id = ?1 AND rr.status = 'rated'
+       AND rr.company IN (SELECT a.company FROM run_alerts a
+                          JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
+                          JOIN ratings r        ON r.id = rc.rating_id
+                          WHERE a.run_id = ?1 AND a.kind <> 'gone'
+                            AND r.color IN ('red', 'black'))";
 
 /// The rows not screened: a range of `run_rows`' primary key, their inputs joined.
 const NOT_RATED: &str = "SELECT rr.status, rr.line, i.ref,
@@ -92,26 +92,25 @@ impl Store {
             }
         }
         drop(rows);
-        let amount = |extra: Option<String>, unreliable: i64| {
-            rules.amount_of(&extra_columns(extra), unreliable != 0)
-        };
         // Without a threshold, and with rules that alert on every red and black, each red
         // or black company has its alert: nothing is left out, and no row need be read.
         let may_leave_out = rules.min_exposure.is_some()
             || !rules.into_red
             || rules.improved == crate::alerts::Listing::Off;
-        if may_leave_out {
-            let mut left_out = self.conn.prepare(LEFT_OUT).map_err(at)?;
-            let mut rows = left_out.query([run_id]).map_err(at)?;
-            while let Some(r) = rows.next().map_err(at)? {
-                figures
-                    .left_out
-                    .add(amount(r.get(0).map_err(at)?, r.get(1).map_err(at)?));
-            }
+        let red_or_black = figures.red + figures.black;
+        if may_leave_out && red_or_black > 0 {
+            let held: i64 = self
+                .conn
+                .query_row(HELD, [run_id], |r| r.get(0))
+                .map_err(at)?;
+            figures.left_out.count = red_or_black.saturating_sub(held as u64);
         }
-        if figures.at_risk.is_some() && figures.left_out.amount.is_none() {
-            figures.left_out.amount = Some(0.0);
-        }
+        // An alert's amount is its company's rows' (as the trend's is): what is at risk
+        // and not in an alert is left out, to the unit.
+        figures.left_out.amount = figures.at_risk.map(|at_risk| {
+            let held = [figures.alerted.amount, figures.acknowledged.amount];
+            (at_risk - held.iter().flatten().sum::<f64>()).max(0.0)
+        });
         // The rows are read for their amounts and to name the failed ones; else the run's
         // counts say it all.
         if rules.amount_column().is_some() || info.rows_with(RowStatus::Failed) > 0 {
