@@ -684,7 +684,10 @@ fn a_row_whose_blank_country_was_defaulted_says_the_country_assumed() {
         error("K-1")
     );
     // A country given is no assumption; a row the default rated has no error.
-    assert_eq!(error("F-1"), "no company matches");
+    assert_eq!(
+        error("F-1"),
+        "no company matches; none either without the legal form Ltd"
+    );
     assert_eq!(rows["S-1"]["status"], "rated");
     assert!(
         summary.contains("D-1 (line 3): France assumed: no company matches"),
