@@ -10,7 +10,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::cache::find_company;
 use super::database::Store;
-use super::sql::{StoreError, now_text};
+use super::sql::{StoreError, now_text, read_ended};
 use crate::model::{Ended, time_text};
 
 /// An acknowledgement of a company's alert, in force or ended.
@@ -68,16 +68,7 @@ const ACK: &str = "SELECT a.id, c.company_id, c.name, a.ref, a.color, a.acked_at
 const IN_FORCE: &str = "a.ended_at IS NULL AND (a.until IS NULL OR a.until > ?1)";
 
 fn ack(r: &rusqlite::Row<'_>) -> rusqlite::Result<Ack> {
-    let ended = match r.get::<_, Option<String>>(9)? {
-        None => None,
-        Some(at) => Some(Ended {
-            at,
-            how: r.get(10)?,
-            by: r.get(11)?,
-            note: r.get(12)?,
-            run_id: r.get(13)?,
-        }),
-    };
+    let ended = read_ended(r, 9, Some(13))?;
     Ok(Ack {
         id: r.get(0)?,
         company_id: r.get(1)?,

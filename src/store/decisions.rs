@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
 use super::database::Store;
-use super::sql::{StoreError, now_text, read_uuid};
+use super::sql::{StoreError, now_text, read_ended, read_uuid};
 use crate::model::time_text;
 use crate::model::{Candidate, Decision, Ended, InputRow, Verdict};
 
@@ -77,16 +77,7 @@ impl Store {
              FROM decisions d WHERE {filter} ORDER BY d.ref, d.search_key, d.id"
         );
         let rows = self.all("reading the decisions", &sql, params, |r| {
-            let ended = match r.get::<_, Option<String>>(9)? {
-                None => None,
-                Some(at) => Some(Ended {
-                    at,
-                    how: r.get(10)?,
-                    by: r.get(11)?,
-                    note: r.get(12)?,
-                    run_id: None,
-                }),
-            };
+            let ended = read_ended(r, 9, None)?;
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, String>(1)?,

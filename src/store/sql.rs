@@ -9,7 +9,7 @@ use rusqlite::RowIndex;
 use rusqlite::types::Type;
 use uuid::Uuid;
 
-use crate::model::time_text;
+use crate::model::{Ended, time_text};
 
 /// A storage failure. The message names what was being done; the command adds the path.
 #[derive(Debug, thiserror::Error)]
@@ -129,6 +129,26 @@ pub(crate) fn unreadable(
         Ok(at) => rusqlite::Error::FromSqlConversionFailure(at, Type::Text, error),
         Err(e) => e,
     }
+}
+
+/// How a record ended, from its `ended_at`, `ended_how`, `ended_by` and `ended_note` columns
+/// from `first` on (and the run that ended it, when `run_id` names its column); `None` while
+/// it is in force.
+pub(super) fn read_ended(
+    r: &rusqlite::Row<'_>,
+    first: usize,
+    run_id: Option<usize>,
+) -> rusqlite::Result<Option<Ended>> {
+    let Some(at) = r.get::<_, Option<String>>(first)? else {
+        return Ok(None);
+    };
+    Ok(Some(Ended {
+        at,
+        how: r.get(first + 1)?,
+        by: r.get(first + 2)?,
+        note: r.get(first + 3)?,
+        run_id: run_id.map(|i| r.get(i)).transpose()?.flatten(),
+    }))
 }
 
 /// A row's carried columns from `inputs.extra` (a JSON object), as (header, value) pairs.
