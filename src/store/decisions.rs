@@ -133,7 +133,8 @@ impl Store {
     }
 
     /// Records a decision; the one in force for the same row and search, if any, ends
-    /// (`replaced`, by the same person), and is kept.
+    /// (`replaced`, by the same person), and is kept. The same decision made again by the
+    /// same person with the same note changes nothing.
     pub fn decide(&mut self, decision: &Decision) -> Result<(), StoreError> {
         let at = |e| StoreError::at("recording a decision")(e);
         let company = match decision.verdict {
@@ -143,6 +144,27 @@ impl Store {
         let decided_at = time_text(decision.decided_at);
         let conn = self.decision_conn()?;
         let tx = conn.unchecked_transaction().map_err(&at)?;
+        // The same decision made again (a file imported twice, a form sent twice) stays
+        // the one in force: nothing was replaced.
+        let unchanged: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM decisions
+                 WHERE ref = ?1 AND search_key = ?2 AND ended_at IS NULL AND decision = ?3
+                   AND company_id IS ?4 AND decided_by IS ?5 AND note IS ?6)",
+                params![
+                    decision.reference,
+                    decision.search_key,
+                    decision.verdict.as_str(),
+                    company,
+                    decision.by,
+                    decision.note
+                ],
+                |r| r.get(0),
+            )
+            .map_err(&at)?;
+        if unchanged {
+            return Ok(());
+        }
         tx.execute(
             "UPDATE decisions SET ended_at = ?3, ended_how = 'replaced', ended_by = ?4
              WHERE ref = ?1 AND search_key = ?2 AND ended_at IS NULL",

@@ -1924,6 +1924,10 @@ fn a_decision_replaces_the_earlier_one_on_its_row_and_search_and_is_revoked_by_r
         ],
         "in force: the later one on each search"
     );
+    // The same decision made again (a file imported twice) replaces nothing.
+    store
+        .decide(&decision("name|a", Verdict::Accept(company), "paul"))
+        .unwrap();
     assert_eq!(store.revoke("C-2", "marie", None).unwrap(), 0);
     assert_eq!(store.revoke("C-1", "marie", Some("wrong row")).unwrap(), 2);
     assert!(store.decisions().unwrap().is_empty());
