@@ -455,7 +455,7 @@ impl Figures {
         let mut parts = Vec::new();
         let rows = plural(self.left_out.count, "red or black row", "red or black rows");
         match &self.threshold {
-            Some((column, value)) => parts.push(format!(
+            Some((column, value)) if self.left_out.count > 0 => parts.push(format!(
                 "{rows} under {} ({}, [alerts] min_exposure){}",
                 format_amount(*value),
                 printable(column),
@@ -465,7 +465,7 @@ impl Figures {
                 "{rows} the alert rules do not alert on{}",
                 amount(&self.left_out)
             )),
-            None => {}
+            _ => {}
         }
         if self.acknowledged.count > 0 {
             parts.push(format!(
@@ -541,6 +541,12 @@ impl Figures {
     /// Failed rows beyond those named.
     pub fn failed_unnamed(&self) -> u64 {
         self.failed_total().saturating_sub(self.failed.len() as u64)
+    }
+
+    /// `… and 12 more in the reports`, when some failed rows are not named.
+    pub fn failed_more_line(&self) -> Option<String> {
+        let more = self.failed_unnamed();
+        (more > 0).then(|| format!("… and {more} more in the reports"))
     }
 }
 

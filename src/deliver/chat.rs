@@ -126,12 +126,7 @@ fn failed_lines(digest: &AlertDigest) -> Vec<String> {
             .iter()
             .map(|r| cut(&r.line_text(), USER_TEXT)),
     );
-    if figures.failed_unnamed() > 0 {
-        lines.push(format!(
-            "… and {} more in the reports",
-            figures.failed_unnamed()
-        ));
-    }
+    lines.extend(figures.failed_more_line());
     lines
 }
 

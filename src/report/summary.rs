@@ -158,11 +158,8 @@ fn failed_named(text: &mut String, digest: &AlertDigest) {
     for row in &figures.failed {
         text.push_str(&format!("  {}\n", row.line_text()));
     }
-    if figures.failed_unnamed() > 0 {
-        text.push_str(&format!(
-            "  … and {} more in the reports\n",
-            figures.failed_unnamed()
-        ));
+    if let Some(more) = figures.failed_more_line() {
+        text.push_str(&format!("  {more}\n"));
     }
 }
 

@@ -34,6 +34,7 @@ use crate::stages::check::Lookups;
 use crate::stages::decide::Decisions;
 use crate::stages::pipeline::Options;
 use crate::store::{Store, StoreError};
+use crate::text::printable;
 
 pub use preview::{Preview, preview, preview_of};
 pub use screen::screen;
@@ -201,7 +202,7 @@ fn country_name(code: &str, countries: &[crate::model::Country]) -> String {
     countries
         .iter()
         .find(|c| c.code.eq_ignore_ascii_case(code) && !c.name.trim().is_empty())
-        .map_or_else(|| code.to_string(), |c| c.name.trim().to_string())
+        .map_or_else(|| code.to_string(), |c| printable(c.name.trim()))
 }
 
 /// Why a run's reports could not be written.

@@ -209,6 +209,9 @@ fn digest_text(heading: &str, digest: Option<&AlertDigest>, page: Option<&PageUr
         for row in &figures.failed {
             text.push_str(&format!("  {}\n", row.line_text()));
         }
+        if let Some(more) = figures.failed_more_line() {
+            text.push_str(&format!("  {more}\n"));
+        }
     }
     text
 }
