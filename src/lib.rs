@@ -358,4 +358,43 @@ mod tests {
             }
         }
     }
+
+    /// A file is read whole before it is changed: past 800 lines of code (its tests aside) it
+    /// holds more than one job. The flag list and the simulator's data are long by nature.
+    #[test]
+    fn no_source_file_holds_more_than_800_lines_before_its_tests() {
+        const LONG_BY_NATURE: [&str; 2] = ["settings/cli.rs", "sim/dataset.rs"];
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&src, &mut files);
+        let mut long = Vec::new();
+        for file in files {
+            let name = file
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = text
+                .lines()
+                .take_while(|l| l.trim() != "#[cfg(test)]")
+                .count();
+            if code > 800 && !LONG_BY_NATURE.contains(&name.as_str()) && !name.ends_with("tests.rs")
+            {
+                long.push(format!("{name}: {code} lines"));
+            }
+        }
+        assert!(long.is_empty(), "split these along their jobs: {long:?}");
+    }
+
+    /// The docs a newcomer reads first stay short enough to be read: the layout in one
+    /// sitting, the usage guide with its table of contents.
+    #[test]
+    fn the_guides_stay_short_enough_to_read() {
+        let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+        for (file, limit) in [("design.md", 12_500), ("usage.md", 100_000)] {
+            let size = std::fs::metadata(docs.join(file)).unwrap().len();
+            assert!(size <= limit, "docs/{file} is {size} bytes, over {limit}");
+        }
+    }
 }

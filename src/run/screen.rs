@@ -21,7 +21,8 @@ use crate::stages::check::Lookups;
 use crate::stages::decide::Decisions;
 use crate::stages::input::{self, InputError, InputRow, Portfolio};
 use crate::stages::limit::{Limiter, Limits};
-use crate::stages::pipeline::{Fatal, Options, Pipeline, Resume};
+use crate::stages::outcome::Fatal;
+use crate::stages::pipeline::{Options, Pipeline, Resume};
 use crate::stages::tally::{FELL_BACK_NOTE, FELL_BACK_REMINDER};
 use crate::store::{NewRun, RunLock, Store, StoreError, month_start, time_text};
 

@@ -2,7 +2,7 @@
 //! [`columns`]), [`check`] checks it against the lookup lists, [`decide`] says what it
 //! needs, [`resolve`] finds its company (a name search that finds nothing loosened by
 //! [`relax`], its finds offered as candidates), [`refresh`] reads how old a kept rating may be and
-//! still do, [`rate`] fetches one; [`pipeline`] runs them concurrently, every request
+//! still do, [`rate`] fetches one; [`pipeline`] runs them concurrently (what a row came to: [`outcome`]), every request
 //! through the one [`limit`] gate, each asked once ([`in_flight`]), and keeps count for how
 //! the run ends ([`tally`]).
 
@@ -12,6 +12,7 @@ pub(crate) mod decide;
 pub(crate) mod in_flight;
 pub mod input;
 pub mod limit;
+pub(crate) mod outcome;
 pub(crate) mod pipeline;
 pub mod rate;
 pub mod refresh;

@@ -31,6 +31,9 @@ use crate::stages::decide::{ACCEPTED_UNKNOWN, Action, Decisions, Found, Need, RE
 use crate::stages::in_flight::{Failure, InFlight};
 use crate::stages::input::{InputError, InputRow};
 use crate::stages::limit::Limiter;
+use crate::stages::outcome::{
+    Deferred, Fatal, RowOutcome, Searched, UNPROVEN, failed, rated, said_assumed,
+};
 use crate::stages::rate::{self, RatingEndpoint};
 use crate::stages::relax;
 use crate::stages::resolve::{self, Query, Resolution};
@@ -63,68 +66,6 @@ pub struct Resume {
     /// Lines already settled, sorted: not screened again. (Companies already rated are
     /// known to the writer.)
     pub settled_lines: Vec<u64>,
-}
-
-/// What stops a run.
-#[derive(Debug)]
-pub enum Fatal {
-    /// The service refused the key or the product, or sent the calls to another server:
-    /// every further call would fail the same way.
-    Refused(ApiError),
-    /// Every search and rating answered "not found", [`WRONG_ADDRESS_PROOF`](super::tally::WRONG_ADDRESS_PROOF) of them at
-    /// least: not the service, or not the right address.
-    WrongAddress {
-        not_found: u64,
-    },
-    Store(StoreError),
-    Input(InputError),
-}
-
-/// The error of a row whose "not found" no answer of the run confirmed.
-const UNPROVEN: &str = "the service answered 'not found', but nothing else in this run: not believed from what may not be the service (check --base-url); screened again next run";
-
-/// What screening a row came to, before it is recorded.
-#[derive(Debug)]
-struct RowOutcome {
-    record: RowRecord,
-    /// Its outcome rests on a "not found" answer of this run.
-    not_found: bool,
-    /// A company the service had answered for and now says it does not know.
-    vanished: Option<Uuid>,
-}
-
-impl From<RowRecord> for RowOutcome {
-    fn from(record: RowRecord) -> Self {
-        RowOutcome {
-            record,
-            not_found: false,
-            vanished: None,
-        }
-    }
-}
-
-/// What one search of a row's came to.
-#[derive(Debug)]
-enum Searched {
-    /// The row's outcome; `true` when the search (of this run or from the cache) rated
-    /// the company it found.
-    Done(RowOutcome, bool),
-    /// No company: the row goes on to its next search. `not_found`: the service said so
-    /// with a 404 in this run; `vanished`: the cached company it found before is unknown.
-    NoMatch {
-        record: RowRecord,
-        not_found: bool,
-        vanished: Option<Uuid>,
-        /// `review` rejected this search's candidates: why, for the row's error.
-        rejected: Option<String>,
-    },
-}
-
-/// Work held back until the service has shown it is the service.
-#[derive(Debug)]
-enum Deferred {
-    Record(Record),
-    Row(Box<RowOutcome>),
 }
 
 /// One run's moving parts.
@@ -770,48 +711,6 @@ impl Pipeline {
                 Ok(())
             })
             .await
-    }
-}
-
-/// The error of a row whose blank country took `default_country`, when it was not
-/// screened for a reason of its own (no match, several, a field wrong for that country),
-/// opens with the country assumed: a foreign customer left without a country is the
-/// first thing to check.
-fn said_assumed(record: &mut RowRecord, country: &str) {
-    let own = matches!(
-        record.status,
-        RowStatus::Unresolved | RowStatus::Ambiguous | RowStatus::Invalid
-    );
-    if let (true, Some(error)) = (own, &mut record.error) {
-        *error = format!("{country} assumed: {error}");
-    }
-}
-
-fn rated(record: RowRecord) -> RowRecord {
-    RowRecord {
-        status: RowStatus::Rated,
-        error: None,
-        ..record
-    }
-}
-
-/// An API error fails the row; a refused key or product, or a storage error, stops the
-/// run. (A spent quota fails this row and every later one without a call.)
-fn failed(record: RowRecord, failure: Failure) -> Result<RowRecord, Fatal> {
-    match failure {
-        Failure::Api(
-            e @ (ApiError::Unauthenticated { .. }
-            | ApiError::Forbidden { .. }
-            | ApiError::Redirected { .. }),
-        ) => Err(Fatal::Refused(e)),
-        Failure::Api(e) => Ok(RowRecord {
-            status: RowStatus::Failed,
-            error: Some(e.to_string()),
-            ..record
-        }),
-        Failure::Store(e) => Err(Fatal::Store(
-            Arc::try_unwrap(e).unwrap_or_else(|e| StoreError::WriterGone(e.to_string())),
-        )),
     }
 }
 
