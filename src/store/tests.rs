@@ -80,6 +80,7 @@ fn run_of(store: &mut Store, portfolio: &str) -> i64 {
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec![],
+            amount_column: None,
         })
         .unwrap()
 }
@@ -1599,6 +1600,7 @@ fn references_and_holdings_come_from_each_portfolios_latest_finished_run() {
             sha256: "y".into(),
             demo_day: None,
             extra_columns: vec![],
+            amount_column: None,
         })
         .unwrap();
     let mut w = store.writer(running).unwrap();
@@ -1729,6 +1731,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec![],
+            amount_column: None,
         })
         .is_err(),
         "read-only"
@@ -3172,6 +3175,7 @@ fn night_with_amounts(
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec!["Encours (€)".into(), "Commercial".into()],
+            amount_column: None,
         })
         .unwrap();
     store
