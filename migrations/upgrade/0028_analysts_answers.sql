@@ -338,7 +338,7 @@ SELECT portfolio, ref, line, status, company, company_id, company_name, color,
        last_change_date, run_id, started_at, finished_at, extra, company_uuid
 FROM (SELECT u.portfolio, rs.ref, rs.line, rs.status, rs.company, rs.company_id,
              rs.company_name, rs.color, rs.last_change_date, u.id AS run_id, u.started_at,
-             u.finished_at, rs.extra, rs.company_uuid,
+             u.finished_at, rs.extra, rs.company_id AS company_uuid,
              row_number() OVER (PARTITION BY u.portfolio, u.id, rs.ref ORDER BY rs.line) AS nth
       FROM latest_finished_runs u
       JOIN run_results rs ON rs.run_id = u.id

@@ -359,7 +359,7 @@ fn amounts_by_color(
     let mut rows = tx.prepare(
         "SELECT r.color, i.extra, rr.extra_unreliable
          FROM run_rows rr
-         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
          JOIN ratings r        ON r.id = rc.rating_id
          JOIN inputs i         ON i.id = rr.input_id
          WHERE rr.run_id = ?1 AND rr.status = 'rated'",
