@@ -37,7 +37,10 @@ CREATE TABLE runs (
     calls           TEXT,                          -- JSON object: API calls made, by endpoint
     notes           TEXT,                          -- JSON array of notices the summary gave
     service_time    TEXT,                          -- the service's clock at the run's first answer
-    extra_columns   TEXT                           -- JSON array: the carried columns, in order
+    extra_columns   TEXT,                          -- JSON array: the carried columns, in order
+    amount_column   TEXT                           -- the carried column read as each row's amount
+                                                   -- (`[alerts] amount`, or min_exposure's); NULL:
+                                                   -- none, or a run before version 28
 );
 CREATE INDEX runs_by_portfolio ON runs (portfolio, id);
 
@@ -95,6 +98,12 @@ CREATE TABLE ratings (
                                                    -- is not the one before: a color period starts
 );
 CREATE INDEX ratings_by_company ON ratings (company);
+-- The ratings where a color period starts, a small part of the history: a company's periods,
+-- and the period holding a given rating, are searches here.
+CREATE INDEX ratings_period_starts ON ratings (company, id) WHERE starts_period = 1;
+-- What a run saw first, and what was seen in a span of time.
+CREATE INDEX ratings_by_first_run ON ratings (first_run_id);
+CREATE INDEX ratings_by_observed_at ON ratings (observed_at);
 -- A new rating is the company's latest; it starts a color period unless the latest before
 -- it had the same color.
 CREATE TRIGGER ratings_in_order AFTER INSERT ON ratings
@@ -161,8 +170,13 @@ CREATE TABLE run_rows (
     country_defaulted INTEGER NOT NULL DEFAULT 0,  -- 1: screened with the default country
     extra_unreliable  INTEGER NOT NULL DEFAULT 0,  -- 1: more fields than the header
     named             INTEGER NOT NULL DEFAULT 0,  -- 1: the summary named it as not screened
+    amount            REAL,                        -- its amount, read from the run's
+                                                   -- `amount_column` as the alerts read it;
+                                                   -- NULL: none, blank or unreadable
     PRIMARY KEY (run_id, line)
 ) WITHOUT ROWID;
+-- Every run's rows of a company.
+CREATE INDEX run_rows_by_company ON run_rows (company) WHERE company IS NOT NULL;
 
 -- Each company a run rated (or found gone): its rating then, the one before, the change.
 CREATE TABLE run_companies (
@@ -310,7 +324,9 @@ CREATE TABLE account_requests (
 CREATE INDEX account_requests_by_time ON account_requests (requested_at);
 
 -- ---------------------------------------------------------------------------------------
--- Views: the contract for readers. Each names a company by `company` and `company_id`.
+-- Views: the contract for readers. Each names a company by `company` (an integer) and
+-- `company_uuid`, the service's UUID (also `company_id`, its older name); a link to `ratings`
+-- ends in `rating_id`. Columns added since a view first appeared come at its end.
 
 -- Each company's current rating.
 CREATE VIEW latest_ratings AS
@@ -322,7 +338,8 @@ SELECT c.id                                  AS company,
        r.last_change_date,
        r.last_refresh_date,
        coalesce(f.confirmed_at, r.observed_at) AS confirmed_at,
-       r.id                                  AS rating_id
+       r.id                                  AS rating_id,
+       c.company_id                          AS company_uuid
 FROM companies c
 JOIN ratings r ON r.id = c.latest_rating
 LEFT JOIN rating_confirmations f ON f.rating = r.id;
@@ -338,6 +355,7 @@ JOIN latest_ratings l ON l.company = e.company;
 -- Each company's color periods: from when to when it held each color. A period starts
 -- when the service says the color changed, but never before ratewatch last saw the color
 -- before it, nor after it first saw the new one; `valid_to` is NULL for the current one.
+-- `first_rating_id` and `last_rating_id` are the period's first and last observations.
 CREATE VIEW color_periods AS
 SELECT r.company,
        c.company_id,
@@ -352,7 +370,10 @@ SELECT r.company,
        r.observed_at,
        coalesce(lf.confirmed_at, l.observed_at)            AS confirmed_at,
        r.first_run_id,
-       CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id
+       CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id,
+       c.company_id                                        AS company_uuid,
+       r.id                                                AS first_rating_id,
+       l.id                                                AS last_rating_id
 FROM ratings r                                             -- the period's first rating
 JOIN companies c ON c.id = r.company
 LEFT JOIN ratings p                                        -- the previous period's last one
@@ -368,7 +389,9 @@ LEFT JOIN rating_confirmations lf ON lf.rating = l.id
 WHERE r.starts_period = 1;
 
 -- Every color change seen: by a run (`run_id`, the run that saw it first), or by a
--- request made elsewhere (NULL).
+-- request made elsewhere (NULL). `direction` on the risk scale green < yellow < red <
+-- black: `worse` or `better`; `to white` or `from white` (no information, off the scale);
+-- `changed` to or from a color the service added.
 CREATE VIEW color_changes AS
 SELECT r.company,
        c.company_id,
@@ -377,7 +400,21 @@ SELECT r.company,
        r.color                                   AS to_color,
        coalesce(r.last_change_date, r.observed_at) AS changed_at,
        r.observed_at,
-       r.first_run_id                            AS run_id
+       r.first_run_id                            AS run_id,
+       c.company_id                              AS company_uuid,
+       CASE WHEN r.color = 'white' THEN 'to white'
+            WHEN p.color = 'white' THEN 'from white'
+            WHEN (CASE r.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END)
+               > (CASE p.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END) THEN 'worse'
+            WHEN (CASE r.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END)
+               < (CASE p.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END) THEN 'better'
+            ELSE 'changed' END                   AS direction,
+       r.id                                      AS rating_id,
+       p.id                                      AS previous_rating_id
 FROM ratings r
 JOIN ratings p   ON p.id = (SELECT max(id) FROM ratings WHERE company = r.company AND id < r.id)
 JOIN companies c ON c.id = r.company
@@ -386,6 +423,8 @@ WHERE r.starts_period = 1;
 -- Every row of every run, as its reports show it. A service date more than a day after
 -- ratewatch first saw the rating (`observed_at`) is shown as that moment: it cannot be
 -- true, and the reports age the rating from it (`ratings` keeps the service's date).
+-- `name` and `given_name` are the file's; `company_name` the service's. `amount` is the
+-- row's amount as the alerts and the totals at stake read it, from `amount_column`.
 CREATE VIEW run_results AS
 SELECT rr.run_id,
        rr.line,
@@ -412,8 +451,18 @@ SELECT rr.run_id,
        rr.error,
        rr.candidates,
        rr.found_by,
-       i.extra
+       i.extra,
+       i.name                             AS given_name,
+       c.company_id                       AS company_uuid,
+       rc.rating_id,
+       rc.previous_rating_id,
+       rr.named,
+       rr.country_defaulted,
+       rr.extra_unreliable,
+       rr.amount,
+       u.amount_column
 FROM run_rows rr
+JOIN runs u                ON u.id = rr.run_id
 JOIN inputs i              ON i.id = rr.input_id
 LEFT JOIN companies c      ON c.id = rr.company
 LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
@@ -443,8 +492,9 @@ FROM latest_finished_runs u
 JOIN run_results rs ON rs.run_id = u.id;
 
 -- One line per ref of each portfolio, as of its latest finished run: the first row that
--- holds the ref, its company and where it stands. A color the service dates more than a
--- day after ratewatch first saw it counts from that moment, as in `run_results`.
+-- holds the ref, its company and where it stands. `color_since` is the start of the color
+-- period holding the run's rating, as `color_periods` has it (`valid_from`). Ranked within
+-- each portfolio's run, so a filter on `portfolio` reads that portfolio's rows alone.
 CREATE VIEW portfolio_now AS
 SELECT l.portfolio,
        l.ref,
@@ -457,14 +507,8 @@ SELECT l.portfolio,
        (SELECT group_concat(e.service || ' ' || e.external_id, ', ')
         FROM company_external_ids e WHERE e.company = l.company) AS registry_ids,
        l.color,
-       CASE WHEN r.last_change_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
-            THEN r.observed_at
-            ELSE coalesce(r.last_change_date, r.observed_at) END AS color_since,
-       CAST(julianday(l.started_at) - julianday(
-                CASE WHEN r.last_change_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
-                     THEN r.observed_at
-                     ELSE coalesce(r.last_change_date, r.observed_at) END)
-            AS INTEGER)                   AS days_in_color,
+       l.color_since,
+       CAST(julianday(l.started_at) - julianday(l.color_since) AS INTEGER) AS days_in_color,
        l.last_refresh_date,
        l.stale,
        l.alert_kind,
@@ -474,23 +518,30 @@ SELECT l.portfolio,
                                           AS acknowledged,
        l.error,
        l.run_id,
-       l.line
-FROM (SELECT *, row_number() OVER (PARTITION BY run_id, ref ORDER BY line) AS nth
-      FROM latest_results WHERE ref IS NOT NULL) l
-LEFT JOIN companies c      ON c.id = l.company
-LEFT JOIN run_companies rc ON rc.run_id = l.run_id AND rc.company = l.company
-LEFT JOIN ratings r        ON r.id = rc.rating_id
+       l.line,
+       l.company_uuid,
+       l.company_name,
+       l.rating_id,
+       l.amount,
+       l.amount_column
+FROM (SELECT lr.*,
+             row_number() OVER (PARTITION BY lr.portfolio, lr.run_id, lr.ref ORDER BY lr.line) AS nth,
+             (SELECT cp.valid_from FROM color_periods cp
+              WHERE cp.company = lr.company AND cp.first_rating_id <= lr.rating_id
+              ORDER BY cp.first_rating_id DESC LIMIT 1) AS color_since
+      FROM latest_results lr WHERE lr.ref IS NOT NULL) l
+LEFT JOIN companies c ON c.id = l.company
 WHERE l.nth = 1;
 
 -- The first row of each ref in each portfolio's latest finished run, with the run's times
 -- (the view of earlier versions; `portfolio_now` says more).
 CREATE VIEW portfolio_latest AS
 SELECT portfolio, ref, line, status, company, company_id, company_name, color,
-       last_change_date, run_id, started_at, finished_at, extra
+       last_change_date, run_id, started_at, finished_at, extra, company_uuid
 FROM (SELECT u.portfolio, rs.ref, rs.line, rs.status, rs.company, rs.company_id,
              rs.company_name, rs.color, rs.last_change_date, u.id AS run_id, u.started_at,
-             u.finished_at, rs.extra,
-             row_number() OVER (PARTITION BY u.id, rs.ref ORDER BY rs.line) AS nth
+             u.finished_at, rs.extra, rs.company_id AS company_uuid,
+             row_number() OVER (PARTITION BY u.portfolio, u.id, rs.ref ORDER BY rs.line) AS nth
       FROM latest_finished_runs u
       JOIN run_results rs ON rs.run_id = u.id
       WHERE rs.ref IS NOT NULL)
@@ -526,7 +577,8 @@ SELECT a.id,
        a.ended_note,
        a.ended_run_id,
        a.ended_at IS NULL
-           AND (a.until IS NULL OR a.until > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) AS in_force
+           AND (a.until IS NULL OR a.until > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) AS in_force,
+       c.company_id                       AS company_uuid
 FROM acks a
 JOIN companies c ON c.id = a.company;
 
@@ -548,7 +600,8 @@ SELECT d.id,
        d.ended_how,
        d.ended_by,
        d.ended_note,
-       d.ended_at IS NULL                 AS in_force
+       d.ended_at IS NULL                 AS in_force,
+       d.company_id                       AS company_uuid
 FROM decisions d
 LEFT JOIN companies c ON c.company_id = d.company_id;
 
@@ -559,19 +612,19 @@ LEFT JOIN companies c ON c.company_id = d.company_id;
 CREATE VIEW audit_trail AS
 SELECT acked_at AS at, 'acknowledgement' AS record, id, 'made' AS event, acked_by AS who,
        company, company_id, name, ref, color, until, NULL AS decision, NULL AS source, note,
-       NULL AS how, NULL AS run_id
+       NULL AS how, NULL AS run_id, company_uuid
 FROM acknowledgements
 UNION ALL
 SELECT ended_at, 'acknowledgement', id, 'ended', ended_by, company, company_id, name, ref,
-       color, until, NULL, NULL, ended_note, ended_how, ended_run_id
+       color, until, NULL, NULL, ended_note, ended_how, ended_run_id, company_uuid
 FROM acknowledgements
 WHERE ended_at IS NOT NULL
 UNION ALL
 SELECT decided_at, 'decision', id, 'made', decided_by, company, company_id, name, ref, NULL,
-       NULL, decision, source, note, NULL, NULL
+       NULL, decision, source, note, NULL, NULL, company_uuid
 FROM review_decisions
 UNION ALL
 SELECT ended_at, 'decision', id, 'ended', ended_by, company, company_id, name, ref, NULL,
-       NULL, decision, source, ended_note, ended_how, NULL
+       NULL, decision, source, ended_note, ended_how, NULL, company_uuid
 FROM review_decisions
 WHERE ended_at IS NOT NULL;

@@ -100,35 +100,20 @@ WHERE p.portfolio = 'portfolio'
   AND l.color <> p.color
 ORDER BY p.ref;
 
--- 13. Exposure by color: the sum of a carried amount column (here Encours (€)) over the
---     references of the portfolio's latest finished run. Spaces and the euro sign are left
---     out and a comma is the decimal point, so 120 000,00 and 120000.00 both read 120000;
---     what is then still not a number (n/a, 1.234,56) is counted as unreadable, not added.
-WITH given AS (
-    SELECT coalesce(color, '(' || status || ')') AS color,
-           trim(json_extract(extra, '$."Encours (€)"')) AS amount
-    FROM portfolio_now
-    WHERE portfolio = 'portfolio'
-),
-plain AS (
-    SELECT color, amount,
-           replace(replace(replace(replace(replace(amount, ' ', ''), char(160), ''),
-                                   char(8239), ''), '€', ''), ',', '.') AS number
-    FROM given
-),
-read AS (
-    SELECT color, amount,
-           CASE WHEN (number GLOB '[0-9]*' OR number GLOB '-[0-9]*')
-                 AND substr(number, 2) NOT GLOB '*[^0-9.]*'
-                 AND number NOT GLOB '*.*.*'
-                THEN CAST(number AS REAL) END AS value
-    FROM plain
-)
-SELECT color, count(*) AS refs, round(sum(value), 2) AS exposure,
-       sum(coalesce(amount, '') <> '' AND value IS NULL) AS unreadable
-FROM read
-GROUP BY color
-ORDER BY exposure DESC, color;
+-- 13. Exposure by color: the amount at stake over the references of the portfolio's latest
+--     finished run, each row's amount as ratewatch reads it from the column [alerts] amount
+--     names (120 000,00, 1.234,56 and 50,000.00 alike), the same figures as the run's
+--     totals at stake; a carried amount that is not a number is counted, not added.
+SELECT coalesce(color, '(' || status || ')') AS by_color,
+       count(*) AS refs, round(sum(amount), 2) AS exposure,
+       sum(amount IS NULL
+           AND coalesce(trim(json_extract(extra, '$."' || amount_column || '"')), '') <> '')
+           AS unreadable,
+       amount_column
+FROM portfolio_now
+WHERE portfolio = 'portfolio'
+GROUP BY by_color, amount_column
+ORDER BY exposure DESC, by_color;
 
 -- 14. API calls by month and endpoint.
 SELECT month, endpoint, calls

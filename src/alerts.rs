@@ -199,14 +199,7 @@ impl Rules {
     /// The amount in a row's carried columns, when an amount column is named and the row
     /// holds a readable number there (not when the record had more fields than its header).
     pub fn amount_of(&self, extra: &[(String, String)], extra_unreliable: bool) -> Option<f64> {
-        let column = self.amount_column()?;
-        if extra_unreliable {
-            return None;
-        }
-        extra
-            .iter()
-            .find(|(header, _)| crate::digest::same_column(header, column))
-            .and_then(|(_, v)| parse_amount(v))
+        amount_in(self.amount_column()?, extra, extra_unreliable)
     }
 
     /// The rules for a portfolio with these carried columns. A `min_exposure` on a column
@@ -290,6 +283,19 @@ impl Rules {
             Some(v) => parse_amount(v).is_none_or(|amount| amount >= min.value),
         }
     }
+}
+
+/// The amount a row's carried columns hold under `column`, when it reads as one and the
+/// record did not have more fields than its header: what the alerts, the totals at stake and
+/// `run_rows.amount` read.
+pub fn amount_in(column: &str, extra: &[(String, String)], extra_unreliable: bool) -> Option<f64> {
+    if extra_unreliable {
+        return None;
+    }
+    extra
+        .iter()
+        .find(|(header, _)| crate::digest::same_column(header, column))
+        .and_then(|(_, v)| parse_amount(v))
 }
 
 /// An amount as spreadsheets write it: `50000`, `50 000,00`, `50.000,00`, `50,000.00`,

@@ -927,7 +927,8 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
         .collect();
     assert_eq!(latest, [("portfolio".to_string(), "3".to_string())]);
     // 10. Three references as the last run saw them, as report.json has them: the color
-    //     since the rating's lastChangeDate, for the whole days before the run started.
+    //     since its period began (as color_periods and `history` have it), for the whole
+    //     days before the run started.
     let report = demo.report();
     let started: jiff::Timestamp = demo.run(3)["started_at"].as_str().unwrap().parse().unwrap();
     let row_of = |reference: &str| -> Vec<String> {
@@ -938,8 +939,16 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
             .find(|r| r["ref"] == reference)
             .unwrap();
         let text = |v: &Value| v.as_str().unwrap_or("").to_string();
-        let days = r["last_change_date"]
-            .as_str()
+        let since: Option<String> = r["company_id"].as_str().map(|company| {
+            conn.query_row(
+                "SELECT valid_from FROM color_periods WHERE company_id = ?1 AND valid_to IS NULL",
+                [company],
+                |row| row.get(0),
+            )
+            .unwrap()
+        });
+        let days = since
+            .as_deref()
             .map(|since| {
                 let since: jiff::Timestamp = since.parse().unwrap();
                 ((started - since).get_seconds() / 86_400).to_string()
@@ -951,7 +960,7 @@ fn every_sample_query_runs_and_answers_its_question_on_a_demo_database() {
             text(&r["status"]),
             text(&r["company_name"]),
             text(&r["color"]),
-            text(&r["last_change_date"]),
+            since.unwrap_or_default(),
             days,
             "3".into(),
         ]

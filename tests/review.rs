@@ -507,6 +507,7 @@ fn a_run_in_progress_leaves_the_review_on_the_last_finished_run() {
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec![],
+            amount_column: None,
         })
         .unwrap();
     drop(store);

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use ratewatch::model::Color;
 use ratewatch::sim::server::DEFAULT_SEED;
 use ratewatch::sim::{Faults, SimConfig};
 use rusqlite::{Connection, OpenFlags};
@@ -419,6 +420,11 @@ INSERT INTO account_requests (id, company, request_date, requested_at, color,
  (1, 5, '2026-03-02T12:00:00.123456Z', '2026-03-02T12:00:00Z', 'red',
   '2026-03-02T11:00:00Z', '2026-03-02T11:00:00Z', '2026-03-02T13:00:00Z', 'added', 8, 7,
   'deteriorated');
+
+UPDATE runs SET amount_column = 'Encours (€)' WHERE id IN (1, 2);
+UPDATE run_rows SET amount = CASE input_id WHEN 1 THEN 120000 WHEN 2 THEN 5000 WHEN 3 THEN 1250.5
+                                           WHEN 6 THEN 300 WHEN 8 THEN 999 END
+WHERE run_id IN (1, 2);
 "#;
 
 /// A third run of `portfolio`, in progress: it has reached three rows, found Beta green
@@ -498,10 +504,22 @@ fn every_view_naming_a_company_carries_company_and_company_id() {
         .map(|r| r[0].clone())
         .collect();
         let names = columns.contains("company") || columns.contains("company_id");
-        for key in ["company", "company_id"] {
+        for key in ["company", "company_id", "company_uuid"] {
             if names && !columns.contains(key) {
                 missing.push(format!("{view} has no {key}"));
             }
+        }
+        if names {
+            let differ = answers(
+                &conn,
+                &format!("SELECT count(*) FROM {view} WHERE company_uuid IS NOT company_id"),
+                &[],
+            );
+            assert_eq!(
+                differ,
+                table(&[["0"]]),
+                "{view}: company_uuid is company_id"
+            );
         }
     }
     assert!(missing.is_empty(), "{missing:?}");
@@ -818,29 +836,38 @@ fn the_canned_queries_answer_on_a_written_database() {
     );
 
     // The exposure by color, as of run 2: 120 000,00 + 5000 + 1 250,50 € in red; n/a
-    // unreadable; a blank; the row without a reference left out.
+    // unreadable; a blank; the row without a reference left out. Each amount is the one
+    // the writer stored, as ratewatch's own parser reads the carried text.
+    for (given, stored) in [
+        ("120 000,00", 120000.0),
+        ("5000", 5000.0),
+        ("1 250,50 €", 1250.5),
+    ] {
+        assert_eq!(ratewatch::alerts::parse_amount(given), Some(stored));
+    }
+    assert_eq!(ratewatch::alerts::parse_amount("n/a"), None);
     assert_eq!(
         run_canned(
             &conn,
             "exposure_at_risk_by_color",
-            &[("portfolio", "portfolio"), ("amount_column", "Encours (€)")]
+            &[("portfolio", "portfolio")]
         ),
         table(&[
-            ["black", "1", "", "1", "0"],
-            ["red", "3", "126250.5", "0", "0"],
-            ["yellow", "1", "", "0", "1"],
-            ["(ambiguous)", "1", "", "1", "0"],
-            ["(failed)", "1", "300", "0", "0"],
+            ["black", "1", "", "1", "0", "Encours (€)"],
+            ["red", "3", "126250.5", "0", "0", "Encours (€)"],
+            ["yellow", "1", "", "0", "1", "Encours (€)"],
+            ["(ambiguous)", "1", "", "1", "0", "Encours (€)"],
+            ["(failed)", "1", "300", "0", "0", "Encours (€)"],
         ])
     );
-    // An amount column that is not there: every amount blank.
+    // A run without an amount column: nothing added, and no column named.
     let none = run_canned(
         &conn,
         "exposure_at_risk_by_color",
-        &[("portfolio", "portfolio"), ("amount_column", "Limite")],
+        &[("portfolio", "other")],
     );
     assert!(
-        none.iter().all(|r| r[2].is_empty() && r[1] == r[3]),
+        none.iter().all(|r| r[2].is_empty() && r[5].is_empty()),
         "{none:?}"
     );
 
@@ -1059,10 +1086,7 @@ const CANNED_PARAMS: [(&str, &[(&str, &str)]); 4] = [
     ),
     ("company_by_siren", &[("siren", "732829320")]),
     ("red_for_more_than", &[("portfolio", ""), ("days", "30")]),
-    (
-        "exposure_at_risk_by_color",
-        &[("portfolio", "portfolio"), ("amount_column", "Encours (€)")],
-    ),
+    ("exposure_at_risk_by_color", &[("portfolio", "portfolio")]),
 ];
 
 /// Each example's answer, by its place in [`examples`].
@@ -1189,9 +1213,9 @@ fn portfolio_with_amounts(dir: &Path) -> PathBuf {
     path
 }
 
-/// A folder where the sample portfolio, with an amount column, was screened with
-/// `--demo` three times (each run in a second of its own), with the database and the last
-/// run's reports.
+/// A folder where the sample portfolio, with an amount column that `[alerts] amount`
+/// names, was screened with `--demo` (each run in a second of its own), with the database
+/// and the last run's reports.
 struct Demo {
     dir: tempfile::TempDir,
 }
@@ -1208,6 +1232,11 @@ impl Demo {
             dir: tempfile::tempdir().unwrap(),
         };
         let file = portfolio_with_amounts(demo.dir.path());
+        std::fs::write(
+            demo.dir.path().join("ratewatch.toml"),
+            "[alerts]\namount = \"Encours (€)\"\n",
+        )
+        .unwrap();
         for run in 0..runs {
             if run > 0 {
                 a_second_later();
@@ -1250,21 +1279,6 @@ fn first_rows(report: &Value) -> Vec<Value> {
 
 fn text(v: &Value) -> String {
     v.as_str().unwrap_or("").to_string()
-}
-
-/// An amount read as docs/database.md says the exposure reads it: spaces and € left out,
-/// the comma a decimal point, then a plain number or nothing.
-fn amount(given: &str) -> Option<f64> {
-    let number: String = given
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '\u{a0}' | '\u{202f}' | '€'))
-        .map(|c| if c == ',' { '.' } else { c })
-        .collect();
-    let digits = number.strip_prefix('-').unwrap_or(&number);
-    let plain = digits.starts_with(|c: char| c.is_ascii_digit())
-        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && digits.matches('.').count() <= 1;
-    plain.then(|| number.parse().unwrap())
 }
 
 #[test]
@@ -1337,14 +1351,16 @@ fn the_canned_queries_answer_on_a_demo_database() {
     assert_eq!(long_ago.len(), rated.len());
     assert!(long_ago.iter().all(|r| r[4].is_empty()), "{long_ago:?}");
 
-    // Red for more than N days when the run started, from the report's lastChangeDate.
+    // Red for more than N days when the run started, counted from the start of the color's
+    // period as color_periods has it.
     let red_days = |r: &Value| -> Option<i64> {
         (r["color"] == "red").then(|| {
-            let since: jiff::Timestamp = r["last_change_date"]
-                .as_str()
-                .expect("a red rating dated by the service")
-                .parse()
-                .unwrap();
+            let since = answers(
+                &conn,
+                "SELECT valid_from FROM color_periods WHERE company_id = ?1 AND valid_to IS NULL",
+                &[("1", &text(&r["company_id"]))],
+            );
+            let since: jiff::Timestamp = since[0][0].parse().unwrap();
             (started - since).get_seconds() / 86_400
         })
     };
@@ -1386,7 +1402,7 @@ fn the_canned_queries_answer_on_a_demo_database() {
         let given = text(&r["extra"]["Encours (€)"]);
         let entry = expected.entry(color).or_default();
         entry.0 += 1;
-        match amount(given.trim()) {
+        match ratewatch::alerts::parse_amount(given.trim()) {
             Some(v) => entry.1 += v,
             None if given.trim().is_empty() => entry.2 += 1,
             None => entry.3 += 1,
@@ -1395,7 +1411,7 @@ fn the_canned_queries_answer_on_a_demo_database() {
     let got: BTreeMap<String, (i64, f64, i64, i64)> = run_canned(
         &conn,
         "exposure_at_risk_by_color",
-        &[("portfolio", "portfolio"), ("amount_column", "Encours (€)")],
+        &[("portfolio", "portfolio")],
     )
     .into_iter()
     .map(|r| {
@@ -1422,6 +1438,38 @@ fn the_canned_queries_answer_on_a_demo_database() {
     assert!(
         expected.values().any(|e| e.1 > 0.0) && expected.values().any(|e| e.3 > 0),
         "amounts summed and amounts unreadable"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| text(&r["extra"]["Encours (€)"]) == "1.234,56" && r["color"].is_string()),
+        "a 1.234,56 on a rated row, read as 1234.56"
+    );
+
+    // The same amounts as the run's own totals at stake by color (run_colors.amount), over
+    // every rated row of the run.
+    let run_id = run["id"].as_i64().unwrap().to_string();
+    let totals: BTreeMap<String, String> = answers(
+        &conn,
+        "SELECT color, round(amount, 2) FROM run_colors WHERE run_id = ?1 AND amount IS NOT NULL",
+        &[("1", &run_id)],
+    )
+    .into_iter()
+    .map(|r| (r[0].clone(), r[1].clone()))
+    .collect();
+    let summed: BTreeMap<String, String> = answers(
+        &conn,
+        "SELECT color, round(sum(amount), 2) FROM latest_results
+         WHERE portfolio = 'portfolio' AND status = 'rated' AND amount IS NOT NULL
+         GROUP BY color",
+        &[],
+    )
+    .into_iter()
+    .map(|r| (r[0].clone(), r[1].clone()))
+    .collect();
+    assert!(!totals.is_empty(), "the run added up its amounts");
+    assert_eq!(
+        summed, totals,
+        "the view's amounts are the run's totals at stake"
     );
 }
 
@@ -1536,4 +1584,427 @@ fn a_screening_in_progress_never_shows_through_the_latest_finished_run() {
     assert!(matches!(ended.code(), Some(0 | 1)), "{ended:?}");
     let after = every_answer(&read_only(&ws.db()));
     assert_ne!(after, before, "the finished run is the latest");
+}
+
+// ---------------------------------------------------------------------------------------
+// A database of many nights, where a missing index would show.
+
+/// Companies of [`nights_database`], each in the portfolio `big`; the first
+/// [`SMALL`] are also in `portfolio`.
+const COMPANIES: i64 = 4_000;
+const SMALL: i64 = 300;
+const NIGHTS: i64 = 6;
+
+/// The companies, their SIRENs and the rows of both files, each row carrying an amount.
+const FIRST_SEEN: &str = r#"
+INSERT INTO companies (id, company_id, name, country, first_seen_at, updated_at)
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {companies})
+SELECT i, printf('%08x-0000-4000-8000-%012x', i, i), 'Company ' || i, 'FR',
+       '2026-03-01T02:00:00Z', '2026-03-01T02:00:00Z' FROM n;
+INSERT INTO company_external_ids (company, service, external_id)
+SELECT id, 'SIREN', printf('%09d', id) FROM companies;
+INSERT INTO inputs (id, ref, country, service, external_id, extra)
+SELECT id, 'R-' || id, 'FR', 'SIREN', printf('%09d', id),
+       json_object('Encours (€)', printf('%d %03d,50', id, id % 1000)) FROM companies;
+INSERT INTO inputs (id, ref, country, service, external_id, extra)
+SELECT 1000000 + id, 'C-' || id, 'FR', 'SIREN', printf('%09d', id), NULL
+FROM companies WHERE id <= {small};
+"#;
+
+/// Night `{k}`: a run of `big` (id 2k - 1) and one of `portfolio` (2k), written as the
+/// writer writes them. The first night rates every company, its color dated in February;
+/// each later night a tenth of them is rated again, dated that night: half of those
+/// change color, the other half keep it (the service moved its lastChangeDate only).
+const NIGHT: &str = r#"
+INSERT INTO runs (id, portfolio, input_path, input_sha256, started_at, finished_at, status,
+                  delivered_at, amount_column)
+VALUES (2 * {k} - 1, 'big', 'big.csv', 'b', printf('2026-03-%02dT02:00:00Z', {k}),
+        printf('2026-03-%02dT02:30:00Z', {k}), 'complete', printf('2026-03-%02dT02:30:00Z', {k}),
+        'Encours (€)'),
+       (2 * {k}, 'portfolio', 'portfolio.csv', 'p', printf('2026-03-%02dT03:00:00Z', {k}),
+        printf('2026-03-%02dT03:05:00Z', {k}), 'complete', NULL, NULL);
+CREATE TEMP TABLE before_night AS SELECT id AS company, latest_rating AS rating FROM companies;
+INSERT INTO ratings (company, color, last_change_date, last_refresh_date, observed_at,
+                     first_run_id, source)
+SELECT c.id,
+       CASE WHEN {k} = 1 OR (c.id + {k}) % 20 = 0
+            THEN CASE (c.id * 3 + {k}) % 5 WHEN 0 THEN 'green' WHEN 1 THEN 'yellow'
+                                            WHEN 2 THEN 'red' WHEN 3 THEN 'black' ELSE 'white' END
+            ELSE r.color END,
+       CASE WHEN {k} = 1 THEN printf('2026-02-%02dT10:00:00Z', 1 + c.id % 27)
+            ELSE printf('2026-03-%02dT01:00:00Z', {k}) END,
+       printf('2026-03-%02dT01:00:00Z', {k}),
+       printf('2026-03-%02dT02:00:05Z', {k}), 2 * {k} - 1, 'run'
+FROM companies c LEFT JOIN ratings r ON r.id = c.latest_rating
+WHERE {k} = 1 OR (c.id + {k}) % 10 = 0
+ORDER BY c.id;
+INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)
+SELECT c.latest_rating, printf('2026-03-%02dT02:00:05Z', {k}), 2 * {k} - 1
+FROM companies c JOIN before_night b ON b.company = c.id WHERE b.rating = c.latest_rating
+ON CONFLICT (rating) DO UPDATE SET confirmed_at = excluded.confirmed_at,
+                                   last_run_id = excluded.last_run_id;
+INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+SELECT 2 * {k} - 1, c.id, c.latest_rating, b.rating,
+       CASE WHEN b.rating IS NULL THEN 'new' WHEN b.rating = c.latest_rating THEN 'unchanged'
+            WHEN r.color = o.color THEN 'evolved' ELSE 'changed' END
+FROM companies c JOIN before_night b ON b.company = c.id JOIN ratings r ON r.id = c.latest_rating
+LEFT JOIN ratings o ON o.id = b.rating;
+INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+SELECT 2 * {k}, company, rating_id, previous_rating_id, change FROM run_companies
+WHERE run_id = 2 * {k} - 1 AND company <= {small};
+INSERT INTO run_rows (run_id, line, input_id, status, company, found_by, amount)
+SELECT 2 * {k} - 1, id + 1, id, 'rated', id, 'SIREN 1', id * 1000 + id % 1000 + 0.5
+FROM companies WHERE id % 97 <> {k};
+INSERT INTO run_rows (run_id, line, input_id, status, company, found_by)
+SELECT 2 * {k}, id + 1, 1000000 + id, 'rated', id, 'SIREN 1' FROM companies WHERE id <= {small};
+INSERT INTO run_alerts (run_id, company, kind, severity, first_line, refs, listed)
+SELECT rc.run_id, rc.company, r.color, 2, rc.company + 1, 'R-' || rc.company, 1
+FROM run_companies rc JOIN ratings r ON r.id = rc.rating_id
+WHERE rc.run_id = 2 * {k} - 1 AND r.color IN ('red', 'black');
+INSERT INTO run_colors (run_id, color, rows)
+SELECT rr.run_id, r.color, count(*)
+FROM run_rows rr JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+JOIN ratings r ON r.id = rc.rating_id
+WHERE rr.run_id IN (2 * {k} - 1, 2 * {k}) GROUP BY rr.run_id, r.color;
+DROP TABLE before_night;
+"#;
+
+/// [`COMPANIES`] companies screened for [`NIGHTS`] nights on successive dates in two
+/// portfolios, written row by row into the schema as ratewatch creates it, with sync-history's
+/// account requests beside them; `analyzed`: with the statistics of `ANALYZE` (ratewatch runs
+/// none; a tool may).
+fn nights_database(dir: &Path, analyzed: bool) -> PathBuf {
+    let db = dir.join("nights.db");
+    let conn = Connection::open(&db).unwrap();
+    conn.execute_batch("PRAGMA journal_mode = WAL;").unwrap();
+    let fill = |sql: &str, k: i64| {
+        sql.replace("{companies}", &COMPANIES.to_string())
+            .replace("{small}", &SMALL.to_string())
+            .replace("{k}", &k.to_string())
+    };
+    let mut all = format!("BEGIN; {}", read("migrations/schema.sql"));
+    all.push_str(&fill(FIRST_SEEN, 0));
+    for k in 1..=NIGHTS {
+        all.push_str(&fill(NIGHT, k));
+    }
+    all.push_str(
+        "INSERT INTO account_requests (company, request_date, requested_at, color, synced_at,
+                                       status, rating_id)
+         SELECT company, observed_at, observed_at, color, '2026-03-07T00:00:00Z', 'known', id
+         FROM ratings;
+         COMMIT;",
+    );
+    conn.execute_batch(&all).unwrap();
+    if analyzed {
+        conn.execute_batch("ANALYZE;").unwrap();
+    }
+    db
+}
+
+/// What in a plan reads a table whole, or anything once per row. A `SCAN` of a name that
+/// is no co-routine or materialized subquery of the plan reads a table: allowed only of
+/// `runs` (a row a night: `runs`, or `u` as the views name it), of a table-valued function,
+/// and for the passes the question asks for (`allowed_scans`).
+fn reads_too_much(steps: &[Step], allowed_scans: &[String]) -> Vec<String> {
+    // A table-valued function (json_each) reads one row's value, not a table.
+    let mut faults: Vec<String> = scans_per_outer_row(steps)
+        .into_iter()
+        .filter(|f| !f.contains("VIRTUAL TABLE"))
+        .collect();
+    let subqueries: BTreeSet<&str> = steps
+        .iter()
+        .filter_map(|s| {
+            s.detail
+                .strip_prefix("CO-ROUTINE ")
+                .or_else(|| s.detail.strip_prefix("MATERIALIZE "))
+        })
+        .collect();
+    for step in steps.iter().filter(|s| s.detail.starts_with("SCAN ")) {
+        let scanned = step.detail["SCAN ".len()..]
+            .split_whitespace()
+            .next()
+            .unwrap_or("");
+        let small = subqueries.contains(scanned)
+            || scanned.starts_with('(')
+            || ["runs", "u", "CONSTANT"].contains(&scanned)
+            || step.detail.contains("VIRTUAL TABLE");
+        let allowed = allowed_scans
+            .iter()
+            .any(|a| step.detail == *a || step.detail.starts_with(&format!("{a} USING ")));
+        if !small && !allowed {
+            faults.push(format!("a whole table read: {}", step.detail));
+        }
+    }
+    faults
+}
+
+/// The one pass some questions need, by what they ask: every company (the latest colors,
+/// every company's color on a date, a name matched with LIKE: a pass over the companies,
+/// or over the ratings where the planner finds most start a period), or every decision
+/// people made (a few a day: `acks` and `decisions`, read by the audit's views). And a
+/// table's own name for `runs` (a row a night), whatever its alias.
+fn allowed_pass(sql: &str) -> Vec<String> {
+    let read = sources(sql);
+    let mut allowed: Vec<String> = Vec::new();
+    let words: Vec<&str> = sql.split_whitespace().collect();
+    for pair in words.windows(2) {
+        if pair[0] == "runs" && pair[1].chars().all(|c| c.is_ascii_lowercase()) {
+            allowed.push(format!("SCAN {}", pair[1]));
+        }
+    }
+    let every_company = !sql.to_lowercase().contains("portfolio =")
+        && !sql.contains("company_id =")
+        && !sql.contains("external_id =");
+    if every_company && read.contains("latest_ratings") {
+        allowed.push("SCAN c".into());
+    }
+    if every_company && read.contains("color_periods") {
+        allowed.push("SCAN r".into());
+        allowed.push("SCAN r USING INDEX ratings_period_starts".into());
+    }
+    if ["audit_trail", "acknowledgements", "review_decisions"]
+        .iter()
+        .any(|v| read.contains(*v))
+    {
+        allowed.extend(["SCAN a", "SCAN d", "SCAN c"].map(String::from));
+    }
+    allowed
+}
+
+fn every_query() -> Vec<(String, String)> {
+    examples()
+        .into_iter()
+        .map(|e| (e.source, e.sql))
+        .chain(
+            canned()
+                .into_iter()
+                .map(|q| (format!("samples/datasette.yml, {}", q.name), q.sql)),
+        )
+        .collect()
+}
+
+#[test]
+fn every_documented_and_canned_query_searches_on_a_database_of_many_nights() {
+    for analyzed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = read_only(&nights_database(dir.path(), analyzed));
+        let queries = every_query();
+        assert!(queries.len() > 24, "{} queries", queries.len());
+        let mut faults = Vec::new();
+        for (source, sql) in &queries {
+            let steps = plan(&conn, sql);
+            let found = reads_too_much(&steps, &allowed_pass(sql));
+            if !found.is_empty() {
+                faults.push(format!(
+                    "{source} (analyzed: {analyzed}): {found:?}\n{sql}\n{}",
+                    show(&steps)
+                ));
+            }
+        }
+        assert!(faults.is_empty(), "{}", faults.join("\n\n"));
+    }
+}
+
+#[test]
+fn the_rule_on_whole_tables_finds_a_missing_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = nights_database(dir.path(), true);
+    let conn = Connection::open(&db).unwrap();
+    let by_company = "SELECT run_id, line FROM run_results WHERE company = 17";
+    assert!(reads_too_much(&plan(&conn, by_company), &[]).is_empty());
+    let now = "SELECT ref, color FROM portfolio_now WHERE portfolio = 'portfolio'";
+    assert!(reads_too_much(&plan(&conn, now), &[]).is_empty());
+    conn.execute_batch(
+        "DROP INDEX run_rows_by_company; DROP INDEX ratings_period_starts;
+         DROP INDEX ratings_by_company;",
+    )
+    .unwrap();
+    assert!(!reads_too_much(&plan(&conn, by_company), &[]).is_empty());
+    let date = canned_query("color_on_date").sql;
+    assert!(!reads_too_much(&plan(&conn, &date), &[]).is_empty());
+}
+
+#[test]
+fn color_since_is_where_the_color_period_began_whatever_the_service_dated_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = read_only(&nights_database(dir.path(), false));
+    // Every reference's since is its company's current period's start, and the days count
+    // from it; the latest rating's lastChangeDate, moved by the service, is not.
+    let compared = answers(
+        &conn,
+        "SELECT count(*),
+                sum(p.color_since IS cp.valid_from),
+                sum(p.days_in_color IS CAST(julianday(p.started) - julianday(cp.valid_from)
+                                            AS INTEGER)),
+                sum(p.color_since IS NOT l.last_change_date)
+         FROM (SELECT n.*, u.started_at AS started FROM portfolio_now n
+               JOIN runs u ON u.id = n.run_id) p
+         JOIN color_periods cp ON cp.company = p.company AND cp.valid_to IS NULL
+         JOIN latest_ratings l ON l.company = p.company",
+        &[],
+    );
+    let [total, same, days, moved] = [0, 1, 2, 3].map(|i| compared[0][i].parse::<i64>().unwrap());
+    let rows = answers(&conn, "SELECT count(*) FROM portfolio_now", &[]);
+    assert_eq!(total.to_string(), rows[0][0]);
+    assert!(total > COMPANIES, "{compared:?}");
+    assert_eq!((same, days), (total, total), "{compared:?}");
+    assert!(
+        moved > total / 20,
+        "lastChangeDate moved without the color: {moved}"
+    );
+
+    // Red since February, its date moved on a later night: red for more than 10 days when
+    // the last night started (6 March).
+    let red = |portfolio: &str| -> BTreeSet<String> {
+        run_canned(
+            &conn,
+            "red_for_more_than",
+            &[("portfolio", portfolio), ("days", "10")],
+        )
+        .into_iter()
+        .map(|r| r[1].clone())
+        .collect()
+    };
+    let moved_red = answers(
+        &conn,
+        "SELECT l.company_id FROM latest_ratings l
+         JOIN color_periods cp ON cp.company = l.company AND cp.valid_to IS NULL
+         JOIN portfolio_now p ON p.company = l.company AND p.portfolio = 'big'
+         WHERE l.color = 'red' AND cp.valid_from < '2026-02-23'
+           AND l.last_change_date >= '2026-03-02'",
+        &[],
+    );
+    assert!(!moved_red.is_empty());
+    let found = red("big");
+    for company in &moved_red {
+        assert!(
+            found.contains(&company[0]),
+            "{} red since February",
+            company[0]
+        );
+    }
+    let expected: BTreeSet<String> = answers(
+        &conn,
+        "SELECT DISTINCT p.company_id FROM portfolio_now p
+         JOIN color_periods cp ON cp.company = p.company AND cp.valid_to IS NULL
+         WHERE p.portfolio = 'big' AND p.color = 'red'
+           AND julianday('2026-03-06T02:00:00Z') - julianday(cp.valid_from) >= 11",
+        &[],
+    )
+    .into_iter()
+    .map(|r| r[0].clone())
+    .collect();
+    assert_eq!(found, expected);
+}
+
+#[test]
+fn color_changes_say_which_way_on_the_models_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = read_only(&nights_database(dir.path(), false));
+    let seen = answers(
+        &conn,
+        "SELECT DISTINCT from_color, to_color, direction FROM color_changes",
+        &[],
+    );
+    for row in &seen {
+        let (from, to) = (Color::parse(&row[0]), Color::parse(&row[1]));
+        let expected = if to == Color::White {
+            "to white"
+        } else if from == Color::White {
+            "from white"
+        } else {
+            match (from.risk_rank(), to.risk_rank()) {
+                (Some(a), Some(b)) if b > a => "worse",
+                (Some(a), Some(b)) if b < a => "better",
+                _ => "changed",
+            }
+        };
+        assert_eq!(row[2], expected, "{row:?}");
+    }
+    for direction in ["worse", "better", "to white", "from white"] {
+        assert!(
+            seen.iter().any(|r| r[2] == direction),
+            "{direction}: {seen:?}"
+        );
+    }
+    // Each change names its ratings: the one before and the one that brought the color.
+    let linked = answers(
+        &conn,
+        "SELECT count(*) FROM color_changes c
+         JOIN color_periods n ON n.first_rating_id = c.rating_id
+         JOIN color_periods o ON o.last_rating_id = c.previous_rating_id
+         WHERE n.color = c.to_color AND o.color = c.from_color",
+        &[],
+    );
+    let changes = answers(&conn, "SELECT count(*) FROM color_changes", &[]);
+    assert_eq!(linked, changes);
+}
+
+#[test]
+fn run_results_show_how_each_row_was_read_and_its_amount() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = written(dir.path());
+    let writer = Connection::open(&db).unwrap();
+    writer
+        .execute_batch(
+            "UPDATE run_rows SET named = 1 WHERE run_id = 2 AND line = 7;
+             UPDATE run_rows SET country_defaulted = 1, extra_unreliable = 1
+             WHERE run_id = 2 AND line = 8;",
+        )
+        .unwrap();
+    let conn = read_only(&db);
+    assert_eq!(
+        answers(
+            &conn,
+            "SELECT line, name, given_name, company_name, named, country_defaulted,
+                    extra_unreliable, amount, amount_column
+             FROM latest_results WHERE portfolio = 'portfolio' AND line IN (2, 7, 8)
+             ORDER BY line",
+            &[],
+        ),
+        table(&[
+            [
+                "2",
+                "",
+                "",
+                "Alpha Industrie SA",
+                "0",
+                "0",
+                "0",
+                "120000",
+                "Encours (€)"
+            ],
+            [
+                "7",
+                "Zeta Conseil",
+                "Zeta Conseil",
+                "",
+                "1",
+                "0",
+                "0",
+                "300",
+                "Encours (€)"
+            ],
+            [
+                "8",
+                "Lambda",
+                "Lambda",
+                "",
+                "0",
+                "1",
+                "1",
+                "",
+                "Encours (€)"
+            ],
+        ])
+    );
+    // portfolio_now names the service's name `company_name` too, beside `name`.
+    assert_eq!(
+        answers(
+            &conn,
+            "SELECT count(*) FROM portfolio_now WHERE name IS NOT company_name",
+            &[]
+        ),
+        table(&[["0"]])
+    );
 }

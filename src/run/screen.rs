@@ -264,6 +264,7 @@ async fn screen_logged(
                 sha256: survey.sha256.clone(),
                 demo_day,
                 extra_columns: reader.carried_columns(),
+                amount_column: rules.amount_column().map(str::to_string),
             };
             (store.start_run(&run).map_err(db_error)?, Resume::default())
         }

@@ -754,6 +754,7 @@ mod tests {
                 sha256: String::new(),
                 demo_day: None,
                 extra_columns: vec![],
+                amount_column: None,
             })
             .unwrap();
         let key = ApiKey::new(SimConfig::default().key);

@@ -88,7 +88,8 @@ const ANNOUNCED: &str = "SELECT a.color FROM runs u
 /// red or black, changed color, went away, or shows an unknown color for the first time;
 /// and those whose previous rating was never announced ([`UNANNOUNCED`]), with the color
 /// that was (`announced`, NULL when none was), against which they are judged instead.
-/// Its one parameter is the run.
+/// Its one parameter is the run, whose rows are read in order (`+rr.company`: not company
+/// by company through `run_rows_by_company`).
 pub(super) fn candidates() -> String {
     format!(
         "SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
@@ -96,7 +97,7 @@ pub(super) fn candidates() -> String {
                 CASE WHEN {UNANNOUNCED} THEN ({ANNOUNCED}) END AS announced,
                 rr.extra_unreliable
          FROM run_rows rr
-         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
          JOIN ratings r        ON r.id = rc.rating_id
          LEFT JOIN ratings p   ON p.id = rc.previous_rating_id
          JOIN inputs i         ON i.id = rr.input_id

@@ -33,7 +33,7 @@ use super::sql::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 27;
+pub const SCHEMA_VERSION: i64 = 28;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -180,6 +180,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         27,
         "decision_history",
         include_str!("../../migrations/upgrade/0027_decision_history.sql"),
+    ),
+    (
+        28,
+        "analysts_answers",
+        include_str!("../../migrations/upgrade/0028_analysts_answers.sql"),
     ),
 ];
 

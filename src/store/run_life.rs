@@ -22,6 +22,9 @@ pub struct NewRun {
     pub demo_day: Option<i64>,
     /// Headers of the columns carried through to the reports.
     pub extra_columns: Vec<String>,
+    /// The carried column each row's amount is read from (`[alerts] amount`, or
+    /// `min_exposure`'s), as the file spells it; the writer stores each row's amount.
+    pub amount_column: Option<String>,
 }
 
 impl Store {
@@ -30,8 +33,8 @@ impl Store {
         self.conn
             .execute(
                 "INSERT INTO runs (portfolio, input_path, input_sha256, started_at, demo_day,
-                                   extra_columns)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                                   extra_columns, amount_column)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     run.portfolio,
                     run.input_path,
@@ -39,7 +42,8 @@ impl Store {
                     now_text(),
                     run.demo_day,
                     (!run.extra_columns.is_empty())
-                        .then(|| serde_json::to_string(&run.extra_columns).unwrap_or_default())
+                        .then(|| serde_json::to_string(&run.extra_columns).unwrap_or_default()),
+                    run.amount_column,
                 ],
             )
             .map_err(StoreError::at("recording the run"))?;
@@ -355,7 +359,7 @@ fn amounts_by_color(
     let mut rows = tx.prepare(
         "SELECT r.color, i.extra, rr.extra_unreliable
          FROM run_rows rr
-         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
          JOIN ratings r        ON r.id = rc.rating_id
          JOIN inputs i         ON i.id = rr.input_id
          WHERE rr.run_id = ?1 AND rr.status = 'rated'",

@@ -80,6 +80,7 @@ fn run_of(store: &mut Store, portfolio: &str) -> i64 {
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec![],
+            amount_column: None,
         })
         .unwrap()
 }
@@ -1523,27 +1524,33 @@ fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
 fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
     let (_dir, _, store) = new_store();
 
-    // A company's periods: its ratings by the index, each neighbour by the same.
+    // A company's periods: where they start by their index, each neighbour by the
+    // company's ratings.
     let one = plan(&store, timeline::PERIODS);
     assert_eq!(full_scans(&one), Vec::<&String>::new(), "{one:#?}");
     assert!(
         one.iter()
-            .any(|l| l.contains("SEARCH r USING INDEX ratings_by_company (company=?)")),
+            .any(|l| l.contains("SEARCH r USING INDEX ratings_period_starts (company=?)")),
         "{one:#?}"
     );
 
-    // Every company on a date, and the changes of a window: one pass over the ratings,
-    // nothing else.
+    // Every company on a date: one pass over the ratings, nothing else.
     let all = plan(
         &store,
         "SELECT * FROM color_periods WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)",
     );
+    let scans = full_scans(&all);
+    assert_eq!(scans.len(), 1, "{all:#?}");
+    assert!(scans[0].contains("SCAN r"), "{all:#?}");
+    // The changes of a window: the ratings seen in it, by when they were seen.
     let changes = plan(&store, timeline::CHANGES);
-    for lines in [&all, &changes] {
-        let scans = full_scans(lines);
-        assert_eq!(scans.len(), 1, "{lines:#?}");
-        assert!(scans[0].contains("SCAN r"), "{lines:#?}");
-    }
+    assert_eq!(full_scans(&changes), Vec::<&String>::new(), "{changes:#?}");
+    assert!(
+        changes
+            .iter()
+            .any(|l| l.contains("SEARCH r USING INDEX ratings_by_observed_at (observed_at>?)")),
+        "{changes:#?}"
+    );
 
     for sql in [timeline::BY_REF, timeline::HOLDINGS] {
         let lines = plan(&store, sql);
@@ -1599,6 +1606,7 @@ fn references_and_holdings_come_from_each_portfolios_latest_finished_run() {
             sha256: "y".into(),
             demo_day: None,
             extra_columns: vec![],
+            amount_column: None,
         })
         .unwrap();
     let mut w = store.writer(running).unwrap();
@@ -1729,6 +1737,7 @@ fn a_read_only_store_never_creates_upgrades_or_writes_and_never_waits_for_a_run(
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec![],
+            amount_column: None,
         })
         .is_err(),
         "read-only"
@@ -3022,7 +3031,9 @@ fn a_rating_dated_ahead_is_kept_as_given_and_aged_from_when_it_was_first_seen() 
         [
             row("C-1", 1, night, 40),
             row("C-2", 1, night, 40),
-            row("C-3", 1, hours_ahead, 39),
+            // The color period starts no later than ratewatch first saw the color
+            // (color_periods' valid_from), whatever the service dated it.
+            row("C-3", 1, night, 40),
             row("C-4", 0, "2026-10-01T00:00:00Z", 96),
         ]
     );
@@ -3172,6 +3183,7 @@ fn night_with_amounts(
             sha256: "x".into(),
             demo_day: None,
             extra_columns: vec!["Encours (€)".into(), "Commercial".into()],
+            amount_column: None,
         })
         .unwrap();
     store

@@ -30,12 +30,13 @@ pub fn month_start(t: Timestamp) -> Timestamp {
 /// A run's rated rows by color, as report.json's `by_color` counts them: rows of
 /// `run_results`, not companies, so the trend, the report and `runs` agree; and of them,
 /// the rows whose company came into the color by a change tonight (`new_rows`). Reads the
-/// run's rows once (by primary key); done once per run, when it finishes.
+/// run's rows once (by primary key; `+rr.company` keeps them from being read company by
+/// company through `run_rows_by_company`); done once per run, when it finishes.
 pub(super) const COUNT_COLORS: &str = "INSERT INTO run_colors (run_id, color, rows, new_rows)
      SELECT rr.run_id, r.color, count(*),
             count(*) FILTER (WHERE rc.change IN ('deteriorated', 'improved', 'changed'))
      FROM run_rows rr
-     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
      JOIN ratings r        ON r.id = rc.rating_id
      WHERE rr.run_id = ?1 AND rr.status = 'rated'
      GROUP BY rr.run_id, r.color";
@@ -55,7 +56,7 @@ pub(super) const STORED_COLORS: &str = "SELECT color, rows AS n FROM run_colors
 /// `run_colors.new_rows`). Reads the run's rows once.
 pub(super) const NEW_COLORS: &str = "SELECT r.color, count(*) AS n
      FROM run_rows rr
-     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
      JOIN ratings r        ON r.id = rc.rating_id
      WHERE rr.run_id = ?1 AND rr.status = 'rated'
        AND rc.change IN ('deteriorated', 'improved', 'changed')

@@ -27,6 +27,8 @@ pub(super) struct RunRow {
     pub country_defaulted: bool,
     pub extra_unreliable: bool,
     pub found_by: Option<String>,
+    /// Its amount, read from the run's amount column.
+    pub amount: Option<f64>,
 }
 
 /// A company's outcome in the run, as `run_companies` holds it.
@@ -102,6 +104,7 @@ impl Appends {
                 i64::from(r.country_defaulted).into(),
                 i64::from(r.extra_unreliable).into(),
                 r.found_by.as_deref().map_or_else(null, Into::into),
+                r.amount.map_or_else(null, Into::into),
             ]
         })?;
         self.rows.drain(..n);
@@ -133,8 +136,8 @@ static RUN_ROWS: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
         "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error,
                                           candidates, country_defaulted, extra_unreliable,
-                                          found_by)",
-        10,
+                                          found_by, amount)",
+        11,
         "",
     )
 });

@@ -46,6 +46,10 @@ impl Writer {
         let (country_defaulted, extra_unreliable) =
             (row.input.country_defaulted, row.input.extra_unreliable);
         let i = row.input;
+        let amount = self
+            .amount_column
+            .as_deref()
+            .and_then(|column| crate::alerts::amount_in(column, &i.extra, extra_unreliable));
         // Carried columns are stored (as a JSON object) only when there are some.
         let extra = (!i.extra.is_empty()).then(|| {
             let object: serde_json::Map<String, serde_json::Value> = i
@@ -84,6 +88,7 @@ impl Writer {
             country_defaulted,
             extra_unreliable,
             found_by: row.found_by,
+            amount,
         });
         self.write_full_appends()
     }

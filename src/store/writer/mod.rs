@@ -35,7 +35,7 @@ mod records;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
 use self::appends::Appends;
@@ -125,6 +125,8 @@ pub struct Writer {
     /// Records sent while the connection was away, written when it returns.
     queued: Vec<Record>,
     run_id: i64,
+    /// The carried column each row's amount is read from (`runs.amount_column`).
+    amount_column: Option<String>,
     /// Internal keys of the companies this run has rated (a bit each: keys are dense).
     rated: KeySet,
     /// When the open transaction began, if one is open.
@@ -172,10 +174,20 @@ impl Writer {
                     .try_for_each(|k| k.map(|k| rated.insert(k)))
             })
             .map_err(StoreError::at("reading what the run has done"))?;
+        let amount_column = conn
+            .query_row(
+                "SELECT amount_column FROM runs WHERE id = ?1",
+                [run_id],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map_err(StoreError::at("reading the run's amount column"))?
+            .flatten();
         Ok(Writer {
             conn: Some(conn),
             queued: Vec::new(),
             run_id,
+            amount_column,
             rated,
             open: None,
             service_time_known: false,

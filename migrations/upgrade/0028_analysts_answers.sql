@@ -1,0 +1,430 @@
+-- 0028: the analyst's answers, right and fast.
+--
+-- - One "since": `portfolio_now.color_since` (and `days_in_color`) is the start of the color
+--   period holding the run's rating, as `color_periods` has it; it was the latest rating's
+--   lastChangeDate, which the service also moves when the color stays.
+-- - Indexes the views search through: the ratings where a color period starts
+--   (`ratings_period_starts`, by company and id), the ratings by the run that first saw
+--   them and by when they were seen, and the rows of every run by company.
+-- - Amounts as numbers: `run_rows.amount` is a row's amount as the alerts and the totals at
+--   stake read it, from the carried column `runs.amount_column`; empty for past runs.
+-- - `portfolio_now` ranks rows within each portfolio's run, so a filter on `portfolio`
+--   reads that portfolio alone; `color_changes` has a `direction`; the views name the
+--   service's UUID `company_uuid` (beside `company_id`, kept), their links to `ratings`
+--   end in `rating_id`, and `run_results` shows how each row was read.
+--
+-- `runs` and `run_rows` are rebuilt as migrations/schema.sql has them and their rows copied
+-- (the new columns empty), and every view created again, so this step does right by a
+-- database of version 27 and by one the conversion (0022) just made.
+PRAGMA legacy_alter_table = ON;
+
+DROP VIEW IF EXISTS audit_trail;
+DROP VIEW IF EXISTS review_decisions;
+DROP VIEW IF EXISTS acknowledgements;
+DROP VIEW IF EXISTS usage_by_month;
+DROP VIEW IF EXISTS portfolio_latest;
+DROP VIEW IF EXISTS portfolio_now;
+DROP VIEW IF EXISTS latest_results;
+DROP VIEW IF EXISTS latest_finished_runs;
+DROP VIEW IF EXISTS run_results;
+DROP VIEW IF EXISTS color_changes;
+DROP VIEW IF EXISTS color_periods;
+DROP VIEW IF EXISTS registry_ratings;
+DROP VIEW IF EXISTS latest_ratings;
+DROP INDEX IF EXISTS runs_by_portfolio;
+DROP INDEX IF EXISTS ratings_period_starts;
+DROP INDEX IF EXISTS ratings_by_first_run;
+DROP INDEX IF EXISTS ratings_by_observed_at;
+DROP INDEX IF EXISTS run_rows_by_company;
+ALTER TABLE runs RENAME TO old_runs;
+ALTER TABLE run_rows RENAME TO old_run_rows;
+
+CREATE TABLE runs (
+    id              INTEGER PRIMARY KEY,
+    portfolio       TEXT    NOT NULL,              -- the portfolio's name (default: file stem)
+    input_path      TEXT    NOT NULL,
+    input_sha256    TEXT    NOT NULL,
+    started_at      TEXT    NOT NULL,
+    finished_at     TEXT,
+    status          TEXT    NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'complete', 'partial', 'interrupted', 'failed')),
+    delivered_at    TEXT,                          -- when its summary and reports were out;
+                                                   -- NULL while running, or if it never got there
+    demo_day        INTEGER,                       -- simulated day of a --demo run, else NULL
+    rows_total      INTEGER NOT NULL DEFAULT 0,
+    rows_rated      INTEGER NOT NULL DEFAULT 0,
+    rows_unresolved INTEGER NOT NULL DEFAULT 0,
+    rows_ambiguous  INTEGER NOT NULL DEFAULT 0,
+    rows_invalid    INTEGER NOT NULL DEFAULT 0,
+    rows_failed     INTEGER NOT NULL DEFAULT 0,
+    rows_ignored    INTEGER NOT NULL DEFAULT 0,
+    alerts          INTEGER NOT NULL DEFAULT 0,
+    calls           TEXT,                          -- JSON object: API calls made, by endpoint
+    notes           TEXT,                          -- JSON array of notices the summary gave
+    service_time    TEXT,                          -- the service's clock at the run's first answer
+    extra_columns   TEXT,                          -- JSON array: the carried columns, in order
+    amount_column   TEXT                           -- the carried column read as each row's amount
+                                                   -- (`[alerts] amount`, or min_exposure's); NULL:
+                                                   -- none, or a run before version 28
+);
+CREATE INDEX runs_by_portfolio ON runs (portfolio, id);
+
+CREATE TABLE run_rows (
+    run_id            INTEGER NOT NULL REFERENCES runs (id),
+    line              INTEGER NOT NULL,            -- where the record starts; the header is 1
+    input_id          INTEGER NOT NULL REFERENCES inputs (id),
+    status            TEXT    NOT NULL
+                      CHECK (status IN ('rated', 'unresolved', 'ambiguous', 'invalid', 'failed',
+                                        'ignored')),
+    company           INTEGER REFERENCES companies (id),
+    found_by          TEXT,                        -- the search that found it: `SIREN 552100554`,
+                                                   -- `name`, `company_id` or `review`
+    error             TEXT,
+    candidates        TEXT,                        -- JSON array, for `ambiguous`
+    country_defaulted INTEGER NOT NULL DEFAULT 0,  -- 1: screened with the default country
+    extra_unreliable  INTEGER NOT NULL DEFAULT 0,  -- 1: more fields than the header
+    named             INTEGER NOT NULL DEFAULT 0,  -- 1: the summary named it as not screened
+    amount            REAL,                        -- its amount, read from the run's
+                                                   -- `amount_column` as the alerts read it;
+                                                   -- NULL: none, blank or unreadable
+    PRIMARY KEY (run_id, line)
+) WITHOUT ROWID;
+
+INSERT INTO runs (id, portfolio, input_path, input_sha256, started_at, finished_at, status,
+                  delivered_at, demo_day, rows_total, rows_rated, rows_unresolved,
+                  rows_ambiguous, rows_invalid, rows_failed, rows_ignored, alerts, calls,
+                  notes, service_time, extra_columns)
+SELECT id, portfolio, input_path, input_sha256, started_at, finished_at, status,
+       delivered_at, demo_day, rows_total, rows_rated, rows_unresolved,
+       rows_ambiguous, rows_invalid, rows_failed, rows_ignored, alerts, calls,
+       notes, service_time, extra_columns
+FROM old_runs
+ORDER BY id;
+
+INSERT INTO run_rows (run_id, line, input_id, status, company, found_by, error, candidates,
+                      country_defaulted, extra_unreliable, named)
+SELECT run_id, line, input_id, status, company, found_by, error, candidates,
+       country_defaulted, extra_unreliable, named
+FROM old_run_rows
+ORDER BY run_id, line;
+
+DROP TABLE old_runs;
+DROP TABLE old_run_rows;
+
+-- Every run's rows of a company.
+CREATE INDEX run_rows_by_company ON run_rows (company) WHERE company IS NOT NULL;
+
+-- The ratings where a color period starts, a small part of the history: a company's periods,
+-- and the period holding a given rating, are searches here.
+CREATE INDEX ratings_period_starts ON ratings (company, id) WHERE starts_period = 1;
+-- What a run saw first, and what was seen in a span of time.
+CREATE INDEX ratings_by_first_run ON ratings (first_run_id);
+CREATE INDEX ratings_by_observed_at ON ratings (observed_at);
+
+-- ---------------------------------------------------------------------------------------
+-- Views: the contract for readers. Each names a company by `company` (an integer) and
+-- `company_uuid`, the service's UUID (also `company_id`, its older name); a link to `ratings`
+-- ends in `rating_id`. Columns added since a view first appeared come at its end.
+
+-- Each company's current rating.
+CREATE VIEW latest_ratings AS
+SELECT c.id                                  AS company,
+       c.company_id,
+       c.name,
+       c.country,
+       r.color,
+       r.last_change_date,
+       r.last_refresh_date,
+       coalesce(f.confirmed_at, r.observed_at) AS confirmed_at,
+       r.id                                  AS rating_id,
+       c.company_id                          AS company_uuid
+FROM companies c
+JOIN ratings r ON r.id = c.latest_rating
+LEFT JOIN rating_confirmations f ON f.rating = r.id;
+
+-- Each registry identifier with its company's current rating: a SIREN or a KVK to a color.
+CREATE VIEW registry_ratings AS
+SELECT e.service,
+       e.external_id,
+       l.*
+FROM company_external_ids e
+JOIN latest_ratings l ON l.company = e.company;
+
+-- Each company's color periods: from when to when it held each color. A period starts
+-- when the service says the color changed, but never before ratewatch last saw the color
+-- before it, nor after it first saw the new one; `valid_to` is NULL for the current one.
+-- `first_rating_id` and `last_rating_id` are the period's first and last observations.
+CREATE VIEW color_periods AS
+SELECT r.company,
+       c.company_id,
+       c.name,
+       c.country,
+       r.color,
+       max(min(coalesce(r.last_change_date, r.observed_at), r.observed_at),
+           coalesce(pf.confirmed_at, p.observed_at, ''))  AS valid_from,
+       CASE WHEN n.id IS NOT NULL THEN
+           max(min(coalesce(n.last_change_date, n.observed_at), n.observed_at),
+               coalesce(lf.confirmed_at, l.observed_at)) END AS valid_to,
+       r.observed_at,
+       coalesce(lf.confirmed_at, l.observed_at)            AS confirmed_at,
+       r.first_run_id,
+       CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id,
+       c.company_id                                        AS company_uuid,
+       r.id                                                AS first_rating_id,
+       l.id                                                AS last_rating_id
+FROM ratings r                                             -- the period's first rating
+JOIN companies c ON c.id = r.company
+LEFT JOIN ratings p                                        -- the previous period's last one
+       ON p.id = (SELECT max(id) FROM ratings WHERE company = r.company AND id < r.id)
+LEFT JOIN rating_confirmations pf ON pf.rating = p.id
+LEFT JOIN ratings n                                        -- the next period's first one
+       ON n.id = (SELECT min(id) FROM ratings
+                  WHERE company = r.company AND id > r.id AND starts_period = 1)
+JOIN ratings l                                             -- this period's last one
+       ON l.id = coalesce((SELECT max(id) FROM ratings WHERE company = r.company AND id < n.id),
+                          c.latest_rating)
+LEFT JOIN rating_confirmations lf ON lf.rating = l.id
+WHERE r.starts_period = 1;
+
+-- Every color change seen: by a run (`run_id`, the run that saw it first), or by a
+-- request made elsewhere (NULL). `direction` on the risk scale green < yellow < red <
+-- black: `worse` or `better`; `to white` or `from white` (no information, off the scale);
+-- `changed` to or from a color the service added.
+CREATE VIEW color_changes AS
+SELECT r.company,
+       c.company_id,
+       c.name,
+       p.color                                   AS from_color,
+       r.color                                   AS to_color,
+       coalesce(r.last_change_date, r.observed_at) AS changed_at,
+       r.observed_at,
+       r.first_run_id                            AS run_id,
+       c.company_id                              AS company_uuid,
+       CASE WHEN r.color = 'white' THEN 'to white'
+            WHEN p.color = 'white' THEN 'from white'
+            WHEN (CASE r.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END)
+               > (CASE p.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END) THEN 'worse'
+            WHEN (CASE r.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END)
+               < (CASE p.color WHEN 'green' THEN 0 WHEN 'yellow' THEN 1 WHEN 'red' THEN 2
+                               WHEN 'black' THEN 3 END) THEN 'better'
+            ELSE 'changed' END                   AS direction,
+       r.id                                      AS rating_id,
+       p.id                                      AS previous_rating_id
+FROM ratings r
+JOIN ratings p   ON p.id = (SELECT max(id) FROM ratings WHERE company = r.company AND id < r.id)
+JOIN companies c ON c.id = r.company
+WHERE r.starts_period = 1;
+
+-- Every row of every run, as its reports show it. A service date more than a day after
+-- ratewatch first saw the rating (`observed_at`) is shown as that moment: it cannot be
+-- true, and the reports age the rating from it (`ratings` keeps the service's date).
+-- `name` and `given_name` are the file's; `company_name` the service's. `amount` is the
+-- row's amount as the alerts and the totals at stake read it, from `amount_column`.
+CREATE VIEW run_results AS
+SELECT rr.run_id,
+       rr.line,
+       i.ref,
+       i.country,
+       i.service,
+       i.external_id,
+       i.name,
+       rr.status,
+       rr.company,
+       c.company_id,
+       c.name                             AS company_name,
+       r.color,
+       p.color                            AS previous_color,
+       rc.change,
+       CASE WHEN r.last_change_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+            THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
+       CASE WHEN r.last_refresh_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+            THEN r.observed_at ELSE r.last_refresh_date END  AS last_refresh_date,
+       ra.kind IS NOT NULL                AS alert,
+       ra.kind                            AS alert_kind,
+       ra.listed                          AS alert_listed,
+       ra.acked                           AS alert_acked,
+       rr.error,
+       rr.candidates,
+       rr.found_by,
+       i.extra,
+       i.name                             AS given_name,
+       c.company_id                       AS company_uuid,
+       rc.rating_id,
+       rc.previous_rating_id,
+       rr.named,
+       rr.country_defaulted,
+       rr.extra_unreliable,
+       rr.amount,
+       u.amount_column
+FROM run_rows rr
+JOIN runs u                ON u.id = rr.run_id
+JOIN inputs i              ON i.id = rr.input_id
+LEFT JOIN companies c      ON c.id = rr.company
+LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
+                          AND (rr.status = 'rated'
+                               OR (rr.status = 'unresolved' AND rc.change = 'gone'))
+LEFT JOIN ratings r        ON r.id = rc.rating_id
+LEFT JOIN ratings p        ON p.id = rc.previous_rating_id
+LEFT JOIN run_alerts ra    ON ra.run_id = rr.run_id AND ra.company = rc.company;
+
+-- Each portfolio's latest finished run (complete or partial): never one still running,
+-- interrupted or failed.
+CREATE VIEW latest_finished_runs AS
+SELECT *
+FROM runs
+WHERE id IN (SELECT max(id) FROM runs WHERE status IN ('complete', 'partial') GROUP BY portfolio);
+
+-- The rows of each portfolio's latest finished run. `stale`: not recalculated by the
+-- service in the 30 days before the run (the reports' default `stale_after`).
+CREATE VIEW latest_results AS
+SELECT u.portfolio,
+       u.started_at,
+       rs.*,
+       CASE WHEN rs.status = 'rated' THEN
+           coalesce(rs.last_refresh_date < strftime('%Y-%m-%dT%H:%M:%SZ', u.started_at, '-30 days'), 0)
+       END                                AS stale
+FROM latest_finished_runs u
+JOIN run_results rs ON rs.run_id = u.id;
+
+-- One line per ref of each portfolio, as of its latest finished run: the first row that
+-- holds the ref, its company and where it stands. `color_since` is the start of the color
+-- period holding the run's rating, as `color_periods` has it (`valid_from`). Ranked within
+-- each portfolio's run, so a filter on `portfolio` reads that portfolio's rows alone.
+CREATE VIEW portfolio_now AS
+SELECT l.portfolio,
+       l.ref,
+       l.extra,
+       l.status,
+       l.company,
+       l.company_id,
+       l.company_name                     AS name,
+       c.country,
+       (SELECT group_concat(e.service || ' ' || e.external_id, ', ')
+        FROM company_external_ids e WHERE e.company = l.company) AS registry_ids,
+       l.color,
+       l.color_since,
+       CAST(julianday(l.started_at) - julianday(l.color_since) AS INTEGER) AS days_in_color,
+       l.last_refresh_date,
+       l.stale,
+       l.alert_kind,
+       EXISTS (SELECT 1 FROM acks a
+               WHERE a.company = l.company AND a.color = l.color AND a.ended_at IS NULL
+                 AND (a.until IS NULL OR a.until > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))
+                                          AS acknowledged,
+       l.error,
+       l.run_id,
+       l.line,
+       l.company_uuid,
+       l.company_name,
+       l.rating_id,
+       l.amount,
+       l.amount_column
+FROM (SELECT lr.*,
+             row_number() OVER (PARTITION BY lr.portfolio, lr.run_id, lr.ref ORDER BY lr.line) AS nth,
+             (SELECT cp.valid_from FROM color_periods cp
+              WHERE cp.company = lr.company AND cp.first_rating_id <= lr.rating_id
+              ORDER BY cp.first_rating_id DESC LIMIT 1) AS color_since
+      FROM latest_results lr WHERE lr.ref IS NOT NULL) l
+LEFT JOIN companies c ON c.id = l.company
+WHERE l.nth = 1;
+
+-- The first row of each ref in each portfolio's latest finished run, with the run's times
+-- (the view of earlier versions; `portfolio_now` says more).
+CREATE VIEW portfolio_latest AS
+SELECT portfolio, ref, line, status, company, company_id, company_name, color,
+       last_change_date, run_id, started_at, finished_at, extra, company_uuid
+FROM (SELECT u.portfolio, rs.ref, rs.line, rs.status, rs.company, rs.company_id,
+             rs.company_name, rs.color, rs.last_change_date, u.id AS run_id, u.started_at,
+             u.finished_at, rs.extra, rs.company_id AS company_uuid,
+             row_number() OVER (PARTITION BY u.portfolio, u.id, rs.ref ORDER BY rs.line) AS nth
+      FROM latest_finished_runs u
+      JOIN run_results rs ON rs.run_id = u.id
+      WHERE rs.ref IS NOT NULL)
+WHERE nth = 1;
+
+-- API calls by month and endpoint, from every run's count.
+CREATE VIEW usage_by_month AS
+SELECT substr(u.started_at, 1, 7) AS month,
+       c.key                      AS endpoint,
+       sum(c.value)               AS calls
+FROM runs u, json_each(u.calls) c
+GROUP BY month, endpoint;
+
+-- Every acknowledgement, with who made it and how it ended. One whose `until` has passed
+-- is shown ended then ('expired'), even before anything else came. `in_force`: 1 for the
+-- one that applies now (a run judges its acknowledgements at its start).
+CREATE VIEW acknowledgements AS
+SELECT a.id,
+       a.company,
+       c.company_id,
+       c.name,
+       a.ref,
+       a.color,
+       a.acked_at,
+       a.acked_by,
+       a.until,
+       a.note,
+       coalesce(a.ended_at, CASE WHEN a.until <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                                 THEN a.until END)          AS ended_at,
+       coalesce(a.ended_how, CASE WHEN a.until <= strftime('%Y-%m-%dT%H:%M:%SZ', 'now')
+                                  THEN 'expired' END)       AS ended_how,
+       a.ended_by,
+       a.ended_note,
+       a.ended_run_id,
+       a.ended_at IS NULL
+           AND (a.until IS NULL OR a.until > strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) AS in_force,
+       c.company_id                       AS company_uuid
+FROM acks a
+JOIN companies c ON c.id = a.company;
+
+-- Every decision of the review, with who made it and how it ended. `in_force`: 1 for the
+-- decisions later runs apply; `company` and `name` for an accepted company.
+CREATE VIEW review_decisions AS
+SELECT d.id,
+       d.ref,
+       d.search_key,
+       d.decision,
+       c.id                               AS company,
+       d.company_id,
+       c.name,
+       d.decided_at,
+       d.decided_by,
+       d.source,
+       d.note,
+       d.ended_at,
+       d.ended_how,
+       d.ended_by,
+       d.ended_note,
+       d.ended_at IS NULL                 AS in_force,
+       d.company_id                       AS company_uuid
+FROM decisions d
+LEFT JOIN companies c ON c.company_id = d.company_id;
+
+-- What an audit reads (`ratewatch audit`): one row per event, each acknowledgement and each
+-- decision when it was made, and again when it ended. `who` made or ended it (NULL: not
+-- recorded, or the run that saw the color change: `run_id`); `note` is the note made with
+-- it, or why it was withdrawn or revoked; `how` how it ended.
+CREATE VIEW audit_trail AS
+SELECT acked_at AS at, 'acknowledgement' AS record, id, 'made' AS event, acked_by AS who,
+       company, company_id, name, ref, color, until, NULL AS decision, NULL AS source, note,
+       NULL AS how, NULL AS run_id, company_uuid
+FROM acknowledgements
+UNION ALL
+SELECT ended_at, 'acknowledgement', id, 'ended', ended_by, company, company_id, name, ref,
+       color, until, NULL, NULL, ended_note, ended_how, ended_run_id, company_uuid
+FROM acknowledgements
+WHERE ended_at IS NOT NULL
+UNION ALL
+SELECT decided_at, 'decision', id, 'made', decided_by, company, company_id, name, ref, NULL,
+       NULL, decision, source, note, NULL, NULL, company_uuid
+FROM review_decisions
+UNION ALL
+SELECT ended_at, 'decision', id, 'ended', ended_by, company, company_id, name, ref, NULL,
+       NULL, decision, source, ended_note, ended_how, NULL, company_uuid
+FROM review_decisions
+WHERE ended_at IS NOT NULL;
+
+PRAGMA legacy_alter_table = OFF;
