@@ -777,6 +777,7 @@ fn large_page(dir: &Path, rows: u64, nights: i64) -> (PathBuf, Vec<ResultRow>) {
                 found_by: None,
                 reused: false,
                 rating_age_hours: None,
+                color_since: None,
                 named: false,
             }
         })
