@@ -24,26 +24,17 @@
 //! VmHWM, from /proc). Targets: every page's median within 300 ms, the inbox's and a
 //! company page's within 150 ms, the server's peak RSS within 100 MB.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{Listening, a_night_passes};
+use common::Listening;
+use common::nights::{Nights, ratewatch};
 
-use ratewatch::sim::{DEFAULT_KEY, DEFAULT_PER_COUNTRY, DEFAULT_SEED, Dataset};
-
-/// Requests in flight while the database is built: the simulator on this machine answers
-/// far faster than the real service, so the nights take minutes.
-const CONCURRENCY: &str = "256";
 /// Requests timed per page, after [`WARM_UPS`].
 const REQUESTS: usize = 20;
 const WARM_UPS: usize = 2;
-
-/// The carried columns the alerts show.
-const AMOUNT: &str = "Outstanding (EUR)";
-const OWNER: &str = "Account manager";
 
 /// Targets: a page's median answer, the inbox's and a company page's, the server's peak
 /// resident memory.
@@ -87,168 +78,6 @@ fn folder(o: &Options) -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("bench-serve")
         .join(format!("{}-rows-{}-nights", o.rows, o.nights))
-}
-
-/// Written last when a database is built: a folder without it was interrupted.
-const BUILT: &str = "built";
-
-/// Builds the database in `dir` unless it is there already (or `--rebuild`); says how long
-/// building took.
-fn build(o: &Options, dir: &Path) {
-    if dir.join(BUILT).exists() && !o.rebuild {
-        println!(
-            "database: {} (built before; --rebuild builds it again)",
-            dir.join("ratewatch.db").display()
-        );
-        return;
-    }
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).unwrap();
-    }
-    std::fs::create_dir_all(dir).unwrap();
-    let portfolio = dir.join("portfolio.csv");
-    write_portfolio(&portfolio, o.rows);
-    std::fs::write(
-        dir.join("ratewatch.toml"),
-        format!("[alerts]\nshow = [\"{AMOUNT}\", \"{OWNER}\"]\namount = \"{AMOUNT}\"\n"),
-    )
-    .unwrap();
-    let db = dir.join("ratewatch.db");
-    let progress = std::io::stderr().is_terminal();
-    let started = Instant::now();
-    let mut nights = Vec::new();
-    for night in 1..=o.nights {
-        if night > 1 {
-            a_night_passes(&db);
-        }
-        let server = demo_server(night, &dir.join("demo-server.log"));
-        let began = Instant::now();
-        screen(dir, &portfolio, &db, &server.url);
-        nights.push(began.elapsed());
-        if progress {
-            eprint!(
-                "\rbuilding: night {night} of {} ({:.0} s)",
-                o.nights,
-                started.elapsed().as_secs_f64()
-            );
-        }
-    }
-    if progress {
-        eprintln!();
-    }
-    std::fs::write(dir.join(BUILT), "").unwrap();
-    let mut later: Vec<Duration> = nights[1..].to_vec();
-    later.sort();
-    println!(
-        "database: {} built in {:.0} s ({} nights: the first {:.1} s{}), {:.0} MB",
-        db.display(),
-        started.elapsed().as_secs_f64(),
-        o.nights,
-        nights[0].as_secs_f64(),
-        later
-            .get(later.len() / 2)
-            .map(|m| format!(", the others {:.1} s median", m.as_secs_f64()))
-            .unwrap_or_default(),
-        std::fs::metadata(&db).unwrap().len() as f64 / 1e6
-    );
-}
-
-/// `rows` rows of the portfolio `demo-server`'s dataset makes, each with an amount and an
-/// owner; a tenth of its name rows lose their city, and so match several companies.
-fn write_portfolio(path: &Path, rows: u64) {
-    let data = Dataset::new(DEFAULT_SEED, DEFAULT_PER_COUNTRY);
-    let mut plain = Vec::new();
-    ratewatch::sim::portfolio::write(&data, rows, &mut plain).unwrap();
-    let mut reader = csv::Reader::from_reader(&plain[..]);
-    let mut writer = csv::Writer::from_path(path).unwrap();
-    let mut header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
-    let (name, city) = (column(&header, "name"), column(&header, "city"));
-    header.extend([AMOUNT.to_string(), OWNER.to_string()]);
-    writer.write_record(&header).unwrap();
-    let owners = [
-        "A. Dupont",
-        "B. Martin",
-        "C. Bernard",
-        "D. Petit",
-        "E. Robert",
-    ];
-    let mut named = 0u64;
-    for (i, record) in reader.records().enumerate() {
-        let mut row: Vec<String> = record.unwrap().iter().map(String::from).collect();
-        if !row[name].is_empty() {
-            named += 1;
-            if named.is_multiple_of(10) {
-                row[city].clear();
-            }
-        }
-        row.push(amount(i as u64));
-        row.push(owners[i % owners.len()].to_string());
-        writer.write_record(&row).unwrap();
-    }
-    writer.flush().unwrap();
-}
-
-fn column(header: &[String], name: &str) -> usize {
-    header.iter().position(|h| h == name).unwrap()
-}
-
-/// Row `i`'s outstanding amount: from 500 to about 2 million, most of them small, in no
-/// relation to the file's order.
-fn amount(i: u64) -> String {
-    let h = splitmix(i);
-    let share = (h >> 11) as f64 / (1u64 << 53) as f64;
-    format!("{:.2}", 500.0 * 4_000f64.powf(share))
-}
-
-/// A well-mixed 64-bit function of `x` (SplitMix64's finalizer).
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A `ratewatch` command with none of this shell's `RATEWATCH_*` settings.
-fn ratewatch() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ratewatch"));
-    for (var, _) in std::env::vars_os() {
-        if var.to_string_lossy().starts_with("RATEWATCH_") {
-            command.env_remove(var);
-        }
-    }
-    command
-}
-
-/// One night's `ratewatch screen`, run in `dir` as cron runs it.
-fn screen(dir: &Path, portfolio: &Path, db: &Path, url: &str) {
-    let out = ratewatch()
-        .current_dir(dir)
-        .env(ratewatch::settings::config::KEY_ENV, DEFAULT_KEY)
-        .arg("screen")
-        .arg(portfolio)
-        .arg("--db")
-        .arg(db)
-        .arg("--out")
-        .arg(dir.join("reports"))
-        .args(["--base-url", url, "--concurrency", CONCURRENCY, "--quiet"])
-        .stdout(Stdio::null())
-        .output()
-        .unwrap();
-    let code = out.status.code().expect("screen exits");
-    assert!(
-        matches!(code, 0 | 1 | 3),
-        "screen exited {code}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `ratewatch demo-server` serving one simulated day of its default dataset, unlimited.
-fn demo_server(day: u32, log: &Path) -> Listening {
-    Listening::start(
-        ratewatch().args(["demo-server", "--port", "0", "--day", &day.to_string()]),
-        "demo-server",
-        Some(log),
-    )
 }
 
 /// Whether this build of ratewatch has a `serve` command.
@@ -478,7 +307,15 @@ fn main() {
         o.rows, o.nights
     );
     let dir = folder(&o);
-    build(&o, &dir);
+    Nights {
+        rows: o.rows,
+        nights: o.nights,
+        dated: false,
+        churn: false,
+        beside: None,
+        rebuild: o.rebuild,
+    }
+    .build(&dir);
     if !has_serve() {
         println!(
             "this ratewatch has no `serve` command (`ratewatch serve --help` fails): the \

@@ -159,6 +159,19 @@ pub struct CompanyPage {
     pub decisions: Vec<DecisionRecord>,
 }
 
+impl CompanyPage {
+    /// Since when the company holds its current color: the start of its open period, as
+    /// `color_periods` has it (never the service's last change date, which also moves
+    /// when a recalculation keeps the color).
+    pub fn color_since(&self) -> Option<&str> {
+        self.periods
+            .iter()
+            .rev()
+            .find(|p| p.valid_to.is_none())
+            .map(|p| p.valid_from.as_str())
+    }
+}
+
 /// The page of the company with this id; `None` when the database does not know it.
 pub fn company(
     store: &Store,

@@ -544,10 +544,12 @@ fn an_exposure_split_by_an_unquoted_decimal_comma_is_shown_marked_and_named_by_i
     assert_eq!(rows["SMALL"]["alert"], false);
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let line = csv.lines().find(|l| l.contains(",SPLIT,")).unwrap();
-    // country_defaulted, extra_unreliable, alert_listed, found_by, then the carried column.
+    // country_defaulted, extra_unreliable, alert_listed, found_by, color_since, then the
+    // carried column.
     let found_by = rows["SPLIT"]["found_by"].as_str().unwrap();
+    let since = rows["SPLIT"]["color_since"].as_str().unwrap();
     assert!(
-        line.ends_with(&format!(",false,true,true,{found_by},1 000")),
+        line.ends_with(&format!(",false,true,true,{found_by},{since},1 000")),
         "{line}"
     );
 }
@@ -652,7 +654,7 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(
-            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by,Encours EUR"
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by,color_since,Encours EUR"
         ),
         "{header}"
     );
@@ -664,16 +666,26 @@ fn min_exposure_keeps_large_exposures_and_watch_brings_a_small_one_back() {
         .as_str()
         .unwrap()
         .to_string();
+    let since = |r: &str| {
+        rows_by_ref(&report)[r]["color_since"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     let big_line = csv.lines().find(|l| l.contains(",BIG,")).unwrap();
     assert!(
         big_line.ends_with(&format!(
-            ",{kind},false,false,false,true,{found_by},\"120 000,00\""
+            ",{kind},false,false,false,true,{found_by},{},\"120 000,00\"",
+            since("BIG")
         )),
         "{big_line}"
     );
     let small_line = csv.lines().find(|l| l.contains(",SMALL,")).unwrap();
     assert!(
-        small_line.ends_with(",,false,false,false,false,company_id,1000"),
+        small_line.ends_with(&format!(
+            ",,false,false,false,false,company_id,{},1000",
+            since("SMALL")
+        )),
         "{small_line}"
     );
 }

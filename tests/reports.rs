@@ -598,13 +598,13 @@ fn ratings_not_recalculated_within_the_threshold_are_marked_stale() {
                 .next()
                 .unwrap()
                 .ends_with(
-                    ",last_refresh_date,stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by"
+                    ",last_refresh_date,stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by,color_since"
                 )
     );
     for line in csv.lines().skip(1) {
         // `stale`, then `alert_kind`, `acknowledged`, the two marks of how it was read and
-        // `alert_listed`, `found_by`.
-        let stale = line.rsplit(',').nth(6).unwrap();
+        // `alert_listed`, `found_by`, `color_since`.
+        let stale = line.rsplit(',').nth(7).unwrap();
         assert_eq!(stale == "true", line.contains(",OLD-"), "{line}");
     }
     let html = std::fs::read_to_string(ws.path("out/report.html")).unwrap();
@@ -777,6 +777,7 @@ fn large_page(dir: &Path, rows: u64, nights: i64) -> (PathBuf, Vec<ResultRow>) {
                 found_by: None,
                 reused: false,
                 rating_age_hours: None,
+                color_since: None,
                 named: false,
             }
         })

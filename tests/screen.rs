@@ -510,7 +510,7 @@ fn a_french_erp_export_is_screened_as_it_is_with_a_columns_mapping() {
     let header = csv.lines().next().unwrap();
     assert!(
         header.ends_with(
-            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by,Encours EUR,SIREN,SIRET"
+            ",stale,alert_kind,acknowledged,country_defaulted,extra_unreliable,alert_listed,found_by,color_since,Encours EUR,SIREN,SIRET"
         ),
         "{header}"
     );
@@ -713,11 +713,12 @@ fn an_empty_country_takes_default_country_and_the_row_says_so() {
     }
     let csv = std::fs::read_to_string(ws.path("out/report.csv")).unwrap();
     let line = csv.lines().find(|l| l.contains(",C-2,")).unwrap();
-    // country_defaulted, extra_unreliable, alert_listed, found_by.
+    // country_defaulted, extra_unreliable, alert_listed, found_by, color_since.
     let listed = rows["C-2"]["alert_listed"].as_bool().unwrap();
     let found_by = rows["C-2"]["found_by"].as_str().unwrap();
+    let since = rows["C-2"]["color_since"].as_str().unwrap();
     assert!(
-        line.ends_with(&format!(",true,false,{listed},{found_by}")),
+        line.ends_with(&format!(",true,false,{listed},{found_by},{since}")),
         "{line}"
     );
 

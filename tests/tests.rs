@@ -10,6 +10,7 @@ mod browser;
 mod candidates;
 mod cli;
 mod client;
+mod color_since;
 mod config;
 mod counts;
 mod database;

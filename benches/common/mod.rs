@@ -1,7 +1,10 @@
 //! What the benchmarks share: a server started as a child process (`demo-server`,
-//! `serve`), and a night passing on ratewatch's clock.
+//! `serve`), a night passing on ratewatch's clock, and a large database built night by
+//! night ([`nights`]).
 
 #![allow(dead_code)]
+
+pub mod nights;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -130,6 +130,11 @@ pub struct ResultRow {
     /// How old a reused rating was when the run started, in whole hours since a run last
     /// saw it (this machine's clock); `None` for a rating fetched by the run.
     pub rating_age_hours: Option<u64>,
+    /// Since when the company held the row's color: the start of its color period as the
+    /// view `color_periods` dates it (`last_change_date` is the service's date, which
+    /// moves when the service recalculates the rating, also when the color stays).
+    #[serde(serialize_with = "as_time_text")]
+    pub color_since: Option<Timestamp>,
     /// Not screened (invalid, unresolved, ambiguous), and named by the run's summary
     /// tonight: new in that state, or due again (`store::Store::name_unscreened`).
     #[serde(skip)]
@@ -230,6 +235,7 @@ impl ResultRow {
             found_by: Some("SIREN 552100554".into()),
             reused: false,
             rating_age_hours: None,
+            color_since: None,
             named: false,
         }
     }

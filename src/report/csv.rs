@@ -18,7 +18,7 @@ use crate::text::defuse;
 
 /// The columns, in order. Columns added later go at the end, so that a program or a
 /// spreadsheet macro reading by position keeps working.
-pub const COLUMNS: [&str; 24] = [
+pub const COLUMNS: [&str; 25] = [
     "line",
     "ref",
     "country",
@@ -43,6 +43,8 @@ pub const COLUMNS: [&str; 24] = [
     "extra_unreliable",
     "alert_listed",
     "found_by",
+    // Since when the company held the row's color (`last_change_date` is the service's).
+    "color_since",
 ];
 
 /// Columns holding identifiers (the user's reference and the registry id), which Excel
@@ -229,7 +231,7 @@ impl<W: Output> Format for CsvReport<W> {
             .map(|c| format!("{} {}", c.id, c.name))
             .collect::<Vec<_>>()
             .join("; ");
-        let cells: [Cow<'_, str>; 24] = [
+        let cells: [Cow<'_, str>; 25] = [
             Cow::Owned(r.line.to_string()),
             text(&r.reference),
             text(&r.country),
@@ -254,6 +256,7 @@ impl<W: Output> Format for CsvReport<W> {
             flag(r.extra_unreliable),
             flag(r.alert_listed),
             text(&r.found_by),
+            time(r.color_since),
         ];
         let dialect = self.dialect;
         let cells = cells

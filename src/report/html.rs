@@ -811,6 +811,7 @@ mod tests {
             previous_color: before,
             change: Some(change),
             last_change_date: Some(time("2026-11-20T00:00:00Z")),
+            color_since: Some(time("2026-11-20T00:00:00Z")),
             ..ResultRow::example(line)
         }
     }

@@ -34,6 +34,7 @@ mod finding;
 mod lock;
 mod lookups;
 mod migrate;
+mod periods;
 mod portfolios;
 mod recorder;
 mod reminders;

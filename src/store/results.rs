@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use uuid::Uuid;
 
 use super::database::Store;
+use super::periods::period_start;
 use super::sql::{StoreError, extra_columns, read_time_or_null, read_uuid, unreadable};
 use crate::alerts::AlertKind;
 use crate::model::{Change, Color, ResultRow, RowStatus};
@@ -61,7 +62,9 @@ impl Store {
         let columns = COLUMNS.map(|(name, column)| format!("{column} AS {name}"));
         let columns = columns.join(", ");
         let by_reuse = "LEFT JOIN run_reused_ratings z ON z.run_id = x.run_id
-                                 AND z.company = x.company AND v.status = 'rated'";
+                                 AND z.company = x.company AND v.status = 'rated'
+                        LEFT JOIN run_companies q ON q.run_id = v.run_id
+                                 AND q.company = v.company AND v.color IS NOT NULL";
         let by_key =
             format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
         let sql = match which {
@@ -160,8 +163,9 @@ enum Rows {
 
 /// The columns of a result row as [`Store::results`] selects them, in order: (name, what
 /// it is). [`result_row`] reads each by its name ([`at`]), never by a number kept in step
-/// by hand. `v` is the row in `run_results`, `x` in `run_rows`, `z` its reused rating.
-const COLUMNS: [(&str, &str); 27] = [
+/// by hand. `v` is the row in `run_results`, `x` in `run_rows`, `z` its reused rating,
+/// `q` the rating the row shows.
+const COLUMNS: [(&str, &str); 28] = [
     ("line", "v.line"),
     ("ref", "v.ref"),
     ("country", "v.country"),
@@ -193,6 +197,8 @@ const COLUMNS: [(&str, &str); 27] = [
         "rating_age",
         "unixepoch((SELECT started_at FROM runs WHERE id = v.run_id)) - unixepoch(z.seen_at)",
     ),
+    // Since when the company held the row's color, as `color_periods` dates it.
+    ("color_since", period_start!("q.company", "q.rating_id")),
 ];
 
 /// The place of the column named `name` in [`COLUMNS`], found as the program is compiled
@@ -265,6 +271,7 @@ fn result_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ResultRow> {
         change: text(at!("change"))?.and_then(Change::parse),
         last_change_date: read_time_or_null(r, at!("last_change_date"))?,
         last_refresh_date: read_time_or_null(r, at!("last_refresh_date"))?,
+        color_since: read_time_or_null(r, at!("color_since"))?,
         extra: extra_columns(r.get(at!("extra"))?),
         // Judged by the reports against their threshold (`model::Staleness`).
         stale: false,

@@ -230,7 +230,7 @@
       }
       if (get('color')) badge(c, get('color'));
       cell(tr, get('change') + (get('alert') === 'acknowledged' ? ' · acknowledged' : ''), 'Change');
-      var d = cell(tr, get('changed'), 'Last change', 'date');
+      var d = cell(tr, get('since'), 'Color since', 'date');
       if (get('stale')) {
         var tag = document.createElement('span');
         tag.className = 'stale-tag';

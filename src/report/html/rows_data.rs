@@ -23,7 +23,7 @@ use crate::model::ResultRow;
 /// The fields of a line, in order: the data's first line.
 pub(super) const FIELDS: [&str; 14] = [
     "line", "ref", "country", "searched", "name", "company", "status", "color", "before", "change",
-    "changed", "alert", "stale", "error",
+    "since", "alert", "stale", "error",
 ];
 
 /// The compression's level. At a million rows (100 MB of lines) level 3 takes a second for
@@ -76,7 +76,8 @@ fn line_of(row: &ResultRow, out: &mut String) {
         None => "",
     };
     let line = row.line.to_string();
-    let changed = row.last_change_date.map(super::trend::day);
+    // Since when the company holds its color, not the service's last change date.
+    let since = row.color_since.map(super::trend::day);
     let searched: &[&str] = &[text(&row.service), text(&row.id)];
     let fields: [&[&str]; 14] = [
         &[&line],
@@ -89,7 +90,7 @@ fn line_of(row: &ResultRow, out: &mut String) {
         &[row.color.as_ref().map_or("", |c| c.as_str())],
         &[changed_from(row).map_or("", |c| c.as_str())],
         &[row.change.map_or("", |c| c.as_str())],
-        &[changed.as_deref().unwrap_or("")],
+        &[since.as_deref().unwrap_or("")],
         &[alert],
         &[if row.stale { "stale" } else { "" }],
         &[text(&row.error)],
