@@ -4,10 +4,15 @@
 //! them: English keys and UTC times, whoever runs it.
 //!
 //! [`Locale`] is the language, [`Zone`] the time zone; [`Reader`] holds both, as the
-//! settings resolved them.
+//! settings resolved them. [`catalogue`] holds the messages, [`writing`] how numbers,
+//! amounts and times are written.
 
+pub mod catalogue;
+pub mod writing;
 mod zone;
 
+pub use catalogue::Arg;
+pub use writing::Currency;
 pub use zone::Zone;
 
 use serde::Serialize;
