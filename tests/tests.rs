@@ -20,6 +20,7 @@ mod email;
 mod faults;
 mod figures;
 mod interruptions;
+mod locale;
 mod logs;
 mod misbehaving;
 mod readers;

@@ -8,6 +8,7 @@
 //! amounts and times are written.
 
 pub mod catalogue;
+mod words;
 pub mod writing;
 mod zone;
 
@@ -81,6 +82,13 @@ impl std::fmt::Display for Locale {
 pub struct Reader {
     pub locale: Locale,
     pub zone: Zone,
+}
+
+/// English and UTC: the reader of what does not follow the settings yet (report.html, the
+/// pages) and of what programs read.
+pub fn english() -> &'static Reader {
+    static ENGLISH: std::sync::LazyLock<Reader> = std::sync::LazyLock::new(Reader::default);
+    &ENGLISH
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Numbers, amounts and times as the reader writes them: `1 204 000 €` (narrow no-break
 //! spaces) and `27/11/2026 02:00 CET` in French, `1.204.000 €` and `27.11.2026 02:00 CET`
-//! in German. English keeps the forms ratewatch has always printed (`2,412 rows`,
+//! in German. English keeps the forms ratewatch has always printed (`2412 rows`,
 //! `4 210 000`, `2026-11-27 01:00:00 UTC`), which scripts reading the summary may rely on.
 //!
 //! The separators are the Unicode CLDR's, through ICU4X; a zone's abbreviation is the one
@@ -81,11 +81,12 @@ fn grouped(n: i64, separator: char) -> String {
 }
 
 impl Locale {
-    /// A count, rounded to the unit: `2,412`, `2 412` (narrow no-break space), `2.412`.
+    /// A count, rounded to the unit: `2 412` (narrow no-break space), `2.412`; English
+    /// writes its digits alone (`2412 rows`), as its summary always has.
     pub fn number(self, n: f64) -> String {
         let n = n.round() as i64;
         match self {
-            Locale::En => grouped(n, ','),
+            Locale::En => n.to_string(),
             _ => cldr(self, n),
         }
     }
@@ -117,6 +118,16 @@ impl Reader {
             .to_string()
     }
 
+    /// When a run started, as the line heading its summary and messages says it: the day in
+    /// English, as it always has (`2026-11-27`); the time in the zone, with its
+    /// abbreviation, for a French or German reader (`27/11/2026 02:00 CET`).
+    pub fn moment(&self, at: Timestamp) -> String {
+        match self.locale {
+            Locale::En => self.date(at),
+            _ => self.time(at),
+        }
+    }
+
     /// The day of a moment in the reader's zone: `2026-11-27`, `27/11/2026`, `27.11.2026`.
     pub fn date(&self, at: Timestamp) -> String {
         let pattern = match self.locale {
@@ -137,7 +148,7 @@ mod tests {
 
     #[test]
     fn numbers_are_grouped_as_each_language_writes_them() {
-        assert_eq!(Locale::En.number(1_204_000.0), "1,204,000");
+        assert_eq!(Locale::En.number(1_204_000.0), "1204000");
         assert_eq!(Locale::Fr.number(1_204_000.0), "1\u{202f}204\u{202f}000");
         assert_eq!(Locale::De.number(1_204_000.0), "1.204.000");
         assert_eq!(Locale::Fr.number(999.0), "999");
