@@ -160,9 +160,15 @@ standing-largest = les plus gros
 standing-first = les premières
 counted-white = { $count } passées en blanc ou sorties du blanc
 counted-line = comptées, non listées : { $list }
-at-risk = à risque : { $red } rouge et { $black } noire { $total ->
-    [one] ligne
-   *[other] lignes
+at-risk = à risque : { $red ->
+    [one] { $red } ligne rouge
+   *[other] { $red } lignes rouges
+} et { $black ->
+    [one] { $black } noire
+   *[other] { $black } noires
+}{ $total ->
+    [one] {""}
+   *[other] {""}
 }
 came-into = passées en rouge cette nuit : { $red ->
     [one] { $red } ligne
