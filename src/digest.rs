@@ -10,8 +10,25 @@
 use jiff::Timestamp;
 
 use crate::links::PageUrl;
+use crate::locale::{Arg, Currency, Reader};
 use crate::model::{AlertKind, Color, RowStatus};
-use crate::text::{plural, printable};
+use crate::text::printable;
+
+/// A count given to a message, choosing its plural form.
+fn n(count: u64) -> Arg<'static> {
+    count.into()
+}
+
+/// A text given to a message.
+fn s<'a>(text: impl Into<String>) -> Arg<'a> {
+    Arg::from(text.into())
+}
+
+/// An amount as the reader writes it, with the currency its column's header names.
+pub fn amount_in(r: &Reader, amount: f64, column: Option<&str>) -> String {
+    r.locale
+        .amount(amount, column.and_then(Currency::of_header))
+}
 
 /// The line every listed mail and message opens with: when, which portfolio, which run,
 /// and where its report.html is.
@@ -26,13 +43,22 @@ pub struct Heading {
 }
 
 impl Heading {
-    /// `ratewatch 2026-11-26 · customers · run 34 · /var/lib/ratewatch/reports/2026-11-26/report.html`
+    /// `ratewatch 2026-11-26 · customers · run 34 · /var/lib/ratewatch/reports/2026-11-26/report.html`,
+    /// in English and UTC: the webhook's JSON carries it for programs.
     pub fn line(&self) -> String {
-        let mut line = format!(
-            "ratewatch {} · {} · run {}",
-            self.started_at.strftime("%Y-%m-%d"),
-            printable(&self.portfolio),
-            self.run_id
+        self.said(&Reader::default())
+    }
+
+    /// The line as the reader reads it: `ratewatch 27/11/2026 02:00 CET · clients ·
+    /// passage 34`.
+    pub fn said(&self, r: &Reader) -> String {
+        let mut line = r.locale.text(
+            "heading",
+            &[
+                ("when", s(r.moment(self.started_at))),
+                ("portfolio", s(printable(&self.portfolio))),
+                ("run", s(self.run_id.to_string())),
+            ],
         );
         if let Some(report) = &self.report {
             line.push_str(" · ");
@@ -65,28 +91,28 @@ pub struct AlertLine {
 
 impl AlertLine {
     /// What the alert says about the color: `yellow → red`, or `red` with why it is listed.
-    pub fn movement(&self) -> String {
-        let now = self
-            .color
-            .as_ref()
-            .map_or("?".to_string(), |c| c.to_string());
+    pub fn movement(&self, r: &Reader) -> String {
+        let l = r.locale;
+        let now = self.color.as_ref().map_or("?".to_string(), |c| l.color(c));
+        let said = |id| l.text(id, &[("now", s(now.clone()))]);
         match (self.kind, &self.previous) {
-            (AlertKind::Gone, _) => format!("{now} → gone"),
-            (AlertKind::Unknown, _) => format!("unknown color {now}"),
-            (AlertKind::Still, _) => format!("{now} (still)"),
-            (_, Some(before)) => format!("{before} → {now}"),
-            (_, None) => format!("{now} (first screening)"),
+            (AlertKind::Gone, _) => said("move-gone"),
+            (AlertKind::Unknown, _) => said("move-unknown"),
+            (AlertKind::Still, _) => said("move-still"),
+            (_, Some(before)) => format!("{} → {now}", l.color(before)),
+            (_, None) => said("move-first"),
         }
     }
 
     /// Why it is listed, in words: `into red`, or `red at first screening` for a company
     /// red or black when first rated, which is no news of a change.
-    pub fn kind_said(&self) -> String {
+    pub fn kind_said(&self, r: &Reader) -> String {
         match (self.kind, &self.previous) {
-            (AlertKind::Red | AlertKind::Black, None) => {
-                format!("{} at first screening", self.kind.as_str())
-            }
-            (kind, _) => kind.describe().to_string(),
+            (AlertKind::Red | AlertKind::Black, None) => r.locale.text(
+                "at-first-screening",
+                &[("color", s(r.locale.color(&kind_color(self.kind))))],
+            ),
+            (kind, _) => r.locale.kind(kind),
         }
     }
 
@@ -97,11 +123,11 @@ impl AlertLine {
 
     /// The value shown for a column: for the amount column, the company's amount summed
     /// over its rows (`150 000`); for another, the first row's text as written.
-    pub fn shown_value(&self, header: &str, amount_column: Option<&str>) -> String {
+    pub fn shown_value(&self, r: &Reader, header: &str, amount_column: Option<&str>) -> String {
         if amount_column.is_some_and(|c| same_column(c, header))
             && let Some(amount) = self.amount
         {
-            return format_amount(amount);
+            return amount_in(r, amount, amount_column);
         }
         self.shown
             .iter()
@@ -109,6 +135,11 @@ impl AlertLine {
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     }
+}
+
+/// The color a kind of alert names (`red` for into red).
+fn kind_color(kind: AlertKind) -> Color {
+    Color::parse(kind.as_str())
 }
 
 /// Whether two headers name the same column, as `[alerts]` compares them.
@@ -187,13 +218,12 @@ impl AlertDigest {
     /// The line that heads the listed alerts: `181 alerts, worst first; 20 listed: 12 black
     /// at first screening (1 204 000 at stake), 169 red (3 into red, 166 at first
     /// screening; …)`: a first screening is never called a change.
-    pub fn totals_line(&self) -> String {
-        let mut line = format!(
-            "{}, worst first",
-            plural(self.listed_total, "alert", "alerts")
-        );
+    pub fn totals_line(&self, r: &Reader) -> String {
+        let l = r.locale;
+        let mut line = l.text("alerts-worst-first", &[("count", n(self.listed_total))]);
         if self.unlisted() > 0 {
-            line.push_str(&format!("; {} listed", self.listed.len()));
+            line.push_str("; ");
+            line.push_str(&l.text("listed-count", &[("count", n(self.listed.len() as u64))]));
         }
         let kinds: Vec<String> = self
             .kinds
@@ -201,30 +231,45 @@ impl AlertDigest {
             .filter(|k| k.count > 0)
             .map(|k| {
                 // The kind in a word: its explanation, in parentheses, is the table's.
-                let kind = k.kind.describe();
-                let kind = kind.split_once(" (").map_or(kind, |(short, _)| short);
+                let kind = l.kind(k.kind);
+                let kind = kind
+                    .split_once(" (")
+                    .map_or(kind.as_str(), |(short, _)| short);
                 let first = k.first_screenings.min(k.count);
-                let stake = k.amount.map(|a| format!("{} at stake", format_amount(a)));
+                let stake = k.amount.map(|a| {
+                    let amount = amount_in(r, a, self.amount_column.as_deref());
+                    l.text("at-stake", &[("amount", s(amount))])
+                });
                 if first == 0 {
-                    let mut part = format!("{} {kind}", k.count);
+                    let mut part = format!("{} {kind}", l.number(k.count as f64));
                     if let Some(stake) = stake {
                         part.push_str(&format!(" ({stake})"));
                     }
                     return part;
                 }
-                let color = k.kind.as_str();
+                let color = l.color(&kind_color(k.kind));
                 if first == k.count {
-                    let mut part = format!("{first} {color} at first screening");
+                    let mut part = format!(
+                        "{} {}",
+                        l.number(first as f64),
+                        l.text("at-first-screening", &[("color", s(color))])
+                    );
                     if let Some(stake) = stake {
                         part.push_str(&format!(" ({stake})"));
                     }
                     return part;
                 }
                 let stake = stake.map(|s| format!("; {s}")).unwrap_or_default();
-                format!(
-                    "{} {color} ({} {kind}, {first} at first screening{stake})",
-                    k.count,
-                    k.count - first
+                l.text(
+                    "kind-mixed",
+                    &[
+                        ("count", n(k.count)),
+                        ("color", s(color)),
+                        ("changed", n(k.count - first)),
+                        ("kind", s(kind)),
+                        ("first", n(first)),
+                        ("stake", s(stake)),
+                    ],
                 )
             })
             .collect();
@@ -237,30 +282,34 @@ impl AlertDigest {
 
     /// `still red: 187 companies, 4 210 000 at stake (Encours (€)); largest: C-1001 Zhao
     /// Robotique SA (300 000), …` — one line per standing color.
-    pub fn standing_lines(&self) -> Vec<String> {
+    pub fn standing_lines(&self, r: &Reader) -> Vec<String> {
+        let l = r.locale;
+        let column = self.amount_column.as_deref();
         self.standing
             .iter()
-            .filter(|s| s.count > 0)
-            .map(|s| {
-                let mut line = format!(
-                    "still {}: {}",
-                    s.color,
-                    plural(s.count, "company", "companies")
+            .filter(|st| st.count > 0)
+            .map(|st| {
+                let mut line = l.text(
+                    "still-line",
+                    &[("color", s(l.color(&st.color))), ("count", n(st.count))],
                 );
-                if let (Some(amount), Some(column)) = (s.amount, &self.amount_column) {
-                    line.push_str(&format!(
-                        ", {} at stake ({})",
-                        format_amount(amount),
-                        printable(column)
+                if let (Some(amount), Some(column)) = (st.amount, column) {
+                    line.push_str(", ");
+                    line.push_str(&l.text(
+                        "at-stake-of",
+                        &[
+                            ("amount", s(amount_in(r, amount, Some(column)))),
+                            ("column", s(printable(column))),
+                        ],
                     ));
                 }
-                if !s.top.is_empty() {
-                    let by = if s.amount.is_some() {
-                        "largest"
+                if !st.top.is_empty() {
+                    let by = l.word(if st.amount.is_some() {
+                        "standing-largest"
                     } else {
-                        "first"
-                    };
-                    let named: Vec<String> = s
+                        "standing-first"
+                    });
+                    let named: Vec<String> = st
                         .top
                         .iter()
                         .map(|a| {
@@ -272,7 +321,7 @@ impl AlertDigest {
                                 who.push_str(&printable(&a.company));
                             }
                             if let Some(amount) = a.amount {
-                                who.push_str(&format!(" ({})", format_amount(amount)));
+                                who.push_str(&format!(" ({})", amount_in(r, amount, column)));
                             }
                             who
                         })
@@ -285,17 +334,18 @@ impl AlertDigest {
     }
 
     /// `counted, not listed: 3 changed to or from white, 8 improved`, when any.
-    pub fn counted_line(&self) -> Option<String> {
+    pub fn counted_line(&self, r: &Reader) -> Option<String> {
+        let l = r.locale;
         let parts: Vec<String> = self
             .counted
             .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(kind, n)| match kind {
-                AlertKind::Changed => format!("{n} changed to or from white"),
-                kind => format!("{n} {}", kind.describe()),
+            .filter(|(_, count)| *count > 0)
+            .map(|(kind, count)| match kind {
+                AlertKind::Changed => l.text("counted-white", &[("count", n(*count))]),
+                kind => format!("{} {}", l.number(*count as f64), l.kind(*kind)),
             })
             .collect();
-        (!parts.is_empty()).then(|| format!("counted, not listed: {}", parts.join(", ")))
+        (!parts.is_empty()).then(|| l.text("counted-line", &[("list", s(parts.join(", ")))]))
     }
 }
 
@@ -410,30 +460,34 @@ impl Figures {
             .unwrap_or_default()
     }
 
+    /// An amount of the amount column, as the reader writes it.
+    fn amount(&self, r: &Reader, amount: f64) -> String {
+        amount_in(r, amount, self.amount_column.as_deref())
+    }
+
     /// `at risk: 198 red and 12 black rows, 4 405 397 (Encours (€)); came into red tonight:
     /// 10 rows, into black: 2 (color changes, not first screenings)`; `None` when no row is
     /// red or black (then "no red or black company" says it).
-    pub fn at_risk_line(&self) -> Option<String> {
+    pub fn at_risk_line(&self, r: &Reader) -> Option<String> {
         if self.red + self.black == 0 {
             return None;
         }
-        let mut line = format!(
-            "at risk: {} red and {} black {}",
-            self.red,
-            self.black,
-            if self.red + self.black == 1 {
-                "row"
-            } else {
-                "rows"
-            }
+        let l = r.locale;
+        let mut line = l.text(
+            "at-risk",
+            &[
+                ("red", n(self.red)),
+                ("black", n(self.black)),
+                ("total", n(self.red + self.black)),
+            ],
         );
         if let Some(amount) = self.at_risk {
-            line.push_str(&format!(", {}{}", format_amount(amount), self.of_column()));
+            line.push_str(&format!(", {}{}", self.amount(r, amount), self.of_column()));
         }
-        line.push_str(&format!(
-            "; came into red tonight: {}, into black: {} (color changes, not first screenings)",
-            plural(self.new_red, "row", "rows"),
-            self.new_black
+        line.push_str("; ");
+        line.push_str(&l.text(
+            "came-into",
+            &[("red", n(self.new_red)), ("black", n(self.new_black))],
         ));
         Some(line)
     }
@@ -441,28 +495,36 @@ impl Figures {
     /// What the alerts leave out of the red and black, said when anything can be:
     /// `the alerts hold 3 809 536 of it and leave out 114 red or black rows under 50 000
     /// (Encours (€), [alerts] min_exposure), 475 861, and 5 acknowledged companies, 120 000`
-    pub fn left_out_line(&self) -> Option<String> {
+    pub fn left_out_line(&self, r: &Reader) -> Option<String> {
         if self.red + self.black == 0 {
             return None;
         }
+        let l = r.locale;
         let amount = |share: &Share| {
             share
                 .amount
                 .filter(|_| self.at_risk.is_some())
-                .map(|a| format!(", {}", format_amount(a)))
+                .map(|a| format!(", {}", self.amount(r, a)))
                 .unwrap_or_default()
         };
         let mut parts = Vec::new();
-        let rows = plural(self.left_out.count, "red or black row", "red or black rows");
+        let rows = l.text("red-or-black-rows", &[("count", n(self.left_out.count))]);
         match &self.threshold {
             Some((column, value)) if self.left_out.count > 0 => parts.push(format!(
-                "{rows} under {} ({}, [alerts] min_exposure){}",
-                format_amount(*value),
-                printable(column),
+                "{}{}",
+                l.text(
+                    "left-under",
+                    &[
+                        ("rows", s(rows)),
+                        ("value", s(amount_in(r, *value, Some(column)))),
+                        ("column", s(printable(column))),
+                    ],
+                ),
                 amount(&self.left_out)
             )),
             None if self.left_out.count > 0 => parts.push(format!(
-                "{rows} the alert rules do not alert on{}",
+                "{}{}",
+                l.text("left-by-rules", &[("rows", s(rows))]),
                 amount(&self.left_out)
             )),
             _ => {}
@@ -470,10 +532,9 @@ impl Figures {
         if self.acknowledged.count > 0 {
             parts.push(format!(
                 "{}{}",
-                plural(
-                    self.acknowledged.count,
-                    "acknowledged company",
-                    "acknowledged companies"
+                l.text(
+                    "acknowledged-companies",
+                    &[("count", n(self.acknowledged.count))]
                 ),
                 amount(&self.acknowledged)
             ));
@@ -481,59 +542,65 @@ impl Figures {
         if parts.is_empty() {
             return None;
         }
-        let held = match (self.at_risk, self.alerted.amount) {
-            (Some(_), Some(held)) => format!("hold {} of it and ", format_amount(held)),
-            (Some(_), None) => "hold 0 of it and ".to_string(),
-            _ => String::new(),
-        };
-        Some(format!(
-            "the alerts {held}leave out {}",
-            parts.join(", and ")
-        ))
+        let parts = s(parts.join(&format!(", {} ", l.word("and"))));
+        Some(match (self.at_risk, self.alerted.amount) {
+            (Some(_), held) => l.text(
+                "left-out-held",
+                &[
+                    ("amount", s(self.amount(r, held.unwrap_or(0.0)))),
+                    ("parts", parts),
+                ],
+            ),
+            _ => l.text("left-out", &[("parts", parts)]),
+        })
     }
 
     /// `not screened: 2 unresolved (30 000), 1 ambiguous, 5 invalid (200 000), 1 failed
     /// (10 000): 9 rows, 240 000 (Encours (€))`; `None` when every row was screened.
-    pub fn not_screened_line(&self) -> Option<String> {
+    pub fn not_screened_line(&self, r: &Reader) -> Option<String> {
         let total = self.not_screened_total();
         if total.count == 0 {
             return None;
         }
+        let l = r.locale;
         let parts: Vec<String> = self
             .not_screened
             .iter()
-            .filter(|n| n.rows.count > 0)
-            .map(|n| {
-                let mut part = format!("{} {}", n.rows.count, n.status.as_str());
-                if let Some(amount) = n.rows.amount {
-                    part.push_str(&format!(" ({})", format_amount(amount)));
+            .filter(|ns| ns.rows.count > 0)
+            .map(|ns| {
+                let mut part = format!(
+                    "{} {}",
+                    l.number(ns.rows.count as f64),
+                    l.row_status(ns.status)
+                );
+                if let Some(amount) = ns.rows.amount {
+                    part.push_str(&format!(" ({})", self.amount(r, amount)));
                 }
                 part
             })
             .collect();
-        let mut line = format!(
-            "not screened: {}: {}",
-            parts.join(", "),
-            plural(total.count, "row", "rows")
+        let mut line = l.text(
+            "not-screened",
+            &[("parts", s(parts.join(", "))), ("count", n(total.count))],
         );
         if let Some(amount) = total.amount {
-            line.push_str(&format!(", {}{}", format_amount(amount), self.of_column()));
+            line.push_str(&format!(", {}{}", self.amount(r, amount), self.of_column()));
         }
         Some(line)
     }
 
     /// The line over the failed rows named: `3 failed rows, largest first, retried next
     /// run:`; `None` when none failed.
-    pub fn failed_heading(&self) -> Option<String> {
+    pub fn failed_heading(&self, r: &Reader) -> Option<String> {
         let total = self.failed_total();
         (total > 0 && !self.failed.is_empty()).then(|| {
-            let order = match self.amount_column {
-                Some(_) => "largest first",
-                None => "first in the file",
-            };
-            format!(
-                "{}, {order}, retried next run:",
-                plural(total, "failed row", "failed rows")
+            let order = r.locale.word(match self.amount_column {
+                Some(_) => "order-largest",
+                None => "order-file",
+            });
+            r.locale.text(
+                "failed-heading",
+                &[("count", n(total)), ("order", s(order))],
             )
         })
     }
@@ -544,25 +611,37 @@ impl Figures {
     }
 
     /// `… and 12 more in the reports`, when some failed rows are not named.
-    pub fn failed_more_line(&self) -> Option<String> {
+    pub fn failed_more_line(&self, r: &Reader) -> Option<String> {
         let more = self.failed_unnamed();
-        (more > 0).then(|| format!("… and {more} more in the reports"))
+        (more > 0).then(|| r.locale.text("more-in-reports", &[("count", n(more))]))
+    }
+}
+
+/// Where a row is: `C-1042 (line 43)`, or `line 43` without a ref.
+pub fn row_at(r: &Reader, reference: Option<&str>, line: u64) -> String {
+    let line = s(line.to_string());
+    match reference {
+        Some(reference) => r
+            .locale
+            .text("row-at-line", &[("ref", s(reference)), ("line", line)]),
+        None => r.locale.text("row-line", &[("line", line)]),
     }
 }
 
 impl FailedRow {
     /// `C-1042 (line 43) Acme SA: 120 000 — service error 503`
-    pub fn line_text(&self) -> String {
-        let mut text = match &self.reference {
-            Some(r) => format!("{} (line {})", printable(r), self.line),
-            None => format!("line {}", self.line),
-        };
+    pub fn line_text(&self, r: &Reader, amount_column: Option<&str>) -> String {
+        let mut text = row_at(
+            r,
+            self.reference.as_deref().map(printable).as_deref(),
+            self.line,
+        );
         if let Some(what) = &self.what {
             text.push(' ');
             text.push_str(&printable(what));
         }
         if let Some(amount) = self.amount {
-            text.push_str(&format!(": {}", format_amount(amount)));
+            text.push_str(&format!(": {}", amount_in(r, amount, amount_column)));
         }
         if let Some(error) = &self.error {
             text.push_str(" — ");
@@ -594,7 +673,12 @@ pub fn format_amount(amount: f64) -> String {
 /// The alerts as a text table (the summary, `alerts test`, the email's plain part): a line
 /// per company in the order given, with the refs that hold it and the columns shown; and
 /// its page, when `page_url` says where `ratewatch serve` is.
-pub fn alert_table(digest: &AlertDigest, lines: &[AlertLine], page: Option<&PageUrl>) -> String {
+pub fn alert_table(
+    r: &Reader,
+    digest: &AlertDigest,
+    lines: &[AlertLine],
+    page: Option<&PageUrl>,
+) -> String {
     let amount_column = digest.amount_column.as_deref();
     let rows: Vec<Vec<String>> = lines
         .iter()
@@ -603,36 +687,36 @@ pub fn alert_table(digest: &AlertDigest, lines: &[AlertLine], page: Option<&Page
                 a.refs.clone(),
                 a.company.clone(),
                 a.country.clone().unwrap_or_else(|| "-".into()),
-                a.movement(),
-                a.kind_said(),
+                a.movement(r),
+                a.kind_said(r),
             ];
             for column in &digest.columns {
-                cells.push(a.shown_value(column, amount_column));
+                cells.push(a.shown_value(r, column, amount_column));
             }
-            cells.push(refreshed(a.last_refresh_date));
+            cells.push(refreshed(r, a.last_refresh_date));
             if let Some(page) = page {
                 cells.push(page.company(&a.company_id));
             }
             cells.iter().map(|c| printable(c)).collect()
         })
         .collect();
-    let upper: Vec<String> = digest
-        .columns
+    let mut headers: Vec<String> = ["ref", "company", "country", "color", "alert"]
         .iter()
-        .map(|c| printable(c).to_uppercase())
+        .map(|c| r.locale.word(&format!("column-{c}")))
         .collect();
-    let mut headers = vec!["REF", "COMPANY", "COUNTRY", "COLOR", "ALERT"];
-    headers.extend(upper.iter().map(String::as_str));
-    headers.push("REFRESHED");
+    headers.extend(digest.columns.iter().map(|c| printable(c).to_uppercase()));
+    headers.push(r.locale.word("column-refreshed"));
     if page.is_some() {
-        headers.push("PAGE");
+        headers.push(r.locale.word("column-page"));
     }
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
     crate::text::render(&headers, &rows)
 }
 
-/// The day the service last recalculated the rating (`2026-11-20`, UTC), or `-`.
-pub fn refreshed(date: Option<Timestamp>) -> String {
-    date.map_or("-".to_string(), |d| d.strftime("%Y-%m-%d").to_string())
+/// The day the service last recalculated the rating, in the reader's zone (`2026-11-20`
+/// in UTC), or `-`.
+pub fn refreshed(r: &Reader, date: Option<Timestamp>) -> String {
+    date.map_or("-".to_string(), |d| r.date(d))
 }
 
 #[cfg(test)]
@@ -690,11 +774,11 @@ mod tests {
     fn the_figures_say_what_is_at_risk_and_what_the_alerts_leave_out_in_words() {
         let f = figures();
         assert_eq!(
-            f.at_risk_line().unwrap(),
+            f.at_risk_line(crate::locale::english()).unwrap(),
             "at risk: 198 red and 12 black rows, 4 405 397 (Encours (€)); came into red tonight: 10 rows, into black: 2 (color changes, not first screenings)"
         );
         assert_eq!(
-            f.left_out_line().unwrap(),
+            f.left_out_line(crate::locale::english()).unwrap(),
             "the alerts hold 3 809 536 of it and leave out 114 red or black rows under 50 000 (Encours (€), [alerts] min_exposure), 475 861, and 5 acknowledged companies, 120 000"
         );
         // What the alerts hold and leave out adds up to what is at risk.
@@ -702,15 +786,15 @@ mod tests {
         let sum: f64 = parts.iter().filter_map(|s| s.amount).sum();
         assert_eq!(Some(sum), f.at_risk);
         assert_eq!(
-            f.not_screened_line().unwrap(),
+            f.not_screened_line(crate::locale::english()).unwrap(),
             "not screened: 2 unresolved (30 000), 3 failed (10 000): 5 rows, 40 000 (Encours (€))"
         );
         assert_eq!(
-            f.failed_heading().unwrap(),
+            f.failed_heading(crate::locale::english()).unwrap(),
             "3 failed rows, largest first, retried next run:"
         );
         assert_eq!(
-            f.failed[0].line_text(),
+            f.failed[0].line_text(crate::locale::english(), None),
             "C-1042 (line 43) Acme SA: 9 000 — HTTP 503"
         );
         assert_eq!(f.failed_unnamed(), 2);
@@ -728,17 +812,23 @@ mod tests {
             ..Figures::default()
         };
         assert_eq!(
-            bare.at_risk_line().unwrap(),
+            bare.at_risk_line(crate::locale::english()).unwrap(),
             "at risk: 1 red and 0 black row; came into red tonight: 1 row, into black: 0 (color changes, not first screenings)"
         );
-        assert_eq!(bare.left_out_line(), None);
+        assert_eq!(bare.left_out_line(crate::locale::english()), None);
         assert_eq!(
-            bare.not_screened_line().unwrap(),
+            bare.not_screened_line(crate::locale::english()).unwrap(),
             "not screened: 1 ignored: 1 row"
         );
-        assert_eq!(bare.failed_heading(), None);
-        assert_eq!(Figures::default().at_risk_line(), None);
-        assert_eq!(Figures::default().not_screened_line(), None);
+        assert_eq!(bare.failed_heading(crate::locale::english()), None);
+        assert_eq!(
+            Figures::default().at_risk_line(crate::locale::english()),
+            None
+        );
+        assert_eq!(
+            Figures::default().not_screened_line(crate::locale::english()),
+            None
+        );
     }
 
     #[test]
@@ -756,7 +846,7 @@ mod tests {
                 amount_column: Some("E".into()),
                 ..AlertDigest::default()
             }
-            .totals_line()
+            .totals_line(crate::locale::english())
         };
         let said = |k| line(k).split_once(": ").unwrap().1.to_string();
         assert_eq!(said(total(174, 174)), "174 red at first screening");
@@ -794,26 +884,36 @@ mod tests {
             amount: Some(150_000.0),
         };
         assert_eq!(
-            line.shown_value("Encours (€)", Some("encours (€) ")),
+            line.shown_value(
+                crate::locale::english(),
+                "Encours (€)",
+                Some("encours (€) ")
+            ),
             "150 000"
         );
         assert_eq!(
-            line.shown_value("Commercial", Some("Encours (€)")),
+            line.shown_value(crate::locale::english(), "Commercial", Some("Encours (€)")),
             "M. Dupont"
         );
-        assert_eq!(line.shown_value("Encours (€)", None), "120 000,00");
+        assert_eq!(
+            line.shown_value(crate::locale::english(), "Encours (€)", None),
+            "120 000,00"
+        );
         line.amount = None;
         assert_eq!(
-            line.shown_value("Encours (€)", Some("Encours (€)")),
+            line.shown_value(crate::locale::english(), "Encours (€)", Some("Encours (€)")),
             "120 000,00"
         );
         assert!(
             !line.is_new_red_or_black(),
             "a first screening is not a change"
         );
-        assert_eq!(line.kind_said(), "red at first screening");
+        assert_eq!(
+            line.kind_said(crate::locale::english()),
+            "red at first screening"
+        );
         line.previous = Some(Color::Yellow);
         assert!(line.is_new_red_or_black());
-        assert_eq!(line.kind_said(), "into red");
+        assert_eq!(line.kind_said(crate::locale::english()), "into red");
     }
 }

@@ -27,6 +27,8 @@
 //!   the portfolio's delimiter and `review import`.
 //! - [`sync_history`]: reads the account's history of requests back into the database.
 //! - [`naming`]: which portfolio a file is screened as (a dated export, its portfolio's).
+//! - [`locale`]: the reader's language and time zone, which every text for a person
+//!   follows and no file for a program does.
 //! - [`commands`]: what each subcommand does; [`settings`] feed it; [`toml_table`]: a
 //!   table of ratewatch.toml, which the module it configures reads.
 //!
@@ -57,6 +59,7 @@ pub mod digest;
 pub mod error;
 pub mod identifiers;
 pub mod links;
+pub mod locale;
 pub mod lookup;
 pub mod model;
 pub mod naming;

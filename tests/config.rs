@@ -245,6 +245,102 @@ fn screen_takes_its_settings_from_the_file_and_the_environment() {
 }
 
 #[test]
+fn the_reader_s_language_and_zone_come_from_flag_variable_file_or_machine() {
+    let ws = Workspace::new();
+    let reader = |json: &Value| {
+        let (locale, zone) = (&json["settings"]["locale"], &json["settings"]["time_zone"]);
+        [
+            &locale["value"],
+            &locale["from"],
+            &zone["value"],
+            &zone["from"],
+        ]
+        .map(|v| v.as_str().unwrap().to_string())
+    };
+    // The machine's, as POSIX reads it: LC_ALL, then LC_MESSAGES, then LANG; TZ.
+    let json = config_json(
+        ws.ratewatch(["config"])
+            .env("LANG", "fr_FR.UTF-8")
+            .env("TZ", "Europe/Paris"),
+        &[],
+    );
+    assert_eq!(reader(&json), ["fr", "env LANG", "Europe/Paris", "env TZ"]);
+    let json = config_json(
+        ws.ratewatch(["config"])
+            .env("LANG", "fr_FR.UTF-8")
+            .env("LC_MESSAGES", "de_DE.UTF-8")
+            .env("TZ", ":Europe/Berlin"),
+        &[],
+    );
+    assert_eq!(
+        reader(&json),
+        ["de", "env LC_MESSAGES", "Europe/Berlin", "env TZ"]
+    );
+    // A language ratewatch does not speak is English.
+    let json = config_json(ws.ratewatch(["config"]).env("LANG", "es_ES.UTF-8"), &[]);
+    assert_eq!(reader(&json)[..2], ["en", "env LANG"]);
+    // The file wins over the machine, the variable over the file, the flag (before or after
+    // the command) over the variable.
+    ws.write(
+        "ratewatch.toml",
+        b"locale = \"de\"\ntime_zone = \"Europe/Paris\"\n",
+    );
+    let json = config_json(ws.ratewatch(["config"]).env("LANG", "fr_FR.UTF-8"), &[]);
+    assert_eq!(
+        reader(&json),
+        [
+            "de",
+            "file ratewatch.toml:1",
+            "Europe/Paris",
+            "file ratewatch.toml:2"
+        ]
+    );
+    let json = config_json(
+        ws.ratewatch(["config"])
+            .env("RATEWATCH_LOCALE", "fr")
+            .env("RATEWATCH_TIME_ZONE", "america/new_york"),
+        &[],
+    );
+    assert_eq!(
+        reader(&json),
+        [
+            "fr",
+            "env RATEWATCH_LOCALE",
+            "America/New_York",
+            "env RATEWATCH_TIME_ZONE"
+        ]
+    );
+    let json = config_json(
+        ws.ratewatch(["--locale", "en", "config"])
+            .env("RATEWATCH_LOCALE", "fr"),
+        &["--time-zone", "UTC"],
+    );
+    assert_eq!(
+        reader(&json),
+        ["en", "flag --locale", "UTC", "flag --time-zone"]
+    );
+    // A value that does not read is named where it was given.
+    ws.write(
+        "ratewatch.toml",
+        b"locale = \"de\"\ntime_zone = \"Europe/Lyon\"\n",
+    );
+    ws.ratewatch(["config"]).assert().code(2).stderr(predicate::str::contains(
+        "ratewatch.toml:2: time_zone: expected an IANA time zone, e.g. Europe/Paris, got \"Europe/Lyon\"",
+    ));
+    ws.ratewatch(["runs", "--locale", "es"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--locale"));
+    ws.ratewatch(["config"])
+        .env("RATEWATCH_TIME_ZONE", "CEST")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "RATEWATCH_TIME_ZONE: expected an IANA time zone",
+        ));
+}
+
+#[test]
 fn the_sample_config_file_is_valid_and_complete() {
     let ws = Workspace::new();
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/ratewatch.toml");
@@ -268,9 +364,13 @@ fn the_sample_config_file_is_valid_and_complete() {
             "csv_dialect",
             "timestamped",
             "quiet",
+            // The machine's: English (no LANG) and TZ, as the tests pin them.
+            "locale",
         ];
         let expected = if optional.contains(&key.as_str()) {
             "default"
+        } else if key == "time_zone" {
+            "env"
         } else {
             "file"
         };

@@ -805,6 +805,7 @@ fn webhook_bodies(ws: &Workspace) -> Vec<(&'static str, String)> {
         heading,
         delivery_id: ratewatch::deliver::new_delivery_id(),
         page: None,
+        reader: Default::default(),
     };
     [Format::Json, Format::Slack, Format::Teams]
         .map(|f| (f.as_str(), String::from_utf8(f.body(&message)).unwrap()))

@@ -21,6 +21,7 @@ mod email;
 mod faults;
 mod figures;
 mod interruptions;
+mod locale;
 mod logs;
 mod misbehaving;
 mod readers;

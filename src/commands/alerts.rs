@@ -43,6 +43,8 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
         Some(file) => format!("the rules of {}", file.path.display()),
         None => "the default rules (no ratewatch.toml)".to_string(),
     };
+    // The rules' trial is said in English, as the command's other lines are.
+    let english = crate::locale::Reader::default();
     let mut text = format!(
         "{origin}, on run {run_id} of {} ({}):\n",
         printable(&info.portfolio),
@@ -56,8 +58,11 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
     if digest.listed_total == 0 {
         text.push_str("nothing would be listed: a quiet night, exit code 0\n");
     } else {
-        text.push_str(&format!("would be listed: {}:\n", digest.totals_line()));
-        for line in alert_table(&digest, &digest.listed, None).lines() {
+        text.push_str(&format!(
+            "would be listed: {}:\n",
+            digest.totals_line(&english)
+        ));
+        for line in alert_table(&english, &digest, &digest.listed, None).lines() {
             text.push_str("  ");
             text.push_str(line);
             text.push('\n');
@@ -67,13 +72,13 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
             text.push_str(&format!("  … and {unlisted} more\n"));
         }
     }
-    for line in digest.standing_lines() {
+    for line in digest.standing_lines(&english) {
         text.push_str(&format!(
             "{line} (in one line; repeat = \"{}\")\n",
             rules.repeat.as_str()
         ));
     }
-    if let Some(line) = digest.counted_line() {
+    if let Some(line) = digest.counted_line(&english) {
         text.push_str(&line);
         text.push('\n');
     }

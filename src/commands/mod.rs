@@ -29,8 +29,11 @@ use crate::store::{Store, StoreError};
 pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     // Read only by the commands that use settings: a broken ratewatch.toml must not stop
     // `completions` or `demo-server`.
-    let config = cli.config;
-    let sources = || Sources::load(Some(&config), |k| std::env::var(k).ok());
+    let (config, reader) = (cli.config, cli.reader);
+    let sources = || {
+        Sources::load(Some(&config), |k| std::env::var(k).ok())
+            .map(|s| s.with_reader(reader.clone()))
+    };
     match cli.command {
         Command::Screen(args) => screen::screen(args, sources()?).await,
         Command::Lookup(args) => lookup::lookup(args, sources()?).await,

@@ -168,6 +168,7 @@ pub fn report(args: ReportArgs, sources: Sources) -> Result<ExitCode, Error> {
         stale_after_days: args.stale_after.resolve(&sources)?.value,
         alerts: sources.alert_rules(),
         page: args.reports.page_url(&sources)?,
+        reader: sources.reader()?,
     };
     let store = open_read_only(db)?;
     let info =

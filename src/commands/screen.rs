@@ -125,6 +125,7 @@ pub fn request(args: ScreenArgs, sources: &Sources) -> Result<Request, Error> {
         stale_after_days: settings.stale_after_days.value,
         alerts: settings.alerts.clone(),
         page: settings.page_url.value.clone(),
+        reader: settings.reader(),
     };
     let channels = Channels {
         metrics: (settings.metrics_file.value.clone()).map(|path| MetricsFile { path }),

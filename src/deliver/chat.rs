@@ -11,8 +11,9 @@
 use serde_json::{Value, json};
 
 use super::Message;
-use crate::digest::{AlertDigest, AlertLine, Heading, format_amount, same_column};
+use crate::digest::{AlertDigest, AlertLine, Heading, amount_in, same_column};
 use crate::links::PageUrl;
+use crate::locale::Reader;
 use crate::model::{AlertKind, RunInfo, RunStatus};
 use crate::text::printable;
 
@@ -47,16 +48,16 @@ struct Said {
     amount: Option<(String, String)>,
 }
 
-fn said(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Said {
+fn said(r: &Reader, digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Said {
     let amount_column = digest.amount_column.as_deref();
     let amount = amount_column
         .zip(a.amount)
-        .map(|(column, amount)| (clip(column), format_amount(amount)));
+        .map(|(column, amount)| (clip(column), amount_in(r, amount, Some(column))));
     let columns = digest
         .columns
         .iter()
         .filter(|c| amount.is_none() || !amount_column.is_some_and(|col| same_column(col, c)))
-        .map(|c| (clip(c), clip(&a.shown_value(c, amount_column))))
+        .map(|c| (clip(c), clip(&a.shown_value(r, c, amount_column))))
         .filter(|(_, v)| !v.is_empty())
         .collect();
     let mut who = clip(&a.refs);
@@ -68,7 +69,7 @@ fn said(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Said {
         who,
         page: page.map(|p| p.company(&a.company_id)),
         country: a.country.as_deref().map(clip),
-        what: format!("{} · {}", printable(&a.movement()), a.kind_said()),
+        what: format!("{} · {}", printable(&a.movement(r)), a.kind_said(r)),
         kind: a.kind,
         columns,
         amount,
@@ -77,14 +78,17 @@ fn said(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Said {
 
 /// The line under the heading: the alerts and what each kind puts at stake, and how the
 /// run ended when it did not complete.
-fn summary(run: &RunInfo, digest: &AlertDigest) -> String {
+fn summary(r: &Reader, run: &RunInfo, digest: &AlertDigest) -> String {
+    let l = r.locale;
     let mut line = if digest.listed_total == 0 {
-        "no alerts".to_string()
+        l.word("no-alerts")
     } else {
-        digest.totals_line()
+        digest.totals_line(r)
     };
     if run.status != RunStatus::Complete {
-        line.push_str(&format!(" — the run ended {}", run.status));
+        let status = l.run_status(run.status);
+        line.push_str(" — ");
+        line.push_str(&l.text("run-ended", &[("status", status.into())]));
     }
     line
 }
@@ -96,12 +100,13 @@ fn figures_lines(message: &Message) -> Vec<(String, Option<String>)> {
     let Some(figures) = &message.digest.figures else {
         return Vec::new();
     };
+    let r = &message.reader;
     let mut lines: Vec<(String, Option<String>)> = figures
-        .at_risk_line()
+        .at_risk_line(r)
         .map(|l| (l, None))
         .into_iter()
         .collect();
-    if let Some(line) = figures.not_screened_line() {
+    if let Some(line) = figures.not_screened_line(r) {
         let page = message
             .page
             .as_ref()
@@ -112,21 +117,21 @@ fn figures_lines(message: &Message) -> Vec<(String, Option<String>)> {
 }
 
 /// The failed rows named, largest amount first, under their heading; the rest counted.
-fn failed_lines(digest: &AlertDigest) -> Vec<String> {
+fn failed_lines(r: &Reader, digest: &AlertDigest) -> Vec<String> {
     let Some(figures) = &digest.figures else {
         return Vec::new();
     };
-    let Some(heading) = figures.failed_heading() else {
+    let Some(heading) = figures.failed_heading(r) else {
         return Vec::new();
     };
     let mut lines = vec![heading];
-    lines.extend(
-        figures
-            .failed
-            .iter()
-            .map(|r| cut(&r.line_text(), USER_TEXT)),
-    );
-    lines.extend(figures.failed_more_line());
+    lines.extend(figures.failed.iter().map(|row| {
+        cut(
+            &row.line_text(r, figures.amount_column.as_deref()),
+            USER_TEXT,
+        )
+    }));
+    lines.extend(figures.failed_more_line(r));
     lines
 }
 
@@ -136,27 +141,30 @@ fn more(digest: &AlertDigest, shown: usize) -> u64 {
 }
 
 /// The closing line: how many more the report lists, where it is, and the run.
-fn footer(heading: &Heading, more: u64) -> String {
+fn footer(r: &Reader, heading: &Heading, more: u64) -> String {
+    let l = r.locale;
     let report = heading.report.as_deref().map(printable);
     let mut line = match (more, &report) {
         (0, _) => String::new(),
-        (n, Some(_)) => format!("… and {n} more in the report · "),
-        (n, None) => format!("… and {n} more in the reports · "),
+        (n, Some(_)) => format!("{} · ", l.text("more-in-report", &[("count", n.into())])),
+        (n, None) => format!("{} · ", l.text("more-in-reports", &[("count", n.into())])),
     };
-    match report {
-        Some(path) => line.push_str(&format!("report: {path} · run {}", heading.run_id)),
-        None => line.push_str(&format!("run {}", heading.run_id)),
+    let run = l.text("run-number", &[("run", heading.run_id.to_string().into())]);
+    if let Some(path) = report {
+        line.push_str(&l.text("report-path", &[("path", path.into())]));
+        line.push_str(" · ");
     }
+    line.push_str(&run);
     line
 }
 
 /// The heading without the report's path, which the footer gives.
-fn title(heading: &Heading) -> String {
+fn title(r: &Reader, heading: &Heading) -> String {
     Heading {
         report: None,
         ..heading.clone()
     }
-    .line()
+    .said(r)
 }
 
 /// A text of the user's, printable and at most [`USER_TEXT`] characters.
@@ -208,17 +216,18 @@ pub fn slack(message: &Message) -> Value {
         digest,
         heading,
         page,
+        reader: r,
         ..
     } = message;
-    let summary = summary(run, digest);
+    let summary = summary(r, run, digest);
     let text = cut_mrkdwn(
-        &format!("{}: {}", mrkdwn(&heading.line()), mrkdwn(&summary)),
+        &format!("{}: {}", mrkdwn(&heading.said(r)), mrkdwn(&summary)),
         SLACK_TEXT,
     );
     let mut blocks = vec![
         json!({
             "type": "header",
-            "text": {"type": "plain_text", "text": cut(&title(heading), SLACK_HEADER)},
+            "text": {"type": "plain_text", "text": cut(&title(r, heading), SLACK_HEADER)},
         }),
         section(&mrkdwn(&summary)),
     ];
@@ -228,7 +237,7 @@ pub fn slack(message: &Message) -> Value {
             Some(page) => format!(
                 "{} · {}",
                 mrkdwn(&line),
-                slack_link(&page, "see them and why")
+                slack_link(&page, &r.locale.word("see-them"))
             ),
             None => mrkdwn(&line),
         })
@@ -240,18 +249,18 @@ pub fn slack(message: &Message) -> Value {
     let standing: Vec<String> = digest
         .figures
         .as_ref()
-        .and_then(|f| f.left_out_line())
+        .and_then(|f| f.left_out_line(r))
         .into_iter()
-        .chain(digest.standing_lines())
+        .chain(digest.standing_lines(r))
         .collect();
     if !standing.is_empty() {
         let lines: Vec<String> = standing.iter().map(|l| mrkdwn(l)).collect();
         after.push(section(&lines.join("\n")));
     }
-    if let Some(line) = digest.counted_line() {
+    if let Some(line) = digest.counted_line(r) {
         after.push(section(&mrkdwn(&line)));
     }
-    let failed = failed_lines(digest);
+    let failed = failed_lines(r, digest);
     if !failed.is_empty() {
         let lines: Vec<String> = failed.iter().map(|l| mrkdwn(l)).collect();
         after.push(section(&lines.join("\n")));
@@ -260,17 +269,17 @@ pub fn slack(message: &Message) -> Value {
     let room = SLACK_BLOCKS.saturating_sub(blocks.len() + after.len() + 1);
     let shown = digest.listed.len().min(room);
     for a in &digest.listed[..shown] {
-        blocks.push(section(&slack_alert(&said(digest, a, page.as_ref()))));
+        blocks.push(section(&slack_alert(&said(r, digest, a, page.as_ref()))));
     }
     blocks.extend(after);
     let mut closing = cut_mrkdwn(
-        &mrkdwn(&footer(heading, more(digest, shown))),
+        &mrkdwn(&footer(r, heading, more(digest, shown))),
         SLACK_SECTION,
     );
     if let Some(page) = page {
         closing = format!(
             "{} · {closing}",
-            slack_link(&page.inbox(), "Open the inbox")
+            slack_link(&page.inbox(), &r.locale.word("open-inbox"))
         );
     }
     blocks.push(json!({
@@ -328,47 +337,48 @@ pub fn teams(message: &Message) -> Value {
         digest,
         heading,
         page,
+        reader: r,
         ..
     } = message;
     let mut head = vec![
-        rich(vec![text_run(&title(heading)).bolder().size("Medium")]),
-        rich(vec![text_run(&summary(run, digest))]),
+        rich(vec![text_run(&title(r, heading)).bolder().size("Medium")]),
+        rich(vec![text_run(&summary(r, run, digest))]),
     ];
     for (line, link) in figures_lines(message) {
         let mut runs = vec![text_run(&line)];
         if let Some(link) = link {
             runs.push(text_run(" · "));
-            runs.push(text_run("see them and why").link(&link));
+            runs.push(text_run(&r.locale.word("see-them")).link(&link));
         }
         head.push(rich(runs));
     }
     let mut after: Vec<Value> = digest
         .figures
         .as_ref()
-        .and_then(|f| f.left_out_line())
+        .and_then(|f| f.left_out_line(r))
         .into_iter()
-        .chain(digest.standing_lines())
+        .chain(digest.standing_lines(r))
         .map(|l| rich(vec![text_run(&l)]))
         .collect();
-    if let Some(line) = digest.counted_line() {
+    if let Some(line) = digest.counted_line(r) {
         after.push(rich(vec![text_run(&line)]));
     }
-    let failed = failed_lines(digest);
+    let failed = failed_lines(r, digest);
     if !failed.is_empty() {
         after.push(rich(vec![text_run(&failed.join("\n"))]));
     }
     let actions: Vec<Value> = page
         .iter()
-        .map(|p| json!({"type": "Action.OpenUrl", "title": "Open the inbox", "url": p.inbox()}))
+        .map(|p| json!({"type": "Action.OpenUrl", "title": r.locale.word("open-inbox"), "url": p.inbox()}))
         .collect();
     let size = |v: &Value| v.to_string().len();
     // Room for the longest closing line there can be.
-    let longest = rich(vec![text_run(&footer(heading, u64::MAX)).subtle()]);
+    let longest = rich(vec![text_run(&footer(r, heading, u64::MAX)).subtle()]);
     let fixed: Vec<Value> = head.iter().chain(&after).cloned().collect();
     let mut used = size(&card(fixed, &actions)) + size(&longest) + 1;
     let mut alerts = Vec::new();
     for a in &digest.listed {
-        let item = teams_alert(&said(digest, a, page.as_ref()));
+        let item = teams_alert(&said(r, digest, a, page.as_ref()));
         let n = size(&item) + 1;
         if used + n > TEAMS_BYTES {
             break;
@@ -377,7 +387,7 @@ pub fn teams(message: &Message) -> Value {
         alerts.push(item);
     }
     let closing = rich(vec![
-        text_run(&footer(heading, more(digest, alerts.len()))).subtle(),
+        text_run(&footer(r, heading, more(digest, alerts.len()))).subtle(),
     ]);
     let body: Vec<Value> = head
         .into_iter()
@@ -566,6 +576,7 @@ mod tests {
                 run_id: run.id,
                 report: Some("/var/lib/ratewatch/reports/report.html".into()),
             },
+            reader: Reader::default(),
             run,
             digest,
             delivery_id: "5f0c3a9e2b7d41c8a6e9f0d1b2c3a4e5".into(),
@@ -650,6 +661,7 @@ mod tests {
         assert!(escapes.count() > 400);
         // A user's text takes 300 characters at most.
         let long = said(
+            crate::locale::english(),
             &message(vec![], 0).digest,
             &line(1, &"x".repeat(2000), None),
             None,
@@ -703,5 +715,30 @@ mod tests {
             last.starts_with(&format!("… and {} more in the report", 700 - alerts)),
             "{last}"
         );
+    }
+
+    #[test]
+    fn slack_and_teams_speak_the_reader_s_language() {
+        let mut german = message(vec![line(1, "Zhao GmbH", Some(1_204_000.0))], 1);
+        german.digest.amount_column = Some("Encours (€)".into());
+        german.digest.columns = vec!["Encours (€)".into()];
+        german.reader = Reader {
+            locale: crate::locale::Locale::De,
+            zone: "Europe/Berlin".parse().unwrap(),
+        };
+        let teams = teams(&german).to_string();
+        for said in [
+            "ratewatch 26.11.2026 03:00 CET · customers · Lauf 34",
+            "1 Warnung, die schlimmsten zuerst",
+            "gelb → rot · nach rot",
+            "1.204.000\u{a0}€",
+            "weiterhin schwarz: 4 Unternehmen, 9.000\u{a0}€ im Risiko (Encours (€))",
+            "3 verbessert",
+        ] {
+            assert!(teams.contains(said), "Teams lacks {said:?}: {teams}");
+        }
+        let slack = slack(&german).to_string();
+        assert!(slack.contains("gelb → rot · nach rot"), "{slack}");
+        assert!(!slack.contains("into red") && !teams.contains("worst first"));
     }
 }

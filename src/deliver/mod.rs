@@ -128,6 +128,9 @@ pub struct Reading {
     pub delivery_id: Option<String>,
     /// Where `ratewatch serve` is reached, for links to its pages (`page_url`).
     pub page: Option<PageUrl>,
+    /// The language and time zone of a message for people (a mail, Slack, Teams); the
+    /// webhook's JSON never follows them.
+    pub reader: crate::locale::Reader,
 }
 
 impl Reading {
@@ -235,6 +238,8 @@ pub struct Message {
     pub delivery_id: String,
     /// Where `ratewatch serve` is reached, for links to its pages (`page_url`).
     pub page: Option<PageUrl>,
+    /// The language and time zone the chats' messages are written in.
+    pub reader: crate::locale::Reader,
 }
 
 impl Message {
@@ -248,6 +253,7 @@ impl Message {
             // Named by the run whenever it sends one; else a name of its own.
             delivery_id: reading.delivery_id.unwrap_or_else(new_delivery_id),
             page: reading.page,
+            reader: reading.reader,
         })
     }
 }

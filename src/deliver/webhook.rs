@@ -242,6 +242,8 @@ pub fn document(message: &Message) -> Value {
         heading,
         delivery_id,
         page,
+        // The document is for programs: English and UTC whoever reads the chats.
+        reader: _,
     } = message;
     let page = page.as_ref();
     let alert = |a: &AlertLine| alert(a, page);

@@ -705,7 +705,8 @@ impl<W: Output> Format for HtmlReport<W> {
             stale_after_days: this.stale_after_days.into(),
             alerts: this.listed.companies,
             untouched: this.untouched,
-            unscreened: super::summary::unscreened(&run).unwrap_or_default(),
+            unscreened: super::summary::unscreened(&crate::locale::Reader::default(), &run)
+                .unwrap_or_default(),
         }
         .write_into(&mut out)?;
         if this.listed.count > 0 {

@@ -129,6 +129,8 @@ pub struct ReportOptions {
     /// Where `ratewatch serve` is reached (`page_url`): the summary and report.html link
     /// to its pages, and so does every message the run sends.
     pub page: Option<crate::links::PageUrl>,
+    /// The language and time zone of the summary (the report files' data never follow them).
+    pub reader: crate::locale::Reader,
 }
 
 /// What the reports say of a run besides its rows, read by the caller.
@@ -190,6 +192,7 @@ pub fn write_reports<E: From<io::Error>>(
         options.stale_after_days,
         digest,
         options.page.clone(),
+        options.reader.clone(),
     ));
     summary.begin(&info)?;
     let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {
@@ -252,6 +255,7 @@ pub fn write_summary<E: From<io::Error>>(
         options.stale_after_days,
         digest,
         options.page.clone(),
+        options.reader.clone(),
     ));
     summary.begin(&info)?;
     rows(&mut |mut row| {

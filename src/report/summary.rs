@@ -10,6 +10,7 @@ use std::io;
 use super::{Format, Output};
 use crate::digest::{AlertDigest, Heading, alert_table};
 use crate::links::PageUrl;
+use crate::locale::{Arg, Reader};
 use crate::model::{ResultRow, RowStatus, RunInfo, RunStatus};
 
 /// Whether a run's note makes the night loud (`STOPPED: …`, `NOTE: …`, `SHRUNK: …`).
@@ -51,6 +52,8 @@ pub struct Summary<W: Output> {
     named: Vec<(RowStatus, u64, Vec<String>)>,
     /// Where `ratewatch serve` is reached, for links to its pages.
     page: Option<PageUrl>,
+    /// The language and time zone it is written in.
+    reader: Reader,
 }
 
 impl<W: Output> Summary<W> {
@@ -61,10 +64,12 @@ impl<W: Output> Summary<W> {
         stale_after_days: u32,
         digest: AlertDigest,
         page: Option<PageUrl>,
+        reader: Reader,
     ) -> Self {
         Summary {
             out,
             page,
+            reader,
             quiet,
             reports,
             run: None,
@@ -87,11 +92,22 @@ impl<W: Output> Summary<W> {
     }
 }
 
-use crate::text::{plural, printable};
+use crate::text::printable;
+
+/// A count given to a message, choosing its plural form.
+fn n(count: u64) -> Arg<'static> {
+    count.into()
+}
+
+/// A text given to a message.
+fn s<'a>(text: impl Into<String>) -> Arg<'a> {
+    Arg::from(text.into())
+}
 
 /// What a run did not screen, when it did not screen every row: never "Nothing flagged"
 /// then, which would speak for rows that failed or that the run never reached.
-pub(super) fn unscreened(run: &RunInfo) -> Option<String> {
+pub(super) fn unscreened(r: &Reader, run: &RunInfo) -> Option<String> {
+    let l = r.locale;
     // Every row but those rated and those a person chose to leave alone (`ignored`).
     let not_screened: u64 = [
         RowStatus::Failed,
@@ -103,29 +119,21 @@ pub(super) fn unscreened(run: &RunInfo) -> Option<String> {
     .map(|s| run.rows_with(s))
     .sum();
     if run.screened_nobody() {
-        Some(format!(
-            "not one of the {} could be rated (NOTHING SCREENED)",
-            plural(run.rows, "row", "rows")
-        ))
+        let rows = l.text("rows", &[("count", n(run.rows))]);
+        Some(l.text("unscreened-nobody", &[("rows", s(rows))]))
     } else if not_screened > 0 {
-        Some(plural(
-            not_screened,
-            "row was not screened",
-            "rows were not screened",
-        ))
+        Some(l.text("unscreened-rows", &[("count", n(not_screened))]))
     } else if run.status != RunStatus::Complete {
-        Some(format!("the run is {}: rows may be missing", run.status))
+        let status = l.run_status(run.status);
+        Some(l.text("unscreened-run", &[("status", s(status))]))
     } else {
         None
     }
 }
 
 /// A row named in the summary: its ref (or line) and why it needs a look.
-fn named(row: &ResultRow) -> String {
-    let who = match &row.reference {
-        Some(r) => format!("{r} (line {})", row.line),
-        None => format!("line {}", row.line),
-    };
+fn named(r: &Reader, row: &ResultRow) -> String {
+    let who = crate::digest::row_at(r, row.reference.as_deref(), row.line);
     match &row.error {
         Some(e) => format!("{who}: {e}"),
         None => who,
@@ -136,7 +144,7 @@ impl<W: Output> Summary<W> {
     /// The rows not screened and what they hold, with the portfolio's page where they are
     /// listed with why, when `page_url` is set.
     fn not_screened_line(&self, digest: &AlertDigest, run: &RunInfo) -> Option<String> {
-        let mut line = digest.figures.as_ref()?.not_screened_line()?;
+        let mut line = digest.figures.as_ref()?.not_screened_line(&self.reader)?;
         if let Some(page) = &self.page {
             line.push_str(&format!(" — {}", page.portfolio(&run.portfolio)));
         }
@@ -146,21 +154,31 @@ impl<W: Output> Summary<W> {
 
 /// The failed rows named, largest amount first, each with what it holds and why it failed;
 /// the rest counted.
-fn failed_named(text: &mut String, digest: &AlertDigest) {
+fn failed_named(r: &Reader, text: &mut String, digest: &AlertDigest) {
     let Some(figures) = &digest.figures else {
         return;
     };
-    let Some(heading) = figures.failed_heading() else {
+    let Some(heading) = figures.failed_heading(r) else {
         return;
     };
     text.push_str(&heading);
     text.push('\n');
     for row in &figures.failed {
-        text.push_str(&format!("  {}\n", row.line_text()));
+        let line = row.line_text(r, figures.amount_column.as_deref());
+        text.push_str(&format!("  {line}\n"));
     }
-    if let Some(more) = figures.failed_more_line() {
+    if let Some(more) = figures.failed_more_line(r) {
         text.push_str(&format!("  {more}\n"));
     }
+}
+
+/// `2 unresolved rows`, `2 lignes non trouvées`: the status is given as its code, for
+/// each language to agree its word with the count.
+fn rows_of_status(r: &Reader, status: RowStatus, count: u64) -> String {
+    r.locale.text(
+        "rows-of-status",
+        &[("count", n(count)), ("status", s(status.as_str()))],
+    )
 }
 
 impl<W: Output> Format for Summary<W> {
@@ -188,18 +206,17 @@ impl<W: Output> Format for Summary<W> {
         if let Some(first) = first
             && first.len() < NAMED_PROBLEMS
         {
-            first.push(printable(&named(row)));
+            first.push(printable(&named(&self.reader, row)));
         }
         if row.named
             && let Some((_, count, refs)) = self.named.iter_mut().find(|(s, ..)| *s == row.status)
         {
             *count += 1;
             if refs.len() < NAMED_PROBLEMS {
-                refs.push(printable(
-                    &row.reference
-                        .clone()
-                        .unwrap_or_else(|| format!("line {}", row.line)),
-                ));
+                let line = s(row.line.to_string());
+                refs.push(printable(&row.reference.clone().unwrap_or_else(|| {
+                    self.reader.locale.text("row-line", &[("line", line)])
+                })));
             }
         }
         Ok(())
@@ -216,6 +233,10 @@ impl<W: Output> Format for Summary<W> {
         let unlisted = digest.unlisted();
         let failed = run.rows_with(RowStatus::Failed);
         let rated = run.rows_with(RowStatus::Rated);
+        let r = &self.reader;
+        let l = r.locale;
+        let rows = |count: u64| l.text("rows", &[("count", n(count))]);
+        let more_in_reports = |count: u64| l.text("more-in-reports", &[("count", n(count))]);
         let mut text = String::new();
         // What makes the night loud comes first, whatever else follows, even under
         // --quiet; a remark (a note not opening with a word in capitals and a colon, like
@@ -228,61 +249,76 @@ impl<W: Output> Format for Summary<W> {
             text.push('\n');
         }
         if let Some((changed, companies)) = digest.storm {
-            text.push_str(&format!(
-                "STORM: {changed} of {companies} companies changed color in this run: likely a change of method at the source; the {} worst are listed, every change is in the reports\n",
-                listed.len()
-            ));
+            let storm = l.text(
+                "storm",
+                &[
+                    ("changed", n(changed)),
+                    ("companies", n(companies)),
+                    ("listed", n(listed.len() as u64)),
+                ],
+            );
+            text.push_str(&format!("{storm}\n"));
         }
         if rated == 0 && run.rows > 0 {
-            text.push_str(&format!(
-                "NOTHING SCREENED: not one of the {} could be rated; see the counts and `error` in the reports\n",
-                plural(run.rows, "row", "rows")
-            ));
+            let line = l.text("nothing-screened", &[("rows", s(rows(run.rows)))]);
+            text.push_str(&format!("{line}\n"));
         }
         let state = if run.status == RunStatus::Interrupted {
-            format!(
-                "STOPPED: {} not screened, the next run resumes them",
-                plural(failed, "row", "rows")
-            )
+            l.text("state-stopped", &[("count", n(failed))])
         } else if failed > 0 {
-            format!(
-                "PARTIAL: {} will be retried next run",
-                plural(failed, "row failed and", "rows failed and")
-            )
+            l.text("state-partial", &[("count", n(failed))])
         } else {
-            run.status.to_string()
+            l.run_status(run.status)
         };
+        let (run_id, portfolio) = (s(run.id.to_string()), s(run.portfolio.clone()));
         if self.quiet && (failed > 0 || run.status != RunStatus::Complete) {
-            text.push_str(&format!(
-                "ratewatch run {} of {}: {state}\n",
-                run.id, run.portfolio
-            ));
-            failed_named(&mut text, &digest);
+            let line = l.text(
+                "run-line-quiet",
+                &[
+                    ("run", run_id.clone()),
+                    ("portfolio", portfolio.clone()),
+                    ("state", s(state.clone())),
+                ],
+            );
+            text.push_str(&format!("{line}\n"));
+            failed_named(r, &mut text, &digest);
         }
         if !self.quiet {
             // `ignored` only when a review ignored rows: most portfolios never do.
             let statuses = RowStatus::ALL
                 .iter()
                 .filter(|s| **s != RowStatus::Ignored || run.rows_with(**s) > 0)
-                .map(|s| format!("{} {}", run.rows_with(*s), s.as_str()))
+                .map(|st| {
+                    let count = l.number(run.rows_with(*st) as f64);
+                    format!("{count} {}", l.row_status(*st))
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
-            text.push_str(&format!(
-                "ratewatch run {} of {} ({state}): {} — {statuses}\n",
-                run.id,
-                run.portfolio,
-                plural(run.rows, "row", "rows"),
-            ));
+            let line = l.text(
+                "run-line",
+                &[
+                    ("run", run_id),
+                    ("portfolio", portfolio),
+                    ("state", s(state)),
+                    ("rows", s(rows(run.rows))),
+                    ("statuses", s(statuses)),
+                ],
+            );
+            text.push_str(&format!("{line}\n"));
             if !run.by_color.is_empty() {
                 let colors = run
                     .by_color
                     .iter()
-                    .map(|(c, n)| format!("{n} {c}"))
+                    .map(|(c, count)| {
+                        let color = l.color(&crate::model::Color::parse(c));
+                        format!("{} {color}", l.number(*count as f64))
+                    })
                     .collect::<Vec<_>>()
                     .join(", ");
-                text.push_str(&format!("colors: {colors}\n"));
+                let line = l.text("colors-line", &[("list", s(colors))]);
+                text.push_str(&format!("{line}\n"));
             }
-            if let Some(line) = digest.figures.as_ref().and_then(|f| f.at_risk_line()) {
+            if let Some(line) = digest.figures.as_ref().and_then(|f| f.at_risk_line(r)) {
                 text.push_str(&line);
                 text.push('\n');
             }
@@ -291,14 +327,15 @@ impl<W: Output> Format for Summary<W> {
                 text.push('\n');
             }
             if !run.calls.is_empty() {
-                let total: u64 = run.calls.iter().map(|(_, n)| n).sum();
+                let total: u64 = run.calls.iter().map(|(_, count)| count).sum();
                 let calls = run
                     .calls
                     .iter()
-                    .map(|(e, n)| format!("{n} {e}"))
+                    .map(|(e, count)| format!("{} {e}", l.number(*count as f64)))
                     .collect::<Vec<_>>()
                     .join(", ");
-                text.push_str(&format!("calls: {total} ({calls})\n"));
+                let line = l.text("calls-line", &[("total", n(total)), ("list", s(calls))]);
+                text.push_str(&format!("{line}\n"));
             }
             if alerts == 0 && rated > 0 {
                 // "No red or black company, no color change" only when it is so: the rules
@@ -309,35 +346,25 @@ impl<W: Output> Format for Summary<W> {
                     .any(|(c, n)| *n > 0 && (c == "red" || c == "black"));
                 let untouched =
                     digest.standing_total() + digest.acked + digest.changed == 0 && !red_or_black;
-                text.push_str(&match (untouched, unscreened(&run)) {
-                    (true, None) => {
-                        "Nothing flagged: no red or black company, no color change.\n".into()
-                    }
-                    (false, None) => {
-                        "Nothing new flagged: no color change the rules alert on.\n".into()
-                    }
-                    (true, Some(u)) => format!(
-                        "None flagged among the rows screened (no red or black company, no color change), but {u}.\n"
-                    ),
-                    (false, Some(u)) => format!(
-                        "None newly flagged among the rows screened (no color change the rules alert on), but {u}.\n"
-                    ),
-                });
+                let line = match (untouched, unscreened(r, &run)) {
+                    (true, None) => l.word("nothing-flagged"),
+                    (false, None) => l.word("nothing-new-flagged"),
+                    (true, Some(u)) => l.text("none-flagged-but", &[("why", s(u))]),
+                    (false, Some(u)) => l.text("none-newly-flagged-but", &[("why", s(u))]),
+                };
+                text.push_str(&format!("{line}\n"));
             }
         }
         if alerts > 0 {
-            text.push_str(&digest.totals_line());
+            text.push_str(&digest.totals_line(r));
             text.push_str(":\n");
-            for line in alert_table(&digest, listed, self.page.as_ref()).lines() {
+            for line in alert_table(r, &digest, listed, self.page.as_ref()).lines() {
                 text.push_str("  ");
                 text.push_str(line);
                 text.push('\n');
             }
             if unlisted > 0 {
-                text.push_str(&format!(
-                    "  … and {unlisted} more in the reports
-"
-                ));
+                text.push_str(&format!("  {}\n", more_in_reports(unlisted)));
             }
         }
         // Customers nobody monitors are named even under --quiet: the night they fall out,
@@ -353,24 +380,20 @@ impl<W: Output> Format for Summary<W> {
                 } else {
                     ""
                 };
-                let why = match status {
-                    RowStatus::Invalid => {
-                        "the row itself is wrong (see `error` in the reports): fix the export, or leave it alone with `ratewatch review ignore`"
-                    }
-                    RowStatus::Unresolved => {
-                        "no company matches: check the identifier, or decide with `ratewatch review`"
-                    }
-                    _ => "several companies match: choose with `ratewatch review`",
-                };
-                text.push_str(&format!(
-                    "NOT SCREENED: {} ({}{more}): {why}\n",
-                    plural(
-                        *count,
-                        &format!("{} row", status.as_str()),
-                        &format!("{} rows", status.as_str())
-                    ),
-                    refs.join(", ")
-                ));
+                let why = l.word(match status {
+                    RowStatus::Invalid => "why-invalid",
+                    RowStatus::Unresolved => "why-unresolved",
+                    _ => "why-ambiguous",
+                });
+                let line = l.text(
+                    "not-screened-named",
+                    &[
+                        ("rows", s(rows_of_status(r, *status, *count))),
+                        ("refs", s(format!("{}{more}", refs.join(", ")))),
+                        ("why", s(why)),
+                    ],
+                );
+                text.push_str(&format!("{line}\n"));
             }
             // A quiet summary that says anything says who is not screened, in one line.
             if !text.is_empty()
@@ -383,25 +406,23 @@ impl<W: Output> Format for Summary<W> {
         // Standing red and black, one line per color, and the changes only counted: under
         // --quiet only beside news, never making a quiet night print.
         if !self.quiet || alerts > 0 {
-            if let Some(line) = digest.figures.as_ref().and_then(|f| f.left_out_line()) {
+            if let Some(line) = digest.figures.as_ref().and_then(|f| f.left_out_line(r)) {
                 text.push_str(&line);
                 text.push('\n');
             }
-            for line in digest.standing_lines() {
+            for line in digest.standing_lines(r) {
                 text.push_str(&line);
                 text.push('\n');
             }
-            if let Some(line) = digest.counted_line() {
+            if let Some(line) = digest.counted_line(r) {
                 text.push_str(&line);
                 text.push('\n');
             }
         }
         if !self.quiet {
             if digest.acked > 0 {
-                text.push_str(&format!(
-                    "{} acknowledged, not listed until the company changes again (`ratewatch acks`)\n",
-                    plural(digest.acked, "alert", "alerts")
-                ));
+                let line = l.text("acked-line", &[("count", n(digest.acked))]);
+                text.push_str(&format!("{line}\n"));
             }
             for (status, first) in [
                 (RowStatus::Unresolved, &self.unresolved),
@@ -411,34 +432,29 @@ impl<W: Output> Format for Summary<W> {
                     continue;
                 }
                 let more = run.rows_with(status).saturating_sub(first.len() as u64);
-                text.push_str(&format!(
-                    "{}:\n",
-                    plural(
-                        run.rows_with(status),
-                        &format!("{} row", status.as_str()),
-                        &format!("{} rows", status.as_str())
-                    )
-                ));
+                let heading = rows_of_status(r, status, run.rows_with(status));
+                text.push_str(&format!("{heading}:\n"));
                 for row in first {
                     text.push_str(&format!("  {row}\n"));
                 }
                 if more > 0 {
-                    text.push_str(&format!("  … and {more} more in the reports\n"));
+                    text.push_str(&format!("  {}\n", more_in_reports(more)));
                 }
             }
             if self.stale > 0 {
-                text.push_str(&format!(
-                    "{} not recalculated for more than {} (stale): see `stale` in the reports\n",
-                    plural(self.stale, "rating", "ratings"),
-                    plural(self.stale_after_days.into(), "day", "days")
-                ));
+                let line = l.text(
+                    "stale-line",
+                    &[
+                        ("count", n(self.stale)),
+                        ("days", n(self.stale_after_days.into())),
+                    ],
+                );
+                text.push_str(&format!("{line}\n"));
             }
             let ambiguous = run.rows_with(RowStatus::Ambiguous);
             if ambiguous > 0 {
-                text.push_str(&format!(
-                    "{} several companies: the candidates are in the reports; add city/postcode or company_id\n",
-                    plural(ambiguous, "row matches", "rows match")
-                ));
+                let line = l.text("ambiguous-line", &[("count", n(ambiguous))]);
+                text.push_str(&format!("{line}\n"));
             }
             if self.over_budget > 0 {
                 let flag = if self.over_month_budget {
@@ -446,21 +462,21 @@ impl<W: Output> Format for Summary<W> {
                 } else {
                     "--max-calls"
                 };
-                text.push_str(&format!(
-                    "{} not screened: call budget reached ({flag}); screened on a later run\n",
-                    plural(self.over_budget, "row", "rows")
-                ));
+                let line = l.text(
+                    "budget-line",
+                    &[("count", n(self.over_budget)), ("flag", s(flag))],
+                );
+                text.push_str(&format!("{line}\n"));
             }
             let other_failures = failed - self.over_budget.min(failed);
             if other_failures > 0 {
-                text.push_str(&format!(
-                    "{} not screened on an API or network error or a rate limit; see `error` in the reports\n",
-                    plural(other_failures, "row was", "rows were")
-                ));
+                let line = l.text("failures-line", &[("count", n(other_failures))]);
+                text.push_str(&format!("{line}\n"));
             }
-            failed_named(&mut text, &digest);
+            failed_named(r, &mut text, &digest);
             if !self.reports.is_empty() {
-                text.push_str(&format!("reports: {}\n", self.reports.join(", ")));
+                let line = l.text("reports-line", &[("list", s(self.reports.join(", ")))]);
+                text.push_str(&format!("{line}\n"));
             }
         }
         // Every mail opens with one heading line; under --quiet, only a mail that says
@@ -479,9 +495,10 @@ impl<W: Output> Format for Summary<W> {
                 }),
             };
             if let Some(page) = &self.page {
-                text.insert_str(0, &format!("inbox: {}\n", page.inbox()));
+                let line = l.text("inbox-line", &[("url", s(page.inbox()))]);
+                text.insert_str(0, &format!("{line}\n"));
             }
-            text.insert_str(0, &format!("{}\n", heading.line()));
+            text.insert_str(0, &format!("{}\n", heading.said(r)));
         }
         // The rows' and the run's texts are printable already; this catches the rest
         // (a path, a note) before a terminal or a mail reads it.
@@ -567,6 +584,7 @@ mod tests {
             30,
             digest,
             None,
+            Reader::default(),
         ));
         s.begin(&run).unwrap();
         for r in rows {
@@ -753,13 +771,13 @@ mod tests {
             .collect();
         nobody.by_color.clear();
         assert_eq!(
-            unscreened(&nobody).as_deref(),
+            unscreened(crate::locale::english(), &nobody).as_deref(),
             Some("not one of the 5 rows could be rated (NOTHING SCREENED)")
         );
         let text = render(nobody, &[], true);
         assert!(text.starts_with("NOTHING SCREENED"), "{text}");
         assert!(!text.contains("flagged"), "{text}");
-        assert_eq!(unscreened(&run(5, 0)), None);
+        assert_eq!(unscreened(crate::locale::english(), &run(5, 0)), None);
     }
 
     #[test]

@@ -199,6 +199,7 @@ fn reading(
     };
     Ok(deliver::Reading {
         page: reports.page.clone(),
+        reader: reports.reader.clone(),
         delivery_id: run.as_ref().and(delivery_id).map(String::from),
         run,
         digest,

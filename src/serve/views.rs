@@ -533,7 +533,11 @@ fn color_of(text: &str) -> Color {
 
 /// A carried column's value for an alert, the amount summed over its rows.
 fn shown_value(line: &AlertLine, digest: &AlertDigest, header: &str) -> String {
-    line.shown_value(header, digest.amount_column.as_deref())
+    line.shown_value(
+        crate::locale::english(),
+        header,
+        digest.amount_column.as_deref(),
+    )
 }
 
 fn day(at: &Timestamp) -> String {

@@ -13,10 +13,11 @@ use clap::builder::ValueParser;
 use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use crate::deliver::webhook::Format;
+use crate::locale::{Locale, Zone};
 use crate::report::csv::Dialect;
 use crate::settings::setting::{
-    CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS,
-    MILLISECONDS, PAGE, PATH, RPS, SECONDS, SWITCH, URL, WEBHOOK, WEBHOOK_FORMAT,
+    CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS, LOCALE,
+    MILLISECONDS, PAGE, PATH, RPS, SECONDS, SWITCH, TIME_ZONE, URL, WEBHOOK, WEBHOOK_FORMAT,
 };
 use crate::stages::rate::RatingEndpoint;
 
@@ -45,6 +46,25 @@ pub struct Cli {
     /// Read settings from this file instead of ./ratewatch.toml.
     #[arg(long, env = CONFIG_ENV, value_name = "PATH", global = true, help_heading = GLOBAL, default_value = "", value_parser = &PATH)]
     pub config: Given<PathBuf>,
+
+    #[command(flatten)]
+    pub reader: ReaderArgs,
+}
+
+/// The language and time zone of what a person reads, whichever command prints it.
+#[derive(Debug, Clone, Args)]
+pub struct ReaderArgs {
+    /// The language of the summary, the email and the Slack and Teams messages: en, fr or
+    /// de; by default the one LC_ALL, LC_MESSAGES or LANG names (fr_FR.UTF-8: fr), else en.
+    /// Files for programs stay in English.
+    #[arg(long, env = "RATEWATCH_LOCALE", value_name = "LANG", default_value = "", value_parser = &LOCALE, global = true, help_heading = GLOBAL, hide_possible_values = true)]
+    pub locale: Given<Locale>,
+
+    /// The time zone of the times the summary, the email and the chat messages show, as the
+    /// IANA database names it (Europe/Paris); by default the machine's (TZ,
+    /// /etc/localtime), else UTC. Files for programs keep UTC.
+    #[arg(long, env = "RATEWATCH_TIME_ZONE", value_name = "ZONE", default_value = "", value_parser = &TIME_ZONE, global = true, help_heading = GLOBAL)]
+    pub time_zone: Given<Zone>,
 }
 
 /// The heading of the options every command takes.

@@ -24,9 +24,12 @@ use crate::deliver::email::{EmailSettings, Mailer, Password};
 use crate::deliver::webhook::{self, Webhook, WebhookUrl};
 use crate::error::Error;
 use crate::links::PageUrl;
+use crate::locale::{Locale, Reader, Zone};
 use crate::model::Color;
 use crate::report::csv::Dialect;
-use crate::settings::cli::{QuietArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs};
+use crate::settings::cli::{
+    QuietArgs, ReaderArgs, ReportFormatArgs, RunArgs, ScreenArgs, ServiceArgs,
+};
 use crate::stages::columns::ColumnMap;
 use crate::stages::limit::{Limits, RetryPolicy};
 use crate::stages::rate::RatingEndpoint;
@@ -250,12 +253,18 @@ pub fn keys() -> Vec<String> {
     }
 }
 
-/// Where settings come from besides the command line: the config file, and the API key.
+/// Where settings come from besides a command's own flags: the config file, the API key,
+/// the options every command takes, and what the machine says of its reader.
 #[derive(Debug, Clone, Default)]
 pub struct Sources {
     /// [`KEY_ENV`], an [`ApiKey`] so that `Debug` never shows it.
     env_key: Option<ApiKey>,
     pub file: Option<ConfigFile>,
+    /// `--locale` and `--time-zone`, given before or after any command.
+    reader_flags: Option<ReaderArgs>,
+    /// The language and zone the machine's variables give, when no setting does.
+    machine_locale: Sourced<Locale>,
+    machine_zone: Sourced<Zone>,
 }
 
 impl Sources {
@@ -299,9 +308,61 @@ impl Sources {
             }
         };
         let key = env(KEY_ENV).filter(|k| !k.trim().is_empty());
+        let from = |var: Option<&str>| var.map_or(Origin::Default, |v| Origin::Env(v.into()));
+        let (locale, locale_var) = Locale::of_environment(&env);
+        let (zone, zone_var) = Zone::of_machine(&env);
         Ok(Sources {
             env_key: key.map(|k| ApiKey::new(k.trim())),
             file,
+            reader_flags: None,
+            machine_locale: Sourced {
+                value: locale,
+                origin: from(locale_var),
+            },
+            machine_zone: Sourced {
+                value: zone,
+                origin: from(zone_var),
+            },
+        })
+    }
+
+    /// The same with `--locale` and `--time-zone` as the command line gave them.
+    pub fn with_reader(self, flags: ReaderArgs) -> Self {
+        Sources {
+            reader_flags: Some(flags),
+            ..self
+        }
+    }
+
+    /// The reader's language and time zone, each with where it came from: a flag, its
+    /// variable, the file, else what the machine's variables say (`LANG`, `TZ`), else
+    /// English and the machine's zone.
+    pub fn reader_settings(&self) -> Result<(Sourced<Locale>, Sourced<Zone>), Error> {
+        let flags = match &self.reader_flags {
+            Some(flags) => flags.clone(),
+            None => unflagged::<ReaderArgs>()?,
+        };
+        fn or<T: Value>(given: Sourced<Option<T>>, machine: &Sourced<T>) -> Sourced<T> {
+            match given.value {
+                Some(value) => Sourced {
+                    value,
+                    origin: given.origin,
+                },
+                None => machine.clone(),
+            }
+        }
+        Ok((
+            or(flags.locale.resolve_optional(self)?, &self.machine_locale),
+            or(flags.time_zone.resolve_optional(self)?, &self.machine_zone),
+        ))
+    }
+
+    /// The reader, for a command that reads no other setting.
+    pub fn reader(&self) -> Result<Reader, Error> {
+        let (locale, zone) = self.reader_settings()?;
+        Ok(Reader {
+            locale: locale.value,
+            zone: zone.value,
         })
     }
 
@@ -430,6 +491,10 @@ pub struct Settings {
     pub csv_dialect: Sourced<Dialect>,
     pub timestamped: Sourced<bool>,
     pub quiet: Sourced<bool>,
+    /// The language of what people read; files for programs stay in English.
+    pub locale: Sourced<Locale>,
+    /// The time zone of the times people read; files for programs keep UTC.
+    pub time_zone: Sourced<Zone>,
 }
 
 /// `serialize_with` functions: a value as `ratewatch config` shows it, as the file would
@@ -494,6 +559,7 @@ impl Settings {
         let seconds = |g: &Given<f64>| Ok::<_, Error>(g.resolve(s)?.map(Duration::from_secs_f64));
         let notify_webhook = parsed(&run.notify_webhook, s, WebhookUrl::parse)?;
         let page_url = parsed(&reports.page_url, s, PageUrl::parse)?;
+        let (locale, time_zone) = s.reader_settings()?;
         Ok(Settings {
             demo: service.demo,
             base_url: service.base_url.resolve_optional(s)?,
@@ -548,7 +614,17 @@ impl Settings {
             csv_dialect: reports.dialect.csv_dialect.resolve(s)?,
             timestamped: reports.timestamped.resolve(s)?,
             quiet: quiet.resolve(s)?,
+            locale,
+            time_zone,
         })
+    }
+
+    /// The reader the settings name.
+    pub fn reader(&self) -> Reader {
+        Reader {
+            locale: self.locale.value,
+            zone: self.time_zone.value.clone(),
+        }
     }
 
     /// Where a run's message goes (`notify_webhook`), in which format, signed with the
@@ -770,7 +846,8 @@ mod tests {
             default_country = \"fr\"\nnotify_webhook = \"https://hooks.example/in\"\n\
             webhook_format = \"teams\"\nwebhook_secret_file = \"hook.secret\"\n\
             metrics_file = \"ratewatch.prom\"\npage_url = \"https://credit.example/rw\"\n\
-            csv_dialect = \"excel\"\ntimestamped = true\nquiet = true\n";
+            csv_dialect = \"excel\"\ntimestamped = true\nquiet = true\nlocale = \"FR\"\n\
+            time_zone = \"europe/paris\"\n";
         let shown = shown(&settings(&[], text).unwrap());
         // Relative paths are the file's folder's, not the working directory's.
         let expected = json!({
@@ -786,7 +863,7 @@ mod tests {
             "webhook_format": "teams", "webhook_secret_file": "/etc/ratewatch/hook.secret",
             "metrics_file": "/etc/ratewatch/ratewatch.prom",
             "page_url": "https://credit.example/rw/", "csv_dialect": "excel",
-            "timestamped": true, "quiet": true,
+            "timestamped": true, "quiet": true, "locale": "fr", "time_zone": "Europe/Paris",
         });
         let values: serde_json::Map<_, _> = shown
             .iter()

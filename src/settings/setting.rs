@@ -18,6 +18,7 @@ use serde::{Serialize, Serializer};
 
 use crate::deliver::webhook::Format;
 use crate::error::Error;
+use crate::locale::{Locale, Zone};
 use crate::report::csv::Dialect;
 use crate::stages::rate::RatingEndpoint;
 
@@ -86,6 +87,8 @@ pub static COUNTRY: Kind<String> = Kind {
 };
 pub static DIALECT: Kind<Dialect> = Kind::new("\"standard\" or \"excel\"", any);
 pub static WEBHOOK_FORMAT: Kind<Format> = Kind::new("\"json\", \"slack\" or \"teams\"", any);
+pub static LOCALE: Kind<Locale> = Kind::new("\"en\", \"fr\" or \"de\"", any);
+pub static TIME_ZONE: Kind<Zone> = Kind::new("an IANA time zone, e.g. Europe/Paris", any);
 /// A TOML boolean in the file; `true`/`false` (or `1`/`0`) in the variable.
 pub static SWITCH: Kind<bool> = Kind::new("true or false", any);
 
@@ -184,7 +187,22 @@ macro_rules! choice {
         }
     )*};
 }
-choice!(RatingEndpoint, Dialect, Format);
+choice!(RatingEndpoint, Dialect, Format, Locale);
+
+/// A zone the database does not know is said as every setting's mistake is.
+impl Value for Zone {
+    fn from_flag(cmd: &Command, arg: &Arg, text: &OsStr) -> Result<Self, clap::Error> {
+        let text = text.to_string_lossy();
+        Zone::named(&text).ok_or_else(|| {
+            let flag = arg.get_long().unwrap_or_default();
+            let message = format!("--{flag}: expected {}, got {text:?}", TIME_ZONE.expected);
+            mistake(cmd, arg, message)
+        })
+    }
+    fn from_text(text: &str) -> Option<Self> {
+        Zone::named(text)
+    }
+}
 
 /// A setting as the command line gave it: by its flag, its variable or its default (none:
 /// unset), with what reading it from the file takes.

@@ -3317,7 +3317,7 @@ fn alerts_carry_their_amount_and_columns_new_red_is_never_capped_and_standing_is
     let top: Vec<&str> = standing.top.iter().map(|a| a.refs.as_str()).collect();
     assert_eq!(top, ["C-9", "C-8", "C-7"]);
     assert_eq!(
-        digest.standing_lines(),
+        digest.standing_lines(crate::locale::english()),
         [
             "still red: 9 companies, 54 000 at stake (Encours (€)); largest: C-9 (10 000), C-8 (9 000), C-7 (8 000)"
         ]

@@ -17,7 +17,7 @@ use super::wait::Spawned;
 pub const BIN: &str = env!("CARGO_BIN_EXE_ratewatch");
 
 /// `ratewatch ARGS…`, in this process's working directory until [`Ratewatch::in_dir`]
-/// names another, with no RATEWATCH_* variable of the caller's.
+/// names another, with no RATEWATCH_* variable of the caller's, in English and UTC.
 pub fn ratewatch<I, S>(args: I) -> Ratewatch
 where
     I: IntoIterator<Item = S>,
@@ -160,6 +160,12 @@ fn isolated(cmd: &mut Command) {
     for var in read {
         cmd.env_remove(var);
     }
+    // The reader the tests expect unless they say otherwise: English, in UTC, whatever the
+    // machine's language and zone.
+    for var in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("TZ", "UTC");
 }
 
 /// A test's folder, where the binary finds its ratewatch.toml and its default database.

@@ -12,6 +12,7 @@ use super::EmailSettings;
 use crate::deliver::{EndedRun, Reading};
 use crate::digest::{AlertDigest, AlertLine, Figures, refreshed, same_column};
 use crate::links::PageUrl;
+use crate::locale::Reader;
 use crate::model::{AlertKind, Color, RowStatus, RunInfo, RunStatus};
 use crate::report::summary::is_loud;
 use crate::text::{plural, printable};
@@ -115,7 +116,7 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
         return None;
     }
     let heading = match read.heading() {
-        Some(heading) => heading.line(),
+        Some(heading) => heading.said(&read.reader),
         None => format!(
             "ratewatch {} · {} · no run recorded",
             jiff::Timestamp::now().strftime("%Y-%m-%d"),
@@ -138,24 +139,16 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
     let error = ended.error.map(printable);
     let page = read.page.as_ref();
     let mut plain = match ended.summary.trim() {
-        "" => digest_text(&heading, digest, page),
+        "" => digest_text(&read.reader, &heading, digest, page),
         _ => ended.summary.to_string(),
     };
     if let Some(error) = &error {
         let at = plain.find('\n').map_or(plain.len(), |i| i + 1);
         plain.insert_str(at, &format!("FAILED: {error}\n"));
     }
-    let html = Page::new(
-        &subject,
-        heading,
-        night,
-        error.as_deref(),
-        run,
-        digest,
-        page,
-    )
-    .render()
-    .unwrap_or_else(|e| format!("<p>{}</p>", crate::report::html::escape(&e.to_string())));
+    let html = Page::new(&subject, heading, night, error.as_deref(), read)
+        .render()
+        .unwrap_or_else(|e| format!("<p>{}</p>", crate::report::html::escape(&e.to_string())));
     Some(Letter {
         subject: printable(&subject),
         plain: crate::text::printable_text(&plain),
@@ -167,49 +160,56 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
 /// The plain part of a night whose printed summary is not at hand (a message sent again
 /// by a later run, or a run that printed none): its heading, then its figures and its
 /// alerts as the summary lists them.
-fn digest_text(heading: &str, digest: Option<&AlertDigest>, page: Option<&PageUrl>) -> String {
+fn digest_text(
+    r: &Reader,
+    heading: &str,
+    digest: Option<&AlertDigest>,
+    page: Option<&PageUrl>,
+) -> String {
     let mut text = format!("{heading}\n");
     if let Some(page) = page {
-        text.push_str(&format!("inbox: {}\n", page.inbox()));
+        let line = r.locale.text("inbox-line", &[("url", page.inbox().into())]);
+        text.push_str(&format!("{line}\n"));
     }
     let Some(digest) = digest else {
         return text;
     };
     if let Some(figures) = &digest.figures {
-        if let Some(line) = figures.at_risk_line() {
+        if let Some(line) = figures.at_risk_line(r) {
             text.push_str(&format!("{line}\n"));
         }
-        if let Some(line) = figures.not_screened_line() {
+        if let Some(line) = figures.not_screened_line(r) {
             text.push_str(&format!("{line}\n"));
         }
     }
     if digest.listed_total > 0 {
-        text.push_str(&format!("{}:\n", digest.totals_line()));
-        for line in crate::digest::alert_table(digest, &digest.listed, page).lines() {
+        text.push_str(&format!("{}:\n", digest.totals_line(r)));
+        for line in crate::digest::alert_table(r, digest, &digest.listed, page).lines() {
             text.push_str(&format!("  {line}\n"));
         }
         if digest.unlisted() > 0 {
-            text.push_str(&format!(
-                "  … and {} more in the reports\n",
-                digest.unlisted()
-            ));
+            let more = r
+                .locale
+                .text("more-in-reports", &[("count", digest.unlisted().into())]);
+            text.push_str(&format!("  {more}\n"));
         }
     }
     let figures = digest.figures.as_ref();
     for line in figures
-        .and_then(Figures::left_out_line)
+        .and_then(|f| f.left_out_line(r))
         .into_iter()
-        .chain(digest.standing_lines())
-        .chain(digest.counted_line())
-        .chain(figures.and_then(Figures::failed_heading))
+        .chain(digest.standing_lines(r))
+        .chain(digest.counted_line(r))
+        .chain(figures.and_then(|f| f.failed_heading(r)))
     {
         text.push_str(&format!("{line}\n"));
     }
-    if let Some(figures) = figures.filter(|f| f.failed_heading().is_some()) {
+    if let Some(figures) = figures.filter(|f| f.failed_heading(r).is_some()) {
         for row in &figures.failed {
-            text.push_str(&format!("  {}\n", row.line_text()));
+            let line = row.line_text(r, figures.amount_column.as_deref());
+            text.push_str(&format!("  {line}\n"));
         }
-        if let Some(more) = figures.failed_more_line() {
+        if let Some(more) = figures.failed_more_line(r) {
             text.push_str(&format!("  {more}\n"));
         }
     }
@@ -299,10 +299,10 @@ impl Page {
         heading: String,
         night: Night,
         error: Option<&str>,
-        run: Option<&RunInfo>,
-        digest: Option<&AlertDigest>,
-        page: Option<&PageUrl>,
+        read: &Reading,
     ) -> Page {
+        let (run, digest) = (read.run.as_ref(), read.digest.as_ref());
+        let (page, r) = (read.page.as_ref(), &read.reader);
         let mut loud: Vec<String> = night.line(error).into_iter().collect();
         // An error that ended a run whose state says something else (nothing rated).
         if let (Some(error), false) = (error, night == Night::Failed) {
@@ -325,34 +325,40 @@ impl Page {
             ));
         }
         let mut headers: Vec<String> = ["Ref", "Company", "Country", "Color", "Alert"]
-            .map(String::from)
+            .map(|h| r.locale.word(&format!("header-{}", h.to_lowercase())))
             .to_vec();
         headers.extend(digest.columns.iter().map(|c| printable(c)));
-        headers.push("Refreshed".into());
+        headers.push(r.locale.word("header-refreshed"));
         let figures = digest.figures.as_ref();
         Page {
             subject: printable(subject),
             heading,
             loud,
-            totals: (digest.listed_total > 0).then(|| digest.totals_line()),
+            totals: (digest.listed_total > 0).then(|| digest.totals_line(r)),
             headers,
             rows: digest
                 .listed
                 .iter()
-                .map(|a| cells(digest, a, page))
+                .map(|a| cells(r, digest, a, page))
                 .collect(),
             unlisted: digest.unlisted(),
-            standing: digest.standing_lines(),
-            counted: digest.counted_line(),
+            standing: digest.standing_lines(r),
+            counted: digest.counted_line(r),
             counts: run.map(counts),
             inbox: page.map(PageUrl::inbox),
-            at_risk: figures.and_then(Figures::at_risk_line),
-            left_out: figures.and_then(Figures::left_out_line),
-            not_screened: figures.and_then(Figures::not_screened_line),
+            at_risk: figures.and_then(|f| f.at_risk_line(r)),
+            left_out: figures.and_then(|f| f.left_out_line(r)),
+            not_screened: figures.and_then(|f| f.not_screened_line(r)),
             not_screened_page: page.zip(run).map(|(p, r)| p.portfolio(&r.portfolio)),
-            failed_heading: figures.and_then(Figures::failed_heading),
+            failed_heading: figures.and_then(|f| f.failed_heading(r)),
             failed: figures
-                .map(|f| f.failed.iter().map(|r| r.line_text()).collect())
+                .map(|f| {
+                    let column = f.amount_column.as_deref();
+                    f.failed
+                        .iter()
+                        .map(|row| row.line_text(r, column))
+                        .collect()
+                })
                 .unwrap_or_default(),
             failed_more: figures.map_or(0, Figures::failed_unnamed),
         }
@@ -361,7 +367,7 @@ impl Page {
 
 /// A listed alert's cells, as the summary's table has them (see `digest::alert_table`);
 /// the company links to its page with `page_url`.
-fn cells(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Vec<Cell> {
+fn cells(r: &Reader, digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Vec<Cell> {
     let plain = |text: String| Cell {
         text: printable(&text),
         style: "",
@@ -382,9 +388,9 @@ fn cells(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Vec<Cel
         plain(a.country.clone().unwrap_or_else(|| "-".into())),
         Cell {
             badge: badge(a.color.as_ref()),
-            ..plain(a.movement())
+            ..plain(a.movement(r))
         },
-        plain(a.kind_said()),
+        plain(a.kind_said(r)),
     ];
     let amount_column = digest.amount_column.as_deref();
     for column in &digest.columns {
@@ -395,12 +401,12 @@ fn cells(digest: &AlertDigest, a: &AlertLine, page: Option<&PageUrl>) -> Vec<Cel
             } else {
                 ""
             },
-            ..plain(a.shown_value(column, amount_column))
+            ..plain(a.shown_value(r, column, amount_column))
         });
     }
     cells.push(Cell {
         style: "white-space:nowrap",
-        ..plain(refreshed(a.last_refresh_date))
+        ..plain(refreshed(r, a.last_refresh_date))
     });
     cells
 }
@@ -567,6 +573,7 @@ mod tests {
             last_success: None,
             delivery_id: Some("0123456789abcdef0123456789abcdef".into()),
             page: None,
+            reader: Reader::default(),
         }
     }
 

@@ -1,0 +1,212 @@
+# Deutsch: die Meldungen aus en.ftl, für ein Kreditteam, das auf Deutsch liest.
+
+## Die Farben des Dienstes.
+
+color-green = grün
+color-yellow = gelb
+color-red = rot
+color-black = schwarz
+color-white = weiß
+
+## Wie eine Zeile endete.
+
+status-rated = bewertet
+status-unresolved = nicht gefunden
+status-ambiguous = mehrdeutig
+status-invalid = ungültig
+status-failed = fehlgeschlagen
+status-ignored = ignoriert
+
+## Wie sich die Farbe eines Unternehmens seit dem letzten Lauf bewegt hat.
+
+change-new = neu
+change-unchanged = unverändert
+change-evolved = neu bewertet
+change-deteriorated = verschlechtert
+change-improved = verbessert
+change-changed = geändert
+
+## Zählungen.
+
+alerts = { $count ->
+    [one] { $count } Warnung
+   *[other] { $count } Warnungen
+}
+rows = { $count ->
+    [one] { $count } Zeile
+   *[other] { $count } Zeilen
+}
+companies = { $count ->
+    [one] { $count } Unternehmen
+   *[other] { $count } Unternehmen
+}
+
+## Zeiten.
+
+run-started = gestartet am { $time }
+
+## Die Zusammenfassung eines Laufs, die E-Mail und die Chat-Nachrichten.
+
+heading = ratewatch { $when } · { $portfolio } · Lauf { $run }
+run-line = ratewatch Lauf { $run } von { $portfolio } ({ $state }): { $rows } — { $statuses }
+run-line-quiet = ratewatch Lauf { $run } von { $portfolio }: { $state }
+run-complete = vollständig
+run-partial = teilweise
+run-interrupted = unterbrochen
+run-failed = fehlgeschlagen
+run-running = läuft
+state-stopped = ABGEBROCHEN: { $count ->
+    [one] { $count } Zeile nicht geprüft
+   *[other] { $count } Zeilen nicht geprüft
+}, der nächste Lauf setzt fort
+state-partial = TEILWEISE: { $count ->
+    [one] { $count } Zeile fehlgeschlagen, wird
+   *[other] { $count } Zeilen fehlgeschlagen, werden
+} beim nächsten Lauf erneut versucht
+colors-line = Farben: { $list }
+calls-line = Abrufe: { $total } ({ $list })
+storm = STURM: { $changed } von { $companies } Unternehmen haben in diesem Lauf die Farbe gewechselt, wahrscheinlich eine geänderte Methode der Quelle; die { $listed } schlimmsten sind aufgeführt, jede Änderung steht in den Berichten
+nothing-screened = NICHTS GEPRÜFT: keine der { $rows } konnte bewertet werden; siehe die Zählungen und `error` in den Berichten
+unscreened-nobody = keine der { $rows } konnte bewertet werden (NICHTS GEPRÜFT)
+unscreened-rows = { $count ->
+    [one] { $count } Zeile wurde nicht geprüft
+   *[other] { $count } Zeilen wurden nicht geprüft
+}
+unscreened-run = der Lauf ist { $status }: Zeilen können fehlen
+nothing-flagged = Nichts zu melden: kein rotes oder schwarzes Unternehmen, kein Farbwechsel.
+nothing-new-flagged = Nichts Neues zu melden: kein Farbwechsel, bei dem die Regeln warnen.
+none-flagged-but = Nichts zu melden unter den geprüften Zeilen (kein rotes oder schwarzes Unternehmen, kein Farbwechsel), aber { $why }.
+none-newly-flagged-but = Nichts Neues zu melden unter den geprüften Zeilen (kein Farbwechsel, bei dem die Regeln warnen), aber { $why }.
+more-in-reports = … und { $count } weitere in den Berichten
+rows-of-status = { $status ->
+    [unresolved] { $count } nicht gefundene
+    [ambiguous] { $count } mehrdeutige
+    [invalid] { $count } ungültige
+    [failed] { $count } fehlgeschlagene
+    [ignored] { $count } ignorierte
+   *[other] { $count } bewertete
+} { $count ->
+    [one] Zeile
+   *[other] Zeilen
+}
+not-screened-named = NICHT GEPRÜFT: { $rows } ({ $refs }): { $why }
+why-invalid = die Zeile selbst ist fehlerhaft (siehe `error` in den Berichten): den Export korrigieren oder sie mit `ratewatch review ignore` beiseitelassen
+why-unresolved = kein Unternehmen passt: die Kennung prüfen oder mit `ratewatch review` entscheiden
+why-ambiguous = mehrere Unternehmen passen: mit `ratewatch review` wählen
+acked-line = { $count ->
+    [one] { $count } Warnung bestätigt, nicht aufgeführt
+   *[other] { $count } Warnungen bestätigt, nicht aufgeführt
+}, bis sich das Unternehmen wieder ändert (`ratewatch acks`)
+stale-line = { $count ->
+    [one] { $count } Bewertung
+   *[other] { $count } Bewertungen
+} seit mehr als { $days ->
+    [one] { $days } Tag
+   *[other] { $days } Tagen
+} nicht neu berechnet (veraltet): siehe `stale` in den Berichten
+ambiguous-line = { $count ->
+    [one] { $count } Zeile passt
+   *[other] { $count } Zeilen passen
+} auf mehrere Unternehmen: die Kandidaten stehen in den Berichten; Ort/Postleitzahl oder company_id ergänzen
+budget-line = { $count ->
+    [one] { $count } Zeile
+   *[other] { $count } Zeilen
+} nicht geprüft: Abrufbudget erreicht ({ $flag }); in einem späteren Lauf geprüft
+failures-line = { $count ->
+    [one] { $count } Zeile wurde
+   *[other] { $count } Zeilen wurden
+} wegen eines API- oder Netzwerkfehlers oder eines Ratenlimits nicht geprüft; siehe `error` in den Berichten
+reports-line = Berichte: { $list }
+inbox-line = Posteingang: { $url }
+row-at-line = { $ref } (Zeile { $line })
+row-line = Zeile { $line }
+
+## Die Warnungen, in jedem Kanal gleich aufgeführt.
+
+kind-black = nach schwarz
+kind-red = nach rot
+kind-deteriorated = verschlechtert
+kind-white = nach weiß (keine Informationen mehr)
+kind-gone = verschwunden
+kind-unknown = unbekannte Farbe
+kind-changed = geändert
+kind-improved = verbessert
+kind-still = weiterhin rot oder schwarz
+move-gone = { $now } → verschwunden
+move-unknown = unbekannte Farbe { $now }
+move-still = { $now } (weiterhin)
+move-first = { $now } (erste Prüfung)
+at-first-screening = { $color } bei der ersten Prüfung
+alerts-worst-first = { $count ->
+    [one] { $count } Warnung
+   *[other] { $count } Warnungen
+}, die schlimmsten zuerst
+listed-count = { $count } aufgeführt
+at-stake = { $amount } im Risiko
+kind-mixed = { $count } { $color } ({ $changed } { $kind }, { $first } bei der ersten Prüfung{ $stake })
+still-line = weiterhin { $color }: { $count ->
+    [one] { $count } Unternehmen
+   *[other] { $count } Unternehmen
+}
+at-stake-of = { $amount } im Risiko ({ $column })
+standing-largest = die größten
+standing-first = die ersten
+counted-white = { $count } nach oder von weiß
+counted-line = gezählt, nicht aufgeführt: { $list }
+at-risk = im Risiko: { $red } rote und { $black } schwarze { $total ->
+    [one] Zeile
+   *[other] Zeilen
+}
+came-into = heute Nacht nach rot: { $red ->
+    [one] { $red } Zeile
+   *[other] { $red } Zeilen
+}, nach schwarz: { $black } (Farbwechsel, keine ersten Prüfungen)
+red-or-black-rows = { $count ->
+    [one] { $count } rote oder schwarze Zeile
+   *[other] { $count } rote oder schwarze Zeilen
+}
+left-under = { $rows } unter { $value } ({ $column }, [alerts] min_exposure)
+left-by-rules = { $rows }, bei denen die Regeln nicht warnen
+acknowledged-companies = { $count ->
+    [one] { $count } bestätigtes Unternehmen
+   *[other] { $count } bestätigte Unternehmen
+}
+and = und
+left-out-held = die Warnungen decken { $amount } davon ab und lassen aus: { $parts }
+left-out = die Warnungen lassen aus: { $parts }
+not-screened = nicht geprüft: { $parts }: { $count ->
+    [one] { $count } Zeile
+   *[other] { $count } Zeilen
+}
+failed-heading = { $count ->
+    [one] { $count } fehlgeschlagene Zeile
+   *[other] { $count } fehlgeschlagene Zeilen
+}, { $order }, beim nächsten Lauf erneut versucht:
+order-largest = die größten zuerst
+order-file = in der Reihenfolge der Datei
+column-ref = REF
+column-company = UNTERNEHMEN
+column-country = LAND
+column-color = FARBE
+column-alert = WARNUNG
+column-refreshed = NEU BERECHNET
+column-page = SEITE
+
+## Chat-Nachrichten.
+
+no-alerts = keine Warnungen
+run-ended = der Lauf endete { $status }
+more-in-report = … und { $count } weitere im Bericht
+run-number = Lauf { $run }
+report-path = Bericht: { $path }
+see-them = ansehen, mit Grund
+open-inbox = Posteingang öffnen
+
+## Die Tabelle der E-Mail.
+
+header-ref = Ref
+header-company = Unternehmen
+header-country = Land
+header-color = Farbe
+header-alert = Warnung
+header-refreshed = Neu berechnet

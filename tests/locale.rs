@@ -1,0 +1,149 @@
+//! The reader's language and time zone: the summary a French or German credit team reads
+//! each morning, in their words, their numbers and Paris time; the report files for
+//! programs unchanged whoever reads.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Workspace, sample_sim};
+
+/// The sample portfolio with an amount column whose header names the euro, and
+/// `[alerts] amount` naming it.
+fn book_in_euros(ws: &Workspace) -> PathBuf {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv");
+    let text = std::fs::read_to_string(sample).unwrap();
+    let mut csv = String::new();
+    for (i, line) in text.lines().enumerate() {
+        match i {
+            0 => csv.push_str(&format!("{line},Encours (€)\n")),
+            _ => csv.push_str(&format!("{line},{}\n", 1_204_000 + 1_000 * i)),
+        }
+    }
+    ws.write(
+        "ratewatch.toml",
+        "[alerts]\namount = \"Encours (€)\"\n".as_bytes(),
+    );
+    ws.write("book.csv", csv.as_bytes())
+}
+
+/// The summary of the first night of the book, screened in `locale` and `zone`.
+fn summary(locale: &str, zone: &str) -> String {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let book = book_in_euros(&ws);
+    let out = ws
+        .screen(&sim, &book)
+        .args(["--locale", locale, "--time-zone", zone])
+        .run();
+    // A night with alerts or a failed row ends 1 or 3; never a usage error.
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Whether a heading's time is `HH:MM` followed by the zone's abbreviation.
+fn has_time_in(heading: &str, abbreviations: &[&str]) -> bool {
+    abbreviations.iter().any(|zone| {
+        heading.split(" · ").any(|part| {
+            part.strip_suffix(&format!(" {zone}")).is_some_and(|when| {
+                let time = when.rsplit(' ').next().unwrap_or_default();
+                time.len() == 5 && time.as_bytes()[2] == b':'
+            })
+        })
+    })
+}
+
+#[test]
+fn a_french_team_reads_its_summary_in_french_with_paris_time_and_euros() {
+    let text = summary("fr", "Europe/Paris");
+    let heading = text.lines().next().unwrap();
+    assert!(heading.starts_with("ratewatch "), "{heading}");
+    assert!(heading.contains(" · passage 1"), "{heading}");
+    assert!(has_time_in(heading, &["CET", "CEST"]), "{heading}");
+    // The day as a French reader writes it.
+    let day = heading.split(' ').nth(1).unwrap();
+    assert!(day.len() == 10 && day.as_bytes()[2] == b'/', "{heading}");
+    for said in [
+        "ratewatch, passage 1 de ",
+        " lignes — ",
+        " notée",
+        "couleurs : ",
+        " alertes, les pires d'abord",
+        "RÉF",
+        "SOCIÉTÉ",
+        "rouge au premier examen",
+        "\u{a0}€",
+        "rapports : ",
+    ] {
+        assert!(text.contains(said), "no {said:?} in:\n{text}");
+    }
+    // Amounts grouped by narrow no-break spaces: 1 205 000 €.
+    assert!(text.contains("1\u{202f}2"), "{text}");
+    for english in [
+        "worst first",
+        " rows were",
+        "reports: ",
+        "at first screening",
+        "COMPANY",
+    ] {
+        assert!(!text.contains(english), "{english:?} in:\n{text}");
+    }
+    // A single row is one `ligne`: none says `1 lignes`.
+    assert!(!text.contains(" 1 lignes"), "{text}");
+}
+
+#[test]
+fn a_german_team_reads_its_summary_in_german_with_its_numbers() {
+    let text = summary("de", "Europe/Berlin");
+    let heading = text.lines().next().unwrap();
+    assert!(heading.contains(" · Lauf 1"), "{heading}");
+    assert!(has_time_in(heading, &["CET", "CEST"]), "{heading}");
+    let day = heading.split(' ').nth(1).unwrap();
+    assert!(day.len() == 10 && day.as_bytes()[2] == b'.', "{heading}");
+    for said in [
+        "ratewatch Lauf 1 von ",
+        " Zeilen — ",
+        "Farben: ",
+        " Warnungen, die schlimmsten zuerst",
+        "UNTERNEHMEN",
+        "rot bei der ersten Prüfung",
+        ".000\u{a0}€",
+        "Berichte: ",
+    ] {
+        assert!(text.contains(said), "no {said:?} in:\n{text}");
+    }
+    // A row's error is the service's or the check's text, as stored: not looked at.
+    for english in [
+        "worst first",
+        " rows were",
+        "reports: ",
+        "at first screening",
+    ] {
+        assert!(!text.contains(english), "{english:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn the_report_files_are_the_same_in_french_and_paris_time_as_in_english_and_utc() {
+    let sim = sample_sim();
+    let ws = Workspace::new();
+    let book = book_in_euros(&ws);
+    let out = ws.screen(&sim, &book).run();
+    // A night with alerts or a failed row ends 1 or 3; never a usage error.
+    assert!(matches!(out.status.code(), Some(0 | 1 | 3)), "{out:?}");
+    let written = |locale: &str, zone: &str| {
+        let folder = ws.path(&format!("out-{locale}"));
+        let out = ws
+            .ratewatch(["report", "--run", "1", "--out"])
+            .arg(&folder)
+            .db(ws.db())
+            .args(["--locale", locale, "--time-zone", zone])
+            .run();
+        assert!(out.status.success(), "{out:?}");
+        ["report.json", "report.csv"].map(|name| std::fs::read(folder.join(name)).unwrap())
+    };
+    let english = written("en", "UTC");
+    let french = written("fr", "Europe/Paris");
+    assert!(english[0] == french[0], "report.json differs");
+    assert!(english[1] == french[1], "report.csv differs");
+    let json = String::from_utf8(french[0].clone()).unwrap();
+    assert!(json.contains("Z\""), "times in UTC: {json}");
+}
