@@ -64,20 +64,25 @@ impl Store {
                                  AND z.company = x.company AND v.status = 'rated'";
         let by_key =
             format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
+        // The run's alerts name their companies: a row whose company is not among them is
+        // passed over before it is joined to anything (a night's alerts are a few percent
+        // of its rows).
+        let alerted = "v.company IN (SELECT company FROM run_alerts WHERE run_id = ?1)";
+        let alerts_by_line = format!("AND v.alert = 1 AND {alerted}");
         let sql = match which {
             Rows::All | Rows::AlertsByLine | Rows::NotRated => format!(
                 "SELECT {columns}
                  FROM run_results v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
                 match which {
-                    Rows::AlertsByLine => "AND v.alert = 1",
+                    Rows::AlertsByLine => alerts_by_line.as_str(),
                     Rows::NotRated => "AND v.status <> 'rated'",
                     _ => "",
                 }
             ),
             // Listed first (worst first and largest amount first, as the summary), then
             // standing, then acked; a company's rows together from its first line. One pass
-            // over the run's rows by their keys, as for every row, then a sort of the
-            // alerts' rows only.
+            // over the run's rows by their keys, only the alerts' companies' rows joined,
+            // then a sort of those rows only.
             Rows::AlertsByCompany => {
                 let severity: String = AlertKind::ALL
                     .iter()
@@ -86,7 +91,8 @@ impl Store {
                 format!(
                     "SELECT {columns}
                      FROM (SELECT *, min(line) OVER (PARTITION BY company) AS first_line
-                           FROM run_results WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
+                           FROM run_results v
+                           WHERE run_id = ?1 AND alert_kind IS NOT NULL AND {alerted}) v
                      {by_key}
                      ORDER BY v.alert_listed DESC, v.alert_acked,
                               CASE v.alert_kind{severity} END,
