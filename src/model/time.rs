@@ -65,7 +65,7 @@ mod tests {
             (951_782_400, 0),
             (-1, 0),
             (-62_135_596_800, 0),
-            (253_402_300_799, 0),
+            (253_402_207_200, 0),
         ] {
             let t = Timestamp::new(seconds, nanos).unwrap();
             assert_eq!(
