@@ -84,9 +84,7 @@ mod tests {
         let before_year_zero = Timestamp::MIN;
         assert_eq!(
             time_text(before_year_zero),
-            before_year_zero
-                .strftime("%Y-%m-%dT%H:%M:%SZ")
-                .to_string()
+            before_year_zero.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
         );
         assert_eq!(
             day_text(before_year_zero),

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use rusqlite::OptionalExtension;
 use uuid::Uuid;
 
 use super::database::Store;
@@ -107,7 +108,17 @@ impl Store {
             .conn
             .prepare(&sql)
             .map_err(StoreError::at(ctx.clone()))?;
-        let mut rows = stmt.query([run_id]).map_err(StoreError::at(ctx.clone()))?;
+        // The run's start, read once for the rows' `rating_age` rather than by each row.
+        let started_at: Option<String> = self
+            .conn
+            .query_row("SELECT started_at FROM runs WHERE id = ?1", [run_id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(StoreError::at(ctx.clone()))?;
+        let mut rows = stmt
+            .query(rusqlite::params![run_id, started_at])
+            .map_err(StoreError::at(ctx.clone()))?;
         while let Some(r) = rows.next().map_err(StoreError::at(ctx.clone()))? {
             let mut row = result_row(r).map_err(StoreError::at(ctx.clone()))?;
             // An alert judged against what was last delivered, not the history's previous
@@ -195,10 +206,7 @@ const COLUMNS: [(&str, &str); 27] = [
     ("found_by", "v.found_by"),
     // Whether the row's rating was reused, and its age at the run's start.
     ("reused", "z.seen_at IS NOT NULL"),
-    (
-        "rating_age",
-        "unixepoch((SELECT started_at FROM runs WHERE id = v.run_id)) - unixepoch(z.seen_at)",
-    ),
+    ("rating_age", "unixepoch(?2) - unixepoch(z.seen_at)"),
 ];
 
 /// The place of the column named `name` in [`COLUMNS`], found as the program is compiled

@@ -541,12 +541,12 @@ impl KeySet {
 /// its rating, the row), each once a lookup through the UNIQUE index on `company_id`, a
 /// random place in a large index. One slot per UUID's hash, the newest kept: a company's
 /// records come close together, and memory stays the same whatever the portfolio's size
-/// (512 KiB). Keys never change once given; a batch rolled back takes the cache with it.
+/// (128 KiB). Keys never change once given; a batch rolled back takes the cache with it.
 struct CompanyKeys(Vec<Option<(Uuid, i64)>>);
 
 impl CompanyKeys {
-    /// Slots: many more than the companies of the rows in flight.
-    const SLOTS: usize = 1 << 14;
+    /// Slots: many more than the companies of the rows in flight (a few hundred).
+    const SLOTS: usize = 1 << 12;
 
     fn new() -> CompanyKeys {
         CompanyKeys(vec![None; Self::SLOTS])
