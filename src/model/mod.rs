@@ -29,5 +29,5 @@ pub use row::{InputRow, ResultRow, RowStatus, Staleness};
 pub use run_info::{RunColors, RunInfo, RunStatus, rows_with};
 #[cfg(test)]
 pub use time::time;
-pub use time::time_text;
+pub use time::{day_text, time_text};
 pub use who::{Ended, NAME_MAX_CHARS, NOT_RECORDED, WEB_PAGE, person_name, who};

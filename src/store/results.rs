@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use rusqlite::OptionalExtension;
 use uuid::Uuid;
 
 use super::database::Store;
@@ -67,20 +68,25 @@ impl Store {
                                  AND q.company = v.company AND v.color IS NOT NULL";
         let by_key =
             format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
+        // The run's alerts name their companies: a row whose company is not among them is
+        // passed over before it is joined to anything (a night's alerts are a few percent
+        // of its rows).
+        let alerted = "v.company IN (SELECT company FROM run_alerts WHERE run_id = ?1)";
+        let alerts_by_line = format!("AND v.alert = 1 AND {alerted}");
         let sql = match which {
             Rows::All | Rows::AlertsByLine | Rows::NotRated => format!(
                 "SELECT {columns}
                  FROM run_results v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
                 match which {
-                    Rows::AlertsByLine => "AND v.alert = 1",
+                    Rows::AlertsByLine => alerts_by_line.as_str(),
                     Rows::NotRated => "AND v.status <> 'rated'",
                     _ => "",
                 }
             ),
             // Listed first (worst first and largest amount first, as the summary), then
             // standing, then acked; a company's rows together from its first line. One pass
-            // over the run's rows by their keys, as for every row, then a sort of the
-            // alerts' rows only.
+            // over the run's rows by their keys, only the alerts' companies' rows joined,
+            // then a sort of those rows only.
             Rows::AlertsByCompany => {
                 let severity: String = AlertKind::ALL
                     .iter()
@@ -89,7 +95,8 @@ impl Store {
                 format!(
                     "SELECT {columns}
                      FROM (SELECT *, min(line) OVER (PARTITION BY company) AS first_line
-                           FROM run_results WHERE run_id = ?1 AND alert_kind IS NOT NULL) v
+                           FROM run_results v
+                           WHERE run_id = ?1 AND alert_kind IS NOT NULL AND {alerted}) v
                      {by_key}
                      ORDER BY v.alert_listed DESC, v.alert_acked,
                               CASE v.alert_kind{severity} END,
@@ -104,7 +111,17 @@ impl Store {
             .conn
             .prepare(&sql)
             .map_err(StoreError::at(ctx.clone()))?;
-        let mut rows = stmt.query([run_id]).map_err(StoreError::at(ctx.clone()))?;
+        // The run's start, read once for the rows' `rating_age` rather than by each row.
+        let started_at: Option<String> = self
+            .conn
+            .query_row("SELECT started_at FROM runs WHERE id = ?1", [run_id], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(StoreError::at(ctx.clone()))?;
+        let mut rows = stmt
+            .query(rusqlite::params![run_id, started_at])
+            .map_err(StoreError::at(ctx.clone()))?;
         while let Some(r) = rows.next().map_err(StoreError::at(ctx.clone()))? {
             let mut row = result_row(r).map_err(StoreError::at(ctx.clone()))?;
             // An alert judged against what was last delivered, not the history's previous
@@ -193,10 +210,7 @@ const COLUMNS: [(&str, &str); 28] = [
     ("found_by", "v.found_by"),
     // Whether the row's rating was reused, and its age at the run's start.
     ("reused", "z.seen_at IS NOT NULL"),
-    (
-        "rating_age",
-        "unixepoch((SELECT started_at FROM runs WHERE id = v.run_id)) - unixepoch(z.seen_at)",
-    ),
+    ("rating_age", "unixepoch(?2) - unixepoch(z.seen_at)"),
     // Since when the company held the row's color, as `color_periods` dates it.
     ("color_since", period_start!("q.company", "q.rating_id")),
 ];

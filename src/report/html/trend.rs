@@ -133,7 +133,7 @@ fn coordinate(v: f64) -> String {
 
 /// `2026-11-21` of a time, in UTC.
 pub(super) fn day(time: Timestamp) -> String {
-    time.strftime("%Y-%m-%d").to_string()
+    crate::model::day_text(time)
 }
 
 /// A count from a run's list of counts by color.

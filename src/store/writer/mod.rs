@@ -129,6 +129,8 @@ pub struct Writer {
     amount_column: Option<String>,
     /// Internal keys of the companies this run has rated (a bit each: keys are dense).
     rated: KeySet,
+    /// The internal keys of the companies last looked up or added, by UUID.
+    company_keys: CompanyKeys,
     /// When the open transaction began, if one is open.
     open: Option<Instant>,
     /// Whether the run's `service_time` is recorded (by its first dated rating).
@@ -189,6 +191,7 @@ impl Writer {
             run_id,
             amount_column,
             rated,
+            company_keys: CompanyKeys::new(),
             open: None,
             service_time_known: false,
             clock,
@@ -289,6 +292,10 @@ impl Writer {
         // A failed commit was rolled back (see `CommitJob::run`): as after any rollback,
         // nothing more is written.
         self.failed |= done.result.is_err();
+        if done.result.is_err() {
+            // Keys given in the rolled-back batch name no row now.
+            self.company_keys.clear();
+        }
         if done.result.map_err(StoreError::at("committing a batch"))? {
             self.log_started = Instant::now();
         }
@@ -375,6 +382,7 @@ impl Writer {
         // a row as rated whose rating was rolled back.
         self.failed = true;
         self.appends.clear();
+        self.company_keys.clear();
         if let Err(e) = self.conn().execute_batch("ROLLBACK") {
             tracing::warn!("rolling back a failed batch: {e}");
         }
@@ -537,6 +545,41 @@ impl KeySet {
             .ok()
             .and_then(|k| self.0.get(k / 64).map(|w| w & (1 << (k % 64)) != 0))
             .unwrap_or(false)
+    }
+}
+
+/// The internal keys of the companies the writer last looked up or added, by UUID: a row's
+/// records name its company four or five times (its description, the search that found it,
+/// its rating, the row), each once a lookup through the UNIQUE index on `company_id`, a
+/// random place in a large index. One slot per UUID's hash, the newest kept: a company's
+/// records come close together, and memory stays the same whatever the portfolio's size
+/// (128 KiB). Keys never change once given; a batch rolled back takes the cache with it.
+struct CompanyKeys(Vec<Option<(Uuid, i64)>>);
+
+impl CompanyKeys {
+    /// Slots: many more than the companies of the rows in flight (a few hundred).
+    const SLOTS: usize = 1 << 12;
+
+    fn new() -> CompanyKeys {
+        CompanyKeys(vec![None; Self::SLOTS])
+    }
+    fn slot(company: Uuid) -> usize {
+        // The UUID's halves folded and mixed (Fibonacci hashing), its top bits kept.
+        let (high, low) = company.as_u64_pair();
+        let mixed = (high ^ low).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (mixed >> (64 - Self::SLOTS.trailing_zeros())) as usize
+    }
+    fn get(&self, company: Uuid) -> Option<i64> {
+        match self.0[Self::slot(company)] {
+            Some((id, key)) if id == company => Some(key),
+            _ => None,
+        }
+    }
+    fn put(&mut self, company: Uuid, key: i64) {
+        self.0[Self::slot(company)] = Some((company, key));
+    }
+    fn clear(&mut self) {
+        self.0.fill(None);
     }
 }
 

@@ -147,8 +147,17 @@ impl Writer {
             (None, None) => Ok(None),
         }
     }
-    /// The internal key of a company the database knows, without recording it.
-    pub(super) fn known_company(&self, company: Uuid) -> Result<Option<i64>, StoreError> {
-        find_company(self.conn(), company).map_err(StoreError::at("looking up a company"))
+    /// The internal key of a company the database knows, without recording it: from the
+    /// keys the writer last saw ([`super::CompanyKeys`]), else through the UNIQUE index.
+    pub(super) fn known_company(&mut self, company: Uuid) -> Result<Option<i64>, StoreError> {
+        if let Some(key) = self.company_keys.get(company) {
+            return Ok(Some(key));
+        }
+        let found =
+            find_company(self.conn(), company).map_err(StoreError::at("looking up a company"))?;
+        if let Some(key) = found {
+            self.company_keys.put(company, key);
+        }
+        Ok(found)
     }
 }

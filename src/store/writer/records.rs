@@ -21,7 +21,9 @@ impl Writer {
         )
         .and_then(|mut s| s.execute(params![company.to_string(), now_text()]))
         .map_err(StoreError::at("recording a company"))?;
-        Ok(conn.last_insert_rowid())
+        let key = conn.last_insert_rowid();
+        self.company_keys.put(company, key);
+        Ok(key)
     }
     /// Records a company as the service described it: a new one is added, a known one
     /// refreshed in place; its registry ids are added to those it had.
@@ -67,6 +69,7 @@ impl Writer {
             .and_then(|mut s| s.execute(params![key, service, id]))
             .map_err(StoreError::at(ctx))?;
         }
+        self.company_keys.put(c.id, key);
         Ok(key)
     }
 
