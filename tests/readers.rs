@@ -62,7 +62,6 @@ impl Reader {
                     };
                     refused.push(Refusal {
                         recovery: code == ffi::SQLITE_BUSY_RECOVERY,
-                        between_runs: at.load(Ordering::Relaxed) < 0,
                         code,
                         what: format!("{when}: {e} ({e:?})"),
                     });
@@ -99,11 +98,10 @@ impl Reader {
     }
 }
 
-/// A poll refused: whether SQLite was rebuilding its shared index of the log, whether no
-/// run was under way, and SQLite's extended code.
+/// A poll refused: whether SQLite was rebuilding its shared index of the log, and SQLite's
+/// extended code.
 struct Refusal {
     recovery: bool,
-    between_runs: bool,
     code: i32,
     what: String,
 }
@@ -196,13 +194,15 @@ fn readers_with_a_timeout_are_never_refused_and_without_one_only_where_sqlite_re
     // its start to its end, never refuses a reader.
     let mut refused = h1.stop();
     refused.extend(h2.stop());
-    let recoveries = refused.iter().filter(|r| r.recovery).count() as i64;
+    // Those readers' own closes come at any moment, a run's process starting included (it
+    // opens the database only once it has read its settings and file): plain SQLITE_BUSY is
+    // theirs wherever it falls, and a rare refusal, not one per poll.
     let unexplained: Vec<&Refusal> = refused
         .iter()
-        .filter(|r| !(r.recovery || (r.between_runs && r.code == ffi::SQLITE_BUSY)))
+        .filter(|r| !(r.recovery || r.code == ffi::SQLITE_BUSY))
         .collect();
     assert!(
-        unexplained.is_empty() && recoveries <= RUNS,
+        unexplained.is_empty() && refused.len() as i64 <= 2 * RUNS,
         "{} of {total} polls were refused: {:#?}",
         refused.len(),
         said(&refused)
