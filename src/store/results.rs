@@ -69,9 +69,11 @@ impl Store {
         let by_key =
             format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
         // The run's alerts name their companies: a row whose company is not among them is
-        // passed over before it is joined to anything (a night's alerts are a few percent
-        // of its rows).
-        let alerted = "v.company IN (SELECT company FROM run_alerts WHERE run_id = ?1)";
+        // passed over by a probe of run_alerts' primary key before it is joined to anything
+        // (a night's alerts are a few percent of its rows; a list of them would be held in
+        // memory).
+        let alerted = "EXISTS (SELECT 1 FROM run_alerts a
+                               WHERE a.run_id = ?1 AND a.company = v.company)";
         let alerts_by_line = format!("AND v.alert = 1 AND {alerted}");
         let sql = match which {
             Rows::All | Rows::AlertsByLine | Rows::NotRated => format!(

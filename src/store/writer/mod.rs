@@ -594,7 +594,7 @@ mod tests {
     use rusqlite::Connection;
     use uuid::Uuid;
 
-    use super::{KeySet, MAX_TRANSACTION, Record, RowRecord, SearchOutcome};
+    use super::{CompanyKeys, KeySet, MAX_TRANSACTION, Record, RowRecord, SearchOutcome};
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::database::Store;
 
@@ -961,6 +961,35 @@ mod tests {
         decision.join().unwrap();
         assert!(writer.open.is_none(), "given way to the next decision");
         writer.finish().unwrap();
+    }
+
+    #[test]
+    fn the_company_keys_answer_only_for_the_uuid_put_in_and_forget_on_clear() {
+        let mut keys = CompanyKeys::new();
+        let ids: Vec<Uuid> = (0..3 * CompanyKeys::SLOTS as u128)
+            .map(|n| Uuid::from_u128(n * 0x1_0000_0001))
+            .collect();
+        for (key, id) in ids.iter().enumerate() {
+            keys.put(*id, key as i64);
+        }
+        // Three times more UUIDs than slots: each answers its own key, or nothing.
+        let mut kept = 0;
+        for (key, id) in ids.iter().enumerate() {
+            if let Some(k) = keys.get(*id) {
+                assert_eq!(k, key as i64, "{id}");
+                kept += 1;
+            }
+        }
+        assert!(kept > 0 && kept <= CompanyKeys::SLOTS, "{kept}");
+        let last = *ids.last().unwrap();
+        assert_eq!(
+            keys.get(last),
+            Some(ids.len() as i64 - 1),
+            "the newest is kept"
+        );
+        assert_eq!(keys.get(Uuid::from_u128(u128::MAX)), None);
+        keys.clear();
+        assert_eq!(keys.get(last), None);
     }
 
     #[test]
