@@ -21,7 +21,8 @@
 //! nights, a SIREN, a company id, a name and references it holds, the amount column. A
 //! query naming no portfolio is asked once. Each is asked once to warm up, then [`RUNS`]
 //! times over a read-only connection, every row read; the median is printed, with every
-//! SCAN of its plan (`*` when it scans one of the large tables). One run longer than
+//! SCAN of its plan (`*` when it scans one of the large tables, `?` when its alias names a
+//! large table in one view and a subquery in another). One run longer than
 //! [`GIVE_UP`] is interrupted and not repeated. Targets: each median within 1 s on the
 //! 300-row portfolio (Datasette's default limit) and within 3 s on the 100,000 rows.
 
@@ -272,8 +273,19 @@ fn holding(conn: &Connection, portfolio: &str) -> Holding {
 fn made_ours(sql: &str, h: &Holding) -> String {
     let mut out = String::with_capacity(sql.len());
     let mut rest = sql;
-    // Each quoted literal, looked at whole.
-    while let Some(open) = rest.find('\'') {
+    // Each quoted literal, looked at whole; comments copied as they are.
+    while let Some(open) = rest.find(['\'', '-']) {
+        if rest[open..].starts_with("--") {
+            let end = rest[open..].find('\n').map_or(rest.len(), |n| open + n);
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+            continue;
+        }
+        if rest.as_bytes()[open] == b'-' {
+            out.push_str(&rest[..=open]);
+            rest = &rest[open + 1..];
+            continue;
+        }
         out.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         let close = after.find('\'').unwrap_or(after.len());
@@ -330,7 +342,8 @@ fn per_portfolio(q: &Query) -> bool {
     q.params.iter().any(|p| p == "portfolio") || q.sql.contains("'portfolio'")
 }
 
-/// The SCAN steps of a query's plan, `*` before those of a large table.
+/// The SCAN steps of a query's plan, `*` before those of a large table: the plan names a
+/// table by its alias, found after FROM or JOIN in the query or in the views it reads.
 fn scans(conn: &Connection, sql: &str, params: &[(String, String)]) -> Vec<String> {
     let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
     let named: Vec<(&str, &dyn rusqlite::ToSql)> = params
@@ -342,13 +355,46 @@ fn scans(conn: &Connection, sql: &str, params: &[(String, String)]) -> Vec<Strin
         .unwrap()
         .collect::<rusqlite::Result<_>>()
         .unwrap();
+    let mut text = sql.to_lowercase();
+    let mut views = conn
+        .prepare("SELECT lower(sql) FROM sqlite_master WHERE type = 'view'")
+        .unwrap();
+    for view in views.query_map([], |r| r.get::<_, String>(0)).unwrap() {
+        text.push('\n');
+        text.push_str(&view.unwrap());
+    }
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let spaced: String = text.split_whitespace().collect::<Vec<_>>().join(" ") + " ";
+    // `*`: the alias names a large table wherever it is given; `?`: a large table in one
+    // place, a subquery or a small table in another.
+    let mark = |name: &str| -> &str {
+        if LARGE_TABLES.contains(&name) {
+            return "*";
+        }
+        let tables: Vec<&str> = words
+            .windows(4)
+            .filter_map(|w| {
+                let given = matches!(w[0], "from" | "join");
+                (given && (w[2] == name || (w[2] == "as" && w[3] == name))).then_some(w[1])
+            })
+            .collect();
+        let derived =
+            spaced.contains(&format!(") {name} ")) || spaced.contains(&format!(") as {name} "));
+        match tables.iter().filter(|t| LARGE_TABLES.contains(t)).count() {
+            0 => "",
+            n if n == tables.len() && !derived => "*",
+            _ => "?",
+        }
+    };
     details
         .into_iter()
-        .filter(|d| d.starts_with("SCAN "))
+        .filter(|d| d.starts_with("SCAN ") && !d.contains("VIRTUAL TABLE"))
         .map(|d| {
-            let table = d.split_whitespace().nth(1).unwrap_or("");
-            let large = LARGE_TABLES.contains(&table);
-            format!("{}{d}", if large { "*" } else { "" })
+            let name = d.split_whitespace().nth(1).unwrap_or("");
+            format!("{}{d}", mark(name))
         })
         .collect()
 }
