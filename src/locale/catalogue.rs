@@ -15,12 +15,26 @@ use fluent_bundle::{FluentArgs, FluentResource, FluentValue};
 
 use super::Locale;
 
+/// A language's catalogue: the files of its folder in `locales/`, one per kind of output,
+/// read as one.
+macro_rules! catalogue {
+    ($language:literal) => {
+        concat!(
+            include_str!(concat!("../../locales/", $language, "/messages.ftl")),
+            "\n",
+            include_str!(concat!("../../locales/", $language, "/pages.ftl")),
+            "\n",
+            include_str!(concat!("../../locales/", $language, "/terminal.ftl")),
+        )
+    };
+}
+
 /// Each language's catalogue, as written.
 pub(super) fn source(locale: Locale) -> &'static str {
     match locale {
-        Locale::En => include_str!("../../locales/en.ftl"),
-        Locale::Fr => include_str!("../../locales/fr.ftl"),
-        Locale::De => include_str!("../../locales/de.ftl"),
+        Locale::En => catalogue!("en"),
+        Locale::Fr => catalogue!("fr"),
+        Locale::De => catalogue!("de"),
     }
 }
 
@@ -30,7 +44,7 @@ type Bundle = FluentBundle<FluentResource>;
 /// mistake of ratewatch's own, which the tests find first.
 pub(super) fn bundle(locale: Locale, text: &str) -> Bundle {
     let resource = FluentResource::try_new(text.to_string())
-        .unwrap_or_else(|(_, errors)| panic!("locales/{locale}.ftl: {errors:?}"));
+        .unwrap_or_else(|(_, errors)| panic!("locales/{locale}/: {errors:?}"));
     let language = locale.code().parse().expect("a language code");
     let mut bundle = FluentBundle::new_concurrent(vec![language]);
     bundle.set_use_isolating(false);
@@ -40,7 +54,7 @@ pub(super) fn bundle(locale: Locale, text: &str) -> Bundle {
         Locale::De => count::<{ Locale::De as u8 }, _>,
     }));
     if let Err(errors) = bundle.add_resource(resource) {
-        panic!("locales/{locale}.ftl: {errors:?}");
+        panic!("locales/{locale}/: {errors:?}");
     }
     bundle
 }
@@ -192,7 +206,7 @@ mod tests {
                 .collect();
             assert!(
                 missing.is_empty(),
-                "locales/{locale}.ftl lacks or changes {missing:?}"
+                "locales/{locale}/ lacks or changes {missing:?}"
             );
             let extra: Vec<&str> = own
                 .iter()
@@ -201,7 +215,7 @@ mod tests {
                 .collect();
             assert!(
                 extra.is_empty(),
-                "locales/{locale}.ftl has {extra:?}, which en.ftl lacks"
+                "locales/{locale}/ has {extra:?}, which locales/en/ lacks"
             );
         }
     }

@@ -1,0 +1,1 @@
+## The pages: report.html and the pages of `ratewatch serve`.
