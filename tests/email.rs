@@ -57,7 +57,8 @@ fn request(
     let sources = Sources::load(Some(&cli.config), |k| {
         (k == KEY_ENV).then(|| key.to_string())
     })
-    .unwrap();
+    .unwrap()
+    .with_reader(cli.reader);
     let mut request = ratewatch::commands::screen::request(screen, &sources).unwrap();
     if let Some(mailer) = &mut request.channels.email {
         mailer.policy = quick();
@@ -721,4 +722,58 @@ fn a_login_in_the_url_or_an_empty_password_file_is_refused_before_any_run() {
         table.contains("email.password       error: the SMTP password file smtp.password is empty"),
         "{table}"
     );
+}
+
+/// A header as a person reads it: its RFC 2047 encoded words (`=?utf-8?b?…?=`) decoded.
+fn decoded(value: &str) -> String {
+    use base64::Engine;
+    let mut bytes = Vec::new();
+    for word in value.split_whitespace() {
+        let inner = word.strip_prefix("=?").and_then(|w| w.strip_suffix("?="));
+        match inner.and_then(|w| w.splitn(3, '?').nth(2).map(|t| (w, t))) {
+            Some((w, text)) if w.to_ascii_lowercase().contains("?b?") => bytes.extend(
+                base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .unwrap(),
+            ),
+            _ => {
+                if !bytes.is_empty() {
+                    bytes.push(b' ');
+                }
+                bytes.extend(word.as_bytes());
+            }
+        }
+    }
+    String::from_utf8(bytes).unwrap()
+}
+
+#[tokio::test]
+async fn a_french_team_gets_its_mail_in_french_with_paris_days() {
+    let sim = start(config()).await;
+    let smtp = receiver(None, |_| Answer::Take).await;
+    let ws = Workspace::new();
+    let file = alerting(&ws, &sim);
+    let toml = format!("{SHOWN}{}starttls = \"never\"\n", email(&smtp, ""));
+    let args = ["--locale", "fr", "--time-zone", "Europe/Paris"];
+    let request = request(&ws, &toml, &sim.base_url(), &file, &args, KEY);
+    let (outcome, summary) = run(&request).await;
+    let screened = outcome.unwrap();
+    assert_eq!(screened.undelivered, Vec::<String>::new());
+
+    let (_, headers, plain, html) = the_message(&smtp);
+    let paris = jiff::tz::TimeZone::get("Europe/Paris").unwrap();
+    let day = screened.run.started_at.to_zoned(paris).strftime("%d/%m/%Y");
+    let subject = decoded(header(&headers, "subject").unwrap());
+    assert_eq!(
+        subject,
+        format!("ratewatch book {day} : 1 noire, 2 rouges au premier examen")
+    );
+    assert_eq!(plain, summary);
+    assert!(html.contains("<html lang=\"fr\">"), "{html}");
+    for said in ["Société", "Couleur", "Recalculée le", "passage ", "notées"] {
+        assert!(html.contains(said), "no {said:?} in {html}");
+    }
+    for english in ["Company", "worst first", " rated", "run 1 of"] {
+        assert!(!html.contains(english), "{english:?} in {html}");
+    }
 }

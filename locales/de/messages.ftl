@@ -210,3 +210,58 @@ header-country = Land
 header-color = Farbe
 header-alert = Warnung
 header-refreshed = Neu berechnet
+
+## Die Zahl einer Farbe und eines Zeilenausgangs, das Wort passend zur Zahl (Zeilen).
+
+color-count = { $count } { $color ->
+    [green] grüne
+    [yellow] gelbe
+    [red] rote
+    [black] schwarze
+    [white] weiße
+   *[other] { $color }
+}
+status-count = { $count } { $status ->
+    [unresolved] nicht gefunden
+    [ambiguous] mehrdeutig
+    [invalid] ungültig
+    [failed] fehlgeschlagen
+    [ignored] ignoriert
+   *[rated] bewertet
+}
+
+## Die E-Mail: ihr Betreff und was ihr HTML-Teil über die Zeilen der Zusammenfassung hinaus sagt.
+
+mail-subject = ratewatch { $portfolio } { $day }: { $news }
+subject-failed = FEHLGESCHLAGEN
+subject-nothing-screened = NICHTS GEPRÜFT, keine der { $count ->
+    [one] { $count } Zeile
+   *[other] { $count } Zeilen
+} bewertet
+subject-stopped = ABGEBROCHEN, { $count ->
+    [one] { $count } Zeile nicht geprüft
+   *[other] { $count } Zeilen nicht geprüft
+}
+subject-partial = TEILWEISE, { $count ->
+    [one] { $count } Zeile nicht geprüft
+   *[other] { $count } Zeilen nicht geprüft
+}
+subject-new = { $count } neu nach { $color ->
+    [black] Schwarz
+   *[red] Rot
+}
+subject-kind = { $count } { $kind ->
+    [deteriorated] verschlechtert
+    [white] nach Weiß
+    [gone] verschwunden
+    [unknown] mit unbekannter Farbe
+    [improved] verbessert
+    [still] weiterhin rot oder schwarz
+   *[changed] geändert
+}
+subject-first = { $list } bei der ersten Prüfung
+failed-line = FEHLGESCHLAGEN: { $error }
+failed-unknown = FEHLGESCHLAGEN: der Lauf endete mit einem Fehler; siehe das Protokoll
+heading-no-run = ratewatch { $when } · { $portfolio } · kein Lauf erfasst
+inbox-why = , um die Warnungen zu bestätigen und die Zeilen zu prüfen.
+mail-counts = Lauf { $run } von { $portfolio } ({ $state }): { $rows }: { $statuses }

@@ -208,3 +208,47 @@ header-country = Country
 header-color = Color
 header-alert = Alert
 header-refreshed = Refreshed
+
+## Counts of a color and of a way rows ended, the word agreeing with the count. $color and
+## $status come as programs name them (red, rated).
+
+color-count = { $count } { $color }
+status-count = { $count } { $status }
+
+## The mail: its subject, and what its HTML part says besides the summary's lines.
+
+mail-subject = ratewatch { $portfolio } { $day }: { $news }
+subject-failed = FAILED
+subject-nothing-screened = NOTHING SCREENED, none of { $count ->
+    [one] { $count } row
+   *[other] { $count } rows
+} rated
+subject-stopped = STOPPED, { $count ->
+    [one] { $count } row not screened
+   *[other] { $count } rows not screened
+}
+subject-partial = PARTIAL, { $count ->
+    [one] { $count } row not screened
+   *[other] { $count } rows not screened
+}
+# Companies that came into red or black tonight by a change of color.
+subject-new = { $count } new { $color ->
+    [black] black
+   *[red] red
+}
+subject-kind = { $count } { $kind ->
+    [deteriorated] deteriorated
+    [white] into white
+    [gone] gone
+    [unknown] unknown color
+    [improved] improved
+    [still] still red or black
+   *[changed] changed
+}
+subject-first = { $list } at first screening
+failed-line = FAILED: { $error }
+failed-unknown = FAILED: the run stopped on an error; see the log
+heading-no-run = ratewatch { $when } · { $portfolio } · no run recorded
+# After the link "open-inbox".
+inbox-why = {" "}to acknowledge the alerts and review the rows.
+mail-counts = run { $run } of { $portfolio } ({ $state }): { $rows }: { $statuses }

@@ -223,3 +223,98 @@ header-country = Pays
 header-color = Couleur
 header-alert = Alerte
 header-refreshed = Recalculée le
+
+## Le décompte d'une couleur et d'une issue de ligne, le mot accordé au nombre (lignes,
+## sociétés : au féminin).
+
+color-count = { $count } { $color ->
+    [green] { $count ->
+        [one] verte
+       *[other] vertes
+    }
+    [yellow] { $count ->
+        [one] jaune
+       *[other] jaunes
+    }
+    [red] { $count ->
+        [one] rouge
+       *[other] rouges
+    }
+    [black] { $count ->
+        [one] noire
+       *[other] noires
+    }
+    [white] { $count ->
+        [one] blanche
+       *[other] blanches
+    }
+   *[other] { $color }
+}
+status-count = { $count } { $count ->
+    [one] { $status ->
+        [unresolved] non trouvée
+        [ambiguous] ambiguë
+        [invalid] invalide
+        [failed] en échec
+        [ignored] ignorée
+       *[rated] notée
+    }
+   *[other] { $status ->
+        [unresolved] non trouvées
+        [ambiguous] ambiguës
+        [invalid] invalides
+        [failed] en échec
+        [ignored] ignorées
+       *[rated] notées
+    }
+}
+
+## Le courriel : son objet, et ce que sa partie HTML dit en plus des lignes du résumé.
+
+mail-subject = ratewatch { $portfolio } { $day } : { $news }
+subject-failed = ÉCHEC
+subject-nothing-screened = RIEN D'EXAMINÉ, { $count ->
+    [one] { $count } ligne non notée
+   *[other] aucune des { $count } lignes notée
+}
+subject-stopped = INTERROMPU, { $count ->
+    [one] { $count } ligne non examinée
+   *[other] { $count } lignes non examinées
+}
+subject-partial = PARTIEL, { $count ->
+    [one] { $count } ligne non examinée
+   *[other] { $count } lignes non examinées
+}
+subject-new = { $count ->
+    [one] { $count } passée
+   *[other] { $count } passées
+} en { $color ->
+    [black] noir
+   *[red] rouge
+}
+subject-kind = { $count } { $count ->
+    [one] { $kind ->
+        [deteriorated] dégradée
+        [white] passée en blanc
+        [gone] disparue
+        [unknown] de couleur inconnue
+        [improved] améliorée
+        [still] toujours rouge ou noire
+       *[changed] changée
+    }
+   *[other] { $kind ->
+        [deteriorated] dégradées
+        [white] passées en blanc
+        [gone] disparues
+        [unknown] de couleur inconnue
+        [improved] améliorées
+        [still] toujours rouges ou noires
+       *[changed] changées
+    }
+}
+subject-first = { $list } au premier examen
+failed-line = ÉCHEC : { $error }
+failed-unknown = ÉCHEC : le passage s'est arrêté sur une erreur ; voir le journal
+heading-no-run = ratewatch { $when } · { $portfolio } · aucun passage enregistré
+inbox-why = {" "}pour prendre en compte les alertes et examiner les lignes.
+mail-counts = passage { $run } de { $portfolio } ({ $state }) : { $rows } : { $statuses }

@@ -19,6 +19,24 @@ impl Locale {
         self.word(id)
     }
 
+    /// A count of a color, the word agreeing with it: `3 red`, `3 rouges`, `3 rote`; a
+    /// color outside the five as the service sent it.
+    pub fn color_count(self, count: u64, color: &Color) -> String {
+        self.text(
+            "color-count",
+            &[("count", count.into()), ("color", color.as_str().into())],
+        )
+    }
+
+    /// A count of rows that ended one way, the word agreeing with it: `17 rated`,
+    /// `17 notées`, `17 bewertet`.
+    pub fn status_count(self, count: u64, status: RowStatus) -> String {
+        self.text(
+            "status-count",
+            &[("count", count.into()), ("status", status.as_str().into())],
+        )
+    }
+
     /// How a row ended: `non trouvée`, `ungültig`.
     pub fn row_status(self, status: RowStatus) -> String {
         self.word(&format!("status-{}", status.as_str()))
@@ -75,5 +93,21 @@ mod tests {
         assert_eq!(Locale::Fr.row_status(RowStatus::Unresolved), "non trouvée");
         assert_eq!(Locale::De.run_status(RunStatus::Partial), "teilweise");
         assert_eq!(Locale::Fr.kind(AlertKind::Red), "passée en rouge");
+        for status in RowStatus::ALL {
+            let said = format!("17 {}", status.as_str());
+            assert_eq!(Locale::En.status_count(17, status), said);
+        }
+        assert_eq!(Locale::En.color_count(3, &Color::Red), "3 red");
+        assert_eq!(Locale::Fr.color_count(1, &Color::Red), "1 rouge");
+        assert_eq!(Locale::Fr.color_count(3, &Color::Black), "3 noires");
+        assert_eq!(Locale::De.color_count(3, &Color::White), "3 weiße");
+        let purple = Color::Other("purple".into());
+        assert_eq!(Locale::Fr.color_count(2, &purple), "2 purple");
+        assert_eq!(Locale::Fr.status_count(16, RowStatus::Rated), "16 notées");
+        assert_eq!(Locale::Fr.status_count(1, RowStatus::Rated), "1 notée");
+        assert_eq!(
+            Locale::De.status_count(2, RowStatus::Unresolved),
+            "2 nicht gefunden"
+        );
     }
 }

@@ -288,10 +288,7 @@ impl<W: Output> Format for Summary<W> {
             let statuses = RowStatus::ALL
                 .iter()
                 .filter(|s| **s != RowStatus::Ignored || run.rows_with(**s) > 0)
-                .map(|st| {
-                    let count = l.number(run.rows_with(*st) as f64);
-                    format!("{count} {}", l.row_status(*st))
-                })
+                .map(|st| l.status_count(run.rows_with(*st), *st))
                 .collect::<Vec<_>>()
                 .join(", ");
             let line = l.text(
@@ -309,10 +306,7 @@ impl<W: Output> Format for Summary<W> {
                 let colors = run
                     .by_color
                     .iter()
-                    .map(|(c, count)| {
-                        let color = l.color(&crate::model::Color::parse(c));
-                        format!("{} {color}", l.number(*count as f64))
-                    })
+                    .map(|(c, count)| l.color_count(*count, &crate::model::Color::parse(c)))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let line = l.text("colors-line", &[("list", s(colors))]);

@@ -12,10 +12,10 @@ use super::EmailSettings;
 use crate::deliver::{EndedRun, Reading};
 use crate::digest::{AlertDigest, AlertLine, Figures, refreshed, same_column};
 use crate::links::PageUrl;
-use crate::locale::Reader;
+use crate::locale::{Locale, Reader};
 use crate::model::{AlertKind, Color, RowStatus, RunInfo, RunStatus};
 use crate::report::summary::is_loud;
-use crate::text::{plural, printable};
+use crate::text::printable;
 
 /// A message ready to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,40 +65,32 @@ impl Night {
     }
 
     /// The subject's words: `PARTIAL, 12 rows not screened`.
-    fn subject(self) -> Option<String> {
-        let not_screened = |n| plural(n, "row not screened", "rows not screened");
-        match self {
-            Night::Fine => None,
-            Night::Failed => Some("FAILED".into()),
-            Night::NothingScreened { rows } => Some(format!(
-                "NOTHING SCREENED, none of {} rated",
-                plural(rows, "row", "rows")
-            )),
-            Night::Stopped { failed } => Some(format!("STOPPED, {}", not_screened(failed))),
-            Night::Partial { failed } => Some(format!("PARTIAL, {}", not_screened(failed))),
-        }
+    fn subject(self, l: Locale) -> Option<String> {
+        let (id, count) = match self {
+            Night::Fine => return None,
+            Night::Failed => return Some(l.word("subject-failed")),
+            Night::NothingScreened { rows } => ("subject-nothing-screened", rows),
+            Night::Stopped { failed } => ("subject-stopped", failed),
+            Night::Partial { failed } => ("subject-partial", failed),
+        };
+        Some(l.text(id, &[("count", count.into())]))
     }
 
     /// The line that says it in the HTML part, in the summary's words.
-    fn line(self, error: Option<&str>) -> Option<String> {
+    fn line(self, r: &Reader, error: Option<&str>) -> Option<String> {
+        let l = r.locale;
         match self {
             Night::Fine => None,
             Night::Failed => Some(match error {
-                Some(error) => format!("FAILED: {error}"),
-                None => "FAILED: the run stopped on an error; see the log".into(),
+                Some(error) => l.text("failed-line", &[("error", error.into())]),
+                None => l.word("failed-unknown"),
             }),
-            Night::NothingScreened { rows } => Some(format!(
-                "NOTHING SCREENED: not one of the {} could be rated; see the counts and `error` in the reports",
-                plural(rows, "row", "rows")
-            )),
-            Night::Stopped { failed } => Some(format!(
-                "STOPPED: {} not screened, the next run resumes them",
-                plural(failed, "row", "rows")
-            )),
-            Night::Partial { failed } => Some(format!(
-                "PARTIAL: {} will be retried next run",
-                plural(failed, "row failed and", "rows failed and")
-            )),
+            Night::NothingScreened { rows } => {
+                let rows = l.text("rows", &[("count", rows.into())]);
+                Some(l.text("nothing-screened", &[("rows", rows.into())]))
+            }
+            Night::Stopped { failed } => Some(l.text("state-stopped", &[("count", failed.into())])),
+            Night::Partial { failed } => Some(l.text("state-partial", &[("count", failed.into())])),
         }
     }
 }
@@ -115,26 +107,33 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
     if night == Night::Fine && listed == 0 {
         return None;
     }
+    let r = &read.reader;
     let heading = match read.heading() {
-        Some(heading) => heading.said(&read.reader),
-        None => format!(
-            "ratewatch {} · {} · no run recorded",
-            jiff::Timestamp::now().strftime("%Y-%m-%d"),
-            printable(ended.portfolio)
+        Some(heading) => heading.said(r),
+        None => r.locale.text(
+            "heading-no-run",
+            &[
+                ("when", r.moment(jiff::Timestamp::now()).into()),
+                ("portfolio", printable(ended.portfolio).into()),
+            ],
         ),
     };
     let day = run.map_or_else(jiff::Timestamp::now, |r| r.started_at);
-    let mut subject = format!(
-        "ratewatch {} {}",
-        printable(ended.portfolio),
-        day.strftime("%Y-%m-%d")
+    let news: Vec<String> = [
+        night.subject(r.locale),
+        digest.and_then(|d| kinds_said(r.locale, d)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let subject = r.locale.text(
+        "mail-subject",
+        &[
+            ("portfolio", printable(ended.portfolio).into()),
+            ("day", r.date(day).into()),
+            ("news", semicolons(r.locale, &news).into()),
+        ],
     );
-    let news: Vec<String> = [night.subject(), digest.and_then(kinds_said)]
-        .into_iter()
-        .flatten()
-        .collect();
-    subject.push_str(": ");
-    subject.push_str(&news.join("; "));
 
     let error = ended.error.map(printable);
     let page = read.page.as_ref();
@@ -144,7 +143,10 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
     };
     if let Some(error) = &error {
         let at = plain.find('\n').map_or(plain.len(), |i| i + 1);
-        plain.insert_str(at, &format!("FAILED: {error}\n"));
+        let line = r
+            .locale
+            .text("failed-line", &[("error", error.as_str().into())]);
+        plain.insert_str(at, &format!("{line}\n"));
     }
     let html = Page::new(&subject, heading, night, error.as_deref(), read)
         .render()
@@ -219,37 +221,46 @@ fn digest_text(
 /// The alerts in the subject's words, worst first: `1 new black, 3 new red`; the red and
 /// black of a first screening apart, never called new: `15 black, 174 red at first
 /// screening`.
-fn kinds_said(digest: &AlertDigest) -> Option<String> {
+fn kinds_said(l: Locale, digest: &AlertDigest) -> Option<String> {
     let mut said: Vec<String> = Vec::new();
     let mut first: Vec<String> = Vec::new();
     for k in digest.kinds.iter().filter(|k| k.count > 0) {
-        let what = match k.kind {
+        let kind = k.kind.as_str().into();
+        match k.kind {
             AlertKind::Black | AlertKind::Red => {
                 let firsts = k.first_screenings.min(k.count);
                 if firsts > 0 {
-                    first.push(format!("{firsts} {}", k.kind.as_str()));
+                    first.push(l.color_count(firsts, &Color::parse(k.kind.as_str())));
                 }
                 if k.count > firsts {
-                    said.push(format!("{} new {}", k.count - firsts, k.kind.as_str()));
+                    let count = (k.count - firsts).into();
+                    said.push(l.text("subject-new", &[("count", count), ("color", kind)]));
                 }
-                continue;
             }
-            AlertKind::White => "into white",
-            other => other.describe(),
-        };
-        said.push(format!("{} {what}", k.count));
+            _ => said.push(l.text("subject-kind", &[("count", k.count.into()), ("kind", kind)])),
+        }
     }
     let mut groups = Vec::new();
     if !said.is_empty() {
         groups.push(said.join(", "));
     }
     if !first.is_empty() {
-        groups.push(format!("{} at first screening", first.join(", ")));
+        let list = first.join(", ");
+        groups.push(l.text("subject-first", &[("list", list.into())]));
     }
     match (groups.is_empty(), digest.listed_total) {
         (_, 0) => None,
-        (true, n) => Some(plural(n, "alert", "alerts")),
-        (false, _) => Some(groups.join("; ")),
+        (true, n) => Some(l.text("alerts", &[("count", n.into())])),
+        (false, _) => Some(semicolons(l, &groups)),
+    }
+}
+
+/// Parts of the subject, a semicolon between each: with a narrow no-break space before it
+/// in French, as French sets its punctuation.
+fn semicolons(l: Locale, parts: &[String]) -> String {
+    match l {
+        Locale::Fr => parts.join("\u{202f}; "),
+        _ => parts.join("; "),
     }
 }
 
@@ -267,6 +278,8 @@ struct Cell {
 #[derive(Template)]
 #[template(path = "email.html")]
 struct Page {
+    /// The reader's language, `<html lang>`.
+    lang: &'static str,
     subject: String,
     heading: String,
     /// What made the night loud, first: its state, the run's loud notes, a storm.
@@ -274,13 +287,19 @@ struct Page {
     totals: Option<String>,
     headers: Vec<String>,
     rows: Vec<Vec<Cell>>,
-    unlisted: u64,
+    /// `… and 12 more in the reports`, when the table is not the whole list.
+    unlisted: Option<String>,
     standing: Vec<String>,
     counted: Option<String>,
     /// The rows by status, at the foot.
     counts: Option<String>,
-    /// The inbox of `ratewatch serve`, with `page_url`.
+    /// The inbox of `ratewatch serve`, with `page_url`; its link's words, and what they
+    /// lead to.
     inbox: Option<String>,
+    inbox_open: String,
+    inbox_why: String,
+    /// The link's words to the rows not screened.
+    see_them: String,
     /// The figures' lines: at risk, what the alerts leave out of it.
     at_risk: Option<String>,
     left_out: Option<String>,
@@ -290,7 +309,7 @@ struct Page {
     /// The failed rows named, largest first, and how many more.
     failed_heading: Option<String>,
     failed: Vec<String>,
-    failed_more: u64,
+    failed_more: Option<String>,
 }
 
 impl Page {
@@ -303,10 +322,11 @@ impl Page {
     ) -> Page {
         let (run, digest) = (read.run.as_ref(), read.digest.as_ref());
         let (page, r) = (read.page.as_ref(), &read.reader);
-        let mut loud: Vec<String> = night.line(error).into_iter().collect();
+        let l = r.locale;
+        let mut loud: Vec<String> = night.line(r, error).into_iter().collect();
         // An error that ended a run whose state says something else (nothing rated).
         if let (Some(error), false) = (error, night == Night::Failed) {
-            loud.insert(0, format!("FAILED: {error}"));
+            loud.insert(0, l.text("failed-line", &[("error", error.into())]));
         }
         if let Some(run) = run {
             loud.extend(
@@ -319,11 +339,17 @@ impl Page {
         let empty = AlertDigest::default();
         let digest = digest.unwrap_or(&empty);
         if let Some((changed, companies)) = digest.storm {
-            loud.push(format!(
-                "STORM: {changed} of {companies} companies changed color in this run: likely a change of method at the source; the {} worst are listed, every change is in the reports",
-                digest.listed.len()
+            loud.push(l.text(
+                "storm",
+                &[
+                    ("changed", changed.into()),
+                    ("companies", companies.into()),
+                    ("listed", (digest.listed.len() as u64).into()),
+                ],
             ));
         }
+        let more =
+            |count: u64| (count > 0).then(|| l.text("more-in-reports", &[("count", count.into())]));
         let mut headers: Vec<String> = ["Ref", "Company", "Country", "Color", "Alert"]
             .map(|h| r.locale.word(&format!("header-{}", h.to_lowercase())))
             .to_vec();
@@ -331,6 +357,7 @@ impl Page {
         headers.push(r.locale.word("header-refreshed"));
         let figures = digest.figures.as_ref();
         Page {
+            lang: l.code(),
             subject: printable(subject),
             heading,
             loud,
@@ -341,11 +368,14 @@ impl Page {
                 .iter()
                 .map(|a| cells(r, digest, a, page))
                 .collect(),
-            unlisted: digest.unlisted(),
+            unlisted: more(digest.unlisted()),
             standing: digest.standing_lines(r),
             counted: digest.counted_line(r),
-            counts: run.map(counts),
+            counts: run.map(|run| counts(l, run)),
             inbox: page.map(PageUrl::inbox),
+            inbox_open: l.word("open-inbox"),
+            inbox_why: l.word("inbox-why"),
+            see_them: l.word("see-them"),
             at_risk: figures.and_then(|f| f.at_risk_line(r)),
             left_out: figures.and_then(|f| f.left_out_line(r)),
             not_screened: figures.and_then(|f| f.not_screened_line(r)),
@@ -360,7 +390,7 @@ impl Page {
                         .collect()
                 })
                 .unwrap_or_default(),
-            failed_more: figures.map_or(0, Figures::failed_unnamed),
+            failed_more: more(figures.map_or(0, Figures::failed_unnamed)),
         }
     }
 }
@@ -423,20 +453,22 @@ fn badge(color: Option<&Color>) -> &'static str {
     }
 }
 
-/// `20 rows: 17 rated, 2 unresolved, 1 failed · calls: 25`.
-fn counts(run: &RunInfo) -> String {
+/// `run 3 of customers (partial): 20 rows: 17 rated, 2 unresolved, 1 failed`.
+fn counts(l: Locale, run: &RunInfo) -> String {
     let statuses: Vec<String> = RowStatus::ALL
         .iter()
         .filter(|s| run.rows_with(**s) > 0)
-        .map(|s| format!("{} {}", run.rows_with(*s), s.as_str()))
+        .map(|s| l.status_count(run.rows_with(*s), *s))
         .collect();
-    format!(
-        "run {} of {} ({}): {}: {}",
-        run.id,
-        printable(&run.portfolio),
-        run.status,
-        plural(run.rows, "row", "rows"),
-        statuses.join(", ")
+    l.text(
+        "mail-counts",
+        &[
+            ("run", run.id.to_string().into()),
+            ("portfolio", printable(&run.portfolio).into()),
+            ("state", l.run_status(run.status).into()),
+            ("rows", l.text("rows", &[("count", run.rows.into())]).into()),
+            ("statuses", statuses.join(", ").into()),
+        ],
     )
 }
 
@@ -686,6 +718,69 @@ mod tests {
                 .ends_with(" · customers · no run recorded\nFAILED: no answer\n"),
             "{}",
             failed.plain
+        );
+    }
+
+    #[test]
+    fn a_french_or_german_reader_gets_the_subject_and_the_state_in_their_words() {
+        use crate::locale::{Locale, Zone};
+        let reader = |locale, zone: &str| Reader {
+            locale,
+            zone: Zone::named(zone).unwrap(),
+        };
+        let digest = AlertDigest {
+            listed_total: 4,
+            kinds: vec![
+                KindTotal {
+                    kind: AlertKind::Red,
+                    count: 3,
+                    first_screenings: 1,
+                    amount: None,
+                },
+                KindTotal {
+                    kind: AlertKind::Improved,
+                    count: 2,
+                    first_screenings: 0,
+                    amount: None,
+                },
+            ],
+            ..AlertDigest::default()
+        };
+        let summary = "résumé\n";
+        let mail = |r: Reader| {
+            let read = Reading {
+                reader: r,
+                ..reading(rated(8, 12), digest.clone())
+            };
+            compose(&read, &ended(true, summary, None)).unwrap()
+        };
+        // 2026-11-21T02:00:00Z, as RunInfo::example starts.
+        let french = mail(reader(Locale::Fr, "Europe/Paris"));
+        assert_eq!(
+            french.subject,
+            "ratewatch customers 21/11/2026 : PARTIEL, 12 lignes non examinées\u{202f}; \
+             2 passées en rouge, 2 améliorées\u{202f}; 1 rouge au premier examen"
+        );
+        for said in [
+            "<html lang=\"fr\">",
+            "PARTIEL : 12 lignes en échec seront réessayées au prochain passage",
+            "passage 1 de customers (partiel) : 20 lignes : 8 notées, 12 en échec",
+        ] {
+            assert!(french.html.contains(said), "{said} in {}", french.html);
+        }
+        let german = mail(reader(Locale::De, "Europe/Berlin"));
+        assert_eq!(
+            german.subject,
+            "ratewatch customers 21.11.2026: TEILWEISE, 12 Zeilen nicht geprüft; \
+             2 neu nach Rot, 2 verbessert; 1 rote bei der ersten Prüfung"
+        );
+        assert!(german.html.contains("Lauf 1 von customers (teilweise)"));
+        // English and UTC: the words and the day as they have always been.
+        let english = mail(Reader::default());
+        assert!(
+            english
+                .subject
+                .starts_with("ratewatch customers 2026-11-21: PARTIAL")
         );
     }
 }
