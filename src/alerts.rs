@@ -418,17 +418,13 @@ impl Rules {
                 }
                 "always" => {
                     let colors = || wrong("a list of colors, [\"black\", \"red\"] (or [])");
+                    // Named in English, French or German (`rouge`, `schwarz`).
                     rules.always = value
                         .as_array()
                         .ok_or_else(colors)?
                         .iter()
-                        .map(|c| {
-                            let color = Color::parse(c.as_str().ok_or_else(colors)?);
-                            match color {
-                                Color::Other(_) => Err(colors()),
-                                known => Ok(known),
-                            }
-                        })
+                        .map(|c| c.as_str().and_then(crate::locale::color_named))
+                        .map(|c| c.ok_or_else(colors))
                         .collect::<Result<_, _>>()?;
                 }
                 "min_exposure" => {
@@ -485,6 +481,8 @@ mod tests {
         assert_eq!(rules.min_exposure, Some(exposure));
         assert_eq!(rules.always, [Color::Black], "black by default");
         let always = Rules::from_table(&table("always = [\"red\", \"BLACK\"]")).unwrap();
+        assert_eq!(always.always, [Color::Red, Color::Black]);
+        let always = Rules::from_table(&table("always = [\"rouge\", \"Schwarz\"]")).unwrap();
         assert_eq!(always.always, [Color::Red, Color::Black]);
         assert!(always.always_alerts(&Color::Red) && !always.always_alerts(&Color::Green));
         let never = Rules::from_table(&table("always = []")).unwrap();

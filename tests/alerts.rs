@@ -573,6 +573,8 @@ fn a_black_customer_below_min_exposure_is_listed_unless_always_says_otherwise() 
     for (extra, want) in [
         ("", vec!["BLACK"]),
         ("always = [\"black\", \"red\"]\n", vec!["BLACK", "RED"]),
+        // The colors in French or German, any case: the same rule.
+        ("always = [\"Schwarz\", \"rouge\"]\n", vec!["BLACK", "RED"]),
         ("always = []\n", vec![]),
     ] {
         let ws = Workspace::new();

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Workspace, sample_sim};
+use predicates::prelude::*;
+
+use crate::common::{InFolder, Workspace, sample_sim};
 
 /// The sample portfolio with an amount column whose header names the euro, and
 /// `[alerts] amount` naming it.
@@ -146,4 +148,61 @@ fn the_report_files_are_the_same_in_french_and_paris_time_as_in_english_and_utc(
     assert!(english[1] == french[1], "report.csv differs");
     let json = String::from_utf8(french[0].clone()).unwrap();
     assert!(json.contains("Z\""), "times in UTC: {json}");
+}
+
+/// A folder where the sample portfolio is screened with `--demo`, run N on simulated day
+/// N, for the commands that read its database.
+struct Nights {
+    dir: tempfile::TempDir,
+}
+
+impl InFolder for Nights {
+    fn folder(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Nights {
+    fn screened(nights: u32) -> Nights {
+        let folder = Nights {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        for night in 1..=nights {
+            folder
+                .ratewatch(["screen"])
+                .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv"))
+                .args(["--demo", "--out", &format!("night-{night}")])
+                .assert()
+                .code(3);
+        }
+        folder
+    }
+
+    /// What `ratewatch ARGS…` prints, having ended 0.
+    fn stdout(&self, args: &[&str]) -> String {
+        let out = self.ratewatch(args).assert().code(0).get_output().clone();
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+#[test]
+fn a_color_in_a_flag_may_be_named_in_french_or_german_and_is_listed_in_english() {
+    let nights = Nights::screened(3);
+    let changes =
+        |to: &str| nights.stdout(&["changes", "--since", "2026-01-01", "--json", "--to", to]);
+    let english = changes("red,black");
+    assert!(english.contains("\"to_color\": \"red\""), "{english}");
+    for to in ["rouge,noir", "ROT,Schwarz", "Rouge,schwarz"] {
+        assert_eq!(changes(to), english, "--to {to}");
+    }
+    let white = changes("white");
+    assert_eq!(changes("weiß"), white);
+    assert_eq!(changes("WEISS"), white);
+    assert_eq!(changes("blanc"), white);
+    // A word that names no color is refused, with the English names.
+    nights
+        .ratewatch(["changes", "--to", "rosso"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("'rosso'").and(predicates::str::contains("green")));
 }

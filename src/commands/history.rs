@@ -13,7 +13,7 @@ use crate::digest::format_amount;
 use crate::error::{Error, ExitCode};
 use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
-use crate::settings::cli::{ChangesArgs, ColorArg, HistoryArgs};
+use crate::settings::cli::{ChangesArgs, HistoryArgs};
 use crate::settings::config::Sources;
 use crate::store::{ColorChange, ColorPeriod, CompanySummary, Disappearance, Holding, time_text};
 use crate::when::{Bound, parse_time};
@@ -247,7 +247,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
         args.until.as_deref(),
         Timestamp::now() - DEFAULT_WINDOW,
     )?;
-    let to: Vec<Color> = args.to.iter().map(|c| color(*c)).collect();
+    let to: Vec<Color> = args.to.clone();
     let dialect = args.dialect.csv_dialect;
     let rules = sources.alert_rules();
     let amount_column = rules.amount_column().map(str::to_string);
@@ -401,17 +401,6 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
     };
     emit(&text)?;
     Ok(ExitCode::Clean)
-}
-
-/// The color `--to` names.
-fn color(arg: ColorArg) -> Color {
-    match arg {
-        ColorArg::Green => Color::Green,
-        ColorArg::Yellow => Color::Yellow,
-        ColorArg::Red => Color::Red,
-        ColorArg::Black => Color::Black,
-        ColorArg::White => Color::White,
-    }
 }
 
 /// Deteriorated, improved, or changed (to or from white or an unknown color).

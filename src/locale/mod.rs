@@ -13,6 +13,7 @@ pub mod writing;
 mod zone;
 
 pub use catalogue::Arg;
+pub use words::color_named;
 pub use writing::Currency;
 pub use zone::Zone;
 

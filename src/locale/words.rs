@@ -5,6 +5,31 @@
 use super::Locale;
 use crate::model::{AlertKind, Color, RowStatus, RunStatus};
 
+/// The five colors, in the order of the risk scale, white last.
+const FIVE: [Color; 5] = [
+    Color::Green,
+    Color::Yellow,
+    Color::Red,
+    Color::Black,
+    Color::White,
+];
+
+/// The color a person names in a flag or a setting, in any language ratewatch speaks and
+/// in any case: `red`, `Rouge`, `SCHWARZ`, `weiß` or `weiss`, `grün` or `gruen`. `None` for
+/// a word that names none of the five; what is stored and printed for programs is the
+/// color's English name all the same.
+pub fn color_named(word: &str) -> Option<Color> {
+    let word = word.trim().to_lowercase();
+    // As a German writes without ß or umlauts on a keyboard that lacks them.
+    let spelled = |name: &str| name.replace('ß', "ss").replace('ü', "ue");
+    FIVE.into_iter().find(|color| {
+        Locale::ALL.into_iter().any(|l| {
+            let name = l.color(color).to_lowercase();
+            word == name || word == spelled(&name)
+        })
+    })
+}
+
 impl Locale {
     /// A color: `rouge`, `schwarz`; a color outside the five as the service sent it.
     pub fn color(self, color: &Color) -> String {
@@ -93,6 +118,26 @@ mod tests {
         assert_eq!(Locale::Fr.row_status(RowStatus::Unresolved), "non trouvée");
         assert_eq!(Locale::De.run_status(RunStatus::Partial), "teilweise");
         assert_eq!(Locale::Fr.kind(AlertKind::Red), "passée en rouge");
+        for (word, color) in [
+            ("red", Color::Red),
+            (" Rouge ", Color::Red),
+            ("ROT", Color::Red),
+            ("noir", Color::Black),
+            ("Schwarz", Color::Black),
+            ("weiß", Color::White),
+            ("WEISS", Color::White),
+            ("blanc", Color::White),
+            ("grün", Color::Green),
+            ("gruen", Color::Green),
+            ("vert", Color::Green),
+            ("jaune", Color::Yellow),
+            ("Gelb", Color::Yellow),
+        ] {
+            assert_eq!(color_named(word), Some(color), "{word}");
+        }
+        for word in ["pink", "", "orange", "rouges"] {
+            assert_eq!(color_named(word), None, "{word}");
+        }
         for status in RowStatus::ALL {
             let said = format!("17 {}", status.as_str());
             assert_eq!(Locale::En.status_count(17, status), said);

@@ -14,6 +14,7 @@ use clap::{Arg, ArgAction, Args, Parser, Subcommand, ValueEnum, ValueHint};
 
 use crate::deliver::webhook::Format;
 use crate::locale::{Locale, Zone};
+use crate::model::Color;
 use crate::report::csv::Dialect;
 use crate::settings::setting::{
     CALLS, CONCURRENCY, CONFIG_ENV, COUNT, COUNTRY, DAYS, DIALECT, ENDPOINT, Given, HOURS, LOCALE,
@@ -570,14 +571,42 @@ pub struct RunArgs {
     pub service_args: ServiceArgs,
 }
 
-/// One of the service's five colors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorArg {
-    Green,
-    Yellow,
-    Red,
-    Black,
-    White,
+/// One of the service's five colors, named in English, French or German, any case
+/// (`red`, `rouge`, `Rot`; see `locale::color_named`); `--help` lists the English names,
+/// and a word that names none is clap's to word, with them.
+#[derive(Debug, Clone, Copy)]
+pub struct ColorWord;
+
+impl ColorWord {
+    const NAMES: [&str; 5] = ["green", "yellow", "red", "black", "white"];
+}
+
+impl clap::builder::TypedValueParser for ColorWord {
+    type Value = Color;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Color, clap::Error> {
+        match value.to_str().and_then(crate::locale::color_named) {
+            Some(color) => Ok(color),
+            None => clap::builder::PossibleValuesParser::new(Self::NAMES)
+                .parse_ref(cmd, arg, value)
+                .map(|name| Color::parse(&name)),
+        }
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            Self::NAMES
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
 }
 
 #[derive(Debug, Args)]
@@ -851,9 +880,10 @@ pub struct ChangesArgs {
     #[arg(long, value_name = "DATE")]
     pub until: Option<String>,
 
-    /// Only changes to these colors, comma separated (--to red,black).
-    #[arg(long, value_name = "COLORS", value_enum, value_delimiter = ',')]
-    pub to: Vec<ColorArg>,
+    /// Only changes to these colors, comma separated (--to red,black); French and German
+    /// names too (rouge,noir; rot,schwarz).
+    #[arg(long, value_name = "COLORS", value_parser = ColorWord, value_delimiter = ',')]
+    pub to: Vec<Color>,
 
     /// Only companies whose amount at stake is at least N: the amount column of `[alerts]`
     /// (`amount`, else `min_exposure`'s) summed over the company's rows, read as

@@ -8,15 +8,6 @@ use jiff::SignedDuration;
 use crate::model::Color;
 use crate::toml_table::{Mistake, Table};
 
-/// The colors `[refresh]` may name.
-pub const COLORS: [Color; 5] = [
-    Color::Green,
-    Color::Yellow,
-    Color::White,
-    Color::Red,
-    Color::Black,
-];
-
 /// A refresh age as written in the config file: a whole number and a unit, `h` (hours),
 /// `d` (days) or `w` (weeks): `"12h"`, `"2d"`, `"1w"`; `"0d"` asks every run.
 pub fn parse_age(text: &str) -> Option<SignedDuration> {
@@ -43,7 +34,8 @@ pub fn ages_from_table(table: &Table) -> Result<Vec<(Color, SignedDuration)>, Mi
     let mut ages = Vec::new();
     for (key, value) in table {
         let (span, key) = (key.span(), key.get_ref().as_str());
-        let Some(color) = COLORS.into_iter().find(|c| c.as_str() == key) else {
+        // A color in English, French or German (`rouge = "1d"`).
+        let Some(color) = crate::locale::color_named(key) else {
             let colors = "the colors are green, yellow, white, red, black";
             return Err((span, format!("[refresh]: unknown color `{key}`; {colors}")));
         };
