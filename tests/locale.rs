@@ -206,3 +206,72 @@ fn a_color_in_a_flag_may_be_named_in_french_or_german_and_is_listed_in_english()
         .code(2)
         .stderr(predicates::str::contains("'rosso'").and(predicates::str::contains("green")));
 }
+
+#[tokio::test]
+async fn the_webhook_s_json_is_the_same_in_french_and_paris_time_as_in_english_and_utc() {
+    use std::time::Duration;
+
+    use crate::common::{KEY, config, screen_in_this_process, screen_request, start};
+    use crate::delivery::receiver;
+
+    let sim = start(config()).await;
+    let ws = Workspace::new();
+    let mut csv = Vec::new();
+    ratewatch::sim::portfolio::write(sim.dataset(), 40, &mut csv).unwrap();
+    let book = ws.write("book.csv", &csv);
+    // Down for the first night's three attempts: its message waits for the next night,
+    // which composes it again for a French reader in Paris.
+    let (hook, received) = receiver(|n| Some(if n < 3 { 503 } else { 200 })).await;
+    let night = |locale: &'static str, zone: &'static str| {
+        let mut args = ws.screen_args(&sim.base_url(), &book);
+        args.extend(["--notify-webhook".into(), format!("{hook}/hook")]);
+        args.extend(["--locale", locale, "--time-zone", zone].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut request = screen_request(&args, KEY);
+        let webhook = request.channels.webhook.as_mut().unwrap();
+        webhook.policy.first_delay = Duration::from_millis(20);
+        webhook.policy.attempts = 3;
+        request
+    };
+    let english = night("en", "UTC");
+    let first = screen_in_this_process(&english, &(), &mut Vec::new()).await;
+    assert_eq!(first.unwrap().undelivered.len(), 1);
+    let french = night("fr", "Europe/Paris");
+    let second = screen_in_this_process(&french, &(), &mut Vec::new()).await;
+    assert!(second.unwrap().undelivered.is_empty());
+
+    let bodies: Vec<Vec<u8>> = received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.body.clone())
+        .collect();
+    assert_eq!(
+        bodies.len(),
+        5,
+        "three attempts, the resend, the second night's"
+    );
+    let (in_english, in_french) = (&bodies[0], &bodies[3]);
+    assert!(
+        in_english == in_french,
+        "the first night's document differs in French"
+    );
+    // The second night's own, composed for the French reader: English keys and words,
+    // UTC times.
+    let tonight = String::from_utf8(bodies[4].clone()).unwrap();
+    let document: serde_json::Value = serde_json::from_str(&tonight).unwrap();
+    assert!(
+        document["run"]["started_at"]
+            .as_str()
+            .unwrap()
+            .ends_with('Z'),
+        "{tonight}"
+    );
+    assert!(
+        document["heading"].as_str().unwrap().contains(" · run 2"),
+        "{tonight}"
+    );
+    for french in ["passage", "rouge", "notée", "CET", "alertes"] {
+        assert!(!tonight.contains(french), "{french:?} in {tonight}");
+    }
+}

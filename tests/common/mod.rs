@@ -464,7 +464,9 @@ pub fn screen_request(args: &[&str], key: &str) -> ratewatch::run::Request {
     let Command::Screen(args) = cli.command else {
         unreachable!("a screen command")
     };
-    let sources = Sources::load(None, |k| (k == KEY_ENV).then(|| key.to_string())).unwrap();
+    let sources = Sources::load(None, |k| (k == KEY_ENV).then(|| key.to_string()))
+        .unwrap()
+        .with_reader(cli.reader);
     ratewatch::commands::screen::request(args, &sources).unwrap()
 }
 
