@@ -275,3 +275,117 @@ async fn the_webhook_s_json_is_the_same_in_french_and_paris_time_as_in_english_a
         assert!(!tonight.contains(french), "{french:?} in {tonight}");
     }
 }
+
+#[test]
+fn the_command_tables_speak_french_and_german_and_their_csv_and_json_do_not_move() {
+    let nights = Nights::screened(2);
+    let ack = nights.ratewatch(["ack", "C-1016", "--note", "vu"]).run();
+    assert!(ack.status.success(), "{ack:?}");
+    let read = |args: &[&str], locale: &str, zone: &str| {
+        let mut args = args.to_vec();
+        args.extend(["--locale", locale, "--time-zone", zone]);
+        nights.stdout(&args)
+    };
+    let french = |args: &[&str]| read(args, "fr", "Europe/Paris");
+    let german = |args: &[&str]| read(args, "de", "Europe/Berlin");
+
+    let runs = french(&["runs"]);
+    let header = runs.lines().next().unwrap();
+    for said in [
+        "PASSAGE",
+        "COMMENCÉ LE",
+        "NOTÉES",
+        "NON TROUVÉES",
+        "ROUGE",
+        "NOIR",
+    ] {
+        assert!(header.contains(said), "{said:?} in {runs}");
+    }
+    assert!(runs.contains(" partiel "), "{runs}");
+    // Paris time, to the minute, with the zone's abbreviation: 27/11/2026 21:13 CET.
+    let first: Vec<&str> = runs.lines().nth(1).unwrap().split_whitespace().collect();
+    let (day, time, zone) = (first[1], first[2], first[3]);
+    assert!(day.len() == 10 && day.as_bytes()[2] == b'/', "{runs}");
+    assert!(time.len() == 5 && ["CET", "CEST"].contains(&zone), "{runs}");
+    let runs = german(&["runs"]);
+    for said in [
+        "LAUF",
+        "GESTARTET",
+        "BEWERTET",
+        "ROT",
+        "SCHWARZ",
+        " teilweise ",
+    ] {
+        assert!(runs.contains(said), "{said:?} in {runs}");
+    }
+
+    let changes = french(&["changes", "--since", "2026-01-01"]);
+    assert!(
+        changes.contains(" changements de couleur vus depuis le 01/01/2026 "),
+        "{changes}"
+    );
+    for said in ["SOCIÉTÉ", "CHANGEMENT", "VUE LE", " → "] {
+        assert!(changes.contains(said), "{said:?} in {changes}");
+    }
+    assert!(
+        ["vert", "rouge", "jaune", "noir", "blanc"]
+            .iter()
+            .any(|c| changes.contains(&format!(" {c} → "))),
+        "{changes}"
+    );
+    let changes = german(&["changes", "--since", "2026-01-01"]);
+    assert!(
+        changes.contains(" Farbwechsel gesehen seit 01.01.2026 "),
+        "{changes}"
+    );
+    assert!(
+        changes.contains("UNTERNEHMEN") && changes.contains("ÄNDERUNG"),
+        "{changes}"
+    );
+
+    let acks = french(&["acks"]);
+    assert!(
+        acks.contains("PRISE EN COMPTE LE") && acks.contains("C-1016"),
+        "{acks}"
+    );
+    let acks = german(&["acks"]);
+    assert!(
+        acks.contains("BESTÄTIGT") && acks.contains("NOTIZ"),
+        "{acks}"
+    );
+
+    let review = french(&["review", "list"]);
+    for said in ["PORTEFEUILLE", "RECHERCHE", " non trouvée ", " ambiguë "] {
+        assert!(review.contains(said), "{said:?} in {review}");
+    }
+    let review = german(&["review", "list"]);
+    assert!(
+        review.contains(" nicht gefunden ") && review.contains("SUCHE"),
+        "{review}"
+    );
+
+    let audit = french(&["audit"]);
+    assert!(
+        audit.contains("ÉVÉNEMENT") && audit.contains("prise en compte"),
+        "{audit}"
+    );
+    let audit = german(&["audit"]);
+    assert!(
+        audit.contains("EREIGNIS") && audit.contains("bestätigt"),
+        "{audit}"
+    );
+
+    // For programs: the same bytes whoever reads.
+    for args in [
+        &["runs", "--json"][..],
+        &["runs", "--csv"],
+        &["changes", "--since", "2026-01-01", "--json"],
+        &["changes", "--since", "2026-01-01", "--csv"],
+        &["acks", "--json"],
+        &["review", "list", "--csv"],
+        &["audit", "--json"],
+    ] {
+        assert_eq!(french(args), read(args, "en", "UTC"), "{args:?}");
+        assert_eq!(german(args), read(args, "en", "UTC"), "{args:?}");
+    }
+}

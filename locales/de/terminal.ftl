@@ -1,1 +1,83 @@
-## The tables the commands print, and the messages a person reads at the terminal.
+## Die Tabellen der Befehle und die Meldungen, die man im Terminal liest.
+
+## Die Spaltenköpfe der Tabellen.
+
+column-run = LAUF
+column-started = GESTARTET
+column-portfolio = PORTFOLIO
+column-status = STATUS
+column-rows = ZEILEN
+column-rated = BEWERTET
+column-unresolved = NICHT GEFUNDEN
+column-ambiguous = MEHRDEUTIG
+column-invalid = UNGÜLTIG
+column-failed = FEHLGESCHLAGEN
+column-ignored = IGNORIERT
+column-alerts = WARNUNGEN
+column-change = ÄNDERUNG
+column-changed = GEÄNDERT
+column-seen = GESEHEN
+column-company-id = UNTERNEHMENS-ID
+column-acked = BESTÄTIGT
+column-by = VON
+column-until = BIS
+column-note = NOTIZ
+column-ended = BEENDET
+column-line = ZEILE
+column-search = SUCHE
+column-candidate = KANDIDAT
+column-city = ORT
+column-postcode = PLZ
+column-error = FEHLER
+column-decision = ENTSCHEIDUNG
+column-decided = ENTSCHIEDEN
+column-source = QUELLE
+column-when = WANN
+column-event = EREIGNIS
+column-what = WAS
+
+## ratewatch runs
+
+no-runs = Noch keine Läufe.
+
+## ratewatch changes
+
+changes-seen = { $count ->
+    [one] { $count } Farbwechsel
+   *[other] { $count } Farbwechsel
+} gesehen { $window }:
+changes-none = Kein Farbwechsel gesehen { $window }.
+window-since = seit { $since }
+window-between = seit { $since } und vor { $until }
+window-to = nach { $colors } { $window }
+window-amount = { $window }, bei Unternehmen mit mindestens { $amount } in { $column }
+or = oder
+amount-unreadable = { $count ->
+    [one] { $count } Unternehmen hat keinen lesbaren Betrag in { $column }: ausgelassen.
+   *[other] { $count } Unternehmen haben keinen lesbaren Betrag in { $column }: ausgelassen.
+}
+
+## ratewatch acks
+
+no-acks = Keine Bestätigung.
+no-acks-in-force = Keine gültige Bestätigung.
+ack-in-force = gültig
+
+## ratewatch audit
+
+no-events = Keine Bestätigung oder Entscheidung in diesem Zeitraum.
+event-acknowledged = bestätigt
+event-decided = entschieden
+event-ack-ended = Bestätigung beendet: { $how }
+event-decision-ended = Entscheidung beendet: { $how }
+what-ack = bei { $color }
+what-until = {" "}bis { $until }
+what-seen-by = , gesehen von Lauf { $run }
+
+## ratewatch review list
+
+review-nothing = Nichts wartet auf eine Entscheidung in den letzten abgeschlossenen Läufen.
+review-decisions = Entscheidungen:
+decision-accept = angenommen
+decision-ignore = ignoriert
+decision-reject = abgelehnt

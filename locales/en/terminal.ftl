@@ -1,1 +1,85 @@
 ## The tables the commands print, and the messages a person reads at the terminal.
+
+## The tables' headers, named column- and their English word (COMPANY_ID:
+## column-company-id); column-ref, column-company, column-country and column-color are the
+## summary's, in messages.ftl.
+
+column-run = RUN
+column-started = STARTED
+column-portfolio = PORTFOLIO
+column-status = STATUS
+column-rows = ROWS
+column-rated = RATED
+column-unresolved = UNRESOLVED
+column-ambiguous = AMBIGUOUS
+column-invalid = INVALID
+column-failed = FAILED
+column-ignored = IGNORED
+column-alerts = ALERTS
+column-change = CHANGE
+column-changed = CHANGED
+column-seen = SEEN
+column-company-id = COMPANY_ID
+column-acked = ACKED
+column-by = BY
+column-until = UNTIL
+column-note = NOTE
+column-ended = ENDED
+column-line = LINE
+column-search = SEARCH
+column-candidate = CANDIDATE
+column-city = CITY
+column-postcode = POSTCODE
+column-error = ERROR
+column-decision = DECISION
+column-decided = DECIDED
+column-source = SOURCE
+column-when = WHEN
+column-event = EVENT
+column-what = WHAT
+
+## ratewatch runs
+
+no-runs = No runs yet.
+
+## ratewatch changes. $since and $until come written; $colors is a list of colors.
+
+changes-seen = { $count ->
+    [one] { $count } color change
+   *[other] { $count } color changes
+} seen { $window }:
+changes-none = No color change seen { $window }.
+window-since = since { $since }
+window-between = since { $since } and before { $until }
+window-to = to { $colors } { $window }
+window-amount = { $window }, of companies with at least { $amount } in { $column }
+or = or
+amount-unreadable = { $count ->
+    [one] { $count } company has no readable amount in { $column }: left out.
+   *[other] { $count } companies have no readable amount in { $column }: left out.
+}
+
+## ratewatch acks
+
+no-acks = No acknowledgement.
+no-acks-in-force = No acknowledgement in force.
+ack-in-force = in force
+
+## ratewatch audit. $how is how a record ended, as stored (changed, expired, replaced).
+
+no-events = No acknowledgement or decision in that time.
+event-acknowledged = acknowledged
+event-decided = decided
+event-ack-ended = ack ended: { $how }
+event-decision-ended = decision ended: { $how }
+what-ack = at { $color }
+what-until = {" "}until { $until }
+what-seen-by = , seen by run { $run }
+
+## ratewatch review list
+
+review-nothing = Nothing needs a person in the latest finished runs.
+review-decisions = Decisions:
+decision-accept = accept
+decision-ignore = ignore
+decision-reject = reject

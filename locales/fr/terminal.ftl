@@ -1,1 +1,83 @@
-## The tables the commands print, and the messages a person reads at the terminal.
+## Les tableaux des commandes, et les messages lus au terminal.
+
+## Les en-têtes des tableaux.
+
+column-run = PASSAGE
+column-started = COMMENCÉ LE
+column-portfolio = PORTEFEUILLE
+column-status = ÉTAT
+column-rows = LIGNES
+column-rated = NOTÉES
+column-unresolved = NON TROUVÉES
+column-ambiguous = AMBIGUËS
+column-invalid = INVALIDES
+column-failed = EN ÉCHEC
+column-ignored = IGNORÉES
+column-alerts = ALERTES
+column-change = CHANGEMENT
+column-changed = CHANGÉE LE
+column-seen = VUE LE
+column-company-id = ID SOCIÉTÉ
+column-acked = PRISE EN COMPTE LE
+column-by = PAR
+column-until = JUSQU'AU
+column-note = NOTE
+column-ended = TERMINÉE LE
+column-line = LIGNE
+column-search = RECHERCHE
+column-candidate = CANDIDATE
+column-city = VILLE
+column-postcode = CODE POSTAL
+column-error = ERREUR
+column-decision = DÉCISION
+column-decided = DÉCIDÉE LE
+column-source = SOURCE
+column-when = QUAND
+column-event = ÉVÉNEMENT
+column-what = QUOI
+
+## ratewatch runs
+
+no-runs = Aucun passage pour l'instant.
+
+## ratewatch changes
+
+changes-seen = { $count ->
+    [one] { $count } changement de couleur vu
+   *[other] { $count } changements de couleur vus
+} { $window } :
+changes-none = Aucun changement de couleur vu { $window }.
+window-since = depuis le { $since }
+window-between = depuis le { $since } et avant le { $until }
+window-to = vers { $colors } { $window }
+window-amount = { $window }, des sociétés d'au moins { $amount } dans { $column }
+or = ou
+amount-unreadable = { $count ->
+    [one] { $count } société n'a pas de montant lisible dans { $column } : laissée de côté.
+   *[other] { $count } sociétés n'ont pas de montant lisible dans { $column } : laissées de côté.
+}
+
+## ratewatch acks
+
+no-acks = Aucune prise en compte.
+no-acks-in-force = Aucune prise en compte en vigueur.
+ack-in-force = en vigueur
+
+## ratewatch audit
+
+no-events = Aucune prise en compte ni décision sur cette période.
+event-acknowledged = prise en compte
+event-decided = décision
+event-ack-ended = prise en compte terminée : { $how }
+event-decision-ended = décision terminée : { $how }
+what-ack = en { $color }
+what-until = {" "}jusqu'au { $until }
+what-seen-by = , vue par le passage { $run }
+
+## ratewatch review list
+
+review-nothing = Rien n'attend de décision dans les derniers passages terminés.
+review-decisions = Décisions :
+decision-accept = acceptée
+decision-ignore = ignorée
+decision-reject = rejetée

@@ -100,25 +100,45 @@ pub fn acks(args: AcksArgs, sources: Sources) -> Result<ExitCode, Error> {
     let store = open_read_only(db)?;
     // In force now, on this machine's clock, as a run starting now would judge them.
     let acks = store.acks(Timestamp::now(), args.all).map_err(fail)?;
+    let reader = sources.reader()?;
+    let l = reader.locale;
     let text = match Style::of(&args.listing) {
-        Style::Table if acks.is_empty() && args.all => "No acknowledgement.\n".to_string(),
-        Style::Table if acks.is_empty() => "No acknowledgement in force.\n".to_string(),
+        Style::Table if acks.is_empty() && args.all => format!("{}\n", l.word("no-acks")),
+        Style::Table if acks.is_empty() => format!("{}\n", l.word("no-acks-in-force")),
         // Without --all every one listed is in force: no column to say so.
         Style::Table => {
             let lines: Vec<Vec<String>> = acks
                 .iter()
                 .map(|a| {
-                    let mut line = ack_line(a);
-                    line.insert(5, who(a.acked_by.as_deref()).to_string());
+                    let mut line = vec![
+                        a.company_id.clone(),
+                        output::or_empty(&a.company_name),
+                        output::or_empty(&a.reference),
+                        l.color(&Color::parse(&a.color)),
+                        reader.stamp_text(&a.acked_at),
+                        who(a.acked_by.as_deref()).to_string(),
+                        a.until
+                            .as_deref()
+                            .map(|u| reader.stamp_text(u))
+                            .unwrap_or_default(),
+                        output::or_empty(&a.note),
+                    ];
                     if args.all {
-                        line.push(a.ended.as_ref().map(|e| e.at.clone()).unwrap_or_default());
-                        line.push(a.status());
+                        let ended = a.ended.as_ref();
+                        line.push(ended.map(|e| reader.stamp_text(&e.at)).unwrap_or_default());
+                        line.push(match ended {
+                            None => l.word("ack-in-force"),
+                            // How it ended, as recorded.
+                            Some(_) => a.status(),
+                        });
                     }
                     line
                 })
                 .collect();
             let columns = ACK_HEADERS.len() - if args.all { 0 } else { 2 };
-            output::table(&ACK_HEADERS[..columns], &lines)
+            let headers = l.headers(&ACK_HEADERS[..columns]);
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            output::table(&headers, &lines)
         }
         Style::Csv => {
             let lines: Vec<Vec<String>> = acks

@@ -4,13 +4,13 @@
 //! keys.
 
 use jiff::Timestamp;
-use jiff::tz::TimeZone;
 use serde_json::json;
 
 use super::output::{self, Style};
 use super::{emit, open_read_only, store_error};
 use crate::error::{Error, ExitCode};
-use crate::model::{time_text, who};
+use crate::locale::{Arg, Reader};
+use crate::model::{Color, time_text, who};
 use crate::settings::cli::AuditArgs;
 use crate::settings::config::Sources;
 use crate::store::AuditEvent;
@@ -50,18 +50,18 @@ pub fn audit(args: AuditArgs, sources: Sources) -> Result<ExitCode, Error> {
         .map(|u| parse_time("--until", u, Bound::To))
         .transpose()?
         .map(time_text);
+    let reader = sources.reader()?;
     let store = open_read_only(db)?;
     let events = store
         .audit_trail(since.as_deref(), until.as_deref())
         .map_err(store_error(db))?;
     let text = match Style::of(&args.listing) {
-        Style::Table if events.is_empty() => {
-            "No acknowledgement or decision in that time.\n".to_string()
-        }
+        Style::Table if events.is_empty() => format!("{}\n", reader.locale.word("no-events")),
         Style::Table => {
-            let zone = TimeZone::system();
-            let lines: Vec<Vec<String>> = events.iter().map(|e| table_line(e, &zone)).collect();
-            output::table(&HEADERS, &lines)
+            let lines: Vec<Vec<String>> = events.iter().map(|e| table_line(e, &reader)).collect();
+            let headers = reader.locale.headers(&HEADERS);
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            output::table(&headers, &lines)
         }
         Style::Csv => {
             let lines: Vec<Vec<String>> = events.iter().map(csv_line).collect();
@@ -94,34 +94,34 @@ pub fn audit(args: AuditArgs, sources: Sources) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// A stored time as a person reads it here: `2026-11-12 15:03 CET`, in this machine's time
-/// zone; as stored if it cannot be read.
-fn local(at: &str, zone: &TimeZone) -> String {
-    at.parse::<Timestamp>().map_or_else(
-        |_| at.to_string(),
-        |t| {
-            t.to_zoned(zone.clone())
-                .strftime("%Y-%m-%d %H:%M %Z")
-                .to_string()
-        },
-    )
+/// A stored time as the reader reads it: `2026-11-12 15:03 CET`, `12/11/2026 15:03 CET`,
+/// in their time zone; as stored if it cannot be read.
+fn local(at: &str, r: &Reader) -> String {
+    at.parse::<Timestamp>()
+        .map_or_else(|_| at.to_string(), |t| r.minute(t))
 }
 
-fn table_line(e: &AuditEvent, zone: &TimeZone) -> Vec<String> {
+fn table_line(e: &AuditEvent, r: &Reader) -> Vec<String> {
+    let l = r.locale;
     let acknowledgement = e.record == "acknowledgement";
+    let how = || Arg::from(e.how.clone().unwrap_or_default());
     let event = match (acknowledgement, e.event.as_str()) {
-        (true, "made") => "acknowledged".to_string(),
-        (false, "made") => "decided".to_string(),
-        (true, _) => format!("ack ended: {}", e.how.as_deref().unwrap_or("")),
-        (false, _) => format!("decision ended: {}", e.how.as_deref().unwrap_or("")),
+        (true, "made") => l.word("event-acknowledged"),
+        (false, "made") => l.word("event-decided"),
+        (true, _) => l.text("event-ack-ended", &[("how", how())]),
+        (false, _) => l.text("event-decision-ended", &[("how", how())]),
     };
     let what = if acknowledgement {
-        let mut what = format!("at {}", e.color.as_deref().unwrap_or("?"));
+        let color = e
+            .color
+            .as_deref()
+            .map_or("?".into(), |c| l.color(&Color::parse(c)));
+        let mut what = l.text("what-ack", &[("color", color.into())]);
         if let Some(until) = &e.until {
-            what.push_str(&format!(" until {}", local(until, zone)));
+            what.push_str(&l.text("what-until", &[("until", local(until, r).into())]));
         }
         if let Some(run) = e.run_id {
-            what.push_str(&format!(", seen by run {run}"));
+            what.push_str(&l.text("what-seen-by", &[("run", run.to_string().into())]));
         }
         what
     } else {
@@ -148,7 +148,7 @@ fn table_line(e: &AuditEvent, zone: &TimeZone) -> Vec<String> {
         .or_else(|| e.company_id.clone())
         .unwrap_or_default();
     vec![
-        local(&e.at, zone),
+        local(&e.at, r),
         event,
         by,
         company,

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use super::output::{self, Style};
 use super::{emit, open_read_only};
 use crate::alerts::Rules;
-use crate::digest::format_amount;
 use crate::error::{Error, ExitCode};
+use crate::locale::{Arg, Currency};
 use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
 use crate::settings::cli::{ChangesArgs, HistoryArgs};
@@ -248,6 +248,7 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
         Timestamp::now() - DEFAULT_WINDOW,
     )?;
     let to: Vec<Color> = args.to.clone();
+    let reader = sources.reader()?;
     let dialect = args.dialect.csv_dialect;
     let rules = sources.alert_rules();
     let amount_column = rules.amount_column().map(str::to_string);
@@ -283,28 +284,52 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
 
     let text = match Style::of(&args.listing) {
         Style::Table => {
+            let l = reader.locale;
+            let s = |text: String| Arg::from(text);
             let mut window = match &until {
-                Some(until) => format!("since {since} and before {until}"),
-                None => format!("since {since}"),
+                Some(until) => l.text(
+                    "window-between",
+                    &[
+                        ("since", s(reader.stamp_text(&since))),
+                        ("until", s(reader.stamp_text(until))),
+                    ],
+                ),
+                None => l.text("window-since", &[("since", s(reader.stamp_text(&since)))]),
             };
             if !to.is_empty() {
-                let names: Vec<&str> = to.iter().map(Color::as_str).collect();
-                window = format!("to {} {window}", names.join(" or "));
+                let names: Vec<String> = to.iter().map(|c| l.color(c)).collect();
+                let colors = names.join(&format!(" {} ", l.word("or")));
+                window = l.text("window-to", &[("colors", s(colors)), ("window", s(window))]);
             }
             let column = amount_column.as_deref().unwrap_or_default().trim();
+            let currency = Currency::of_header(column);
+            let amount = |a: f64| l.amount(a, currency);
             if let Some(min) = args.min_amount {
-                window = format!(
-                    "{window}, of companies with at least {} in {column:?}",
-                    format_amount(min)
+                window = l.text(
+                    "window-amount",
+                    &[
+                        ("window", s(window)),
+                        ("amount", s(amount(min))),
+                        ("column", s(format!("{column:?}"))),
+                    ],
                 );
             }
             let unread = match unreadable {
                 0 => String::new(),
-                1 => format!("\n1 company has no readable amount in {column:?}: left out.\n"),
-                n => format!("\n{n} companies have no readable amount in {column:?}: left out.\n"),
+                n => {
+                    let line = l.text(
+                        "amount-unreadable",
+                        &[
+                            ("count", Arg::from(n)),
+                            ("column", s(format!("{column:?}"))),
+                        ],
+                    );
+                    format!("\n{line}\n")
+                }
             };
             if changes.is_empty() {
-                format!("No color change seen {window}.\n{unread}")
+                let none = l.text("changes-none", &[("window", s(window))]);
+                format!("{none}\n{unread}")
             } else {
                 let rows: Vec<Vec<String>> = changes
                     .iter()
@@ -316,33 +341,28 @@ pub fn changes(args: ChangesArgs, sources: Sources) -> Result<ExitCode, Error> {
                                 .clone()
                                 .unwrap_or_else(|| c.company.company_id.clone()),
                             output::or_empty(&c.company.country),
-                            format!("{} → {}", c.from, c.to),
-                            c.changed_at.clone(),
-                            c.observed_at.clone(),
+                            format!("{} → {}", l.color(&c.from), l.color(&c.to)),
+                            reader.stamp_text(&c.changed_at),
+                            reader.stamp_text(&c.observed_at),
                             run_text(c.run_id),
                         ];
                         if amount_column.is_some() {
-                            row.insert(1, amount_of(c).map(format_amount).unwrap_or_default());
+                            row.insert(1, amount_of(c).map(amount).unwrap_or_default());
                         }
                         row
                     })
                     .collect();
-                let mut headers = vec![
+                let mut headers = l.headers(&[
                     "REF", "COMPANY", "COUNTRY", "CHANGE", "CHANGED", "SEEN", "RUN",
-                ];
+                ]);
                 // The amount beside the refs, headed by its column as the file names it.
                 if amount_column.is_some() {
-                    headers.insert(1, column);
+                    headers.insert(1, column.to_string());
                 }
-                format!(
-                    "{} seen {window}:\n\n{}{unread}",
-                    if changes.len() == 1 {
-                        "1 color change".to_string()
-                    } else {
-                        format!("{} color changes", changes.len())
-                    },
-                    output::table(&headers, &rows)
-                )
+                let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+                let count = Arg::from(changes.len() as u64);
+                let seen = l.text("changes-seen", &[("count", count), ("window", s(window))]);
+                format!("{seen}\n\n{}{unread}", output::table(&headers, &rows))
             }
         }
         Style::Csv => output::csv_in(

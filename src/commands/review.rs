@@ -14,7 +14,8 @@ use super::output::{self, Style};
 use super::{emit, open_for_decisions, open_read_only, store_error};
 use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
-use crate::model::{Decision, Verdict, who};
+use crate::locale::Reader;
+use crate::model::{Decision, RowStatus, Verdict, who};
 use crate::report::csv::read_cell;
 use crate::review::{self, Made, Problem, Queue};
 use crate::settings::cli::{
@@ -87,23 +88,31 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
         decisions,
         ..
     } = review::queue(&open_read_only(db)?)?;
+    let reader = sources.reader()?;
     let text = match Style::of(&args.listing) {
         Style::Table => {
+            let l = reader.locale;
+            let headers = |english: &[&str]| l.headers(english);
             let mut text = if problems.is_empty() {
-                "Nothing needs a person in the latest finished runs.\n".to_string()
+                format!("{}\n", l.word("review-nothing"))
             } else {
-                output::table(&HEADERS, &lines(&problems))
+                let headers = headers(&HEADERS);
+                let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+                output::table(&headers, &lines(&problems, |s| l.row_status(s)))
             };
             if !decisions.is_empty() {
-                text.push_str("\nDecisions:\n");
-                text.push_str(&output::table(
-                    &DECISION_HEADERS,
-                    &decisions.iter().map(decision_line).collect::<Vec<_>>(),
-                ));
+                text.push_str(&format!("\n{}\n", l.word("review-decisions")));
+                let headers = headers(&DECISION_HEADERS);
+                let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+                let lines: Vec<Vec<String>> = decisions
+                    .iter()
+                    .map(|d| decision_line(d, &reader))
+                    .collect();
+                text.push_str(&output::table(&headers, &lines));
             }
             text
         }
-        Style::Csv => output::csv(&CSV_HEADERS, &lines(&problems))?,
+        Style::Csv => output::csv(&CSV_HEADERS, &lines(&problems, |s| s.as_str().into()))?,
         Style::Json => output::json(&json!({
             "rows": problems.iter().map(problem_json).collect::<Vec<_>>(),
             "decisions": decisions.iter().map(decision_json).collect::<Vec<_>>(),
@@ -113,15 +122,16 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
     Ok(ExitCode::Clean)
 }
 
-/// One line per candidate of an ambiguous row, one for any other row.
-fn lines(problems: &[Problem]) -> Vec<Vec<String>> {
+/// One line per candidate of an ambiguous row, one for any other row; its status as
+/// `status` says it.
+fn lines(problems: &[Problem], status: impl Fn(RowStatus) -> String) -> Vec<Vec<String>> {
     let mut lines = Vec::new();
     for p in problems {
         let head = vec![
             p.portfolio.clone(),
             p.row.line.to_string(),
             output::or_empty(&p.row.reference),
-            p.row.status.as_str().to_string(),
+            status(p.row.status),
             p.search.clone(),
         ];
         let tail = vec![output::or_empty(&p.row.error), p.run_id.to_string()];
@@ -159,12 +169,12 @@ fn problem_json(p: &Problem) -> Value {
     })
 }
 
-fn decision_line(d: &Decision) -> Vec<String> {
+fn decision_line(d: &Decision, r: &Reader) -> Vec<String> {
     vec![
         d.reference.clone(),
-        d.verdict.as_str().to_string(),
+        r.locale.word(&format!("decision-{}", d.verdict.as_str())),
         company(d),
-        time_text(d.decided_at),
+        r.stamp(d.decided_at),
         who(d.by.as_deref()).to_string(),
         d.source.clone(),
         output::or_empty(&d.note),
@@ -264,7 +274,7 @@ fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
         .into_iter()
         .filter(|p| p.row.reference.is_some())
         .collect();
-    let mut lines = lines(&decidable);
+    let mut lines = lines(&decidable, |s| s.as_str().into());
     for line in &mut lines {
         line.push(String::new());
     }

@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 use super::output::{self, Style};
 use super::{emit, open_read_only};
 use crate::error::{Error, ExitCode};
-use crate::model::{MakePrintable, RunInfo};
+use crate::locale::Reader;
+use crate::model::{Color, MakePrintable, RunInfo};
 use crate::report::ReportOptions;
 use crate::run::{ReportError, write_reports};
 use crate::settings::cli::{ReportArgs, RunsArgs};
@@ -51,6 +52,7 @@ const COLORS: [&str; 5] = ["green", "yellow", "red", "black", "white"];
 
 pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
     let db = &args.database.db.resolve(&sources)?.value;
+    let reader = sources.reader()?;
     let store = open_read_only(db)?;
     let mut runs = store
         .recent_runs(args.limit)
@@ -62,15 +64,20 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
     runs.make_printable();
     let colors = colors(&runs);
     let text = match Style::of(&args.listing) {
-        Style::Table if runs.is_empty() => "No runs yet.\n".to_string(),
+        Style::Table if runs.is_empty() => format!("{}\n", reader.locale.word("no-runs")),
         Style::Table => {
-            let upper: Vec<String> = colors.iter().map(|c| c.to_uppercase()).collect();
-            let headers: Vec<&str> = HEADERS
-                .iter()
-                .copied()
-                .chain(upper.iter().map(String::as_str))
+            let l = reader.locale;
+            let headers: Vec<String> = l
+                .headers(&HEADERS)
+                .into_iter()
+                .chain(
+                    colors
+                        .iter()
+                        .map(|c| l.color(&Color::parse(c)).to_uppercase()),
+                )
                 .collect();
-            output::table(&headers, &rows(&runs, &colors, false))
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            output::table(&headers, &table_rows(&reader, &runs, &colors))
         }
         Style::Csv => {
             let headers: Vec<&str> = CSV_HEADERS
@@ -78,11 +85,7 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
                 .copied()
                 .chain(colors.iter().map(String::as_str))
                 .collect();
-            output::csv_in(
-                args.dialect.csv_dialect,
-                &headers,
-                &rows(&runs, &colors, true),
-            )?
+            output::csv_in(args.dialect.csv_dialect, &headers, &rows(&runs, &colors))?
         }
         Style::Json => output::json(
             &json!({"runs": runs.iter().map(|r| to_json(r, &colors)).collect::<Vec<_>>()}),
@@ -114,18 +117,38 @@ fn rated(run: &RunInfo, color: &str) -> u64 {
         .map_or(0, |(_, n)| *n)
 }
 
-/// One line per run: for people, or every field for CSV; then its rated rows by color.
-fn rows(runs: &[RunInfo], colors: &[String], every_field: bool) -> Vec<Vec<String>> {
+/// One line per run as the reader reads it: when in their zone, how it ended in their
+/// words, the counts as they write numbers; then its rated rows by color.
+fn table_rows(r: &Reader, runs: &[RunInfo], colors: &[String]) -> Vec<Vec<String>> {
+    let count = |n: u64| r.locale.number(n as f64);
+    runs.iter()
+        .map(|run| {
+            let mut row = vec![
+                run.id.to_string(),
+                r.stamp(run.started_at),
+                run.portfolio.clone(),
+                r.locale.run_status(run.status),
+                count(run.rows),
+            ];
+            row.extend(run.by_status.iter().map(|(_, n)| count(*n)));
+            row.push(count(run.alerts));
+            row.extend(colors.iter().map(|c| count(rated(run, c))));
+            row
+        })
+        .collect()
+}
+
+/// One line per run with every field, for CSV; then its rated rows by color.
+fn rows(runs: &[RunInfo], colors: &[String]) -> Vec<Vec<String>> {
     runs.iter()
         .map(|r| {
-            let mut row = vec![r.id.to_string(), time_text(r.started_at)];
-            if every_field {
-                row.push(r.finished_at.map(time_text).unwrap_or_default());
-            }
-            row.push(r.portfolio.clone());
-            if every_field {
-                row.push(r.input_path.clone());
-            }
+            let mut row = vec![
+                r.id.to_string(),
+                time_text(r.started_at),
+                r.finished_at.map(time_text).unwrap_or_default(),
+                r.portfolio.clone(),
+                r.input_path.clone(),
+            ];
             row.push(r.status.to_string());
             row.push(r.rows.to_string());
             row.extend(r.by_status.iter().map(|(_, n)| n.to_string()));

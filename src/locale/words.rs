@@ -62,6 +62,15 @@ impl Locale {
         )
     }
 
+    /// A table's headers, named by their English words (`COMPANY_ID`): `ID SOCIÉTÉ`; the
+    /// catalogues' `column-company-id`.
+    pub fn headers(self, english: &[&str]) -> Vec<String> {
+        english
+            .iter()
+            .map(|h| self.word(&format!("column-{}", h.to_lowercase().replace('_', "-"))))
+            .collect()
+    }
+
     /// How a row ended: `non trouvée`, `ungültig`.
     pub fn row_status(self, status: RowStatus) -> String {
         self.word(&format!("status-{}", status.as_str()))

@@ -128,6 +128,37 @@ impl Reader {
         }
     }
 
+    /// A moment in a command's table: in English and UTC as the tables have always
+    /// printed it (`2026-11-27T01:00:00Z`), else to the minute in the reader's zone with
+    /// its abbreviation (`27/11/2026 02:00 CET`, `2026-11-27 02:00 CET`).
+    pub fn stamp(&self, at: Timestamp) -> String {
+        match (self.locale, self.zone.name()) {
+            (Locale::En, "UTC") => crate::model::time_text(at),
+            _ => self.minute(at),
+        }
+    }
+
+    /// A stored time (`2026-11-27T01:00:00Z`) as [`Reader::stamp`] writes it; as stored
+    /// when it does not read as one.
+    pub fn stamp_text(&self, stored: &str) -> String {
+        stored
+            .parse::<Timestamp>()
+            .map_or_else(|_| stored.to_string(), |at| self.stamp(at))
+    }
+
+    /// A moment to the minute in the reader's zone, with its abbreviation:
+    /// `2026-11-27 02:00 CET`, `27/11/2026 02:00 CET`, `27.11.2026 02:00 CET`.
+    pub fn minute(&self, at: Timestamp) -> String {
+        let pattern = match self.locale {
+            Locale::En => "%Y-%m-%d %H:%M %Z",
+            Locale::Fr => "%d/%m/%Y %H:%M %Z",
+            Locale::De => "%d.%m.%Y %H:%M %Z",
+        };
+        at.to_zoned(self.zone.time_zone().clone())
+            .strftime(pattern)
+            .to_string()
+    }
+
     /// The day of a moment in the reader's zone: `2026-11-27`, `27/11/2026`, `27.11.2026`.
     pub fn date(&self, at: Timestamp) -> String {
         let pattern = match self.locale {
@@ -220,5 +251,17 @@ mod tests {
             "01.07.2026"
         );
         assert_eq!(reader(Locale::En, "UTC").date(summer), "2026-07-01");
+        // The tables: English and UTC as always, else the reader's minute.
+        assert_eq!(reader(Locale::En, "UTC").stamp(at), "2026-11-27T01:00:00Z");
+        assert_eq!(
+            reader(Locale::En, "Europe/Paris").stamp(at),
+            "2026-11-27 02:00 CET"
+        );
+        assert_eq!(
+            reader(Locale::Fr, "Europe/Paris").stamp_text("2026-11-27T01:00:00Z"),
+            "27/11/2026 02:00 CET"
+        );
+        assert_eq!(reader(Locale::De, "UTC").stamp(at), "27.11.2026 01:00 UTC");
+        assert_eq!(reader(Locale::Fr, "UTC").stamp_text("soon"), "soon");
     }
 }
