@@ -230,30 +230,22 @@ impl AlertDigest {
             .iter()
             .filter(|k| k.count > 0)
             .map(|k| {
-                // The kind in a word: its explanation, in parentheses, is the table's.
-                let kind = l.kind(k.kind);
-                let kind = kind
-                    .split_once(" (")
-                    .map_or(kind.as_str(), |(short, _)| short);
                 let first = k.first_screenings.min(k.count);
                 let stake = k.amount.map(|a| {
                     let amount = amount_in(r, a, self.amount_column.as_deref());
                     l.text("at-stake", &[("amount", s(amount))])
                 });
                 if first == 0 {
-                    let mut part = format!("{} {kind}", l.number(k.count as f64));
+                    let mut part = l.kind_count(k.count, k.kind);
                     if let Some(stake) = stake {
                         part.push_str(&format!(" ({stake})"));
                     }
                     return part;
                 }
-                let color = l.color(&kind_color(k.kind));
+                let color = kind_color(k.kind);
                 if first == k.count {
-                    let mut part = format!(
-                        "{} {}",
-                        l.number(first as f64),
-                        l.text("at-first-screening", &[("color", s(color))])
-                    );
+                    let colored = l.color_count(first, &color);
+                    let mut part = l.text("at-first-screening", &[("color", s(colored))]);
                     if let Some(stake) = stake {
                         part.push_str(&format!(" ({stake})"));
                     }
@@ -263,10 +255,8 @@ impl AlertDigest {
                 l.text(
                     "kind-mixed",
                     &[
-                        ("count", n(k.count)),
-                        ("color", s(color)),
-                        ("changed", n(k.count - first)),
-                        ("kind", s(kind)),
+                        ("colored", s(l.color_count(k.count, &color))),
+                        ("changed", s(l.kind_count(k.count - first, k.kind))),
                         ("first", n(first)),
                         ("stake", s(stake)),
                     ],
@@ -342,7 +332,8 @@ impl AlertDigest {
             .filter(|(_, count)| *count > 0)
             .map(|(kind, count)| match kind {
                 AlertKind::Changed => l.text("counted-white", &[("count", n(*count))]),
-                kind => format!("{} {}", l.number(*count as f64), l.kind(*kind)),
+                AlertKind::White => format!("{} {}", l.number(*count as f64), l.kind(*kind)),
+                kind => l.kind_count(*count, *kind),
             })
             .collect();
         (!parts.is_empty()).then(|| l.text("counted-line", &[("list", s(parts.join(", ")))]))

@@ -724,25 +724,29 @@ fn a_login_in_the_url_or_an_empty_password_file_is_refused_before_any_run() {
     );
 }
 
-/// A header as a person reads it: its RFC 2047 encoded words (`=?utf-8?b?…?=`) decoded.
+/// A header as a person reads it: its RFC 2047 encoded words (`=?utf-8?b?…?=`) decoded,
+/// the blanks between two of them dropped, as the RFC says.
 fn decoded(value: &str) -> String {
     use base64::Engine;
     let mut bytes = Vec::new();
+    let mut after_encoded = None;
     for word in value.split_whitespace() {
         let inner = word.strip_prefix("=?").and_then(|w| w.strip_suffix("?="));
-        match inner.and_then(|w| w.splitn(3, '?').nth(2).map(|t| (w, t))) {
-            Some((w, text)) if w.to_ascii_lowercase().contains("?b?") => bytes.extend(
+        let text = inner
+            .filter(|w| w.to_ascii_lowercase().contains("?b?"))
+            .and_then(|w| w.splitn(3, '?').nth(2));
+        if after_encoded.is_some() && !(after_encoded == Some(true) && text.is_some()) {
+            bytes.push(b' ');
+        }
+        match text {
+            Some(text) => bytes.extend(
                 base64::engine::general_purpose::STANDARD
                     .decode(text)
                     .unwrap(),
             ),
-            _ => {
-                if !bytes.is_empty() {
-                    bytes.push(b' ');
-                }
-                bytes.extend(word.as_bytes());
-            }
+            None => bytes.extend(word.as_bytes()),
         }
+        after_encoded = Some(text.is_some());
     }
     String::from_utf8(bytes).unwrap()
 }
@@ -766,7 +770,7 @@ async fn a_french_team_gets_its_mail_in_french_with_paris_days() {
     let subject = decoded(header(&headers, "subject").unwrap());
     assert_eq!(
         subject,
-        format!("ratewatch book {day} : 1 noire, 2 rouges au premier examen")
+        format!("ratewatch book {day}\u{202f}: 1 noire, 2 rouges au premier examen")
     );
     assert_eq!(plain, summary);
     assert!(html.contains("<html lang=\"fr\">"), "{html}");

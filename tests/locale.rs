@@ -67,13 +67,13 @@ fn a_french_team_reads_its_summary_in_french_with_paris_time_and_euros() {
         "ratewatch, passage 1 de ",
         " lignes — ",
         " notée",
-        "couleurs : ",
+        "couleurs\u{202f}: ",
         " alertes, les pires d'abord",
         "RÉF",
         "SOCIÉTÉ",
         "rouge au premier examen",
         "\u{a0}€",
-        "rapports : ",
+        "rapports\u{202f}: ",
     ] {
         assert!(text.contains(said), "no {said:?} in:\n{text}");
     }

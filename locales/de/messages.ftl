@@ -123,15 +123,26 @@ row-line = Zeile { $line }
 
 ## Die Warnungen, in jedem Kanal gleich aufgeführt.
 
-kind-black = nach schwarz
-kind-red = nach rot
+kind-black = nach Schwarz
+kind-red = nach Rot
 kind-deteriorated = verschlechtert
-kind-white = nach weiß (keine Informationen mehr)
+kind-white = nach Weiß (keine Informationen mehr)
 kind-gone = verschwunden
 kind-unknown = unbekannte Farbe
 kind-changed = geändert
 kind-improved = verbessert
 kind-still = weiterhin rot oder schwarz
+kind-count = { $count } { $kind ->
+    [black] nach Schwarz
+    [red] nach Rot
+    [deteriorated] verschlechtert
+    [white] nach Weiß
+    [gone] verschwunden
+    [unknown] mit unbekannter Farbe
+    [improved] verbessert
+    [still] weiterhin rot oder schwarz
+   *[changed] geändert
+}
 move-gone = { $now } → verschwunden
 move-unknown = unbekannte Farbe { $now }
 move-still = { $now } (weiterhin)
@@ -143,7 +154,7 @@ alerts-worst-first = { $count ->
 }, die schlimmsten zuerst
 listed-count = { $count } aufgeführt
 at-stake = { $amount } im Risiko
-kind-mixed = { $count } { $color } ({ $changed } { $kind }, { $first } bei der ersten Prüfung{ $stake })
+kind-mixed = { $colored } ({ $changed }, { $first } bei der ersten Prüfung{ $stake })
 still-line = weiterhin { $color }: { $count ->
     [one] { $count } Unternehmen
    *[other] { $count } Unternehmen
@@ -151,16 +162,16 @@ still-line = weiterhin { $color }: { $count ->
 at-stake-of = { $amount } im Risiko ({ $column })
 standing-largest = die größten
 standing-first = die ersten
-counted-white = { $count } nach oder von weiß
+counted-white = { $count } nach oder von Weiß
 counted-line = gezählt, nicht aufgeführt: { $list }
 at-risk = im Risiko: { $red } rote und { $black } schwarze { $total ->
     [one] Zeile
    *[other] Zeilen
 }
-came-into = heute Nacht nach rot: { $red ->
+came-into = heute Nacht nach Rot: { $red ->
     [one] { $red } Zeile
    *[other] { $red } Zeilen
-}, nach schwarz: { $black } (Farbwechsel, keine ersten Prüfungen)
+}, nach Schwarz: { $black } (Farbwechsel, keine ersten Prüfungen)
 red-or-black-rows = { $count ->
     [one] { $count } rote oder schwarze Zeile
    *[other] { $count } rote oder schwarze Zeilen

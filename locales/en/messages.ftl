@@ -130,6 +130,17 @@ kind-unknown = unknown color
 kind-changed = changed
 kind-improved = improved
 kind-still = still red or black
+kind-count = { $count } { $kind ->
+    [black] into black
+    [red] into red
+    [deteriorated] deteriorated
+    [white] into white
+    [gone] gone
+    [unknown] unknown color
+    [improved] improved
+    [still] still red or black
+   *[changed] changed
+}
 move-gone = { $now } → gone
 move-unknown = unknown color { $now }
 move-still = { $now } (still)
@@ -141,7 +152,7 @@ alerts-worst-first = { $count ->
 }, worst first
 listed-count = { $count } listed
 at-stake = { $amount } at stake
-kind-mixed = { $count } { $color } ({ $changed } { $kind }, { $first } at first screening{ $stake })
+kind-mixed = { $colored } ({ $changed }, { $first } at first screening{ $stake })
 still-line = still { $color }: { $count ->
     [one] { $count } company
    *[other] { $count } companies

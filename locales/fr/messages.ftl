@@ -48,33 +48,33 @@ run-started = commencé le { $time }
 ## Le résumé du passage, le courriel et les messages de discussion.
 
 heading = ratewatch { $when } · { $portfolio } · passage { $run }
-run-line = ratewatch, passage { $run } de { $portfolio } ({ $state }) : { $rows } — { $statuses }
-run-line-quiet = ratewatch, passage { $run } de { $portfolio } : { $state }
+run-line = ratewatch, passage { $run } de { $portfolio } ({ $state }) : { $rows } — { $statuses }
+run-line-quiet = ratewatch, passage { $run } de { $portfolio } : { $state }
 run-complete = complet
 run-partial = partiel
 run-interrupted = interrompu
 run-failed = en échec
 run-running = en cours
-state-stopped = INTERROMPU : { $count ->
+state-stopped = INTERROMPU : { $count ->
     [one] { $count } ligne non examinée
    *[other] { $count } lignes non examinées
 }, le prochain passage les reprend
-state-partial = PARTIEL : { $count ->
+state-partial = PARTIEL : { $count ->
     [one] { $count } ligne en échec sera réessayée
    *[other] { $count } lignes en échec seront réessayées
 } au prochain passage
-colors-line = couleurs : { $list }
-calls-line = appels : { $total } ({ $list })
-storm = TEMPÊTE : { $changed } sociétés sur { $companies } ont changé de couleur dans ce passage, sans doute un changement de méthode à la source ; les { $listed } pires sont listées, tous les changements sont dans les rapports
-nothing-screened = RIEN D'EXAMINÉ : aucune des { $rows } n'a pu être notée ; voir les décomptes et `error` dans les rapports
+colors-line = couleurs : { $list }
+calls-line = appels : { $total } ({ $list })
+storm = TEMPÊTE : { $changed } sociétés sur { $companies } ont changé de couleur dans ce passage, sans doute un changement de méthode à la source ; les { $listed } pires sont listées, tous les changements sont dans les rapports
+nothing-screened = RIEN D'EXAMINÉ : aucune des { $rows } n'a pu être notée ; voir les décomptes et `error` dans les rapports
 unscreened-nobody = aucune des { $rows } n'a pu être notée (RIEN D'EXAMINÉ)
 unscreened-rows = { $count ->
     [one] { $count } ligne n'a pas été examinée
    *[other] { $count } lignes n'ont pas été examinées
 }
-unscreened-run = le passage est { $status } : des lignes peuvent manquer
-nothing-flagged = Rien à signaler : aucune société rouge ou noire, aucun changement de couleur.
-nothing-new-flagged = Rien de nouveau à signaler : aucun changement de couleur sur lequel les règles alertent.
+unscreened-run = le passage est { $status } : des lignes peuvent manquer
+nothing-flagged = Rien à signaler : aucune société rouge ou noire, aucun changement de couleur.
+nothing-new-flagged = Rien de nouveau à signaler : aucun changement de couleur sur lequel les règles alertent.
 none-flagged-but = Rien à signaler parmi les lignes examinées (aucune société rouge ou noire, aucun changement de couleur), mais { $why }.
 none-newly-flagged-but = Rien de nouveau à signaler parmi les lignes examinées (aucun changement de couleur sur lequel les règles alertent), mais { $why }.
 more-in-reports = … et { $count } de plus dans les rapports
@@ -96,10 +96,10 @@ rows-of-status = { $count ->
        *[other] notées
     }
 }
-not-screened-named = NON EXAMINÉES : { $rows } ({ $refs }) : { $why }
-why-invalid = la ligne elle-même est fausse (voir `error` dans les rapports) : corrigez l'export, ou laissez-la de côté avec `ratewatch review ignore`
-why-unresolved = aucune société ne correspond : vérifiez l'identifiant, ou décidez avec `ratewatch review`
-why-ambiguous = plusieurs sociétés correspondent : choisissez avec `ratewatch review`
+not-screened-named = NON EXAMINÉES : { $rows } ({ $refs }) : { $why }
+why-invalid = la ligne elle-même est fausse (voir `error` dans les rapports) : corrigez l'export, ou laissez-la de côté avec `ratewatch review ignore`
+why-unresolved = aucune société ne correspond : vérifiez l'identifiant, ou décidez avec `ratewatch review`
+why-ambiguous = plusieurs sociétés correspondent : choisissez avec `ratewatch review`
 acked-line = { $count ->
     [one] { $count } alerte prise en compte, non listée
    *[other] { $count } alertes prises en compte, non listées
@@ -110,21 +110,21 @@ stale-line = { $count ->
 } depuis plus de { $days ->
     [one] { $days } jour
    *[other] { $days } jours
-} (périmées) : voir `stale` dans les rapports
+} (périmées) : voir `stale` dans les rapports
 ambiguous-line = { $count ->
     [one] { $count } ligne correspond
    *[other] { $count } lignes correspondent
-} à plusieurs sociétés : les candidates sont dans les rapports ; ajoutez ville/code postal ou company_id
+} à plusieurs sociétés : les candidates sont dans les rapports ; ajoutez ville/code postal ou company_id
 budget-line = { $count ->
     [one] { $count } ligne non examinée
    *[other] { $count } lignes non examinées
-} : budget d'appels atteint ({ $flag }) ; examinées lors d'un prochain passage
+} : budget d'appels atteint ({ $flag }) ; examinées lors d'un prochain passage
 failures-line = { $count ->
     [one] { $count } ligne n'a pas été examinée
    *[other] { $count } lignes n'ont pas été examinées
-} à cause d'une erreur de l'API ou du réseau ou d'une limite de débit ; voir `error` dans les rapports
-reports-line = rapports : { $list }
-inbox-line = boîte de réception : { $url }
+} à cause d'une erreur de l'API ou du réseau ou d'une limite de débit ; voir `error` dans les rapports
+reports-line = rapports : { $list }
+inbox-line = boîte de réception : { $url }
 row-at-line = { $ref } (ligne { $line })
 row-line = ligne { $line }
 
@@ -139,6 +139,30 @@ kind-unknown = couleur inconnue
 kind-changed = changée
 kind-improved = améliorée
 kind-still = toujours rouge ou noire
+kind-count = { $count } { $count ->
+    [one] { $kind ->
+        [black] passée en noir
+        [red] passée en rouge
+        [deteriorated] dégradée
+        [white] passée en blanc
+        [gone] disparue
+        [unknown] de couleur inconnue
+        [improved] améliorée
+        [still] toujours rouge ou noire
+       *[changed] changée
+    }
+   *[other] { $kind ->
+        [black] passées en noir
+        [red] passées en rouge
+        [deteriorated] dégradées
+        [white] passées en blanc
+        [gone] disparues
+        [unknown] de couleur inconnue
+        [improved] améliorées
+        [still] toujours rouges ou noires
+       *[changed] changées
+    }
+}
 move-gone = { $now } → disparue
 move-unknown = couleur inconnue { $now }
 move-still = { $now } (toujours)
@@ -150,8 +174,8 @@ alerts-worst-first = { $count ->
 }, les pires d'abord
 listed-count = { $count } listées
 at-stake = { $amount } en jeu
-kind-mixed = { $count } { $color } ({ $changed } { $kind }, { $first } au premier examen{ $stake })
-still-line = toujours { $color } : { $count ->
+kind-mixed = { $colored } ({ $changed }, { $first } au premier examen{ $stake })
+still-line = toujours { $color } : { $count ->
     [one] { $count } société
    *[other] { $count } sociétés
 }
@@ -159,8 +183,8 @@ at-stake-of = { $amount } en jeu ({ $column })
 standing-largest = les plus gros
 standing-first = les premières
 counted-white = { $count } passées en blanc ou sorties du blanc
-counted-line = comptées, non listées : { $list }
-at-risk = à risque : { $red ->
+counted-line = comptées, non listées : { $list }
+at-risk = à risque : { $red ->
     [one] { $red } ligne rouge
    *[other] { $red } lignes rouges
 } et { $black ->
@@ -170,10 +194,10 @@ at-risk = à risque : { $red ->
     [one] {""}
    *[other] {""}
 }
-came-into = passées en rouge cette nuit : { $red ->
+came-into = passées en rouge cette nuit : { $red ->
     [one] { $red } ligne
    *[other] { $red } lignes
-}, en noir : { $black } (changements de couleur, pas de premiers examens)
+}, en noir : { $black } (changements de couleur, pas de premiers examens)
 red-or-black-rows = { $count ->
     [one] { $count } ligne rouge ou noire
    *[other] { $count } lignes rouges ou noires
@@ -187,14 +211,14 @@ acknowledged-companies = { $count ->
 and = et
 left-out-held = les alertes en couvrent { $amount } et laissent de côté { $parts }
 left-out = les alertes laissent de côté { $parts }
-not-screened = non examinées : { $parts } : { $count ->
+not-screened = non examinées : { $parts } : { $count ->
     [one] { $count } ligne
    *[other] { $count } lignes
 }
 failed-heading = { $count ->
     [one] { $count } ligne en échec
    *[other] { $count } lignes en échec
-}, { $order }, réessayées au prochain passage :
+}, { $order }, réessayées au prochain passage :
 order-largest = les plus gros montants d'abord
 order-file = dans l'ordre du fichier
 column-ref = RÉF
@@ -211,7 +235,7 @@ no-alerts = aucune alerte
 run-ended = le passage s'est terminé { $status }
 more-in-report = … et { $count } de plus dans le rapport
 run-number = passage { $run }
-report-path = rapport : { $path }
+report-path = rapport : { $path }
 see-them = les voir, avec le motif
 open-inbox = Ouvrir la boîte de réception
 
@@ -271,7 +295,7 @@ status-count = { $count } { $count ->
 
 ## Le courriel : son objet, et ce que sa partie HTML dit en plus des lignes du résumé.
 
-mail-subject = ratewatch { $portfolio } { $day } : { $news }
+mail-subject = ratewatch { $portfolio } { $day } : { $news }
 subject-failed = ÉCHEC
 subject-nothing-screened = RIEN D'EXAMINÉ, { $count ->
     [one] { $count } ligne non notée
@@ -313,8 +337,8 @@ subject-kind = { $count } { $count ->
     }
 }
 subject-first = { $list } au premier examen
-failed-line = ÉCHEC : { $error }
-failed-unknown = ÉCHEC : le passage s'est arrêté sur une erreur ; voir le journal
+failed-line = ÉCHEC : { $error }
+failed-unknown = ÉCHEC : le passage s'est arrêté sur une erreur ; voir le journal
 heading-no-run = ratewatch { $when } · { $portfolio } · aucun passage enregistré
 inbox-why = {" "}pour prendre en compte les alertes et examiner les lignes.
-mail-counts = passage { $run } de { $portfolio } ({ $state }) : { $rows } : { $statuses }
+mail-counts = passage { $run } de { $portfolio } ({ $state }) : { $rows } : { $statuses }

@@ -45,7 +45,7 @@ no-runs = Aucun passage pour l'instant.
 changes-seen = { $count ->
     [one] { $count } changement de couleur vu
    *[other] { $count } changements de couleur vus
-} { $window } :
+} { $window } :
 changes-none = Aucun changement de couleur vu { $window }.
 window-since = depuis le { $since }
 window-between = depuis le { $since } et avant le { $until }
@@ -53,8 +53,8 @@ window-to = vers { $colors } { $window }
 window-amount = { $window }, des sociétés d'au moins { $amount } dans { $column }
 or = ou
 amount-unreadable = { $count ->
-    [one] { $count } société n'a pas de montant lisible dans { $column } : laissée de côté.
-   *[other] { $count } sociétés n'ont pas de montant lisible dans { $column } : laissées de côté.
+    [one] { $count } société n'a pas de montant lisible dans { $column } : laissée de côté.
+   *[other] { $count } sociétés n'ont pas de montant lisible dans { $column } : laissées de côté.
 }
 
 ## ratewatch acks
@@ -68,8 +68,8 @@ ack-in-force = en vigueur
 no-events = Aucune prise en compte ni décision sur cette période.
 event-acknowledged = prise en compte
 event-decided = décision
-event-ack-ended = prise en compte terminée : { $how }
-event-decision-ended = décision terminée : { $how }
+event-ack-ended = prise en compte terminée : { $how }
+event-decision-ended = décision terminée : { $how }
 what-ack = en { $color }
 what-until = {" "}jusqu'au { $until }
 what-seen-by = , vue par le passage { $run }
@@ -77,7 +77,7 @@ what-seen-by = , vue par le passage { $run }
 ## ratewatch review list
 
 review-nothing = Rien n'attend de décision dans les derniers passages terminés.
-review-decisions = Décisions :
+review-decisions = Décisions :
 decision-accept = acceptée
 decision-ignore = ignorée
 decision-reject = rejetée

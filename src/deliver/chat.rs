@@ -730,7 +730,7 @@ mod tests {
         for said in [
             "ratewatch 26.11.2026 03:00 CET · customers · Lauf 34",
             "1 Warnung, die schlimmsten zuerst",
-            "gelb → rot · nach rot",
+            "gelb → rot · nach Rot",
             "1.204.000\u{a0}€",
             "weiterhin schwarz: 4 Unternehmen, 9.000\u{a0}€ im Risiko (Encours (€))",
             "3 verbessert",
@@ -738,7 +738,7 @@ mod tests {
             assert!(teams.contains(said), "Teams lacks {said:?}: {teams}");
         }
         let slack = slack(&german).to_string();
-        assert!(slack.contains("gelb → rot · nach rot"), "{slack}");
+        assert!(slack.contains("gelb → rot · nach Rot"), "{slack}");
         assert!(!slack.contains("into red") && !teams.contains("worst first"));
     }
 }

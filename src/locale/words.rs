@@ -62,6 +62,15 @@ impl Locale {
         )
     }
 
+    /// A count of alerts of a kind, the words agreeing with it, without the explanation
+    /// the table gives in parentheses: `3 into red`, `3 passées en rouge`, `3 nach Rot`.
+    pub fn kind_count(self, count: u64, kind: AlertKind) -> String {
+        self.text(
+            "kind-count",
+            &[("count", count.into()), ("kind", kind.as_str().into())],
+        )
+    }
+
     /// A table's headers, named by their English words (`COMPANY_ID`): `ID SOCIÉTÉ`; the
     /// catalogues' `column-company-id`.
     pub fn headers(self, english: &[&str]) -> Vec<String> {
@@ -81,7 +90,7 @@ impl Locale {
         self.word(&format!("run-{}", status.as_str()))
     }
 
-    /// Why an alert is listed: `passée en rouge`, `nach weiß (keine Informationen mehr)`.
+    /// Why an alert is listed: `passée en rouge`, `nach Weiß (keine Informationen mehr)`.
     pub fn kind(self, kind: AlertKind) -> String {
         let id = match kind {
             AlertKind::Black => "kind-black",

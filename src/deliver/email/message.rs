@@ -758,13 +758,13 @@ mod tests {
         let french = mail(reader(Locale::Fr, "Europe/Paris"));
         assert_eq!(
             french.subject,
-            "ratewatch customers 21/11/2026 : PARTIEL, 12 lignes non examinées\u{202f}; \
+            "ratewatch customers 21/11/2026\u{202f}: PARTIEL, 12 lignes non examinées\u{202f}; \
              2 passées en rouge, 2 améliorées\u{202f}; 1 rouge au premier examen"
         );
         for said in [
             "<html lang=\"fr\">",
-            "PARTIEL : 12 lignes en échec seront réessayées au prochain passage",
-            "passage 1 de customers (partiel) : 20 lignes : 8 notées, 12 en échec",
+            "PARTIEL\u{202f}: 12 lignes en échec seront réessayées au prochain passage",
+            "passage 1 de customers (partiel)\u{202f}: 20 lignes\u{202f}: 8 notées, 12 en échec",
         ] {
             assert!(french.html.contains(said), "{said} in {}", french.html);
         }
