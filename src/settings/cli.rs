@@ -55,15 +55,15 @@ pub struct Cli {
 /// The language and time zone of what a person reads, whichever command prints it.
 #[derive(Debug, Clone, Args)]
 pub struct ReaderArgs {
-    /// The language of the summary, the email and the Slack and Teams messages: en, fr or
-    /// de; by default the one LC_ALL, LC_MESSAGES or LANG names (fr_FR.UTF-8: fr), else en.
-    /// Files for programs stay in English.
+    /// The language of the summary, the email, the Slack and Teams messages and the
+    /// command tables: en, fr or de; by default the one LC_ALL, LC_MESSAGES or LANG names
+    /// (fr_FR.UTF-8: fr), else en. Files, --json and --csv for programs stay in English.
     #[arg(long, env = "RATEWATCH_LOCALE", value_name = "LANG", default_value = "", value_parser = &LOCALE, global = true, help_heading = GLOBAL, hide_possible_values = true)]
     pub locale: Given<Locale>,
 
-    /// The time zone of the times the summary, the email and the chat messages show, as the
-    /// IANA database names it (Europe/Paris); by default the machine's (TZ,
-    /// /etc/localtime), else UTC. Files for programs keep UTC.
+    /// The time zone of the times the summary, the email, the chat messages and the command
+    /// tables show, as the IANA database names it (Europe/Paris); by default the machine's
+    /// (TZ, /etc/localtime), else UTC. Files, --json and --csv for programs keep UTC.
     #[arg(long, env = "RATEWATCH_TIME_ZONE", value_name = "ZONE", default_value = "", value_parser = &TIME_ZONE, global = true, help_heading = GLOBAL)]
     pub time_zone: Given<Zone>,
 }
