@@ -5,14 +5,16 @@
 //!
 //! [`Locale`] is the language, [`Zone`] the time zone; [`Reader`] holds both, as the
 //! settings resolved them. [`catalogue`] holds the messages, [`writing`] how numbers,
-//! amounts and times are written.
+//! amounts and times are written, [`Page`] what a page says.
 
 pub mod catalogue;
+mod page;
 mod words;
 pub mod writing;
 mod zone;
 
 pub use catalogue::Arg;
+pub use page::Page;
 pub use writing::Currency;
 pub use zone::Zone;
 
