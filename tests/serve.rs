@@ -62,6 +62,7 @@ impl Pages {
             token: None,
             users: Vec::new(),
             limits: Limits::default(),
+            reader: Default::default(),
         };
         change(&mut options);
         Pages {
@@ -794,6 +795,7 @@ impl InProcess {
             token: token.map(str::to_string),
             users: Vec::new(),
             limits,
+            reader: Default::default(),
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(ratewatch::serve::serve(listener, options, async {

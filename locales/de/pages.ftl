@@ -153,3 +153,134 @@ script-match = { $count ->
 }
 script-first-shown = · die ersten { $n } gezeigt
 script-show-more = { $n } weitere zeigen
+
+## Die Seiten von `ratewatch serve`.
+
+serve-inbox = Posteingang
+serve-review = Zu prüfen
+serve-search = Suchen
+serve-not-found = Nicht gefunden
+serve-problem = ratewatch: ein Fehler
+serve-signed-in-as = Angemeldet als
+serve-search-placeholder = Ref., Name, SIREN oder Unternehmens-ID
+serve-read-only = Nur lesen: dieser Server ändert nichts.
+serve-note = Notiz
+serve-until = Bis
+serve-until-optional = Bis (optional)
+serve-acknowledge = Zur Kenntnis nehmen
+serve-rows-ticked-below = Die unten angekreuzten Zeilen:
+serve-note-for-all = Notiz für alle
+serve-note-for-ticked = Notiz für die angekreuzten Zeilen
+serve-acknowledge-ticked = Angekreuzte Zeilen zur Kenntnis nehmen
+serve-select = Auswählen
+serve-refs = Refs
+serve-last-refresh = Letzte Neuberechnung
+serve-by = Von
+serve-no-run-yet = Noch kein abgeschlossener Lauf: `ratewatch screen` füllt die Datenbank.
+serve-to-act-on = Zu bearbeiten
+serve-nothing-to-act-on = Nichts zu bearbeiten.
+serve-more-listed = … und { $count ->
+    [one] { $count } weitere gelistete Warnung
+   *[other] { $count } weitere gelistete Warnungen
+} (report.csv hat sie alle).
+serve-acknowledged = Zur Kenntnis genommen
+serve-none = Keine.
+serve-before-the-run = vor dem Lauf (seitdem beendet)
+serve-standing = Weiter rot und schwarz
+serve-finished = , beendet am { $time }
+serve-run-line = Lauf { $run } · { $status } · gestartet am { $started }{ $finished } · { $rows } Zeilen, { $rated } bewertet, { $alerts } Warnungen
+serve-in-force = gültig
+serve-company-id = Unternehmens-ID
+serve-city = Ort
+serve-registry-ids = Register-IDs
+serve-none-known = keine bekannt
+serve-last-refresh-service = Letzte Neuberechnung (Dienst)
+serve-last-change-service = Letzte Änderung (Dienst)
+serve-last-seen = Zuletzt von ratewatch gesehen
+serve-no-rating = noch keine Bewertung erfasst
+serve-gone = Verschwunden
+serve-gone-since = der Dienst kannte es in Lauf { $run } nicht mehr ({ $noticed })
+serve-last-seen-at = ; zuletzt gesehen am { $time }
+serve-held-by = Gehalten von
+serve-held-by-none = Keine Zeile des letzten abgeschlossenen Laufs eines Portfolios.
+serve-portfolio = Portfolio
+serve-timeline = Farbverlauf
+serve-no-rating-yet = Noch keine Bewertung erfasst.
+serve-since = Seit
+serve-first-seen = Zuerst gesehen
+serve-last-confirmed = Zuletzt bestätigt
+serve-runs = Läufe
+serve-acknowledgements = Kenntnisnahmen
+serve-ended = Beendet
+serve-why = Grund
+serve-why-withdrawn = Warum sie zurückgezogen wird
+serve-withdraw = Zurückziehen
+serve-acknowledge-current = In der aktuellen Farbe zur Kenntnis nehmen
+serve-decisions = Entscheidungen
+serve-decision = Entscheidung
+serve-decided = Entschieden am
+serve-source = Quelle
+verdict-accept = akzeptieren
+verdict-reject = ablehnen
+verdict-ignore = ignorieren
+serve-latest-run = Letzter Lauf
+serve-latest-finished = Zuletzt abgeschlossen:
+serve-calls-this-month = Aufrufe diesen Monat
+serve-calls-hint = (alle diesen Monat gestarteten Läufe, alle Portfolios)
+serve-red-and-black = Rot und schwarz
+serve-red-black = { $red } rot, { $black } schwarz
+serve-rated-rows = (bewertete Zeilen)
+serve-came-into = Nach Rot und Schwarz gewechselt
+serve-new-red-black = { $red ->
+    [one] { $red } Zeile
+   *[other] { $red } Zeilen
+} nach Rot, { $black } nach Schwarz
+serve-came-into-hint = (ein Farbwechsel in diesem Lauf, nie eine Erstprüfung: die Balken des Verlaufs)
+serve-amount-at-risk = Betrag im Risiko
+serve-amount-at-risk-hint = (jede rote und schwarze Zeile, zur Kenntnis genommen oder nicht, gleich welcher Betrag: der des Verlaufs)
+serve-no-amount-column = keine Betragsspalte benannt ([alerts] amount)
+serve-in-the-alerts = In den Warnungen
+serve-alerts-listed = Gelistete Warnungen
+serve-none-listed = keine
+serve-standing-short = Andauernd
+serve-not-screened = Nicht geprüft
+serve-no-finished-run = Noch kein abgeschlossener Lauf.
+serve-started = Gestartet
+serve-new-red = Neu rot
+serve-new-black = Neu schwarz
+serve-not-monitored = Nicht überwacht
+serve-every-row-rated = Jede Zeile des letzten abgeschlossenen Laufs ist bewertet.
+serve-review-them = prüfen
+serve-name-or-id = Name oder ID
+serve-review-lead = Die Zeilen des letzten abgeschlossenen Laufs jedes Portfolios, die eine Person brauchen. Eine Entscheidung wendet der nächste Lauf vor jedem Aufruf an: akzeptieren bewertet die Zeile ohne Suche als dieses Unternehmen, ablehnen sagt, dass keiner der Kandidaten es ist, ignorieren lässt die Zeile beiseite.
+serve-needs-a-person = Braucht eine Person
+serve-nothing-needs = Nichts braucht eine Person in den letzten abgeschlossenen Läufen.
+serve-where = { $portfolio }, Zeile { $line }, Lauf { $run }
+serve-searched = gesucht:
+serve-found-without = Kein Unternehmen passt wie geschrieben: gefunden ohne { $without }. Ein so gefundener Kandidat wird nie als das Unternehmen genommen: nur akzeptieren, wenn es dieser Kunde ist.
+serve-candidate = Kandidat
+serve-postcode = Postleitzahl
+serve-accept = Akzeptieren
+serve-reject = Alle Kandidaten ablehnen
+serve-ignore = Zeile ignorieren
+serve-no-ref = Diese Zeile hat keine Ref.: im Portfolio eine vergeben, um darüber zu entscheiden.
+serve-ignored-rows = Ignorierte Zeilen
+serve-no-decision = Noch keine Entscheidung.
+serve-no-match = Kein Unternehmen passt zu „{ $query }“ nach Unternehmens-ID, Register-ID, Ref. oder Name, und keine Zeile der letzten Läufe hat es als Ref. oder im Namen.
+serve-none-rated = Für „{ $query }“ ist kein Unternehmen bewertet.
+serve-found = { $count } gefunden nach { $by }{ $more ->
+    [0] {""}
+   *[other] {" "}(und { $more } weitere: mehr vom Namen angeben)
+}.
+serve-by-company-id = Unternehmens-ID
+serve-by-registry-id = Register-ID
+serve-by-ref = Ref.
+serve-by-name = Name
+serve-not-screened-lead = Zeilen des letzten abgeschlossenen Laufs jedes Portfolios, für die kein Unternehmen bewertet ist, und warum.
+serve-name-in-file = Name in der Datei
+serve-screened-again = beim nächsten Lauf erneut geprüft
+serve-log-in = Anmelden
+serve-needs-token = Dieser Server braucht sein Token (die Datei aus
+serve-wrong-token = Das ist nicht das Token.
+serve-token = Token
+serve-not-found-text = Hier ist nichts: die Datenbank kennt kein solches Unternehmen und kein solches Portfolio. Versuchen Sie die Suche.

@@ -153,3 +153,137 @@ script-match = { $count ->
 }
 script-first-shown = · les { $n } premières affichées
 script-show-more = Afficher { $n } de plus
+
+## Les pages de `ratewatch serve`.
+
+serve-inbox = Boîte de réception
+serve-review = À examiner
+serve-search = Rechercher
+serve-not-found = Introuvable
+serve-problem = ratewatch : une erreur
+serve-signed-in-as = Connecté en tant que
+serve-search-placeholder = Réf., nom, SIREN ou identifiant de société
+serve-read-only = Lecture seule : ce serveur ne modifie rien.
+serve-note = Note
+serve-until = Jusqu'au
+serve-until-optional = Jusqu'au (facultatif)
+serve-acknowledge = Prendre en compte
+serve-rows-ticked-below = Les lignes cochées plus bas :
+serve-note-for-all = Note pour toutes
+serve-note-for-ticked = Note pour les lignes cochées
+serve-acknowledge-ticked = Prendre en compte les lignes cochées
+serve-select = Sélectionner
+serve-refs = Réf.
+serve-last-refresh = Dernier recalcul
+serve-by = Par
+serve-no-run-yet = Aucun passage terminé pour l'instant : `ratewatch screen` remplit la base.
+serve-to-act-on = À traiter
+serve-nothing-to-act-on = Rien à traiter.
+serve-more-listed = … et { $count ->
+    [one] { $count } autre alerte listée
+   *[other] { $count } autres alertes listées
+} (report.csv les a toutes).
+serve-acknowledged = Prises en compte
+serve-none = Aucune.
+serve-before-the-run = avant le passage (terminée depuis)
+serve-standing = Toujours rouges et noires
+serve-finished = , terminé le { $time }
+serve-run-line = passage { $run } · { $status } · commencé le { $started }{ $finished } · { $rows } lignes, { $rated } notées, { $alerts } alertes
+serve-in-force = en vigueur
+serve-company-id = Identifiant de société
+serve-city = Ville
+serve-registry-ids = Identifiants au registre
+serve-none-known = aucun connu
+serve-last-refresh-service = Dernier recalcul (service)
+serve-last-change-service = Dernier changement (service)
+serve-last-seen = Vue par ratewatch le
+serve-no-rating = aucune note enregistrée pour l'instant
+serve-gone = Disparue
+serve-gone-since = le service ne la connaissait plus au passage { $run } ({ $noticed })
+serve-last-seen-at = ; vue pour la dernière fois le { $time }
+serve-held-by = Détenue par
+serve-held-by-none = Aucune ligne du dernier passage terminé d'un portefeuille.
+serve-portfolio = Portefeuille
+serve-timeline = Historique des couleurs
+serve-no-rating-yet = Aucune note enregistrée pour l'instant.
+serve-since = Depuis
+serve-first-seen = Vue la première fois
+serve-last-confirmed = Dernière confirmation
+serve-runs = Passages
+serve-acknowledgements = Prises en compte
+serve-ended = Terminée
+serve-why = Motif
+serve-why-withdrawn = Pourquoi elle est retirée
+serve-withdraw = Retirer
+serve-acknowledge-current = Prendre en compte à sa couleur actuelle
+serve-decisions = Décisions
+serve-decision = Décision
+serve-decided = Décidée le
+serve-source = Source
+verdict-accept = accepter
+verdict-reject = rejeter
+verdict-ignore = ignorer
+serve-latest-run = Dernier passage
+serve-latest-finished = Dernier passage terminé :
+serve-calls-this-month = Appels ce mois-ci
+serve-calls-hint = (tous les passages commencés ce mois-ci, tous portefeuilles)
+serve-red-and-black = Rouges et noires
+serve-red-black = { $red } rouges, { $black } noires
+serve-rated-rows = (lignes notées)
+serve-came-into = Passées en rouge et en noir
+serve-new-red-black = { $red ->
+    [one] { $red } ligne passée
+   *[other] { $red } lignes passées
+} en rouge, { $black } en noir
+serve-came-into-hint = (un changement de couleur lors de ce passage, jamais un premier examen : les barres de la tendance)
+serve-amount-at-risk = Montant à risque
+serve-amount-at-risk-hint = (toutes les lignes rouges et noires, prises en compte ou non, quel que soit leur montant : celui de la tendance)
+serve-no-amount-column = aucune colonne de montant nommée ([alerts] amount)
+serve-in-the-alerts = Dans les alertes
+serve-alerts-listed = Alertes listées
+serve-none-listed = aucune
+serve-standing-short = Persistantes
+serve-not-screened = Non examinées
+serve-no-finished-run = Aucun passage terminé pour l'instant.
+serve-started = Commencé le
+serve-new-red = Nouvelles rouges
+serve-new-black = Nouvelles noires
+serve-not-monitored = Non surveillées
+serve-every-row-rated = Chaque ligne du dernier passage terminé est notée.
+serve-review-them = les examiner
+serve-name-or-id = Nom ou identifiant
+serve-review-lead = Les lignes du dernier passage terminé de chaque portefeuille qui demandent une personne. Une décision est appliquée par le prochain passage avant tout appel : accepter note la ligne comme cette société sans recherche, rejeter dit qu'aucune candidate n'est la bonne, ignorer laisse la ligne de côté.
+serve-needs-a-person = Demande une personne
+serve-nothing-needs = Rien ne demande une personne dans les derniers passages terminés.
+serve-where = { $portfolio }, ligne { $line }, passage { $run }
+serve-searched = recherché :
+serve-found-without = Aucune société ne correspond telle qu'écrite : trouvée sans { $without }. Une candidate trouvée ainsi n'est jamais prise pour la société : acceptez-la seulement si c'est bien ce client.
+serve-candidate = Candidate
+serve-postcode = Code postal
+serve-accept = Accepter
+serve-reject = Rejeter toutes les candidates
+serve-ignore = Ignorer la ligne
+serve-no-ref = Cette ligne n'a pas de réf. : donnez-lui en une dans le portefeuille pour décider.
+serve-ignored-rows = Lignes ignorées
+serve-no-decision = Aucune décision pour l'instant.
+serve-no-match = Aucune société ne correspond à « { $query } » par identifiant de société, identifiant au registre, réf. ou nom, et aucune ligne des derniers passages ne l'a comme réf. ou dans son nom.
+serve-none-rated = Aucune société n'est notée pour « { $query } ».
+serve-found = { $count ->
+    [one] { $count } trouvée
+   *[other] { $count } trouvées
+} par { $by }{ $more ->
+    [0] {""}
+   *[other] {" "}(et { $more } de plus : précisez le nom)
+}.
+serve-by-company-id = identifiant de société
+serve-by-registry-id = identifiant au registre
+serve-by-ref = réf.
+serve-by-name = nom
+serve-not-screened-lead = Les lignes du dernier passage terminé de chaque portefeuille pour lesquelles aucune société n'est notée, et pourquoi.
+serve-name-in-file = Nom dans le fichier
+serve-screened-again = examinée de nouveau au prochain passage
+serve-log-in = Se connecter
+serve-needs-token = Ce serveur demande son jeton (le fichier donné avec
+serve-wrong-token = Ce n'est pas le jeton.
+serve-token = Jeton
+serve-not-found-text = Rien ici : la base ne connaît pas cette société ni ce portefeuille. Essayez la recherche.

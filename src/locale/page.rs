@@ -10,7 +10,7 @@ use fluent_bundle::FluentArgs;
 use jiff::Timestamp;
 
 use super::{Arg, Locale, Reader, catalogue};
-use crate::model::{Change, Color, RowStatus, RunStatus};
+use crate::model::{AlertKind, Change, Color, RowStatus, RunStatus};
 
 /// A page's reader, and the words of their language.
 #[derive(Debug, Clone)]
@@ -185,6 +185,11 @@ impl Page {
     /// How a run ended: `partiel`.
     pub fn run_status(&self, status: &RunStatus) -> &str {
         self.word(&format!("run-{}", status.as_str()))
+    }
+
+    /// Why an alert is listed: `passée en rouge`.
+    pub fn kind(&self, kind: &AlertKind) -> &str {
+        self.word(&format!("kind-{}", kind.as_str()))
     }
 
     /// How a company's color moved: `dégradée`.

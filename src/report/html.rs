@@ -670,7 +670,15 @@ impl<W: Output> Format for HtmlReport<W> {
             let href = self.link.as_ref().zip(row.company_id);
             let href = href.map(|(link, id)| link.company(&id.to_string()));
             let page = &self.page;
-            render_line(&AlertRow { page, row, href, shown }, &mut self.line)?;
+            render_line(
+                &AlertRow {
+                    page,
+                    row,
+                    href,
+                    shown,
+                },
+                &mut self.line,
+            )?;
             group.push(&self.line)?;
         }
         Ok(())

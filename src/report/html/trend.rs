@@ -488,7 +488,11 @@ fn news_chart(page: &Page, axis: &Axis, runs: &[RunColors]) -> Chart {
         .iter()
         .zip(&news)
         .map(|(run, (red, black))| {
-            let said = [("run", run_name(page, run)), ("red", n(*red)), ("black", n(*black))];
+            let said = [
+                ("run", run_name(page, run)),
+                ("red", n(*red)),
+                ("black", n(*black)),
+            ];
             page.text("trend-news-run", &said.map(|(k, v)| (k, v.into())))
         })
         .collect();
@@ -541,7 +545,9 @@ fn rows_of(page: &Page, color: &Color) -> String {
             };
             page.with("trend-rows", "color", &capital)
         }
-        color => page.word(&format!("trend-rows-{}", color.as_str())).to_string(),
+        color => page
+            .word(&format!("trend-rows-{}", color.as_str()))
+            .to_string(),
     }
 }
 
@@ -594,7 +600,13 @@ impl Trend {
                     if matches!(color, Color::Red | Color::Black) {
                         let rows = n(of(&r.new_by_color, color));
                         let color = page.color(color);
-                        title.push_str(&page.with2("trend-came-into", "rows", &rows, "color", color));
+                        title.push_str(&page.with2(
+                            "trend-came-into",
+                            "rows",
+                            &rows,
+                            "color",
+                            color,
+                        ));
                     }
                     title
                 })
@@ -617,7 +629,13 @@ impl Trend {
             let titles = runs
                 .iter()
                 .map(|r| match at_risk(r) {
-                    Some(v) => page.with2("trend-amount-run", "run", &run_name(page, r), "amount", &amount(v)),
+                    Some(v) => page.with2(
+                        "trend-amount-run",
+                        "run",
+                        &run_name(page, r),
+                        "amount",
+                        &amount(v),
+                    ),
                     None => page.with("trend-no-amount", "run", &run_name(page, r)),
                 })
                 .collect();
