@@ -86,8 +86,8 @@ pub struct Reader {
     pub zone: Zone,
 }
 
-/// English and UTC: the reader of what does not follow the settings yet (report.html, the
-/// pages) and of what programs read.
+/// English and UTC: the reader of what does not follow the settings, and of what programs
+/// read.
 pub fn english() -> &'static Reader {
     static ENGLISH: std::sync::LazyLock<Reader> = std::sync::LazyLock::new(Reader::default);
     &ENGLISH

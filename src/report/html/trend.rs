@@ -267,7 +267,7 @@ impl Axis {
         let texts: Vec<String> = if distinct {
             days
         } else {
-            let run = |r: &RunColors| page.with("trend-run", "run", &r.run_id.to_string());
+            let run = |r: &RunColors| page.with("trend-run", "run", r.run_id.to_string());
             runs.iter().map(run).collect()
         };
         let labels = spaced(&xs, &texts);
@@ -331,7 +331,7 @@ fn spaced(xs: &[f64], texts: &[String]) -> Vec<Label> {
 /// `run 12 (2026-11-21)`: how a tooltip names a run.
 fn run_name(page: &Page, run: &RunColors) -> String {
     let day = page.date(&run.started_at);
-    page.with2("trend-run-day", "run", &run.run_id.to_string(), "day", &day)
+    page.with2("trend-run-day", "run", run.run_id.to_string(), "day", &day)
 }
 
 /// The y of `v` on a scale from `lo` to `hi`.
@@ -632,11 +632,11 @@ impl Trend {
                     Some(v) => page.with2(
                         "trend-amount-run",
                         "run",
-                        &run_name(page, r),
+                        run_name(page, r),
                         "amount",
-                        &amount(v),
+                        amount(v),
                     ),
-                    None => page.with("trend-no-amount", "run", &run_name(page, r)),
+                    None => page.with("trend-no-amount", "run", run_name(page, r)),
                 })
                 .collect();
             charts.push(line_chart(
@@ -646,7 +646,7 @@ impl Trend {
                 amount_title.clone(),
                 &values,
                 false,
-                &amount,
+                amount,
                 titles,
             ));
         }
