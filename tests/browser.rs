@@ -560,3 +560,59 @@ fn a_candidate_found_without_its_postcode_is_accepted_and_an_unresolved_ref_is_f
     assert_eq!(rows["C-1"]["company_id"], id.as_str());
     assert_eq!(rows["C-1"]["found_by"], "review");
 }
+
+#[test]
+#[ignore = "needs chromium (apt-get install chromium)"]
+fn the_report_reads_in_french_and_its_table_filters_on_the_colors_programs_name() {
+    let ws = Workspace::new();
+    // The sample exits 3: one of its rows fails on purpose.
+    ratewatch(["screen"])
+        .in_dir(ws.dir.path())
+        .arg(sample())
+        .args(["--demo", "--locale", "fr", "--time-zone", "Europe/Paris"])
+        .assert()
+        .code(3);
+    let report = url::Url::from_file_path(ws.path("report.html")).unwrap();
+    let browser = Browser::launch();
+    browser.open(report.as_str());
+    assert_eq!(browser.eval("document.documentElement.lang"), "fr");
+    assert!(browser.text("#review h2").contains("À examiner"));
+    // A color badge in French words, in the markup and in the table the script builds.
+    assert_eq!(
+        browser.text("#standing .badge.c-red, #alerts .badge.c-red"),
+        "rouge"
+    );
+    browser.wait_until(
+        "the table of every row",
+        "document.querySelector('#rows-table[data-ready]') !== null",
+    );
+    assert!(
+        browser.text("#shown").ends_with(" lignes"),
+        "{}",
+        browser.text("#shown")
+    );
+    // The filter takes the value programs read; the rows it keeps say it in French.
+    browser.eval(
+        "(() => { const f = document.getElementById('f-color'); f.value = 'red';
+                  f.dispatchEvent(new Event('input')); return true; })()",
+    );
+    let shown = browser.text("#shown");
+    assert!(
+        shown.contains(" lignes sur ") && shown.ends_with(" correspondent"),
+        "{shown}"
+    );
+    let badges = browser.eval(
+        "Array.from(document.querySelectorAll('#rows-table tbody .badge')).map(b => b.textContent)",
+    );
+    let badges = badges.as_array().unwrap();
+    assert!(
+        !badges.is_empty() && badges.iter().all(|b| b == "rouge"),
+        "{badges:?}"
+    );
+    assert_eq!(
+        browser.text("#rows-table thead th[data-key=status]"),
+        "Statut"
+    );
+    assert_eq!(browser.errors(), Vec::<String>::new());
+    browser.close();
+}

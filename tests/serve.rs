@@ -54,7 +54,7 @@ impl Pages {
     }
 
     /// The same with the options `change` makes (`--read-only`, a token).
-    fn with(ws: &Workspace, change: impl FnOnce(&mut Options)) -> Pages {
+    pub(crate) fn with(ws: &Workspace, change: impl FnOnce(&mut Options)) -> Pages {
         let mut options = Options {
             db: ws.db(),
             rules: rules_of(ws),
@@ -62,6 +62,7 @@ impl Pages {
             token: None,
             users: Vec::new(),
             limits: Limits::default(),
+            reader: Default::default(),
         };
         change(&mut options);
         Pages {
@@ -96,7 +97,7 @@ impl Pages {
         self.get_with(path, &[])
     }
 
-    fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
+    pub(crate) fn get_with(&self, path: &str, headers: &[(&str, &str)]) -> Answer {
         let mut request = Request::get(path);
         for (name, value) in headers {
             request = request.header(*name, *value);
@@ -794,6 +795,7 @@ impl InProcess {
             token: token.map(str::to_string),
             users: Vec::new(),
             limits,
+            reader: Default::default(),
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn(ratewatch::serve::serve(listener, options, async {

@@ -22,6 +22,7 @@ mod faults;
 mod figures;
 mod interruptions;
 mod locale;
+mod locale_pages;
 mod logs;
 mod misbehaving;
 mod readers;

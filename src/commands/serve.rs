@@ -79,6 +79,7 @@ pub async fn serve(args: ServeArgs, sources: Sources) -> Result<ExitCode, Error>
         token,
         users,
         limits: Limits::default(),
+        reader: sources.reader()?,
     };
     run_server(listener, options, stopped()).await?;
     Ok(ExitCode::Clean)

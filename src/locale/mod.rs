@@ -5,14 +5,16 @@
 //!
 //! [`Locale`] is the language, [`Zone`] the time zone; [`Reader`] holds both, as the
 //! settings resolved them. [`catalogue`] holds the messages, [`writing`] how numbers,
-//! amounts and times are written.
+//! amounts and times are written, [`Page`] what a page says.
 
 pub mod catalogue;
+mod page;
 mod words;
 pub mod writing;
 mod zone;
 
 pub use catalogue::Arg;
+pub use page::Page;
 pub use words::color_named;
 pub use writing::Currency;
 pub use zone::Zone;
@@ -85,8 +87,8 @@ pub struct Reader {
     pub zone: Zone,
 }
 
-/// English and UTC: the reader of what does not follow the settings yet (report.html, the
-/// pages) and of what programs read.
+/// English and UTC: the reader of what does not follow the settings, and of what programs
+/// read.
 pub fn english() -> &'static Reader {
     static ENGLISH: std::sync::LazyLock<Reader> = std::sync::LazyLock::new(Reader::default);
     &ENGLISH

@@ -27,25 +27,27 @@
 //! reads the database and never decides where the file goes.
 
 mod rows_data;
+mod spool;
 mod trend;
 
 use std::borrow::Cow;
 use std::fmt;
-use std::fs::File;
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::Path;
 
 use askama::Template;
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 use jiff::Timestamp;
 use sha2::{Digest, Sha256};
 
-use self::rows_data::RowsData;
+use self::rows_data::{RowsData, script_words};
+use self::spool::Spool;
 use self::trend::Trend;
 use super::{Format, Output};
 use crate::alerts::AlertKind;
 use crate::digest::Figures;
 use crate::links::PageUrl;
+use crate::locale::{Page, Reader};
 use crate::model::{Candidate, Change, Color, ResultRow, RowStatus, RunColors, RunInfo};
 
 /// Rows of the alerts listed tonight shown in the page. They come worst first, so a storm
@@ -55,9 +57,6 @@ pub const LISTED_ROWS: u64 = 500;
 /// Rows shown of each folded list (standing, acknowledged) and of each kind of row to
 /// review: enough to act on, never a whole portfolio.
 pub const FOLDED_ROWS: u64 = 300;
-
-/// Bytes a spool keeps in memory before it moves to a temporary file.
-const SPILL_BYTES: usize = 1 << 18;
 
 const STYLE: &str = include_str!("html/report.css");
 const SCRIPT: &str = include_str!("html/report.js");
@@ -117,49 +116,6 @@ pub fn csp_source(text: &str) -> String {
     format!("'sha256-{}'", BASE64_STANDARD.encode(hash))
 }
 
-/// Bytes set aside for later in the page: in memory up to `SPILL_BYTES`, then in an
-/// anonymous temporary file (removed by the system however the process ends).
-struct Spool {
-    memory: Vec<u8>,
-    file: Option<BufWriter<File>>,
-    dir: PathBuf,
-}
-
-impl Spool {
-    fn new(dir: &Path) -> Spool {
-        Spool {
-            memory: Vec::new(),
-            file: None,
-            dir: dir.to_path_buf(),
-        }
-    }
-
-    fn push(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if let Some(file) = &mut self.file {
-            return file.write_all(bytes);
-        }
-        self.memory.extend_from_slice(bytes);
-        if self.memory.len() > SPILL_BYTES {
-            let mut file = BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(&self.dir)?);
-            file.write_all(&self.memory)?;
-            self.memory = Vec::new();
-            self.file = Some(file);
-        }
-        Ok(())
-    }
-
-    fn copy_to(self, out: &mut impl Write) -> io::Result<()> {
-        match self.file {
-            None => out.write_all(&self.memory),
-            Some(file) => {
-                let mut file = file.into_inner().map_err(|e| e.into_error())?;
-                file.seek(SeekFrom::Start(0))?;
-                io::copy(&mut file, out).map(|_| ())
-            }
-        }
-    }
-}
-
 pub struct HtmlReport<W: Output> {
     out: W,
     /// File name of the CSV report, which the page points to for every row.
@@ -197,13 +153,21 @@ pub struct HtmlReport<W: Output> {
     figures: Option<Figures>,
     /// Where `ratewatch serve` is reached: the inbox, each alert's company, the rows not
     /// screened link to its pages.
-    page: Option<PageUrl>,
+    link: Option<PageUrl>,
+    /// Who reads the page: its words, numbers and times.
+    page: Page,
 }
 
 impl<W: Output> HtmlReport<W> {
     /// The page with the run's figures at the top, and links to `ratewatch serve`.
-    pub fn with(mut self, figures: Option<Figures>, page: Option<PageUrl>) -> Self {
-        (self.figures, self.page) = (figures, page);
+    pub fn with(mut self, figures: Option<Figures>, link: Option<PageUrl>) -> Self {
+        (self.figures, self.link) = (figures, link);
+        self
+    }
+
+    /// The page in `reader`'s language and zone; English and UTC by default.
+    pub fn read_by(mut self, reader: Reader) -> Self {
+        self.page = Page::new(reader);
         self
     }
 
@@ -243,7 +207,8 @@ impl<W: Output> HtmlReport<W> {
             amount,
             show,
             figures: None,
-            page: None,
+            link: None,
+            page: Page::english(),
         })
     }
 }
@@ -296,12 +261,14 @@ impl Group {
     fn write_rest(
         self,
         out: &mut impl Write,
+        page: &Page,
         what: &str,
         filter: &str,
         csv: &str,
         folded: bool,
     ) -> io::Result<()> {
         let close = GroupClose {
+            page,
             count: self.count,
             shown: self.shown,
             what,
@@ -348,6 +315,7 @@ impl AlertGroup {
 #[derive(Template)]
 #[template(path = "report.html", block = "head")]
 struct Head<'a> {
+    page: &'a Page,
     run: &'a RunInfo,
     /// The Content-Security-Policy: our own text, shown as is.
     policy: &'a str,
@@ -358,13 +326,14 @@ struct Head<'a> {
     failed: u64,
     ambiguous: u64,
     figures: Option<&'a Figures>,
-    page: Option<&'a PageUrl>,
+    link: Option<&'a PageUrl>,
 }
 
 /// After the last row: the header's end, then the alerts listed tonight up to their rows.
 #[derive(Template)]
 #[template(path = "report.html", block = "alerts_open")]
 struct AlertsOpen<'a> {
+    page: &'a Page,
     /// The carried columns the alerts tables show.
     columns: &'a [String],
     stale: u64,
@@ -381,6 +350,7 @@ struct AlertsOpen<'a> {
 #[derive(Template)]
 #[template(path = "report.html", block = "alert_row")]
 struct AlertRow<'a> {
+    page: &'a Page,
     row: &'a ResultRow,
     /// The company's page in `ratewatch serve`, with `page_url`.
     href: Option<String>,
@@ -394,6 +364,7 @@ struct AlertRow<'a> {
 #[derive(Template)]
 #[template(path = "report.html", block = "group_close")]
 struct GroupClose<'a> {
+    page: &'a Page,
     count: u64,
     shown: u64,
     /// The rows, in words: `alert rows`.
@@ -409,6 +380,7 @@ struct GroupClose<'a> {
 #[derive(Template)]
 #[template(path = "report.html", block = "standing_open")]
 struct StandingOpen<'a> {
+    page: &'a Page,
     columns: &'a [String],
     standing: u64,
 }
@@ -417,6 +389,7 @@ struct StandingOpen<'a> {
 #[derive(Template)]
 #[template(path = "report.html", block = "acked_open")]
 struct AckedOpen<'a> {
+    page: &'a Page,
     columns: &'a [String],
     acked: u64,
 }
@@ -424,7 +397,8 @@ struct AckedOpen<'a> {
 /// After the alerts: the rows to review, up to the first kind's.
 #[derive(Template)]
 #[template(path = "report.html", block = "review_open")]
-struct ReviewOpen {
+struct ReviewOpen<'a> {
+    page: &'a Page,
     /// Rows to review, every kind together.
     rows: u64,
     /// Rows ignored by a decision: not to review.
@@ -434,7 +408,8 @@ struct ReviewOpen {
 /// One kind of row to review, up to its rows.
 #[derive(Template)]
 #[template(path = "report.html", block = "review_group_open")]
-struct ReviewGroupOpen {
+struct ReviewGroupOpen<'a> {
+    page: &'a Page,
     status: &'static str,
     rows: u64,
 }
@@ -443,6 +418,7 @@ struct ReviewGroupOpen {
 #[derive(Template)]
 #[template(path = "report.html", block = "review_row")]
 struct ReviewRow<'a> {
+    page: &'a Page,
     row: &'a ResultRow,
 }
 
@@ -450,6 +426,10 @@ struct ReviewRow<'a> {
 #[derive(Template)]
 #[template(path = "report.html", block = "rows_open")]
 struct RowsOpen<'a> {
+    page: &'a Page,
+    /// The words of the page's script, as JSON, for a reader of another language than
+    /// English (the script's own).
+    words: Option<String>,
     run: &'a RunInfo,
     trend: Option<Trend>,
     rows: u64,
@@ -461,6 +441,7 @@ struct RowsOpen<'a> {
 #[derive(Template)]
 #[template(path = "report.html", block = "page_end")]
 struct PageEnd<'a> {
+    page: &'a Page,
     run: &'a RunInfo,
     version: &'a str,
     calls: u64,
@@ -514,10 +495,10 @@ fn row_class(row: &ResultRow) -> &'static str {
 }
 
 /// The change, and whether an acknowledgement took the alert out of the mail.
-fn change(row: &ResultRow) -> String {
-    let change = row.change.map_or("", Change::as_str);
+fn change(page: &Page, row: &ResultRow) -> String {
+    let change = row.change.as_ref().map_or("", |c| page.change(c));
     if row.acknowledged {
-        format!("{change} · acknowledged")
+        format!("{change} · {}", page.word("label-acknowledged"))
     } else {
         change.to_string()
     }
@@ -556,14 +537,10 @@ fn place(candidate: &Candidate) -> String {
         .join(" ")
 }
 
-/// `2026-11-21 02:00:00 UTC`.
-fn when(time: &Timestamp) -> String {
-    time.strftime("%Y-%m-%d %H:%M:%S UTC").to_string()
-}
-
-/// A date of the service's as [`when`] shows it; empty when it gave none.
-fn shown(time: &Option<Timestamp>) -> String {
-    time.as_ref().map(when).unwrap_or_default()
+/// A date of the service's in the reader's zone (`2026-11-21 02:00:00 UTC`,
+/// `21/11/2026 03:00 CET`); empty when it gave none.
+fn shown(page: &Page, time: &Option<Timestamp>) -> String {
+    time.as_ref().map(|t| page.time(t)).unwrap_or_default()
 }
 
 /// A date of the service's as stored (`2026-11-21T02:00:00Z`), which sorts as time does;
@@ -572,14 +549,17 @@ fn stored(time: &Option<Timestamp>) -> String {
     time.map(crate::model::time_text).unwrap_or_default()
 }
 
-/// `1 row`, `2 rows`. (Takes a reference: templates pass their arguments so.)
-fn plural(n: &u64, one: &str, many: &str) -> String {
-    crate::text::plural(*n, one, many)
-}
-
-/// `1,234,567`.
-fn thousands(n: &u64) -> String {
-    crate::text::thousands(*n)
+/// What a list leaves out: `The first 300 of 1,204 standing alert rows are shown; …`.
+fn more(page: &Page, shown: &u64, count: &u64, what: &str, csv: &str, filter: &str) -> String {
+    let args = [
+        ("shown", page.number(shown)),
+        ("count", page.number(count)),
+        ("what", page.word(what).to_string()),
+        ("csv", csv.to_string()),
+        ("filter", filter.to_string()),
+    ];
+    let args: Vec<_> = args.into_iter().map(|(k, v)| (k, v.into())).collect();
+    page.text("report-more", &args)
 }
 
 /// Each status with its count, in the order of [`RowStatus::ALL`].
@@ -627,6 +607,7 @@ impl<W: Output> Format for HtmlReport<W> {
             csp_source(SCRIPT)
         );
         let head = Head {
+            page: &self.page,
             run,
             policy: &policy,
             style: STYLE,
@@ -635,7 +616,7 @@ impl<W: Output> Format for HtmlReport<W> {
             failed: run.rows_with(RowStatus::Failed),
             ambiguous: run.rows_with(RowStatus::Ambiguous),
             figures: self.figures.as_ref(),
-            page: self.page.as_ref(),
+            link: self.link.as_ref(),
         };
         head.write_into(&mut self.out)?;
         self.run = Some(run.clone());
@@ -655,7 +636,8 @@ impl<W: Output> Format for HtmlReport<W> {
         if let Some(i) = TO_REVIEW.iter().position(|s| *s == row.status) {
             let group = &mut self.review[i];
             if group.counts(row) {
-                render_line(&ReviewRow { row }, &mut self.line)?;
+                let page = &self.page;
+                render_line(&ReviewRow { page, row }, &mut self.line)?;
                 group.push(&self.line)?;
             }
         }
@@ -685,9 +667,18 @@ impl<W: Output> Format for HtmlReport<W> {
                     (column.as_str(), value)
                 })
                 .collect();
-            let href = self.page.as_ref().zip(row.company_id);
-            let href = href.map(|(page, id)| page.company(&id.to_string()));
-            render_line(&AlertRow { row, href, shown }, &mut self.line)?;
+            let href = self.link.as_ref().zip(row.company_id);
+            let href = href.map(|(link, id)| link.company(&id.to_string()));
+            let page = &self.page;
+            render_line(
+                &AlertRow {
+                    page,
+                    row,
+                    href,
+                    shown,
+                },
+                &mut self.line,
+            )?;
             group.push(&self.line)?;
         }
         Ok(())
@@ -698,43 +689,48 @@ impl<W: Output> Format for HtmlReport<W> {
         let data = self.data.take().expect("the rows' data").finish()?;
         let this = *self;
         let csv = this.csv_name.as_str();
+        let page = &this.page;
         let mut out = this.out;
         AlertsOpen {
+            page,
             columns: &this.show,
             stale: this.stale,
             stale_after_days: this.stale_after_days.into(),
             alerts: this.listed.companies,
             untouched: this.untouched,
-            unscreened: super::summary::unscreened(&crate::locale::Reader::default(), &run)
-                .unwrap_or_default(),
+            unscreened: super::summary::unscreened(&page.reader, &run).unwrap_or_default(),
         }
         .write_into(&mut out)?;
         if this.listed.count > 0 {
-            let what = "alert rows listed tonight";
+            let (what, filter) = ("report-what-listed", page.word("report-filter-listed"));
             this.listed
-                .write_rest(&mut out, what, "alert: listed tonight", csv, false)?;
+                .write_rest(&mut out, page, what, filter, csv, false)?;
         }
         if this.standing.count > 0 {
             StandingOpen {
+                page,
                 columns: &this.show,
                 standing: this.standing.companies,
             }
             .write_into(&mut out)?;
-            let what = "standing alert rows";
+            let (what, filter) = ("report-what-standing", page.word("report-filter-standing"));
             this.standing
-                .write_rest(&mut out, what, "alert: standing", csv, true)?;
+                .write_rest(&mut out, page, what, filter, csv, true)?;
         }
         if this.acked.count > 0 {
             AckedOpen {
+                page,
                 columns: &this.show,
                 acked: this.acked.companies,
             }
             .write_into(&mut out)?;
-            let what = "acknowledged alert rows";
+            let what = "report-what-acknowledged";
+            let filter = page.word("report-filter-acknowledged");
             this.acked
-                .write_rest(&mut out, what, "alert: acknowledged", csv, true)?;
+                .write_rest(&mut out, page, what, filter, csv, true)?;
         }
         ReviewOpen {
+            page,
             rows: this.review.iter().map(|g| g.count).sum(),
             ignored: run.rows_with(RowStatus::Ignored),
         }
@@ -744,16 +740,19 @@ impl<W: Output> Format for HtmlReport<W> {
                 continue;
             }
             ReviewGroupOpen {
+                page,
                 status: status.as_str(),
                 rows: group.count,
             }
             .write_into(&mut out)?;
-            let filter = format!("status: {}", status.as_str());
-            group.write_rest(&mut out, "rows", &filter, csv, false)?;
+            let filter = page.with("report-filter-status", "status", page.status(status));
+            group.write_rest(&mut out, page, "report-what-rows", &filter, csv, false)?;
         }
         RowsOpen {
+            page,
+            words: script_words(page),
             run: &run,
-            trend: Trend::of(&run, &this.trend, this.amount.as_deref()),
+            trend: Trend::of(&run, &this.trend, this.amount.as_deref(), page),
             rows: this.rows,
             statuses: statuses(&run),
             csv,
@@ -761,6 +760,7 @@ impl<W: Output> Format for HtmlReport<W> {
         .write_into(&mut out)?;
         data.copy_to(&mut out)?;
         PageEnd {
+            page,
             run: &run,
             version: env!("CARGO_PKG_VERSION"),
             calls: run.calls.iter().map(|(_, n)| n).sum(),
@@ -929,27 +929,6 @@ mod tests {
                     .collect()
             })
             .collect()
-    }
-
-    #[test]
-    fn a_spool_moves_to_a_file_past_its_memory_and_gives_back_every_byte() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut spool = Spool::new(dir.path());
-        let chunk: Vec<u8> = (0..=255).collect();
-        let mut expected = Vec::new();
-        while expected.len() <= SPILL_BYTES + 1000 {
-            spool.push(&chunk).unwrap();
-            expected.extend_from_slice(&chunk);
-        }
-        assert!(spool.file.is_some() && spool.memory.is_empty());
-        let mut out = Vec::new();
-        spool.copy_to(&mut out).unwrap();
-        assert!(
-            out == expected,
-            "{} bytes back of {}",
-            out.len(),
-            expected.len()
-        );
     }
 
     #[test]

@@ -307,7 +307,8 @@ fn open_files(
                 digest.amount_column.clone(),
                 digest.columns.clone(),
             )?
-            .with(digest.figures.clone(), options.page.clone()),
+            .with(digest.figures.clone(), options.page.clone())
+            .read_by(options.reader.clone()),
         ),
     ];
     let paths = [&files.csv, &files.json, &files.html]

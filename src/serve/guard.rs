@@ -30,6 +30,7 @@ use super::throttle::retry_after;
 use super::users::{User, token_sha256};
 use super::{Person, Shared, views};
 use crate::error::Error;
+use crate::locale::Page;
 
 /// The shortest token the server takes: 32 characters, as 24 random bytes in base64 give,
 /// too many to guess even at the pace the throttling allows.
@@ -310,7 +311,9 @@ pub async fn check(
             "This server answers requests to 127.0.0.1 or localhost only.".to_string(),
         ))
     } else if !open_to_all(&path) && matches!(access, Access::Missing | Access::WrongBearer) {
-        return with_headers(views::login_page(StatusCode::UNAUTHORIZED, None));
+        let say = request.extensions().get::<Page>().cloned();
+        let say = say.unwrap_or_else(|| Page::new(app.reader.clone()));
+        return with_headers(views::login_page(say, StatusCode::UNAUTHORIZED, None));
     } else if post && !same_origin(headers) {
         Some((
             StatusCode::FORBIDDEN,

@@ -18,11 +18,14 @@
 //!   body, and caps on the connections served at once, in all and from one client.
 //! - **No text reaches a page raw** ([`escape`]): every value shown follows the program's
 //!   printable-text rule, then HTML's escaping.
+//! - **Each reader's language** ([`language`]): the one chosen in the page, else the
+//!   browser's, else the setting's; times in the setting's zone.
 
 mod acknowledging;
 mod connections;
 mod escape;
 mod guard;
+mod language;
 mod throttle;
 mod users;
 mod views;
@@ -60,6 +63,9 @@ pub struct Options {
     pub users: Vec<User>,
     /// What one client may take of the server.
     pub limits: Limits,
+    /// The setting's language and time zone: the pages' language when the browser asks for
+    /// none ratewatch speaks, and their zone.
+    pub reader: crate::locale::Reader,
 }
 
 /// What one client may take of the server, so that a slow or hostile one on a shared
@@ -117,6 +123,7 @@ pub struct App {
     guard: Guard,
     limits: Limits,
     throttle: throttle::Throttle,
+    reader: crate::locale::Reader,
 }
 
 impl App {
@@ -128,6 +135,7 @@ impl App {
             rules: options.rules,
             throttle: throttle::Throttle::new(&options.limits),
             limits: options.limits,
+            reader: options.reader,
         })
     }
 }
@@ -160,6 +168,11 @@ pub fn router(app: App) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             app.clone(),
             guard::check,
+        ))
+        // The language first: the guard's own pages (the login form) are said in it too.
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            language::choose,
         ))
         .with_state(app)
 }

@@ -16,6 +16,7 @@ pub use super::escape::form_value;
 use super::{App, Person, Shared};
 use crate::digest::{AlertDigest, AlertLine, format_amount};
 use crate::error::Error;
+use crate::locale::{Locale, Page};
 use crate::model::{Color, Decision, Ended, ResultRow, RowStatus, RunInfo, Verdict, WEB_PAGE};
 use crate::pages::{self, CompanyPage, Found, Inbox, PortfolioPage};
 use crate::review::{self, Made, Queue};
@@ -89,9 +90,10 @@ fn chrome(
 }
 
 /// A failure as a page: the database's trouble in words, never a panic.
-fn failed(status: StatusCode, error: &Error) -> Response {
+fn failed(say: &Page, status: StatusCode, error: &Error) -> Response {
     let page = Problem {
-        title: "ratewatch: an error".into(),
+        say: say.clone(),
+        title: say.word("serve-problem").to_string(),
         message: error.to_string(),
     };
     (status, render(&page)).into_response()
@@ -108,6 +110,7 @@ fn render(page: &impl Template) -> Html<String> {
 /// never holds up the server's other requests, and never a run's writes.
 async fn reading<T: Send + 'static>(
     app: &Shared,
+    say: &Page,
     read: impl FnOnce(&App, &Store) -> Result<T, Error> + Send + 'static,
 ) -> Result<T, Response> {
     let app = app.clone();
@@ -121,11 +124,12 @@ async fn reading<T: Send + 'static>(
     .await
     .map_err(|e| {
         failed(
+            say,
             StatusCode::INTERNAL_SERVER_ERROR,
             &Error::Config(e.to_string()),
         )
     })?
-    .map_err(|e| failed(StatusCode::INTERNAL_SERVER_ERROR, &e))
+    .map_err(|e| failed(say, StatusCode::INTERNAL_SERVER_ERROR, &e))
 }
 
 /// Runs `change` with the database opened for writing, as `ack` and `review` open it (an
@@ -182,6 +186,7 @@ pub(super) fn csrf_refused(app: &App, given: &str) -> Option<Response> {
 #[derive(Template)]
 #[template(path = "problem.html", escape = "page")]
 struct Problem {
+    say: Page,
     title: String,
     message: String,
 }
@@ -189,6 +194,7 @@ struct Problem {
 #[derive(Template)]
 #[template(path = "inbox.html", escape = "page")]
 struct InboxView {
+    say: Page,
     chrome: Chrome,
     inbox: Inbox,
 }
@@ -196,12 +202,15 @@ struct InboxView {
 pub async fn inbox(
     State(app): State<Shared>,
     Extension(person): Extension<Person>,
+    Extension(say): Extension<Page>,
     Query(said): Query<Said>,
 ) -> Response {
-    reading(&app, move |app, store| {
+    reading(&app, &say.clone(), move |app, store| {
         let inbox = pages::inbox(store, &app.rules, Timestamp::now())?;
+        let title = say.word("serve-inbox").to_string();
         Ok(render(&InboxView {
-            chrome: chrome(app, store, "Inbox".into(), "inbox", "/".into(), said).signed_in(person),
+            chrome: chrome(app, store, title, "inbox", "/".into(), said).signed_in(person),
+            say,
             inbox,
         }))
     })
@@ -212,6 +221,7 @@ pub async fn inbox(
 #[derive(Template)]
 #[template(path = "review.html", escape = "page")]
 struct ReviewView {
+    say: Page,
     chrome: Chrome,
     queue: Queue,
 }
@@ -219,20 +229,22 @@ struct ReviewView {
 pub async fn review(
     State(app): State<Shared>,
     Extension(person): Extension<Person>,
+    Extension(say): Extension<Page>,
     Query(said): Query<Said>,
 ) -> Response {
-    reading(&app, move |app, store| {
+    reading(&app, &say.clone(), move |app, store| {
         let queue = pages::review_queue(store)?;
         Ok(render(&ReviewView {
             chrome: chrome(
                 app,
                 store,
-                "Review".into(),
+                say.word("serve-review").to_string(),
                 "review",
                 "/review".into(),
                 said,
             )
             .signed_in(person),
+            say,
             queue,
         }))
     })
@@ -319,6 +331,7 @@ pub async fn decide(
 #[derive(Template)]
 #[template(path = "company.html", escape = "page")]
 struct CompanyView {
+    say: Page,
     chrome: Chrome,
     page: CompanyPage,
 }
@@ -326,12 +339,13 @@ struct CompanyView {
 pub async fn company(
     State(app): State<Shared>,
     Extension(person): Extension<Person>,
+    Extension(say): Extension<Page>,
     Path(id): Path<String>,
     Query(said): Query<Said>,
 ) -> Response {
-    reading(&app, move |app, store| {
+    reading(&app, &say.clone(), move |app, store| {
         let Some(page) = pages::company(store, &id, Timestamp::now())? else {
-            return Ok(not_found_page(app, store));
+            return Ok(not_found_page(app, store, say));
         };
         let title = page
             .company
@@ -341,6 +355,7 @@ pub async fn company(
         let back = format!("/company/{}", page.company.company_id);
         Ok(render(&CompanyView {
             chrome: chrome(app, store, title, "company", back, said).signed_in(person),
+            say,
             page,
         })
         .into_response())
@@ -358,14 +373,19 @@ pub struct PortfolioQuery {
 #[derive(Template)]
 #[template(path = "portfolio.html", escape = "page")]
 struct PortfolioView {
+    say: Page,
     chrome: Chrome,
     page: PortfolioPage,
 }
 
-pub async fn portfolio(State(app): State<Shared>, Query(query): Query<PortfolioQuery>) -> Response {
-    reading(&app, move |app, store| {
+pub async fn portfolio(
+    State(app): State<Shared>,
+    Extension(say): Extension<Page>,
+    Query(query): Query<PortfolioQuery>,
+) -> Response {
+    reading(&app, &say.clone(), move |app, store| {
         let Some(page) = pages::portfolio(store, &app.rules, &query.name, Timestamp::now())? else {
-            return Ok(not_found_page(app, store));
+            return Ok(not_found_page(app, store, say));
         };
         let back = portfolio_href(&page.name);
         Ok(render(&PortfolioView {
@@ -377,6 +397,7 @@ pub async fn portfolio(State(app): State<Shared>, Query(query): Query<PortfolioQ
                 back,
                 Said::default(),
             ),
+            say,
             page,
         })
         .into_response())
@@ -394,22 +415,37 @@ pub struct SearchQuery {
 #[derive(Template)]
 #[template(path = "search.html", escape = "page")]
 struct SearchView {
+    say: Page,
     chrome: Chrome,
     found: Found,
 }
 
-pub async fn search(State(app): State<Shared>, Query(query): Query<SearchQuery>) -> Response {
-    reading(&app, move |app, store| {
+pub async fn search(
+    State(app): State<Shared>,
+    Extension(say): Extension<Page>,
+    Query(query): Query<SearchQuery>,
+) -> Response {
+    reading(&app, &say.clone(), move |app, store| {
         let found = pages::search(store, &query.q)?;
+        let back = match query.q.is_empty() {
+            true => "/search".to_string(),
+            false => format!(
+                "/search?{}",
+                url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("q", &query.q)
+                    .finish()
+            ),
+        };
         Ok(render(&SearchView {
             chrome: chrome(
                 app,
                 store,
-                "Search".into(),
+                say.word("serve-search").to_string(),
                 "search",
-                "/search".into(),
+                back,
                 Said::default(),
             ),
+            say,
             found,
         }))
     })
@@ -420,19 +456,22 @@ pub async fn search(State(app): State<Shared>, Query(query): Query<SearchQuery>)
 #[derive(Template)]
 #[template(path = "login.html", escape = "page")]
 struct LoginView {
+    say: Page,
     failed: bool,
 }
 
-/// The login form, with `status` (401 for a request that lacked the token).
-pub fn login_page(status: StatusCode, failed: Option<bool>) -> Response {
+/// The login form in `say`'s language, with `status` (401 for a request that lacked the
+/// token).
+pub fn login_page(say: Page, status: StatusCode, failed: Option<bool>) -> Response {
     let page = LoginView {
+        say,
         failed: failed.unwrap_or(false),
     };
     (status, render(&page)).into_response()
 }
 
-pub async fn login_form() -> Response {
-    login_page(StatusCode::OK, None)
+pub async fn login_form(Extension(say): Extension<Page>) -> Response {
+    login_page(say, StatusCode::OK, None)
 }
 
 #[derive(Deserialize)]
@@ -445,6 +484,7 @@ pub struct LoginForm {
 /// mistake counted against the client.
 pub async fn login(
     State(app): State<Shared>,
+    Extension(say): Extension<Page>,
     client: Client,
     Form(form): Form<LoginForm>,
 ) -> Response {
@@ -464,7 +504,7 @@ pub async fn login(
         None if !app.guard.needs_token() => Redirect::to("/").into_response(),
         None => {
             app.throttle.failed(client, std::time::Instant::now());
-            login_page(StatusCode::UNAUTHORIZED, Some(true))
+            login_page(say, StatusCode::UNAUTHORIZED, Some(true))
         }
     }
 }
@@ -481,25 +521,29 @@ pub async fn no_icon() -> Response {
 #[derive(Template)]
 #[template(path = "not_found.html", escape = "page")]
 struct NotFoundView {
+    say: Page,
     chrome: Chrome,
 }
 
-fn not_found_page(app: &App, store: &Store) -> Response {
+fn not_found_page(app: &App, store: &Store, say: Page) -> Response {
     let page = NotFoundView {
         chrome: chrome(
             app,
             store,
-            "Not found".into(),
+            say.word("serve-not-found").to_string(),
             "not-found",
             "/".into(),
             Said::default(),
         ),
+        say,
     };
     (StatusCode::NOT_FOUND, render(&page)).into_response()
 }
 
-pub async fn not_found(State(app): State<Shared>) -> Response {
-    match reading(&app, |app, store| Ok(not_found_page(app, store))).await {
+pub async fn not_found(State(app): State<Shared>, Extension(say): Extension<Page>) -> Response {
+    let page = say.clone();
+    let read = move |app: &App, store: &Store| Ok(not_found_page(app, store, page));
+    match reading(&app, &say, read).await {
         Ok(page) | Err(page) => page,
     }
 }
@@ -512,6 +556,48 @@ fn portfolio_href(name: &str) -> String {
         .append_pair("name", name)
         .finish();
     format!("/portfolio?{query}")
+}
+
+/// The links of the page's language switch, to this page (`back`) in each language.
+fn language_switch(back: &str) -> Vec<(&'static str, &'static str, String)> {
+    super::language::switch(back)
+}
+
+/// The message that names a decision: `accept` is `accepter`, `akzeptieren`; the forms
+/// post the value as programs read it.
+fn verdict_id(verdict: &Verdict) -> &'static str {
+    match verdict {
+        Verdict::Accept(_) => "verdict-accept",
+        Verdict::Reject => "verdict-reject",
+        Verdict::Ignore => "verdict-ignore",
+    }
+}
+
+/// The heading of a portfolio's amount column, if it names one.
+fn amount_column(page: &PortfolioPage) -> Option<String> {
+    page.digest.as_ref().and_then(|d| d.amount_column.clone())
+}
+
+/// Where a row to review is: `book, line 7, run 3`.
+fn where_line(say: &Page, portfolio: &str, line: &u64, run: &i64) -> String {
+    let said = [
+        ("portfolio", portfolio.to_string()),
+        ("line", line.to_string()),
+        ("run", run.to_string()),
+    ];
+    say.text("serve-where", &said.map(|(k, v)| (k, v.into())))
+}
+
+/// What a search found, and how: `2 found by name (and 3 more: say more of the name).`
+fn found_line(say: &Page, found: &Found) -> String {
+    let by = say.word(&format!("serve-by-{}", found.by.replace(' ', "-")));
+    let by = if by.is_empty() { found.by } else { by };
+    let said = [
+        ("count", (found.companies.len() as u64).into()),
+        ("by", by.to_string().into()),
+        ("more", (found.more as u64).into()),
+    ];
+    say.text("serve-found", &said)
 }
 
 /// The class of a color's badge; anything outside the five gets a neutral look (never a
@@ -532,37 +618,67 @@ fn color_of(text: &str) -> Color {
 }
 
 /// A carried column's value for an alert, the amount summed over its rows.
-fn shown_value(line: &AlertLine, digest: &AlertDigest, header: &str) -> String {
-    line.shown_value(
-        crate::locale::english(),
-        header,
-        digest.amount_column.as_deref(),
-    )
+fn shown_value(say: &Page, line: &AlertLine, digest: &AlertDigest, header: &str) -> String {
+    line.shown_value(&say.reader, header, digest.amount_column.as_deref())
 }
 
-fn day(at: &Timestamp) -> String {
-    at.strftime("%Y-%m-%d %H:%M UTC").to_string()
+/// A moment as the pages show it: `2026-11-21 02:00 UTC` in English and UTC, as they always
+/// have; else in the reader's zone and words, `21/11/2026 03:00 CET`.
+fn day(say: &Page, at: &Timestamp) -> String {
+    if say.locale() == Locale::En && say.reader.zone.name() == "UTC" {
+        return at.strftime("%Y-%m-%d %H:%M UTC").to_string();
+    }
+    say.time(at)
+}
+
+/// A time as the database keeps it (`2026-11-21T02:00:00Z`): as stored in English and UTC,
+/// else as [`day`] shows it; a date without a time (an acknowledgement's end) as the reader
+/// writes a day.
+fn stored(say: &Page, text: &str) -> String {
+    if say.locale() == Locale::En && say.reader.zone.name() == "UTC" {
+        return text.to_string();
+    }
+    if let Ok(at) = text.parse::<Timestamp>() {
+        return day(say, &at);
+    }
+    match text.parse::<jiff::civil::Date>() {
+        Ok(date) => date
+            .strftime(match say.locale() {
+                Locale::En => "%Y-%m-%d",
+                Locale::Fr => "%d/%m/%Y",
+                Locale::De => "%d.%m.%Y",
+            })
+            .to_string(),
+        Err(_) => text.to_string(),
+    }
+}
+
+/// A stored time, or a dash.
+fn stored_or_dash(say: &Page, text: &Option<String>) -> String {
+    text.as_deref()
+        .map_or_else(|| "–".into(), |text| stored(say, text))
 }
 
 fn or_dash(text: &Option<String>) -> String {
     text.clone().unwrap_or_else(|| "–".into())
 }
 
-fn run_line(run: &RunInfo) -> String {
+fn run_line(say: &Page, run: &RunInfo) -> String {
     let finished = run
         .finished_at
         .as_ref()
-        .map(|f| format!(", finished {}", day(f)))
+        .map(|f| say.with("serve-finished", "time", day(say, f)))
         .unwrap_or_default();
-    format!(
-        "run {} · {} · started {}{finished} · {} rows, {} rated, {} alerts",
-        run.id,
-        run.status.as_str(),
-        day(&run.started_at),
-        run.rows,
-        run.rows_with(RowStatus::Rated),
-        run.alerts
-    )
+    let said = [
+        ("run", run.id.to_string()),
+        ("status", say.run_status(&run.status).to_string()),
+        ("started", day(say, &run.started_at)),
+        ("finished", finished),
+        ("rows", run.rows.to_string()),
+        ("rated", run.rows_with(RowStatus::Rated).to_string()),
+        ("alerts", run.alerts.to_string()),
+    ];
+    say.text("serve-run-line", &said.map(|(k, v)| (k, v.into())))
 }
 
 /// What a loosened search left out to find the row's candidates, if that is how they were
@@ -600,10 +716,10 @@ fn who(by: &Option<String>) -> &str {
 }
 
 /// How a record ended, or `in force`.
-fn status(ended: &Option<Ended>) -> String {
+fn status(say: &Page, ended: &Option<Ended>) -> String {
     ended
         .as_ref()
-        .map_or_else(|| "in force".to_string(), Ended::describe)
+        .map_or_else(|| say.word("serve-in-force").to_string(), Ended::describe)
 }
 
 fn decision_company(decision: &Decision) -> String {
@@ -615,12 +731,14 @@ fn decision_company(decision: &Decision) -> String {
 
 /// The rows that came into red and black in the run by a change of color, never at a
 /// first screening: the trend's figures for the run.
-fn new_red_black(digest: &AlertDigest) -> String {
+fn new_red_black(say: &Page, digest: &AlertDigest) -> String {
     match &digest.figures {
-        Some(f) => format!(
-            "{} into red, {} into black",
-            crate::text::plural(f.new_red, "row", "rows"),
-            f.new_black
+        Some(f) => say.counts(
+            "serve-new-red-black",
+            "red",
+            f.new_red,
+            "black",
+            f.new_black,
         ),
         None => "-".into(),
     }
@@ -634,9 +752,18 @@ fn new_in(run: &crate::model::RunColors, color: &str) -> u64 {
         .map_or(0, |(_, n)| *n)
 }
 
+/// An amount as the reader writes it: `1 234 568` in English, `1 234 568 €` with the
+/// currency the amount column names.
+fn amount(say: &Page, v: f64, column: Option<&str>) -> String {
+    match say.locale() {
+        Locale::En => format_amount(v),
+        l => l.amount(v, column.and_then(crate::locale::Currency::of_header)),
+    }
+}
+
 /// The amount at risk of a night of the trend (its red and black rows), `-` without an
 /// amount column.
-fn at_risk(run: &crate::model::RunColors) -> String {
+fn at_risk(say: &Page, run: &crate::model::RunColors, column: Option<String>) -> String {
     let amounts: Vec<f64> = run
         .amount_by_color
         .iter()
@@ -646,15 +773,18 @@ fn at_risk(run: &crate::model::RunColors) -> String {
     if run.amount_by_color.is_empty() {
         "-".into()
     } else {
-        format_amount(amounts.iter().sum())
+        amount(say, amounts.iter().sum(), column.as_deref())
     }
 }
 
 /// The amount at risk: the amount column over every red and black row, the trend's.
-fn at_stake(digest: &AlertDigest) -> String {
+fn at_stake(say: &Page, digest: &AlertDigest) -> String {
     let at_risk = digest.figures.as_ref().and_then(|f| f.at_risk);
     match (&digest.amount_column, at_risk) {
-        (None, _) => "no amount column named ([alerts] amount)".into(),
-        (Some(column), total) => format!("{} ({column})", format_amount(total.unwrap_or(0.0))),
+        (None, _) => say.word("serve-no-amount-column").to_string(),
+        (Some(column), total) => {
+            let total = amount(say, total.unwrap_or(0.0), Some(column));
+            format!("{total} ({column})")
+        }
     }
 }

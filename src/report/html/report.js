@@ -3,11 +3,31 @@
 // gzip, base64; see rows_data.rs): a search and filters over every row, showing the first
 // matches a page at a time. Values are only ever set as text, never as markup. Without the
 // script the alerts and the rows to review are plain tables, and every row is in report.csv.
+// It speaks English; a page in another language gives it its words (#words, JSON in
+// `data-words`), while the rows' data keeps the values programs read (`red`, `unresolved`),
+// which it filters and sorts on.
 (function () {
   'use strict';
   var PAGE = 200;
   var each = function (list, f) { Array.prototype.forEach.call(list, f); };
   var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+  var lang = document.documentElement.lang || 'en';
+  var wordsBlock = document.getElementById('words');
+  var W = wordsBlock ? JSON.parse(wordsBlock.getAttribute('data-words')) : null;
+  var plurals = W && window.Intl && Intl.PluralRules ? new Intl.PluralRules(lang) : null;
+  // The page's word for `key`, else the script's own English.
+  var say = function (key, english) { return W && W[key] !== undefined ? W[key] : english; };
+  // A value of the data (`red`) in the page's words.
+  var named = function (group, value) { return (W && W[group][value]) || value; };
+  // A text of the words with its numbers put in: `{n} lignes`.
+  var filled = function (text, values) {
+    return text.replace(/\{(\w)\}/g, function (all, k) { return values[k]; });
+  };
+  // The form of a count's text for `count`: `1 ligne`, `3 lignes`.
+  var counted = function (forms, count, values) {
+    return filled(forms[plurals ? plurals.select(count) : 'other'] || forms.other, values);
+  };
+  var number = function (n) { return n.toLocaleString(lang); };
   var key = function (td) {
     return td ? (td.getAttribute('data-sort') || td.textContent.trim()) : '';
   };
@@ -17,7 +37,7 @@
     var button = document.createElement('button');
     button.type = 'button';
     button.textContent = th.textContent;
-    button.title = 'Sort by ' + th.textContent;
+    button.title = say('sortBy', 'Sort by') + ' ' + th.textContent;
     th.textContent = '';
     th.appendChild(button);
     th.setAttribute('aria-sort', 'none');
@@ -59,10 +79,10 @@
   var more = document.getElementById('more');
   if (!block || !table || !controls) return;
   if (!window.DecompressionStream || !window.Response || !window.Blob) {
-    shown.textContent = 'This browser cannot show the table of every row: every row is in report.csv.';
+    shown.textContent = say('noBrowser', 'This browser cannot show the table of every row: every row is in report.csv.');
     return;
   }
-  shown.textContent = 'Reading the rows…';
+  shown.textContent = say('reading', 'Reading the rows…');
 
   function bytes(text) {
     if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);
@@ -75,7 +95,7 @@
   var data = bytes(block.textContent.trim());
   var stream = new Blob([data]).stream().pipeThrough(new DecompressionStream('gzip'));
   new Response(stream).text().then(start, function () {
-    shown.textContent = 'The table of every row could not be read here: every row is in report.csv.';
+    shown.textContent = say('unreadable', 'The table of every row could not be read here: every row is in report.csv.');
   });
 
   var COLORS = { green: 'c-green', yellow: 'c-yellow', red: 'c-red', black: 'c-black', white: 'c-white' };
@@ -180,10 +200,18 @@
       for (; done < last; done++) rows.appendChild(render(matches[done]));
       tbody.appendChild(rows);
       var all = matches.length === n;
-      shown.textContent = matches.length.toLocaleString('en') + (all ? ' rows' : ' of ' + n.toLocaleString('en') + ' rows match') +
-        (done < matches.length ? ' · the first ' + done.toLocaleString('en') + ' shown' : '');
+      var next = Math.min(PAGE, matches.length - done);
+      if (W) {
+        var values = { m: number(matches.length), n: number(n) };
+        shown.textContent = (all ? counted(W.rows, n, { n: number(n) }) : counted(W.match, n, values)) +
+          (done < matches.length ? ' ' + filled(W.firstShown, { n: number(done) }) : '');
+        more.textContent = filled(W.showMore, { n: number(next) });
+      } else {
+        shown.textContent = matches.length.toLocaleString('en') + (all ? ' rows' : ' of ' + n.toLocaleString('en') + ' rows match') +
+          (done < matches.length ? ' · the first ' + done.toLocaleString('en') + ' shown' : '');
+        more.textContent = 'Show ' + next + ' more';
+      }
       more.hidden = done >= matches.length;
-      more.textContent = 'Show ' + Math.min(PAGE, matches.length - done) + ' more';
     }
 
     function cell(tr, value, label, className) {
@@ -198,47 +226,53 @@
     function badge(td, name) {
       var span = document.createElement('span');
       span.className = 'badge ' + (COLORS[name] || 'c-other');
-      span.textContent = name;
+      span.textContent = named('colors', name);
       td.appendChild(span);
     }
 
     function render(i) {
       var f = lines[i].split('\t');
       var get = function (name) { return f[at[name]] || ''; };
+      var label = function (key, english) { return W ? W.labels[key] : english; };
       var tr = document.createElement('tr');
       tr.className = (get('alert') ? 'alert' : '') + (get('stale') ? ' stale' : '');
       cell(tr, get('line'));
-      cell(tr, get('ref'), 'Ref', 'ref');
-      cell(tr, get('country'), 'Country');
-      cell(tr, [get('searched'), get('name')].filter(Boolean).join(' · '), 'Searched');
-      var st = cell(tr, undefined, 'Status');
+      cell(tr, get('ref'), label('ref', 'Ref'), 'ref');
+      cell(tr, get('country'), label('country', 'Country'));
+      cell(tr, [get('searched'), get('name')].filter(Boolean).join(' · '), label('searched', 'Searched'));
+      var st = cell(tr, undefined, label('status', 'Status'));
       var s = document.createElement('span');
       s.className = 'status' + (STATUSES.indexOf(get('status')) !== -1 ? ' s-' + get('status') : '');
-      s.textContent = get('status');
+      s.textContent = named('statuses', get('status'));
       st.appendChild(s);
-      cell(tr, get('company'), 'Company', 'company');
-      var c = cell(tr, undefined, 'Color', 'color');
+      cell(tr, get('company'), label('company', 'Company'), 'company');
+      var c = cell(tr, undefined, label('color', 'Color'), 'color');
       if (get('before')) {
         badge(c, get('before'));
         var arrow = document.createElement('span');
         arrow.className = 'arrow';
-        arrow.setAttribute('aria-label', 'became');
+        arrow.setAttribute('aria-label', say('became', 'became'));
         arrow.textContent = '→';
         c.appendChild(document.createTextNode(' '));
         c.appendChild(arrow);
         c.appendChild(document.createTextNode(' '));
       }
       if (get('color')) badge(c, get('color'));
-      cell(tr, get('change') + (get('alert') === 'acknowledged' ? ' · acknowledged' : ''), 'Change');
-      var d = cell(tr, get('since'), 'Color since', 'date');
+      cell(tr, named('changes', get('change')) + (get('alert') === 'acknowledged' ? ' · ' + say('acknowledged', 'acknowledged') : ''), label('change', 'Change'));
+      var since = get('since');
+      if (W && since) {
+        var ymd = since.split('-');
+        since = filled(W.day, { y: ymd[0], m: ymd[1], d: ymd[2] });
+      }
+      var d = cell(tr, since, label('since', 'Color since'), 'date');
       if (get('stale')) {
         var tag = document.createElement('span');
         tag.className = 'stale-tag';
-        tag.textContent = 'stale';
+        tag.textContent = say('stale', 'stale');
         d.appendChild(document.createTextNode(' '));
         d.appendChild(tag);
       }
-      cell(tr, get('error'), 'Details', 'details');
+      cell(tr, get('error'), label('details', 'Details'), 'details');
       return tr;
     }
 

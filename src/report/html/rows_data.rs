@@ -17,8 +17,11 @@ use flate2::write::GzEncoder;
 
 use base64::prelude::{BASE64_STANDARD, Engine as _};
 
+use serde_json::{Value, json};
+
 use super::{AlertGroup, Spool, changed_from, text};
-use crate::model::ResultRow;
+use crate::locale::{Arg, Locale, Page, Reader, Zone};
+use crate::model::{ResultRow, RowStatus};
 
 /// The fields of a line, in order: the data's first line.
 pub(super) const FIELDS: [&str; 14] = [
@@ -114,6 +117,73 @@ fn line_of(row: &ResultRow, out: &mut String) {
         }
     }
     out.push('\n');
+}
+
+/// The words of the page's script for a reader of another language than English (the
+/// script's own, when there are none): JSON, which the page escapes as any attribute's value. The rows'
+/// data keeps its values as programs write them (`red`, `unresolved`, `2026-11-21`), which
+/// the script filters and sorts on; these are only what it shows. A count's forms are
+/// each plural category's (`one`, `other`), for the browser's `Intl.PluralRules`.
+pub(super) fn script_words(page: &Page) -> Option<String> {
+    if page.locale() == Locale::En {
+        return None;
+    }
+    let forms = |id: &str, args: &[(&str, &str)]| {
+        let form = |count: u64| {
+            let mut all: Vec<(&str, Arg)> = vec![("count", count.into())];
+            all.extend(args.iter().map(|(k, v)| (*k, v.to_string().into())));
+            page.text(id, &all)
+        };
+        json!({ "one": form(1), "other": form(5) })
+    };
+    let named = |prefix: &str, names: &[&str]| -> serde_json::Map<String, Value> {
+        names
+            .iter()
+            .map(|n| (n.to_string(), page.word(&format!("{prefix}{n}")).into()))
+            .collect()
+    };
+    let label = |id: &str| page.word(id).to_string();
+    // The day as the reader writes it, of the data's `2026-11-21`: a pattern of {d}, {m}, {y}.
+    let day = Reader {
+        locale: page.locale(),
+        zone: Zone::utc(),
+    }
+    .date("2001-02-03T12:00:00Z".parse().expect("a time"))
+    .replace("2001", "{y}")
+    .replace("02", "{m}")
+    .replace("03", "{d}");
+    let words = json!({
+        "sortBy": label("script-sort-by"),
+        "noBrowser": label("script-no-browser"),
+        "reading": label("script-reading"),
+        "unreadable": label("script-unreadable"),
+        "rows": forms("script-rows", &[("n", "{n}")]),
+        "match": forms("script-match", &[("m", "{m}"), ("n", "{n}")]),
+        "firstShown": page.with("script-first-shown", "n", "{n}"),
+        "showMore": page.with("script-show-more", "n", "{n}"),
+        "labels": {
+            "ref": label("label-ref"),
+            "country": label("label-country"),
+            "searched": label("label-searched"),
+            "status": label("label-status"),
+            "company": label("label-company"),
+            "color": label("label-color"),
+            "change": label("label-change"),
+            "since": label("label-color-since"),
+            "details": label("label-details"),
+        },
+        "colors": named("color-", &["green", "yellow", "red", "black", "white"]),
+        "statuses": named("status-", &RowStatus::ALL.map(RowStatus::as_str)),
+        "changes": named(
+            "change-",
+            &["new", "unchanged", "evolved", "deteriorated", "improved", "changed", "gone"],
+        ),
+        "became": label("label-became"),
+        "acknowledged": label("label-acknowledged"),
+        "stale": label("stale-tag"),
+        "day": day,
+    });
+    Some(words.to_string())
 }
 
 impl Write for Spool {

@@ -6,12 +6,12 @@
 //! table under the charts, for a page read without pointer, scripts or colors, or printed.
 //!
 //! Everything is computed here, so the template only writes numbers and words: an SVG
-//! without script, fonts or links.
+//! without script, fonts or links. The words, numbers and days are the reader's.
 
 use jiff::Timestamp;
 
+use crate::locale::{Currency, Locale, Page};
 use crate::model::{Color, RunColors, RunInfo};
-use crate::text::thousands;
 
 /// A chart's drawing area, in the units of its viewBox: about the pixels it is shown at.
 pub(super) const WIDTH: f64 = 320.0;
@@ -61,7 +61,7 @@ pub(super) struct Chart {
     pub figure: String,
     pub delta: String,
     /// The series of a chart of more than one, with their style.
-    pub legend: Vec<(&'static str, &'static str)>,
+    pub legend: Vec<(&'static str, String)>,
     /// What the chart shows, in words, for a screen reader.
     pub desc: String,
     pub ticks: Vec<Tick>,
@@ -151,17 +151,25 @@ fn at_risk(run: &RunColors) -> Option<f64> {
 }
 
 /// An amount, whole, as every channel writes it (the summary, the mail, the page):
-/// `1 234 568`; a negative one keeps its sign.
-pub(super) fn amount(v: f64) -> String {
-    crate::digest::format_amount(v)
+/// `1 234 568`, `1 234 568 €`, `1.234.568 €`; a negative one keeps its sign.
+pub(super) fn amount(page: &Page, currency: Option<Currency>, v: f64) -> String {
+    match page.locale() {
+        Locale::En => crate::digest::format_amount(v),
+        l => l.amount(v, currency),
+    }
+}
+
+/// A count as the page writes it: `2,412`, `2 412`, `2.412`.
+fn thousands(page: &Page, n: u64) -> String {
+    page.number(n)
 }
 
 /// A number of the scale, short enough for its margin yet told apart from its neighbours
-/// `step` away: `950`, `71,650`, `1.25M`, `2G`.
-fn tick_text(v: f64, step: f64) -> String {
+/// `step` away: `950`, `71,650`, `1.25M`, `2G` (`1,25M` in French and German).
+fn tick_text(page: &Page, v: f64, step: f64) -> String {
     let a = v.abs();
     if a < 1e6 {
-        let text = thousands(v.round().abs() as u64);
+        let text = thousands(page, v.round().abs() as u64);
         return if v.round() < 0.0 {
             format!("-{text}")
         } else {
@@ -175,6 +183,10 @@ fn tick_text(v: f64, step: f64) -> String {
         text.trim_end_matches('0').trim_end_matches('.')
     } else {
         &text
+    };
+    let text = match page.locale() {
+        Locale::En => text.to_string(),
+        _ => text.replace('.', ","),
     };
     format!("{text}{}", if unit == 1e6 { "M" } else { "G" })
 }
@@ -242,7 +254,7 @@ struct Axis {
 }
 
 impl Axis {
-    fn new(runs: &[RunColors]) -> Axis {
+    fn new(runs: &[RunColors], page: &Page) -> Axis {
         let n = runs.len().max(1);
         let plot = WIDTH - LEFT - RIGHT;
         let slot = plot / n as f64;
@@ -250,21 +262,29 @@ impl Axis {
             .map(|i| LEFT + slot * (i as f64 + 0.5))
             .collect();
         // Days when each run has its own, else run numbers (several runs a day).
-        let days: Vec<String> = runs.iter().map(|r| short_day(r.started_at)).collect();
+        let days: Vec<String> = runs.iter().map(|r| short_day(page, r.started_at)).collect();
         let distinct = days.windows(2).all(|w| w[0] != w[1]);
         let texts: Vec<String> = if distinct {
             days
         } else {
-            runs.iter().map(|r| format!("run {}", r.run_id)).collect()
+            let run = |r: &RunColors| page.with("trend-run", "run", r.run_id.to_string());
+            runs.iter().map(run).collect()
         };
         let labels = spaced(&xs, &texts);
         Axis { slot, xs, labels }
     }
 }
 
-/// `Nov 21` of a time, in UTC.
-fn short_day(time: Timestamp) -> String {
-    time.strftime("%b %-d").to_string()
+/// `Nov 21` of a time, in UTC, in English; `21/11`, `21.11.` of the day in the reader's
+/// zone.
+fn short_day(page: &Page, time: Timestamp) -> String {
+    let pattern = match page.locale() {
+        Locale::En => return time.strftime("%b %-d").to_string(),
+        Locale::Fr => "%d/%m",
+        Locale::De => "%d.%m.",
+    };
+    let zone = page.reader.zone.time_zone().clone();
+    time.to_zoned(zone).strftime(pattern).to_string()
 }
 
 /// The labels kept so that none overlaps another: the last run's always, the first's, and
@@ -309,8 +329,9 @@ fn spaced(xs: &[f64], texts: &[String]) -> Vec<Label> {
 }
 
 /// `run 12 (2026-11-21)`: how a tooltip names a run.
-fn run_name(run: &RunColors) -> String {
-    format!("run {} ({})", run.run_id, day(run.started_at))
+fn run_name(page: &Page, run: &RunColors) -> String {
+    let day = page.date(&run.started_at);
+    page.with2("trend-run-day", "run", run.run_id.to_string(), "day", &day)
 }
 
 /// The y of `v` on a scale from `lo` to `hi`.
@@ -318,14 +339,14 @@ fn y_of(v: f64, lo: f64, hi: f64) -> f64 {
     BOTTOM - (BOTTOM - TOP) * (v - lo) / (hi - lo)
 }
 
-fn ticks(lo: f64, hi: f64, step: f64) -> Vec<Tick> {
+fn ticks(page: &Page, lo: f64, hi: f64, step: f64) -> Vec<Tick> {
     let count = ((hi - lo) / step).round() as usize;
     (0..=count)
         .map(|k| {
             let v = lo + step * k as f64;
             Tick {
                 y: coordinate(y_of(v, lo, hi)),
-                text: tick_text(v, step),
+                text: tick_text(page, v, step),
             }
         })
         .collect()
@@ -344,7 +365,9 @@ fn hits(axis: &Axis, titles: Vec<String>) -> Vec<Hit> {
 }
 
 /// A chart of one series as a line through each run's point, on the series' own scale.
+#[allow(clippy::too_many_arguments)]
 fn line_chart(
+    page: &Page,
     axis: &Axis,
     key: &'static str,
     title: String,
@@ -377,13 +400,14 @@ fn line_chart(
         values.iter().copied().fold(f64::INFINITY, f64::min),
         values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     );
-    let desc = format!(
-        "{title}, one point per run: {} in the last run, {} in the first; lowest {}, highest {}.",
-        show(now),
-        show(first),
-        show(min),
-        show(max)
-    );
+    let said = [
+        ("title", title.clone()),
+        ("now", show(now)),
+        ("first", show(first)),
+        ("min", show(min)),
+        ("max", show(max)),
+    ];
+    let desc = page.text("trend-line-desc", &said.map(|(k, v)| (k, v.into())));
     Chart {
         key,
         title,
@@ -391,11 +415,12 @@ fn line_chart(
         delta: if last == 0 {
             String::new()
         } else {
-            format!("{} since the first run", signed(now - first, &show))
+            let delta = signed(now - first, &show);
+            page.with("trend-since-first", "delta", &delta)
         },
         legend: Vec::new(),
         desc,
-        ticks: ticks(lo, hi, step),
+        ticks: ticks(page, lo, hi, step),
         line: Some(Line { path, points }),
         bars: Vec::new(),
         labels: axis.labels.iter().map(Label::clone_of).collect(),
@@ -414,7 +439,7 @@ impl Label {
 }
 
 /// The rows that came into red and into black each run, side by side, from zero.
-fn news_chart(axis: &Axis, runs: &[RunColors]) -> Chart {
+fn news_chart(page: &Page, axis: &Axis, runs: &[RunColors]) -> Chart {
     let news: Vec<(u64, u64)> = runs
         .iter()
         .map(|r| {
@@ -458,33 +483,37 @@ fn news_chart(axis: &Axis, runs: &[RunColors]) -> Chart {
     let last = news.len() - 1;
     let (red, black) = news[last];
     let total = |pick: fn(&(u64, u64)) -> u64| news.iter().map(pick).sum::<u64>();
+    let n = |n: u64| thousands(page, n);
     let titles = runs
         .iter()
         .zip(&news)
         .map(|(run, (red, black))| {
-            format!(
-                "{}: {} into red, {} into black",
-                run_name(run),
-                thousands(*red),
-                thousands(*black)
-            )
+            let said = [
+                ("run", run_name(page, run)),
+                ("red", n(*red)),
+                ("black", n(*black)),
+            ];
+            page.text("trend-news-run", &said.map(|(k, v)| (k, v.into())))
         })
         .collect();
+    let said = [
+        ("red", n(red)),
+        ("black", n(black)),
+        ("allred", n(total(|n| n.0))),
+        ("allblack", n(total(|n| n.1))),
+        ("runs", runs.len().to_string()),
+    ];
     Chart {
         key: "news",
-        title: "Came into red, into black".to_string(),
-        figure: format!("{} · {}", thousands(red), thousands(black)),
-        delta: "in the last run".to_string(),
-        legend: vec![("new-red", "into red"), ("new-black", "into black")],
-        desc: format!(
-            "Rated rows whose company came into red or into black, per run (a change, not a first screening): {} into red and {} into black in the last run, {} and {} over the {} runs.",
-            thousands(red),
-            thousands(black),
-            thousands(total(|n| n.0)),
-            thousands(total(|n| n.1)),
-            runs.len()
-        ),
-        ticks: ticks(0.0, hi, step),
+        title: page.word("trend-news-title").to_string(),
+        figure: format!("{} · {}", n(red), n(black)),
+        delta: page.word("trend-in-last-run").to_string(),
+        legend: vec![
+            ("new-red", page.word("trend-into-red").to_string()),
+            ("new-black", page.word("trend-into-black").to_string()),
+        ],
+        desc: page.text("trend-news-desc", &said.map(|(k, v)| (k, v.into()))),
+        ticks: ticks(page, 0.0, hi, step),
         line: None,
         bars,
         labels: axis.labels.iter().map(Label::clone_of).collect(),
@@ -504,22 +533,39 @@ fn key(color: &Color) -> &'static str {
     }
 }
 
-/// A color's name with a capital: `Red`.
-fn capital(color: &Color) -> String {
-    let name = color.as_str();
-    let mut chars = name.chars();
-    match chars.next() {
-        Some(c) => c.to_uppercase().chain(chars).collect(),
-        None => String::new(),
+/// A color's chart's title: `Red rows`, `Lignes rouges`; a color outside the five by its
+/// name with a capital.
+fn rows_of(page: &Page, color: &Color) -> String {
+    match color {
+        Color::Other(name) => {
+            let mut chars = name.chars();
+            let capital: String = match chars.next() {
+                Some(c) => c.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            };
+            page.with("trend-rows", "color", &capital)
+        }
+        color => page
+            .word(&format!("trend-rows-{}", color.as_str()))
+            .to_string(),
     }
 }
 
 impl Trend {
     /// The trend of `runs` (oldest first, ending with `run`), with `column` the heading of
     /// the portfolio's amount column; none when there is no run.
-    pub fn of(run: &RunInfo, runs: &[RunColors], column: Option<&str>) -> Option<Trend> {
+    /// `page` says it in its reader's words.
+    pub fn of(
+        run: &RunInfo,
+        runs: &[RunColors],
+        column: Option<&str>,
+        page: &Page,
+    ) -> Option<Trend> {
         let (first, last) = (runs.first()?, runs.last()?);
-        let axis = Axis::new(runs);
+        let axis = Axis::new(runs, page);
+        let currency = column.and_then(Currency::of_header);
+        let amount = |v: f64| amount(page, currency, v);
+        let n = |n: u64| thousands(page, n);
         // Red and black always, then yellow and green, then white and any other color a
         // run had.
         let mut colors = vec![Color::Red, Color::Black, Color::Yellow, Color::Green];
@@ -536,8 +582,8 @@ impl Trend {
         colors.extend(others);
         let has_amounts = runs.iter().any(|r| !r.amount_by_color.is_empty());
         let amount_title = match column {
-            Some(column) => format!("{column} at risk (red and black rows)"),
-            None => "Amount at risk (red and black rows)".to_string(),
+            Some(column) => page.with("trend-amount-title-of", "column", column),
+            None => page.word("trend-amount-title").to_string(),
         };
 
         let color_chart = |color: &Color| {
@@ -545,44 +591,56 @@ impl Trend {
             let titles = runs
                 .iter()
                 .map(|r| {
-                    let mut title = format!(
-                        "{}: {} {}",
-                        run_name(r),
-                        thousands(of(&r.by_color, color)),
-                        color.as_str()
-                    );
+                    let said = [
+                        ("run", run_name(page, r)),
+                        ("rows", n(of(&r.by_color, color))),
+                        ("color", page.color(color).to_string()),
+                    ];
+                    let mut title = page.text("trend-color-run", &said.map(|(k, v)| (k, v.into())));
                     if matches!(color, Color::Red | Color::Black) {
-                        title.push_str(&format!(
-                            ", {} came into {}",
-                            thousands(of(&r.new_by_color, color)),
-                            color.as_str()
+                        let rows = n(of(&r.new_by_color, color));
+                        let color = page.color(color);
+                        title.push_str(&page.with2(
+                            "trend-came-into",
+                            "rows",
+                            &rows,
+                            "color",
+                            color,
                         ));
                     }
                     title
                 })
                 .collect();
             line_chart(
+                page,
                 &axis,
                 key(color),
-                format!("{} rows", capital(color)),
+                rows_of(page, color),
                 &values,
                 true,
-                |v| thousands(v.max(0.0) as u64),
+                |v| n(v.max(0.0) as u64),
                 titles,
             )
         };
         let mut charts: Vec<Chart> = colors[..2].iter().map(color_chart).collect();
-        charts.push(news_chart(&axis, runs));
+        charts.push(news_chart(page, &axis, runs));
         if has_amounts {
             let values: Vec<f64> = runs.iter().map(|r| at_risk(r).unwrap_or(0.0)).collect();
             let titles = runs
                 .iter()
                 .map(|r| match at_risk(r) {
-                    Some(v) => format!("{}: {} at risk", run_name(r), amount(v)),
-                    None => format!("{}: no amount", run_name(r)),
+                    Some(v) => page.with2(
+                        "trend-amount-run",
+                        "run",
+                        run_name(page, r),
+                        "amount",
+                        amount(v),
+                    ),
+                    None => page.with("trend-no-amount", "run", run_name(page, r)),
                 })
                 .collect();
             charts.push(line_chart(
+                page,
                 &axis,
                 "amount",
                 amount_title.clone(),
@@ -599,14 +657,14 @@ impl Trend {
             .rev()
             .map(|r| TableRow {
                 run_id: r.run_id,
-                day: day(r.started_at),
+                day: page.date(&r.started_at),
                 current: r.run_id == run.id,
                 rows: colors
                     .iter()
-                    .map(|c| (c.clone(), thousands(of(&r.by_color, c))))
+                    .map(|c| (c.clone(), n(of(&r.by_color, c))))
                     .collect(),
-                new_red: thousands(of(&r.new_by_color, &Color::Red)),
-                new_black: thousands(of(&r.new_by_color, &Color::Black)),
+                new_red: n(of(&r.new_by_color, &Color::Red)),
+                new_black: n(of(&r.new_by_color, &Color::Black)),
                 amount: at_risk(r).map(amount).unwrap_or_default(),
             })
             .collect();
@@ -615,8 +673,8 @@ impl Trend {
             table,
             colors,
             amount: has_amounts.then(|| match column {
-                Some(column) => format!("At risk ({column})"),
-                None => "At risk".to_string(),
+                Some(column) => page.with("trend-at-risk-of", "column", column),
+                None => page.word("trend-at-risk").to_string(),
             }),
             first: first.run_id,
             last: last.run_id,
@@ -671,7 +729,7 @@ pub(super) mod tests {
                 colors(id, &[("green", 100_000 - red), ("red", red), ("black", 12)])
             })
             .collect();
-        let trend = Trend::of(&info(30), &runs, None).unwrap();
+        let trend = Trend::of(&info(30), &runs, None, &Page::english()).unwrap();
         let red = chart(&trend, "red");
         let y = ys(red);
         assert!(
@@ -706,7 +764,7 @@ pub(super) mod tests {
             .collect();
         runs[1].new_by_color = vec![("red".into(), 4), ("black".into(), 1), ("green".into(), 9)];
         runs[2].new_by_color = vec![("red".into(), 200)];
-        let trend = Trend::of(&info(3), &runs, None).unwrap();
+        let trend = Trend::of(&info(3), &runs, None, &Page::english()).unwrap();
         let news = chart(&trend, "news");
         let bars: Vec<(&str, i64, u64)> = news
             .bars
@@ -749,7 +807,7 @@ pub(super) mod tests {
                 ("black".into(), 50_000.4),
             ];
         }
-        let trend = Trend::of(&info(4), &runs, Some("Encours EUR")).unwrap();
+        let trend = Trend::of(&info(4), &runs, Some("Encours EUR"), &Page::english()).unwrap();
         let keys: Vec<&str> = trend.charts.iter().map(|c| c.key).collect();
         assert_eq!(keys, ["red", "black", "news", "amount", "yellow", "green"]);
         let amount = chart(&trend, "amount");
@@ -770,7 +828,7 @@ pub(super) mod tests {
         assert_eq!(trend.amount.as_deref(), Some("At risk (Encours EUR)"));
         assert_eq!(trend.table[0].amount, "1 800 000");
         // Without an amount column's name the chart still says what it sums.
-        let trend = Trend::of(&info(4), &runs, None).unwrap();
+        let trend = Trend::of(&info(4), &runs, None, &Page::english()).unwrap();
         assert_eq!(
             chart(&trend, "amount").title,
             "Amount at risk (red and black rows)"
@@ -783,7 +841,7 @@ pub(super) mod tests {
             let runs: Vec<RunColors> = (1..=n as i64)
                 .map(|id| colors(id, &[("green", 10)]))
                 .collect();
-            let trend = Trend::of(&info(n as i64), &runs, None).unwrap();
+            let trend = Trend::of(&info(n as i64), &runs, None, &Page::english()).unwrap();
             let labels = &chart(&trend, "red").labels;
             assert!(labels.last().unwrap().current, "{n}: the last run is named");
             assert!(
@@ -810,7 +868,7 @@ pub(super) mod tests {
         // Several runs a day are told apart by their numbers.
         let mut runs = vec![colors(1, &[]), colors(2, &[])];
         runs[1].started_at = runs[0].started_at;
-        let trend = Trend::of(&info(2), &runs, None).unwrap();
+        let trend = Trend::of(&info(2), &runs, None, &Page::english()).unwrap();
         let texts: Vec<&str> = chart(&trend, "red")
             .labels
             .iter()
@@ -821,7 +879,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_single_run_and_an_empty_one_draw_without_dividing_by_zero() {
-        let trend = Trend::of(&info(3), &[colors(3, &[])], None).unwrap();
+        let trend = Trend::of(&info(3), &[colors(3, &[])], None, &Page::english()).unwrap();
         assert!(trend.single());
         for chart in &trend.charts {
             assert!(
@@ -836,7 +894,7 @@ pub(super) mod tests {
                 assert!(!line.path.contains("NaN") && !line.path.contains("inf"));
             }
         }
-        assert!(Trend::of(&info(3), &[], None).is_none());
+        assert!(Trend::of(&info(3), &[], None, &Page::english()).is_none());
     }
 
     #[test]
@@ -845,7 +903,7 @@ pub(super) mod tests {
             colors(1, &[("green", 3), ("mauve", 1)]),
             colors(2, &[("green", 3), ("white", 2)]),
         ];
-        let trend = Trend::of(&info(2), &runs, None).unwrap();
+        let trend = Trend::of(&info(2), &runs, None, &Page::english()).unwrap();
         let titles: Vec<&str> = trend.charts.iter().map(|c| c.title.as_str()).collect();
         assert_eq!(
             titles,
@@ -865,14 +923,14 @@ pub(super) mod tests {
 
     #[test]
     fn numbers_are_short_in_the_margin_and_whole_elsewhere() {
-        assert_eq!(tick_text(950.0, 50.0), "950");
-        assert_eq!(tick_text(71_650.0, 50.0), "71,650");
-        assert_eq!(tick_text(9_500_000.0, 500_000.0), "9.5M");
-        assert_eq!(tick_text(9_000_000.0, 500_000.0), "9M");
-        assert_eq!(tick_text(1_250_000.0, 50_000.0), "1.25M");
-        assert_eq!(tick_text(2e9, 1e9), "2G");
-        assert_eq!(amount(1_234_567.6), "1 234 568");
-        assert_eq!(amount(-1_500.0), "-1 500");
-        assert_eq!(signed(-3.0, amount), "-3");
+        assert_eq!(tick_text(&Page::english(), 950.0, 50.0), "950");
+        assert_eq!(tick_text(&Page::english(), 71_650.0, 50.0), "71,650");
+        assert_eq!(tick_text(&Page::english(), 9_500_000.0, 500_000.0), "9.5M");
+        assert_eq!(tick_text(&Page::english(), 9_000_000.0, 500_000.0), "9M");
+        assert_eq!(tick_text(&Page::english(), 1_250_000.0, 50_000.0), "1.25M");
+        assert_eq!(tick_text(&Page::english(), 2e9, 1e9), "2G");
+        assert_eq!(amount(&Page::english(), None, 1_234_567.6), "1 234 568");
+        assert_eq!(amount(&Page::english(), None, -1_500.0), "-1 500");
+        assert_eq!(signed(-3.0, |v| amount(&Page::english(), None, v)), "-3");
     }
 }
