@@ -842,7 +842,7 @@ mod tests {
     fn every_key_is_read_from_the_file_and_shown_in_its_order() {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nkeep_reports_days = 30\n\
-            concurrency = 4\nendpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\n\
+            keep_run_details_days = 120\nconcurrency = 4\nendpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\n\
             stale_after = 45\nretries = 1\nretry_delay_ms = 250\nmax_rps = 2.5\nmax_calls = 1000\n\
             max_calls_per_month = 50000\nmax_wait = 90\nmax_silence = 45\nmax_run_time = 3600\n\
             default_country = \"fr\"\nnotify_webhook = \"https://hooks.example/in\"\n\
@@ -855,7 +855,8 @@ mod tests {
         let expected = json!({
             "base_url": "https://rating.example/", "api_key_file": "/etc/ratewatch/key",
             "timeout": 12.5, "connect_timeout": 3.0, "db": "/var/lib/rw.db",
-            "out": "/etc/ratewatch/reports", "keep_reports_days": 30, "concurrency": 4,
+            "out": "/etc/ratewatch/reports", "keep_reports_days": 30,
+            "keep_run_details_days": 120, "concurrency": 4,
             "endpoint": "deprecated",
             "resolution_max_age": 7, "rating_max_age": 12, "stale_after": 45, "retries": 1,
             "retry_delay_ms": 250, "max_rps": 2.5, "max_calls": 1000,
