@@ -38,9 +38,12 @@ CREATE TABLE runs (
     notes           TEXT,                          -- JSON array of notices the summary gave
     service_time    TEXT,                          -- the service's clock at the run's first answer
     extra_columns   TEXT,                          -- JSON array: the carried columns, in order
-    amount_column   TEXT                           -- the carried column read as each row's amount
+    amount_column   TEXT,                          -- the carried column read as each row's amount
                                                    -- (`[alerts] amount`, or min_exposure's); NULL:
                                                    -- none, or a run before version 28
+    details_pruned_at TEXT                         -- when its rows were deleted, being older than
+                                                   -- keep_run_details_days (its summary stays);
+                                                   -- NULL: kept
 );
 CREATE INDEX runs_by_portfolio ON runs (portfolio, id);
 

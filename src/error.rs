@@ -111,7 +111,8 @@ impl Error {
                     | crate::store::StoreError::Locked { .. }
                     | crate::store::StoreError::Missing
                     | crate::store::StoreError::Empty
-                    | crate::store::StoreError::NoSuchRun(_),
+                    | crate::store::StoreError::NoSuchRun(_)
+                    | crate::store::StoreError::DetailsPruned { .. },
                 ..
             } => ExitCode::Usage,
             Error::Store { .. } => ExitCode::Fatal,

@@ -30,6 +30,7 @@ mod refresh;
 mod reports;
 mod review;
 mod run;
+mod run_details;
 mod screen;
 mod search;
 mod serve;

@@ -266,7 +266,7 @@ pub fn ratewatch() -> Command {
 }
 
 /// One night's `ratewatch screen`, run in `dir` as cron runs it.
-fn screen(dir: &Path, portfolio: &Path, db: &Path, url: &str) {
+pub fn screen(dir: &Path, portfolio: &Path, db: &Path, url: &str) {
     let out = ratewatch()
         .current_dir(dir)
         .env(ratewatch::settings::config::KEY_ENV, DEFAULT_KEY)
@@ -289,7 +289,7 @@ fn screen(dir: &Path, portfolio: &Path, db: &Path, url: &str) {
 }
 
 /// `ratewatch demo-server` serving one simulated day of its default dataset, unlimited.
-fn demo_server(day: u32, log: &Path) -> Listening {
+pub fn demo_server(day: u32, log: &Path) -> Listening {
     Listening::start(
         ratewatch().args(["demo-server", "--port", "0", "--day", &day.to_string()]),
         "demo-server",

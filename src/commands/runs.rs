@@ -62,6 +62,15 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
         })?;
     // Names and colors as the reports show them, whatever an older version stored.
     runs.make_printable();
+    // When each run's rows were deleted as too old (keep_run_details_days), if they were.
+    let pruned = runs
+        .iter()
+        .map(|r| store.details_pruned_at(r.id))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| Error::Store {
+            path: db.clone(),
+            source,
+        })?;
     let colors = colors(&runs);
     let text = match Style::of(&args.listing) {
         Style::Table if runs.is_empty() => format!("{}\n", reader.locale.word("no-runs")),
@@ -78,21 +87,55 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
                 .collect();
             let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
             output::table(&headers, &table_rows(&reader, &runs, &colors))
+                + &pruned_note(&runs, &pruned)
         }
         Style::Csv => {
             let headers: Vec<&str> = CSV_HEADERS
                 .iter()
                 .copied()
                 .chain(colors.iter().map(String::as_str))
+                .chain(["details_pruned_at"])
                 .collect();
-            output::csv_in(args.dialect.csv_dialect, &headers, &rows(&runs, &colors))?
+            let mut rows = rows(&runs, &colors);
+            for (row, at) in rows.iter_mut().zip(&pruned) {
+                row.push(at.clone().unwrap_or_default());
+            }
+            output::csv_in(args.dialect.csv_dialect, &headers, &rows)?
         }
-        Style::Json => output::json(
-            &json!({"runs": runs.iter().map(|r| to_json(r, &colors)).collect::<Vec<_>>()}),
-        )?,
+        Style::Json => output::json(&json!({"runs": runs
+            .iter()
+            .zip(&pruned)
+            .map(|(r, at)| {
+                let mut run = to_json(r, &colors);
+                run["details_pruned_at"] = json!(at);
+                run
+            })
+            .collect::<Vec<_>>()}))?,
     };
     emit(&text)?;
     Ok(ExitCode::Clean)
+}
+
+/// The line under the table naming the listed runs whose rows were deleted as too old:
+/// their counts stand, their reports can no longer be written again.
+fn pruned_note(runs: &[RunInfo], pruned: &[Option<String>]) -> String {
+    let ids: Vec<String> = runs
+        .iter()
+        .zip(pruned)
+        .filter(|(_, at)| at.is_some())
+        .map(|(r, _)| r.id.to_string())
+        .rev()
+        .collect();
+    match ids.as_slice() {
+        [] => String::new(),
+        [one] => format!(
+            "\nRun {one}: its rows are no longer kept (keep_run_details_days); its counts stand, `report --run {one}` cannot write its reports again.\n"
+        ),
+        _ => format!(
+            "\nRuns {}: their rows are no longer kept (keep_run_details_days); their counts stand, `report --run` cannot write their reports again.\n",
+            ids.join(", ")
+        ),
+    }
 }
 
 /// The colors the listing has a column for: the five, then the others the runs hold, by

@@ -53,7 +53,8 @@ pub(super) async fn hand_on(
     let mut problems = Vec::new();
     // The earlier messages first, each through the channels that never took it, under the
     // id it was first sent with.
-    let week_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(7 * 24);
+    let week_ago = jiff::Timestamp::now()
+        - jiff::SignedDuration::from_hours(crate::store::RESENT_WITHIN_DAYS * 24);
     let mut earlier: std::collections::BTreeMap<i64, Vec<Outgoing<'_>>> = Default::default();
     if let Some((store, run_id)) = &ledger {
         for message in tonight.iter().filter(|m| m.delivery_id.is_some()) {

@@ -4,6 +4,7 @@
 //! ```text
 //! check the file ─► lock, open, resume? ─► lookup lists ─► pipeline ─► finish ─► reports
 //!                                                                        ─► delivery
+//!                                                                        ─► old rows pruned
 //! ```
 //!
 //! Nothing here is about a terminal: progress goes to a [`Watcher`], the summary to the
@@ -13,11 +14,12 @@
 //!
 //! `screen.rs` is the run itself; `preview.rs` what a run would cost, counted without a
 //! call (`--dry-run`); `hand_on.rs` what a run hands on once it has ended, through each
-//! delivery channel, with the ledger of the messages not yet taken. The request and what
-//! the caller hears of a run are here.
+//! delivery channel, with the ledger of the messages not yet taken; `prune.rs` the rows
+//! of old runs deleted last. The request and what the caller hears of a run are here.
 
 mod hand_on;
 mod preview;
+mod prune;
 mod screen;
 
 use std::path::{Path, PathBuf};
@@ -221,6 +223,10 @@ pub fn write_reports(
     options: &ReportOptions,
     summary: impl Output,
 ) -> Result<RunInfo, ReportError> {
+    // A run whose rows are gone has no reports to write again: said, never written empty.
+    if let Some(since) = store.details_pruned_at(run_id)? {
+        return Err(StoreError::DetailsPruned { run: run_id, since }.into());
+    }
     let run = report::RunData {
         info: store.run_info(run_id)?,
         // Runs up to this one only: the report drawn again later shows the same trend.

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::hand_on::hand_on;
+use super::prune::prune_old_details;
 use super::{
     Halt, ReportError, Request, Screened, Started, Watcher, country_name, default_country,
     header_only, options, write_reports,
@@ -65,6 +66,11 @@ pub async fn screen(
         if let Ok(screened) = &mut result {
             screened.undelivered = undelivered;
         }
+    }
+    // Last, once its news is out: the rows of runs too old to keep.
+    if let Ok(screened) = &result {
+        let keep_days = request.settings.keep_run_details_days.value;
+        prune_old_details(&request.settings.db.value, screened.run.id, keep_days);
     }
     // One line when a run ends, whatever ended it, for whoever reads the logs.
     let info = result.as_ref().ok().map(|s| &s.run);

@@ -466,6 +466,13 @@ pub struct RunArgs {
     #[arg(long, env = "RATEWATCH_KEEP_REPORTS_DAYS", hide_env = true, value_name = "DAYS", default_value = "90", value_parser = &DAYS)]
     pub keep_reports_days: Given<u32>,
 
+    /// Days each run's rows are kept in the database: once a run's reports are delivered,
+    /// the rows of runs that started longer before it are deleted (their summaries, the
+    /// color history, acknowledgements and decisions stay; the latest finished run of
+    /// each portfolio always keeps its rows). 0 keeps them all.
+    #[arg(long, env = "RATEWATCH_KEEP_RUN_DETAILS_DAYS", hide_env = true, value_name = "DAYS", default_value = "90", value_parser = &DAYS)]
+    pub keep_run_details_days: Given<u32>,
+
     /// Requests in flight at most (resolution and rating together).
     #[arg(long, env = "RATEWATCH_CONCURRENCY", hide_env = true, value_name = "N", default_value = "8", value_parser = &CONCURRENCY)]
     pub concurrency: Given<u16>,

@@ -444,6 +444,7 @@ pub struct Settings {
     #[serde(serialize_with = "path")]
     pub out: Sourced<PathBuf>,
     pub keep_reports_days: Sourced<u32>,
+    pub keep_run_details_days: Sourced<u32>,
     pub concurrency: Sourced<usize>,
     pub endpoint: Sourced<RatingEndpoint>,
     #[serde(rename = "resolution_max_age")]
@@ -569,6 +570,7 @@ impl Settings {
             db: run.db.resolve(s)?,
             out: run.out.resolve(s)?,
             keep_reports_days: run.keep_reports_days.resolve(s)?,
+            keep_run_details_days: run.keep_run_details_days.resolve(s)?,
             concurrency: run.concurrency.resolve(s)?.map(usize::from),
             endpoint: run.endpoint.resolve(s)?,
             resolution_max_age_days: run.resolution_max_age.resolve(s)?,
@@ -840,7 +842,7 @@ mod tests {
     fn every_key_is_read_from_the_file_and_shown_in_its_order() {
         let text = "base_url = \"https://rating.example\"\napi_key_file = \"key\"\ntimeout = 12.5\n\
             connect_timeout = 3\ndb = \"/var/lib/rw.db\"\nout = \"reports\"\nkeep_reports_days = 30\n\
-            concurrency = 4\nendpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\n\
+            keep_run_details_days = 120\nconcurrency = 4\nendpoint = \"deprecated\"\nresolution_max_age = 7\nrating_max_age = 12\n\
             stale_after = 45\nretries = 1\nretry_delay_ms = 250\nmax_rps = 2.5\nmax_calls = 1000\n\
             max_calls_per_month = 50000\nmax_wait = 90\nmax_silence = 45\nmax_run_time = 3600\n\
             default_country = \"fr\"\nnotify_webhook = \"https://hooks.example/in\"\n\
@@ -853,7 +855,8 @@ mod tests {
         let expected = json!({
             "base_url": "https://rating.example/", "api_key_file": "/etc/ratewatch/key",
             "timeout": 12.5, "connect_timeout": 3.0, "db": "/var/lib/rw.db",
-            "out": "/etc/ratewatch/reports", "keep_reports_days": 30, "concurrency": 4,
+            "out": "/etc/ratewatch/reports", "keep_reports_days": 30,
+            "keep_run_details_days": 120, "concurrency": 4,
             "endpoint": "deprecated",
             "resolution_max_age": 7, "rating_max_age": 12, "stale_after": 45, "retries": 1,
             "retry_delay_ms": 250, "max_rps": 2.5, "max_calls": 1000,
@@ -947,7 +950,7 @@ quiet = 1 → quiet: expected true or false, got 1
 timestamped = "maybe" → timestamped: expected true or false, got "maybe"
 csv_dialect = "tsv" → csv_dialect: expected "standard" or "excel", got "tsv"
 default_country = "France" → default_country: expected a two-letter country code, e.g. FR, got "France"
-concurency = 4 → unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, api_key_file, timeout, connect_timeout, db, out, keep_reports_days, concurrency, endpoint, resolution_max_age, rating_max_age, stale_after, retries, retry_delay_ms, max_rps, max_calls, max_calls_per_month, max_wait, max_silence, max_run_time, default_country, notify_webhook, webhook_format, webhook_secret_file, metrics_file, page_url, csv_dialect, timestamped, quiet
+concurency = 4 → unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, api_key_file, timeout, connect_timeout, db, out, keep_reports_days, keep_run_details_days, concurrency, endpoint, resolution_max_age, rating_max_age, stale_after, retries, retry_delay_ms, max_rps, max_calls, max_calls_per_month, max_wait, max_silence, max_run_time, default_country, notify_webhook, webhook_format, webhook_secret_file, metrics_file, page_url, csv_dialect, timestamped, quiet
 [screen] → unknown key `screen`; the keys are base_url,
 refresh = "7d" → `refresh` is a table: [refresh] then color = "7d" lines
 [refresh]\nyellow = "2 days" → [refresh] yellow: expected an age like "12h", "2d" or "1w"

@@ -21,6 +21,10 @@ use crate::model::time_text;
 /// a fortnight gets the last week, not a flood.
 pub const RESENT_AT_MOST: usize = 7;
 
+/// How many days back a run looks for earlier messages to send again: a run older than
+/// that whose message was never taken is given up on.
+pub const RESENT_WITHIN_DAYS: i64 = 7;
+
 impl Store {
     /// Records the run's message to `channel` as pending under `delivery_id`, before its
     /// first attempt: a process killed while sending leaves it so, and the next run sends

@@ -33,7 +33,7 @@ use super::sql::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 28;
+pub const SCHEMA_VERSION: i64 = 29;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -185,6 +185,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         28,
         "analysts_answers",
         include_str!("../../migrations/upgrade/0028_analysts_answers.sql"),
+    ),
+    (
+        29,
+        "run_details_kept_for_a_while",
+        include_str!("../../migrations/upgrade/0029_run_details_kept_for_a_while.sql"),
     ),
 ];
 

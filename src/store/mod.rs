@@ -14,7 +14,7 @@
 //! call, `alert_log` what each run announced, `acks` and `decisions` what people
 //! acknowledged and decided (kept forever, with who), `audit` both as events, `reminders`
 //! when a run says again what is still wrong in the export, `figures` a run's figures as
-//! every channel says them, `timeline` the
+//! every channel says them, `pruning` the rows of old runs deleted, `timeline` the
 //! history as people read it (runs, references, color periods, changes); `migrate`
 //! creates and upgrades the schema.
 
@@ -36,6 +36,7 @@ mod lookups;
 mod migrate;
 mod periods;
 mod portfolios;
+mod pruning;
 mod recorder;
 mod reminders;
 mod results;
@@ -56,10 +57,11 @@ pub use cache::LatestSeen;
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
 pub use database::Store;
 pub use decisions::{DecisionRecord, LatestRun};
-pub use deliveries::RESENT_AT_MOST;
+pub use deliveries::{RESENT_AT_MOST, RESENT_WITHIN_DAYS};
 pub use finding::LatestRating;
 pub use lock::{RunLock, lock_path};
 pub use migrate::{SCHEMA_VERSION, latest_version};
+pub use pruning::Pruned;
 pub use recorder::Recorder;
 pub use run_life::NewRun;
 pub use sql::StoreError;

@@ -61,6 +61,12 @@ pub enum StoreError {
     Older { found: i64, needed: i64 },
     #[error("it has no run {0}; `ratewatch runs` lists the runs it has")]
     NoSuchRun(i64),
+    /// The run's rows were deleted, being older than `keep_run_details_days`: its summary
+    /// stays, and the color history.
+    #[error(
+        "run {run}'s rows are no longer kept: they were deleted on {since}, the run being older than keep_run_details_days (90 days unless set); its summary stays (`ratewatch runs`), and every company's color history (`ratewatch history`, `changes`)"
+    )]
+    DetailsPruned { run: i64, since: String },
 }
 
 impl StoreError {

@@ -1,0 +1,138 @@
+//! What the database forgets: the rows of runs older than `keep_run_details_days`
+//! (`run_rows`, `run_reused_ratings`, and `run_companies` but the companies found gone),
+//! deleted a few thousand at a time, so that a reader or a decision beside is never kept
+//! waiting long. A run keeps its summary (`runs`, `run_colors`, `run_alerts`,
+//! `run_deliveries`), and `runs.details_pruned_at` says since when its rows are gone; the
+//! color history (`ratings`, `rating_confirmations`), acknowledgements, decisions and the
+//! account's requests are never touched. A company found gone keeps its record: it is what
+//! says it was announced gone once.
+//!
+//! Some runs keep their rows whatever their age, because a run or a reader still reads
+//! them: each portfolio's latest run (an interrupted one is resumed), its latest finished
+//! run (`latest_results`, the pages, `changes`), its latest delivered run (what the next
+//! night's alerts and reminders compare with), and a run whose message a channel has not
+//! taken yet while it is still sent again.
+//!
+//! The pages freed go to SQLite's free list and the next nights' rows are written into
+//! them, so the file stops growing once the window is full. It does not shrink: that takes
+//! `VACUUM` (the whole file rewritten, the database locked meanwhile), or `auto_vacuum`,
+//! which an existing file cannot switch on without one and which would give back to the
+//! disk only what the next night takes again.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::database::Store;
+use super::deliveries::RESENT_WITHIN_DAYS;
+use super::sql::{StoreError, WAIT, now_text};
+use super::turn::Watch;
+
+/// Rows deleted in one transaction: a few milliseconds of work, so a decision or a
+/// reader beside waits no longer than that.
+const BATCH: i64 = 2_000;
+
+/// The runs whose rows may go: started more than `?2` days before run `?1`, none that
+/// another run or a reader still needs (see the module), and rows still there (a pruning
+/// cut short is taken up again).
+const PRUNABLE: &str = "SELECT u.id FROM runs u
+     WHERE u.started_at < (SELECT strftime('%Y-%m-%dT%H:%M:%SZ', started_at,
+                                          '-' || ?2 || ' days')
+                           FROM runs WHERE id = ?1)
+       AND u.id NOT IN (SELECT max(id) FROM runs GROUP BY portfolio)
+       AND u.id NOT IN (SELECT max(id) FROM runs WHERE status IN ('complete', 'partial')
+                        GROUP BY portfolio)
+       AND u.id NOT IN (SELECT max(id) FROM runs WHERE delivered_at IS NOT NULL
+                        GROUP BY portfolio)
+       AND u.id NOT IN (SELECT d.run_id FROM run_deliveries d JOIN runs p ON p.id = d.run_id
+                        WHERE d.delivered_at IS NULL
+                          AND p.started_at > (SELECT strftime('%Y-%m-%dT%H:%M:%SZ', started_at,
+                                                              '-' || ?3 || ' days')
+                                              FROM runs WHERE id = ?1))
+       AND (u.details_pruned_at IS NULL
+            OR EXISTS (SELECT 1 FROM run_rows WHERE run_id = u.id)
+            OR EXISTS (SELECT 1 FROM run_companies WHERE run_id = u.id AND change <> 'gone')
+            OR EXISTS (SELECT 1 FROM run_reused_ratings WHERE run_id = u.id))
+     ORDER BY u.id";
+
+/// A run's rows, table by table: (table, the key after `run_id`, which rows go).
+const DETAILS: [(&str, &str, &str); 3] = [
+    ("run_rows", "line", ""),
+    ("run_companies", "company", "AND change <> 'gone'"),
+    ("run_reused_ratings", "company", ""),
+];
+
+/// What a pruning deleted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Pruned {
+    /// Runs whose rows were deleted.
+    pub runs: u64,
+    /// Rows deleted, in all the runs' tables.
+    pub rows: u64,
+}
+
+impl Store {
+    /// Deletes the rows of the runs that started more than `keep_days` days before run
+    /// `run_id` (none when `keep_days` is 0), but those still needed (see the module).
+    /// Each run is marked first (`details_pruned_at`), so that a reader never takes a run
+    /// half deleted for a whole one; each batch is a transaction of its own, and a
+    /// decision that asks for its turn gets it between two.
+    pub fn prune_run_details(&self, run_id: i64, keep_days: u32) -> Result<Pruned, StoreError> {
+        let mut pruned = Pruned::default();
+        if keep_days == 0 {
+            return Ok(pruned);
+        }
+        let runs: Vec<i64> = self.all(
+            "finding the runs whose rows are no longer kept",
+            PRUNABLE,
+            params![run_id, keep_days, RESENT_WITHIN_DAYS],
+            |r| r.get(0),
+        )?;
+        let watch = (!runs.is_empty())
+            .then(|| Watch::start(&self.path))
+            .flatten();
+        for id in runs {
+            let at = |e| StoreError::at(format!("deleting the rows of run {id}"))(e);
+            self.conn
+                .execute(
+                    "UPDATE runs SET details_pruned_at = ?2
+                     WHERE id = ?1 AND details_pruned_at IS NULL",
+                    params![id, now_text()],
+                )
+                .map_err(at)?;
+            for (table, key, which) in DETAILS {
+                let delete = format!(
+                    "DELETE FROM {table} WHERE run_id = ?1 AND {key} IN
+                         (SELECT {key} FROM {table} WHERE run_id = ?1 {which}
+                          ORDER BY {key} LIMIT ?2)"
+                );
+                loop {
+                    // A decision beside waits for its turn: it gets it before the next batch.
+                    if let Some(watch) = &watch {
+                        watch.wait_done(WAIT);
+                    }
+                    let n = self.conn.execute(&delete, params![id, BATCH]).map_err(at)?;
+                    pruned.rows += n as u64;
+                    if (n as i64) < BATCH {
+                        break;
+                    }
+                }
+            }
+            pruned.runs += 1;
+        }
+        Ok(pruned)
+    }
+
+    /// When run `run_id`'s rows were deleted as too old; `None` while they are kept.
+    pub fn details_pruned_at(&self, run_id: i64) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT details_pruned_at FROM runs WHERE id = ?1",
+                [run_id],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(StoreError::at(format!(
+                "reading whether run {run_id}'s rows are kept"
+            )))
+    }
+}
