@@ -389,3 +389,93 @@ fn the_command_tables_speak_french_and_german_and_their_csv_and_json_do_not_move
         assert_eq!(german(args), read(args, "en", "UTC"), "{args:?}");
     }
 }
+
+#[test]
+fn a_company_s_history_speaks_french_and_german_and_its_csv_and_json_do_not_move() {
+    let nights = Nights::screened(2);
+    let read = |args: &[&str], locale: &str, zone: &str| {
+        let mut args = args.to_vec();
+        args.extend(["--locale", locale, "--time-zone", zone]);
+        nights.stdout(&args)
+    };
+    let english = read(&["history", "C-1001"], "en", "UTC");
+    assert!(english.contains("\nheld by     C-1001"), "{english}");
+    assert!(english.contains("COLOR  SINCE"), "{english}");
+
+    let french = read(&["history", "C-1001"], "fr", "Europe/Paris");
+    for said in [
+        "\nid société   ",
+        "\ndétenue par  C-1001",
+        "COULEUR",
+        "DEPUIS LE",
+        "CONFIRMÉE LE",
+        "PASSAGES",
+    ] {
+        assert!(french.contains(said), "{said:?} in {french}");
+    }
+    // The period's color in French, its times in Paris to the minute: 27/11/2026 21:47 CET.
+    let period = french.lines().last().unwrap();
+    let words: Vec<&str> = period.split_whitespace().collect();
+    assert!(
+        ["vert", "jaune", "rouge", "noir", "blanc"].contains(&words[0]),
+        "{french}"
+    );
+    let (day, time, zone) = (words[1], words[2], words[3]);
+    assert!(day.len() == 10 && day.as_bytes()[2] == b'/', "{french}");
+    assert!(
+        time.len() == 5 && ["CET", "CEST"].contains(&zone),
+        "{french}"
+    );
+
+    let german = read(&["history", "C-1001"], "de", "Europe/Berlin");
+    for said in [
+        "\nUnternehmens-ID  ",
+        "\ngehalten von     C-1001",
+        "FARBE",
+        "SEIT",
+    ] {
+        assert!(german.contains(said), "{said:?} in {german}");
+    }
+    let day = german
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap();
+    assert!(day.len() == 10 && day.as_bytes()[2] == b'.', "{german}");
+
+    // Several companies answer: the list to choose from, in the reader's words.
+    let several = nights
+        .ratewatch(["history", "lopez motors & fils sa", "--locale", "fr"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let listed = String::from_utf8(several.stdout).unwrap();
+    assert!(
+        listed.starts_with("2 sociétés correspondent à \"lopez motors & fils sa\" :"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("NOM") && listed.contains("VILLE"),
+        "{listed}"
+    );
+    nights
+        .ratewatch(["history", "Nobody Such Trading", "--locale", "de"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "Kein Unternehmen passt zu \"Nobody Such Trading\"",
+        ));
+
+    // For programs: the same bytes whoever reads.
+    for args in [
+        &["history", "C-1001", "--json"][..],
+        &["history", "C-1001", "--csv"],
+    ] {
+        let english = read(args, "en", "UTC");
+        assert_eq!(read(args, "fr", "Europe/Paris"), english, "{args:?}");
+        assert_eq!(read(args, "de", "Europe/Berlin"), english, "{args:?}");
+    }
+}

@@ -81,3 +81,23 @@ review-decisions = Entscheidungen:
 decision-accept = angenommen
 decision-ignore = ignoriert
 decision-reject = abgelehnt
+
+## ratewatch history
+
+column-since = SEIT
+column-first-seen = ZUERST GESEHEN
+column-last-confirmed = ZULETZT BESTÄTIGT
+column-runs = LÄUFE
+column-name = NAME
+column-id = UNTERNEHMENS-ID
+history-company-id = Unternehmens-ID
+history-held-by = gehalten von
+history-held-by-none = keiner Zeile des letzten beendeten Laufs eines Portfolios
+history-name-unknown = (Name unbekannt)
+history-no-rating = Noch keine Bewertung erfasst.
+history-gone = verschwunden: Lauf { $run } ({ $noticed }) stellte fest, dass der Dienst dieses Unternehmen nicht mehr kennt; zuletzt gesehen { $seen }
+matches-none = Kein Unternehmen passt zu { $wanted } nach Unternehmens-ID, Referenz oder Name.
+matches-some = { $count ->
+    [one] { $count } Unternehmen passt zu { $wanted }:
+   *[other] { $count } Unternehmen passen zu { $wanted }:
+}

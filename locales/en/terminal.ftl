@@ -83,3 +83,24 @@ review-decisions = Decisions:
 decision-accept = accept
 decision-ignore = ignore
 decision-reject = reject
+
+## ratewatch history. $wanted is what the reader asked for, quoted; $noticed and $seen
+## come written. column-id heads the list of companies a search matched.
+
+column-since = SINCE
+column-first-seen = FIRST SEEN
+column-last-confirmed = LAST CONFIRMED
+column-runs = RUNS
+column-name = NAME
+column-id = COMPANY ID
+history-company-id = company id
+history-held-by = held by
+history-held-by-none = no row of a portfolio's latest finished run
+history-name-unknown = (name not known)
+history-no-rating = No rating recorded yet.
+history-gone = gone: run { $run } ({ $noticed }) found the service no longer knows this company; last seen { $seen }
+matches-none = No company matches { $wanted } by company id, reference or name.
+matches-some = { $count ->
+    [one] { $count } company matches { $wanted }:
+   *[other] { $count } companies match { $wanted }:
+}

@@ -81,3 +81,23 @@ review-decisions = Décisions :
 decision-accept = acceptée
 decision-ignore = ignorée
 decision-reject = rejetée
+
+## ratewatch history
+
+column-since = DEPUIS LE
+column-first-seen = VUE D'ABORD LE
+column-last-confirmed = CONFIRMÉE LE
+column-runs = PASSAGES
+column-name = NOM
+column-id = ID SOCIÉTÉ
+history-company-id = id société
+history-held-by = détenue par
+history-held-by-none = aucune ligne du dernier passage terminé d'un portefeuille
+history-name-unknown = (nom inconnu)
+history-no-rating = Aucune note enregistrée pour l'instant.
+history-gone = disparue : le passage { $run } ({ $noticed }) a trouvé que le service ne connaît plus cette société ; vue pour la dernière fois le { $seen }
+matches-none = Aucune société ne correspond à { $wanted } par id société, référence ou nom.
+matches-some = { $count ->
+    [one] { $count } société correspond à { $wanted } :
+   *[other] { $count } sociétés correspondent à { $wanted } :
+}
