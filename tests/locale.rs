@@ -479,3 +479,66 @@ fn a_company_s_history_speaks_french_and_german_and_its_csv_and_json_do_not_move
         assert_eq!(read(args, "de", "Europe/Berlin"), english, "{args:?}");
     }
 }
+
+#[test]
+fn a_lookup_speaks_french_and_german_and_its_json_does_not_move() {
+    let name = "Zhao Robotique Loire SA";
+    let lookup = |extra: &[&str]| {
+        let mut args = vec!["lookup", "--demo", "--country", "FR", "--name", name];
+        args.extend(extra);
+        let out = crate::common::ratewatch(args)
+            .assert()
+            .code(0)
+            .get_output()
+            .clone();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let english = lookup(&["--locale", "en", "--time-zone", "UTC"]);
+    assert!(english.starts_with("name         Zhao"), "{english}");
+    assert!(english.contains("(last change 20"), "{english}");
+
+    let french = lookup(&["--locale", "fr", "--time-zone", "Europe/Paris"]);
+    assert!(french.starts_with("nom              Zhao"), "{french}");
+    assert!(french.contains("\nforme juridique  SA\n"), "{french}");
+    // The color in French, the service's times in Paris to the minute.
+    let rating = french.lines().nth(1).unwrap();
+    assert!(rating.starts_with("note             "), "{french}");
+    assert!(
+        ["VERT", "JAUNE", "ROUGE", "NOIR", "BLANC"]
+            .iter()
+            .any(|c| rating.contains(&format!(" {c}  (dernier changement le "))),
+        "{french}"
+    );
+    assert!(
+        rating.contains(" CET,") || rating.contains(" CEST,"),
+        "{french}"
+    );
+
+    let german = lookup(&["--locale", "de", "--time-zone", "Europe/Berlin"]);
+    assert!(german.contains("\nRechtsform  SA\n"), "{german}");
+    assert!(german.contains("(letzte Änderung am "), "{german}");
+
+    crate::common::ratewatch([
+        "lookup",
+        "--demo",
+        "--country",
+        "FR",
+        "--name",
+        "Zzqx Nowhere",
+    ])
+    .args(["--locale", "fr"])
+    .assert()
+    .code(1)
+    .stdout("Aucune société nommée \"Zzqx Nowhere\" en FR.\n");
+
+    // The same document, but for the moment the service answered.
+    let json = |locale: &str, zone: &str| {
+        let text = lookup(&["--json", "--locale", locale, "--time-zone", zone]);
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let rating = &mut doc["companies"][0]["rating"];
+        assert!(rating["lastChangeDate"].is_string(), "{text}");
+        rating.as_object_mut().unwrap().remove("requestDate");
+        doc
+    };
+    assert_eq!(json("fr", "Europe/Paris"), json("en", "UTC"));
+}

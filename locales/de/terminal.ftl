@@ -101,3 +101,22 @@ matches-some = { $count ->
     [one] { $count } Unternehmen passt zu { $wanted }:
    *[other] { $count } Unternehmen passen zu { $wanted }:
 }
+
+## ratewatch lookup
+
+lookup-by-id = mit { $service } { $id } in { $country }
+lookup-by-name = { $count ->
+   *[other] namens
+} { $name } in { $country }
+lookup-none = Kein Unternehmen { $query }.
+lookup-several = { $count } Unternehmen { $query }; grenzen Sie die Suche mit --city, --postcode oder --street-name ein.
+lookup-rating = { $color }  (letzte Änderung am { $changed }, neu berechnet am { $refreshed })
+lookup-unavailable = nicht verfügbar
+lookup-unavailable-because = nicht verfügbar: { $error }
+label-name = Name
+label-rating = Bewertung
+label-id = ID
+label-address = Adresse
+label-phone = Telefon
+label-legal-form = Rechtsform
+label-identifiers = Kennungen

@@ -104,3 +104,23 @@ matches-some = { $count ->
     [one] { $count } company matches { $wanted }:
    *[other] { $count } companies match { $wanted }:
 }
+
+## ratewatch lookup. $query is lookup-by-id or lookup-by-name; $count in lookup-by-name
+## is how many companies answer, for the words that agree with it.
+
+lookup-by-id = { $service } { $id } in { $country }
+lookup-by-name = { $count ->
+   *[other] named
+} { $name } in { $country }
+lookup-none = No company { $query }.
+lookup-several = { $count } companies { $query }; narrow the search with --city, --postcode or --street-name.
+lookup-rating = { $color }  (last change { $changed }, refreshed { $refreshed })
+lookup-unavailable = unavailable
+lookup-unavailable-because = unavailable: { $error }
+label-name = name
+label-rating = rating
+label-id = id
+label-address = address
+label-phone = phone
+label-legal-form = legal form
+label-identifiers = identifiers

@@ -101,3 +101,23 @@ matches-some = { $count ->
     [one] { $count } société correspond à { $wanted } :
    *[other] { $count } sociétés correspondent à { $wanted } :
 }
+
+## ratewatch lookup
+
+lookup-by-id = avec le { $service } { $id } en { $country }
+lookup-by-name = { $count ->
+    [one] nommée
+   *[other] nommées
+} { $name } en { $country }
+lookup-none = Aucune société { $query }.
+lookup-several = { $count } sociétés { $query } ; affinez la recherche avec --city, --postcode ou --street-name.
+lookup-rating = { $color }  (dernier changement le { $changed }, recalculée le { $refreshed })
+lookup-unavailable = indisponible
+lookup-unavailable-because = indisponible : { $error }
+label-name = nom
+label-rating = note
+label-id = id
+label-address = adresse
+label-phone = téléphone
+label-legal-form = forme juridique
+label-identifiers = identifiants
