@@ -8,6 +8,7 @@
 //! amounts and times are written.
 
 pub mod catalogue;
+mod record;
 mod words;
 pub mod writing;
 mod zone;
