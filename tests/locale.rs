@@ -542,3 +542,49 @@ fn a_lookup_speaks_french_and_german_and_its_json_does_not_move() {
     };
     assert_eq!(json("fr", "Europe/Paris"), json("en", "UTC"));
 }
+
+#[test]
+fn a_french_reader_is_told_the_file_the_line_and_the_field_in_french() {
+    let ws = Workspace::new();
+    // A file saved in Windows-1252: the run cannot start, and says where.
+    let bad = ws.write("encours.csv", b"country,name\nFR,Acme\nFR,Caf\xe9 SA\n");
+    let out = crate::common::ratewatch(["screen", "--demo", "--locale", "fr"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        said.contains("ratewatch : erreur : ")
+            && said.contains("encours.csv, ligne 3 : pas en UTF-8 (octet 0xE9 au caractère 7) ; enregistrez le fichier en « CSV UTF-8 »"),
+        "{said}"
+    );
+    // English, as it always was.
+    crate::common::ratewatch(["screen", "--demo", "--locale", "en"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "encours.csv:3: not UTF-8 (byte 0xE9 at character 7); save the file as \"CSV UTF-8\"",
+        ));
+
+    // A row whose country names none: its line and field, in French; the record English.
+    let book = ws.write("book.csv", b"country,name\nFrnace,Acme\n");
+    let out = crate::common::ratewatch(["screen", "--demo", "--locale", "fr", "--out"])
+        .arg(ws.path("out"))
+        .arg(&book)
+        .arg("--db")
+        .arg(ws.path("fr.db"))
+        .run();
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        summary.contains("ligne 2: champ country : \"FRNACE\" n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays"),
+        "{summary}"
+    );
+    let report = std::fs::read_to_string(ws.path("out/report.json")).unwrap();
+    assert!(
+        report.contains("country: \\\"FRNACE\\\" is not a country code"),
+        "{report}"
+    );
+}

@@ -120,3 +120,14 @@ label-address = Adresse
 label-phone = Telefon
 label-legal-form = Rechtsform
 label-identifiers = Kennungen
+
+## Der Fehler, mit dem ein Befehl endet, und die meistgelesenen Fehler
+
+error-line = ratewatch: Fehler: { $error }
+record-at-line = { $file }, Zeile { $line }: { $message }
+record-not-utf8 = kein UTF-8 (Byte { $byte } bei Zeichen { $column }); speichern Sie die Datei als „CSV UTF-8“ oder konvertieren Sie sie, z. B. iconv -f WINDOWS-1252 -t UTF-8
+record-nul-bytes = das ist keine CSV-Textdatei (sie enthält NUL-Bytes); exportieren Sie das Blatt als CSV
+record-empty-file = die Datei ist leer; eine Kopfzeile ist nötig (country, service, id oder name, …)
+record-not-a-country = Feld { $field }: { $given } ist weder ein Ländercode (zwei Buchstaben, z. B. FR) noch der Name eines Landes
+record-not-a-country-near = Feld { $field }: { $given } ist weder ein Ländercode (zwei Buchstaben, z. B. FR) noch der Name eines Landes; meinten Sie { $code }?
+record-not-a-uuid = Feld { $field }: { $given } ist keine UUID

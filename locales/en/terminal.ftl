@@ -124,3 +124,16 @@ label-address = address
 label-phone = phone
 label-legal-form = legal form
 label-identifiers = identifiers
+
+## The error a command ends with, and the records of the errors a person reads most (see
+## record- in messages.ftl): the portfolio's and the settings' mistakes, by file, line and
+## field. $field is the portfolio's field as ratewatch names it (country, company_id).
+
+error-line = ratewatch: error: { $error }
+record-at-line = { $file }:{ $line }: { $message }
+record-not-utf8 = not UTF-8 (byte { $byte } at character { $column }); save the file as "CSV UTF-8" or convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8
+record-nul-bytes = this is not a CSV text file (it contains NUL bytes); export the sheet as CSV
+record-empty-file = the file is empty; a header line is needed (country, service, id or name, …)
+record-not-a-country = { $field }: { $given } is not a country code (two letters, e.g. FR) nor a country's name
+record-not-a-country-near = { $field }: { $given } is not a country code (two letters, e.g. FR) nor a country's name; did you mean { $code }?
+record-not-a-uuid = { $field }: { $given } is not a UUID

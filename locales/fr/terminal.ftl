@@ -121,3 +121,14 @@ label-address = adresse
 label-phone = téléphone
 label-legal-form = forme juridique
 label-identifiers = identifiants
+
+## L'erreur qui termine une commande, et les erreurs les plus lues
+
+error-line = ratewatch : erreur : { $error }
+record-at-line = { $file }, ligne { $line } : { $message }
+record-not-utf8 = pas en UTF-8 (octet { $byte } au caractère { $column }) ; enregistrez le fichier en « CSV UTF-8 » ou convertissez-le, p. ex. iconv -f WINDOWS-1252 -t UTF-8
+record-nul-bytes = ce n'est pas un fichier texte CSV (il contient des octets NUL) ; exportez la feuille en CSV
+record-empty-file = le fichier est vide ; une ligne d'en-tête est nécessaire (country, service, id ou name, …)
+record-not-a-country = champ { $field } : { $given } n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays
+record-not-a-country-near = champ { $field } : { $given } n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays ; vouliez-vous dire { $code } ?
+record-not-a-uuid = champ { $field } : { $given } n'est pas un UUID

@@ -59,6 +59,14 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
+/// Who reads an error the command ended with: the reader the settings name, else (a
+/// settings file that does not read) English and UTC.
+pub fn error_reader(cli: &Cli) -> crate::locale::Reader {
+    Sources::load(Some(&cli.config), |k| std::env::var(k).ok())
+        .and_then(|s| s.with_reader(cli.reader.clone()).reader())
+        .unwrap_or_default()
+}
+
 /// The error of a store read or write, naming the database.
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
     move |source| Error::Store {

@@ -192,6 +192,13 @@ impl Reader {
         }
         forms().iter().find_map(|form| {
             let values = read(&form.pieces, stored)?;
+            // A line is a number: `database x: y` is no file's line.
+            if values
+                .iter()
+                .any(|(name, v)| name == "line" && v.parse::<u64>().is_err())
+            {
+                return None;
+            }
             let mut args: Vec<(&str, Arg)> = form
                 .implied
                 .iter()
