@@ -588,3 +588,41 @@ fn a_french_reader_is_told_the_file_the_line_and_the_field_in_french() {
         "{report}"
     );
 }
+
+#[test]
+fn a_settings_file_s_mistake_is_said_in_the_language_the_flag_names() {
+    let ws = Workspace::new();
+    ws.write("ratewatch.toml", b"db = \"x.db\"\nconcurency = 4\n");
+    let book = ws.write("book.csv", b"country,name\nFR,Acme\n");
+    let said = |locale: &str| {
+        let out = ws
+            .ratewatch(["screen", "--demo", "--locale", locale])
+            .arg(&book)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let german = said("de");
+    assert!(
+        german.starts_with(
+            "ratewatch: Fehler: ratewatch.toml, Zeile 2: unbekannter Schlüssel `concurency` (meinten Sie `concurrency`?); die Schlüssel sind base_url, "
+        ),
+        "{german}"
+    );
+    assert!(
+        said("en").starts_with(
+            "ratewatch: error: ratewatch.toml:2: unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, "
+        ),
+        "English as it always was"
+    );
+    ws.write("ratewatch.toml", b"concurrency = 0\n");
+    assert!(
+        said("fr").starts_with(
+            "ratewatch : erreur : ratewatch.toml, ligne 1 : concurrency : un nombre entier de 1 à 1\u{202f}024 est attendu, 0 est donné"
+        ),
+        "{}",
+        said("fr")
+    );
+}

@@ -131,3 +131,6 @@ record-empty-file = die Datei ist leer; eine Kopfzeile ist nötig (country, serv
 record-not-a-country = Feld { $field }: { $given } ist weder ein Ländercode (zwei Buchstaben, z. B. FR) noch der Name eines Landes
 record-not-a-country-near = Feld { $field }: { $given } ist weder ein Ländercode (zwei Buchstaben, z. B. FR) noch der Name eines Landes; meinten Sie { $code }?
 record-not-a-uuid = Feld { $field }: { $given } ist keine UUID
+record-whole-number = { $key }: eine ganze Zahl von { $min } bis { $max } erwartet, { $given } angegeben
+record-unknown-key = unbekannter Schlüssel { $key }; die Schlüssel sind { $keys }
+record-unknown-key-near = unbekannter Schlüssel { $key } (meinten Sie { $near }?); die Schlüssel sind { $keys }

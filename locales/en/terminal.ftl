@@ -137,3 +137,6 @@ record-empty-file = the file is empty; a header line is needed (country, service
 record-not-a-country = { $field }: { $given } is not a country code (two letters, e.g. FR) nor a country's name
 record-not-a-country-near = { $field }: { $given } is not a country code (two letters, e.g. FR) nor a country's name; did you mean { $code }?
 record-not-a-uuid = { $field }: { $given } is not a UUID
+record-whole-number = { $key }: expected a whole number from { $min } to { $max }, got { $given }
+record-unknown-key = unknown key { $key }; the keys are { $keys }
+record-unknown-key-near = unknown key { $key } (did you mean { $near }?); the keys are { $keys }

@@ -132,3 +132,6 @@ record-empty-file = le fichier est vide ; une ligne d'en-tête est nécessaire (
 record-not-a-country = champ { $field } : { $given } n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays
 record-not-a-country-near = champ { $field } : { $given } n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays ; vouliez-vous dire { $code } ?
 record-not-a-uuid = champ { $field } : { $given } n'est pas un UUID
+record-whole-number = { $key } : un nombre entier de { $min } à { $max } est attendu, { $given } est donné
+record-unknown-key = clé inconnue { $key } ; les clés sont { $keys }
+record-unknown-key-near = clé inconnue { $key } (vouliez-vous dire { $near } ?) ; les clés sont { $keys }
