@@ -11,6 +11,7 @@ use crate::api::{ApiError, NameQuery};
 use crate::connection::{Service, ServiceSettings};
 use crate::error::Error;
 use crate::identifiers::restore_leading_zeros;
+use crate::locale::{Arg, Locale};
 use crate::stages::limit::{Limiter, Limits};
 use crate::stages::rate::RatingEndpoint;
 use crate::stages::resolve::in_country;
@@ -45,14 +46,27 @@ impl Question {
         restore_leading_zeros(service.trim(), id.trim())
     }
 
-    /// The question as a person reads it: `SIREN 012345678 in FR`, `named "Acme" in FR`.
-    pub fn describe(&self) -> String {
-        let country = self.country().to_uppercase();
+    /// The question as a person reads it, agreeing with how many companies answer it:
+    /// `SIREN 012345678 in FR`, `named "Acme" in FR`, `nommées "Acme" en FR`.
+    pub fn describe(&self, locale: Locale, answers: usize) -> String {
+        let country = Arg::from(self.country().to_uppercase());
         match self {
-            Question::Identifier { service, id, .. } => {
-                format!("{service} {} in {country}", Question::id(service, id))
-            }
-            Question::Name(query) => format!("named {:?} in {country}", query.name.trim()),
+            Question::Identifier { service, id, .. } => locale.text(
+                "lookup-by-id",
+                &[
+                    ("service", Arg::from(service.as_str())),
+                    ("id", Arg::from(Question::id(service, id))),
+                    ("country", country),
+                ],
+            ),
+            Question::Name(query) => locale.text(
+                "lookup-by-name",
+                &[
+                    ("name", Arg::from(format!("{:?}", query.name.trim()))),
+                    ("country", country),
+                    ("count", Arg::from(answers as u64)),
+                ],
+            ),
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 
 use clap::Parser;
+use ratewatch::locale::Reader;
 use ratewatch::settings::cli::{Cli, Command, LogFormat};
 use ratewatch::{Error, ExitCode};
 use tracing_subscriber::EnvFilter;
@@ -47,16 +48,23 @@ fn main() -> std::process::ExitCode {
         Ok(rt) => rt,
         Err(e) => return report(&Error::io("cannot start the async runtime", e)),
     };
+    let reader = ratewatch::commands::error_reader(&cli);
     match runtime.block_on(ratewatch::commands::run(cli)) {
         Ok(code) => code.into(),
-        Err(e) => report(&e),
+        Err(e) => report_to(&e, &reader),
     }
 }
 
-/// Prints the error with its causes on one line, printable (a name or a message of the
-/// service's in it cannot drive the terminal), and picks the exit code.
+/// Prints the error in English, before the settings say who reads.
 fn report(e: &Error) -> std::process::ExitCode {
-    let mut text = format!("ratewatch: error: {e}");
+    report_to(e, &Reader::default())
+}
+
+/// Prints the error with its causes on one line, in the reader's words where ratewatch
+/// has them, printable (a name or a message of the service's in it cannot drive the
+/// terminal), and picks the exit code.
+fn report_to(e: &Error, reader: &Reader) -> std::process::ExitCode {
+    let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
         let s_text = s.to_string();
@@ -66,7 +74,10 @@ fn report(e: &Error) -> std::process::ExitCode {
         }
         source = s.source();
     }
-    eprintln!("{}", ratewatch::text::printable(&text));
+    let said = reader
+        .locale
+        .text("error-line", &[("error", reader.record(&text).into())]);
+    eprintln!("{}", ratewatch::text::printable(&said));
     let code: ExitCode = e.exit_code();
     code.into()
 }

@@ -389,3 +389,240 @@ fn the_command_tables_speak_french_and_german_and_their_csv_and_json_do_not_move
         assert_eq!(german(args), read(args, "en", "UTC"), "{args:?}");
     }
 }
+
+#[test]
+fn a_company_s_history_speaks_french_and_german_and_its_csv_and_json_do_not_move() {
+    let nights = Nights::screened(2);
+    let read = |args: &[&str], locale: &str, zone: &str| {
+        let mut args = args.to_vec();
+        args.extend(["--locale", locale, "--time-zone", zone]);
+        nights.stdout(&args)
+    };
+    let english = read(&["history", "C-1001"], "en", "UTC");
+    assert!(english.contains("\nheld by     C-1001"), "{english}");
+    assert!(english.contains("COLOR  SINCE"), "{english}");
+
+    let french = read(&["history", "C-1001"], "fr", "Europe/Paris");
+    for said in [
+        "\nid société   ",
+        "\ndétenue par  C-1001",
+        "COULEUR",
+        "DEPUIS LE",
+        "CONFIRMÉE LE",
+        "PASSAGES",
+    ] {
+        assert!(french.contains(said), "{said:?} in {french}");
+    }
+    // The period's color in French, its times in Paris to the minute: 27/11/2026 21:47 CET.
+    let period = french.lines().last().unwrap();
+    let words: Vec<&str> = period.split_whitespace().collect();
+    assert!(
+        ["vert", "jaune", "rouge", "noir", "blanc"].contains(&words[0]),
+        "{french}"
+    );
+    let (day, time, zone) = (words[1], words[2], words[3]);
+    assert!(day.len() == 10 && day.as_bytes()[2] == b'/', "{french}");
+    assert!(
+        time.len() == 5 && ["CET", "CEST"].contains(&zone),
+        "{french}"
+    );
+
+    let german = read(&["history", "C-1001"], "de", "Europe/Berlin");
+    for said in [
+        "\nUnternehmens-ID  ",
+        "\ngehalten von     C-1001",
+        "FARBE",
+        "SEIT",
+    ] {
+        assert!(german.contains(said), "{said:?} in {german}");
+    }
+    let day = german
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap();
+    assert!(day.len() == 10 && day.as_bytes()[2] == b'.', "{german}");
+
+    // Several companies answer: the list to choose from, in the reader's words.
+    let several = nights
+        .ratewatch(["history", "lopez motors & fils sa", "--locale", "fr"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let listed = String::from_utf8(several.stdout).unwrap();
+    assert!(
+        listed.starts_with("2 sociétés correspondent à \"lopez motors & fils sa\" :"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("NOM") && listed.contains("VILLE"),
+        "{listed}"
+    );
+    nights
+        .ratewatch(["history", "Nobody Such Trading", "--locale", "de"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "Kein Unternehmen passt zu \"Nobody Such Trading\"",
+        ));
+
+    // For programs: the same bytes whoever reads.
+    for args in [
+        &["history", "C-1001", "--json"][..],
+        &["history", "C-1001", "--csv"],
+    ] {
+        let english = read(args, "en", "UTC");
+        assert_eq!(read(args, "fr", "Europe/Paris"), english, "{args:?}");
+        assert_eq!(read(args, "de", "Europe/Berlin"), english, "{args:?}");
+    }
+}
+
+#[test]
+fn a_lookup_speaks_french_and_german_and_its_json_does_not_move() {
+    let name = "Zhao Robotique Loire SA";
+    let lookup = |extra: &[&str]| {
+        let mut args = vec!["lookup", "--demo", "--country", "FR", "--name", name];
+        args.extend(extra);
+        let out = crate::common::ratewatch(args)
+            .assert()
+            .code(0)
+            .get_output()
+            .clone();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let english = lookup(&["--locale", "en", "--time-zone", "UTC"]);
+    assert!(english.starts_with("name         Zhao"), "{english}");
+    assert!(english.contains("(last change 20"), "{english}");
+
+    let french = lookup(&["--locale", "fr", "--time-zone", "Europe/Paris"]);
+    assert!(french.starts_with("nom              Zhao"), "{french}");
+    assert!(french.contains("\nforme juridique  SA\n"), "{french}");
+    // The color in French, the service's times in Paris to the minute.
+    let rating = french.lines().nth(1).unwrap();
+    assert!(rating.starts_with("note             "), "{french}");
+    assert!(
+        ["VERT", "JAUNE", "ROUGE", "NOIR", "BLANC"]
+            .iter()
+            .any(|c| rating.contains(&format!(" {c}  (dernier changement le "))),
+        "{french}"
+    );
+    assert!(
+        rating.contains(" CET,") || rating.contains(" CEST,"),
+        "{french}"
+    );
+
+    let german = lookup(&["--locale", "de", "--time-zone", "Europe/Berlin"]);
+    assert!(german.contains("\nRechtsform  SA\n"), "{german}");
+    assert!(german.contains("(letzte Änderung am "), "{german}");
+
+    crate::common::ratewatch([
+        "lookup",
+        "--demo",
+        "--country",
+        "FR",
+        "--name",
+        "Zzqx Nowhere",
+    ])
+    .args(["--locale", "fr"])
+    .assert()
+    .code(1)
+    .stdout("Aucune société nommée \"Zzqx Nowhere\" en FR.\n");
+
+    // The same document, but for the moment the service answered.
+    let json = |locale: &str, zone: &str| {
+        let text = lookup(&["--json", "--locale", locale, "--time-zone", zone]);
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let rating = &mut doc["companies"][0]["rating"];
+        assert!(rating["lastChangeDate"].is_string(), "{text}");
+        rating.as_object_mut().unwrap().remove("requestDate");
+        doc
+    };
+    assert_eq!(json("fr", "Europe/Paris"), json("en", "UTC"));
+}
+
+#[test]
+fn a_french_reader_is_told_the_file_the_line_and_the_field_in_french() {
+    let ws = Workspace::new();
+    // A file saved in Windows-1252: the run cannot start, and says where.
+    let bad = ws.write("encours.csv", b"country,name\nFR,Acme\nFR,Caf\xe9 SA\n");
+    let out = crate::common::ratewatch(["screen", "--demo", "--locale", "fr"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let said = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        said.contains("ratewatch : erreur : ")
+            && said.contains("encours.csv, ligne 3 : pas en UTF-8 (octet 0xE9 au caractère 7) ; enregistrez le fichier en « CSV UTF-8 »"),
+        "{said}"
+    );
+    // English, as it always was.
+    crate::common::ratewatch(["screen", "--demo", "--locale", "en"])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "encours.csv:3: not UTF-8 (byte 0xE9 at character 7); save the file as \"CSV UTF-8\"",
+        ));
+
+    // A row whose country names none: its line and field, in French; the record English.
+    let book = ws.write("book.csv", b"country,name\nFrnace,Acme\n");
+    let out = crate::common::ratewatch(["screen", "--demo", "--locale", "fr", "--out"])
+        .arg(ws.path("out"))
+        .arg(&book)
+        .arg("--db")
+        .arg(ws.path("fr.db"))
+        .run();
+    let summary = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        summary.contains("ligne 2: champ country : \"FRNACE\" n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays"),
+        "{summary}"
+    );
+    let report = std::fs::read_to_string(ws.path("out/report.json")).unwrap();
+    assert!(
+        report.contains("country: \\\"FRNACE\\\" is not a country code"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_settings_file_s_mistake_is_said_in_the_language_the_flag_names() {
+    let ws = Workspace::new();
+    ws.write("ratewatch.toml", b"db = \"x.db\"\nconcurency = 4\n");
+    let book = ws.write("book.csv", b"country,name\nFR,Acme\n");
+    let said = |locale: &str| {
+        let out = ws
+            .ratewatch(["screen", "--demo", "--locale", locale])
+            .arg(&book)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let german = said("de");
+    assert!(
+        german.starts_with(
+            "ratewatch: Fehler: ratewatch.toml, Zeile 2: unbekannter Schlüssel `concurency` (meinten Sie `concurrency`?); die Schlüssel sind base_url, "
+        ),
+        "{german}"
+    );
+    assert!(
+        said("en").starts_with(
+            "ratewatch: error: ratewatch.toml:2: unknown key `concurency` (did you mean `concurrency`?); the keys are base_url, "
+        ),
+        "English as it always was"
+    );
+    ws.write("ratewatch.toml", b"concurrency = 0\n");
+    assert!(
+        said("fr").starts_with(
+            "ratewatch : erreur : ratewatch.toml, ligne 1 : concurrency : un nombre entier de 1 à 1\u{202f}024 est attendu, 0 est donné"
+        ),
+        "{}",
+        said("fr")
+    );
+}

@@ -1696,3 +1696,73 @@ fn a_dated_export_of_the_same_customers_is_screened_as_their_portfolio() {
         ]
     );
 }
+
+#[test]
+fn a_german_team_reads_its_spent_quota_night_in_german_and_the_record_stays_english() {
+    let sim = sim(DEFAULT_SEED);
+    let ws = Workspace::new();
+    let file = portfolio(&ws, &sim, 20);
+    let answered = AtomicU64::new(0);
+    let front = front(&sim, move |seen| {
+        (is_rating(seen) && answered.fetch_add(1, Ordering::SeqCst) >= 5).then(|| Reply {
+            status: "429 Too Many Requests".into(),
+            headers: vec![
+                ("content-type".into(), "application/json".into()),
+                ("retry-after".into(), "86400".into()),
+            ],
+            body: br#"{"detail": "Request was throttled."}"#.to_vec(),
+        })
+    });
+    let out = screen(&ws, &front.base, &file)
+        .args([
+            "--concurrency",
+            "1",
+            "--locale",
+            "de",
+            "--time-zone",
+            "Europe/Berlin",
+        ])
+        .run();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let text = stdout(&out);
+    // Why the night stopped, first, in German, the time to wait for in Berlin's.
+    let first = text.lines().nth(1).unwrap();
+    assert!(
+        first.starts_with("ANGEHALTEN: das Kontingent des Dienstes verlangt, bis "),
+        "{text}"
+    );
+    let line = first;
+    assert!(
+        line.contains(" CET zu warten, länger als --max-wait (")
+            || line.contains(" CEST zu warten, länger als --max-wait ("),
+        "{text}"
+    );
+    assert!(
+        line.ends_with(
+            "der nächste Lauf dieses Portfolios setzt mit den nicht geprüften Zeilen fort"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("STOPPED"), "{text}");
+    // The record, for programs and later readers: English, UTC.
+    let notes = ws.report()["run"]["notes"].clone();
+    assert!(
+        notes[0]
+            .as_str()
+            .unwrap()
+            .starts_with("STOPPED: the service's rate limit asks to wait until "),
+        "{notes}"
+    );
+    let rows = ws.report()["rows"].as_array().unwrap().clone();
+    assert!(rows.iter().any(|r| r["error"].as_str().is_some_and(|e| {
+        e.starts_with("not screened: rate limit: the service asked to wait until")
+    })));
+    let stored: String = Connection::open(ws.db())
+        .unwrap()
+        .query_row("SELECT notes FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        stored.contains("STOPPED: the service's rate limit"),
+        "{stored}"
+    );
+}

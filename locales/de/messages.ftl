@@ -276,3 +276,23 @@ failed-unknown = FEHLGESCHLAGEN: der Lauf endete mit einem Fehler; siehe das Pro
 heading-no-run = ratewatch { $when } · { $portfolio } · kein Lauf erfasst
 inbox-why = , um die Warnungen zu bestätigen und die Zeilen zu prüfen.
 mail-counts = Lauf { $run } von { $portfolio } ({ $state }): { $rows }: { $statuses }
+
+## Die Notizen eines Laufs und die Fehler einer Zeile, auf Englisch gespeichert, auf Deutsch gesagt.
+
+record-stopped = ANGEHALTEN: { $why }: der nächste Lauf dieses Portfolios setzt mit den nicht geprüften Zeilen fort
+record-quota-wait = das Kontingent des Dienstes verlangt, bis { $until } zu warten, länger als --max-wait ({ $seconds } s); danach erneut starten
+record-not-answering = der Dienst antwortet nicht (keine Antwort seit { $seconds } s: Zeitüberschreitungen oder abgelehnte Verbindungen; --max-silence)
+record-max-run-time = der Lauf hat seine --max-run-time ({ $seconds } s) erreicht
+record-budget = BUDGET: { $spent } der { $budget } Aufrufe des Monats (--max-calls-per-month) sind bereits verbraucht; { $left ->
+    [0] dieser Lauf macht keinen Aufruf
+    [1] dieser Lauf darf noch 1 machen
+   *[other] dieser Lauf darf noch { $left } machen
+}: die nicht geprüften Zeilen warten auf einen späteren Lauf, den das Budget erlaubt
+record-quota-spent = nicht geprüft: Kontingent: der Dienst verlangte, bis { $until } zu warten; danach erneut starten
+record-halted = nicht geprüft: { $why }
+record-run-stopped = der Lauf wurde angehalten
+record-unauthenticated = der Dienst hat den API-Schlüssel abgelehnt (HTTP { $status }: { $message }); prüfen Sie den Schlüssel, Demo- und Live-Schlüssel unterscheiden sich
+record-forbidden = der Dienst hat den Zugriff verweigert (HTTP 403: { $message }); der Schlüssel wurde akzeptiert, das Konto umfasst dieses Produkt also wohl nicht: bitten Sie den Anbieter, das Bewertungspaket freizuschalten
+record-server = der Dienst antwortete mit HTTP { $status }: { $snippet }; das ist meist vorübergehend, später erneut versuchen
+record-transport = der Dienst ist nicht erreichbar: { $message }; prüfen Sie --base-url und das Netzwerk
+record-not-found = nicht gefunden: { $what }

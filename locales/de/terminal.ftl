@@ -81,3 +81,56 @@ review-decisions = Entscheidungen:
 decision-accept = angenommen
 decision-ignore = ignoriert
 decision-reject = abgelehnt
+
+## ratewatch history
+
+column-since = SEIT
+column-first-seen = ZUERST GESEHEN
+column-last-confirmed = ZULETZT BESTÄTIGT
+column-runs = LÄUFE
+column-name = NAME
+column-id = UNTERNEHMENS-ID
+history-company-id = Unternehmens-ID
+history-held-by = gehalten von
+history-held-by-none = keiner Zeile des letzten beendeten Laufs eines Portfolios
+history-name-unknown = (Name unbekannt)
+history-no-rating = Noch keine Bewertung erfasst.
+history-gone = verschwunden: Lauf { $run } ({ $noticed }) stellte fest, dass der Dienst dieses Unternehmen nicht mehr kennt; zuletzt gesehen { $seen }
+matches-none = Kein Unternehmen passt zu { $wanted } nach Unternehmens-ID, Referenz oder Name.
+matches-some = { $count ->
+    [one] { $count } Unternehmen passt zu { $wanted }:
+   *[other] { $count } Unternehmen passen zu { $wanted }:
+}
+
+## ratewatch lookup
+
+lookup-by-id = mit { $service } { $id } in { $country }
+lookup-by-name = { $count ->
+   *[other] namens
+} { $name } in { $country }
+lookup-none = Kein Unternehmen { $query }.
+lookup-several = { $count } Unternehmen { $query }; grenzen Sie die Suche mit --city, --postcode oder --street-name ein.
+lookup-rating = { $color }  (letzte Änderung am { $changed }, neu berechnet am { $refreshed })
+lookup-unavailable = nicht verfügbar
+lookup-unavailable-because = nicht verfügbar: { $error }
+label-name = Name
+label-rating = Bewertung
+label-id = ID
+label-address = Adresse
+label-phone = Telefon
+label-legal-form = Rechtsform
+label-identifiers = Kennungen
+
+## Der Fehler, mit dem ein Befehl endet, und die meistgelesenen Fehler
+
+error-line = ratewatch: Fehler: { $error }
+record-at-line = { $file }, Zeile { $line }: { $message }
+record-not-utf8 = kein UTF-8 (Byte { $byte } bei Zeichen { $column }); speichern Sie die Datei als „CSV UTF-8“ oder konvertieren Sie sie, z. B. iconv -f WINDOWS-1252 -t UTF-8
+record-nul-bytes = das ist keine CSV-Textdatei (sie enthält NUL-Bytes); exportieren Sie das Blatt als CSV
+record-empty-file = die Datei ist leer; eine Kopfzeile ist nötig (country, service, id oder name, …)
+record-not-a-country = Feld { $field }: { $given } ist weder ein Ländercode (zwei Buchstaben, z. B. FR) noch der Name eines Landes
+record-not-a-country-near = Feld { $field }: { $given } ist weder ein Ländercode (zwei Buchstaben, z. B. FR) noch der Name eines Landes; meinten Sie { $code }?
+record-not-a-uuid = Feld { $field }: { $given } ist keine UUID
+record-whole-number = { $key }: eine ganze Zahl von { $min } bis { $max } erwartet, { $given } angegeben
+record-unknown-key = unbekannter Schlüssel { $key }; die Schlüssel sind { $keys }
+record-unknown-key-near = unbekannter Schlüssel { $key } (meinten Sie { $near }?); die Schlüssel sind { $keys }

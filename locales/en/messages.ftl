@@ -263,3 +263,25 @@ heading-no-run = ratewatch { $when } · { $portfolio } · no run recorded
 # After the link "open-inbox".
 inbox-why = {" "}to acknowledge the alerts and review the rows.
 mail-counts = run { $run } of { $portfolio } ({ $state }): { $rows }: { $statuses }
+
+## Records: a run's notes and a row's errors as ratewatch stores them, in English, word
+## for word. Where a person reads one it is read back through these messages and said in
+## the reader's language; what is stored never changes. $why is a reason, itself a record.
+
+record-stopped = STOPPED: { $why }: the next run of this portfolio resumes with the rows not screened
+record-quota-wait = the service's rate limit asks to wait until { $until }, longer than --max-wait ({ $seconds } s); run again after that
+record-not-answering = service not answering (no answer for { $seconds } s: timeouts or refused connections; --max-silence)
+record-max-run-time = the run reached its --max-run-time ({ $seconds } s)
+record-budget = BUDGET: { $spent } of the month's { $budget } calls (--max-calls-per-month) were already spent; { $left ->
+    [0] this run makes no call
+    [1] this run may make 1
+   *[other] this run may make { $left }
+}: the rows not screened wait for a later run that the budget allows
+record-quota-spent = not screened: rate limit: the service asked to wait until { $until }; run again after that
+record-halted = not screened: { $why }
+record-run-stopped = the run stopped
+record-unauthenticated = the service refused the API key (HTTP { $status }: { $message }); check the key, and note that demo and live keys differ
+record-forbidden = the service refused access (HTTP 403: { $message }); the key was accepted, so the account probably does not include this product: ask the provider to enable the rating package
+record-server = the service answered HTTP { $status }: { $snippet }; this is usually temporary, retry later
+record-transport = could not reach the service: { $message }; check --base-url and the network
+record-not-found = not found: { $what }

@@ -83,3 +83,60 @@ review-decisions = Decisions:
 decision-accept = accept
 decision-ignore = ignore
 decision-reject = reject
+
+## ratewatch history. $wanted is what the reader asked for, quoted; $noticed and $seen
+## come written. column-id heads the list of companies a search matched.
+
+column-since = SINCE
+column-first-seen = FIRST SEEN
+column-last-confirmed = LAST CONFIRMED
+column-runs = RUNS
+column-name = NAME
+column-id = COMPANY ID
+history-company-id = company id
+history-held-by = held by
+history-held-by-none = no row of a portfolio's latest finished run
+history-name-unknown = (name not known)
+history-no-rating = No rating recorded yet.
+history-gone = gone: run { $run } ({ $noticed }) found the service no longer knows this company; last seen { $seen }
+matches-none = No company matches { $wanted } by company id, reference or name.
+matches-some = { $count ->
+    [one] { $count } company matches { $wanted }:
+   *[other] { $count } companies match { $wanted }:
+}
+
+## ratewatch lookup. $query is lookup-by-id or lookup-by-name; $count in lookup-by-name
+## is how many companies answer, for the words that agree with it.
+
+lookup-by-id = { $service } { $id } in { $country }
+lookup-by-name = { $count ->
+   *[other] named
+} { $name } in { $country }
+lookup-none = No company { $query }.
+lookup-several = { $count } companies { $query }; narrow the search with --city, --postcode or --street-name.
+lookup-rating = { $color }  (last change { $changed }, refreshed { $refreshed })
+lookup-unavailable = unavailable
+lookup-unavailable-because = unavailable: { $error }
+label-name = name
+label-rating = rating
+label-id = id
+label-address = address
+label-phone = phone
+label-legal-form = legal form
+label-identifiers = identifiers
+
+## The error a command ends with, and the records of the errors a person reads most (see
+## record- in messages.ftl): the portfolio's and the settings' mistakes, by file, line and
+## field. $field is the portfolio's field as ratewatch names it (country, company_id).
+
+error-line = ratewatch: error: { $error }
+record-at-line = { $file }:{ $line }: { $message }
+record-not-utf8 = not UTF-8 (byte { $byte } at character { $column }); save the file as "CSV UTF-8" or convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8
+record-nul-bytes = this is not a CSV text file (it contains NUL bytes); export the sheet as CSV
+record-empty-file = the file is empty; a header line is needed (country, service, id or name, …)
+record-not-a-country = { $field }: { $given } is not a country code (two letters, e.g. FR) nor a country's name
+record-not-a-country-near = { $field }: { $given } is not a country code (two letters, e.g. FR) nor a country's name; did you mean { $code }?
+record-not-a-uuid = { $field }: { $given } is not a UUID
+record-whole-number = { $key }: expected a whole number from { $min } to { $max }, got { $given }
+record-unknown-key = unknown key { $key }; the keys are { $keys }
+record-unknown-key-near = unknown key { $key } (did you mean { $near }?); the keys are { $keys }

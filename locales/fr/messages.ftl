@@ -342,3 +342,23 @@ failed-unknown = ÉCHEC : le passage s'est arrêté sur une erreur ; voir le
 heading-no-run = ratewatch { $when } · { $portfolio } · aucun passage enregistré
 inbox-why = {" "}pour prendre en compte les alertes et examiner les lignes.
 mail-counts = passage { $run } de { $portfolio } ({ $state }) : { $rows } : { $statuses }
+
+## Les notes d'un passage et les erreurs d'une ligne, stockées en anglais, dites en français.
+
+record-stopped = ARRÊTÉ : { $why } : le prochain passage de ce portefeuille reprend les lignes non examinées
+record-quota-wait = le quota du service demande d'attendre jusqu'au { $until }, plus que --max-wait ({ $seconds } s) ; relancez après
+record-not-answering = le service ne répond pas (aucune réponse depuis { $seconds } s : délais dépassés ou connexions refusées ; --max-silence)
+record-max-run-time = le passage a atteint son --max-run-time ({ $seconds } s)
+record-budget = BUDGET : { $spent } des { $budget } appels du mois (--max-calls-per-month) sont déjà dépensés ; { $left ->
+    [0] ce passage ne fait aucun appel
+    [1] ce passage peut en faire 1
+   *[other] ce passage peut en faire { $left }
+} : les lignes non examinées attendent un passage ultérieur que le budget permet
+record-quota-spent = non examinée : quota : le service a demandé d'attendre jusqu'au { $until } ; relancez après
+record-halted = non examinée : { $why }
+record-run-stopped = le passage s'est arrêté
+record-unauthenticated = le service a refusé la clé d'API (HTTP { $status } : { $message }) ; vérifiez la clé, et notez que les clés de démonstration et de production diffèrent
+record-forbidden = le service a refusé l'accès (HTTP 403 : { $message }) ; la clé a été acceptée, le compte n'inclut donc probablement pas ce produit : demandez au fournisseur d'activer l'offre de notation
+record-server = le service a répondu HTTP { $status } : { $snippet } ; c'est en général passager, réessayez plus tard
+record-transport = impossible de joindre le service : { $message } ; vérifiez --base-url et le réseau
+record-not-found = introuvable : { $what }

@@ -81,3 +81,57 @@ review-decisions = Décisions :
 decision-accept = acceptée
 decision-ignore = ignorée
 decision-reject = rejetée
+
+## ratewatch history
+
+column-since = DEPUIS LE
+column-first-seen = VUE D'ABORD LE
+column-last-confirmed = CONFIRMÉE LE
+column-runs = PASSAGES
+column-name = NOM
+column-id = ID SOCIÉTÉ
+history-company-id = id société
+history-held-by = détenue par
+history-held-by-none = aucune ligne du dernier passage terminé d'un portefeuille
+history-name-unknown = (nom inconnu)
+history-no-rating = Aucune note enregistrée pour l'instant.
+history-gone = disparue : le passage { $run } ({ $noticed }) a trouvé que le service ne connaît plus cette société ; vue pour la dernière fois le { $seen }
+matches-none = Aucune société ne correspond à { $wanted } par id société, référence ou nom.
+matches-some = { $count ->
+    [one] { $count } société correspond à { $wanted } :
+   *[other] { $count } sociétés correspondent à { $wanted } :
+}
+
+## ratewatch lookup
+
+lookup-by-id = avec le { $service } { $id } en { $country }
+lookup-by-name = { $count ->
+    [one] nommée
+   *[other] nommées
+} { $name } en { $country }
+lookup-none = Aucune société { $query }.
+lookup-several = { $count } sociétés { $query } ; affinez la recherche avec --city, --postcode ou --street-name.
+lookup-rating = { $color }  (dernier changement le { $changed }, recalculée le { $refreshed })
+lookup-unavailable = indisponible
+lookup-unavailable-because = indisponible : { $error }
+label-name = nom
+label-rating = note
+label-id = id
+label-address = adresse
+label-phone = téléphone
+label-legal-form = forme juridique
+label-identifiers = identifiants
+
+## L'erreur qui termine une commande, et les erreurs les plus lues
+
+error-line = ratewatch : erreur : { $error }
+record-at-line = { $file }, ligne { $line } : { $message }
+record-not-utf8 = pas en UTF-8 (octet { $byte } au caractère { $column }) ; enregistrez le fichier en « CSV UTF-8 » ou convertissez-le, p. ex. iconv -f WINDOWS-1252 -t UTF-8
+record-nul-bytes = ce n'est pas un fichier texte CSV (il contient des octets NUL) ; exportez la feuille en CSV
+record-empty-file = le fichier est vide ; une ligne d'en-tête est nécessaire (country, service, id ou name, …)
+record-not-a-country = champ { $field } : { $given } n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays
+record-not-a-country-near = champ { $field } : { $given } n'est ni un code pays (deux lettres, p. ex. FR) ni le nom d'un pays ; vouliez-vous dire { $code } ?
+record-not-a-uuid = champ { $field } : { $given } n'est pas un UUID
+record-whole-number = { $key } : un nombre entier de { $min } à { $max } est attendu, { $given } est donné
+record-unknown-key = clé inconnue { $key } ; les clés sont { $keys }
+record-unknown-key-near = clé inconnue { $key } (vouliez-vous dire { $near } ?) ; les clés sont { $keys }

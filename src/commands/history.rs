@@ -10,7 +10,7 @@ use super::output::{self, Style};
 use super::{emit, open_read_only};
 use crate::alerts::Rules;
 use crate::error::{Error, ExitCode};
-use crate::locale::{Arg, Currency};
+use crate::locale::{Arg, Currency, Reader};
 use crate::model::{Change, Color};
 use crate::report::csv::Dialect;
 use crate::settings::cli::{ChangesArgs, HistoryArgs};
@@ -33,6 +33,7 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
             "COMPANY is empty: give a company id, your reference or part of the name".into(),
         ));
     }
+    let reader = sources.reader()?;
     let store = open_read_only(db)?;
     let style = Style::of(&args.listing);
     let dialect = args.dialect.csv_dialect;
@@ -42,7 +43,9 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
         _ => {
             let ids: Vec<&str> = found.iter().map(|c| c.company_id.as_str()).collect();
             let held = store.holdings(&ids).map_err(db_error)?;
-            emit(&matches_text(&found, &held, wanted, style, dialect)?)?;
+            emit(&matches_text(
+                &reader, &found, &held, wanted, style, dialect,
+            )?)?;
             if found.is_empty() {
                 return Ok(ExitCode::Attention);
             }
@@ -60,7 +63,7 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
         .remove(&company.company_id)
         .unwrap_or_default();
     let text = match style {
-        Style::Table => timeline_table(company, &held, &periods, gone.as_ref()),
+        Style::Table => timeline_table(&reader, company, &held, &periods, gone.as_ref()),
         Style::Csv => output::csv_in(
             dialect,
             &[
@@ -122,6 +125,7 @@ pub fn history(args: HistoryArgs, sources: Sources) -> Result<ExitCode, Error> {
 /// None or several companies found: the list to choose from, with the references that
 /// hold each.
 fn matches_text(
+    reader: &Reader,
     found: &[CompanySummary],
     held: &HashMap<String, Vec<Holding>>,
     wanted: &str,
@@ -141,18 +145,25 @@ fn matches_text(
             })
             .collect()
     };
+    let l = reader.locale;
+    let wanted_arg = || Arg::from(format!("{wanted:?}"));
     Ok(match style {
         Style::Table if found.is_empty() => {
-            format!("No company matches {wanted:?} by company id, reference or name.\n")
+            format!("{}\n", l.text("matches-none", &[("wanted", wanted_arg())]))
         }
-        Style::Table => format!(
-            "{} companies match {wanted:?}:\n\n{}",
-            found.len(),
-            output::table(
-                &["REF", "COMPANY ID", "NAME", "CITY", "COUNTRY"],
-                &rows(", ")
+        Style::Table => {
+            let count = Arg::from(found.len() as u64);
+            let headers = l.headers(&["REF", "ID", "NAME", "CITY", "COUNTRY"]);
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            format!(
+                "{}\n\n{}",
+                l.text(
+                    "matches-some",
+                    &[("count", count), ("wanted", wanted_arg())]
+                ),
+                output::table(&headers, &rows(", "))
             )
-        ),
+        }
         Style::Csv => output::csv_in(
             dialect,
             &["refs", "company_id", "name", "city", "country"],
@@ -168,13 +179,18 @@ fn matches_text(
     })
 }
 
+/// A company's colors over time as the reader reads them: the labels, colors and headers
+/// in their words, the times in their zone.
 fn timeline_table(
+    reader: &Reader,
     company: &CompanySummary,
     held: &[Holding],
     periods: &[ColorPeriod],
     gone: Option<&Disappearance>,
 ) -> String {
-    let name = company.name.as_deref().unwrap_or("(name not known)");
+    let l = reader.locale;
+    let unknown = l.word("history-name-unknown");
+    let name = company.name.as_deref().unwrap_or(&unknown);
     let place = [&company.city, &company.country]
         .into_iter()
         .flatten()
@@ -186,29 +202,34 @@ fn timeline_table(
     } else {
         crate::text::printable(&format!("{name} ({place})")) + "\n"
     };
-    out.push_str(&format!("company id  {}\n", company.company_id));
+    // The labels aligned on the longer one, a space beyond it.
+    let (id_label, held_label) = (l.word("history-company-id"), l.word("history-held-by"));
+    let width = id_label.chars().count().max(held_label.chars().count()) + 1;
+    out.push_str(&format!("{id_label:<width$} {}\n", company.company_id));
     let holders = refs_text(held, portfolios(held.iter()) > 1, ", ");
     out.push_str(&format!(
-        "held by     {}\n\n",
+        "{held_label:<width$} {}\n\n",
         if holders.is_empty() {
-            "no row of a portfolio's latest finished run".to_string()
+            l.word("history-held-by-none")
         } else {
             crate::text::printable(&holders)
         }
     ));
     if periods.is_empty() {
-        out.push_str("No rating recorded yet.\n");
+        out.push_str(&format!("{}\n", l.word("history-no-rating")));
         return out;
     }
     let rows: Vec<Vec<String>> = periods
         .iter()
         .map(|p| {
             vec![
-                p.color.to_string(),
-                p.valid_from.clone(),
-                p.valid_to.clone().unwrap_or_else(|| "-".into()),
-                p.observed_at.clone(),
-                p.confirmed_at.clone(),
+                l.color(&p.color),
+                reader.stamp_text(&p.valid_from),
+                p.valid_to
+                    .as_deref()
+                    .map_or_else(|| "-".into(), |t| reader.stamp_text(t)),
+                reader.stamp_text(&p.observed_at),
+                reader.stamp_text(&p.confirmed_at),
                 match (p.first_run_id, p.last_run_id) {
                     (Some(a), Some(b)) if a != b => format!("{a}–{b}"),
                     (a, b) => run_text(a.or(b)),
@@ -216,22 +237,26 @@ fn timeline_table(
             ]
         })
         .collect();
-    out.push_str(&output::table(
-        &[
-            "COLOR",
-            "SINCE",
-            "UNTIL",
-            "FIRST SEEN",
-            "LAST CONFIRMED",
-            "RUNS",
-        ],
-        &rows,
-    ));
+    let headers = l.headers(&[
+        "COLOR",
+        "SINCE",
+        "UNTIL",
+        "FIRST_SEEN",
+        "LAST_CONFIRMED",
+        "RUNS",
+    ]);
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    out.push_str(&output::table(&headers, &rows));
     if let Some(g) = gone {
-        out.push_str(&format!(
-            "\ngone: run {} ({}) found the service no longer knows this company; last seen {}\n",
-            g.run_id, g.noticed_at, g.last_seen
-        ));
+        let gone = l.text(
+            "history-gone",
+            &[
+                ("run", Arg::from(g.run_id.to_string())),
+                ("noticed", Arg::from(reader.stamp_text(&g.noticed_at))),
+                ("seen", Arg::from(reader.stamp_text(&g.last_seen))),
+            ],
+        );
+        out.push_str(&format!("\n{gone}\n"));
     }
     out
 }

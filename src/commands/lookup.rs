@@ -8,6 +8,7 @@ use super::output;
 use crate::api::NameQuery;
 use crate::connection::ServiceSettings;
 use crate::error::{Error, ExitCode};
+use crate::locale::{Arg, Locale, Reader};
 use crate::lookup::{self, Found, LookupRequest, Question};
 use crate::model::RATED_COUNTRIES;
 use crate::settings::cli::{LookupArgs, LookupList, LookupsArgs};
@@ -35,13 +36,13 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
         }),
         _ => return Err(Error::Config("give --service and --id, or --name".into())),
     };
-    let described = question.describe();
-    let found = lookup::lookup(&LookupRequest {
+    let reader = sources.reader()?;
+    let request = LookupRequest {
         question,
         service,
         limits,
-    })
-    .await?;
+    };
+    let found = lookup::lookup(&request).await?;
 
     if args.json {
         #[derive(Serialize)]
@@ -50,7 +51,8 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
         }
         emit(&to_json(&Answer { companies: &found })?)?;
     } else {
-        emit(&render(&described, &found))?;
+        let described = request.question.describe(reader.locale, found.len());
+        emit(&render(&reader, &described, &found))?;
     }
     Ok(if found.is_empty() {
         ExitCode::Attention
@@ -61,15 +63,38 @@ pub async fn lookup(args: LookupArgs, sources: Sources) -> Result<ExitCode, Erro
     })
 }
 
-fn render(described: &str, found: &[Found]) -> String {
+/// The companies found as the reader reads them: labels, color and words in their
+/// language, times in their zone.
+fn render(reader: &Reader, described: &str, found: &[Found]) -> String {
+    let l = reader.locale;
     // The query is the user's, everything else the service's: both reach the terminal.
-    let described = printable(described);
+    let described = Arg::from(printable(described));
     let mut out = match found.len() {
-        0 => return format!("No company {described}.\n"),
+        0 => return format!("{}\n", l.text("lookup-none", &[("query", described)])),
         1 => String::new(),
-        n => format!(
-            "{n} companies {described}; narrow the search with --city, --postcode or --street-name.\n\n"
-        ),
+        n => {
+            let count = Arg::from(n as u64);
+            let several = l.text("lookup-several", &[("count", count), ("query", described)]);
+            format!("{several}\n\n")
+        }
+    };
+    let labels = [
+        "label-name",
+        "label-rating",
+        "label-id",
+        "label-address",
+        "label-phone",
+        "label-legal-form",
+        "label-identifiers",
+    ]
+    .map(|id| l.word(id));
+    // The values aligned a space beyond the longest label.
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) + 1;
+    // A time the service gave: as it sent it for English in UTC, else the reader's minute.
+    let when = |t: &Option<crate::api::models::ApiTime>| match t {
+        None => "?".to_string(),
+        Some(t) if l == Locale::En && reader.zone.is_utc() => t.instant.to_string(),
+        Some(t) => reader.minute(t.instant),
     };
     for (i, f) in found.iter().enumerate() {
         if i > 0 {
@@ -95,36 +120,31 @@ fn render(described: &str, found: &[Found]) -> String {
             .collect::<Vec<_>>()
             .join(" · ");
         let rating = match (&f.rating, &f.error) {
-            (Some(r), _) => {
-                let when = |t: &Option<crate::api::models::ApiTime>| {
-                    t.as_ref()
-                        .map(|t| t.instant.to_string())
-                        .unwrap_or_else(|| "?".into())
-                };
-                format!(
-                    "{}  (last change {}, refreshed {})",
-                    r.rating_color.as_str().to_uppercase(),
-                    when(&r.last_change_date),
-                    when(&r.last_refresh_date)
-                )
-            }
-            (None, Some(e)) => format!("unavailable: {e}"),
-            (None, None) => "unavailable".into(),
-        };
-        let rows = [
-            ("name", c.name.clone()),
-            ("rating", rating),
-            ("id", c.id.to_string()),
-            ("address", address),
-            (
-                "phone",
-                c.phone_number.clone().unwrap_or_else(|| "-".into()),
+            (Some(r), _) => l.text(
+                "lookup-rating",
+                &[
+                    ("color", Arg::from(l.color(&r.rating_color).to_uppercase())),
+                    ("changed", Arg::from(when(&r.last_change_date))),
+                    ("refreshed", Arg::from(when(&r.last_refresh_date))),
+                ],
             ),
-            ("legal form", c.legal_form_code.clone()),
-            ("identifiers", ids),
+            (None, Some(e)) => l.text(
+                "lookup-unavailable-because",
+                &[("error", Arg::from(e.as_str()))],
+            ),
+            (None, None) => l.word("lookup-unavailable"),
+        };
+        let values = [
+            c.name.clone(),
+            rating,
+            c.id.to_string(),
+            address,
+            c.phone_number.clone().unwrap_or_else(|| "-".into()),
+            c.legal_form_code.clone(),
+            ids,
         ];
-        for (label, value) in rows {
-            out.push_str(&format!("{label:<12} {}\n", printable(&value)));
+        for (label, value) in labels.iter().zip(values) {
+            out.push_str(&format!("{label:<width$} {}\n", printable(&value)));
         }
     }
     out
@@ -215,7 +235,7 @@ mod tests {
                 error: None,
             },
         ];
-        let text = render("SIREN 1\u{1b}[K in FR", &found);
+        let text = render(crate::locale::english(), "SIREN 1\u{1b}[K in FR", &found);
         assert!(
             !text.chars().any(|c| c.is_control() && c != '\n'),
             "{text:?}"

@@ -59,6 +59,20 @@ pub async fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
+/// Who reads an error the command ended with: the reader the settings name; when the
+/// settings file does not read, the one `--locale` and `--time-zone` (or their variables)
+/// name, else the environment's.
+pub fn error_reader(cli: &Cli) -> crate::locale::Reader {
+    use crate::locale::{Locale, Reader, Zone};
+    let env = |k: &str| std::env::var(k).ok();
+    Sources::load(Some(&cli.config), env)
+        .and_then(|s| s.with_reader(cli.reader.clone()).reader())
+        .unwrap_or_else(|_| Reader {
+            locale: (cli.reader.locale.value).unwrap_or_else(|| Locale::of_environment(env).0),
+            zone: (cli.reader.time_zone.value.clone()).unwrap_or_else(|| Zone::of_machine(env).0),
+        })
+}
+
 /// The error of a store read or write, naming the database.
 fn store_error(db: &Path) -> impl Fn(StoreError) -> Error + Copy + '_ {
     move |source| Error::Store {

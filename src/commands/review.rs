@@ -98,7 +98,8 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
             } else {
                 let headers = headers(&HEADERS);
                 let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-                output::table(&headers, &lines(&problems, |s| l.row_status(s)))
+                let said = lines(&problems, |s| l.row_status(s), |e| reader.record(e));
+                output::table(&headers, &said)
             };
             if !decisions.is_empty() {
                 text.push_str(&format!("\n{}\n", l.word("review-decisions")));
@@ -112,7 +113,10 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
             }
             text
         }
-        Style::Csv => output::csv(&CSV_HEADERS, &lines(&problems, |s| s.as_str().into()))?,
+        Style::Csv => output::csv(
+            &CSV_HEADERS,
+            &lines(&problems, |s| s.as_str().into(), str::to_string),
+        )?,
         Style::Json => output::json(&json!({
             "rows": problems.iter().map(problem_json).collect::<Vec<_>>(),
             "decisions": decisions.iter().map(decision_json).collect::<Vec<_>>(),
@@ -123,8 +127,12 @@ fn list(args: ReviewListArgs, sources: Sources) -> Result<ExitCode, Error> {
 }
 
 /// One line per candidate of an ambiguous row, one for any other row; its status as
-/// `status` says it.
-fn lines(problems: &[Problem], status: impl Fn(RowStatus) -> String) -> Vec<Vec<String>> {
+/// `status` says it, its error as `error` does.
+fn lines(
+    problems: &[Problem],
+    status: impl Fn(RowStatus) -> String,
+    error: impl Fn(&str) -> String,
+) -> Vec<Vec<String>> {
     let mut lines = Vec::new();
     for p in problems {
         let head = vec![
@@ -134,7 +142,10 @@ fn lines(problems: &[Problem], status: impl Fn(RowStatus) -> String) -> Vec<Vec<
             status(p.row.status),
             p.search.clone(),
         ];
-        let tail = vec![output::or_empty(&p.row.error), p.run_id.to_string()];
+        let tail = vec![
+            p.row.error.as_deref().map(&error).unwrap_or_default(),
+            p.run_id.to_string(),
+        ];
         if p.row.candidates.is_empty() {
             let mut line = head.clone();
             line.extend(["", "", "", ""].map(String::from));
@@ -274,7 +285,7 @@ fn export(args: ReviewExportArgs, sources: Sources) -> Result<ExitCode, Error> {
         .into_iter()
         .filter(|p| p.row.reference.is_some())
         .collect();
-    let mut lines = lines(&decidable, |s| s.as_str().into());
+    let mut lines = lines(&decidable, |s| s.as_str().into(), str::to_string);
     for line in &mut lines {
         line.push(String::new());
     }

@@ -5,10 +5,12 @@
 //!
 //! [`Locale`] is the language, [`Zone`] the time zone; [`Reader`] holds both, as the
 //! settings resolved them. [`catalogue`] holds the messages, [`writing`] how numbers,
-//! amounts and times are written, [`Page`] what a page says.
+//! amounts and times are written, [`Page`] what a page says, `record` a stored note in the
+//! reader's words.
 
 pub mod catalogue;
 mod page;
+mod record;
 mod words;
 pub mod writing;
 mod zone;

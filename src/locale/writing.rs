@@ -132,8 +132,8 @@ impl Reader {
     /// printed it (`2026-11-27T01:00:00Z`), else to the minute in the reader's zone with
     /// its abbreviation (`27/11/2026 02:00 CET`, `2026-11-27 02:00 CET`).
     pub fn stamp(&self, at: Timestamp) -> String {
-        match (self.locale, self.zone.name()) {
-            (Locale::En, "UTC") => crate::model::time_text(at),
+        match self.locale {
+            Locale::En if self.zone.is_utc() => crate::model::time_text(at),
             _ => self.minute(at),
         }
     }
@@ -262,6 +262,11 @@ mod tests {
             "27/11/2026 02:00 CET"
         );
         assert_eq!(reader(Locale::De, "UTC").stamp(at), "27.11.2026 01:00 UTC");
+        // A machine whose zone is named Etc/UTC reads English tables as they always were.
+        assert_eq!(
+            reader(Locale::En, "Etc/UTC").stamp(at),
+            "2026-11-27T01:00:00Z"
+        );
         assert_eq!(reader(Locale::Fr, "UTC").stamp_text("soon"), "soon");
     }
 }

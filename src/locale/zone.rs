@@ -58,6 +58,22 @@ impl Zone {
         Zone::named(name)
     }
 
+    /// Whether this is UTC under any of the names the database gives it (`UTC`,
+    /// `Etc/UTC`, `Zulu`, …): a machine set to `Etc/UTC` reads UTC as one set to `UTC` does.
+    pub fn is_utc(&self) -> bool {
+        const NAMES: [&str; 8] = [
+            "UTC",
+            "Etc/UTC",
+            "UCT",
+            "Etc/UCT",
+            "Universal",
+            "Etc/Universal",
+            "Zulu",
+            "Etc/Zulu",
+        ];
+        NAMES.iter().any(|n| n.eq_ignore_ascii_case(&self.name))
+    }
+
     /// The name as the database spells it.
     pub fn name(&self) -> &str {
         &self.name

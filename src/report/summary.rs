@@ -135,7 +135,7 @@ pub(super) fn unscreened(r: &Reader, run: &RunInfo) -> Option<String> {
 fn named(r: &Reader, row: &ResultRow) -> String {
     let who = crate::digest::row_at(r, row.reference.as_deref(), row.line);
     match &row.error {
-        Some(e) => format!("{who}: {e}"),
+        Some(e) => format!("{who}: {}", r.record(e)),
         None => who,
     }
 }
@@ -245,7 +245,7 @@ impl<W: Output> Format for Summary<W> {
             if self.quiet && !is_loud(note) {
                 continue;
             }
-            text.push_str(&printable(note));
+            text.push_str(&printable(&r.record(note)));
             text.push('\n');
         }
         if let Some((changed, companies)) = digest.storm {

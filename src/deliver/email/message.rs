@@ -333,7 +333,7 @@ impl Page {
                 run.notes
                     .iter()
                     .filter(|n| is_loud(n))
-                    .map(|n| printable(n)),
+                    .map(|n| printable(&r.record(n))),
             );
         }
         let empty = AlertDigest::default();
