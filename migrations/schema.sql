@@ -496,11 +496,13 @@ JOIN run_results rs ON rs.run_id = u.id;
 
 -- One line per ref of each portfolio, as of its latest finished run: the first row that
 -- holds the ref, its company and where it stands. `color_since` is the start of the color
--- period holding the run's rating, as `color_periods` has it (`valid_from`). Ranked within
--- each portfolio's run, so a filter on `portfolio` reads that portfolio's rows alone.
+-- period holding the run's rating, as `color_periods` has it (`valid_from`). The first row
+-- of each ref is ranked over narrow rows (`f`: where a row is, and its period's start)
+-- within each portfolio's run, then its columns read by key: a filter on `portfolio` (or
+-- `ref`) reads that portfolio's rows (those refs) alone, and no wide row is sorted.
 CREATE VIEW portfolio_now AS
-SELECT l.portfolio,
-       l.ref,
+SELECT f.portfolio,
+       f.ref,
        l.extra,
        l.status,
        l.company,
@@ -510,8 +512,8 @@ SELECT l.portfolio,
        (SELECT group_concat(e.service || ' ' || e.external_id, ', ')
         FROM company_external_ids e WHERE e.company = l.company) AS registry_ids,
        l.color,
-       l.color_since,
-       CAST(julianday(l.started_at) - julianday(l.color_since) AS INTEGER) AS days_in_color,
+       f.color_since,
+       CAST(julianday(l.started_at) - julianday(f.color_since) AS INTEGER) AS days_in_color,
        l.last_refresh_date,
        l.stale,
        l.alert_kind,
@@ -527,14 +529,16 @@ SELECT l.portfolio,
        l.rating_id,
        l.amount,
        l.amount_column
-FROM (SELECT lr.*,
-             row_number() OVER (PARTITION BY lr.portfolio, lr.run_id, lr.ref ORDER BY lr.line) AS nth,
+FROM (SELECT portfolio, run_id, ref, line,
+             row_number() OVER (PARTITION BY portfolio, run_id, ref ORDER BY line) AS nth,
              (SELECT cp.valid_from FROM color_periods cp
               WHERE cp.company = lr.company AND cp.first_rating_id <= lr.rating_id
               ORDER BY cp.first_rating_id DESC LIMIT 1) AS color_since
-      FROM latest_results lr WHERE lr.ref IS NOT NULL) l
+      FROM latest_results lr
+      WHERE ref IS NOT NULL) f
+JOIN latest_results l ON l.run_id = f.run_id AND l.line = f.line
 LEFT JOIN companies c ON c.id = l.company
-WHERE l.nth = 1;
+WHERE f.nth = 1;
 
 -- The first row of each ref in each portfolio's latest finished run, with the run's times
 -- (the view of earlier versions; `portfolio_now` says more).

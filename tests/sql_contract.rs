@@ -141,7 +141,11 @@ fn sources(sql: &str) -> BTreeSet<String> {
         .collect();
     let defined: BTreeSet<&String> = words
         .windows(3)
-        .filter(|w| w[1] == "as" && w[2].starts_with('('))
+        .filter(|w| {
+            // `name AS (`, `name AS MATERIALIZED (`, `name AS NOT MATERIALIZED (`
+            w[1] == "as"
+                && (w[2].starts_with('(') || matches!(w[2].as_str(), "materialized" | "not"))
+        })
         .map(|w| &w[0])
         .collect();
     words
