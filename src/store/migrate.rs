@@ -33,7 +33,7 @@ use super::sql::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 29;
+pub const SCHEMA_VERSION: i64 = 30;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -190,6 +190,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         29,
         "run_details_kept_for_a_while",
         include_str!("../../migrations/upgrade/0029_run_details_kept_for_a_while.sql"),
+    ),
+    (
+        30,
+        "portfolio_now_ranks_narrow_rows",
+        include_str!("../../migrations/upgrade/0030_portfolio_now_ranks_narrow_rows.sql"),
     ),
 ];
 
