@@ -10,7 +10,7 @@ use crate::common::{InFolder, Workspace, sample_sim};
 
 /// The sample portfolio with an amount column whose header names the euro, and
 /// `[alerts] amount` naming it.
-fn book_in_euros(ws: &Workspace) -> PathBuf {
+pub(crate) fn book_in_euros(ws: &Workspace) -> PathBuf {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv");
     let text = std::fs::read_to_string(sample).unwrap();
     let mut csv = String::new();

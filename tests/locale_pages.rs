@@ -13,20 +13,7 @@ use ratewatch::locale::{Locale, Reader, Zone};
 fn report_html(locale: &str, zone: &str) -> String {
     let sim = sample_sim();
     let ws = Workspace::new();
-    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/portfolio.csv");
-    let text = std::fs::read_to_string(sample).unwrap();
-    let mut csv = String::new();
-    for (i, line) in text.lines().enumerate() {
-        match i {
-            0 => csv.push_str(&format!("{line},Encours (€)\n")),
-            _ => csv.push_str(&format!("{line},{}\n", 1_204_000 + 1_000 * i)),
-        }
-    }
-    ws.write(
-        "ratewatch.toml",
-        "[alerts]\namount = \"Encours (€)\"\n".as_bytes(),
-    );
-    let book = ws.write("book.csv", csv.as_bytes());
+    let book = crate::locale::book_in_euros(&ws);
     let out = ws
         .screen(&sim, &book)
         .args(["--locale", locale, "--time-zone", zone])
