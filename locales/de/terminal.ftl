@@ -40,6 +40,11 @@ column-what = WAS
 
 no-runs = Noch keine Läufe.
 
+runs-pruned = { $count ->
+    [one] Lauf { $runs }: seine Zeilen werden nicht mehr aufbewahrt (keep_run_details_days); seine Zählungen bleiben, `report --run { $runs }` kann seine Berichte nicht mehr schreiben.
+   *[other] Läufe { $runs }: ihre Zeilen werden nicht mehr aufbewahrt (keep_run_details_days); ihre Zählungen bleiben, `report --run` kann ihre Berichte nicht mehr schreiben.
+}
+
 ## ratewatch changes
 
 changes-seen = { $count ->

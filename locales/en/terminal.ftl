@@ -42,6 +42,11 @@ column-what = WHAT
 
 no-runs = No runs yet.
 
+runs-pruned = { $count ->
+    [one] Run { $runs }: its rows are no longer kept (keep_run_details_days); its counts stand, `report --run { $runs }` cannot write its reports again.
+   *[other] Runs { $runs }: their rows are no longer kept (keep_run_details_days); their counts stand, `report --run` cannot write their reports again.
+}
+
 ## ratewatch changes. $since and $until come written; $colors is a list of colors.
 
 changes-seen = { $count ->

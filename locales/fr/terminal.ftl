@@ -40,6 +40,11 @@ column-what = QUOI
 
 no-runs = Aucun passage pour l'instant.
 
+runs-pruned = { $count ->
+    [one] Passage { $runs } : ses lignes ne sont plus conservées (keep_run_details_days) ; ses comptes restent, `report --run { $runs }` ne peut plus refaire ses rapports.
+   *[other] Passages { $runs } : leurs lignes ne sont plus conservées (keep_run_details_days) ; leurs comptes restent, `report --run` ne peut plus refaire leurs rapports.
+}
+
 ## ratewatch changes
 
 changes-seen = { $count ->

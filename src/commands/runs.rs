@@ -87,7 +87,7 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
                 .collect();
             let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
             output::table(&headers, &table_rows(&reader, &runs, &colors))
-                + &pruned_note(&runs, &pruned)
+                + &pruned_note(&reader, &runs, &pruned)
         }
         Style::Csv => {
             let headers: Vec<&str> = CSV_HEADERS
@@ -118,7 +118,7 @@ pub fn runs(args: RunsArgs, sources: Sources) -> Result<ExitCode, Error> {
 
 /// The line under the table naming the listed runs whose rows were deleted as too old:
 /// their counts stand, their reports can no longer be written again.
-fn pruned_note(runs: &[RunInfo], pruned: &[Option<String>]) -> String {
+fn pruned_note(reader: &Reader, runs: &[RunInfo], pruned: &[Option<String>]) -> String {
     let ids: Vec<String> = runs
         .iter()
         .zip(pruned)
@@ -126,16 +126,17 @@ fn pruned_note(runs: &[RunInfo], pruned: &[Option<String>]) -> String {
         .map(|(r, _)| r.id.to_string())
         .rev()
         .collect();
-    match ids.as_slice() {
-        [] => String::new(),
-        [one] => format!(
-            "\nRun {one}: its rows are no longer kept (keep_run_details_days); its counts stand, `report --run {one}` cannot write its reports again.\n"
-        ),
-        _ => format!(
-            "\nRuns {}: their rows are no longer kept (keep_run_details_days); their counts stand, `report --run` cannot write their reports again.\n",
-            ids.join(", ")
-        ),
+    if ids.is_empty() {
+        return String::new();
     }
+    let note = reader.locale.text(
+        "runs-pruned",
+        &[
+            ("count", (ids.len() as u64).into()),
+            ("runs", ids.join(", ").as_str().into()),
+        ],
+    );
+    format!("\n{note}\n")
 }
 
 /// The colors the listing has a column for: the five, then the others the runs hold, by
