@@ -108,7 +108,9 @@ CREATE INDEX ratings_period_starts ON ratings (company, id) WHERE starts_period 
 CREATE INDEX ratings_by_first_run ON ratings (first_run_id);
 CREATE INDEX ratings_by_observed_at ON ratings (observed_at);
 -- A new rating is the company's latest; it starts a color period unless the latest before
--- it had the same color.
+-- it had the same color. A new period begins at the rating's change date (its observation
+-- when it has none, and never after it), but not before the rating before it was last
+-- seen; it ends the period before, whose last rating that one was.
 CREATE TRIGGER ratings_in_order AFTER INSERT ON ratings
 BEGIN
     UPDATE ratings
@@ -116,6 +118,21 @@ BEGIN
                                           JOIN ratings p ON p.id = c.latest_rating
                                           WHERE c.id = NEW.company)
     WHERE id = NEW.id;
+    INSERT INTO color_period_bounds (first_rating_id, company, color, valid_from)
+    SELECT NEW.id, NEW.company, NEW.color,
+           max(min(coalesce(NEW.last_change_date, NEW.observed_at), NEW.observed_at),
+               coalesce((SELECT coalesce(f.confirmed_at, p.observed_at)
+                         FROM companies c
+                         JOIN ratings p ON p.id = c.latest_rating
+                         LEFT JOIN rating_confirmations f ON f.rating = p.id
+                         WHERE c.id = NEW.company), ''))
+    WHERE (SELECT starts_period FROM ratings WHERE id = NEW.id) = 1;
+    UPDATE color_period_bounds
+    SET valid_to = (SELECT valid_from FROM color_period_bounds WHERE first_rating_id = NEW.id),
+        last_rating_id = (SELECT latest_rating FROM companies WHERE id = NEW.company)
+    WHERE first_rating_id = (SELECT max(first_rating_id) FROM color_period_bounds
+                             WHERE company = NEW.company AND first_rating_id < NEW.id)
+      AND (SELECT starts_period FROM ratings WHERE id = NEW.id) = 1;
     UPDATE companies SET latest_rating = NEW.id WHERE id = NEW.company;
 END;
 
@@ -125,6 +142,20 @@ CREATE TABLE rating_confirmations (
     confirmed_at TEXT    NOT NULL,
     last_run_id  INTEGER REFERENCES runs (id)
 );
+
+-- Each color period of each company: from when to when it held the color, as the view
+-- `color_periods` shows it. `last_rating_id` and `valid_to` are NULL while the period is
+-- the company's current one.
+CREATE TABLE color_period_bounds (
+    first_rating_id INTEGER PRIMARY KEY REFERENCES ratings (id), -- the rating that began it
+    company         INTEGER NOT NULL REFERENCES companies (id),
+    color           TEXT    NOT NULL,
+    valid_from      TEXT    NOT NULL,
+    valid_to        TEXT,                          -- the next period's valid_from
+    last_rating_id  INTEGER REFERENCES ratings (id) -- the last rating before the next period
+);
+-- A company's periods in order: its timeline, and the period holding a given rating.
+CREATE INDEX color_period_bounds_by_company ON color_period_bounds (company, first_rating_id);
 
 -- The rows of the portfolio files, each distinct row once (a nightly file repeats them).
 CREATE TABLE inputs (
@@ -359,37 +390,27 @@ JOIN latest_ratings l ON l.company = e.company;
 -- when the service says the color changed, but never before ratewatch last saw the color
 -- before it, nor after it first saw the new one; `valid_to` is NULL for the current one.
 -- `first_rating_id` and `last_rating_id` are the period's first and last observations.
+-- Each period is a row of `color_period_bounds`.
 CREATE VIEW color_periods AS
-SELECT r.company,
+SELECT b.company,
        c.company_id,
        c.name,
        c.country,
-       r.color,
-       max(min(coalesce(r.last_change_date, r.observed_at), r.observed_at),
-           coalesce(pf.confirmed_at, p.observed_at, ''))  AS valid_from,
-       CASE WHEN n.id IS NOT NULL THEN
-           max(min(coalesce(n.last_change_date, n.observed_at), n.observed_at),
-               coalesce(lf.confirmed_at, l.observed_at)) END AS valid_to,
+       b.color,
+       b.valid_from,
+       b.valid_to,
        r.observed_at,
        coalesce(lf.confirmed_at, l.observed_at)            AS confirmed_at,
        r.first_run_id,
        CASE WHEN lf.rating IS NULL THEN l.first_run_id ELSE lf.last_run_id END AS last_run_id,
        c.company_id                                        AS company_uuid,
-       r.id                                                AS first_rating_id,
+       b.first_rating_id,
        l.id                                                AS last_rating_id
-FROM ratings r                                             -- the period's first rating
-JOIN companies c ON c.id = r.company
-LEFT JOIN ratings p                                        -- the previous period's last one
-       ON p.id = (SELECT max(id) FROM ratings WHERE company = r.company AND id < r.id)
-LEFT JOIN rating_confirmations pf ON pf.rating = p.id
-LEFT JOIN ratings n                                        -- the next period's first one
-       ON n.id = (SELECT min(id) FROM ratings
-                  WHERE company = r.company AND id > r.id AND starts_period = 1)
-JOIN ratings l                                             -- this period's last one
-       ON l.id = coalesce((SELECT max(id) FROM ratings WHERE company = r.company AND id < n.id),
-                          c.latest_rating)
-LEFT JOIN rating_confirmations lf ON lf.rating = l.id
-WHERE r.starts_period = 1;
+FROM color_period_bounds b
+JOIN companies c ON c.id = b.company
+JOIN ratings r   ON r.id = b.first_rating_id               -- the period's first rating
+JOIN ratings l   ON l.id = coalesce(b.last_rating_id, c.latest_rating) -- and its last
+LEFT JOIN rating_confirmations lf ON lf.rating = l.id;
 
 -- Every color change seen: by a run (`run_id`, the run that saw it first), or by a
 -- request made elsewhere (NULL). `direction` on the risk scale green < yellow < red <
@@ -531,9 +552,9 @@ SELECT f.portfolio,
        l.amount_column
 FROM (SELECT portfolio, run_id, ref, line,
              row_number() OVER (PARTITION BY portfolio, run_id, ref ORDER BY line) AS nth,
-             (SELECT cp.valid_from FROM color_periods cp
-              WHERE cp.company = lr.company AND cp.first_rating_id <= lr.rating_id
-              ORDER BY cp.first_rating_id DESC LIMIT 1) AS color_since
+             (SELECT b.valid_from FROM color_period_bounds b
+              WHERE b.company = lr.company AND b.first_rating_id <= lr.rating_id
+              ORDER BY b.first_rating_id DESC LIMIT 1) AS color_since
       FROM latest_results lr
       WHERE ref IS NOT NULL) f
 JOIN latest_results l ON l.run_id = f.run_id AND l.line = f.line

@@ -15,7 +15,10 @@ use base64::prelude::{BASE64_STANDARD, Engine as _};
 use jiff::Timestamp;
 use serde_json::Value;
 
-use crate::common::{Workspace, background, calendar_ending_on_today, config};
+use crate::common::{
+    Workspace, assert_color_periods_kept, background, calendar_ending_on_today,
+    color_period_bounds_from_ratings, config,
+};
 use crate::serve::Pages;
 use ratewatch::sim::SimConfig;
 
@@ -25,7 +28,8 @@ const NIGHTS: i64 = 8;
 const ROWS: u64 = 600;
 
 /// Moves every time a run left in the database at `db` a day into the past: the runs, the
-/// ratings' first sightings and their confirmations (the service's own dates stay).
+/// ratings' first sightings and their confirmations (the service's own dates stay). The
+/// color periods are worked out again from the ratings so moved, as if seen then.
 fn a_day_passes(db: &Path) {
     rusqlite::Connection::open(db)
         .unwrap()
@@ -39,6 +43,13 @@ fn a_day_passes(db: &Path) {
              UPDATE rating_confirmations SET
                  confirmed_at = strftime('%Y-%m-%dT%H:%M:%SZ', confirmed_at, '-1 day');",
         )
+        .unwrap();
+    rusqlite::Connection::open(db)
+        .unwrap()
+        .execute_batch(&format!(
+            "BEGIN; DELETE FROM color_period_bounds; {} COMMIT;",
+            color_period_bounds_from_ratings()
+        ))
         .unwrap();
 }
 
@@ -117,7 +128,18 @@ fn every_output_dates_a_color_from_the_start_of_its_period() {
             matches!(out.status.code(), Some(0 | 1)),
             "night {night}: {out:?}"
         );
+        // Each night's new periods, and the ends of those they followed, as kept.
+        assert_color_periods_kept(&ws.db());
     }
+    let closed: i64 = rusqlite::Connection::open(ws.db())
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM color_period_bounds WHERE valid_to IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(closed >= 5, "only {closed} periods ended over the nights");
     let (current, service) = periods_and_service_dates(&ws.db());
 
     // report.json: every row with a color says the period's start; its service date stays

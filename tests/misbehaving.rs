@@ -26,7 +26,7 @@ use crate::common::{
     Background, KEY, Ratewatch, Reply, Seen, Workspace, background, ratewatch, read_request,
     recording, write_reply,
 };
-use crate::common::{after_heading, listed_alerts};
+use crate::common::{after_heading, color_period_bounds_from_ratings, listed_alerts};
 
 fn sim(seed: u64) -> Background {
     background(SimConfig {
@@ -1388,16 +1388,20 @@ fn ratings_the_service_dates_in_2099_are_said_and_age_from_the_night_they_were_s
     }
 
     // A month later the service still says 2099: the same ratings, now stale, in the
-    // reports and in the views alike.
+    // reports and in the views alike. (The color periods are worked out again from the
+    // times so moved.)
     Connection::open(ws.db())
         .unwrap()
-        .execute_batch(
+        .execute_batch(&format!(
             "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '-31 days'),
                              finished_at = strftime('%Y-%m-%dT%H:%M:%SZ', finished_at, '-31 days');
              UPDATE ratings SET observed_at = strftime('%Y-%m-%dT%H:%M:%SZ', observed_at, '-31 days');
              UPDATE rating_confirmations
-                SET confirmed_at = strftime('%Y-%m-%dT%H:%M:%SZ', confirmed_at, '-31 days');",
-        )
+                SET confirmed_at = strftime('%Y-%m-%dT%H:%M:%SZ', confirmed_at, '-31 days');
+             DELETE FROM color_period_bounds;
+             {}",
+            color_period_bounds_from_ratings()
+        ))
         .unwrap();
     let summary = run("a month later");
     assert!(summary.contains("CLOCK: the service dated"), "{summary}");

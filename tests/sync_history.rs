@@ -15,7 +15,8 @@ use uuid::Uuid;
 
 use crate::common::wait::a_second_later;
 use crate::common::{
-    Background, KEY, Ratewatch, Reply, Seen, Workspace, ratewatch, recording, sample_sim,
+    Background, KEY, Ratewatch, Reply, Seen, Workspace, assert_color_periods_kept, ratewatch,
+    recording, sample_sim,
 };
 
 fn sample() -> PathBuf {
@@ -190,6 +191,8 @@ fn a_lost_database_is_rebuilt_from_the_accounts_history_and_a_second_sync_adds_n
             "0 already in the rating history, {requests} synced before"
         )));
     assert_eq!(snapshot(&rebuilt), once);
+    // The periods the sync's ratings began are kept as the ratings make them.
+    assert_color_periods_kept(&rebuilt);
 }
 
 #[test]
@@ -328,6 +331,8 @@ fn what_a_run_observed_is_not_stored_again_and_lookups_made_elsewhere_reach_the_
         ),
         1
     );
+    // Runs' ratings and a sync's between them: one history of periods.
+    assert_color_periods_kept(&db);
 }
 
 /// A server of its own, on a runtime of its own.

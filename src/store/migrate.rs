@@ -33,7 +33,7 @@ use super::sql::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 30;
+pub const SCHEMA_VERSION: i64 = 31;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -195,6 +195,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         30,
         "portfolio_now_ranks_narrow_rows",
         include_str!("../../migrations/upgrade/0030_portfolio_now_ranks_narrow_rows.sql"),
+    ),
+    (
+        31,
+        "color_periods_kept",
+        include_str!("../../migrations/upgrade/0031_color_periods_kept.sql"),
     ),
 ];
 

@@ -3,15 +3,10 @@
 //! service's lastChangeDate of the latest rating is not it: the service moves that date
 //! when it recalculates a rating with news, also when the color stays the same.
 //!
-//! A period starts at the rating marked `starts_period` (by the trigger `ratings_in_order`);
-//! its start is that rating's lastChangeDate (its observation when it has none, and never
-//! after it), but not before the previous period was last seen. This is the expression of
-//! `color_periods.valid_from`, kept in step with the view by a test
-//! (`tests/color_since.rs`), read here a few index searches per row rather than through
-//! the view, which works out every period of the company. The walk back to the period's
-//! first rating reads `ratings_by_company` newest first and stops at the first start; an
-//! index of the period starts by company makes it one search (5.5 µs a row without one,
-//! 3 µs with one, at 100,000 rows after 30 nights).
+//! Each period is a row of `color_period_bounds`, kept by the trigger `ratings_in_order`
+//! as ratings are added; the period holding a rating is the company's last one that began
+//! at or before it, one search of `color_period_bounds_by_company`. A test
+//! (`tests/color_since.rs`) keeps the outputs in step with the view.
 
 /// The SQL expression of the start of the color period that holds the rating whose id is
 /// the expression `$rating`, of the company `$company` (both string literals): NULL when
@@ -19,17 +14,11 @@
 macro_rules! period_start {
     ($company:literal, $rating:literal) => {
         concat!(
-            "(SELECT max(min(coalesce(s.last_change_date, s.observed_at), s.observed_at), ",
-            "coalesce(pf.confirmed_at, p.observed_at, '')) ",
-            "FROM ratings s ",
-            "LEFT JOIN ratings p ON p.id = (SELECT id FROM ratings ",
-            "WHERE company = s.company AND id < s.id ORDER BY id DESC LIMIT 1) ",
-            "LEFT JOIN rating_confirmations pf ON pf.rating = p.id ",
-            "WHERE s.id = (SELECT id FROM ratings WHERE company = ",
+            "(SELECT b.valid_from FROM color_period_bounds b WHERE b.company = ",
             $company,
-            " AND starts_period = 1 AND id <= ",
+            " AND b.first_rating_id <= ",
             $rating,
-            " ORDER BY id DESC LIMIT 1))"
+            " ORDER BY b.first_rating_id DESC LIMIT 1)"
         )
     };
 }

@@ -250,6 +250,81 @@ fn a_database_created_at_any_version_since_the_conversion_upgrades_to_exactly_th
 }
 
 #[test]
+fn a_database_of_version_30_keeps_its_color_periods_as_its_view_gave_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v30.db");
+    let conn = created_at(&path, 30).expect("tests/fixtures/schema-30.sql");
+    // Three companies' histories: a color kept while the service moved its date, a change
+    // dated inside the gap, one dated before the old color was last seen, one after the new
+    // was first seen, a change back, and a sync's rating between runs'.
+    conn.execute_batch(
+        "INSERT INTO runs (id, portfolio, input_path, input_sha256, started_at, status)
+         VALUES (1, 'p', 'p.csv', '', '2026-11-01T02:00:00Z', 'complete'),
+                (2, 'p', 'p.csv', '', '2026-11-05T02:00:00Z', 'complete'),
+                (3, 'p', 'p.csv', '', '2026-11-09T02:00:00Z', 'complete');
+         INSERT INTO companies (id, company_id, name, first_seen_at, updated_at)
+         VALUES (1, '00000000-0000-4000-8000-000000000001', 'Un', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z'),
+                (2, '00000000-0000-4000-8000-000000000002', 'Deux', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z'),
+                (3, '00000000-0000-4000-8000-000000000003', 'Trois', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z');
+         INSERT INTO ratings (company, color, last_change_date, observed_at, first_run_id, source)
+         VALUES (1, 'green',  '2026-10-01T00:00:00Z', '2026-11-01T02:00:01Z', 1, 'run'),
+                (2, 'yellow', NULL,                   '2026-11-01T02:00:02Z', 1, 'run'),
+                (3, 'green',  '2026-12-24T00:00:00Z', '2026-11-01T02:00:03Z', 1, 'run'),
+                (1, 'green',  '2026-11-03T00:00:00Z', '2026-11-05T02:00:01Z', 2, 'run'),
+                (2, 'red',    '2026-10-20T00:00:00Z', '2026-11-05T02:00:02Z', 2, 'run'),
+                (3, 'red',    '2026-11-07T00:00:00Z', '2026-11-07T12:00:00Z', NULL, 'account'),
+                (1, 'red',    '2026-11-08T00:00:00Z', '2026-11-09T02:00:01Z', 3, 'run'),
+                (2, 'yellow', '2026-11-10T00:00:00Z', '2026-11-09T02:00:02Z', 3, 'run');
+         INSERT INTO rating_confirmations (rating, confirmed_at, last_run_id)
+         VALUES (2, '2026-11-03T02:00:00Z', NULL),
+                (3, '2026-11-05T02:00:03Z', 2),
+                (4, '2026-11-07T02:00:00Z', NULL);
+         INSERT INTO inputs (id, ref) VALUES (1, 'A'), (2, 'B'), (3, 'C');
+         INSERT INTO run_rows (run_id, line, input_id, status, company)
+         VALUES (3, 2, 1, 'rated', 1), (3, 3, 2, 'rated', 2), (3, 4, 3, 'rated', 3);
+         INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+         VALUES (3, 1, 7, 4, 'deteriorated'), (3, 2, 8, 5, 'improved'),
+                (3, 3, 6, 6, 'unchanged');",
+    )
+    .unwrap();
+    let views = |conn: &Connection| {
+        (
+            rows_of(conn, "SELECT * FROM color_periods"),
+            rows_of(conn, "SELECT * FROM portfolio_now"),
+        )
+    };
+    let before = views(&conn);
+    assert_eq!(before.0.len(), 7, "{:#?}", before.0);
+    assert_eq!(before.1.len(), 3, "{:#?}", before.1);
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    assert_eq!(
+        views(&store.conn),
+        before,
+        "the same periods, each a row now"
+    );
+    assert_eq!(
+        rows_of(
+            &store.conn,
+            "SELECT first_rating_id, valid_to IS NULL, last_rating_id FROM color_period_bounds"
+        ),
+        [
+            "Integer(1)|Integer(0)|Integer(4)",
+            "Integer(2)|Integer(0)|Integer(2)",
+            "Integer(3)|Integer(0)|Integer(3)",
+            "Integer(5)|Integer(0)|Integer(5)",
+            "Integer(6)|Integer(1)|Null",
+            "Integer(7)|Integer(1)|Null",
+            "Integer(8)|Integer(1)|Null",
+        ]
+    );
+}
+
+#[test]
 fn a_database_of_version_26_keeps_its_acknowledgements_and_decisions_as_records_not_recorded_by_whom()
  {
     let dir = tempfile::tempdir().unwrap();
@@ -489,7 +564,8 @@ fn a_converted_database_is_about_the_size_of_a_new_one_holding_the_same() {
         .unwrap();
     let fresh = dir.path().join("fresh.db");
     let store = Store::open(&fresh).unwrap();
-    // Copied table by table, each row before the rows that name it or after.
+    // Copied table by table, each row before the rows that name it or after. A table a
+    // trigger fills as ratings are copied (`color_period_bounds`) takes the old rows over.
     store
         .conn
         .execute_batch("PRAGMA foreign_keys = OFF")
@@ -508,7 +584,7 @@ fn a_converted_database_is_about_the_size_of_a_new_one_holding_the_same() {
         store
             .conn
             .execute_batch(&format!(
-                "INSERT INTO main.{table} SELECT * FROM old.{table}"
+                "INSERT OR REPLACE INTO main.{table} SELECT * FROM old.{table}"
             ))
             .unwrap();
     }
@@ -1524,24 +1600,24 @@ fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
 fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
     let (_dir, _, store) = new_store();
 
-    // A company's periods: where they start by their index, each neighbour by the
-    // company's ratings.
+    // A company's periods: its rows of `color_period_bounds` by their index, each one's
+    // first and last rating by key.
     let one = plan(&store, timeline::PERIODS);
     assert_eq!(full_scans(&one), Vec::<&String>::new(), "{one:#?}");
     assert!(
         one.iter()
-            .any(|l| l.contains("SEARCH r USING INDEX ratings_period_starts (company=?)")),
+            .any(|l| l.contains("SEARCH b USING INDEX color_period_bounds_by_company (company=?)")),
         "{one:#?}"
     );
 
-    // Every company on a date: one pass over the ratings, nothing else.
+    // Every company on a date: one pass over the periods, never over the ratings.
     let all = plan(
         &store,
         "SELECT * FROM color_periods WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)",
     );
     let scans = full_scans(&all);
     assert_eq!(scans.len(), 1, "{all:#?}");
-    assert!(scans[0].contains("SCAN r"), "{all:#?}");
+    assert!(scans[0].contains("SCAN b"), "{all:#?}");
     // The changes of a window: the ratings seen in it, by when they were seen.
     let changes = plan(&store, timeline::CHANGES);
     assert_eq!(full_scans(&changes), Vec::<&String>::new(), "{changes:#?}");

@@ -213,6 +213,62 @@ pub fn a_night_passes(db: &Path) {
         .unwrap();
 }
 
+/// Every color period's bounds worked out from the ratings alone, as the view
+/// `color_periods` did before the periods were kept (the backfill of the migration that
+/// keeps them): what the trigger `ratings_in_order` must have kept, row for row.
+pub fn color_period_bounds_from_ratings() -> &'static str {
+    let migration = include_str!("../../migrations/upgrade/0031_color_periods_kept.sql");
+    let start = migration
+        .find("INSERT INTO color_period_bounds")
+        .expect("the backfill");
+    let end = start + migration[start..].find(';').expect("its end") + 1;
+    &migration[start..end]
+}
+
+/// `color_period_bounds` of the database at `db`: one line per period, in order.
+pub fn color_period_bounds(conn: &rusqlite::Connection) -> Vec<String> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT first_rating_id, company, color, valid_from, valid_to, last_rating_id
+             FROM color_period_bounds ORDER BY first_rating_id",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok(format!(
+            "{} {} {} {} {:?} {:?}",
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, Option<String>>(4)?,
+            r.get::<_, Option<i64>>(5)?
+        ))
+    })
+    .unwrap()
+    .collect::<rusqlite::Result<_>>()
+    .unwrap()
+}
+
+/// Asserts that the periods the trigger kept in the database at `db` are those its ratings
+/// make, worked out again from scratch (and left as they were).
+pub fn assert_color_periods_kept(db: &Path) {
+    let mut conn = rusqlite::Connection::open(db).unwrap();
+    let kept = color_period_bounds(&conn);
+    let tx = conn.transaction().unwrap();
+    tx.execute_batch(&format!(
+        "DELETE FROM color_period_bounds; {}",
+        color_period_bounds_from_ratings()
+    ))
+    .unwrap();
+    let worked_out = color_period_bounds(&tx);
+    drop(tx);
+    assert!(!kept.is_empty(), "no color periods in {}", db.display());
+    assert_eq!(
+        kept, worked_out,
+        "the periods kept, and as the ratings make them"
+    );
+}
+
 /// Reads one HTTP/1.1 request's head; `None` when the client goes away first.
 pub async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Seen> {
     let mut buf = Vec::new();
