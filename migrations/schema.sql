@@ -101,9 +101,6 @@ CREATE TABLE ratings (
                                                    -- is not the one before: a color period starts
 );
 CREATE INDEX ratings_by_company ON ratings (company);
--- The ratings where a color period starts, a small part of the history: a company's periods,
--- and the period holding a given rating, are searches here.
-CREATE INDEX ratings_period_starts ON ratings (company, id) WHERE starts_period = 1;
 -- What a run saw first, and what was seen in a span of time.
 CREATE INDEX ratings_by_first_run ON ratings (first_run_id);
 CREATE INDEX ratings_by_observed_at ON ratings (observed_at);
@@ -114,10 +111,11 @@ CREATE INDEX ratings_by_observed_at ON ratings (observed_at);
 CREATE TRIGGER ratings_in_order AFTER INSERT ON ratings
 BEGIN
     UPDATE ratings
-    SET starts_period = NEW.color IS NOT (SELECT p.color FROM companies c
-                                          JOIN ratings p ON p.id = c.latest_rating
-                                          WHERE c.id = NEW.company)
-    WHERE id = NEW.id;
+    SET starts_period = 1
+    WHERE id = NEW.id
+      AND NEW.color IS NOT (SELECT p.color FROM companies c
+                            JOIN ratings p ON p.id = c.latest_rating
+                            WHERE c.id = NEW.company);
     INSERT INTO color_period_bounds (first_rating_id, company, color, valid_from)
     SELECT NEW.id, NEW.company, NEW.color,
            max(min(coalesce(NEW.last_change_date, NEW.observed_at), NEW.observed_at),
@@ -439,10 +437,13 @@ SELECT r.company,
             ELSE 'changed' END                   AS direction,
        r.id                                      AS rating_id,
        p.id                                      AS previous_rating_id
-FROM ratings r
-JOIN ratings p   ON p.id = (SELECT max(id) FROM ratings WHERE company = r.company AND id < r.id)
-JOIN companies c ON c.id = r.company
-WHERE r.starts_period = 1;
+FROM color_period_bounds b                                 -- the period the change began
+JOIN color_period_bounds q                                 -- and the one before it
+       ON q.first_rating_id = (SELECT max(first_rating_id) FROM color_period_bounds
+                               WHERE company = b.company AND first_rating_id < b.first_rating_id)
+JOIN ratings r   ON r.id = b.first_rating_id
+JOIN ratings p   ON p.id = q.last_rating_id
+JOIN companies c ON c.id = b.company;
 
 -- Every row of every run, as its reports show it. A service date more than a day after
 -- ratewatch first saw the rating (`observed_at`) is shown as that moment: it cannot be

@@ -294,11 +294,13 @@ fn a_database_of_version_30_keeps_its_color_periods_as_its_view_gave_them() {
         (
             rows_of(conn, "SELECT * FROM color_periods"),
             rows_of(conn, "SELECT * FROM portfolio_now"),
+            rows_of(conn, "SELECT * FROM color_changes"),
         )
     };
     let before = views(&conn);
     assert_eq!(before.0.len(), 7, "{:#?}", before.0);
     assert_eq!(before.1.len(), 3, "{:#?}", before.1);
+    assert_eq!(before.2.len(), 4, "{:#?}", before.2);
     drop(conn);
     let store = Store::open(&path).unwrap();
     assert_eq!(schema_of(&store.conn), schema_file());
