@@ -47,8 +47,9 @@ const SMALL_TARGET: Duration = Duration::from_secs(1);
 const LARGE_TARGET: Duration = Duration::from_secs(3);
 
 /// The tables that grow with the portfolio and the nights: a SCAN of one is marked.
-const LARGE_TABLES: [&str; 9] = [
+const LARGE_TABLES: [&str; 10] = [
     "ratings",
+    "color_period_bounds",
     "rating_confirmations",
     "run_rows",
     "run_companies",
