@@ -7,7 +7,7 @@
 -- period, and `color_changes` one row per period after a company's first. Same columns,
 -- same rows. A start is fixed once the period has begun (the rating before it is never seen
 -- again), and an end once the next has begun. The index of the ratings that start a period
--- served only those views: it goes, and a new rating costs the writer no more than before.
+-- served only those views: it goes, and the periods' rows cost a first run 2.6 % more CPU.
 DROP VIEW IF EXISTS portfolio_now;
 DROP VIEW IF EXISTS color_changes;
 DROP VIEW IF EXISTS color_periods;
