@@ -205,16 +205,21 @@ impl Reader {
                 .map(|(name, n)| (name.as_str(), Arg::from(*n)))
                 .collect();
             for (name, value) in &values {
-                args.push((name.as_str(), self.value(value, depth)));
+                args.push((name.as_str(), self.value(name, value, depth)));
             }
             Some(self.locale.text(&form.id, &args))
         })
     }
 
     /// A value read back: a count as a number (its plural, its grouping), a time in the
-    /// reader's zone, a reason said again, anything else as written.
-    fn value(&self, value: &str, depth: usize) -> Arg<'static> {
-        if let Ok(n) = value.parse::<u64>() {
+    /// reader's zone, a reason said again, anything else as written. Only a value named as
+    /// a count is a number: what a file or a person gave (`given`, an identifier, a code)
+    /// keeps its digits as written, leading zeros and all.
+    fn value(&self, name: &str, value: &str, depth: usize) -> Arg<'static> {
+        if COUNTS.contains(&name)
+            && let Ok(n) = value.parse::<u64>()
+            && n.to_string() == value
+        {
             return Arg::from(n);
         }
         if value.parse::<jiff::Timestamp>().is_ok() {
@@ -226,6 +231,11 @@ impl Reader {
         )
     }
 }
+
+/// The values of a stored text that are counts: said as numbers, with their plural.
+const COUNTS: [&str; 9] = [
+    "budget", "left", "seconds", "spent", "byte", "column", "line", "min", "max",
+];
 
 #[cfg(test)]
 mod tests {
@@ -283,6 +293,13 @@ mod tests {
         assert!(
             french.starts_with("BUDGET : 9\u{202f}000 des 9\u{202f}000 appels du mois")
                 && french.contains("; ce passage ne fait aucun appel :"),
+            "{french}"
+        );
+        // What a person gave keeps its digits as written; a bound is a number.
+        let given = "concurrency: expected a whole number from 1 to 1024, got 0099999";
+        let french = reader(Locale::Fr, "UTC").record(given);
+        assert!(
+            french.contains("1\u{202f}024") && french.contains(" 0099999 est donné"),
             "{french}"
         );
         // What no record message writes is shown as stored.
