@@ -253,6 +253,18 @@ fn a_two_day_window_stops_the_file_growing_and_keeps_the_history_and_the_latest_
         "{stderr}"
     );
     assert!(!window.path("old/report.csv").exists());
+    // Nor does a trial of the alert rules on it pass for a quiet night.
+    let trial = window
+        .ratewatch(["alerts", "test", "--run", "1"])
+        .db(&db)
+        .run();
+    let said = String::from_utf8_lossy(&trial.stderr);
+    assert_eq!(trial.status.code(), Some(2), "{said}");
+    assert!(said.contains("run 1's rows are no longer kept"), "{said}");
+    assert!(
+        !String::from_utf8_lossy(&trial.stdout).contains("quiet night"),
+        "{trial:?}"
+    );
     let kept = window
         .ratewatch(["report", "--run", &NIGHTS.to_string(), "--out"])
         .arg(window.path("latest"))

@@ -32,6 +32,8 @@ fn test(args: AlertsTestArgs, sources: Sources) -> Result<ExitCode, Error> {
         },
     };
     let info = store.run_info(run_id).map_err(fail)?;
+    // A run whose rows are gone would try the rules on nothing: a quiet night that is not.
+    store.require_details(run_id).map_err(fail)?;
     let rules = sources.alert_rules();
     store
         .decide_alerts(run_id, &rules, Verdicts::Trial)

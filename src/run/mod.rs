@@ -224,9 +224,7 @@ pub fn write_reports(
     summary: impl Output,
 ) -> Result<RunInfo, ReportError> {
     // A run whose rows are gone has no reports to write again: said, never written empty.
-    if let Some(since) = store.details_pruned_at(run_id)? {
-        return Err(StoreError::DetailsPruned { run: run_id, since }.into());
-    }
+    store.require_details(run_id)?;
     let run = report::RunData {
         info: store.run_info(run_id)?,
         // Runs up to this one only: the report drawn again later shows the same trend.

@@ -19,6 +19,8 @@
 //! which an existing file cannot switch on without one and which would give back to the
 //! disk only what the next night takes again.
 
+use std::time::{Duration, Instant};
+
 use rusqlite::{OptionalExtension, params};
 
 use super::database::Store;
@@ -30,6 +32,11 @@ use super::turn::Watch;
 /// reader beside waits no longer than that.
 const BATCH: i64 = 2_000;
 
+/// How long one night deletes: the run's lock is held meanwhile, so a backlog (the first
+/// night after an upgrade, a window shortened) is spread over nights rather than keeping
+/// the next screening waiting; what is left is deleted by the next run.
+const BUDGET: Duration = Duration::from_secs(60);
+
 /// The runs whose rows may go: started more than `?2` days before run `?1`, none that
 /// another run or a reader still needs (see the module), and rows still there (a pruning
 /// cut short is taken up again).
@@ -38,8 +45,7 @@ const PRUNABLE: &str = "SELECT u.id FROM runs u
                                           '-' || ?2 || ' days')
                            FROM runs WHERE id = ?1)
        AND u.id NOT IN (SELECT max(id) FROM runs GROUP BY portfolio)
-       AND u.id NOT IN (SELECT max(id) FROM runs WHERE status IN ('complete', 'partial')
-                        GROUP BY portfolio)
+       AND u.id NOT IN (SELECT id FROM latest_finished_runs)
        AND u.id NOT IN (SELECT max(id) FROM runs WHERE delivered_at IS NOT NULL
                         GROUP BY portfolio)
        AND u.id NOT IN (SELECT d.run_id FROM run_deliveries d JOIN runs p ON p.id = d.run_id
@@ -67,6 +73,8 @@ pub struct Pruned {
     pub runs: u64,
     /// Rows deleted, in all the runs' tables.
     pub rows: u64,
+    /// Stopped at the night's budget: the next run deletes the rest.
+    pub left: bool,
 }
 
 impl Store {
@@ -74,7 +82,7 @@ impl Store {
     /// `run_id` (none when `keep_days` is 0), but those still needed (see the module).
     /// Each run is marked first (`details_pruned_at`), so that a reader never takes a run
     /// half deleted for a whole one; each batch is a transaction of its own, and a
-    /// decision that asks for its turn gets it between two.
+    /// decision that asks for its turn gets it between two. It stops after [`BUDGET`].
     pub fn prune_run_details(&self, run_id: i64, keep_days: u32) -> Result<Pruned, StoreError> {
         let mut pruned = Pruned::default();
         if keep_days == 0 {
@@ -86,6 +94,7 @@ impl Store {
             params![run_id, keep_days, RESENT_WITHIN_DAYS],
             |r| r.get(0),
         )?;
+        let started = Instant::now();
         let watch = (!runs.is_empty())
             .then(|| Watch::start(&self.path))
             .flatten();
@@ -105,6 +114,10 @@ impl Store {
                           ORDER BY {key} LIMIT ?2)"
                 );
                 loop {
+                    if started.elapsed() > BUDGET {
+                        pruned.left = true;
+                        return Ok(pruned);
+                    }
                     // A decision beside waits for its turn: it gets it before the next batch.
                     if let Some(watch) = &watch {
                         watch.wait_done(WAIT);
@@ -119,6 +132,16 @@ impl Store {
             pruned.runs += 1;
         }
         Ok(pruned)
+    }
+
+    /// Refuses a run whose rows were deleted as too old (`StoreError::DetailsPruned`):
+    /// what reads a run's rows again (its reports, a trial of the alert rules) says so,
+    /// never answers from rows that are gone.
+    pub fn require_details(&self, run_id: i64) -> Result<(), StoreError> {
+        match self.details_pruned_at(run_id)? {
+            Some(since) => Err(StoreError::DetailsPruned { run: run_id, since }),
+            None => Ok(()),
+        }
     }
 
     /// When run `run_id`'s rows were deleted as too old; `None` while they are kept.
