@@ -32,11 +32,17 @@ pub(super) fn prune_old_details(db: &Path, run_id: i64, keep_days: u32) {
     };
     let started = Instant::now();
     match store.prune_run_details(run_id, keep_days) {
-        Ok(pruned) if pruned.runs > 0 => tracing::info!(
+        Ok(pruned) if pruned.runs > 0 || pruned.left => tracing::info!(
             runs = pruned.runs,
             rows = pruned.rows,
+            left = pruned.left,
             duration_ms = started.elapsed().as_millis() as u64,
-            "deleted the rows of runs older than {keep_days} days (keep_run_details_days)"
+            "deleted the rows of runs older than {keep_days} days (keep_run_details_days){}",
+            if pruned.left {
+                "; the rest is deleted by the next run"
+            } else {
+                ""
+            }
         ),
         Ok(_) => {}
         Err(e) => why_not(&e),
