@@ -130,7 +130,7 @@ fn render(reader: &Reader, described: &str, found: &[Found]) -> String {
             ),
             (None, Some(e)) => l.text(
                 "lookup-unavailable-because",
-                &[("error", Arg::from(e.as_str()))],
+                &[("error", Arg::from(reader.record(e)))],
             ),
             (None, None) => l.word("lookup-unavailable"),
         };

@@ -135,7 +135,7 @@ pub fn compose(read: &Reading, ended: &EndedRun<'_>) -> Option<Letter> {
         ],
     );
 
-    let error = ended.error.map(printable);
+    let error = ended.error.map(|e| printable(&r.record(e)));
     let page = read.page.as_ref();
     let mut plain = match ended.summary.trim() {
         "" => digest_text(&read.reader, &heading, digest, page),
