@@ -935,6 +935,20 @@ mod tests {
     }
 
     #[test]
+    fn a_color_given_two_ages_under_two_names_is_a_mistake_at_the_second() {
+        let text = "# settings\n[refresh]\nred = \"1d\"\nrouge = \"2d\"\n";
+        let err = settings(&[], text).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!(
+                "{PATH_OF_FILE}:4: [refresh] rouge: this color has an age already"
+            )),
+            "{err}"
+        );
+        let text = "# settings\n[refresh]\nred = \"1d\"\nyellow = \"2d\"\n";
+        assert!(settings(&[], text).is_ok());
+    }
+
+    #[test]
     fn a_file_mistake_names_the_file_the_line_the_key_and_what_is_expected() {
         // One case a line: the file's second line, then what the error says after its place.
         let cases = r#"concurrency = "eight" → concurrency: expected a whole number from 1 to 1024, got "eight"

@@ -43,6 +43,13 @@ pub fn ages_from_table(table: &Table) -> Result<Vec<(Color, SignedDuration)>, Mi
             let age = "an age like \"12h\", \"2d\" or \"1w\" (\"0d\": every run)";
             return Err((span, format!("[refresh] {key}: expected {age}")));
         };
+        // `red` and `rouge` are one color: named twice, which age holds is not clear.
+        if ages.iter().any(|(c, _)| *c == color) {
+            return Err((
+                span,
+                format!("[refresh] {key}: this color has an age already, under another name"),
+            ));
+        }
         ages.push((color, age));
     }
     Ok(ages)
