@@ -156,7 +156,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         ratewatch report --run 12 --out reports/run-12\n  \
         ratewatch report --run 3 --db /var/lib/ratewatch/ratewatch.db\n\n\
-        Exit codes: 0 written, 2 usage error, unknown run or no database at --db, 4 database unusable.")]
+        Exit codes: 0 written, 2 usage error, unknown run, a run whose rows are no longer kept\n\
+        (keep_run_details_days) or no database at --db, 4 database unusable.")]
     Report(ReportArgs),
 
     /// Show a company's color timeline: each color it held, since when (as the service
