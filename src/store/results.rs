@@ -62,12 +62,9 @@ impl Store {
         let ctx = format!("reading the results of run {run_id}");
         let columns = COLUMNS.map(|(name, column)| format!("{column} AS {name}"));
         let columns = columns.join(", ");
-        let by_reuse = "LEFT JOIN run_reused_ratings z ON z.run_id = x.run_id
-                                 AND z.company = x.company AND v.status = 'rated'
-                        LEFT JOIN run_companies q ON q.run_id = v.run_id
-                                 AND q.company = v.company AND v.color IS NOT NULL";
-        let by_key =
-            format!("LEFT JOIN run_rows x ON x.run_id = v.run_id AND x.line = v.line {by_reuse}");
+        // Whether the row's rating was reused: the view has everything else.
+        let by_key = "LEFT JOIN run_reused_ratings z ON z.run_id = v.run_id
+                               AND z.company = v.company AND v.status = 'rated'";
         // The run's alerts name their companies: a row whose company is not among them is
         // passed over by a probe of run_alerts' primary key before it is joined to anything
         // (a night's alerts are a few percent of its rows; a list of them would be held in
@@ -182,8 +179,7 @@ enum Rows {
 
 /// The columns of a result row as [`Store::results`] selects them, in order: (name, what
 /// it is). [`result_row`] reads each by its name ([`at`]), never by a number kept in step
-/// by hand. `v` is the row in `run_results`, `x` in `run_rows`, `z` its reused rating,
-/// `q` the rating the row shows.
+/// by hand. `v` is the row in `run_results`, `z` its reused rating.
 const COLUMNS: [(&str, &str); 28] = [
     ("line", "v.line"),
     ("ref", "v.ref"),
@@ -206,15 +202,15 @@ const COLUMNS: [(&str, &str); 28] = [
     ("alert_kind", "v.alert_kind"),
     ("alert_acked", "v.alert_acked"),
     ("alert_listed", "v.alert_listed"),
-    ("country_defaulted", "x.country_defaulted"),
-    ("extra_unreliable", "x.extra_unreliable"),
-    ("named", "x.named"),
+    ("country_defaulted", "v.country_defaulted"),
+    ("extra_unreliable", "v.extra_unreliable"),
+    ("named", "v.named"),
     ("found_by", "v.found_by"),
     // Whether the row's rating was reused, and its age at the run's start.
     ("reused", "z.seen_at IS NOT NULL"),
     ("rating_age", "unixepoch(?2) - unixepoch(z.seen_at)"),
     // Since when the company held the row's color, as `color_periods` dates it.
-    ("color_since", period_start!("q.company", "q.rating_id")),
+    ("color_since", period_start!("v.company", "v.rating_id")),
 ];
 
 /// The place of the column named `name` in [`COLUMNS`], found as the program is compiled
