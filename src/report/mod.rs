@@ -6,6 +6,7 @@
 pub mod csv;
 pub mod html;
 pub mod json;
+mod side_by_side;
 pub mod summary;
 
 use std::fs::File;
@@ -156,7 +157,8 @@ impl<E, F> Rows<E> for F where
 
 /// Writes report.csv, report.json and report.html into the folder and the summary to
 /// `summary` (stdout, for the commands), all in one pass over the run's `rows` (in input
-/// order), then its `alert_rows` (grouped by company, listed ones first).
+/// order), then its `alert_rows` (grouped by company, listed ones first). The rows are read
+/// and summed up on this thread, each file formatted on its own (`side_by_side`).
 ///
 /// The summary is printed whatever happens to the files: when the folder cannot be
 /// written (read-only, full, a file in its place), the alerts still reach the cron mail,
@@ -181,48 +183,54 @@ pub fn write_reports<E: From<io::Error>>(
     let staleness = Staleness::new(info.started_at, options.stale_after_days);
     trend.make_printable();
     let mut trouble: Option<io::Error> = None;
-    let mut files = open_files(&info, options, trend, &digest).unwrap_or_else(|e| {
+    let (mut formats, paths) = open_files(&info, options, trend, &digest).unwrap_or_else(|e| {
         trouble = Some(e);
         (Vec::new(), Vec::new())
     });
     let mut summary: Box<dyn Format + '_> = Box::new(summary::Summary::new(
         summary,
         options.quiet,
-        files.1.clone(),
+        paths,
         options.stale_after_days,
         digest,
         options.page.clone(),
         options.reader.clone(),
     ));
     summary.begin(&info)?;
-    let mut keep = |result: io::Result<()>, files: &mut Vec<Box<dyn Format>>| {
-        if let Err(e) = result {
-            trouble.get_or_insert(e);
-            files.clear();
-        }
-    };
-    let begun = files.0.iter_mut().try_for_each(|f| f.begin(&info));
-    keep(begun, &mut files.0);
-    rows(&mut |mut row| {
-        // The one place the rule is applied: every format reads the row's `stale`.
-        staleness.mark(&mut row);
-        row.make_printable();
-        let written = files.0.iter_mut().try_for_each(|f| f.row(&row));
-        keep(written, &mut files.0);
-        summary.row(&row)
-    })?
-    .or_else(ignore_broken_pipe)?;
-    // The alerts' rows again, grouped by company, listed ones first as the summary has
-    // them: for the formats that show the alerts apart (report.html).
-    let alert_rows = alert_rows(&mut |mut row| {
-        staleness.mark(&mut row);
-        row.make_printable();
-        files.0.iter_mut().try_for_each(|f| f.alert_row(&row))
+    if let Err(e) = formats.iter_mut().try_for_each(|f| f.begin(&info)) {
+        trouble.get_or_insert(e);
+        formats.clear();
+    }
+    let ready = std::thread::scope(|scope| -> Result<_, E> {
+        let mut files = side_by_side::Writers::start(scope, formats);
+        rows(&mut |mut row| {
+            // The one place the rule is applied: every format reads the row's `stale`.
+            staleness.mark(&mut row);
+            row.make_printable();
+            summary.row(&row)?;
+            files.row(row);
+            Ok(())
+        })?
+        .or_else(ignore_broken_pipe)?;
+        // The alerts' rows again, grouped by company, listed ones first as the summary has
+        // them: for the formats that show the alerts apart (report.html).
+        alert_rows(&mut |mut row| {
+            staleness.mark(&mut row);
+            row.make_printable();
+            files.alert_row(row);
+            Ok(())
+        })??;
+        Ok(files.end())
     })?;
-    keep(alert_rows, &mut files.0);
-    for f in files.0 {
-        let done = f.finish();
-        if let Err(e) = done {
+    match ready {
+        Ok(formats) => {
+            for f in formats {
+                if let Err(e) = f.finish() {
+                    trouble.get_or_insert(e);
+                }
+            }
+        }
+        Err(e) => {
             trouble.get_or_insert(e);
         }
     }
@@ -269,7 +277,7 @@ pub fn write_summary<E: From<io::Error>>(
 }
 
 /// The report files' formatters, and their paths.
-type Files = (Vec<Box<dyn Format>>, Vec<String>);
+type Files = (Vec<side_by_side::SendFormat>, Vec<String>);
 
 /// The report files' formatters, and their paths for the summary. `digest` gives what the
 /// alerts tables show beside each alert (`[alerts] show`) and the amount column's heading.
@@ -288,7 +296,7 @@ fn open_files(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let formats: Vec<Box<dyn Format>> = vec![
+    let formats: Vec<side_by_side::SendFormat> = vec![
         Box::new(csv::CsvReport::new(
             AtomicFile::create(&files.csv)?,
             options.csv_dialect,
