@@ -15,7 +15,7 @@ use crate::model::ResultRow;
 /// costs nothing beside formatting them.
 const BATCH: usize = 256;
 /// Batches a format may have waiting before the reader waits for it.
-const QUEUED: usize = 8;
+const QUEUED: usize = 4;
 
 /// A report format that can be written on a thread of its own.
 pub type SendFormat = Box<dyn Format + Send>;
