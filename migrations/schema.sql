@@ -465,9 +465,9 @@ SELECT rr.run_id,
        r.color,
        p.color                            AS previous_color,
        rc.change,
-       CASE WHEN r.last_change_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+       CASE WHEN julianday(r.last_change_date) > julianday(r.observed_at, '+1 day')
             THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
-       CASE WHEN r.last_refresh_date > strftime('%Y-%m-%dT%H:%M:%SZ', r.observed_at, '+1 day')
+       CASE WHEN julianday(r.last_refresh_date) > julianday(r.observed_at, '+1 day')
             THEN r.observed_at ELSE r.last_refresh_date END  AS last_refresh_date,
        ra.kind IS NOT NULL                AS alert,
        ra.kind                            AS alert_kind,

@@ -37,7 +37,7 @@ pub fn off_clock(at: Timestamp, now: Timestamp) -> bool {
 /// more than [`CLOCK_TOLERANCE`] after it. migrations/schema.sql's views say the same.
 pub(crate) fn as_seen(date: &str, observed_at: &str) -> String {
     format!(
-        "CASE WHEN {date} > strftime('%Y-%m-%dT%H:%M:%SZ', {observed_at}, '+1 day') \
+        "CASE WHEN julianday({date}) > julianday({observed_at}, '+1 day') \
          THEN {observed_at} ELSE {date} END"
     )
 }

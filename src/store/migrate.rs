@@ -33,7 +33,7 @@ use super::sql::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 31;
+pub const SCHEMA_VERSION: i64 = 32;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -200,6 +200,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         31,
         "color_periods_kept",
         include_str!("../../migrations/upgrade/0031_color_periods_kept.sql"),
+    ),
+    (
+        32,
+        "run_results_dates_as_instants",
+        include_str!("../../migrations/upgrade/0032_run_results_dates_as_instants.sql"),
     ),
 ];
 

@@ -326,6 +326,65 @@ fn a_database_of_version_30_keeps_its_color_periods_as_its_view_gave_them() {
     );
 }
 
+/// Version 32 compares a service date with the day after the rating was first seen as
+/// instants: every value around the boundary (a day to the second, a second more, none,
+/// earlier) shows as version 31's formatted text showed it.
+#[test]
+fn a_database_of_version_31_shows_the_same_dates_in_run_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v31.db");
+    let conn = created_at(&path, 31).expect("tests/fixtures/schema-31.sql");
+    conn.execute_batch(
+        "INSERT INTO runs (id, portfolio, input_path, input_sha256, started_at, status)
+         VALUES (1, 'p', 'p.csv', '', '2026-11-01T02:00:00Z', 'complete');
+         INSERT INTO companies (id, company_id, name, first_seen_at, updated_at)
+         VALUES (1, '00000000-0000-4000-8000-000000000001', 'Un', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z'),
+                (2, '00000000-0000-4000-8000-000000000002', 'Deux', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z'),
+                (3, '00000000-0000-4000-8000-000000000003', 'Trois', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z'),
+                (4, '00000000-0000-4000-8000-000000000004', 'Quatre', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z');
+         INSERT INTO ratings (company, color, last_change_date, last_refresh_date, observed_at,
+                              first_run_id)
+         VALUES (1, 'green', '2026-11-02T02:00:00Z', '2026-11-02T02:00:01Z',
+                 '2026-11-01T02:00:00Z', 1),
+                (2, 'red',   '2026-11-02T02:00:01Z', '2026-11-02T02:00:00Z',
+                 '2026-11-01T02:00:00Z', 1),
+                (3, 'black', NULL, '2027-01-01T00:00:00Z', '2026-11-01T02:00:00Z', 1),
+                (4, 'white', '2026-10-31T23:59:59Z', NULL, '2026-11-01T02:00:00Z', 1);
+         INSERT INTO inputs (id, ref) VALUES (1, 'A'), (2, 'B'), (3, 'C'), (4, 'D');
+         INSERT INTO run_rows (run_id, line, input_id, status, company)
+         VALUES (1, 2, 1, 'rated', 1), (1, 3, 2, 'rated', 2), (1, 4, 3, 'rated', 3),
+                (1, 5, 4, 'rated', 4);
+         INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+         VALUES (1, 1, 1, NULL, 'new'), (1, 2, 2, NULL, 'new'), (1, 3, 3, NULL, 'new'),
+                (1, 4, 4, NULL, 'new');",
+    )
+    .unwrap();
+    let dates = "SELECT line, last_change_date, last_refresh_date FROM run_results ORDER BY line";
+    let before = rows_of(&conn, dates);
+    assert_eq!(
+        before,
+        [
+            "Integer(2)|Text(\"2026-11-02T02:00:00Z\")|Text(\"2026-11-01T02:00:00Z\")",
+            "Integer(3)|Text(\"2026-11-01T02:00:00Z\")|Text(\"2026-11-02T02:00:00Z\")",
+            "Integer(4)|Null|Text(\"2026-11-01T02:00:00Z\")",
+            "Integer(5)|Text(\"2026-10-31T23:59:59Z\")|Null",
+        ]
+    );
+    let everything = rows_of(&conn, "SELECT * FROM run_results ORDER BY line");
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    assert_eq!(rows_of(&store.conn, dates), before);
+    assert_eq!(
+        rows_of(&store.conn, "SELECT * FROM run_results ORDER BY line"),
+        everything
+    );
+}
+
 #[test]
 fn a_database_of_version_26_keeps_its_acknowledgements_and_decisions_as_records_not_recorded_by_whom()
  {
