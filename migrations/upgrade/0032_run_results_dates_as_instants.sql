@@ -1,7 +1,7 @@
 -- 0032: `run_results` compares a service date with the day after `observed_at` as two
 -- instants (`julianday`) instead of formatting that day as text to compare with it. The
 -- same rows and values (times are stored as `YYYY-MM-DDTHH:MM:SSZ`, so both orders agree);
--- the text was formatted twice for every row, an eighth of the time a million-row run's
+-- the text was formatted twice for every row, a sixth of the time a million-row run's
 -- reports spent reading its rows (benches/RESULTS.md, "reports side by side").
 DROP VIEW IF EXISTS run_results;
 
