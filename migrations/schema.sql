@@ -87,7 +87,9 @@ CREATE TABLE company_external_ids (
 ) WITHOUT ROWID;
 CREATE INDEX company_external_ids_by_id ON company_external_ids (external_id, service);
 
--- Every rating ratewatch saw, oldest first by `id`.
+-- Every rating ratewatch saw, oldest first by `id`: a color with its change date. The
+-- later refreshes a run saw of it (the same color and change date) are rows of
+-- `rating_refreshes`.
 CREATE TABLE ratings (
     id                INTEGER PRIMARY KEY,
     company           INTEGER NOT NULL REFERENCES companies (id),
@@ -140,6 +142,18 @@ CREATE TABLE rating_confirmations (
     confirmed_at TEXT    NOT NULL,
     last_run_id  INTEGER REFERENCES runs (id)
 );
+
+-- Each later refresh of a rating: the service recalculated it (a new `lastRefreshDate`)
+-- and kept its color and change date, so the rating's row stays and this notes the date,
+-- by the run that first saw it. A run's refresh date is the latest up to that run (the
+-- rating's own before any); `latest_ratings` and `run_results` show it.
+CREATE TABLE rating_refreshes (
+    rating            INTEGER NOT NULL REFERENCES ratings (id),
+    run_id            INTEGER NOT NULL REFERENCES runs (id),
+    last_refresh_date TEXT,                        -- the service's lastRefreshDate
+    observed_at       TEXT    NOT NULL,            -- when ratewatch first saw it
+    PRIMARY KEY (rating, run_id)
+) WITHOUT ROWID;
 
 -- Each color period of each company: from when to when it held the color, as the view
 -- `color_periods` shows it. `last_rating_id` and `valid_to` are NULL while the period is
@@ -368,13 +382,15 @@ SELECT c.id                                  AS company,
        c.country,
        r.color,
        r.last_change_date,
-       r.last_refresh_date,
+       iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date) AS last_refresh_date,
        coalesce(f.confirmed_at, r.observed_at) AS confirmed_at,
        r.id                                  AS rating_id,
        c.company_id                          AS company_uuid
 FROM companies c
 JOIN ratings r ON r.id = c.latest_rating
-LEFT JOIN rating_confirmations f ON f.rating = r.id;
+LEFT JOIN rating_confirmations f ON f.rating = r.id
+LEFT JOIN rating_refreshes h     ON h.rating = r.id   -- its latest refresh, if any
+      AND h.run_id = (SELECT max(run_id) FROM rating_refreshes WHERE rating = r.id);
 
 -- Each registry identifier with its company's current rating: a SIREN or a KVK to a color.
 CREATE VIEW registry_ratings AS
@@ -446,8 +462,10 @@ JOIN ratings p   ON p.id = q.last_rating_id
 JOIN companies c ON c.id = b.company;
 
 -- Every row of every run, as its reports show it. A service date more than a day after
--- ratewatch first saw the rating (`observed_at`) is shown as that moment: it cannot be
--- true, and the reports age the rating from it (`ratings` keeps the service's date).
+-- ratewatch first saw it (the rating's or its refresh's `observed_at`) is shown as that
+-- moment: it cannot be true, and the reports age the rating from it (`ratings` and
+-- `rating_refreshes` keep the service's date). The refresh date is the rating's latest up
+-- to the run.
 -- `name` and `given_name` are the file's; `company_name` the service's. `amount` is the
 -- row's amount as the alerts and the totals at stake read it, from `amount_column`.
 CREATE VIEW run_results AS
@@ -467,8 +485,11 @@ SELECT rr.run_id,
        rc.change,
        CASE WHEN julianday(r.last_change_date) > julianday(r.observed_at, '+1 day')
             THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
-       CASE WHEN julianday(r.last_refresh_date) > julianday(r.observed_at, '+1 day')
-            THEN r.observed_at ELSE r.last_refresh_date END  AS last_refresh_date,
+       CASE WHEN julianday(iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date))
+                 > julianday(coalesce(h.observed_at, r.observed_at), '+1 day')
+            THEN coalesce(h.observed_at, r.observed_at)
+            ELSE iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date)
+       END                                AS last_refresh_date,
        ra.kind IS NOT NULL                AS alert,
        ra.kind                            AS alert_kind,
        ra.listed                          AS alert_listed,
@@ -495,6 +516,9 @@ LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
                                OR (rr.status = 'unresolved' AND rc.change = 'gone'))
 LEFT JOIN ratings r        ON r.id = rc.rating_id
 LEFT JOIN ratings p        ON p.id = rc.previous_rating_id
+LEFT JOIN rating_refreshes h ON h.rating = rc.rating_id
+      AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
+                      WHERE rating = rc.rating_id AND run_id <= rr.run_id)
 LEFT JOIN run_alerts ra    ON ra.run_id = rr.run_id AND ra.company = rc.company;
 
 -- Each portfolio's latest finished run (complete or partial): never one still running,

@@ -59,7 +59,7 @@ struct Request<'a> {
     latest: String,
 }
 
-/// The company's latest row in `ratings`.
+/// The company's latest rating, with its latest refresh date.
 struct Latest {
     id: i64,
     color: String,
@@ -162,13 +162,16 @@ fn record(
     // run's own request, or one made elsewhere that tells nothing the history lacks. A
     // run dates its sightings by this machine's clock, the service its requests by its
     // own: a run's span holds the requests within a day of it (CLOCK_TOLERANCE). Times
-    // are text of one form, compared as text.
+    // are text of one form, compared as text. The refresh date is the rating's own, seen
+    // from its first sight, or a later one a run noted, seen from when it first saw it.
     let holding: Option<i64> = tx
         .prepare_cached(
             "SELECT r.id FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
              WHERE r.company = ?1 AND r.color = ?2 AND r.last_change_date IS ?3
-               AND r.last_refresh_date IS ?4
-               AND r.observed_at <= iif(r.source = 'run', ?7, ?5)
+               AND CASE WHEN r.last_refresh_date IS ?4 THEN r.observed_at
+                        ELSE (SELECT min(h.observed_at) FROM rating_refreshes h
+                              WHERE h.rating = r.id AND h.last_refresh_date IS ?4)
+                   END <= iif(r.source = 'run', ?7, ?5)
                AND coalesce(f.confirmed_at, r.observed_at) >= iif(r.source = 'run', ?6, ?5)
              ORDER BY r.id DESC LIMIT 1",
         )?
@@ -262,11 +265,10 @@ fn record(
 
 fn latest(tx: &Transaction<'_>, company: i64) -> rusqlite::Result<Option<Latest>> {
     tx.prepare_cached(
-        "SELECT r.id, r.color, r.last_change_date, r.last_refresh_date,
-                coalesce(f.confirmed_at, r.observed_at), r.source
-         FROM companies c JOIN ratings r ON r.id = c.latest_rating
-         LEFT JOIN rating_confirmations f ON f.rating = r.id
-         WHERE c.id = ?1",
+        "SELECT l.rating_id, l.color, l.last_change_date, l.last_refresh_date,
+                l.confirmed_at, r.source
+         FROM latest_ratings l JOIN ratings r ON r.id = l.rating_id
+         WHERE l.company = ?1",
     )?
     .query_row([company], |row| {
         Ok(Latest {
@@ -309,6 +311,50 @@ mod tests {
             last_refresh: Some(ts("2026-01-01T00:00:00Z")),
             last_change: Some(ts("2025-12-01T00:00:00Z")),
         }
+    }
+
+    #[test]
+    fn a_sync_finds_a_run_s_sighting_of_a_recalculation_noted_beside_its_rating() {
+        let (_dir, path, mut store) = new_store();
+        let refreshed = |at: &str, refresh: &str| Rating {
+            last_refresh: Some(ts(refresh)),
+            ..request(1, Color::Green, at)
+        };
+        // Two runs a week apart see company 1 green; the second, recalculated on the 8th.
+        for (at, refresh) in [
+            ("2026-01-02T10:00:00Z", "2026-01-01T00:00:00Z"),
+            ("2026-01-09T10:00:00Z", "2026-01-08T00:00:00Z"),
+        ] {
+            let run_id = crate::store::tests::run(&mut store);
+            store.pin_clock(Some(ts(at)));
+            let mut writer = store.writer(run_id).unwrap();
+            writer
+                .send(Record::Observation(refreshed(at, refresh)))
+                .unwrap();
+            writer.finish().unwrap();
+        }
+        store.pin_clock(Some(ts("2026-01-10T00:00:00Z")));
+        let history = [
+            refreshed("2026-01-09T11:00:00Z", "2026-01-08T00:00:00Z"),
+            refreshed("2026-01-02T11:00:00Z", "2026-01-01T00:00:00Z"),
+        ];
+        assert_eq!(
+            store.record_account_history(&history).unwrap(),
+            AccountSync {
+                known: 2,
+                ..AccountSync::default()
+            },
+            "both runs' own requests"
+        );
+        let conn = Connection::open(&path).unwrap();
+        let held: Vec<(i64, i64)> = conn
+            .prepare("SELECT (SELECT count(*) FROM ratings), rating_id FROM account_requests")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(held, [(1, 1), (1, 1)], "one rating, which holds both");
     }
 
     #[test]

@@ -643,7 +643,8 @@ impl Store {
         let at = |e| StoreError::at(ctx.clone())(e);
         let limit = limit.map_or(-1, |l| l as i64);
         // The refreshed day as the reports age it (see `store::clock`).
-        let refreshed = super::clock::as_seen("r.last_refresh_date", "r.observed_at");
+        let refreshed = super::refreshes::refreshed_as_seen();
+        let refresh = super::refreshes::refresh_at_run("rc.rating_id", "a.run_id");
         let mut stmt = self
             .conn
             .prepare(&format!(
@@ -654,6 +655,7 @@ impl Store {
                  JOIN companies c      ON c.id = a.company
                  JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
                  JOIN ratings r        ON r.id = rc.rating_id
+                 {refresh}
                  LEFT JOIN run_rows rr ON rr.run_id = a.run_id AND rr.line = a.first_line
                  LEFT JOIN inputs i    ON i.id = rr.input_id
                  WHERE a.run_id = ?1 AND {filter}

@@ -32,9 +32,9 @@ pub fn off_clock(at: Timestamp, now: Timestamp) -> bool {
     at.duration_since(now).abs() > CLOCK_TOLERANCE
 }
 
-/// SQL for a rating's service date (`date`, a column of `ratings` such as
-/// `r.last_refresh_date`) as ratewatch ages it: as the rating's `observed_at` when it lies
-/// more than [`CLOCK_TOLERANCE`] after it. migrations/schema.sql's views say the same.
+/// SQL for a rating's service date (`date`, such as `r.last_refresh_date`) as ratewatch
+/// ages it: as the moment ratewatch first saw it (`observed_at`) when it lies more than
+/// [`CLOCK_TOLERANCE`] after it. migrations/schema.sql's views say the same.
 pub(crate) fn as_seen(date: &str, observed_at: &str) -> String {
     format!(
         "CASE WHEN julianday({date}) > julianday({observed_at}, '+1 day') \

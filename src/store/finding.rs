@@ -87,12 +87,11 @@ impl Store {
     pub fn latest_rating(&self, company_id: &str) -> Result<Option<LatestRating>, StoreError> {
         self.conn
             .query_row(
-                "SELECT r.color, r.last_change_date, r.last_refresh_date, r.observed_at,
-                        coalesce(f.confirmed_at, r.observed_at)
-                 FROM companies c
-                 JOIN ratings r ON r.id = c.latest_rating
-                 LEFT JOIN rating_confirmations f ON f.rating = r.id
-                 WHERE c.company_id = ?1",
+                "SELECT l.color, l.last_change_date, l.last_refresh_date, r.observed_at,
+                        l.confirmed_at
+                 FROM latest_ratings l
+                 JOIN ratings r ON r.id = l.rating_id
+                 WHERE l.company_id = ?1",
                 [company_id],
                 |r| {
                     Ok(LatestRating {

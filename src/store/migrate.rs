@@ -33,7 +33,7 @@ use super::sql::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 32;
+pub const SCHEMA_VERSION: i64 = 33;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
@@ -205,6 +205,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         32,
         "run_results_dates_as_instants",
         include_str!("../../migrations/upgrade/0032_run_results_dates_as_instants.sql"),
+    ),
+    (
+        33,
+        "rating_refreshes",
+        include_str!("../../migrations/upgrade/0033_rating_refreshes.sql"),
     ),
 ];
 

@@ -38,6 +38,7 @@ mod periods;
 mod portfolios;
 mod pruning;
 mod recorder;
+mod refreshes;
 mod reminders;
 mod results;
 mod run_life;

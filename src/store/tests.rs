@@ -385,6 +385,55 @@ fn a_database_of_version_31_shows_the_same_dates_in_run_results() {
     );
 }
 
+/// Version 33 notes a refresh beside its rating instead of adding one: a database of
+/// version 32, whose recalculations are ratings of their own, answers every view as before.
+#[test]
+fn a_database_of_version_32_keeps_its_recalculations_as_ratings_and_every_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v32.db");
+    let conn = created_at(&path, 32).expect("tests/fixtures/schema-32.sql");
+    conn.execute_batch(
+        "INSERT INTO runs (id, portfolio, input_path, input_sha256, started_at, status)
+         VALUES (1, 'p', 'p.csv', '', '2026-11-01T02:00:00Z', 'complete'),
+                (2, 'p', 'p.csv', '', '2026-11-08T02:00:00Z', 'complete'),
+                (3, 'p', 'p.csv', '', '2026-11-09T02:00:00Z', 'complete');
+         INSERT INTO companies (id, company_id, name, first_seen_at, updated_at)
+         VALUES (1, '00000000-0000-4000-8000-000000000001', 'Un', '2026-11-01T00:00:00Z',
+                 '2026-11-01T00:00:00Z');
+         INSERT INTO ratings (company, color, last_change_date, last_refresh_date, observed_at,
+                              first_run_id)
+         VALUES (1, 'green', '2026-10-01T00:00:00Z', '2026-10-31T00:00:00Z',
+                 '2026-11-01T02:00:00Z', 1),
+                (1, 'green', '2026-10-01T00:00:00Z', '2026-11-07T00:00:00Z',
+                 '2026-11-08T02:00:00Z', 2);
+         INSERT INTO rating_confirmations VALUES (2, '2026-11-09T02:00:00Z', 3);
+         INSERT INTO inputs (id, ref) VALUES (1, 'A');
+         INSERT INTO run_rows (run_id, line, input_id, status, company)
+         VALUES (1, 2, 1, 'rated', 1), (2, 2, 1, 'rated', 1), (3, 2, 1, 'rated', 1);
+         INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+         VALUES (1, 1, 1, NULL, 'new'), (2, 1, 2, 1, 'unchanged'), (3, 1, 2, 2, 'unchanged');",
+    )
+    .unwrap();
+    let views = [
+        "SELECT * FROM run_results ORDER BY run_id, line",
+        "SELECT * FROM latest_ratings",
+        "SELECT * FROM color_periods",
+        "SELECT * FROM portfolio_now",
+    ];
+    let before: Vec<Vec<String>> = views.iter().map(|v| rows_of(&conn, v)).collect();
+    assert!(
+        before[0][1].contains("2026-11-07T00:00:00Z"),
+        "{:?}",
+        before[0]
+    );
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(schema_of(&store.conn), schema_file());
+    for (view, rows) in views.iter().zip(&before) {
+        assert_eq!(&rows_of(&store.conn, view), rows, "{view}");
+    }
+}
+
 #[test]
 fn a_database_of_version_26_keeps_its_acknowledgements_and_decisions_as_records_not_recorded_by_whom()
  {
@@ -760,9 +809,16 @@ async fn history_grows_with_changes_not_with_runs() {
     let r5 = run_seeing(&mut store, on(Color::Red, 13, 14, 14)).await;
     assert_eq!(
         history_len(&store),
-        4,
-        "refresh date moved: a row; nothing else: none"
+        3,
+        "a new color or change date: a row; a refresh date alone: none"
     );
+    let refreshes: Vec<(String, i64)> = all(
+        &store.conn,
+        "SELECT last_refresh_date, run_id FROM rating_refreshes",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(refreshes, [(day(14), r5)], "the refresh date, noted");
 
     let changes: Vec<(i64, String)> = [r1, r2, r3, r4, r5]
         .iter()
@@ -790,13 +846,15 @@ async fn history_grows_with_changes_not_with_runs() {
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     );
     assert_eq!(view, vec![("green".into(), "red".into(), r4)]);
-    let latest: (String, String) = store
+    let latest: (String, String, String) = store
         .conn
-        .query_row("SELECT color, confirmed_at FROM latest_ratings", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
+        .query_row(
+            "SELECT color, confirmed_at, last_refresh_date FROM latest_ratings",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
         .unwrap();
-    assert_eq!(latest, ("red".into(), day(14)));
+    assert_eq!(latest, ("red".into(), day(14), day(14)));
 
     store
         .finish_run(
@@ -3151,7 +3209,19 @@ fn a_rating_dated_ahead_is_kept_as_given_and_aged_from_when_it_was_first_seen() 
             ),
         ],
     );
-    assert_eq!(history_len(&store), before + 1, "only C-4 was recalculated");
+    assert_eq!(history_len(&store), before, "the same ratings");
+    let refreshed: Vec<String> = all(
+        &store.conn,
+        "SELECT c.company_id FROM rating_refreshes h JOIN ratings r ON r.id = h.rating
+         JOIN companies c ON c.id = r.company",
+        [],
+        |r| r.get(0),
+    );
+    assert_eq!(
+        refreshed,
+        [uuid(4).to_string()],
+        "only C-4 was recalculated"
+    );
     assert_eq!(dates(&store, second)[..3], as_first_seen[..3]);
     let now: Vec<(String, i64, String, i64)> = all(
         &store.conn,

@@ -888,6 +888,96 @@ mod tests {
         assert_eq!(confirmed, ["1 2 1"]);
     }
 
+    #[test]
+    fn a_rating_only_recalculated_keeps_its_row_and_each_run_shows_its_own_refresh_date() {
+        let (_dir, path, mut store) = new_store();
+        let ahead = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24 * 3);
+        let refreshed = |n: u128, color: Color, refresh: jiff::Timestamp| {
+            Record::Observation(Rating {
+                last_refresh: Some(refresh),
+                ..match observation(n, color) {
+                    Record::Observation(r) => r,
+                    _ => unreachable!(),
+                }
+            })
+        };
+        let first: jiff::Timestamp = "2026-01-02T03:04:05Z".parse().unwrap();
+        let second: jiff::Timestamp = "2026-01-09T03:04:05Z".parse().unwrap();
+        // Company 1 green all along, recalculated on nights 2 and 4 (the second time dated
+        // three days ahead of this machine); company 2 turns red on night 3.
+        let nights = [
+            (first, Color::Green),
+            (second, Color::Green),
+            (second, Color::Red),
+            (ahead, Color::Red),
+        ];
+        for (refresh, color) in nights {
+            let run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.send(company(1, &[])).unwrap();
+            writer.send(company(2, &[])).unwrap();
+            writer.send(refreshed(1, Color::Green, refresh)).unwrap();
+            writer.send(observation(2, color)).unwrap();
+            writer.send(rated_row(2, 1)).unwrap();
+            writer.finish().unwrap();
+        }
+        let conn = Connection::open(&path).unwrap();
+        let ratings: Vec<String> = rows(
+            &conn,
+            "SELECT company || ' ' || color || ' ' || first_run_id FROM ratings ORDER BY id",
+        );
+        assert_eq!(ratings, ["1 green 1", "2 green 1", "2 red 3"]);
+        let noted: Vec<String> = rows(
+            &conn,
+            "SELECT rating || ' ' || run_id || ' ' || last_refresh_date FROM rating_refreshes
+             ORDER BY rating, run_id",
+        );
+        assert_eq!(
+            noted,
+            [
+                "1 2 2026-01-09T03:04:05Z".to_string(),
+                format!("1 4 {}", crate::model::time_text(ahead)),
+            ]
+        );
+        let changes: Vec<String> = rows(
+            &conn,
+            "SELECT run_id || ' ' || rating_id || ' ' || previous_rating_id || ' ' || change
+             FROM run_companies WHERE company = 1 AND run_id > 1 ORDER BY run_id",
+        );
+        assert_eq!(
+            changes,
+            ["2 1 1 unchanged", "3 1 1 unchanged", "4 1 1 unchanged"]
+        );
+        // Each run shows the refresh date it saw; the one dated ahead as when it was seen.
+        let shown: Vec<String> = rows(
+            &conn,
+            "SELECT v.run_id || ' ' || (v.last_refresh_date = h.observed_at) || ' '
+                    || v.last_refresh_date
+             FROM run_results v LEFT JOIN rating_refreshes h ON h.run_id = 4
+             ORDER BY v.run_id",
+        );
+        assert_eq!(
+            shown[..3],
+            [
+                "1 0 2026-01-02T03:04:05Z",
+                "2 0 2026-01-09T03:04:05Z",
+                "3 0 2026-01-09T03:04:05Z",
+            ]
+        );
+        assert!(shown[3].starts_with("4 1 "), "{shown:?}");
+        let latest: Vec<String> = rows(
+            &conn,
+            "SELECT l.rating_id || ' ' || l.last_refresh_date || ' ' || f.last_run_id
+                    || ' ' || (l.confirmed_at = f.confirmed_at)
+             FROM latest_ratings l JOIN rating_confirmations f ON f.rating = l.rating_id
+             WHERE l.company = 1",
+        );
+        assert_eq!(
+            latest,
+            [format!("1 {} 4 1", crate::model::time_text(ahead))]
+        );
+    }
+
     /// A decision on reference `r`, recorded by a store of its own (as `ack` or `review`
     /// beside a run would), on a thread of its own.
     fn decide_beside(path: &std::path::Path, r: &str) -> std::thread::JoinHandle<()> {

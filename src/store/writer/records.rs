@@ -130,9 +130,8 @@ impl Writer {
         let latest: Option<Latest> = self
             .conn()
             .prepare_cached(
-                "SELECT r.id, r.color, r.last_change_date, r.last_refresh_date
-                 FROM companies c JOIN ratings r ON r.id = c.latest_rating
-                 WHERE c.id = ?1",
+                "SELECT rating_id, color, last_change_date, last_refresh_date
+                 FROM latest_ratings WHERE company = ?1",
             )
             .and_then(|mut s| {
                 s.query_row([company], |r| {
@@ -143,11 +142,22 @@ impl Writer {
             .map_err(StoreError::at(ctx))?;
         // Most nights most ratings are unchanged: the latest observation is confirmed, by
         // a short row of its own, written with others (the rating's row is never
-        // rewritten).
-        if let Some((id, _, _, _)) = latest
+        // rewritten). One the service only recalculated (a new refresh date, the same
+        // color and change date) is the same rating: the new date is noted beside it.
+        if let Some((id, _, _, refreshed)) = latest
             .as_ref()
-            .filter(|(_, c, lc, lr)| c == color && *lc == last_change && *lr == last_refresh)
+            .filter(|(_, c, lc, _)| c == color && *lc == last_change)
         {
+            if *refreshed != last_refresh {
+                self.conn()
+                    .prepare_cached(
+                        "INSERT INTO rating_refreshes (rating, run_id, last_refresh_date,
+                                                       observed_at)
+                         VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .and_then(|mut s| s.execute(params![id, run_id, last_refresh, observed]))
+                    .map_err(StoreError::at(ctx))?;
+            }
             self.appends.confirmation(*id, observed, run_id);
             let same = (&rating.color, last_change.as_deref());
             let change = Change::classify(Some(same), &rating.color, last_change.as_deref());
