@@ -13,9 +13,9 @@
 //! demo-server --day N` (256 requests in flight, no rate limit), in a folder under the
 //! target folder (`tmp/bench-year/`, made afresh). No night is waited for: between two,
 //! every time the database holds (the runs, the ratings' service dates and first
-//! sightings, their confirmations) is moved a day into the past, so that each night lies on
-//! its own date, the service dated its ratings on the nights they were seen, and the runs
-//! older than the window are as old as a year of cron would make them.
+//! sightings, their refreshes and confirmations) is moved a day into the past, so that
+//! each night lies on its own date, the service dated its ratings on the nights they were
+//! seen, and the runs older than the window are as old as a year of cron would make them.
 //!
 //! Every 30 nights (`--every`), and after the last, one line: the night, the file's size
 //! (its write-ahead log included), bytes per row, what the last 30 nights added per row

@@ -28,8 +28,7 @@ const NIGHTS: i64 = 8;
 const ROWS: u64 = 600;
 
 /// Moves every time a run left in the database at `db` a day into the past: the runs, the
-/// ratings' first sightings, their refreshes' and their confirmations (the service's own
-/// dates stay). The
+/// ratings' first sightings and their confirmations (the service's own dates stay). The
 /// color periods are worked out again from the ratings so moved, as if seen then.
 fn a_day_passes(db: &Path) {
     rusqlite::Connection::open(db)
@@ -42,9 +41,7 @@ fn a_day_passes(db: &Path) {
              UPDATE ratings SET
                  observed_at = strftime('%Y-%m-%dT%H:%M:%SZ', observed_at, '-1 day');
              UPDATE rating_confirmations SET
-                 confirmed_at = strftime('%Y-%m-%dT%H:%M:%SZ', confirmed_at, '-1 day');
-             UPDATE rating_refreshes SET
-                 observed_at = strftime('%Y-%m-%dT%H:%M:%SZ', observed_at, '-1 day');",
+                 confirmed_at = strftime('%Y-%m-%dT%H:%M:%SZ', confirmed_at, '-1 day');",
         )
         .unwrap();
     rusqlite::Connection::open(db)

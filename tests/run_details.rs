@@ -22,8 +22,7 @@ const NIGHTS: i64 = 7;
 const ROWS: u64 = 2_000;
 
 /// Moves every time the database at `db` holds `days` days into the past: the runs, the
-/// ratings' first sightings, their refreshes' and their confirmations, the
-/// acknowledgements.
+/// ratings' first sightings and their confirmations, the acknowledgements.
 fn days_pass(db: &Path, days: i64) {
     let back = format!("'-{days} days'");
     let shift =
@@ -32,7 +31,6 @@ fn days_pass(db: &Path, days: i64) {
         "UPDATE runs SET {}, {}, {}, {};
          UPDATE ratings SET {};
          UPDATE rating_confirmations SET {};
-         UPDATE rating_refreshes SET {};
          UPDATE acks SET {};",
         shift("started_at"),
         shift("finished_at"),
@@ -40,7 +38,6 @@ fn days_pass(db: &Path, days: i64) {
         shift("details_pruned_at"),
         shift("observed_at"),
         shift("confirmed_at"),
-        shift("observed_at"),
         shift("acked_at"),
     );
     Connection::open(db).unwrap().execute_batch(&sql).unwrap();

@@ -210,10 +210,9 @@ impl Pool {
     }
 }
 
-/// Moves every time the database holds a day into the past: the runs', the ratings' and
-/// their refreshes' (the service's dates and ratewatch's first sighting), their
-/// confirmations and the color periods' bounds (worked out from those times, so moved
-/// with them).
+/// Moves every time the database holds a day into the past: the runs', the ratings' (the
+/// service's dates and ratewatch's first sighting), their refreshes', their confirmations
+/// and the color periods' bounds (worked out from those times, so moved with them).
 pub fn everything_a_day_back(db: &Path) {
     let day_back =
         |column: &str| format!("{column} = strftime('%Y-%m-%dT%H:%M:%SZ', {column}, '-1 day')");
@@ -224,7 +223,7 @@ pub fn everything_a_day_back(db: &Path) {
              UPDATE runs SET {}, {}, {};
              UPDATE ratings SET {}, {}, {};
              UPDATE rating_confirmations SET {};
-             UPDATE rating_refreshes SET {}, {};
+             UPDATE rating_refreshes SET {};
              UPDATE color_period_bounds SET {}, {};
              COMMIT;",
             day_back("started_at"),
@@ -235,7 +234,6 @@ pub fn everything_a_day_back(db: &Path) {
             day_back("observed_at"),
             day_back("confirmed_at"),
             day_back("last_refresh_date"),
-            day_back("observed_at"),
             day_back("valid_from"),
             day_back("valid_to"),
         ))

@@ -14,9 +14,8 @@ DROP TABLE IF EXISTS rating_refreshes;
 -- rating's own before any); `latest_ratings` and `run_results` show it.
 CREATE TABLE rating_refreshes (
     rating            INTEGER NOT NULL REFERENCES ratings (id),
-    run_id            INTEGER NOT NULL REFERENCES runs (id),
+    run_id            INTEGER NOT NULL REFERENCES runs (id), -- the run that first saw it
     last_refresh_date TEXT,                        -- the service's lastRefreshDate
-    observed_at       TEXT    NOT NULL,            -- when ratewatch first saw it
     PRIMARY KEY (rating, run_id)
 ) WITHOUT ROWID;
 
@@ -43,10 +42,10 @@ LEFT JOIN rating_refreshes h     ON h.rating = r.id   -- its latest refresh, if 
 DROP VIEW IF EXISTS run_results;
 
 -- Every row of every run, as its reports show it. A service date more than a day after
--- ratewatch first saw it (the rating's or its refresh's `observed_at`) is shown as that
--- moment: it cannot be true, and the reports age the rating from it (`ratings` and
--- `rating_refreshes` keep the service's date). The refresh date is the rating's latest up
--- to the run.
+-- ratewatch first saw it (the rating's `observed_at`, or the start of the run that noted
+-- the refresh) is shown as that moment: it cannot be true, and the reports age the rating
+-- from it (`ratings` and `rating_refreshes` keep the service's date). The refresh date is
+-- the rating's latest up to the run.
 -- `name` and `given_name` are the file's; `company_name` the service's. `amount` is the
 -- row's amount as the alerts and the totals at stake read it, from `amount_column`.
 CREATE VIEW run_results AS
@@ -67,8 +66,8 @@ SELECT rr.run_id,
        CASE WHEN julianday(r.last_change_date) > julianday(r.observed_at, '+1 day')
             THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
        CASE WHEN julianday(iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date))
-                 > julianday(coalesce(h.observed_at, r.observed_at), '+1 day')
-            THEN coalesce(h.observed_at, r.observed_at)
+                 > julianday(coalesce(hu.started_at, r.observed_at), '+1 day')
+            THEN coalesce(hu.started_at, r.observed_at)
             ELSE iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date)
        END                                AS last_refresh_date,
        ra.kind IS NOT NULL                AS alert,
@@ -100,4 +99,5 @@ LEFT JOIN ratings p        ON p.id = rc.previous_rating_id
 LEFT JOIN rating_refreshes h ON h.rating = rc.rating_id
       AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
                       WHERE rating = rc.rating_id AND run_id <= rr.run_id)
+LEFT JOIN runs hu          ON hu.id = h.run_id
 LEFT JOIN run_alerts ra    ON ra.run_id = rr.run_id AND ra.company = rc.company;

@@ -163,13 +163,14 @@ fn record(
     // run dates its sightings by this machine's clock, the service its requests by its
     // own: a run's span holds the requests within a day of it (CLOCK_TOLERANCE). Times
     // are text of one form, compared as text. The refresh date is the rating's own, seen
-    // from its first sight, or a later one a run noted, seen from when it first saw it.
+    // from its first sight, or a later one a run noted, seen from that run's start.
     let holding: Option<i64> = tx
         .prepare_cached(
             "SELECT r.id FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
              WHERE r.company = ?1 AND r.color = ?2 AND r.last_change_date IS ?3
                AND CASE WHEN r.last_refresh_date IS ?4 THEN r.observed_at
-                        ELSE (SELECT min(h.observed_at) FROM rating_refreshes h
+                        ELSE (SELECT min(u.started_at) FROM rating_refreshes h
+                              JOIN runs u ON u.id = h.run_id
                               WHERE h.rating = r.id AND h.last_refresh_date IS ?4)
                    END <= iif(r.source = 'run', ?7, ?5)
                AND coalesce(f.confirmed_at, r.observed_at) >= iif(r.source = 'run', ?6, ?5)
@@ -326,6 +327,13 @@ mod tests {
             ("2026-01-09T10:00:00Z", "2026-01-08T00:00:00Z"),
         ] {
             let run_id = crate::store::tests::run(&mut store);
+            store
+                .conn
+                .execute(
+                    "UPDATE runs SET started_at = ?1 WHERE id = ?2",
+                    (at, run_id),
+                )
+                .unwrap();
             store.pin_clock(Some(ts(at)));
             let mut writer = store.writer(run_id).unwrap();
             writer

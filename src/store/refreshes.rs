@@ -6,20 +6,23 @@
 //! the same in SQL.
 
 /// SQL joining `h`, the refresh of the rating whose id is `rating` (an expression) in
-/// force at the run whose id is `run`: no row when the rating's own date was.
+/// force at the run whose id is `run`, and `hu`, the run that noted it: no rows when the
+/// rating's own date was.
 pub(super) fn refresh_at_run(rating: &str, run: &str) -> String {
     format!(
         "LEFT JOIN rating_refreshes h ON h.rating = {rating}
                AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
-                               WHERE rating = {rating} AND run_id <= {run})"
+                               WHERE rating = {rating} AND run_id <= {run})
+         LEFT JOIN runs hu ON hu.id = h.run_id"
     )
 }
 
 /// The refresh date, with `h` joined by [`refresh_at_run`] to the rating `r`, as the
-/// reports age it ([`super::clock::as_seen`] from when it was first seen).
+/// reports age it ([`super::clock::as_seen`] from when it was first seen: the rating's
+/// first sight, or the start of the run that noted the refresh).
 pub(super) fn refreshed_as_seen() -> String {
     super::clock::as_seen(
         "iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date)",
-        "coalesce(h.observed_at, r.observed_at)",
+        "coalesce(hu.started_at, r.observed_at)",
     )
 }

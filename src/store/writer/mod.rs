@@ -951,9 +951,9 @@ mod tests {
         // Each run shows the refresh date it saw; the one dated ahead as when it was seen.
         let shown: Vec<String> = rows(
             &conn,
-            "SELECT v.run_id || ' ' || (v.last_refresh_date = h.observed_at) || ' '
+            "SELECT v.run_id || ' ' || (v.last_refresh_date = u.started_at) || ' '
                     || v.last_refresh_date
-             FROM run_results v LEFT JOIN rating_refreshes h ON h.run_id = 4
+             FROM run_results v JOIN runs u ON u.id = 4
              ORDER BY v.run_id",
         );
         assert_eq!(

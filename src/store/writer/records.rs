@@ -151,11 +151,10 @@ impl Writer {
             if *refreshed != last_refresh {
                 self.conn()
                     .prepare_cached(
-                        "INSERT INTO rating_refreshes (rating, run_id, last_refresh_date,
-                                                       observed_at)
-                         VALUES (?1, ?2, ?3, ?4)",
+                        "INSERT INTO rating_refreshes (rating, run_id, last_refresh_date)
+                         VALUES (?1, ?2, ?3)",
                     )
-                    .and_then(|mut s| s.execute(params![id, run_id, last_refresh, observed]))
+                    .and_then(|mut s| s.execute(params![id, run_id, last_refresh]))
                     .map_err(StoreError::at(ctx))?;
             }
             self.appends.confirmation(*id, observed, run_id);
