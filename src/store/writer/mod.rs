@@ -978,6 +978,51 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_resumed_run_shows_the_refresh_date_it_saw_when_a_later_run_noted_it_first() {
+        let (_dir, path, mut store) = new_store();
+        let refreshed = |refresh: &str| {
+            Record::Observation(Rating {
+                last_refresh: Some(refresh.parse().unwrap()),
+                ..match observation(1, Color::Green) {
+                    Record::Observation(r) => r,
+                    _ => unreachable!(),
+                }
+            })
+        };
+        let (first, second) = ("2026-01-02T03:04:05Z", "2026-01-09T03:04:05Z");
+        let screen = |store: &mut Store, run_id: i64, refresh: &str| {
+            let mut writer = store.writer(run_id).unwrap();
+            writer.send(company(1, &[])).unwrap();
+            writer.send(refreshed(refresh)).unwrap();
+            writer.send(rated_row(2, 1)).unwrap();
+            writer.finish().unwrap();
+        };
+        let one = start(&mut store);
+        screen(&mut store, one, first);
+        // Run two stops before it reaches the company; run three (another file) sees the
+        // recalculation; then run two is resumed and sees it too.
+        let two = start(&mut store);
+        let three = start(&mut store);
+        screen(&mut store, three, second);
+        screen(&mut store, two, second);
+        let conn = Connection::open(&path).unwrap();
+        let shown: Vec<String> = rows(
+            &conn,
+            "SELECT run_id || ' ' || last_refresh_date FROM run_results ORDER BY run_id",
+        );
+        assert_eq!(
+            shown,
+            [
+                format!("{one} {first}"),
+                format!("{two} {second}"),
+                format!("{three} {second}"),
+            ]
+        );
+        let latest: Vec<String> = rows(&conn, "SELECT last_refresh_date FROM latest_ratings");
+        assert_eq!(latest, [second]);
+    }
+
     /// A decision on reference `r`, recorded by a store of its own (as `ack` or `review`
     /// beside a run would), on a thread of its own.
     fn decide_beside(path: &std::path::Path, r: &str) -> std::thread::JoinHandle<()> {

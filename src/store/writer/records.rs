@@ -126,16 +126,23 @@ impl Writer {
                 .map_err(StoreError::at(ctx))?;
             self.service_time_known = true;
         }
-        type Latest = (i64, String, Option<String>, Option<String>);
+        type Latest = (i64, String, Option<String>, Option<String>, Option<i64>);
+        // The company's latest rating, with its latest refresh date and the run that noted
+        // it (as `latest_ratings` shows it).
         let latest: Option<Latest> = self
             .conn()
             .prepare_cached(
-                "SELECT rating_id, color, last_change_date, last_refresh_date
-                 FROM latest_ratings WHERE company = ?1",
+                "SELECT r.id, r.color, r.last_change_date,
+                        iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date), h.run_id
+                 FROM companies c JOIN ratings r ON r.id = c.latest_rating
+                 LEFT JOIN rating_refreshes h ON h.rating = r.id
+                       AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
+                                       WHERE rating = r.id)
+                 WHERE c.id = ?1",
             )
             .and_then(|mut s| {
                 s.query_row([company], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
                 })
                 .optional()
             })
@@ -143,12 +150,14 @@ impl Writer {
         // Most nights most ratings are unchanged: the latest observation is confirmed, by
         // a short row of its own, written with others (the rating's row is never
         // rewritten). One the service only recalculated (a new refresh date, the same
-        // color and change date) is the same rating: the new date is noted beside it.
-        if let Some((id, _, _, refreshed)) = latest
+        // color and change date) is the same rating: the new date is noted beside it. So
+        // is the date a resumed run sees when a later run (of another portfolio) noted it
+        // first: each run's date is the latest noted up to it.
+        if let Some((id, _, _, refreshed, noted_by)) = latest
             .as_ref()
-            .filter(|(_, c, lc, _)| c == color && *lc == last_change)
+            .filter(|(_, c, lc, _, _)| c == color && *lc == last_change)
         {
-            if *refreshed != last_refresh {
+            if *refreshed != last_refresh || noted_by.is_some_and(|by| by > run_id) {
                 self.conn()
                     .prepare_cached(
                         "INSERT INTO rating_refreshes (rating, run_id, last_refresh_date)
@@ -183,7 +192,7 @@ impl Writer {
             .map_err(StoreError::at(ctx))?;
         let previous = latest
             .as_ref()
-            .map(|(_, c, lc, _)| (Color::parse(c), lc.as_deref()));
+            .map(|(_, c, lc, _, _)| (Color::parse(c), lc.as_deref()));
         let change = Change::classify(
             previous.as_ref().map(|(c, lc)| (c, *lc)),
             &rating.color,
