@@ -42,10 +42,10 @@ LEFT JOIN rating_refreshes h     ON h.rating = r.id   -- its latest refresh, if 
 DROP VIEW IF EXISTS run_results;
 
 -- Every row of every run, as its reports show it. A service date more than a day after
--- ratewatch first saw it (the rating's `observed_at`, or the start of the run that noted
--- the refresh) is shown as that moment: it cannot be true, and the reports age the rating
--- from it (`ratings` and `rating_refreshes` keep the service's date). The refresh date is
--- the rating's latest up to the run.
+-- ratewatch first saw it (the rating's `observed_at`; for a later refresh, the end of the
+-- run that noted it, or now while it runs) is shown as that moment: it cannot be true, and
+-- the reports age the rating from it (`ratings` and `rating_refreshes` keep the service's
+-- date). The refresh date is the rating's latest up to the run.
 -- `name` and `given_name` are the file's; `company_name` the service's. `amount` is the
 -- row's amount as the alerts and the totals at stake read it, from `amount_column`.
 CREATE VIEW run_results AS
@@ -66,8 +66,10 @@ SELECT rr.run_id,
        CASE WHEN julianday(r.last_change_date) > julianday(r.observed_at, '+1 day')
             THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
        CASE WHEN julianday(iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date))
-                 > julianday(coalesce(hu.started_at, r.observed_at), '+1 day')
-            THEN coalesce(hu.started_at, r.observed_at)
+                 > julianday(iif(h.rating IS NULL, r.observed_at,
+                         coalesce(hu.finished_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))), '+1 day')
+            THEN iif(h.rating IS NULL, r.observed_at,
+                         coalesce(hu.finished_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))
             ELSE iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date)
        END                                AS last_refresh_date,
        ra.kind IS NOT NULL                AS alert,

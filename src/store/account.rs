@@ -168,11 +168,12 @@ fn record(
         .prepare_cached(
             "SELECT r.id FROM ratings r LEFT JOIN rating_confirmations f ON f.rating = r.id
              WHERE r.company = ?1 AND r.color = ?2 AND r.last_change_date IS ?3
-               AND CASE WHEN r.last_refresh_date IS ?4 THEN r.observed_at
+               AND CASE WHEN r.last_refresh_date IS ?4
+                        THEN r.observed_at <= iif(r.source = 'run', ?7, ?5)
                         ELSE (SELECT min(u.started_at) FROM rating_refreshes h
                               JOIN runs u ON u.id = h.run_id
-                              WHERE h.rating = r.id AND h.last_refresh_date IS ?4)
-                   END <= iif(r.source = 'run', ?7, ?5)
+                              WHERE h.rating = r.id AND h.last_refresh_date IS ?4) <= ?7
+                   END
                AND coalesce(f.confirmed_at, r.observed_at) >= iif(r.source = 'run', ?6, ?5)
              ORDER BY r.id DESC LIMIT 1",
         )?

@@ -5,10 +5,11 @@
 //! (`sync-history`) is set aside.
 //!
 //! The same holds for a rating's own dates: a lastRefreshDate or lastChangeDate more than
-//! [`CLOCK_TOLERANCE`] after ratewatch first saw the rating (`ratings.observed_at`) cannot
-//! be true. `ratings` keeps it as the service gave it (it names the rating: the same
+//! [`CLOCK_TOLERANCE`] after ratewatch first saw the rating (`ratings.observed_at`; for a
+//! later refresh date, the end of the run that noted it in `rating_refreshes`) cannot be
+//! true. `ratings` keeps it as the service gave it (it names the rating: the same
 //! answer tomorrow is the same rating), the run's notes count it ([`Store::future_dates_note`]),
-//! and everything that ages a rating takes it as of `observed_at` instead: the reports'
+//! and everything that ages a rating takes it as of that moment instead: the reports'
 //! dates and staleness (`run_results`, `latest_results`), `portfolio_now`'s `color_since`
 //! and `days_in_color`, and the alerts' refreshed day ([`as_seen`]). A rating the service
 //! dates in 2099 is thus not fresh forever: it grows stale from the night it was seen.

@@ -19,10 +19,12 @@ pub(super) fn refresh_at_run(rating: &str, run: &str) -> String {
 
 /// The refresh date, with `h` joined by [`refresh_at_run`] to the rating `r`, as the
 /// reports age it ([`super::clock::as_seen`] from when it was first seen: the rating's
-/// first sight, or the start of the run that noted the refresh).
+/// first sight; for a later refresh, the end of the run that noted it, or now while it
+/// runs, since a resumed run may see it a night after its start).
 pub(super) fn refreshed_as_seen() -> String {
     super::clock::as_seen(
         "iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date)",
-        "coalesce(hu.started_at, r.observed_at)",
+        "iif(h.rating IS NULL, r.observed_at,
+             coalesce(hu.finished_at, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))",
     )
 }

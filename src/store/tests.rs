@@ -1191,6 +1191,16 @@ fn screened_as(
     store
         .finish_run(run_id, status, &[], &[], &Rules::default())
         .unwrap();
+    // It ends at its last sighting, as it started at its first.
+    if let Some((_, last)) = seen.last() {
+        store
+            .conn
+            .execute(
+                "UPDATE runs SET finished_at = ?2 WHERE id = ?1",
+                params![run_id, time_text(ts(last.at))],
+            )
+            .unwrap();
+    }
     // Its summary and reports out, as a run's are once it has written them.
     store.mark_delivered(run_id).unwrap();
     run_id

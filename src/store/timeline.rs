@@ -521,7 +521,7 @@ impl Store {
     }
 
     /// Whether the service no longer knows the company: the run that found it gone since
-    /// its latest rating, if one did.
+    /// a run last saw its latest rating, if one did.
     pub fn disappearance(&self, company_id: &str) -> Result<Option<Disappearance>, StoreError> {
         self.of_company(company_id, "reading whether a company is gone", |key| {
             self.conn
@@ -533,6 +533,7 @@ impl Store {
                  JOIN runs u ON u.id = rc.run_id
                  WHERE rc.company = ?1 AND rc.change = 'gone'
                    AND rc.rating_id = (SELECT latest_rating FROM companies WHERE id = ?1)
+                   AND rc.run_id > coalesce(f.last_run_id, r.first_run_id, 0)
                  ORDER BY rc.run_id LIMIT 1",
                     [key],
                     |r| {

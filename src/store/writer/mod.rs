@@ -447,6 +447,17 @@ impl Writer {
                         s.execute(params![run_id, company, crate::model::time_text(seen_at)])
                     })
                     .map_err(StoreError::at("recording a reused rating"))?;
+                // Reused as a later run (another portfolio's, before this one was resumed)
+                // last saw it: its refresh date then is this run's too.
+                self.conn()
+                    .prepare_cached(
+                        "INSERT INTO rating_refreshes (rating, run_id, last_refresh_date)
+                         SELECT rating, ?2, last_refresh_date FROM rating_refreshes
+                         WHERE rating = ?1 AND run_id > ?2
+                         ORDER BY run_id DESC LIMIT 1",
+                    )
+                    .and_then(|mut s| s.execute(params![rating, run_id]))
+                    .map_err(StoreError::at("recording a reused rating"))?;
                 self.record_change(company, rating, Some(rating), Change::Unchanged)
             }
             Record::Gone { company, rating } => {
@@ -948,23 +959,32 @@ mod tests {
             changes,
             ["2 1 1 unchanged", "3 1 1 unchanged", "4 1 1 unchanged"]
         );
-        // Each run shows the refresh date it saw; the one dated ahead as when it was seen.
-        let shown: Vec<String> = rows(
-            &conn,
-            "SELECT v.run_id || ' ' || (v.last_refresh_date = u.started_at) || ' '
-                    || v.last_refresh_date
-             FROM run_results v JOIN runs u ON u.id = 4
-             ORDER BY v.run_id",
-        );
+        // Each run shows the refresh date it saw; the one dated ahead as the end of the run
+        // that saw it (now while it runs).
+        let shown = |conn: &Connection| -> Vec<String> {
+            rows(
+                conn,
+                "SELECT run_id || ' ' || last_refresh_date FROM run_results ORDER BY run_id",
+            )
+        };
+        let running = shown(&conn);
         assert_eq!(
-            shown[..3],
+            running[..3],
             [
-                "1 0 2026-01-02T03:04:05Z",
-                "2 0 2026-01-09T03:04:05Z",
-                "3 0 2026-01-09T03:04:05Z",
+                "1 2026-01-02T03:04:05Z",
+                "2 2026-01-09T03:04:05Z",
+                "3 2026-01-09T03:04:05Z",
             ]
         );
-        assert!(shown[3].starts_with("4 1 "), "{shown:?}");
+        let now = crate::model::time_text(jiff::Timestamp::now());
+        let seen = running[3].strip_prefix("4 ").unwrap();
+        assert!(seen <= now.as_str() && seen > "2026-01-09", "{running:?}");
+        conn.execute(
+            "UPDATE runs SET finished_at = '2026-11-20T02:30:00Z' WHERE id = 4",
+            [],
+        )
+        .unwrap();
+        assert_eq!(shown(&conn)[3], "4 2026-11-20T02:30:00Z");
         let latest: Vec<String> = rows(
             &conn,
             "SELECT l.rating_id || ' ' || l.last_refresh_date || ' ' || f.last_run_id
@@ -1021,6 +1041,70 @@ mod tests {
         );
         let latest: Vec<String> = rows(&conn, "SELECT last_refresh_date FROM latest_ratings");
         assert_eq!(latest, [second]);
+    }
+
+    #[test]
+    fn a_resumed_run_that_reuses_a_rating_shows_the_refresh_date_last_seen() {
+        let (_dir, path, mut store) = new_store();
+        let refreshed = |refresh: &str| {
+            Record::Observation(Rating {
+                last_refresh: Some(refresh.parse().unwrap()),
+                ..match observation(1, Color::Green) {
+                    Record::Observation(r) => r,
+                    _ => unreachable!(),
+                }
+            })
+        };
+        let (first, second) = ("2026-01-02T03:04:05Z", "2026-01-09T03:04:05Z");
+        let one = start(&mut store);
+        let two = start(&mut store);
+        let three = start(&mut store);
+        for (run_id, refresh) in [(one, first), (three, second)] {
+            let mut writer = store.writer(run_id).unwrap();
+            writer.send(company(1, &[])).unwrap();
+            writer.send(refreshed(refresh)).unwrap();
+            writer.finish().unwrap();
+        }
+        // Run two, resumed after run three, reuses what run three saw.
+        let mut writer = store.writer(two).unwrap();
+        writer.send(company(1, &[])).unwrap();
+        writer
+            .send(Record::Reused {
+                company: Uuid::from_u128(1),
+                rating: 1,
+                seen_at: jiff::Timestamp::now(),
+            })
+            .unwrap();
+        writer.send(rated_row(2, 1)).unwrap();
+        writer.finish().unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let shown: Vec<String> = rows(&conn, "SELECT last_refresh_date FROM run_results");
+        assert_eq!(shown, [second]);
+    }
+
+    #[test]
+    fn a_company_gone_seen_again_and_gone_again_is_news_again() {
+        let (_dir, path, mut store) = new_store();
+        let id = Uuid::from_u128(1);
+        let mut gone = Vec::new();
+        for night in ["seen", "gone", "seen", "gone", "gone"] {
+            let run_id = start(&mut store);
+            let mut writer = store.writer(run_id).unwrap();
+            writer.send(company(1, &[])).unwrap();
+            if night == "seen" {
+                writer.send(observation(1, Color::Green)).unwrap();
+            } else {
+                gone.push(writer.gone(id).unwrap().is_some());
+            }
+            writer.finish().unwrap();
+        }
+        assert_eq!(gone, [true, true, false], "news once after each sighting");
+        let conn = Connection::open(&path).unwrap();
+        let reported: Vec<i64> = rows(
+            &conn,
+            "SELECT run_id FROM run_companies WHERE change = 'gone' ORDER BY run_id",
+        );
+        assert_eq!(reported, [2, 4]);
     }
 
     /// A decision on reference `r`, recorded by a store of its own (as `ack` or `review`

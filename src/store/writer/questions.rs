@@ -68,7 +68,7 @@ impl Writer {
     }
     /// Records that the service no longer knows a company it had rated, and returns how
     /// it was last seen; `None` when there is no news: it was never rated, this run rated
-    /// it, or an earlier run already reported it gone with the same last rating.
+    /// it, or an earlier run already reported it gone since a run last saw its rating.
     pub fn gone(&mut self, company: Uuid) -> Result<Option<Gone>, StoreError> {
         let ctx = "reading a company's last rating";
         self.begin()?;
@@ -92,11 +92,16 @@ impl Writer {
         let Some((rating, color, last_seen)) = latest else {
             return Ok(None);
         };
+        // Reported gone since a run last saw the rating: a company seen again (with the
+        // same rating, or only recalculated) and then gone again is news again.
         let reported_by: Option<i64> = self
             .conn()
             .prepare_cached(
-                "SELECT max(run_id) FROM run_companies
-                 WHERE company = ?1 AND rating_id = ?2 AND change = 'gone'",
+                "SELECT max(rc.run_id) FROM run_companies rc
+                 JOIN ratings r ON r.id = rc.rating_id
+                 LEFT JOIN rating_confirmations f ON f.rating = r.id
+                 WHERE rc.company = ?1 AND rc.rating_id = ?2 AND rc.change = 'gone'
+                   AND rc.run_id > coalesce(f.last_run_id, r.first_run_id, 0)",
             )
             .and_then(|mut s| s.query_row(params![key, rating], |r| r.get(0)))
             .map_err(StoreError::at(ctx))?;
