@@ -648,11 +648,16 @@ mod tests {
     }
 
     fn observation(n: u128, color: Color) -> Record {
+        refreshed(n, color, "2026-01-02T03:04:05Z".parse().unwrap())
+    }
+
+    /// Company `n` rated `color`, last recalculated at `refresh`.
+    fn refreshed(n: u128, color: Color, refresh: jiff::Timestamp) -> Record {
         Record::Observation(Rating {
             company_id: Uuid::from_u128(n),
             color,
             requested_at: None,
-            last_refresh: Some("2026-01-02T03:04:05Z".parse().unwrap()),
+            last_refresh: Some(refresh),
             last_change: Some("2025-12-01T00:00:00Z".parse().unwrap()),
         })
     }
@@ -903,15 +908,6 @@ mod tests {
     fn a_rating_only_recalculated_keeps_its_row_and_each_run_shows_its_own_refresh_date() {
         let (_dir, path, mut store) = new_store();
         let ahead = jiff::Timestamp::now() + jiff::SignedDuration::from_hours(24 * 3);
-        let refreshed = |n: u128, color: Color, refresh: jiff::Timestamp| {
-            Record::Observation(Rating {
-                last_refresh: Some(refresh),
-                ..match observation(n, color) {
-                    Record::Observation(r) => r,
-                    _ => unreachable!(),
-                }
-            })
-        };
         let first: jiff::Timestamp = "2026-01-02T03:04:05Z".parse().unwrap();
         let second: jiff::Timestamp = "2026-01-09T03:04:05Z".parse().unwrap();
         // Company 1 green all along, recalculated on nights 2 and 4 (the second time dated
@@ -1001,20 +997,13 @@ mod tests {
     #[test]
     fn a_resumed_run_shows_the_refresh_date_it_saw_when_a_later_run_noted_it_first() {
         let (_dir, path, mut store) = new_store();
-        let refreshed = |refresh: &str| {
-            Record::Observation(Rating {
-                last_refresh: Some(refresh.parse().unwrap()),
-                ..match observation(1, Color::Green) {
-                    Record::Observation(r) => r,
-                    _ => unreachable!(),
-                }
-            })
-        };
         let (first, second) = ("2026-01-02T03:04:05Z", "2026-01-09T03:04:05Z");
         let screen = |store: &mut Store, run_id: i64, refresh: &str| {
             let mut writer = store.writer(run_id).unwrap();
             writer.send(company(1, &[])).unwrap();
-            writer.send(refreshed(refresh)).unwrap();
+            writer
+                .send(refreshed(1, Color::Green, refresh.parse().unwrap()))
+                .unwrap();
             writer.send(rated_row(2, 1)).unwrap();
             writer.finish().unwrap();
         };
@@ -1046,15 +1035,6 @@ mod tests {
     #[test]
     fn a_resumed_run_that_reuses_a_rating_shows_the_refresh_date_last_seen() {
         let (_dir, path, mut store) = new_store();
-        let refreshed = |refresh: &str| {
-            Record::Observation(Rating {
-                last_refresh: Some(refresh.parse().unwrap()),
-                ..match observation(1, Color::Green) {
-                    Record::Observation(r) => r,
-                    _ => unreachable!(),
-                }
-            })
-        };
         let (first, second) = ("2026-01-02T03:04:05Z", "2026-01-09T03:04:05Z");
         let one = start(&mut store);
         let two = start(&mut store);
@@ -1062,7 +1042,9 @@ mod tests {
         for (run_id, refresh) in [(one, first), (three, second)] {
             let mut writer = store.writer(run_id).unwrap();
             writer.send(company(1, &[])).unwrap();
-            writer.send(refreshed(refresh)).unwrap();
+            writer
+                .send(refreshed(1, Color::Green, refresh.parse().unwrap()))
+                .unwrap();
             writer.finish().unwrap();
         }
         // Run two, resumed after run three, reuses what run three saw.
