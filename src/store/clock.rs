@@ -185,7 +185,7 @@ impl Store {
             format!("{count} ratings")
         };
         Ok(Some(format!(
-            "CLOCK: the service dated {ratings} more than a day ahead of this machine's clock (lastRefreshDate or lastChangeDate), e.g. {}; each is taken as of when ratewatch first saw it for staleness and days in color (the service's dates stay in `ratings`): check the service's data",
+            "CLOCK: the service dated {ratings} more than a day ahead of this machine's clock (lastRefreshDate or lastChangeDate), e.g. {}; each is taken as of when ratewatch first saw it for staleness and days in color (the service's dates stay in the database): check the service's data",
             named.join(", ")
         )))
     }
