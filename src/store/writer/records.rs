@@ -1,13 +1,28 @@
 //! The writer's records of what the service said: companies and their registry ids, and
 //! the rating history, where each observation is compared with the latest earlier one.
 
+use std::sync::LazyLock;
+
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
 use super::Writer;
 use crate::model::time_text;
 use crate::model::{self, Change, Color, Company};
+use crate::store::refreshes::refresh_at_run;
 use crate::store::sql::{StoreError, now_text};
+
+/// The company's latest rating (`?1`: its key) with its refresh date as run `?2` shows it.
+static LATEST_AS_OF_RUN: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT r.id, r.color, r.last_change_date,
+                iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date)
+         FROM companies c JOIN ratings r ON r.id = c.latest_rating
+         {}
+         WHERE c.id = ?1",
+        refresh_at_run("r.id", "?2")
+    )
+});
 
 impl Writer {
     /// The internal key of a company, recording it (by UUID only) if it is new.
@@ -126,23 +141,13 @@ impl Writer {
                 .map_err(StoreError::at(ctx))?;
             self.service_time_known = true;
         }
-        type Latest = (i64, String, Option<String>, Option<String>, Option<i64>);
-        // The company's latest rating, with its latest refresh date and the run that noted
-        // it (as `latest_ratings` shows it).
+        type Latest = (i64, String, Option<String>, Option<String>);
         let latest: Option<Latest> = self
             .conn()
-            .prepare_cached(
-                "SELECT r.id, r.color, r.last_change_date,
-                        iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date), h.run_id
-                 FROM companies c JOIN ratings r ON r.id = c.latest_rating
-                 LEFT JOIN rating_refreshes h ON h.rating = r.id
-                       AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
-                                       WHERE rating = r.id)
-                 WHERE c.id = ?1",
-            )
+            .prepare_cached(&LATEST_AS_OF_RUN)
             .and_then(|mut s| {
-                s.query_row([company], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                s.query_row(params![company, run_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
                 })
                 .optional()
             })
@@ -150,14 +155,14 @@ impl Writer {
         // Most nights most ratings are unchanged: the latest observation is confirmed, by
         // a short row of its own, written with others (the rating's row is never
         // rewritten). One the service only recalculated (a new refresh date, the same
-        // color and change date) is the same rating: the new date is noted beside it. So
-        // is the date a resumed run sees when a later run (of another portfolio) noted it
-        // first: each run's date is the latest noted up to it.
-        if let Some((id, _, _, refreshed, noted_by)) = latest
+        // color and change date) is the same rating: the new date is noted beside it when
+        // it is not the one this run would show already (a resumed run's may have been
+        // noted first by a later run).
+        if let Some((id, _, _, refreshed)) = latest
             .as_ref()
-            .filter(|(_, c, lc, _, _)| c == color && *lc == last_change)
+            .filter(|(_, c, lc, _)| c == color && *lc == last_change)
         {
-            if *refreshed != last_refresh || noted_by.is_some_and(|by| by > run_id) {
+            if *refreshed != last_refresh {
                 self.conn()
                     .prepare_cached(
                         "INSERT INTO rating_refreshes (rating, run_id, last_refresh_date)
@@ -192,7 +197,7 @@ impl Writer {
             .map_err(StoreError::at(ctx))?;
         let previous = latest
             .as_ref()
-            .map(|(_, c, lc, _, _)| (Color::parse(c), lc.as_deref()));
+            .map(|(_, c, lc, _)| (Color::parse(c), lc.as_deref()));
         let change = Change::classify(
             previous.as_ref().map(|(c, lc)| (c, *lc)),
             &rating.color,
