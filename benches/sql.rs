@@ -51,7 +51,7 @@ const LARGE_TABLES: [&str; 10] = [
     "ratings",
     "color_period_bounds",
     "rating_confirmations",
-    "run_rows",
+    "run_row_spans",
     "run_companies",
     "run_alerts",
     "inputs",

@@ -200,10 +200,16 @@ CREATE TABLE resolutions (
     CHECK ((outcome = 'ambiguous') = (candidates IS NOT NULL))
 ) WITHOUT ROWID;
 
--- What each run made of each row of its file.
-CREATE TABLE run_rows (
-    run_id            INTEGER NOT NULL REFERENCES runs (id),
+-- What runs made of each row of their portfolio's file: one row for a stretch of the
+-- portfolio's runs, from `first_run_id` to `last_run_id`, each of which made the same of
+-- it (every run of the portfolio between the two). A night that makes the same of a row
+-- as the night before moves `last_run_id` on and adds nothing. The view `run_rows` lays
+-- the stretches out, one row per run.
+CREATE TABLE run_row_spans (
+    portfolio         TEXT    NOT NULL,            -- the runs' portfolio (`runs.portfolio`)
     line              INTEGER NOT NULL,            -- where the record starts; the header is 1
+    first_run_id      INTEGER NOT NULL REFERENCES runs (id),
+    last_run_id       INTEGER NOT NULL REFERENCES runs (id),
     input_id          INTEGER NOT NULL REFERENCES inputs (id),
     status            TEXT    NOT NULL
                       CHECK (status IN ('rated', 'unresolved', 'ambiguous', 'invalid', 'failed',
@@ -215,14 +221,20 @@ CREATE TABLE run_rows (
     candidates        TEXT,                        -- JSON array, for `ambiguous`
     country_defaulted INTEGER NOT NULL DEFAULT 0,  -- 1: screened with the default country
     extra_unreliable  INTEGER NOT NULL DEFAULT 0,  -- 1: more fields than the header
-    named             INTEGER NOT NULL DEFAULT 0,  -- 1: the summary named it as not screened
-    amount            REAL,                        -- its amount, read from the run's
+    amount            REAL,                        -- its amount, read from the runs'
                                                    -- `amount_column` as the alerts read it;
                                                    -- NULL: none, blank or unreadable
-    PRIMARY KEY (run_id, line)
+    PRIMARY KEY (portfolio, line, first_run_id)
 ) WITHOUT ROWID;
 -- Every run's rows of a company.
-CREATE INDEX run_rows_by_company ON run_rows (company) WHERE company IS NOT NULL;
+CREATE INDEX run_row_spans_by_company ON run_row_spans (company) WHERE company IS NOT NULL;
+
+-- The rows a run's summary named as not screened (`run_rows.named`).
+CREATE TABLE run_named_lines (
+    run_id INTEGER NOT NULL REFERENCES runs (id),
+    line   INTEGER NOT NULL,
+    PRIMARY KEY (run_id, line)
+) WITHOUT ROWID;
 
 -- Each company a run rated (or found gone): its rating then, the one before, the change.
 CREATE TABLE run_companies (
@@ -374,6 +386,31 @@ CREATE INDEX account_requests_by_time ON account_requests (requested_at);
 -- `company_uuid`, the service's UUID (also `company_id`, its older name); a link to `ratings`
 -- ends in `rating_id`. Columns added since a view first appeared come at its end.
 
+-- What each run made of each row of its file, one row per run and line (the stretches of
+-- `run_row_spans`, laid out over their runs). A run whose rows are no longer kept
+-- (`runs.details_pruned_at`) has none. `named`: 1 when the summary named it as not
+-- screened. (A table until version 34: the same columns, and the company's UUID after.)
+CREATE VIEW run_rows AS
+SELECT u.id                               AS run_id,
+       s.line,
+       s.input_id,
+       s.status,
+       s.company,
+       s.found_by,
+       s.error,
+       s.candidates,
+       s.country_defaulted,
+       s.extra_unreliable,
+       EXISTS (SELECT 1 FROM run_named_lines n WHERE n.run_id = u.id AND n.line = s.line)
+                                          AS named,
+       s.amount,
+       c.company_id,
+       c.company_id                       AS company_uuid
+FROM run_row_spans s
+JOIN runs u ON u.portfolio = s.portfolio AND u.id BETWEEN s.first_run_id AND s.last_run_id
+           AND u.details_pruned_at IS NULL
+LEFT JOIN companies c ON c.id = s.company;
+
 -- Each company's current rating.
 CREATE VIEW latest_ratings AS
 SELECT c.id                                  AS company,
@@ -469,15 +506,15 @@ JOIN companies c ON c.id = b.company;
 -- `name` and `given_name` are the file's; `company_name` the service's. `amount` is the
 -- row's amount as the alerts and the totals at stake read it, from `amount_column`.
 CREATE VIEW run_results AS
-SELECT rr.run_id,
-       rr.line,
+SELECT u.id                               AS run_id,
+       s.line,
        i.ref,
        i.country,
        i.service,
        i.external_id,
        i.name,
-       rr.status,
-       rr.company,
+       s.status,
+       s.company,
        c.company_id,
        c.name                             AS company_name,
        r.color,
@@ -496,33 +533,36 @@ SELECT rr.run_id,
        ra.kind                            AS alert_kind,
        ra.listed                          AS alert_listed,
        ra.acked                           AS alert_acked,
-       rr.error,
-       rr.candidates,
-       rr.found_by,
+       s.error,
+       s.candidates,
+       s.found_by,
        i.extra,
        i.name                             AS given_name,
        c.company_id                       AS company_uuid,
        rc.rating_id,
        rc.previous_rating_id,
-       rr.named,
-       rr.country_defaulted,
-       rr.extra_unreliable,
-       rr.amount,
+       EXISTS (SELECT 1 FROM run_named_lines n WHERE n.run_id = u.id AND n.line = s.line)
+                                          AS named,
+       s.country_defaulted,
+       s.extra_unreliable,
+       s.amount,
        u.amount_column
-FROM run_rows rr
-JOIN runs u                ON u.id = rr.run_id
-JOIN inputs i              ON i.id = rr.input_id
-LEFT JOIN companies c      ON c.id = rr.company
-LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = rr.company
-                          AND (rr.status = 'rated'
-                               OR (rr.status = 'unresolved' AND rc.change = 'gone'))
+FROM run_row_spans s                                      -- the rows (`run_rows`)
+JOIN runs u                ON u.portfolio = s.portfolio
+                          AND u.id BETWEEN s.first_run_id AND s.last_run_id
+                          AND u.details_pruned_at IS NULL
+JOIN inputs i              ON i.id = s.input_id
+LEFT JOIN companies c      ON c.id = s.company
+LEFT JOIN run_companies rc ON rc.run_id = u.id AND rc.company = s.company
+                          AND (s.status = 'rated'
+                               OR (s.status = 'unresolved' AND rc.change = 'gone'))
 LEFT JOIN ratings r        ON r.id = rc.rating_id
 LEFT JOIN ratings p        ON p.id = rc.previous_rating_id
 LEFT JOIN rating_refreshes h ON h.rating = rc.rating_id
       AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
-                      WHERE rating = rc.rating_id AND run_id <= rr.run_id)
+                      WHERE rating = rc.rating_id AND run_id <= u.id)
 LEFT JOIN runs hu          ON hu.id = h.run_id
-LEFT JOIN run_alerts ra    ON ra.run_id = rr.run_id AND ra.company = rc.company;
+LEFT JOIN run_alerts ra    ON ra.run_id = u.id AND ra.company = rc.company;
 
 -- Each portfolio's latest finished run (complete or partial): never one still running,
 -- interrupted or failed.

@@ -894,7 +894,8 @@ fn what_an_older_version_stored_raw_is_shown_harmless_everywhere() {
         "UPDATE companies SET name = 'Acme' || {raw}, city = 'Lyon' || {raw};
          UPDATE ratings SET color = char(27) || '[8m' || color;
          UPDATE run_colors SET color = char(27) || '[8m' || color;
-         UPDATE runs SET portfolio = 'book' || char(27) || ']0;owned' || char(7);"
+         UPDATE runs SET portfolio = 'book' || char(27) || ']0;owned' || char(7);
+         UPDATE run_row_spans SET portfolio = 'book' || char(27) || ']0;owned' || char(7);"
     ))
     .unwrap();
     drop(conn);

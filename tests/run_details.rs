@@ -190,6 +190,16 @@ fn a_two_day_window_stops_the_file_growing_and_keeps_the_history_and_the_latest_
     );
     let expected: Vec<String> = (1..NIGHTS - 1).map(|n| n.to_string()).collect();
     assert_eq!(pruned, expected);
+    // No stretch of rows held by those runs alone is left.
+    assert_eq!(
+        count(
+            &db,
+            "SELECT count(*) FROM run_row_spans s
+             WHERE s.last_run_id < (SELECT min(id) FROM runs
+                                    WHERE portfolio = s.portfolio AND details_pruned_at IS NULL)"
+        ),
+        0
+    );
     assert_eq!(
         count(
             &db,

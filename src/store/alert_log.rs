@@ -89,7 +89,7 @@ const ANNOUNCED: &str = "SELECT a.color FROM runs u
 /// and those whose previous rating was never announced ([`UNANNOUNCED`]), with the color
 /// that was (`announced`, NULL when none was), against which they are judged instead.
 /// Its one parameter is the run, whose rows are read in order (`+rr.company`: not company
-/// by company through `run_rows_by_company`).
+/// by company through `run_row_spans_by_company`).
 pub(super) fn candidates() -> String {
     format!(
         "SELECT rr.company, rr.line, i.ref, i.extra, rc.change, r.color, p.color,
@@ -379,10 +379,10 @@ impl Store {
     }
 
     /// Decides which rows of the run the summary names as not screened (invalid,
-    /// unresolved, ambiguous), and records it in `run_rows.named`: a row is named when its
-    /// state is new since the portfolio's last delivered run, or when no delivered run
-    /// named it in that state within a week (a day with `repeat = "daily"`). Returns how
-    /// many rows are named.
+    /// unresolved, ambiguous), and records them in `run_named_lines` (`run_rows.named`): a
+    /// row is named when its state is new since the portfolio's last delivered run, or when
+    /// no delivered run named it in that state within a week (a day with `repeat =
+    /// "daily"`). Returns how many rows are named.
     pub fn name_unscreened(&mut self, run_id: i64, rules: &Rules) -> Result<u64, StoreError> {
         let ctx = format!("deciding the rows run {run_id} names");
         let at = |e| StoreError::at(ctx.clone())(e);
@@ -398,19 +398,17 @@ impl Store {
         let (_, portfolio, window_start) =
             repeat_window(&self.conn, run_id, &reminded).map_err(at)?;
         let tx = self.conn.transaction().map_err(at)?;
-        // A resumed run decides again; only rows named before are touched.
-        tx.execute(
-            "UPDATE run_rows SET named = 0 WHERE run_id = ?1 AND named = 1",
-            [run_id],
-        )
-        .map_err(at)?;
+        // A resumed run decides again.
+        tx.execute("DELETE FROM run_named_lines WHERE run_id = ?1", [run_id])
+            .map_err(at)?;
         // The same row in the same state in an earlier delivered run of the portfolio:
-        // by its line (the primary key), the same input and status.
+        // by its line, the same input and status.
         let same = "o.line = n.line AND o.input_id = n.input_id AND o.status = n.status";
         let named = tx
             .execute(
                 &format!(
-                    "UPDATE run_rows AS n SET named = 1
+                    "INSERT INTO run_named_lines (run_id, line)
+                     SELECT n.run_id, n.line FROM run_rows n
                      WHERE n.run_id = ?1 AND n.status IN ('unresolved', 'ambiguous', 'invalid')
                        AND (NOT EXISTS (SELECT 1 FROM run_rows o
                                         WHERE o.run_id = (SELECT max(id) FROM runs

@@ -6,24 +6,23 @@
 //! Every version ratewatch ever wrote upgrades, since version 1:
 //!
 //! - versions 1 to 21 through the old steps ([`MIGRATIONS`]), each from the one before,
-//!   then the conversion (step 22), which sets their tables aside, creates today's
-//!   `schema.sql` and copies the rows into it;
+//!   then the conversion (step 22), which sets their tables aside, creates the schema of
+//!   version 33 (`migrations/upgrade/0022_readable_schema_as_of_33.sql`) and copies the
+//!   rows into it;
 //! - version 22 and later (a database created from the `schema.sql` of its version, or
 //!   converted) through the steps after the conversion ([`SINCE_CONVERSION`]).
 //!
-//! The rule of the chain, which each step after the conversion keeps: it runs on a database
-//! of the version before it, whether `schema.sql` created it at that version or earlier
-//! steps brought it there (the two are the same schema); and, right after the conversion,
-//! on a database that already has today's `schema.sql`: there it keeps every row (it may
-//! fill in what the conversion left empty) and may pass through its own version's form of
-//! a table (0024 makes `run_deliveries` as version 24 had it, 0026 as today's); the last
-//! step leaves exactly `schema.sql`. Hence each such step rebuilds what it changes
-//! (`DROP … IF EXISTS`, a table renamed aside and created again) rather than adding to it
-//! (`ALTER TABLE … ADD COLUMN` would fail the second time). Both ends are tested: a
-//! database of each version from 1 to 21, and one created by the `schema.sql` of each
-//! version since 22 (kept as `tests/fixtures/schema-<version>.sql`, one more with each new
-//! version), upgrade to exactly `schema.sql`; and the steps after the conversion keep a
-//! converted database's rows, step by step, and end at `schema.sql`.
+//! The rule of the chain: each step after the conversion runs on a database of the version
+//! before it. The steps up to 33 also run, right after the conversion, on the version-33
+//! schema it created: there each keeps every row (it may fill in what the conversion left
+//! empty) and may pass through its own version's form of a table (0024 makes
+//! `run_deliveries` as version 24 had it, 0026 as 33's), rebuilding what it changes (`DROP
+//! … IF EXISTS`, a table renamed aside and created again) rather than adding to it. From
+//! 34 on, a step runs on the version before it alone; the last leaves exactly `schema.sql`.
+//! Both ends are tested: a database of each version from 1 to 21, and one created by the
+//! `schema.sql` of each version since 22 (kept as `tests/fixtures/schema-<version>.sql`,
+//! one more with each new version), upgrade to exactly `schema.sql`; and the steps after
+//! the conversion keep a converted database's rows, step by step, and end at `schema.sql`.
 
 use rusqlite::Connection;
 
@@ -33,16 +32,20 @@ use super::sql::{StoreError, now_text};
 pub const SCHEMA: &str = include_str!("../../migrations/schema.sql");
 
 /// The version of [`SCHEMA`], and the name a new database records it under.
-pub const SCHEMA_VERSION: i64 = 33;
+pub const SCHEMA_VERSION: i64 = 34;
 const SCHEMA_NAME: &str = "readable_schema";
 
 /// The version of the conversion to the readable schema ([`CONVERSION`]).
 pub(super) const CONVERSION_VERSION: i64 = 22;
 
-/// The step from version 21 to [`SCHEMA`]: its old tables are set aside where the file
-/// says, then [`SCHEMA`] is created, then the rows are copied.
+/// The step from version 21 to the readable schema: its old tables are set aside where the
+/// file says, then [`CONVERTED_SCHEMA`] is created, then the rows are copied.
 const CONVERSION: &str = include_str!("../../migrations/upgrade/0022_readable_schema.sql");
 const SCHEMA_HERE: &str = "-- @schema: migrations/schema.sql is created here.";
+/// The schema the conversion creates: `schema.sql` as version 33 had it, on which the
+/// steps after the conversion run.
+const CONVERTED_SCHEMA: &str =
+    include_str!("../../migrations/upgrade/0022_readable_schema_as_of_33.sql");
 
 /// The upgrade steps of databases before [`SCHEMA`], in order: (version, name, SQL).
 /// Version 22 is [`CONVERSION`]; the steps after it are in [`SINCE_CONVERSION`].
@@ -211,6 +214,11 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
         "rating_refreshes",
         include_str!("../../migrations/upgrade/0033_rating_refreshes.sql"),
     ),
+    (
+        34,
+        "run_row_spans",
+        include_str!("../../migrations/upgrade/0034_run_row_spans.sql"),
+    ),
 ];
 
 /// The schema version this build writes.
@@ -231,7 +239,7 @@ pub(super) fn step(version: i64) -> Option<(&'static str, String)> {
         let (aside, copy) = CONVERSION
             .split_once(SCHEMA_HERE)
             .expect("the conversion says where the schema is created");
-        (SCHEMA_NAME, format!("{aside}\n{SCHEMA}\n{copy}"))
+        (SCHEMA_NAME, format!("{aside}\n{CONVERTED_SCHEMA}\n{copy}"))
     })
 }
 

@@ -1,6 +1,6 @@
 //! What the database forgets: the rows of runs older than `keep_run_details_days`
-//! (`run_rows`, `run_reused_ratings`, and `run_companies` but the companies found gone),
-//! deleted a few thousand at a time, so that a reader or a decision beside is never kept
+//! (`run_rows`, `run_named_lines`, `run_reused_ratings`, and `run_companies` but the
+//! companies found gone), deleted a few thousand at a time, so that a reader or a decision beside is never kept
 //! waiting long. A run keeps its summary (`runs`, `run_colors`, `run_alerts`,
 //! `run_deliveries`), and `runs.details_pruned_at` says since when its rows are gone; the
 //! color history (`ratings`, `rating_refreshes`, `rating_confirmations`,
@@ -13,6 +13,10 @@
 //! run (`latest_results`, the pages, `changes`), its latest delivered run (what the next
 //! night's alerts and reminders compare with), and a run whose message a channel has not
 //! taken yet while it is still sent again.
+//!
+//! A run's rows are stretches over several runs (`run_row_spans`): the view `run_rows`
+//! shows none for a run whose rows are gone, and a stretch is deleted once no run of its
+//! portfolio from the earliest still kept on holds it.
 //!
 //! The pages freed go to SQLite's free list and the next nights' rows are written into
 //! them, so the file stops growing once the window is full. It does not shrink: that takes
@@ -55,14 +59,14 @@ const PRUNABLE: &str = "SELECT u.id FROM runs u
                                                               '-' || ?3 || ' days')
                                               FROM runs WHERE id = ?1))
        AND (u.details_pruned_at IS NULL
-            OR EXISTS (SELECT 1 FROM run_rows WHERE run_id = u.id)
+            OR EXISTS (SELECT 1 FROM run_named_lines WHERE run_id = u.id)
             OR EXISTS (SELECT 1 FROM run_companies WHERE run_id = u.id AND change <> 'gone')
             OR EXISTS (SELECT 1 FROM run_reused_ratings WHERE run_id = u.id))
      ORDER BY u.id";
 
 /// A run's rows, table by table: (table, the key after `run_id`, which rows go).
 const DETAILS: [(&str, &str, &str); 3] = [
-    ("run_rows", "line", ""),
+    ("run_named_lines", "line", ""),
     ("run_companies", "company", "AND change <> 'gone'"),
     ("run_reused_ratings", "company", ""),
 ];
@@ -132,7 +136,59 @@ impl Store {
             }
             pruned.runs += 1;
         }
+        self.prune_spans(&mut pruned, started, watch.as_ref())?;
         Ok(pruned)
+    }
+
+    /// Deletes the stretches of rows that only runs whose rows are gone hold: those that
+    /// end before the portfolio's earliest run still kept, a range of lines at a time.
+    fn prune_spans(
+        &self,
+        pruned: &mut Pruned,
+        started: Instant,
+        watch: Option<&Watch>,
+    ) -> Result<(), StoreError> {
+        let at = |e| StoreError::at("deleting the rows of runs no longer kept")(e);
+        let portfolios: Vec<(String, i64, i64)> = self.all(
+            "finding the rows of runs no longer kept",
+            "SELECT u.portfolio,
+                    coalesce((SELECT min(k.id) FROM runs k
+                              WHERE k.portfolio = u.portfolio AND k.details_pruned_at IS NULL),
+                             max(u.id) + 1),
+                    (SELECT max(line) FROM run_row_spans WHERE portfolio = u.portfolio)
+             FROM runs u WHERE u.details_pruned_at IS NOT NULL
+             GROUP BY u.portfolio",
+            [],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get::<_, Option<i64>>(2)?.unwrap_or(0),
+                ))
+            },
+        )?;
+        for (portfolio, kept_from, last_line) in portfolios {
+            for from in (0..=last_line).step_by(BATCH as usize) {
+                if started.elapsed() > BUDGET {
+                    pruned.left = true;
+                    return Ok(());
+                }
+                if let Some(watch) = watch {
+                    watch.wait_done(WAIT);
+                }
+                let n = self
+                    .conn
+                    .prepare_cached(
+                        "DELETE FROM run_row_spans
+                         WHERE portfolio = ?1 AND line >= ?2 AND line < ?3
+                           AND last_run_id < ?4",
+                    )
+                    .and_then(|mut s| s.execute(params![portfolio, from, from + BATCH, kept_from]))
+                    .map_err(at)?;
+                pruned.rows += n as u64;
+            }
+        }
+        Ok(())
     }
 
     /// Refuses a run whose rows were deleted as too old (`StoreError::DetailsPruned`):

@@ -72,7 +72,7 @@ pub(crate) fn run(store: &mut Store) -> i64 {
 }
 
 /// A run of `portfolio` (read from `{portfolio}.csv`) started.
-fn run_of(store: &mut Store, portfolio: &str) -> i64 {
+pub(crate) fn run_of(store: &mut Store, portfolio: &str) -> i64 {
     store
         .start_run(&NewRun {
             portfolio: portfolio.into(),
@@ -520,13 +520,40 @@ fn the_steps_after_the_conversion_keep_a_converted_databases_rows_and_end_at_the
             })
             .collect()
     };
-    let converted = tables(&conn);
+    let mut converted = tables(&conn);
     assert!(converted.iter().any(|(_, n)| *n > 0));
     let before = seen_by_readers_of_21(&conn);
+    let run_rows = |conn: &Connection| -> Vec<String> {
+        all(
+            conn,
+            "SELECT run_id, line, input_id, status, company, found_by, error, candidates,
+                    country_defaulted, extra_unreliable, named, amount
+             FROM run_rows ORDER BY run_id, line",
+            [],
+            |r| {
+                (0..12)
+                    .map(|i| {
+                        r.get::<_, rusqlite::types::Value>(i)
+                            .map(|v| format!("{v:?}"))
+                    })
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .map(|cells| cells.join("|"))
+            },
+        )
+    };
+    let rows_before = run_rows(&conn);
+    assert!(rows_before.len() > 100);
     // A step may pass through its own version's form of a table (0024 makes
-    // run_deliveries as version 24 had it, 0026 as today's): the chain ends at the file.
+    // run_deliveries as version 24 had it, 0026 as 33's): the chain ends at the file.
     for version in migrate::CONVERSION_VERSION + 1..=SCHEMA_VERSION {
         let name = run(&mut conn, version);
+        if version == 34 {
+            // The rows of runs become stretches, laid out again by the view.
+            assert_eq!(run_rows(&conn), rows_before, "step {version:04}_{name}");
+            let spans = count(&conn, "SELECT count(*) FROM run_row_spans");
+            assert!(spans < rows_before.len() as i64 / 2, "{spans} stretches");
+            converted = tables(&conn);
+        }
         assert_eq!(
             tables(&conn),
             converted,
@@ -757,7 +784,8 @@ fn rebuilding_run_rows_and_decisions_for_new_statuses_keeps_every_row() {
     store
         .conn
         .execute_batch(
-            "INSERT INTO run_rows (run_id, line, input_id, status) VALUES (1, 4, 1, 'ignored');
+            "INSERT INTO run_row_spans (portfolio, line, first_run_id, last_run_id, input_id, status)
+                 VALUES ('p', 4, 1, 1, 1, 'ignored');
              INSERT INTO decisions (ref, search_key, decision, decided_at, source)
                  VALUES ('C-1', 'k', 'reject', '2026-01-02T00:00:00Z', 'command line');",
         )
@@ -1705,7 +1733,7 @@ fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("SEARCH rr USING PRIMARY KEY (run_id=?)")),
+            .any(|l| l.contains("SEARCH s USING PRIMARY KEY (portfolio=?)")),
         "{lines:#?}"
     );
     // What people were last told is found through the runs before this one, newest
@@ -1762,7 +1790,7 @@ fn the_history_is_read_through_indexes_and_a_reference_in_one_scan() {
         assert!(
             lines
                 .iter()
-                .any(|l| l.contains("SEARCH rr USING PRIMARY KEY (run_id=?)")),
+                .any(|l| l.contains("SEARCH s USING PRIMARY KEY (portfolio=?)")),
             "{lines:#?}"
         );
     }
@@ -2449,7 +2477,7 @@ fn portfolio_latest_has_each_reference_of_each_portfolios_latest_finished_run() 
     assert!(
         lines
             .iter()
-            .any(|l| l.contains("SEARCH rr USING PRIMARY KEY (run_id=?)")),
+            .any(|l| l.contains("SEARCH s USING PRIMARY KEY (portfolio=?)")),
         "{lines:#?}"
     );
 }
@@ -2473,7 +2501,7 @@ fn the_trend_reads_an_index_range_and_kept_counts() {
     // The night's news: the run's rows once, each company's outcome by its key.
     let news = plan(&store, timeline::NEW_COLORS);
     for step in [
-        "SEARCH rr USING PRIMARY KEY (run_id=?)",
+        "SEARCH s USING PRIMARY KEY (portfolio=?)",
         "SEARCH rc USING PRIMARY KEY (run_id=? AND company=?)",
     ] {
         assert!(news.iter().any(|l| l.contains(step)), "{news:#?}");
@@ -3550,6 +3578,37 @@ fn alerts_carry_their_amount_and_columns_new_red_is_never_capped_and_standing_is
     assert_eq!(new_red, 5);
 }
 
+/// Takes a database of today's schema back to version 33's rows of a run (`run_rows` a
+/// table, as 0034 found it), for a test that goes back further by hand: the rows the view
+/// shows become the table's.
+fn rows_back_to_33(conn: &Connection) {
+    let schema_33 = include_str!("../../tests/fixtures/schema-33.sql");
+    // From `head` to the end of its statement, `end` (the table's comments hold `;`).
+    let statement = |head: &str, end: &str| -> &str {
+        let start = schema_33.find(head).expect("version 33 has it");
+        &schema_33[start..start + schema_33[start..].find(end).unwrap()]
+    };
+    conn.execute_batch(&format!(
+        "CREATE TABLE rows_33 AS SELECT * FROM run_rows;
+         DROP VIEW run_rows;
+         DROP VIEW run_results;
+         DROP TABLE run_row_spans;
+         DROP TABLE run_named_lines;
+         {};
+         INSERT INTO run_rows (run_id, line, input_id, status, company, found_by, error,
+                               candidates, country_defaulted, extra_unreliable, named, amount)
+         SELECT run_id, line, input_id, status, company, found_by, error, candidates,
+                country_defaulted, extra_unreliable, named, amount FROM rows_33;
+         DROP TABLE rows_33;
+         {};
+         {};",
+        statement("CREATE TABLE run_rows (", ";\n-- Every run's rows"),
+        statement("CREATE INDEX run_rows_by_company", ";\n"),
+        statement("CREATE VIEW run_results AS", ";\n"),
+    ))
+    .unwrap();
+}
+
 #[test]
 fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
     let dir = tempfile::tempdir().unwrap();
@@ -3564,6 +3623,7 @@ fn a_database_of_version_22_gains_the_amounts_and_keeps_its_verdicts() {
     }
     // Back to version 22: its two tables without the new columns, no deliveries.
     let conn = Connection::open(&path).unwrap();
+    rows_back_to_33(&conn);
     let verdicts = |conn: &Connection| -> Vec<(i64, i64, String, i64)> {
         all(
             conn,
@@ -3622,6 +3682,7 @@ fn a_database_of_version_23_names_each_message_it_recorded_and_keeps_the_rest() 
     }
     // Back to version 23: the ledger without its ids.
     let conn = Connection::open(&path).unwrap();
+    rows_back_to_33(&conn);
     conn.execute_batch(
         "ALTER TABLE run_deliveries DROP COLUMN delivery_id;
          DELETE FROM schema_migrations WHERE version > 23;
@@ -3706,6 +3767,7 @@ fn a_database_of_version_25_keeps_its_ledger_and_takes_a_channel_of_any_name() {
     }
     // Back to version 25: the channels' names checked against the two there were.
     let conn = Connection::open(&path).unwrap();
+    rows_back_to_33(&conn);
     conn.execute_batch(
         "PRAGMA writable_schema = ON;
          UPDATE sqlite_master SET sql = replace(sql,

@@ -31,7 +31,7 @@ pub fn month_start(t: Timestamp) -> Timestamp {
 /// `run_results`, not companies, so the trend, the report and `runs` agree; and of them,
 /// the rows whose company came into the color by a change tonight (`new_rows`). Reads the
 /// run's rows once (by primary key; `+rr.company` keeps them from being read company by
-/// company through `run_rows_by_company`); done once per run, when it finishes.
+/// company through `run_row_spans_by_company`); done once per run, when it finishes.
 pub(super) const COUNT_COLORS: &str = "INSERT INTO run_colors (run_id, color, rows, new_rows)
      SELECT rr.run_id, r.color, count(*),
             count(*) FILTER (WHERE rc.change IN ('deteriorated', 'improved', 'changed'))

@@ -1,13 +1,17 @@
 //! Rows the run adds and does not read back while it runs: each input row's outcome
-//! (`run_rows`), each company's outcome in the run (`run_companies`) and the confirmations
-//! of unchanged ratings. They wait in memory and are written [`ROWS_PER_STATEMENT`] to a
-//! statement, the last few with the commit ([`Appends::write`]), so a commit holds every
-//! one recorded before it.
+//! (`run_row_spans`), each company's outcome in the run (`run_companies`) and the
+//! confirmations of unchanged ratings. They wait in memory and are written
+//! [`ROWS_PER_STATEMENT`] to a statement, the last few with the commit
+//! ([`Appends::write`]), so a commit holds every one recorded before it.
 //!
 //! One statement per row cost more than its row (see `batch`). A question that reads
 //! these tables about a company this run rated first writes what waits.
+//!
+//! A row's outcome the same as the portfolio's run before made of its line moves that
+//! stretch's last run on (one statement each: a nightly run's rows); any other begins a
+//! stretch (many to a statement: a first run's rows).
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use rusqlite::Connection;
 use rusqlite::types::{Null, ToSqlOutput};
@@ -15,7 +19,16 @@ use rusqlite::types::{Null, ToSqlOutput};
 use crate::model::{Change, RowStatus};
 use crate::store::batch::{ROWS_PER_STATEMENT, Shapes, insert};
 
-/// An input row's outcome, as `run_rows` holds it.
+/// The run the rows belong to, and where its rows' stretches go on from.
+#[derive(Debug, Default)]
+pub(super) struct RunKey {
+    pub id: i64,
+    pub portfolio: String,
+    /// The portfolio's run before this one, whose stretches this one may carry on.
+    pub previous: Option<i64>,
+}
+
+/// An input row's outcome, as `run_rows` shows it.
 #[derive(Debug)]
 pub(super) struct RunRow {
     pub line: i64,
@@ -43,6 +56,7 @@ struct RunCompany {
 /// Rows recorded but not yet written; they belong to the open transaction.
 #[derive(Debug, Default)]
 pub(super) struct Appends {
+    run: Arc<RunKey>,
     rows: Vec<RunRow>,
     companies: Vec<RunCompany>,
     /// Ratings seen unchanged: (rating, when, run).
@@ -50,6 +64,24 @@ pub(super) struct Appends {
 }
 
 impl Appends {
+    pub(super) fn new(run: RunKey) -> Appends {
+        Appends {
+            run: Arc::new(run),
+            ..Appends::default()
+        }
+    }
+    /// Takes the rows waiting, to be written elsewhere; this keeps the run.
+    pub(super) fn take(&mut self) -> Appends {
+        let mut taken = Appends::new_like(self);
+        std::mem::swap(self, &mut taken);
+        taken
+    }
+    fn new_like(other: &Appends) -> Appends {
+        Appends {
+            run: other.run.clone(),
+            ..Appends::default()
+        }
+    }
     pub(super) fn run_row(&mut self, row: RunRow) {
         self.rows.push(row);
     }
@@ -82,20 +114,46 @@ impl Appends {
     }
     /// Forgets them, with the transaction they belonged to.
     pub(super) fn clear(&mut self) {
-        *self = Appends::default();
+        *self = Appends::new_like(self);
     }
     /// Writes them in the open transaction of `conn`, in the order they were recorded
     /// within each table: all of them, or (`all` false) only full statements' worth.
-    pub(super) fn write(
-        &mut self,
-        conn: &Connection,
-        run_id: i64,
-        all: bool,
-    ) -> rusqlite::Result<()> {
-        let n = insert(conn, &RUN_ROWS, &self.rows, all, |r| {
+    pub(super) fn write(&mut self, conn: &Connection, all: bool) -> rusqlite::Result<()> {
+        let run = self.run.clone();
+        if let Some(previous) = run.previous {
+            // What carries a stretch on is written at once; what begins one waits its turn
+            // with the others.
+            let mut extend = conn.prepare_cached(EXTEND_SPAN)?;
+            let mut begins = Vec::with_capacity(self.rows.len());
+            for r in self.rows.drain(..) {
+                let carried = extend.execute(rusqlite::params![
+                    run.id,
+                    run.portfolio,
+                    r.line,
+                    previous,
+                    r.input,
+                    r.status.as_str(),
+                    r.company,
+                    r.error,
+                    r.candidates,
+                    r.country_defaulted,
+                    r.extra_unreliable,
+                    r.found_by,
+                    r.amount,
+                ])?;
+                if carried == 0 {
+                    begins.push(r);
+                }
+            }
+            self.rows = begins;
+        }
+        let n = insert(conn, &NEW_SPANS, &self.rows, all, |r| {
             [
-                run_id.into(),
+                // (Owned: the rows' lifetime is not the run's.)
+                run.portfolio.clone().into(),
                 r.line.into(),
+                run.id.into(),
+                run.id.into(),
                 r.input.into(),
                 r.status.as_str().into(),
                 r.company.map_or_else(null, Into::into),
@@ -110,7 +168,7 @@ impl Appends {
         self.rows.drain(..n);
         let n = insert(conn, &RUN_COMPANIES, &self.companies, all, |c| {
             [
-                run_id.into(),
+                run.id.into(),
                 c.company.into(),
                 c.rating.into(),
                 c.previous.map_or_else(null, Into::into),
@@ -124,20 +182,45 @@ impl Appends {
         self.confirmations.drain(..n);
         Ok(())
     }
+
+    /// Takes back what the run recorded of line `line` before (a resumed run records its
+    /// failed lines again): the stretch it began goes, the one it carried on ends at the
+    /// run before. Written at once, so the rows waiting are written first.
+    pub(super) fn retract(&mut self, conn: &Connection, line: i64) -> rusqlite::Result<()> {
+        self.write(conn, true)?;
+        let run = &self.run;
+        conn.prepare_cached(
+            "DELETE FROM run_row_spans WHERE portfolio = ?1 AND line = ?2 AND first_run_id = ?3",
+        )?
+        .execute(rusqlite::params![run.portfolio, line, run.id])?;
+        conn.prepare_cached(
+            "UPDATE run_row_spans SET last_run_id = ?4
+             WHERE portfolio = ?1 AND line = ?2 AND last_run_id = ?3",
+        )?
+        .execute(rusqlite::params![run.portfolio, line, run.id, run.previous])?;
+        Ok(())
+    }
 }
+
+/// Carries on the stretch of line `?3` that the run before (`?4`) ends, if this run (`?1`)
+/// made the same of the row. `IS` where a field may be NULL.
+const EXTEND_SPAN: &str = "UPDATE run_row_spans SET last_run_id = ?1
+     WHERE portfolio = ?2 AND line = ?3 AND last_run_id = ?4
+       AND input_id = ?5 AND status = ?6 AND company IS ?7 AND error IS ?8
+       AND candidates IS ?9 AND country_defaulted = ?10 AND extra_unreliable = ?11
+       AND found_by IS ?12 AND amount IS ?13";
 
 fn null<'a>() -> ToSqlOutput<'a> {
     ToSqlOutput::from(Null)
 }
 
-/// A line given twice keeps its last outcome (a resumed run records its failed lines
-/// again), as with one statement each.
-static RUN_ROWS: LazyLock<Shapes> = LazyLock::new(|| {
+/// Stretches begun by the run. (A line given twice was first taken back: [`Appends::retract`].)
+static NEW_SPANS: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
-        "INSERT OR REPLACE INTO run_rows (run_id, line, input_id, status, company, error,
-                                          candidates, country_defaulted, extra_unreliable,
-                                          found_by, amount)",
-        11,
+        "INSERT INTO run_row_spans (portfolio, line, first_run_id, last_run_id, input_id,
+                                    status, company, error, candidates, country_defaulted,
+                                    extra_unreliable, found_by, amount)",
+        13,
         "",
     )
 });

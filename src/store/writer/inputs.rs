@@ -78,6 +78,10 @@ impl Writer {
             source,
         })?;
         let company = row.company_id.map(|id| self.company_key(id)).transpose()?;
+        if self.lines.contains(line as i64) {
+            self.retract_line(line as i64)?;
+        }
+        self.lines.insert(line as i64);
         self.appends.run_row(RunRow {
             line: line as i64,
             input,

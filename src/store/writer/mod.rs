@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OptionalExtension, params};
 use uuid::Uuid;
 
-use self::appends::Appends;
+use self::appends::{Appends, RunKey};
 use super::checkpoint::Checkpointer;
 use super::sql::{StoreError, now_text};
 use super::turn::Watch;
@@ -141,6 +141,9 @@ pub struct Writer {
     failed: bool,
     /// Rows of the open transaction not yet written: the commit writes them first.
     appends: Appends,
+    /// The lines whose outcome this run has recorded (a bit each): one given again is
+    /// taken back first.
+    lines: KeySet,
     written: u64,
     /// Copies the log into the database meanwhile; stops with the writer.
     checkpointer: Option<Checkpointer>,
@@ -168,7 +171,7 @@ impl Writer {
         turns: Option<Watch>,
         clock: super::clock::ServiceClock,
     ) -> Result<Writer, StoreError> {
-        // A resumed run goes on knowing which companies it has rated.
+        // A resumed run goes on knowing which companies it has rated, and which lines.
         let mut rated = KeySet::default();
         conn.prepare("SELECT company FROM run_companies WHERE run_id = ?1")
             .and_then(|mut s| {
@@ -176,15 +179,25 @@ impl Writer {
                     .try_for_each(|k| k.map(|k| rated.insert(k)))
             })
             .map_err(StoreError::at("reading what the run has done"))?;
-        let amount_column = conn
+        let mut lines = KeySet::default();
+        conn.prepare("SELECT line FROM run_rows WHERE run_id = ?1")
+            .and_then(|mut s| {
+                s.query_map([run_id], |r| r.get::<_, i64>(0))?
+                    .try_for_each(|k| k.map(|k| lines.insert(k)))
+            })
+            .map_err(StoreError::at("reading what the run has done"))?;
+        let (amount_column, portfolio, previous) = conn
             .query_row(
-                "SELECT amount_column FROM runs WHERE id = ?1",
+                "SELECT amount_column, portfolio,
+                        (SELECT max(p.id) FROM runs p WHERE p.portfolio = u.portfolio
+                                                        AND p.id < u.id)
+                 FROM runs u WHERE id = ?1",
                 [run_id],
-                |r| r.get::<_, Option<String>>(0),
+                |r| Ok((r.get::<_, Option<String>>(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()
-            .map_err(StoreError::at("reading the run's amount column"))?
-            .flatten();
+            .map_err(StoreError::at("reading the run"))?
+            .unwrap_or_default();
         Ok(Writer {
             conn: Some(conn),
             queued: Vec::new(),
@@ -196,7 +209,12 @@ impl Writer {
             service_time_known: false,
             clock,
             failed: false,
-            appends: Appends::default(),
+            appends: Appends::new(RunKey {
+                id: run_id,
+                portfolio,
+                previous,
+            }),
+            lines,
             written: 0,
             checkpointer,
             turns: turns.map(Arc::new),
@@ -271,8 +289,7 @@ impl Writer {
             return None;
         }
         Some(CommitJob {
-            appends: std::mem::take(&mut self.appends),
-            run_id: self.run_id,
+            appends: self.appends.take(),
             conn: self.conn.take()?,
             restart_log: self.checkpointer.is_some()
                 && self.log_started.elapsed() >= self.log_restart,
@@ -341,13 +358,28 @@ impl Writer {
             .conn
             .as_ref()
             .expect("records are applied while the connection is home");
-        let written = self.appends.write(conn, self.run_id, all);
+        let written = self.appends.write(conn, all);
         if written.is_err() {
             self.rollback();
         }
         written.map_err(StoreError::at(
             "recording the rows' and companies' outcomes",
         ))
+    }
+    /// Takes back what the run recorded of a line it is given again (see
+    /// [`Appends::retract`]).
+    fn retract_line(&mut self, line: i64) -> Result<(), StoreError> {
+        let conn = self
+            .conn
+            .as_ref()
+            .expect("records are applied while the connection is home");
+        let retracted = self.appends.retract(conn, line);
+        if retracted.is_err() {
+            self.rollback();
+        }
+        retracted.map_err(StoreError::at(format!(
+            "taking back the earlier outcome of line {line}"
+        )))
     }
     /// Writes the rows waiting in [`Appends`] before a question about a company reads
     /// their tables: only a company this run has rated (or found gone) can have some.
@@ -476,7 +508,6 @@ pub struct CommitJob {
     restart_log: bool,
     /// Rows to write in the transaction before it commits ([`Appends`]).
     appends: Appends,
-    run_id: i64,
     /// A decision asked for its turn: once committed, wait until it is written, so long
     /// at most.
     give_way: Option<(Arc<Watch>, Duration)>,
@@ -506,7 +537,7 @@ impl CommitJob {
     pub fn run(mut self) -> Committed {
         let committed = self
             .appends
-            .write(&self.conn, self.run_id, true)
+            .write(&self.conn, true)
             .and_then(|()| self.conn.execute_batch("COMMIT"));
         if committed.is_err() {
             // The connection goes back with no transaction open: the batch is undone
@@ -609,7 +640,7 @@ mod tests {
     use crate::model::{Address, Candidate, Color, Company, InputRow, Rating, RowStatus};
     use crate::store::database::Store;
 
-    use crate::store::tests::{all, new_run, new_store, plan, run as start};
+    use crate::store::tests::{all, new_run, new_store, plan, run as start, run_of};
 
     fn company(n: u128, ids: &[(&str, &str)]) -> Record {
         Record::Company(Box::new(Company {
@@ -678,6 +709,106 @@ mod tests {
 
     fn rows<T: rusqlite::types::FromSql>(conn: &Connection, sql: &str) -> Vec<T> {
         all(conn, sql, [], |r| r.get(0))
+    }
+
+    fn failed_row(line: u64) -> Record {
+        let Record::Row(mut row) = rated_row(line, 1) else {
+            unreachable!()
+        };
+        row.status = RowStatus::Failed;
+        row.company_id = None;
+        row.error = Some("the service did not answer".into());
+        Record::Row(row)
+    }
+
+    /// Each run's rows as `run_rows` lays them out: `run line status`.
+    fn laid_out(conn: &Connection) -> Vec<String> {
+        rows(
+            conn,
+            "SELECT run_id || ' ' || line || ' ' || status FROM run_rows ORDER BY run_id, line",
+        )
+    }
+
+    fn stretches(conn: &Connection) -> Vec<String> {
+        rows(
+            conn,
+            "SELECT portfolio || ' ' || line || ' ' || first_run_id || '-' || last_run_id
+                    || ' ' || status
+             FROM run_row_spans ORDER BY portfolio, line, first_run_id",
+        )
+    }
+
+    #[test]
+    fn a_row_made_the_same_of_as_by_the_run_before_carries_its_stretch_on() {
+        let (_dir, path, mut store) = new_store();
+        let screen = |store: &mut Store, run_id: i64, lines: &[(u64, bool)]| {
+            let mut writer = store.writer(run_id).unwrap();
+            writer.send(company(1, &[])).unwrap();
+            for &(line, rated) in lines {
+                let row = if rated {
+                    rated_row(line, 1)
+                } else {
+                    failed_row(line)
+                };
+                writer.send(row).unwrap();
+            }
+            writer.finish().unwrap();
+        };
+        // Portfolio p four nights, line 3 failing on the third; another portfolio's run
+        // between the second and the third.
+        let mut runs = Vec::new();
+        for night in 1..=4 {
+            if night == 3 {
+                let other = run_of(&mut store, "q");
+                screen(&mut store, other, &[(2, true)]);
+            }
+            let run_id = start(&mut store);
+            screen(&mut store, run_id, &[(2, true), (3, night != 3)]);
+            runs.push(run_id);
+        }
+        assert_eq!(runs, [1, 2, 4, 5]);
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(
+            stretches(&conn),
+            [
+                "p 2 1-5 rated",
+                "p 3 1-2 rated",
+                "p 3 4-4 failed",
+                "p 3 5-5 rated",
+                "q 2 3-3 rated",
+            ]
+        );
+        let by_run = laid_out(&conn);
+        assert_eq!(
+            by_run,
+            [
+                "1 2 rated",
+                "1 3 rated",
+                "2 2 rated",
+                "2 3 rated",
+                "3 2 rated",
+                "4 2 rated",
+                "4 3 failed",
+                "5 2 rated",
+                "5 3 rated",
+            ]
+        );
+        // The last run resumed gives both lines again, failed: what it made of them before
+        // is taken back, one stretch ended at the run before, the other carried on.
+        screen(&mut store, 5, &[(2, false), (3, false)]);
+        assert_eq!(
+            stretches(&conn),
+            [
+                "p 2 1-4 rated",
+                "p 2 5-5 failed",
+                "p 3 1-2 rated",
+                "p 3 4-5 failed",
+                "q 2 3-3 rated",
+            ]
+        );
+        let again = laid_out(&conn);
+        assert_eq!(again[..7], by_run[..7]);
+        assert_eq!(again[7..], ["5 2 failed", "5 3 failed"]);
     }
 
     #[test]
