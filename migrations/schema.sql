@@ -11,6 +11,9 @@
 -- - The rating history is append-only: a new `ratings` row when the color or the change
 --   date changes, a `rating_refreshes` row when a run sees a new refresh date alone; a
 --   rating seen again only moves its `rating_confirmations`.
+-- - A night adds what changed: a run that makes the same of a row as the portfolio's run
+--   before moves the stretch's `last_run_id` on (`run_row_spans`), and an unchanged
+--   company's `change` is NULL (`run_company_ratings`). The views lay them out per run.
 --
 -- The views at the end are what readers use; the tables are how ratewatch keeps them.
 
@@ -236,20 +239,23 @@ CREATE TABLE run_named_lines (
     PRIMARY KEY (run_id, line)
 ) WITHOUT ROWID;
 
--- Each company a run rated (or found gone): its rating then, the one before, the change.
-CREATE TABLE run_companies (
+-- Each company a run rated (or found gone): its rating then and, when it changed, the
+-- one before and the change. A nightly run's companies are mostly unchanged, the rating
+-- before being the rating itself: `change` and `previous_rating_id` are then NULL (the
+-- view `run_companies` says `unchanged` and names the rating twice).
+CREATE TABLE run_company_ratings (
     run_id             INTEGER NOT NULL REFERENCES runs (id),
     company            INTEGER NOT NULL REFERENCES companies (id),
     rating_id          INTEGER NOT NULL REFERENCES ratings (id),
-    previous_rating_id INTEGER REFERENCES ratings (id),
-    change             TEXT    NOT NULL
+    previous_rating_id INTEGER REFERENCES ratings (id), -- NULL when new, or `change` is
+    change             TEXT                            -- NULL: unchanged
                        CHECK (change IN ('new', 'unchanged', 'evolved', 'deteriorated',
                                          'improved', 'changed', 'gone')),
     PRIMARY KEY (run_id, company)
 ) WITHOUT ROWID;
--- Each company found gone (a nightly run's rows are mostly `unchanged`, which it holds
--- not).
-CREATE INDEX run_companies_gone ON run_companies (company, rating_id) WHERE change = 'gone';
+-- Each company found gone.
+CREATE INDEX run_company_ratings_gone ON run_company_ratings (company, rating_id)
+    WHERE change = 'gone';
 
 -- The ratings a run used without asking (younger than their color's refresh age).
 CREATE TABLE run_reused_ratings (
@@ -389,7 +395,7 @@ CREATE INDEX account_requests_by_time ON account_requests (requested_at);
 -- What each run made of each row of its file, one row per run and line (the stretches of
 -- `run_row_spans`, laid out over their runs). A run whose rows are no longer kept
 -- (`runs.details_pruned_at`) has none. `named`: 1 when the summary named it as not
--- screened. (A table until version 34: the same columns, and the company's UUID after.)
+-- screened. (The table of version 33, as it was: read `run_results`.)
 CREATE VIEW run_rows AS
 SELECT u.id                               AS run_id,
        s.line,
@@ -403,13 +409,21 @@ SELECT u.id                               AS run_id,
        s.extra_unreliable,
        EXISTS (SELECT 1 FROM run_named_lines n WHERE n.run_id = u.id AND n.line = s.line)
                                           AS named,
-       s.amount,
-       c.company_id,
-       c.company_id                       AS company_uuid
+       s.amount
 FROM run_row_spans s
 JOIN runs u ON u.portfolio = s.portfolio AND u.id BETWEEN s.first_run_id AND s.last_run_id
-           AND u.details_pruned_at IS NULL
-LEFT JOIN companies c ON c.id = s.company;
+           AND u.details_pruned_at IS NULL;
+
+-- Each company a run rated (or found gone): its rating then, the one before, and the
+-- change: `new`, `unchanged`, `evolved` (same color, new change date), `deteriorated`,
+-- `improved`, `changed`, or `gone`. (The table of version 33, as it was.)
+CREATE VIEW run_companies AS
+SELECT o.run_id,
+       o.company,
+       o.rating_id,
+       iif(o.change IS NULL, o.rating_id, o.previous_rating_id) AS previous_rating_id,
+       coalesce(o.change, 'unchanged')   AS change
+FROM run_company_ratings o;
 
 -- Each company's current rating.
 CREATE VIEW latest_ratings AS
@@ -519,7 +533,7 @@ SELECT u.id                               AS run_id,
        c.name                             AS company_name,
        r.color,
        p.color                            AS previous_color,
-       rc.change,
+       iif(rc.rating_id IS NULL, NULL, coalesce(rc.change, 'unchanged')) AS change,
        CASE WHEN julianday(r.last_change_date) > julianday(r.observed_at, '+1 day')
             THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
        CASE WHEN julianday(iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date))
@@ -540,7 +554,7 @@ SELECT u.id                               AS run_id,
        i.name                             AS given_name,
        c.company_id                       AS company_uuid,
        rc.rating_id,
-       rc.previous_rating_id,
+       iif(rc.change IS NULL, rc.rating_id, rc.previous_rating_id) AS previous_rating_id,
        EXISTS (SELECT 1 FROM run_named_lines n WHERE n.run_id = u.id AND n.line = s.line)
                                           AS named,
        s.country_defaulted,
@@ -553,11 +567,11 @@ JOIN runs u                ON u.portfolio = s.portfolio
                           AND u.details_pruned_at IS NULL
 JOIN inputs i              ON i.id = s.input_id
 LEFT JOIN companies c      ON c.id = s.company
-LEFT JOIN run_companies rc ON rc.run_id = u.id AND rc.company = s.company
+LEFT JOIN run_company_ratings rc ON rc.run_id = u.id AND rc.company = s.company
                           AND (s.status = 'rated'
                                OR (s.status = 'unresolved' AND rc.change = 'gone'))
 LEFT JOIN ratings r        ON r.id = rc.rating_id
-LEFT JOIN ratings p        ON p.id = rc.previous_rating_id
+LEFT JOIN ratings p        ON p.id = iif(rc.change IS NULL, rc.rating_id, rc.previous_rating_id)
 LEFT JOIN rating_refreshes h ON h.rating = rc.rating_id
       AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
                       WHERE rating = rc.rating_id AND run_id <= u.id)

@@ -79,7 +79,7 @@ const UNANNOUNCED: &str = "p.id IS NOT NULL
 /// would otherwise judge that news against nothing, and call a deterioration a first
 /// screening.
 const ANNOUNCED: &str = "SELECT a.color FROM runs u
-    JOIN run_companies x ON x.run_id = u.id AND x.company = rr.company
+    JOIN run_company_ratings x ON x.run_id = u.id AND x.company = rr.company
     JOIN ratings a       ON a.id = x.rating_id
     WHERE u.id < ?1 AND u.delivered_at IS NOT NULL
     ORDER BY u.id DESC LIMIT 1";

@@ -216,8 +216,8 @@ pub const SINCE_CONVERSION: &[(i64, &str, &str)] = &[
     ),
     (
         34,
-        "run_row_spans",
-        include_str!("../../migrations/upgrade/0034_run_row_spans.sql"),
+        "a_night_adds_what_changed",
+        include_str!("../../migrations/upgrade/0034_a_night_adds_what_changed.sql"),
     ),
 ];
 

@@ -1,6 +1,6 @@
 //! What the database forgets: the rows of runs older than `keep_run_details_days`
 //! (`run_rows`, `run_named_lines`, `run_reused_ratings`, and `run_companies` but the
-//! companies found gone), deleted a few thousand at a time, so that a reader or a decision beside is never kept
+//! companies found gone, kept as `run_company_ratings`), deleted a few thousand at a time, so that a reader or a decision beside is never kept
 //! waiting long. A run keeps its summary (`runs`, `run_colors`, `run_alerts`,
 //! `run_deliveries`), and `runs.details_pruned_at` says since when its rows are gone; the
 //! color history (`ratings`, `rating_refreshes`, `rating_confirmations`,
@@ -60,14 +60,15 @@ const PRUNABLE: &str = "SELECT u.id FROM runs u
                                               FROM runs WHERE id = ?1))
        AND (u.details_pruned_at IS NULL
             OR EXISTS (SELECT 1 FROM run_named_lines WHERE run_id = u.id)
-            OR EXISTS (SELECT 1 FROM run_companies WHERE run_id = u.id AND change <> 'gone')
+            OR EXISTS (SELECT 1 FROM run_company_ratings
+                       WHERE run_id = u.id AND change IS NOT 'gone')
             OR EXISTS (SELECT 1 FROM run_reused_ratings WHERE run_id = u.id))
      ORDER BY u.id";
 
 /// A run's rows, table by table: (table, the key after `run_id`, which rows go).
 const DETAILS: [(&str, &str, &str); 3] = [
     ("run_named_lines", "line", ""),
-    ("run_companies", "company", "AND change <> 'gone'"),
+    ("run_company_ratings", "company", "AND change IS NOT 'gone'"),
     ("run_reused_ratings", "company", ""),
 ];
 

@@ -543,13 +543,31 @@ fn the_steps_after_the_conversion_keep_a_converted_databases_rows_and_end_at_the
     };
     let rows_before = run_rows(&conn);
     assert!(rows_before.len() > 100);
+    let run_companies = |conn: &Connection| -> Vec<String> {
+        all(
+            conn,
+            "SELECT run_id || ' ' || company || ' ' || rating_id || ' '
+                    || coalesce(previous_rating_id, '-') || ' ' || change
+             FROM run_companies ORDER BY run_id, company",
+            [],
+            |r| r.get(0),
+        )
+    };
+    let companies_before = run_companies(&conn);
+    assert!(companies_before.iter().any(|c| c.ends_with(" unchanged")));
     // A step may pass through its own version's form of a table (0024 makes
     // run_deliveries as version 24 had it, 0026 as 33's): the chain ends at the file.
     for version in migrate::CONVERSION_VERSION + 1..=SCHEMA_VERSION {
         let name = run(&mut conn, version);
         if version == 34 {
-            // The rows of runs become stretches, laid out again by the view.
+            // The rows of runs become stretches, laid out again by the view; the companies
+            // of runs shown as they were.
             assert_eq!(run_rows(&conn), rows_before, "step {version:04}_{name}");
+            assert_eq!(
+                run_companies(&conn),
+                companies_before,
+                "step {version:04}_{name}"
+            );
             let spans = count(&conn, "SELECT count(*) FROM run_row_spans");
             assert!(spans < rows_before.len() as i64 / 2, "{spans} stretches");
             converted = tables(&conn);
@@ -2502,7 +2520,7 @@ fn the_trend_reads_an_index_range_and_kept_counts() {
     let news = plan(&store, timeline::NEW_COLORS);
     for step in [
         "SEARCH s USING PRIMARY KEY (portfolio=?)",
-        "SEARCH rc USING PRIMARY KEY (run_id=? AND company=?)",
+        "SEARCH o USING PRIMARY KEY (run_id=? AND company=?)",
     ] {
         assert!(news.iter().any(|l| l.contains(step)), "{news:#?}");
     }
@@ -3578,9 +3596,9 @@ fn alerts_carry_their_amount_and_columns_new_red_is_never_capped_and_standing_is
     assert_eq!(new_red, 5);
 }
 
-/// Takes a database of today's schema back to version 33's rows of a run (`run_rows` a
-/// table, as 0034 found it), for a test that goes back further by hand: the rows the view
-/// shows become the table's.
+/// Takes a database of today's schema back to version 33's rows and companies of a run
+/// (`run_rows` and `run_companies` tables, as 0034 found them), for a test that goes back
+/// further by hand: the rows the views show become the tables'.
 fn rows_back_to_33(conn: &Connection) {
     let schema_33 = include_str!("../../tests/fixtures/schema-33.sql");
     // From `head` to the end of its statement, `end` (the table's comments hold `;`).
@@ -3601,9 +3619,19 @@ fn rows_back_to_33(conn: &Connection) {
                 country_defaulted, extra_unreliable, named, amount FROM rows_33;
          DROP TABLE rows_33;
          {};
+         CREATE TABLE companies_33 AS SELECT * FROM run_companies;
+         DROP VIEW run_companies;
+         DROP TABLE run_company_ratings;
+         {};
+         INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)
+         SELECT run_id, company, rating_id, previous_rating_id, change FROM companies_33;
+         DROP TABLE companies_33;
+         {};
          {};",
         statement("CREATE TABLE run_rows (", ";\n-- Every run's rows"),
         statement("CREATE INDEX run_rows_by_company", ";\n"),
+        statement("CREATE TABLE run_companies (", ";\n"),
+        statement("CREATE INDEX run_companies_gone", ";\n"),
         statement("CREATE VIEW run_results AS", ";\n"),
     ))
     .unwrap();

@@ -527,7 +527,7 @@ impl Store {
             self.conn
                 .query_row(
                     "SELECT rc.run_id, u.started_at, coalesce(f.confirmed_at, r.observed_at)
-                 FROM run_companies rc
+                 FROM run_company_ratings rc
                  JOIN ratings r ON r.id = rc.rating_id
                  LEFT JOIN rating_confirmations f ON f.rating = r.id
                  JOIN runs u ON u.id = rc.run_id

@@ -1,5 +1,5 @@
 //! Rows the run adds and does not read back while it runs: each input row's outcome
-//! (`run_row_spans`), each company's outcome in the run (`run_companies`) and the
+//! (`run_row_spans`), each company's outcome in the run (`run_company_ratings`) and the
 //! confirmations of unchanged ratings. They wait in memory and are written
 //! [`ROWS_PER_STATEMENT`] to a statement, the last few with the commit
 //! ([`Appends::write`]), so a commit holds every one recorded before it.
@@ -44,7 +44,7 @@ pub(super) struct RunRow {
     pub amount: Option<f64>,
 }
 
-/// A company's outcome in the run, as `run_companies` holds it.
+/// A company's outcome in the run, as `run_companies` shows it.
 #[derive(Debug)]
 struct RunCompany {
     company: i64,
@@ -167,12 +167,20 @@ impl Appends {
         })?;
         self.rows.drain(..n);
         let n = insert(conn, &RUN_COMPANIES, &self.companies, all, |c| {
+            // Unchanged, the rating before being the rating itself: both NULL.
+            let unchanged = c.change == Change::Unchanged && c.previous == Some(c.rating);
             [
                 run.id.into(),
                 c.company.into(),
                 c.rating.into(),
-                c.previous.map_or_else(null, Into::into),
-                c.change.as_str().into(),
+                c.previous
+                    .filter(|_| !unchanged)
+                    .map_or_else(null, Into::into),
+                if unchanged {
+                    null()
+                } else {
+                    c.change.as_str().into()
+                },
             ]
         })?;
         self.companies.drain(..n);
@@ -226,7 +234,8 @@ static NEW_SPANS: LazyLock<Shapes> = LazyLock::new(|| {
 });
 static RUN_COMPANIES: LazyLock<Shapes> = LazyLock::new(|| {
     Shapes::full_and_one(
-        "INSERT INTO run_companies (run_id, company, rating_id, previous_rating_id, change)",
+        "INSERT INTO run_company_ratings (run_id, company, rating_id, previous_rating_id,
+                                          change)",
         5,
         "",
     )

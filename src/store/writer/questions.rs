@@ -97,7 +97,7 @@ impl Writer {
         let reported_by: Option<i64> = self
             .conn()
             .prepare_cached(
-                "SELECT max(rc.run_id) FROM run_companies rc
+                "SELECT max(rc.run_id) FROM run_company_ratings rc
                  JOIN ratings r ON r.id = rc.rating_id
                  LEFT JOIN rating_confirmations f ON f.rating = r.id
                  WHERE rc.company = ?1 AND rc.rating_id = ?2 AND rc.change = 'gone'

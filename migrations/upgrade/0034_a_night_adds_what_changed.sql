@@ -1,10 +1,14 @@
--- 0034: a night that makes the same of a row as the night before adds nothing. A run's
--- rows were a row each (`run_rows`), nearly all the same as the night before's, and most
--- of what the database grew by every night (benches/RESULTS.md, "a year of nights"). They
--- are now stretches of a portfolio's runs (`run_row_spans`): the next run that makes the
--- same of a row moves the stretch's last run on. `run_rows` becomes a view with the same
--- columns, and the rows the summary named are a table of their own (`run_named_lines`),
--- being one run's alone. Every view answers as before.
+-- 0034: a night adds what changed. A run's rows were a row each (`run_rows`), and each
+-- company it rated a row saying `unchanged` with its rating twice (`run_companies`):
+-- nearly all the same as the night before's, and most of what the database grew by
+-- every night (benches/RESULTS.md, "a year of nights").
+-- - The rows are now stretches of a portfolio's runs (`run_row_spans`): the next run that
+--   makes the same of a row moves the stretch's last run on. `run_rows` becomes a view
+--   with the same columns; the rows a summary named are a table of their own
+--   (`run_named_lines`), being one run's alone.
+-- - The companies are `run_company_ratings`, where an unchanged company's `change` and
+--   `previous_rating_id` are NULL; `run_companies` becomes a view with the same columns.
+-- `run_results` reads the new tables. Every view answers as before.
 
 -- What runs made of each row of their portfolio's file: one row for a stretch of the
 -- portfolio's runs, from `first_run_id` to `last_run_id`, each of which made the same of
@@ -76,13 +80,38 @@ GROUP BY portfolio, line, stretch;
 INSERT INTO run_named_lines (run_id, line)
 SELECT run_id, line FROM run_rows WHERE named = 1;
 
+-- Each company a run rated (or found gone): its rating then and, when it changed, the
+-- one before and the change. A nightly run's companies are mostly unchanged, the rating
+-- before being the rating itself: `change` and `previous_rating_id` are then NULL (the
+-- view `run_companies` says `unchanged` and names the rating twice).
+CREATE TABLE run_company_ratings (
+    run_id             INTEGER NOT NULL REFERENCES runs (id),
+    company            INTEGER NOT NULL REFERENCES companies (id),
+    rating_id          INTEGER NOT NULL REFERENCES ratings (id),
+    previous_rating_id INTEGER REFERENCES ratings (id), -- NULL when new, or `change` is
+    change             TEXT                            -- NULL: unchanged
+                       CHECK (change IN ('new', 'unchanged', 'evolved', 'deteriorated',
+                                         'improved', 'changed', 'gone')),
+    PRIMARY KEY (run_id, company)
+) WITHOUT ROWID;
+-- Each company found gone.
+CREATE INDEX run_company_ratings_gone ON run_company_ratings (company, rating_id)
+    WHERE change = 'gone';
+
+INSERT INTO run_company_ratings (run_id, company, rating_id, previous_rating_id, change)
+SELECT run_id, company, rating_id,
+       iif(change = 'unchanged' AND previous_rating_id IS rating_id, NULL, previous_rating_id),
+       iif(change = 'unchanged' AND previous_rating_id IS rating_id, NULL, change)
+FROM run_companies;
+
 DROP VIEW IF EXISTS run_results;
 DROP TABLE run_rows;
+DROP TABLE run_companies;
 
 -- What each run made of each row of its file, one row per run and line (the stretches of
 -- `run_row_spans`, laid out over their runs). A run whose rows are no longer kept
 -- (`runs.details_pruned_at`) has none. `named`: 1 when the summary named it as not
--- screened. (A table until version 34: the same columns, and the company's UUID after.)
+-- screened. (The table of version 33, as it was: read `run_results`.)
 CREATE VIEW run_rows AS
 SELECT u.id                               AS run_id,
        s.line,
@@ -96,13 +125,21 @@ SELECT u.id                               AS run_id,
        s.extra_unreliable,
        EXISTS (SELECT 1 FROM run_named_lines n WHERE n.run_id = u.id AND n.line = s.line)
                                           AS named,
-       s.amount,
-       c.company_id,
-       c.company_id                       AS company_uuid
+       s.amount
 FROM run_row_spans s
 JOIN runs u ON u.portfolio = s.portfolio AND u.id BETWEEN s.first_run_id AND s.last_run_id
-           AND u.details_pruned_at IS NULL
-LEFT JOIN companies c ON c.id = s.company;
+           AND u.details_pruned_at IS NULL;
+
+-- Each company a run rated (or found gone): its rating then, the one before, and the
+-- change: `new`, `unchanged`, `evolved` (same color, new change date), `deteriorated`,
+-- `improved`, `changed`, or `gone`. (The table of version 33, as it was.)
+CREATE VIEW run_companies AS
+SELECT o.run_id,
+       o.company,
+       o.rating_id,
+       iif(o.change IS NULL, o.rating_id, o.previous_rating_id) AS previous_rating_id,
+       coalesce(o.change, 'unchanged')   AS change
+FROM run_company_ratings o;
 
 -- Every row of every run, as its reports show it. A service date more than a day after
 -- ratewatch first saw it (the rating's `observed_at`; for a later refresh, the end of the
@@ -125,7 +162,7 @@ SELECT u.id                               AS run_id,
        c.name                             AS company_name,
        r.color,
        p.color                            AS previous_color,
-       rc.change,
+       iif(rc.rating_id IS NULL, NULL, coalesce(rc.change, 'unchanged')) AS change,
        CASE WHEN julianday(r.last_change_date) > julianday(r.observed_at, '+1 day')
             THEN r.observed_at ELSE r.last_change_date END   AS last_change_date,
        CASE WHEN julianday(iif(h.rating IS NULL, r.last_refresh_date, h.last_refresh_date))
@@ -146,7 +183,7 @@ SELECT u.id                               AS run_id,
        i.name                             AS given_name,
        c.company_id                       AS company_uuid,
        rc.rating_id,
-       rc.previous_rating_id,
+       iif(rc.change IS NULL, rc.rating_id, rc.previous_rating_id) AS previous_rating_id,
        EXISTS (SELECT 1 FROM run_named_lines n WHERE n.run_id = u.id AND n.line = s.line)
                                           AS named,
        s.country_defaulted,
@@ -159,11 +196,11 @@ JOIN runs u                ON u.portfolio = s.portfolio
                           AND u.details_pruned_at IS NULL
 JOIN inputs i              ON i.id = s.input_id
 LEFT JOIN companies c      ON c.id = s.company
-LEFT JOIN run_companies rc ON rc.run_id = u.id AND rc.company = s.company
+LEFT JOIN run_company_ratings rc ON rc.run_id = u.id AND rc.company = s.company
                           AND (s.status = 'rated'
                                OR (s.status = 'unresolved' AND rc.change = 'gone'))
 LEFT JOIN ratings r        ON r.id = rc.rating_id
-LEFT JOIN ratings p        ON p.id = rc.previous_rating_id
+LEFT JOIN ratings p        ON p.id = iif(rc.change IS NULL, rc.rating_id, rc.previous_rating_id)
 LEFT JOIN rating_refreshes h ON h.rating = rc.rating_id
       AND h.run_id = (SELECT max(run_id) FROM rating_refreshes
                       WHERE rating = rc.rating_id AND run_id <= u.id)
