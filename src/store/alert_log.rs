@@ -84,6 +84,32 @@ const ANNOUNCED: &str = "SELECT a.color FROM runs u
     WHERE u.id < ?1 AND u.delivered_at IS NOT NULL
     ORDER BY u.id DESC LIMIT 1";
 
+/// The alert lines of run `?1` in `table` (`run_alerts`, or a trial's) that `filter`
+/// selects, worst first, largest amount first within a kind, then in the file's order; at
+/// most `limit` (-1: all). The first row of each is read by its key (a scalar subquery:
+/// the view `run_rows` on the right of a LEFT JOIN would be read whole).
+pub(super) fn alert_lines_sql(table: &str, filter: &str, limit: i64) -> String {
+    // The refreshed day as the reports age it (see `store::clock`).
+    let refreshed = super::refreshes::refreshed_as_seen();
+    let refresh = super::refreshes::refresh_at_run("rc.rating_id", "a.run_id");
+    format!(
+        "SELECT a.kind, a.refs, a.first_line, coalesce(c.name, i.name), c.country,
+                r.color, a.previous_color, {refreshed}, c.company_id,
+                a.amount, i.extra
+         FROM {table} a
+         JOIN companies c      ON c.id = a.company
+         JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
+         JOIN ratings r        ON r.id = rc.rating_id
+         {refresh}
+         LEFT JOIN inputs i    ON i.id = (SELECT rr.input_id FROM run_rows rr
+                                          WHERE rr.run_id = a.run_id
+                                            AND rr.line = a.first_line)
+         WHERE a.run_id = ?1 AND {filter}
+         ORDER BY a.severity, a.amount DESC NULLS LAST, a.first_line
+         LIMIT {limit}"
+    )
+}
+
 /// The rows of a run that may be alerts, by company: rated (or gone) rows whose company is
 /// red or black, changed color, went away, or shows an unknown color for the first time;
 /// and those whose previous rating was never announced ([`UNANNOUNCED`]), with the color
@@ -640,26 +666,9 @@ impl Store {
         let ctx = format!("reading the alerts of run {run_id}");
         let at = |e| StoreError::at(ctx.clone())(e);
         let limit = limit.map_or(-1, |l| l as i64);
-        // The refreshed day as the reports age it (see `store::clock`).
-        let refreshed = super::refreshes::refreshed_as_seen();
-        let refresh = super::refreshes::refresh_at_run("rc.rating_id", "a.run_id");
         let mut stmt = self
             .conn
-            .prepare(&format!(
-                "SELECT a.kind, a.refs, a.first_line, coalesce(c.name, i.name), c.country,
-                        r.color, a.previous_color, {refreshed}, c.company_id,
-                        a.amount, i.extra
-                 FROM {table} a
-                 JOIN companies c      ON c.id = a.company
-                 JOIN run_companies rc ON rc.run_id = a.run_id AND rc.company = a.company
-                 JOIN ratings r        ON r.id = rc.rating_id
-                 {refresh}
-                 LEFT JOIN run_rows rr ON rr.run_id = a.run_id AND rr.line = a.first_line
-                 LEFT JOIN inputs i    ON i.id = rr.input_id
-                 WHERE a.run_id = ?1 AND {filter}
-                 ORDER BY a.severity, a.amount DESC NULLS LAST, a.first_line
-                 LIMIT {limit}"
-            ))
+            .prepare(&alert_lines_sql(table, filter, limit))
             .map_err(at)?;
         let params: Vec<&dyn rusqlite::ToSql> = std::iter::once(&run_id as &dyn rusqlite::ToSql)
             .chain(more.iter().map(|m| m as &dyn rusqlite::ToSql))

@@ -1745,6 +1745,22 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
 }
 
 #[test]
+fn a_run_s_alert_lines_read_each_first_row_by_its_key() {
+    let (_dir, _, store) = new_store();
+    let lines = plan(
+        &store,
+        &alert_log::alert_lines_sql("run_alerts", "a.listed = 1", 10),
+    );
+    assert_eq!(full_scans(&lines), Vec::<&String>::new(), "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("SEARCH s USING PRIMARY KEY (portfolio=? AND line=?")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
 fn a_run_s_alerts_are_decided_through_its_rows_and_indexes_alone() {
     let (_dir, _, store) = new_store();
     let lines = plan(&store, &alert_log::candidates());

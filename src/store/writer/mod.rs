@@ -354,32 +354,33 @@ impl Writer {
     /// Writes the rows waiting in [`Appends`], all of them or whole statements only:
     /// before a question reads their tables, all.
     fn write_appends(&mut self, all: bool) -> Result<(), StoreError> {
-        let conn = self
-            .conn
-            .as_ref()
-            .expect("records are applied while the connection is home");
-        let written = self.appends.write(conn, all);
-        if written.is_err() {
-            self.rollback();
-        }
-        written.map_err(StoreError::at(
-            "recording the rows' and companies' outcomes",
-        ))
+        self.with_appends(
+            "recording the rows' and companies' outcomes".into(),
+            |a, c| a.write(c, all),
+        )
     }
     /// Takes back what the run recorded of a line it is given again (see
     /// [`Appends::retract`]).
     fn retract_line(&mut self, line: i64) -> Result<(), StoreError> {
+        let ctx = format!("taking back the earlier outcome of line {line}");
+        self.with_appends(ctx, |a, c| a.retract(c, line))
+    }
+    /// Runs `f` on the rows waiting and the connection; if it fails, the transaction is
+    /// rolled back, as after any failed record.
+    fn with_appends(
+        &mut self,
+        ctx: String,
+        f: impl FnOnce(&mut Appends, &Connection) -> rusqlite::Result<()>,
+    ) -> Result<(), StoreError> {
         let conn = self
             .conn
             .as_ref()
             .expect("records are applied while the connection is home");
-        let retracted = self.appends.retract(conn, line);
-        if retracted.is_err() {
+        let done = f(&mut self.appends, conn);
+        if done.is_err() {
             self.rollback();
         }
-        retracted.map_err(StoreError::at(format!(
-            "taking back the earlier outcome of line {line}"
-        )))
+        done.map_err(StoreError::at(ctx))
     }
     /// Writes the rows waiting in [`Appends`] before a question about a company reads
     /// their tables: only a company this run has rated (or found gone) can have some.
