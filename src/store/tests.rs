@@ -71,6 +71,15 @@ pub(crate) fn run(store: &mut Store) -> i64 {
     run_of(store, "p")
 }
 
+/// Records that run `run_id`'s summary named line `line`, as `name_unscreened` does.
+pub(crate) fn mark_named(conn: &Connection, run_id: i64, line: i64) {
+    conn.execute(
+        "INSERT INTO run_named_lines (run_id, line) VALUES (?1, ?2)",
+        [run_id, line],
+    )
+    .unwrap();
+}
+
 /// A run of `portfolio` (read from `{portfolio}.csv`) started.
 pub(crate) fn run_of(store: &mut Store, portfolio: &str) -> i64 {
     store

@@ -26,6 +26,8 @@ pub(super) struct RunKey {
     pub portfolio: String,
     /// The portfolio's run before this one, whose stretches this one may carry on.
     pub previous: Option<i64>,
+    /// The portfolio's run after this one, if this one is resumed after it began.
+    pub next: Option<i64>,
 }
 
 /// An input row's outcome, as `run_rows` shows it.
@@ -192,20 +194,38 @@ impl Appends {
     }
 
     /// Takes back what the run recorded of line `line` before (a resumed run records its
-    /// failed lines again): the stretch it began goes, the one it carried on ends at the
-    /// run before. Written at once, so the rows waiting are written first.
+    /// failed lines again): the run leaves the stretch that holds it, which ends at the
+    /// portfolio's run before, begins at its run after, is cut in two around it, or goes;
+    /// and the line is no longer one its summary named. Written at once, so the rows
+    /// waiting are written first.
     pub(super) fn retract(&mut self, conn: &Connection, line: i64) -> rusqlite::Result<()> {
+        use rusqlite::params;
         self.write(conn, true)?;
         let run = &self.run;
+        let (portfolio, id) = (run.portfolio.as_str(), run.id);
+        // The part after the run first, as a stretch of its own.
+        conn.prepare_cached(
+            "INSERT INTO run_row_spans (portfolio, line, first_run_id, last_run_id, input_id,
+                                        status, company, found_by, error, candidates,
+                                        country_defaulted, extra_unreliable, amount)
+             SELECT portfolio, line, ?4, last_run_id, input_id, status, company, found_by,
+                    error, candidates, country_defaulted, extra_unreliable, amount
+             FROM run_row_spans
+             WHERE portfolio = ?1 AND line = ?2 AND first_run_id <= ?3 AND last_run_id > ?3",
+        )?
+        .execute(params![portfolio, line, id, run.next])?;
+        // Then the stretch that begins at the run goes, and the one before it ends there.
         conn.prepare_cached(
             "DELETE FROM run_row_spans WHERE portfolio = ?1 AND line = ?2 AND first_run_id = ?3",
         )?
-        .execute(rusqlite::params![run.portfolio, line, run.id])?;
+        .execute(params![portfolio, line, id])?;
         conn.prepare_cached(
             "UPDATE run_row_spans SET last_run_id = ?4
-             WHERE portfolio = ?1 AND line = ?2 AND last_run_id = ?3",
+             WHERE portfolio = ?1 AND line = ?2 AND first_run_id < ?3 AND last_run_id >= ?3",
         )?
-        .execute(rusqlite::params![run.portfolio, line, run.id, run.previous])?;
+        .execute(params![portfolio, line, id, run.previous])?;
+        conn.prepare_cached("DELETE FROM run_named_lines WHERE run_id = ?1 AND line = ?2")?
+            .execute(params![id, line])?;
         Ok(())
     }
 }

@@ -186,14 +186,23 @@ impl Writer {
                     .try_for_each(|k| k.map(|k| lines.insert(k)))
             })
             .map_err(StoreError::at("reading what the run has done"))?;
-        let (amount_column, portfolio, previous) = conn
+        let (amount_column, portfolio, previous, next) = conn
             .query_row(
                 "SELECT amount_column, portfolio,
                         (SELECT max(p.id) FROM runs p WHERE p.portfolio = u.portfolio
-                                                        AND p.id < u.id)
+                                                        AND p.id < u.id),
+                        (SELECT min(n.id) FROM runs n WHERE n.portfolio = u.portfolio
+                                                        AND n.id > u.id)
                  FROM runs u WHERE id = ?1",
                 [run_id],
-                |r| Ok((r.get::<_, Option<String>>(0)?, r.get(1)?, r.get(2)?)),
+                |r| {
+                    Ok((
+                        r.get::<_, Option<String>>(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                    ))
+                },
             )
             .optional()
             .map_err(StoreError::at("reading the run"))?
@@ -213,6 +222,7 @@ impl Writer {
                 id: run_id,
                 portfolio,
                 previous,
+                next,
             }),
             lines,
             written: 0,
@@ -739,22 +749,62 @@ mod tests {
         )
     }
 
+    /// Run `run_id` gives each line, rated (company 1) or failed.
+    fn screen(store: &mut Store, run_id: i64, lines: &[(u64, bool)]) {
+        let mut writer = store.writer(run_id).unwrap();
+        writer.send(company(1, &[])).unwrap();
+        for &(line, rated) in lines {
+            let row = if rated {
+                rated_row(line, 1)
+            } else {
+                failed_row(line)
+            };
+            writer.send(row).unwrap();
+        }
+        writer.finish().unwrap();
+    }
+
+    #[test]
+    fn a_run_resumed_after_a_later_one_began_leaves_the_stretches_around_it() {
+        let (_dir, path, mut store) = new_store();
+        let runs: Vec<i64> = (0..3).map(|_| start(&mut store)).collect();
+        // Line 2 failed in the three runs, line 3 in the last two; then the second run
+        // gives both again, rated.
+        for (n, &run_id) in runs.iter().enumerate() {
+            let lines = [(2, false), (3, false)];
+            screen(&mut store, run_id, &lines[..1 + usize::from(n > 0)]);
+        }
+        let conn = Connection::open(&path).unwrap();
+        assert_eq!(stretches(&conn), ["p 2 1-3 failed", "p 3 2-3 failed"]);
+        crate::store::tests::mark_named(&conn, runs[1], 2);
+        screen(&mut store, runs[1], &[(2, true), (3, true)]);
+        assert_eq!(
+            stretches(&conn),
+            [
+                "p 2 1-1 failed",
+                "p 2 2-2 rated",
+                "p 2 3-3 failed",
+                "p 3 2-2 rated",
+                "p 3 3-3 failed",
+            ]
+        );
+        assert_eq!(
+            laid_out(&conn),
+            [
+                "1 2 failed",
+                "2 2 rated",
+                "2 3 rated",
+                "3 2 failed",
+                "3 3 failed",
+            ]
+        );
+        let named: Vec<i64> = rows(&conn, "SELECT count(*) FROM run_named_lines");
+        assert_eq!(named, [0], "a line given again is no longer named");
+    }
+
     #[test]
     fn a_row_made_the_same_of_as_by_the_run_before_carries_its_stretch_on() {
         let (_dir, path, mut store) = new_store();
-        let screen = |store: &mut Store, run_id: i64, lines: &[(u64, bool)]| {
-            let mut writer = store.writer(run_id).unwrap();
-            writer.send(company(1, &[])).unwrap();
-            for &(line, rated) in lines {
-                let row = if rated {
-                    rated_row(line, 1)
-                } else {
-                    failed_row(line)
-                };
-                writer.send(row).unwrap();
-            }
-            writer.finish().unwrap();
-        };
         // Portfolio p four nights, line 3 failing on the third; another portfolio's run
         // between the second and the third.
         let mut runs = Vec::new();
