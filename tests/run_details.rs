@@ -195,8 +195,9 @@ fn a_two_day_window_stops_the_file_growing_and_keeps_the_history_and_the_latest_
         count(
             &db,
             "SELECT count(*) FROM run_row_spans s
-             WHERE s.last_run_id < (SELECT min(id) FROM runs
-                                    WHERE portfolio = s.portfolio AND details_pruned_at IS NULL)"
+             WHERE NOT EXISTS (SELECT 1 FROM runs k
+                               WHERE k.portfolio = s.portfolio AND k.details_pruned_at IS NULL
+                                 AND k.id BETWEEN s.first_run_id AND s.last_run_id)"
         ),
         0
     );

@@ -15,8 +15,8 @@
 //! taken yet while it is still sent again.
 //!
 //! A run's rows are stretches over several runs (`run_row_spans`): the view `run_rows`
-//! shows none for a run whose rows are gone, and a stretch is deleted once no run of its
-//! portfolio from the earliest still kept on holds it.
+//! shows none for a run whose rows are gone, and a stretch is deleted once every run it
+//! spans is such a run.
 //!
 //! The pages freed go to SQLite's free list and the next nights' rows are written into
 //! them, so the file stops growing once the window is full. It does not shrink: that takes
@@ -141,8 +141,9 @@ impl Store {
         Ok(pruned)
     }
 
-    /// Deletes the stretches of rows that only runs whose rows are gone hold: those that
-    /// end before the portfolio's earliest run still kept, a range of lines at a time.
+    /// Deletes the stretches of rows that only runs whose rows are gone hold, a range of
+    /// lines at a time. Those that end at or after the portfolio's latest such run (its
+    /// current rows among them) are passed over without a look at their runs.
     fn prune_spans(
         &self,
         pruned: &mut Pruned,
@@ -150,12 +151,11 @@ impl Store {
         watch: Option<&Watch>,
     ) -> Result<(), StoreError> {
         let at = |e| StoreError::at("deleting the rows of runs no longer kept")(e);
+        // By portfolio: its latest run whose rows are gone (no stretch ending at or after
+        // it is looked at), and its last line.
         let portfolios: Vec<(String, i64, i64)> = self.all(
             "finding the rows of runs no longer kept",
-            "SELECT u.portfolio,
-                    coalesce((SELECT min(k.id) FROM runs k
-                              WHERE k.portfolio = u.portfolio AND k.details_pruned_at IS NULL),
-                             max(u.id) + 1),
+            "SELECT u.portfolio, max(u.id) + 1,
                     (SELECT max(line) FROM run_row_spans WHERE portfolio = u.portfolio)
              FROM runs u WHERE u.details_pruned_at IS NOT NULL
              GROUP BY u.portfolio",
@@ -168,7 +168,7 @@ impl Store {
                 ))
             },
         )?;
-        for (portfolio, kept_from, last_line) in portfolios {
+        for (portfolio, before, last_line) in portfolios {
             for from in (0..=last_line).step_by(BATCH as usize) {
                 if started.elapsed() > BUDGET {
                     pruned.left = true;
@@ -180,11 +180,15 @@ impl Store {
                 let n = self
                     .conn
                     .prepare_cached(
-                        "DELETE FROM run_row_spans
+                        "DELETE FROM run_row_spans AS s
                          WHERE portfolio = ?1 AND line >= ?2 AND line < ?3
-                           AND last_run_id < ?4",
+                           AND last_run_id < ?4
+                           AND NOT EXISTS (SELECT 1 FROM runs k
+                                           WHERE k.portfolio = ?1
+                                             AND k.id BETWEEN s.first_run_id AND s.last_run_id
+                                             AND k.details_pruned_at IS NULL)",
                     )
-                    .and_then(|mut s| s.execute(params![portfolio, from, from + BATCH, kept_from]))
+                    .and_then(|mut s| s.execute(params![portfolio, from, from + BATCH, before]))
                     .map_err(at)?;
                 pruned.rows += n as u64;
             }
@@ -215,5 +219,55 @@ impl Store {
             .map_err(StoreError::at(format!(
                 "reading whether run {run_id}'s rows are kept"
             )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::Pruned;
+    use crate::store::tests::{all, new_store, run};
+
+    #[test]
+    fn a_stretch_goes_once_every_run_it_spans_has_lost_its_rows() {
+        let (_dir, _path, mut store) = new_store();
+        for _ in 0..5 {
+            run(&mut store);
+        }
+        // Line 2 held three ways over the five runs, line 3 one way; the rows of runs 2
+        // to 4 are gone, run 1's kept (as a run a reader still needs would be).
+        store
+            .conn
+            .execute_batch(
+                "INSERT INTO inputs (id, ref) VALUES (1, 'A');
+                 INSERT INTO run_row_spans (portfolio, line, first_run_id, last_run_id,
+                                            input_id, status)
+                 VALUES ('p', 2, 1, 1, 1, 'failed'), ('p', 2, 2, 3, 1, 'rated'),
+                        ('p', 2, 4, 5, 1, 'failed'), ('p', 3, 1, 5, 1, 'rated');
+                 UPDATE runs SET details_pruned_at = '2026-01-01T00:00:00Z'
+                 WHERE id BETWEEN 2 AND 4;",
+            )
+            .unwrap();
+        let mut pruned = Pruned::default();
+        store
+            .prune_spans(&mut pruned, Instant::now(), None)
+            .unwrap();
+        assert_eq!(pruned.rows, 1);
+        let left: Vec<String> = all(
+            &store.conn,
+            "SELECT line || ' ' || first_run_id || '-' || last_run_id FROM run_row_spans
+             ORDER BY line, first_run_id",
+            [],
+            |r| r.get(0),
+        );
+        assert_eq!(left, ["2 1-1", "2 4-5", "3 1-5"]);
+        let shown: Vec<String> = all(
+            &store.conn,
+            "SELECT run_id || ' ' || line FROM run_rows ORDER BY run_id, line",
+            [],
+            |r| r.get(0),
+        );
+        assert_eq!(shown, ["1 2", "1 3", "5 2", "5 3"]);
     }
 }
