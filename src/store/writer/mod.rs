@@ -172,20 +172,18 @@ impl Writer {
         clock: super::clock::ServiceClock,
     ) -> Result<Writer, StoreError> {
         // A resumed run goes on knowing which companies it has rated, and which lines.
-        let mut rated = KeySet::default();
-        conn.prepare("SELECT company FROM run_companies WHERE run_id = ?1")
-            .and_then(|mut s| {
-                s.query_map([run_id], |r| r.get::<_, i64>(0))?
-                    .try_for_each(|k| k.map(|k| rated.insert(k)))
-            })
-            .map_err(StoreError::at("reading what the run has done"))?;
-        let mut lines = KeySet::default();
-        conn.prepare("SELECT line FROM run_rows WHERE run_id = ?1")
-            .and_then(|mut s| {
-                s.query_map([run_id], |r| r.get::<_, i64>(0))?
-                    .try_for_each(|k| k.map(|k| lines.insert(k)))
-            })
-            .map_err(StoreError::at("reading what the run has done"))?;
+        let done = |sql: &str| {
+            let mut set = KeySet::default();
+            conn.prepare(sql)
+                .and_then(|mut s| {
+                    s.query_map([run_id], |r| r.get::<_, i64>(0))?
+                        .try_for_each(|k| k.map(|k| set.insert(k)))
+                })
+                .map(|()| set)
+                .map_err(StoreError::at("reading what the run has done"))
+        };
+        let rated = done("SELECT company FROM run_companies WHERE run_id = ?1")?;
+        let lines = done("SELECT line FROM run_rows WHERE run_id = ?1")?;
         let (amount_column, portfolio, previous, next) = conn
             .query_row(
                 "SELECT amount_column, portfolio,
