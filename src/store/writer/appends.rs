@@ -60,6 +60,8 @@ struct RunCompany {
 pub(super) struct Appends {
     run: Arc<RunKey>,
     rows: Vec<RunRow>,
+    /// How many of `rows`, from the first, carry no stretch on: they wait to begin one.
+    beginning: usize,
     companies: Vec<RunCompany>,
     /// Ratings seen unchanged: (rating, when, run).
     confirmations: Vec<(i64, String, i64)>,
@@ -124,10 +126,11 @@ impl Appends {
         let run = self.run.clone();
         if let Some(previous) = run.previous {
             // What carries a stretch on is written at once; what begins one waits its turn
-            // with the others.
+            // with the others, asked once.
             let mut extend = conn.prepare_cached(EXTEND_SPAN)?;
-            let mut begins = Vec::with_capacity(self.rows.len());
-            for r in self.rows.drain(..) {
+            let mut i = self.beginning;
+            while i < self.rows.len() {
+                let r = &self.rows[i];
                 let carried = extend.execute(rusqlite::params![
                     run.id,
                     run.portfolio,
@@ -144,10 +147,11 @@ impl Appends {
                     r.amount,
                 ])?;
                 if carried == 0 {
-                    begins.push(r);
+                    i += 1;
+                } else {
+                    self.rows.remove(i);
                 }
             }
-            self.rows = begins;
         }
         let n = insert(conn, &NEW_SPANS, &self.rows, all, |r| {
             [
@@ -168,6 +172,7 @@ impl Appends {
             ]
         })?;
         self.rows.drain(..n);
+        self.beginning = self.rows.len();
         let n = insert(conn, &RUN_COMPANIES, &self.companies, all, |c| {
             // Unchanged, the rating before being the rating itself: both NULL.
             let unchanged = c.change == Change::Unchanged && c.previous == Some(c.rating);
