@@ -21,7 +21,7 @@
 //! 34 on, a step runs on the version before it alone; the last leaves exactly `schema.sql`.
 //! Both ends are tested: a database of each version from 1 to 21, and one created by the
 //! `schema.sql` of each version since 22 (kept as `tests/fixtures/schema-<version>.sql`,
-//! one more with each new version), upgrade to exactly `schema.sql`; and the steps after
+//! one more with each new version; 33's is the conversion's own), upgrade to exactly `schema.sql`; and the steps after
 //! the conversion keep a converted database's rows, step by step, and end at `schema.sql`.
 
 use rusqlite::Connection;
@@ -44,7 +44,7 @@ const CONVERSION: &str = include_str!("../../migrations/upgrade/0022_readable_sc
 const SCHEMA_HERE: &str = "-- @schema: migrations/schema.sql is created here.";
 /// The schema the conversion creates: `schema.sql` as version 33 had it, on which the
 /// steps after the conversion run.
-const CONVERTED_SCHEMA: &str =
+pub(super) const CONVERTED_SCHEMA: &str =
     include_str!("../../migrations/upgrade/0022_readable_schema_as_of_33.sql");
 
 /// The upgrade steps of databases before [`SCHEMA`], in order: (version, name, SQL).

@@ -208,10 +208,15 @@ fn migrations_apply_from_every_earlier_version_end_at_the_schema_file_and_are_re
 }
 
 /// A database as ratewatch created it at `version`, from the `schema.sql` of that version
-/// (`tests/fixtures/schema-<version>.sql`); `None` when no such file is kept.
+/// (`tests/fixtures/schema-<version>.sql`; 33's is the one the conversion creates,
+/// `migrate::CONVERTED_SCHEMA`); `None` when no such file is kept.
 fn created_at(path: &std::path::Path, version: i64) -> Option<Connection> {
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let schema = std::fs::read_to_string(fixtures.join(format!("schema-{version}.sql"))).ok()?;
+    let schema = if version == 33 {
+        migrate::CONVERTED_SCHEMA.to_string()
+    } else {
+        std::fs::read_to_string(fixtures.join(format!("schema-{version}.sql"))).ok()?
+    };
     let conn = Connection::open(path).unwrap();
     conn.execute_batch(
         "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);",
@@ -3625,7 +3630,7 @@ fn alerts_carry_their_amount_and_columns_new_red_is_never_capped_and_standing_is
 /// (`run_rows` and `run_companies` tables, as 0034 found them), for a test that goes back
 /// further by hand: the rows the views show become the tables'.
 fn rows_back_to_33(conn: &Connection) {
-    let schema_33 = include_str!("../../tests/fixtures/schema-33.sql");
+    let schema_33 = migrate::CONVERTED_SCHEMA;
     // From `head` to the end of its statement, `end` (the table's comments hold `;`).
     let statement = |head: &str, end: &str| -> &str {
         let start = schema_33.find(head).expect("version 33 has it");
