@@ -1,7 +1,7 @@
 //! What the database forgets: the rows of runs older than `keep_run_details_days`
 //! (`run_rows`, `run_named_lines`, `run_reused_ratings`, and `run_companies` but the
-//! companies found gone, kept as `run_company_ratings`), deleted a few thousand at a time, so that a reader or a decision beside is never kept
-//! waiting long. A run keeps its summary (`runs`, `run_colors`, `run_alerts`,
+//! companies found gone, kept as `run_company_ratings`), deleted a few thousand at a
+//! time, so that a reader or a decision beside is never kept waiting long. A run keeps its summary (`runs`, `run_colors`, `run_alerts`,
 //! `run_deliveries`), and `runs.details_pruned_at` says since when its rows are gone; the
 //! color history (`ratings`, `rating_refreshes`, `rating_confirmations`,
 //! `color_period_bounds`), acknowledgements, decisions and the account's requests are never
