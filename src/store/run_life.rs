@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use rusqlite::{OptionalExtension, params};
 
 use super::alert_log::{self, Verdicts};
-use super::database::Store;
+use super::database::{Store, open_connection};
 use super::sql::{StoreError, extra_columns, now_text, read_time, read_time_or_null};
-use super::timeline::COUNT_COLORS;
 use crate::alerts::Rules;
 use crate::model::{RowStatus, RunInfo, RunStatus, rows_with};
 
@@ -171,8 +170,32 @@ impl Store {
         notes: &[String],
         rules: &Rules,
     ) -> Result<(), StoreError> {
-        self.decide_alerts(run_id, rules, Verdicts::Recorded)?;
-        self.name_unscreened(run_id, rules)?;
+        // The run's rows counted in one pass over them, by status and by color, on a
+        // connection of its own while the alerts are decided: neither reads what the other
+        // writes, and at a million rows each takes a second of a core.
+        let path = self.path.clone();
+        let (decided, counted) = std::thread::scope(|scope| {
+            let counting = scope.spawn(|| {
+                open_connection(&path).and_then(|conn| {
+                    count_rows(&conn, run_id, rules).map_err(StoreError::at("counting"))
+                })
+            });
+            let decided = self
+                .decide_alerts(run_id, rules, Verdicts::Recorded)
+                .and_then(|_| self.name_unscreened(run_id, rules));
+            let counted = counting
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (decided, counted)
+        });
+        decided?;
+        // Counted again here when the other connection could not (a database it could not
+        // open): the error said is then this one's.
+        let counted = match counted {
+            Ok(counted) => counted,
+            Err(_) => count_rows(&self.conn, run_id, rules)
+                .map_err(StoreError::at(format!("counting the rows of run {run_id}")))?,
+        };
         let earlier: Option<String> = self
             .conn
             .query_row("SELECT calls FROM runs WHERE id = ?1", [run_id], |r| {
@@ -191,9 +214,8 @@ impl Store {
             totals.into_iter().map(|(k, v)| (k, v.into())).collect();
         let notes = (!notes.is_empty())
             .then(|| serde_json::to_string(notes).unwrap_or_else(|_| "[]".into()));
-        // The run's rows counted in one pass over them, by status.
-        let by_status = self.rows_by_status(run_id)?;
-        let n = |status| rows_with(&by_status, status) as i64;
+        let by_status = &counted.by_status;
+        let n = |status| rows_with(by_status, status) as i64;
         let total: i64 = by_status.iter().map(|(_, n)| *n as i64).sum();
         let tx = self
             .conn
@@ -232,12 +254,18 @@ impl Store {
             .map_err(StoreError::at("recording the end of the run"))?;
         // Counted once here, so the trend and `runs` never read the run's rows again.
         tx.execute("DELETE FROM run_colors WHERE run_id = ?1", [run_id])
-            .and_then(|_| tx.execute(COUNT_COLORS, [run_id]))
+            .and_then(|_| {
+                let mut insert = tx.prepare(
+                    "INSERT INTO run_colors (run_id, color, rows, new_rows, amount)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )?;
+                counted.colors.iter().try_for_each(|c| {
+                    insert
+                        .execute(params![run_id, c.color, c.rows, c.new_rows, c.amount])
+                        .map(drop)
+                })
+            })
             .map_err(StoreError::at("counting the run's colors"))?;
-        if rules.amount_column().is_some() {
-            amounts_by_color(&tx, run_id, rules)
-                .map_err(StoreError::at("adding up the run's amounts by color"))?;
-        }
         tx.commit()
             .map_err(StoreError::at("counting the run's colors"))?;
         Ok(())
@@ -346,36 +374,94 @@ impl Store {
     }
 }
 
-/// The amount column (`[alerts] amount`, or `min_exposure`'s) summed over the run's rated
-/// rows of each color, into `run_colors.amount`: the amount at risk of the trend. One pass
-/// over the run's rows, in the caller's transaction; a row without a readable amount adds
-/// nothing.
-fn amounts_by_color(
-    tx: &rusqlite::Transaction<'_>,
+/// A finished run's rows, counted in one pass ([`count_rows`]).
+struct RowCounts {
+    /// Every status, present or not.
+    by_status: Vec<(RowStatus, u64)>,
+    /// The colors of the rated rows, in the order first met.
+    colors: Vec<ColorCount>,
+}
+
+/// The rated rows of one color, as `run_colors` keeps them.
+struct ColorCount {
+    color: String,
+    rows: u64,
+    /// Those whose company came into the color through a change (not a first screening).
+    new_rows: u64,
+    /// The amount column (`[alerts] amount`, or `min_exposure`'s) summed over them: the
+    /// amount at risk of the trend. `None` when no row of the color had a readable
+    /// amount, or the rules name no amount column.
+    amount: Option<f64>,
+}
+
+/// Counts a run's rows by status and its rated rows by color, in one pass over them (by
+/// primary key; `+rr.company` keeps them from being read company by company through
+/// `run_row_spans_by_company`). Rows, not companies, as report.json's `by_color` counts
+/// them, so the trend, the report and `runs` agree. The colors are not a fixed list (the
+/// service may say one the spec does not), and grouping in SQL would sort every row
+/// first. A row's amount is read from its carried columns only when the rules name an
+/// amount column.
+fn count_rows(
+    conn: &rusqlite::Connection,
     run_id: i64,
     rules: &Rules,
-) -> rusqlite::Result<()> {
-    let mut sums: BTreeMap<String, f64> = std::collections::BTreeMap::new();
-    let mut rows = tx.prepare(
-        "SELECT r.color, i.extra, rr.extra_unreliable
+) -> rusqlite::Result<RowCounts> {
+    let amounts = rules.amount_column().is_some();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT rr.status, r.color, rc.change IN ('deteriorated', 'improved', 'changed'),
+                {}, rr.extra_unreliable
          FROM run_rows rr
-         JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
-         JOIN ratings r        ON r.id = rc.rating_id
-         JOIN inputs i         ON i.id = rr.input_id
-         WHERE rr.run_id = ?1 AND rr.status = 'rated'",
-    )?;
-    let mut read = rows.query([run_id])?;
-    while let Some(r) = read.next()? {
-        let extra = extra_columns(r.get(1)?);
-        if let Some(amount) = rules.amount_of(&extra, r.get::<_, i64>(2)? != 0) {
-            *sums.entry(r.get(0)?).or_insert(0.0) += amount;
+         LEFT JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
+                                   AND rr.status = 'rated'
+         LEFT JOIN ratings r        ON r.id = rc.rating_id
+         WHERE rr.run_id = ?1",
+        match amounts {
+            true =>
+                "iif(r.color IS NULL, NULL,
+                         (SELECT i.extra FROM inputs i WHERE i.id = rr.input_id))",
+            false => "NULL",
+        }
+    ))?;
+    let mut by_status: Vec<(RowStatus, u64)> = RowStatus::ALL.map(|s| (s, 0)).to_vec();
+    let mut colors: Vec<ColorCount> = Vec::new();
+    let mut rows = stmt.query([run_id])?;
+    while let Some(r) = rows.next()? {
+        let status = r.get_ref(0)?.as_str()?;
+        match by_status.iter_mut().find(|(s, _)| s.as_str() == status) {
+            Some((_, n)) => *n += 1,
+            None => {
+                let unknown = format!("unknown row status {status:?}");
+                return Err(rusqlite::Error::FromSqlConversionFailure(
+                    0,
+                    rusqlite::types::Type::Text,
+                    unknown.into(),
+                ));
+            }
+        }
+        let Some(color) = r.get_ref(1)?.as_str_or_null()? else {
+            continue;
+        };
+        let at = match colors.iter().position(|c| c.color == color) {
+            Some(at) => at,
+            None => {
+                colors.push(ColorCount {
+                    color: color.to_string(),
+                    rows: 0,
+                    new_rows: 0,
+                    amount: None,
+                });
+                colors.len() - 1
+            }
+        };
+        let counted = &mut colors[at];
+        counted.rows += 1;
+        counted.new_rows += u64::from(r.get::<_, i64>(2)? != 0);
+        if amounts {
+            let extra = extra_columns(r.get(3)?);
+            if let Some(amount) = rules.amount_of(&extra, r.get::<_, i64>(4)? != 0) {
+                *counted.amount.get_or_insert(0.0) += amount;
+            }
         }
     }
-    drop(read);
-    let mut update =
-        tx.prepare("UPDATE run_colors SET amount = ?3 WHERE run_id = ?1 AND color = ?2")?;
-    for (color, amount) in sums {
-        update.execute(params![run_id, color, amount])?;
-    }
-    Ok(())
+    Ok(RowCounts { by_status, colors })
 }

@@ -1759,6 +1759,78 @@ fn full_scans(lines: &[String]) -> Vec<&String> {
 }
 
 #[test]
+fn a_finished_run_counts_its_rows_by_status_and_each_color_met_as_its_results_do() {
+    let (_dir, _path, mut store) = new_store();
+    let run_id = run(&mut store);
+    let mut writer = store.writer(run_id).unwrap();
+    let at = "2026-01-01T02:00:00Z";
+    // A color the spec does not list is counted as one of its own, as the report does.
+    let colors = [Color::Green, Color::parse("Purple"), Color::Green];
+    for (n, color) in colors.into_iter().enumerate() {
+        let company = uuid(n as u8 + 1);
+        writer
+            .send(Record::Observation(rating(company, color, at, at, at)))
+            .unwrap();
+        writer.send(rated(n as u64 + 2, "", company)).unwrap();
+    }
+    // The third company held by a second row; two rows not rated.
+    writer.send(rated(5, "", uuid(3))).unwrap();
+    for (line, status) in [(6, RowStatus::Unresolved), (7, RowStatus::Failed)] {
+        let mut row = RowRecord {
+            status,
+            ..RowRecord::default()
+        };
+        row.input.line = line;
+        row.input.country = Some("FR".into());
+        writer.send(Record::Row(Box::new(row))).unwrap();
+    }
+    writer.finish().unwrap();
+    store
+        .finish_run(run_id, RunStatus::Partial, &[], &[], &Rules::default())
+        .unwrap();
+
+    let counts: (i64, i64, i64, i64, i64) = store
+        .conn
+        .query_row(
+            "SELECT rows_total, rows_rated, rows_unresolved, rows_failed, rows_ambiguous
+             FROM runs WHERE id = ?1",
+            [run_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap();
+    assert_eq!(counts, (6, 4, 1, 1, 0));
+    let kept: Vec<(String, i64, i64, Option<f64>)> = all(
+        &store.conn,
+        "SELECT color, rows, new_rows, amount FROM run_colors WHERE run_id = ?1 ORDER BY color",
+        [run_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    );
+    assert_eq!(
+        kept,
+        [("green".into(), 3, 0, None), ("purple".into(), 1, 0, None)]
+    );
+    let from_results: Vec<(String, i64)> = all(
+        &store.conn,
+        "SELECT color, count(*) FROM run_results
+         WHERE run_id = ?1 AND status = 'rated' GROUP BY color ORDER BY color",
+        [run_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(from_results, [("green".into(), 3), ("purple".into(), 1)]);
+    assert_eq!(
+        store.rows_by_status(run_id).unwrap(),
+        RowStatus::ALL.map(|s| (
+            s,
+            match s {
+                RowStatus::Rated => 4,
+                RowStatus::Unresolved | RowStatus::Failed => 1,
+                _ => 0,
+            }
+        ))
+    );
+}
+
+#[test]
 fn a_run_s_alert_lines_read_each_first_row_by_its_key() {
     let (_dir, _, store) = new_store();
     let lines = plan(

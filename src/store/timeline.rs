@@ -27,21 +27,9 @@ pub fn month_start(t: Timestamp) -> Timestamp {
         .map_or(t, |z| z.timestamp())
 }
 
-/// A run's rated rows by color, as report.json's `by_color` counts them: rows of
-/// `run_results`, not companies, so the trend, the report and `runs` agree; and of them,
-/// the rows whose company came into the color by a change tonight (`new_rows`). Reads the
-/// run's rows once (by primary key; `+rr.company` keeps them from being read company by
-/// company through `run_row_spans_by_company`); done once per run, when it finishes.
-pub(super) const COUNT_COLORS: &str = "INSERT INTO run_colors (run_id, color, rows, new_rows)
-     SELECT rr.run_id, r.color, count(*),
-            count(*) FILTER (WHERE rc.change IN ('deteriorated', 'improved', 'changed'))
-     FROM run_rows rr
-     JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
-     JOIN ratings r        ON r.id = rc.rating_id
-     WHERE rr.run_id = ?1 AND rr.status = 'rated'
-     GROUP BY rr.run_id, r.color";
-
-/// The same counts for a run not finished, or in a database from before `run_colors`.
+/// A run's rated rows by color (`run_colors`, counted when the run finishes: see
+/// `run_life::count_rows`), for a run not finished, or in a database from before
+/// `run_colors`.
 const COUNTED_COLORS: &str = "SELECT color, count(*) AS n FROM run_results
      WHERE run_id = ?1 AND status = 'rated' AND color IS NOT NULL
      GROUP BY color ORDER BY n DESC, color";
@@ -51,8 +39,8 @@ pub(super) const STORED_COLORS: &str = "SELECT color, rows AS n FROM run_colors
      WHERE run_id = ?1 ORDER BY n DESC, color";
 
 /// A run's rated rows whose company came into its color in that run through a change
-/// (not a first screening), by that color, counted over the run's rows as `COUNT_COLORS`
-/// counts them: the trend's news of a night not finished (a finished one has them in
+/// (not a first screening), by that color, counted over the run's rows as a finished run's
+/// are (`run_life::count_rows`): the trend's news of a night not finished (a finished one has them in
 /// `run_colors.new_rows`). Reads the run's rows once.
 pub(super) const NEW_COLORS: &str = "SELECT r.color, count(*) AS n
      FROM run_rows rr
@@ -398,23 +386,30 @@ impl Store {
     }
 
     /// A run's rows recorded so far by status, every status present: one pass over the
-    /// run's rows, without the joins of `run_results`.
+    /// run's rows, without the joins of `run_results`, each status counted as it goes
+    /// (a GROUP BY would sort every row first).
     pub fn rows_by_status(&self, run_id: i64) -> Result<Vec<(RowStatus, u64)>, StoreError> {
         let ctx = format!("counting the rows of run {run_id}");
+        let counts: Vec<String> = RowStatus::ALL
+            .iter()
+            .map(|s| format!("count(*) FILTER (WHERE status = '{}')", s.as_str()))
+            .collect();
+        let sql = format!(
+            "SELECT {} FROM run_rows WHERE run_id = ?1",
+            counts.join(", ")
+        );
         let mut stmt = self
             .conn
-            .prepare_cached(
-                "SELECT status, count(*) FROM run_rows WHERE run_id = ?1 GROUP BY status",
-            )
+            .prepare_cached(&sql)
             .map_err(StoreError::at(ctx.clone()))?;
-        let counted: HashMap<String, u64> = stmt
-            .query_map([run_id], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))
-            .and_then(Iterator::collect)
-            .map_err(StoreError::at(ctx))?;
-        Ok(RowStatus::ALL
-            .into_iter()
-            .map(|s| (s, counted.get(s.as_str()).copied().unwrap_or(0)))
-            .collect())
+        stmt.query_row([run_id], |r| {
+            RowStatus::ALL
+                .iter()
+                .enumerate()
+                .map(|(at, s)| Ok((*s, r.get::<_, i64>(at)? as u64)))
+                .collect()
+        })
+        .map_err(StoreError::at(ctx))
     }
 
     /// The company with this UUID (as the service writes it, lowercase).
