@@ -48,8 +48,9 @@ use crate::model::{self, Candidate, Change, Color, Company, InputRow, RowStatus,
 /// loses no more than this (the run resumes after it). The indexes on UUIDs, searches and
 /// input rows take their keys in random order, so a longer transaction writes each of their
 /// pages once for more rows: three seconds rather than one cut a 100k-row first run's
-/// database writes from 7.1 to 4.2 times its growth at the same rows/s (benches/RESULTS.md).
-const MAX_TRANSACTION: Duration = Duration::from_secs(3);
+/// database writes from 7.1 to 4.2 times its growth, and fifteen rather than three a
+/// million-row first run's from 17 to about 8 times, its CPU by 5 % (benches/RESULTS.md).
+const MAX_TRANSACTION: Duration = Duration::from_secs(15);
 /// The first transactions of a run last one second, then as long as the run has lasted
 /// up to [`MAX_TRANSACTION`]: a short run shows its progress as often as before.
 const FIRST_TRANSACTIONS: Duration = Duration::from_secs(1);
@@ -1293,7 +1294,7 @@ mod tests {
     #[test]
     fn a_decision_beside_a_run_is_given_way_at_the_next_tick_and_the_run_goes_on() {
         let (_dir, path, _store, _, mut writer) = new_run();
-        // A run long under way: its transactions last three seconds.
+        // A run long under way: its transactions last fifteen seconds.
         writer.writing_since -= Duration::from_secs(3600);
         found_and_rated(&mut writer, 1, Color::Green, 2);
         let started = std::time::Instant::now();
