@@ -175,26 +175,35 @@ impl Store {
         // writes, and at a million rows each takes a second of a core.
         let path = self.path.clone();
         let (decided, counted) = std::thread::scope(|scope| {
-            let counting = scope.spawn(|| {
-                open_connection(&path).and_then(|conn| {
-                    count_rows(&conn, run_id, rules).map_err(StoreError::at("counting"))
-                })
-            });
+            let counting = std::thread::Builder::new()
+                .name("count".into())
+                .spawn_scoped(scope, || {
+                    open_connection(&path).and_then(|conn| {
+                        count_rows(&conn, run_id, rules).map_err(StoreError::at("counting"))
+                    })
+                });
             let decided = self
                 .decide_alerts(run_id, rules, Verdicts::Recorded)
                 .and_then(|_| self.name_unscreened(run_id, rules));
-            let counted = counting
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let counted = match counting {
+                Ok(counting) => counting
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(format!("no thread for it: {e}")),
+            };
             (decided, counted)
         });
         decided?;
-        // Counted again here when the other connection could not (a database it could not
-        // open): the error said is then this one's.
+        // Counted again here when it could not be beside (no thread, a database the other
+        // connection could not open): the error said is then this one's.
         let counted = match counted {
             Ok(counted) => counted,
-            Err(_) => count_rows(&self.conn, run_id, rules)
-                .map_err(StoreError::at(format!("counting the rows of run {run_id}")))?,
+            Err(e) => {
+                tracing::debug!("counted after the alerts: {e}");
+                count_rows(&self.conn, run_id, rules)
+                    .map_err(StoreError::at(format!("counting the rows of run {run_id}")))?
+            }
         };
         let earlier: Option<String> = self
             .conn
