@@ -21,7 +21,8 @@ use super::database::open_connection;
 /// of each table a row reaches, the header that holds the file's size) is copied once per
 /// checkpoint, not once per transaction: copying every ten seconds rather than every second
 /// took a slow first run's writes from 7.5 to 5.5 times its growth (3,000 rows at 8
-/// requests at a time; a fast run gains 1 to 2 %). The log holds ten seconds of writes.
+/// requests at a time; a fast run gains 1 to 2 %). The log holds ten seconds of writes, or
+/// a long run's one transaction (see `writer::LOG_RESTART`).
 pub(super) const EVERY: Duration = Duration::from_secs(10);
 
 /// How long emptying the log on close waits for a reader still in it.

@@ -184,7 +184,7 @@ impl Store {
         conn.set_prepared_statement_cache_capacity(128);
         let checkpointer = checkpoint::Checkpointer::start(&self.path, self.checkpoint_every);
         if checkpointer.is_some() {
-            // The log starts over every few seconds; the file is cut back when it does
+            // The log starts over every ten seconds or so; the file is cut back when it does
             // (`open_connection`) rather than staying as long as the longest stretch.
             conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
                 .map_err(StoreError::at("handing checkpoints to their thread"))?;

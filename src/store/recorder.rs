@@ -3,8 +3,9 @@
 //! pipeline only sends records and asks questions.
 //!
 //! Records are applied at once; a commit takes the connection away to a blocking thread
-//! for the tens of milliseconds it writes pages (and, giving a decision beside the run its
-//! turn, until that is written), so that the answers arriving meanwhile are not left
+//! while it writes pages (tens of milliseconds; a long first run's commit also copies its
+//! transaction into the database file) and, giving a decision beside the run its turn,
+//! until that is written, so that the answers arriving meanwhile are not left
 //! unread. While it is away, records queue (the writer keeps them) and questions wait for
 //! it to come home.
 

@@ -1,6 +1,6 @@
 //! A write beside a screening run asks the run for its turn, and the run gives way.
 //!
-//! A run keeps its write transaction open from one commit to the next (one to three
+//! A run keeps its write transaction open from one commit to the next (one to fifteen
 //! seconds, see `writer`): fewer, larger commits write each index page once for many rows.
 //! SQLite's own wait cannot get past that: a busy timeout only polls, and the run begins
 //! its next transaction the moment it commits, so `ack` beside a run used to find the

@@ -56,7 +56,8 @@ const MAX_TRANSACTION: Duration = Duration::from_secs(15);
 const FIRST_TRANSACTIONS: Duration = Duration::from_secs(1);
 /// How often the write-ahead log starts over (the checkpoint thread copies it meanwhile,
 /// as often): it stays about ten seconds of writes long, and the writer copies only the
-/// last moment's pages itself.
+/// last transaction's pages itself. A long run's transactions outlast it: each commit then
+/// copies its own pages (away from the screening thread) and the log holds one of them.
 const LOG_RESTART: Duration = Duration::from_secs(10);
 /// How long the run waits for a decision to which it gave way: one takes milliseconds,
 /// once it gets in. A decision that holds its turn longer is not waited for again until
