@@ -83,9 +83,9 @@ impl Store {
                 }
             ),
             // Listed first (worst first and largest amount first, as the summary), then
-            // standing, then acked; a company's rows together from its first line. One pass
-            // over the run's rows by their keys, only the alerts' companies' rows joined,
-            // then a sort of those rows only.
+            // standing, then acked; a company's rows together from its first line. The
+            // run's alerts first (a few percent of its companies), each company's rows
+            // found through `run_row_spans_by_company`, then a sort of those rows only.
             Rows::AlertsByCompany => {
                 let severity: String = AlertKind::ALL
                     .iter()
@@ -93,9 +93,11 @@ impl Store {
                     .collect();
                 format!(
                     "SELECT {columns}
-                     FROM (SELECT *, min(line) OVER (PARTITION BY company) AS first_line
-                           FROM run_results v
-                           WHERE run_id = ?1 AND alert_kind IS NOT NULL AND {alerted}) v
+                     FROM (SELECT v.*, min(v.line) OVER (PARTITION BY v.company) AS first_line
+                           FROM run_alerts a
+                           CROSS JOIN run_results v ON v.run_id = a.run_id
+                                                   AND v.company = a.company
+                           WHERE a.run_id = ?1 AND v.alert_kind IS NOT NULL) v
                      {by_key}
                      ORDER BY v.alert_listed DESC, v.alert_acked,
                               CASE v.alert_kind{severity} END,
