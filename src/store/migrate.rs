@@ -21,8 +21,9 @@
 //! 34 on, a step runs on the version before it alone; the last leaves exactly `schema.sql`.
 //! Both ends are tested: a database of each version from 1 to 21, and one created by the
 //! `schema.sql` of each version since 22 (kept as `tests/fixtures/schema-<version>.sql`,
-//! one more with each new version; 33's is the conversion's own), upgrade to exactly `schema.sql`; and the steps after
-//! the conversion keep a converted database's rows, step by step, and end at `schema.sql`.
+//! one more with each new version; 33's is the conversion's own), upgrade to exactly
+//! `schema.sql`; and the steps after the conversion keep a converted database's rows, step
+//! by step, and end at `schema.sql`.
 
 use rusqlite::Connection;
 

@@ -1,12 +1,12 @@
 //! What the database forgets: the rows of runs older than `keep_run_details_days`
 //! (`run_rows`, `run_named_lines`, `run_reused_ratings`, and `run_companies` but the
 //! companies found gone, kept as `run_company_ratings`), deleted a few thousand at a
-//! time, so that a reader or a decision beside is never kept waiting long. A run keeps its summary (`runs`, `run_colors`, `run_alerts`,
-//! `run_deliveries`), and `runs.details_pruned_at` says since when its rows are gone; the
-//! color history (`ratings`, `rating_refreshes`, `rating_confirmations`,
-//! `color_period_bounds`), acknowledgements, decisions and the account's requests are never
-//! touched. A company found gone keeps its record: it is what says it was announced gone
-//! once.
+//! time, so that a reader or a decision beside is never kept waiting long. A run keeps its
+//! summary (`runs`, `run_colors`, `run_alerts`, `run_deliveries`), and
+//! `runs.details_pruned_at` says since when its rows are gone; the color history
+//! (`ratings`, `rating_refreshes`, `rating_confirmations`, `color_period_bounds`),
+//! acknowledgements, decisions and the account's requests are never touched. A company
+//! found gone keeps its record: it is what says it was announced gone once.
 //!
 //! Some runs keep their rows whatever their age, because a run or a reader still reads
 //! them: each portfolio's latest run (an interrupted one is resumed), its latest finished

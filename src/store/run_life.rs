@@ -435,17 +435,17 @@ fn count_rows(
     let mut colors: Vec<ColorCount> = Vec::new();
     let mut rows = stmt.query([run_id])?;
     while let Some(r) = rows.next()? {
-        let status = r.get_ref(0)?.as_str()?;
-        match by_status.iter_mut().find(|(s, _)| s.as_str() == status) {
-            Some((_, n)) => *n += 1,
-            None => {
-                let unknown = format!("unknown row status {status:?}");
-                return Err(rusqlite::Error::FromSqlConversionFailure(
-                    0,
-                    rusqlite::types::Type::Text,
-                    unknown.into(),
-                ));
-            }
+        let text = r.get_ref(0)?.as_str()?;
+        let Some(status) = RowStatus::parse(text) else {
+            let unknown = format!("unknown row status {text:?}");
+            return Err(rusqlite::Error::FromSqlConversionFailure(
+                0,
+                rusqlite::types::Type::Text,
+                unknown.into(),
+            ));
+        };
+        if let Some((_, n)) = by_status.iter_mut().find(|(s, _)| *s == status) {
+            *n += 1;
         }
         let Some(color) = r.get_ref(1)?.as_str_or_null()? else {
             continue;

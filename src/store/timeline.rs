@@ -40,8 +40,8 @@ pub(super) const STORED_COLORS: &str = "SELECT color, rows AS n FROM run_colors
 
 /// A run's rated rows whose company came into its color in that run through a change
 /// (not a first screening), by that color, counted over the run's rows as a finished run's
-/// are (`run_life::count_rows`): the trend's news of a night not finished (a finished one has them in
-/// `run_colors.new_rows`). Reads the run's rows once.
+/// are (`run_life::count_rows`): the trend's news of a night not finished (a finished one
+/// has them in `run_colors.new_rows`). Reads the run's rows once.
 pub(super) const NEW_COLORS: &str = "SELECT r.color, count(*) AS n
      FROM run_rows rr
      JOIN run_companies rc ON rc.run_id = rr.run_id AND rc.company = +rr.company
