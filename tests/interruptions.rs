@@ -22,7 +22,7 @@ fn sim() -> Background {
         per_country: 5_000,
         key: KEY.into(),
         faults: Faults {
-            latency: Duration::from_millis(4),
+            latency: Duration::from_millis(20),
             ..Faults::default()
         },
         ..SimConfig::default()
