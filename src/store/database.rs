@@ -179,6 +179,12 @@ impl Store {
         // index) stays in memory; 16 MiB holds it for portfolios of a million rows.
         conn.execute_batch("PRAGMA cache_size = -16384;")
             .map_err(StoreError::at("sizing the page cache"))?;
+        // A statement that may fail midway keeps the pages it changes as they were, to
+        // undo it alone; past 64 KiB SQLite spills them to a temporary file, a write of
+        // each page of each batch. The writer's statements are a batch of rows at most,
+        // so in memory they stay small, and a failed one rolls the transaction back.
+        conn.execute_batch("PRAGMA temp_store = MEMORY;")
+            .map_err(StoreError::at("keeping statement journals in memory"))?;
         // Every statement the writer runs stays prepared (a statement pushed out of the
         // cache is compiled again on its next use).
         conn.set_prepared_statement_cache_capacity(128);
