@@ -60,53 +60,7 @@ impl Store {
         mut f: impl FnMut(ResultRow) -> Result<(), E>,
     ) -> Result<Result<(), E>, StoreError> {
         let ctx = format!("reading the results of run {run_id}");
-        let columns = COLUMNS.map(|(name, column)| format!("{column} AS {name}"));
-        let columns = columns.join(", ");
-        // Whether the row's rating was reused: the view has everything else.
-        let by_key = "LEFT JOIN run_reused_ratings z ON z.run_id = v.run_id
-                               AND z.company = v.company AND v.status = 'rated'";
-        // The run's alerts name their companies: a row whose company is not among them is
-        // passed over by a probe of run_alerts' primary key before it is joined to anything
-        // (a night's alerts are a few percent of its rows; a list of them would be held in
-        // memory).
-        let alerted = "EXISTS (SELECT 1 FROM run_alerts a
-                               WHERE a.run_id = ?1 AND a.company = v.company)";
-        let alerts_by_line = format!("AND v.alert = 1 AND {alerted}");
-        let sql = match which {
-            Rows::All | Rows::AlertsByLine | Rows::NotRated => format!(
-                "SELECT {columns}
-                 FROM run_results v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
-                match which {
-                    Rows::AlertsByLine => alerts_by_line.as_str(),
-                    Rows::NotRated => "AND v.status <> 'rated'",
-                    _ => "",
-                }
-            ),
-            // Listed first (worst first and largest amount first, as the summary), then
-            // standing, then acked; a company's rows together from its first line. The
-            // run's alerts first (a few percent of its companies), each company's rows
-            // found through `run_row_spans_by_company`, then a sort of those rows only.
-            Rows::AlertsByCompany => {
-                let severity: String = AlertKind::ALL
-                    .iter()
-                    .map(|k| format!(" WHEN '{}' THEN {}", k.as_str(), k.severity()))
-                    .collect();
-                format!(
-                    "SELECT {columns}
-                     FROM (SELECT v.*, min(v.line) OVER (PARTITION BY v.company) AS first_line
-                           FROM run_alerts a
-                           CROSS JOIN run_results v ON v.run_id = a.run_id
-                                                   AND v.company = a.company
-                           WHERE a.run_id = ?1 AND v.alert_kind IS NOT NULL) v
-                     {by_key}
-                     ORDER BY v.alert_listed DESC, v.alert_acked,
-                              CASE v.alert_kind{severity} END,
-                              (SELECT a.amount FROM run_alerts a
-                               WHERE a.run_id = v.run_id AND a.company = v.company) DESC NULLS LAST,
-                              v.first_line, v.line"
-                )
-            }
-        };
+        let sql = results_sql(which);
         let announced = self.announced_otherwise(run_id)?;
         let mut stmt = self
             .conn
@@ -169,9 +123,61 @@ impl Store {
     }
 }
 
+/// The SQL that reads `which` rows of run `?1` (the run's start is `?2`): the columns of
+/// [`COLUMNS`] from `run_results`.
+pub(super) fn results_sql(which: Rows) -> String {
+    let columns = COLUMNS.map(|(name, column)| format!("{column} AS {name}"));
+    let columns = columns.join(", ");
+    // Whether the row's rating was reused: the view has everything else.
+    let by_key = "LEFT JOIN run_reused_ratings z ON z.run_id = v.run_id
+                           AND z.company = v.company AND v.status = 'rated'";
+    // The run's alerts name their companies: a row whose company is not among them is
+    // passed over by a probe of run_alerts' primary key before it is joined to anything
+    // (a night's alerts are a few percent of its rows; a list of them would be held in
+    // memory).
+    let alerted = "EXISTS (SELECT 1 FROM run_alerts a
+                           WHERE a.run_id = ?1 AND a.company = v.company)";
+    let alerts_by_line = format!("AND v.alert = 1 AND {alerted}");
+    match which {
+        Rows::All | Rows::AlertsByLine | Rows::NotRated => format!(
+            "SELECT {columns}
+             FROM run_results v {by_key} WHERE v.run_id = ?1 {} ORDER BY v.line",
+            match which {
+                Rows::AlertsByLine => alerts_by_line.as_str(),
+                Rows::NotRated => "AND v.status <> 'rated'",
+                _ => "",
+            }
+        ),
+        // Listed first (worst first and largest amount first, as the summary), then
+        // standing, then acked; a company's rows together from its first line. The
+        // run's alerts first (a few percent of its companies), each company's rows
+        // found through `run_row_spans_by_company`, then a sort of those rows only.
+        Rows::AlertsByCompany => {
+            let severity: String = AlertKind::ALL
+                .iter()
+                .map(|k| format!(" WHEN '{}' THEN {}", k.as_str(), k.severity()))
+                .collect();
+            format!(
+                "SELECT {columns}
+                 FROM (SELECT v.*, min(v.line) OVER (PARTITION BY v.company) AS first_line
+                       FROM run_alerts a
+                       CROSS JOIN run_results v ON v.run_id = a.run_id
+                                               AND v.company = a.company
+                       WHERE a.run_id = ?1 AND v.alert_kind IS NOT NULL) v
+                 {by_key}
+                 ORDER BY v.alert_listed DESC, v.alert_acked,
+                          CASE v.alert_kind{severity} END,
+                          (SELECT a.amount FROM run_alerts a
+                           WHERE a.run_id = v.run_id AND a.company = v.company) DESC NULLS LAST,
+                          v.first_line, v.line"
+            )
+        }
+    }
+}
+
 /// Which rows of a run [`Store::results`] reads, in which order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Rows {
+pub(super) enum Rows {
     All,
     AlertsByLine,
     AlertsByCompany,

@@ -12,6 +12,7 @@ use super::database::Store;
 use super::decisions::LatestRun;
 use super::deliveries::RESENT_AT_MOST;
 use super::migrate::{self, SCHEMA_VERSION, latest_version};
+use super::results;
 use super::run_life::NewRun;
 use super::sql::StoreError;
 use super::timeline;
@@ -4042,5 +4043,40 @@ fn a_write_that_cannot_get_in_within_its_wait_says_so_and_asks_to_try_again() {
         store.revoke("R1", "marie", None).unwrap(),
         0,
         "in once it is free"
+    );
+}
+
+#[test]
+fn a_run_s_report_rows_are_read_by_key_and_its_alerts_rows_from_its_alerts() {
+    let (_dir, _, store) = new_store();
+    // Every row in input order: the run's rows by their primary key, the rest by key.
+    let all = plan(&store, &results::results_sql(results::Rows::All));
+    assert_eq!(full_scans(&all), Vec::<&String>::new(), "{all:#?}");
+    assert!(
+        all.iter()
+            .any(|l| l.contains("SEARCH s USING PRIMARY KEY (portfolio=?)")),
+        "{all:#?}"
+    );
+    // The alerts' rows (report.html's second pass): the run's alerts first, each
+    // company's rows through their index, never a pass over all the run's rows. What is
+    // scanned is the query's own sorted subquery.
+    let alerts = plan(
+        &store,
+        &results::results_sql(results::Rows::AlertsByCompany),
+    );
+    let scans: Vec<&String> = full_scans(&alerts)
+        .into_iter()
+        .filter(|l| l.as_str() != "SCAN v")
+        .collect();
+    assert_eq!(scans, Vec::<&String>::new(), "{alerts:#?}");
+    let alerts_first = alerts
+        .iter()
+        .position(|l| l.starts_with("SEARCH a USING") && l.ends_with("(run_id=?)"));
+    let rows_by_company = alerts
+        .iter()
+        .position(|l| l.starts_with("SEARCH s USING INDEX run_row_spans_by_company (company=?"));
+    assert!(
+        matches!((alerts_first, rows_by_company), (Some(a), Some(s)) if a < s),
+        "{alerts:#?}"
     );
 }
