@@ -16,6 +16,9 @@ use crate::common::{Background, KEY, Workspace, background};
 
 const ROWS: usize = 200;
 
+/// Slow enough that a night at one request at a time (a rating a row, its searches
+/// cached) lasts some seconds: a kill lands after the run's first commit, a second in,
+/// and well before its last.
 fn sim() -> Background {
     background(SimConfig {
         seed: DEFAULT_SEED,

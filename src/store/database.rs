@@ -182,7 +182,9 @@ impl Store {
         // A statement that may fail midway keeps the pages it changes as they were, to
         // undo it alone; past 64 KiB SQLite spills them to a temporary file, a write of
         // each page of each batch. The writer's statements are a batch of rows at most,
-        // so in memory they stay small, and a failed one rolls the transaction back.
+        // so in memory they stay small, and a failed one rolls the transaction back. (This
+        // keeps any sort or temporary index of this connection in memory too: it has none
+        // of size, the run's end reads on connections of its own.)
         conn.execute_batch("PRAGMA temp_store = MEMORY;")
             .map_err(StoreError::at("keeping statement journals in memory"))?;
         // Every statement the writer runs stays prepared (a statement pushed out of the

@@ -4052,6 +4052,8 @@ fn a_run_s_report_rows_are_read_by_key_and_its_alerts_rows_from_its_alerts() {
     // Every row in input order: the run's rows by their primary key, the rest by key.
     let all = plan(&store, &results::results_sql(results::Rows::All));
     assert_eq!(full_scans(&all), Vec::<&String>::new(), "{all:#?}");
+    // Streamed as they come, in input order: never sorted.
+    assert!(!all.iter().any(|l| l.contains("TEMP B-TREE")), "{all:#?}");
     assert!(
         all.iter()
             .any(|l| l.contains("SEARCH s USING PRIMARY KEY (portfolio=?)")),
@@ -4064,6 +4066,7 @@ fn a_run_s_report_rows_are_read_by_key_and_its_alerts_rows_from_its_alerts() {
         &store,
         &results::results_sql(results::Rows::AlertsByCompany),
     );
+    assert!(alerts.iter().any(|l| l == "CO-ROUTINE v"), "{alerts:#?}");
     let scans: Vec<&String> = full_scans(&alerts)
         .into_iter()
         .filter(|l| l.as_str() != "SCAN v")
