@@ -208,6 +208,24 @@ fn migrations_apply_from_every_earlier_version_end_at_the_schema_file_and_are_re
     }
 }
 
+/// The bundled SQLite is built as `.cargo/config.toml` says: without the global memory
+/// statistics whose mutex each of its allocations would otherwise take.
+#[test]
+fn the_bundled_sqlite_keeps_no_memory_statistics() {
+    let conn = Connection::open_in_memory().unwrap();
+    let options: Vec<String> = conn
+        .prepare("PRAGMA compile_options")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(
+        options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+        "built with {options:?}"
+    );
+}
+
 /// A database as ratewatch created it at `version`, from the `schema.sql` of that version
 /// (`tests/fixtures/schema-<version>.sql`; 33's is the one the conversion creates,
 /// `migrate::CONVERTED_SCHEMA`); `None` when no such file is kept.
