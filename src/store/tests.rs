@@ -213,13 +213,7 @@ fn migrations_apply_from_every_earlier_version_end_at_the_schema_file_and_are_re
 #[test]
 fn the_bundled_sqlite_keeps_no_memory_statistics() {
     let conn = Connection::open_in_memory().unwrap();
-    let options: Vec<String> = conn
-        .prepare("PRAGMA compile_options")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let options: Vec<String> = all(&conn, "PRAGMA compile_options", [], |r| r.get(0));
     assert!(
         options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
         "built with {options:?}"
