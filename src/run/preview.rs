@@ -95,6 +95,12 @@ pub fn preview_of(
         },
         false => None,
     };
+    // Every count from one state of the cache, however long the file.
+    let _snapshot = store
+        .as_ref()
+        .map(Store::snapshot)
+        .transpose()
+        .map_err(db_error)?;
     let (countries, services) = match &store {
         Some(store) => store.load_lookups().map_err(db_error)?,
         None => (Vec::new(), Vec::new()),

@@ -13,6 +13,11 @@ use super::sql::{StoreError, WAIT};
 use super::writer::Writer;
 use super::{checkpoint, clock, turn};
 
+/// One state of the database, read until this is dropped ([`Store::snapshot`]).
+pub struct Snapshot<'a> {
+    _read: rusqlite::Transaction<'a>,
+}
+
 /// The ratewatch database.
 pub struct Store {
     pub(super) conn: Connection,
@@ -134,6 +139,18 @@ impl Store {
             _ => {}
         }
         Ok(Store::over(conn, path))
+    }
+
+    /// Reads from one state of the database until the snapshot is dropped: a count over a
+    /// million rows sees one cache even beside a run that writes, and takes the file's
+    /// read lock once rather than once per question. (A long snapshot keeps the run's
+    /// checkpoints from emptying the log meanwhile, so it is for reads of seconds.)
+    pub fn snapshot(&self) -> Result<Snapshot<'_>, StoreError> {
+        let read = self
+            .conn
+            .unchecked_transaction()
+            .map_err(StoreError::at("starting a read"))?;
+        Ok(Snapshot { _read: read })
     }
 
     pub fn path(&self) -> &Path {

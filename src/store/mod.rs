@@ -56,7 +56,7 @@ pub use alert_log::{AlertSet, Verdicts};
 pub use audit::AuditEvent;
 pub use cache::LatestSeen;
 pub use clock::{CLOCK_TOLERANCE, clock_note, off_clock};
-pub use database::Store;
+pub use database::{Snapshot, Store};
 pub use decisions::{DecisionRecord, LatestRun};
 pub use deliveries::{RESENT_AT_MOST, RESENT_WITHIN_DAYS};
 pub use finding::LatestRating;
