@@ -14,6 +14,7 @@ use super::writer::Writer;
 use super::{checkpoint, clock, turn};
 
 /// One state of the database, read until this is dropped ([`Store::snapshot`]).
+#[must_use = "the snapshot ends when dropped"]
 pub struct Snapshot<'a> {
     _read: rusqlite::Transaction<'a>,
 }
@@ -142,14 +143,16 @@ impl Store {
     }
 
     /// Reads from one state of the database until the snapshot is dropped: a count over a
-    /// million rows sees one cache even beside a run that writes, and takes the file's
-    /// read lock once rather than once per question. (A long snapshot keeps the run's
+    /// million rows sees one cache even beside a run that writes, and marks its place in
+    /// the log's index once rather than once per question. Deferred, so it takes no lock
+    /// until its first read and never the write lock. (A long snapshot keeps the run's
     /// checkpoints from emptying the log meanwhile, so it is for reads of seconds.)
     pub fn snapshot(&self) -> Result<Snapshot<'_>, StoreError> {
-        let read = self
-            .conn
-            .unchecked_transaction()
-            .map_err(StoreError::at("starting a read"))?;
+        let read = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Deferred,
+        )
+        .map_err(StoreError::at("starting a read"))?;
         Ok(Snapshot { _read: read })
     }
 
